@@ -1,0 +1,31 @@
+# Thin wrapper around CMake; see README.md.
+#   make        release build in build/release (binary: build/release/brink)
+#   make demo   install what is missing, build, run the demo
+#   make test   install what is missing, then every test in every build
+#   make bench  release build, then every benchmark in bench/
+JOBS ?= 2
+RELEASE := build/release
+
+.PHONY: all release deps demo test bench clean
+
+all: release
+
+release:
+	@cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(RELEASE) -j$(JOBS)
+
+deps:
+	@scripts/install-deps
+
+# Until the console lands, the demo shows what brink can do today.
+demo: deps release
+	$(RELEASE)/brink --help
+
+test: deps
+	@scripts/test-all
+
+bench: release
+	@for b in bench/*.sh; do echo "== $$b"; sh "$$b" || exit 1; done
+
+clean:
+	rm -rf build

@@ -1,0 +1,28 @@
+# One static library per module. The table below is the layering of DESIGN.md:
+# a module may link only the libraries listed for it, so a stray dependency
+# (curses in the engine, libuv in the UI) stops the configure step.
+set(BRINK_ALLOWED_core    Threads::Threads m)
+set(BRINK_ALLOWED_config  brink_core PkgConfig::INIH)
+set(BRINK_ALLOWED_engine  brink_core PkgConfig::UV CURL::libcurl)
+set(BRINK_ALLOWED_probes  brink_core PkgConfig::UV CURL::libcurl PkgConfig::JANSSON)
+set(BRINK_ALLOWED_ui      brink_core PkgConfig::NCURSESW)
+set(BRINK_ALLOWED_record  brink_core PkgConfig::JANSSON)
+set(BRINK_ALLOWED_report  brink_core brink_record)
+set(BRINK_ALLOWED_target  brink_core PkgConfig::MHD PkgConfig::UV PkgConfig::JANSSON)
+
+# brink_module(NAME SOURCES file... DEPS lib...)
+# Creates the static library brink_NAME from src/NAME, public include root src/.
+function(brink_module name)
+    cmake_parse_arguments(M "" "" "SOURCES;DEPS" ${ARGN})
+    if(NOT DEFINED BRINK_ALLOWED_${name})
+        message(FATAL_ERROR "brink_module: unknown module \"${name}\" (add it to cmake/Modules.cmake)")
+    endif()
+    foreach(dep IN LISTS M_DEPS)
+        if(NOT dep IN_LIST BRINK_ALLOWED_${name})
+            message(FATAL_ERROR "brink_module: ${name} may not link ${dep} (allowed: ${BRINK_ALLOWED_${name}})")
+        endif()
+    endforeach()
+    add_library(brink_${name} STATIC ${M_SOURCES})
+    target_include_directories(brink_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(brink_${name} PUBLIC ${M_DEPS})
+endfunction()
