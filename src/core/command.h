@@ -1,0 +1,35 @@
+/*
+ * command: what the console (or a plan) asks the engine to do. Plain data,
+ * copied through the channel's command ring; the engine applies each within
+ * one tick, clamps what is out of range and says so in an EV_COMMAND event.
+ */
+#ifndef PROG_CORE_COMMAND_H
+#define PROG_CORE_COMMAND_H
+
+#include <stdint.h>
+
+#define CMD_NOTE_MAX 128
+
+enum cmd_kind {
+    CMD_SET_CONCURRENCY, /* n: the exact number of virtual users */
+    CMD_STEP,            /* n: add n steps (negative: remove) */
+    CMD_DOUBLE,          /* twice the current concurrency */
+    CMD_HALVE,           /* half of it, at least 1 */
+    CMD_PAUSE,           /* no new requests; those in flight finish */
+    CMD_RESUME,
+    CMD_DROP,            /* n: abort n transfers in flight mid-stream */
+    CMD_MARK,            /* note: a mark in the record */
+    CMD_STOP,            /* drain, then end the run */
+    CMD__COUNT
+};
+
+struct command {
+    enum cmd_kind kind;
+    int64_t n;                /* for SET_CONCURRENCY, STEP and DROP */
+    char note[CMD_NOTE_MAX];  /* for MARK; NUL-terminated */
+};
+
+/* Stable lower-case name ("set_concurrency"); "?" when out of range. */
+const char *cmd_kind_name(enum cmd_kind k);
+
+#endif

@@ -1,0 +1,163 @@
+#include "core/tick.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hist.h"
+#include "core/xalloc.h"
+
+const double tick_pcts[TICK_NPCT] = {50.0, 90.0, 99.0, 99.9};
+
+struct tick *tick_new(size_t data_cap)
+{
+    struct tick *t = xcalloc(1, sizeof(*t) + data_cap);
+
+    t->data_cap = data_cap;
+    tick_copy_text(t->total.name, sizeof(t->total.name), "total");
+    return t;
+}
+
+void tick_free(struct tick *t)
+{
+    free(t);
+}
+
+void tick_latency_from_hist(struct tick_latency *lat, const struct hist *h)
+{
+    memset(lat, 0, sizeof(*lat));
+    lat->count = hist_count(h);
+    if (lat->count == 0)
+        return;
+    lat->min_us = hist_min(h);
+    lat->max_us = hist_max(h);
+    lat->mean_us = hist_mean(h);
+    lat->stddev_us = hist_stddev(h);
+    for (int i = 0; i < TICK_NPCT; i++)
+        lat->pct_us[i] = hist_percentile(h, tick_pcts[i]);
+}
+
+int tick_put_hist(struct tick *t, struct tick_kind *k, const struct hist *h)
+{
+    size_t room = t->data_cap - t->data_len;
+    size_t need = hist_encode(h, t->data + t->data_len, room);
+
+    if (need > room || t->data_len + need > UINT32_MAX) {
+        k->hist_offset = 0;
+        k->hist_len = 0;
+        return -ENOSPC;
+    }
+    k->hist_offset = (uint32_t)t->data_len;
+    k->hist_len = (uint32_t)need;
+    t->data_len += need;
+    return 0;
+}
+
+int tick_get_hist(const struct tick *t, const struct tick_kind *k, struct hist *h)
+{
+    if (k->hist_len == 0)
+        return -ENOENT;
+    if ((size_t)k->hist_offset + k->hist_len > t->data_len)
+        return -EINVAL;
+    return hist_decode(h, t->data + k->hist_offset, k->hist_len);
+}
+
+void tick_count_status(struct tick *t, uint16_t code, uint64_t n)
+{
+    for (uint32_t i = 0; i < t->n_status; i++) {
+        if (t->status[i].code == code) {
+            t->status[i].count += n;
+            return;
+        }
+    }
+    if (t->n_status == TICK_MAX_STATUS) {
+        t->status_other += n;
+        return;
+    }
+    t->status[t->n_status].code = code;
+    t->status[t->n_status].count = n;
+    t->n_status++;
+}
+
+void tick_add_event(struct tick *t, enum event_kind kind, uint64_t at_ms, const char *text)
+{
+    struct tick_event *e;
+
+    if (t->n_events == TICK_MAX_EVENTS) {
+        t->events_dropped++;
+        return;
+    }
+    e = &t->events[t->n_events++];
+    e->at_ms = at_ms;
+    e->kind = kind;
+    tick_copy_text(e->text, sizeof(e->text), text);
+}
+
+size_t tick_copy_text(char *dst, size_t cap, const char *src)
+{
+    size_t n;
+
+    if (cap == 0)
+        return 0;
+    n = strnlen(src, cap);
+    if (n >= cap) {
+        n = cap - 1;
+        /* Back off over UTF-8 continuation bytes so a cut never splits a
+         * character: the sanitizer would show the stub as an invalid byte. */
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+    return n;
+}
+
+static const char *run_state_names[] = {
+    [RUN_STARTING] = "starting", [RUN_RUNNING] = "running", [RUN_PAUSED] = "paused",
+    [RUN_STOPPING] = "stopping", [RUN_DONE] = "done",
+};
+
+static const char *event_kind_names[EV__COUNT] = {
+    [EV_COMMAND] = "command", [EV_MARK] = "mark",           [EV_FIRST_ERROR] = "first_error",
+    [EV_ALERT] = "alert",     [EV_DETECTION] = "detection", [EV_PROBE] = "probe",
+    [EV_NOTICE] = "notice",
+};
+
+static const char *probe_state_names[] = {
+    [PROBE_PENDING] = "pending",
+    [PROBE_OK] = "ok",
+    [PROBE_STALE] = "stale",
+    [PROBE_FAILING] = "failing",
+};
+
+static const char *load_model_names[] = {
+    [LOAD_CLOSED] = "closed",
+    [LOAD_OPEN] = "open",
+};
+
+static const char *name_in(const char *const *table, size_t n, unsigned v)
+{
+    return v < n && table[v] ? table[v] : "?";
+}
+
+#define NAME_OF(table, v) name_in(table, sizeof(table) / sizeof(table[0]), (unsigned)(v))
+
+const char *run_state_name(enum run_state s)
+{
+    return NAME_OF(run_state_names, s);
+}
+
+const char *event_kind_name(enum event_kind k)
+{
+    return NAME_OF(event_kind_names, k);
+}
+
+const char *probe_state_name(enum probe_state s)
+{
+    return NAME_OF(probe_state_names, s);
+}
+
+const char *load_model_name(enum load_model m)
+{
+    return NAME_OF(load_model_names, m);
+}

@@ -1,0 +1,180 @@
+/*
+ * tick: what happened in one interval of a run, the unit of the stream that
+ * flows from sources (engine, probes, replay) to sinks (console, recorder,
+ * reports). A tick is plain data in one allocation: fixed arrays, bounded
+ * strings, precomputed latency figures, and a tail holding the interval
+ * histograms in hist's sparse encoding. Once published it is never written
+ * again, and one tick_free releases it. Strings in a tick are raw (they may
+ * come from the server): sanitize them before display.
+ */
+#ifndef PROG_CORE_TICK_H
+#define PROG_CORE_TICK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/errclass.h"
+
+struct hist;
+
+#define TICK_MAX_KINDS 64   /* request kinds of a mix ([request NAME] sections) */
+#define TICK_MAX_STATUS 32  /* distinct HTTP status codes kept per tick */
+#define TICK_MAX_PROBES 32  /* server counters */
+#define TICK_MAX_EVENTS 16  /* events per tick; more are counted in events_dropped */
+#define TICK_NAME_MAX 64    /* request kind and probe names */
+#define TICK_TEXT_MAX 160   /* event texts and error messages */
+#define TICK_NPCT 4         /* percentiles precomputed: see tick_pcts */
+
+/* The percentiles precomputed in every struct tick_latency: 50, 90, 99, 99.9. */
+extern const double tick_pcts[TICK_NPCT];
+
+enum load_model {
+    LOAD_CLOSED, /* N virtual users, each waits for its reply */
+    LOAD_OPEN,   /* a fixed arrival rate, latency from the intended start */
+};
+
+enum run_state {
+    RUN_STARTING,
+    RUN_RUNNING,
+    RUN_PAUSED,
+    RUN_STOPPING,
+    RUN_DONE,
+};
+
+enum event_kind {
+    EV_COMMAND,     /* an operator command as applied (with its clamping) */
+    EV_MARK,        /* a mark with the operator's note */
+    EV_FIRST_ERROR, /* the first error of a class in the run */
+    EV_ALERT,       /* a probe alert */
+    EV_DETECTION,   /* knee, p99 limit, stop condition and the like */
+    EV_PROBE,       /* a probe changed state (failing, stale, back) */
+    EV_NOTICE,      /* anything else worth a line in the event log */
+    EV__COUNT
+};
+
+enum probe_state {
+    PROBE_PENDING, /* no sample yet */
+    PROBE_OK,
+    PROBE_STALE,   /* the last sample is older than twice the interval */
+    PROBE_FAILING, /* the last attempt failed; error says why */
+};
+
+/* Latency figures of one histogram, in µs; all zero when count is 0. */
+struct tick_latency {
+    uint64_t count;
+    uint64_t min_us;
+    uint64_t max_us;
+    double mean_us;
+    double stddev_us;
+    uint64_t pct_us[TICK_NPCT]; /* at tick_pcts */
+};
+
+/* Counts for one request kind, or for all of them (struct tick.total). */
+struct tick_kind {
+    char name[TICK_NAME_MAX];
+    uint64_t started;             /* requests started in the interval */
+    uint64_t completed;           /* finished with any outcome */
+    uint64_t ok;                  /* finished without an error class */
+    uint64_t bytes_in;            /* response bytes, headers and body */
+    uint64_t bytes_out;           /* request bytes */
+    uint64_t errors[ERR__COUNT];  /* failed requests by class */
+    struct tick_latency window;   /* this interval */
+    struct tick_latency run;      /* the whole run so far */
+    uint32_t hist_offset;         /* the interval histogram in tick.data */
+    uint32_t hist_len;            /* its encoded length; 0 when none */
+};
+
+struct tick_status {
+    uint16_t code;
+    uint64_t count;
+};
+
+struct tick_probe {
+    char name[TICK_NAME_MAX];
+    enum probe_state state;
+    int has_value;               /* value holds a sample */
+    double value;                /* the latest value (a counter's rate per second) */
+    uint64_t sampled_ms;         /* when it was taken, ms since the run started */
+    int alerting;                /* its alert condition holds */
+    char error[TICK_TEXT_MAX];   /* why it fails or is stale; "" otherwise */
+};
+
+struct tick_event {
+    uint64_t at_ms;              /* ms since the run started */
+    enum event_kind kind;
+    char text[TICK_TEXT_MAX];
+};
+
+/* How brink itself is doing: a saturated generator is not a slow server. */
+struct tick_health {
+    uint64_t loop_lag_us;        /* worst event-loop lag in the interval */
+    uint32_t fds_used;
+    uint32_t fds_limit;
+};
+
+struct tick {
+    uint64_t seq;                /* 0, 1, 2, ... in a run */
+    uint64_t start_ms;           /* interval start, ms since the run started */
+    uint64_t duration_ms;        /* interval length */
+    enum run_state state;
+    enum load_model model;
+    uint32_t target_concurrency; /* what the operator or plan asked for */
+    uint32_t actual_concurrency; /* virtual users active at the end */
+    double target_rate_per_s;    /* open model only */
+    uint32_t in_flight;          /* requests in flight at the end */
+    uint64_t connections_opened; /* new connections in the interval */
+    struct tick_kind total;      /* all kinds together; name is "total" */
+    uint32_t n_kinds;
+    struct tick_kind kinds[TICK_MAX_KINDS];
+    char first_error[ERR__COUNT][TICK_TEXT_MAX]; /* first message per class, "" if none */
+    uint32_t n_status;
+    struct tick_status status[TICK_MAX_STATUS];
+    uint64_t status_other;       /* responses whose code did not fit in status[] */
+    uint32_t n_probes;
+    struct tick_probe probes[TICK_MAX_PROBES];
+    uint32_t n_events;
+    uint32_t events_dropped;     /* events beyond TICK_MAX_EVENTS */
+    struct tick_event events[TICK_MAX_EVENTS];
+    struct tick_health health;
+    size_t data_cap;             /* bytes available in data */
+    size_t data_len;             /* bytes used in data */
+    unsigned char data[];        /* encoded histograms, see hist_encode */
+};
+
+/* A zeroed tick with data_cap bytes for histograms. Aborts on exhaustion.
+ * The caller owns it until it publishes it (chan_publish takes it). */
+struct tick *tick_new(size_t data_cap);
+/* Releases t; tick_free(NULL) is a no-op. */
+void tick_free(struct tick *t);
+
+/* Fills lat from h (count, min, max, mean, stddev, tick_pcts). */
+void tick_latency_from_hist(struct tick_latency *lat, const struct hist *h);
+
+/* Encodes h into t->data for kind k (t->total or one of t->kinds) and sets
+ * its hist_offset and hist_len. Returns 0, or -ENOSPC when data is too small
+ * (k then has no histogram). */
+int tick_put_hist(struct tick *t, struct tick_kind *k, const struct hist *h);
+/* Decodes the histogram of kind k of t into h. Returns 0, -ENOENT when k has
+ * none, or -EINVAL when the encoding is damaged. */
+int tick_get_hist(const struct tick *t, const struct tick_kind *k, struct hist *h);
+
+/* Adds n responses with HTTP status code to t (into status_other when the
+ * table is full). */
+void tick_count_status(struct tick *t, uint16_t code, uint64_t n);
+
+/* Appends an event with text (copied, cut to TICK_TEXT_MAX - 1 bytes at a
+ * UTF-8 boundary); counts it in events_dropped when the tick is full. */
+void tick_add_event(struct tick *t, enum event_kind kind, uint64_t at_ms, const char *text);
+
+/* Stable lower-case names, a format like errclass names ("running", "mark",
+ * "failing", "closed"); "?" when out of range. */
+const char *run_state_name(enum run_state s);
+const char *event_kind_name(enum event_kind k);
+const char *probe_state_name(enum probe_state s);
+const char *load_model_name(enum load_model m);
+
+/* Copies src into dst (cap bytes, NUL-terminated), cutting at a UTF-8
+ * boundary when it does not fit. Returns the length copied. */
+size_t tick_copy_text(char *dst, size_t cap, const char *src);
+
+#endif
