@@ -1,0 +1,310 @@
+#include "core/redact.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Query keys longer than this (after percent-decoding) are not compared but
+ * redacted outright: no legitimate key is that long, and a cut-off comparison
+ * could miss "token" at its end. */
+#define KEY_MAX 128
+
+/* Header names that carry a secret even though they contain no secret word. */
+static const char *const secret_header_names[] = {
+    "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
+};
+
+/* Any header name or query key containing one of these is secret. */
+static const char *const secret_words[] = {
+    "token", "secret", "passw", "apikey", "api-key", "api_key", "session", "signature",
+};
+
+/* The query keys redact.h names; most also contain a secret word, which
+ * catches many more (client_secret, refresh_token, ...). */
+static const char *const secret_query_keys[] = {"token",
+                                                "access_token",
+                                                "key",
+                                                "api_key",
+                                                "apikey",
+                                                "sig",
+                                                "signature",
+                                                "password",
+                                                "passwd",
+                                                "secret",
+                                                "x-amz-signature",
+                                                "x-amz-credential",
+                                                "x-amz-security-token"};
+
+/* A bounded writer: keeps writing what fits, always NUL-terminated. */
+struct sink {
+    char *out;
+    size_t cap;
+    size_t len;
+};
+
+static void put(struct sink *k, const char *s, size_t n)
+{
+    size_t room;
+
+    if (k->cap == 0)
+        return;
+    room = k->cap - 1 - k->len;
+    if (n > room)
+        n = room;
+    memcpy(k->out + k->len, s, n);
+    k->len += n;
+    k->out[k->len] = '\0';
+}
+
+static void put_redacted(struct sink *k, size_t secret_len)
+{
+    char mark[48];
+    int n = snprintf(mark, sizeof(mark), "<redacted len=%zu>", secret_len);
+
+    put(k, mark, (size_t)n);
+}
+
+static char ascii_lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Whether s[0..n) equals the lower-case word w, ignoring ASCII case. */
+static int equals_word(const char *s, size_t n, const char *w)
+{
+    size_t i = 0;
+
+    while (i < n && w[i] != '\0' && ascii_lower(s[i]) == w[i])
+        i++;
+    return i == n && w[i] == '\0';
+}
+
+/* Whether s[0..n) contains the lower-case word w, ignoring ASCII case. */
+static int contains_word(const char *s, size_t n, const char *w)
+{
+    size_t wn = strlen(w);
+
+    for (size_t i = 0; i + wn <= n; i++) {
+        if (equals_word(s + i, wn, w))
+            return 1;
+    }
+    return 0;
+}
+
+static int in_list(const char *s, size_t n, const char *const *list, size_t list_len)
+{
+    for (size_t i = 0; i < list_len; i++) {
+        if (equals_word(s, n, list[i]))
+            return 1;
+    }
+    return 0;
+}
+
+static int has_secret_word(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof(secret_words) / sizeof(secret_words[0]); i++) {
+        if (contains_word(s, n, secret_words[i]))
+            return 1;
+    }
+    return 0;
+}
+
+static int is_secret_header_span(const char *name, size_t n)
+{
+    size_t n_names = sizeof(secret_header_names) / sizeof(secret_header_names[0]);
+
+    return in_list(name, n, secret_header_names, n_names) || has_secret_word(name, n);
+}
+
+int redact_is_secret_header(const char *name)
+{
+    return name != NULL && is_secret_header_span(name, strlen(name));
+}
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static int is_line_end(char c)
+{
+    return is_blank(c) || c == '\r' || c == '\n';
+}
+
+size_t redact_header_line(const char *line, char *out, size_t cap)
+{
+    struct sink k = {out, cap, 0};
+    const char *colon, *name_end, *v, *v_end, *end;
+
+    if (cap > 0)
+        out[0] = '\0';
+    if (line == NULL)
+        return 0;
+    end = line + strlen(line);
+    colon = strchr(line, ':');
+    name_end = colon;
+    while (name_end != NULL && name_end > line && is_blank(name_end[-1]))
+        name_end--;
+    if (colon == NULL || !is_secret_header_span(line, (size_t)(name_end - line))) {
+        put(&k, line, (size_t)(end - line));
+        return k.len;
+    }
+    /* Keep the spacing and the line ending as they were; only the value goes. */
+    v = colon + 1;
+    while (is_blank(*v))
+        v++;
+    v_end = end;
+    while (v_end > v && is_line_end(v_end[-1]))
+        v_end--;
+    put(&k, line, (size_t)(v - line));
+    put_redacted(&k, (size_t)(v_end - v));
+    put(&k, v_end, (size_t)(end - v_end));
+    return k.len;
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = ascii_lower(c);
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/*
+ * Whether the query key s[0..n) names a secret. The key is percent-decoded
+ * first, so "%74oken" is caught as "token".
+ */
+static int is_secret_key(const char *s, size_t n)
+{
+    char key[KEY_MAX];
+    size_t len = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+
+        if (c == '%' && i + 2 < n && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
+            c = (char)(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+            i += 2;
+        }
+        if (len == sizeof(key))
+            return 1;
+        key[len++] = c;
+    }
+    return in_list(key, len, secret_query_keys,
+                   sizeof(secret_query_keys) / sizeof(secret_query_keys[0])) ||
+           has_secret_word(key, len);
+}
+
+/* Index of the first of chars in url[from..to), or to. */
+static size_t find_any(const char *url, size_t from, size_t to, const char *chars)
+{
+    while (from < to && strchr(chars, url[from]) == NULL)
+        from++;
+    return from;
+}
+
+/*
+ * Copies the key=value list url[i..end) (a query, or a fragment) to k with the
+ * values of secret keys redacted. A key starts after '&' or ';', since some
+ * servers split on either; a secret value runs on to the next '&' so that
+ * no part of "token=abc;def" is shown.
+ */
+static void put_params(struct sink *k, const char *url, size_t i, size_t end)
+{
+    while (i < end) {
+        size_t key_end = find_any(url, i, end, "=&;");
+        size_t next;
+
+        if (key_end < end && url[key_end] == '=') {
+            int secret = is_secret_key(url + i, key_end - i);
+
+            next = find_any(url, key_end + 1, end, secret ? "&" : "&;");
+            put(k, url + i, key_end + 1 - i);
+            if (secret)
+                put_redacted(k, next - key_end - 1);
+            else
+                put(k, url + key_end + 1, next - key_end - 1);
+        } else {
+            next = key_end;
+            put(k, url + i, next - i);
+        }
+        if (next < end) {
+            put(k, url + next, 1);
+            next++;
+        }
+        i = next;
+    }
+}
+
+static int is_alpha(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int is_scheme_char(char c)
+{
+    return is_alpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+}
+
+/* Length of "scheme://" at the start of url, or 0 when there is none. */
+static size_t scheme_len(const char *url)
+{
+    size_t i = 0;
+
+    if (!is_alpha(url[0]))
+        return 0;
+    while (is_scheme_char(url[i]))
+        i++;
+    return strncmp(url + i, "://", 3) == 0 ? i + 3 : 0;
+}
+
+size_t redact_url(const char *url, char *out, size_t cap)
+{
+    struct sink k = {out, cap, 0};
+    size_t n, auth, auth_end, at, path_end, query_end;
+
+    if (cap > 0)
+        out[0] = '\0';
+    if (url == NULL)
+        return 0;
+    n = strlen(url);
+    /* Without a scheme the URL starts with its authority, as curl reads it. */
+    auth = scheme_len(url);
+    auth_end = find_any(url, auth, n, "/?#");
+    put(&k, url, auth);
+    /* The last '@' ends the userinfo: an unencoded '@' in a password must not
+     * push part of it into the host. */
+    at = auth_end;
+    for (size_t i = auth; i < auth_end; i++) {
+        if (url[i] == '@')
+            at = i;
+    }
+    if (at < auth_end) {
+        size_t colon = find_any(url, auth, at, ":");
+
+        /* A user name alone is often a token ("https://ghp_...@host"). */
+        if (colon < at) {
+            put(&k, url + auth, colon + 1 - auth);
+            put_redacted(&k, at - colon - 1);
+        } else {
+            put_redacted(&k, at - auth);
+        }
+        auth = at;
+    }
+    put(&k, url + auth, auth_end - auth);
+    path_end = find_any(url, auth_end, n, "?#");
+    put(&k, url + auth_end, path_end - auth_end);
+    query_end = find_any(url, path_end, n, "#");
+    if (path_end < query_end) {
+        put(&k, "?", 1);
+        put_params(&k, url, path_end + 1, query_end);
+    }
+    /* Fragments carry secrets too: OAuth's implicit flow returns
+     * #access_token=..., and hash routes look like #/page?token=.... */
+    if (query_end < n) {
+        put(&k, "#", 1);
+        put_params(&k, url, query_end + 1, n);
+    }
+    return k.len;
+}
