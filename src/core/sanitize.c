@@ -40,15 +40,19 @@ static const struct {
 static const struct {
     uint32_t lo, hi;
 } hidden_ranges[] = {
-    {0x0080, 0x009F}, /* C1 controls */
-    {0x061C, 0x061C}, /* arabic letter mark */
-    {0x200B, 0x200D}, /* zero width space, non-joiner, joiner */
-    {0x200E, 0x200F}, /* left-to-right and right-to-left marks */
-    {0x2028, 0x2029}, /* line and paragraph separators */
-    {0x202A, 0x202E}, /* bidi embeddings and overrides */
-    {0x2060, 0x2060}, /* word joiner */
-    {0x2066, 0x2069}, /* bidi isolates */
-    {0xFEFF, 0xFEFF}, /* zero width no-break space (BOM) */
+    {0x0080, 0x009F},   /* C1 controls */
+    {0x00AD, 0x00AD},   /* soft hyphen, invisible unless a line breaks there */
+    {0x061C, 0x061C},   /* arabic letter mark */
+    {0x200B, 0x200D},   /* zero width space, non-joiner, joiner */
+    {0x200E, 0x200F},   /* left-to-right and right-to-left marks */
+    {0x2028, 0x2029},   /* line and paragraph separators */
+    {0x202A, 0x202E},   /* bidi embeddings and overrides */
+    {0x2060, 0x2064},   /* word joiner, invisible operators */
+    {0x2066, 0x2069},   /* bidi isolates */
+    {0x206A, 0x206F},   /* deprecated invisible format controls */
+    {0xFEFF, 0xFEFF},   /* zero width no-break space (BOM) */
+    {0xFFF9, 0xFFFB},   /* interlinear annotation controls */
+    {0xE0000, 0xE007F}, /* tag characters, used to hide text in plain sight */
 };
 
 /* ASCII characters with a short escape; the other controls get \xNN. */

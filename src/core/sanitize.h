@@ -19,8 +19,10 @@
  *   other C0 (U+0000..U+001F), DEL     -> \xNN (lower-case hex, as below)
  *   C1 (U+0080..U+009F)                -> \u0085 style
  *   bidi controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069),
- *   zero-width (U+200B..U+200D, U+2060, U+FEFF), line/para separators
- *   (U+2028, U+2029)                   -> \u202e style
+ *   invisible ones (U+00AD, U+200B..U+200D, U+2060..U+2064,
+ *   U+206A..U+206F, U+FEFF, U+FFF9..U+FFFB, tags U+E0000..U+E007F),
+ *   line/para separators (U+2028, U+2029) -> \u202e style (\U000e0041
+ *   above U+FFFF)
  *   invalid, overlong or surrogate UTF-8 -> \xNN for each bad byte
  * When ascii_only is set, every other non-ASCII code point becomes \u00e9
  * style too (\U0001f600 above U+FFFF), for terminals whose locale is not

@@ -120,6 +120,17 @@ static void raw_8bit_c1_bytes_are_invalid_utf8_and_become_hex_escapes(void **sta
            "\\x9b2J\\x9d0;x\\x9c");
 }
 
+static void invisible_format_characters_are_escaped(void **state)
+{
+    (void)state;
+    /* Tag characters spell hidden text ("A" here) inside an innocent one. */
+    expect("ok\xf3\xa0\x81\x81", "ok\\U000e0041");
+    expect("soft\xc2\xadhyphen", "soft\\u00adhyphen");
+    expect("\xe2\x81\xa1\xe2\x81\xaa\xef\xbf\xb9", "\\u2061\\u206a\\ufff9");
+    /* Neighbours outside the ranges stay as they are where UTF-8 is shown. */
+    expect_n("\xc2\xae\xf3\xa0\x84\x80", 6, 64, 0, "\xc2\xae\xf3\xa0\x84\x80");
+}
+
 static void bidi_controls_are_escaped(void **state)
 {
     (void)state;
@@ -143,9 +154,9 @@ static void zero_width_characters_and_separators_are_escaped(void **state)
 static void neighbours_of_the_escaped_ranges_are_kept(void **state)
 {
     (void)state;
-    /* U+00A0, U+200A, U+2010, U+202F, U+2065, U+206A, U+FEFE: printable or
+    /* U+00A0, U+200A, U+2010, U+202F, U+2065, U+2070, U+FEFE: printable or
      * harmless, just outside the ranges of sanitize.h. */
-    const char *kept = "\xc2\xa0\xe2\x80\x8a\xe2\x80\x90\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa"
+    const char *kept = "\xc2\xa0\xe2\x80\x8a\xe2\x80\x90\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xb0"
                        "\xef\xbb\xbe";
 
     expect_n(kept, strlen(kept), 64, 0, kept);
@@ -297,6 +308,7 @@ int main(void)
         cmocka_unit_test(c1_controls_encoded_as_utf8_become_u_escapes),
         cmocka_unit_test(raw_8bit_c1_bytes_are_invalid_utf8_and_become_hex_escapes),
         cmocka_unit_test(bidi_controls_are_escaped),
+        cmocka_unit_test(invisible_format_characters_are_escaped),
         cmocka_unit_test(zero_width_characters_and_separators_are_escaped),
         cmocka_unit_test(neighbours_of_the_escaped_ranges_are_kept),
         cmocka_unit_test(valid_utf8_text_is_kept),
