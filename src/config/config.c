@@ -1,0 +1,265 @@
+#include "config/config.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/internal.h"
+#include "core/xalloc.h"
+
+/* Sets the keys of one section that have a plain (not allocated) default. */
+void config__apply_defaults(enum config_section_kind kind, void *base)
+{
+    char why[CONFIG_WHY_MAX];
+
+    for (size_t i = 0; i < config__n_keys; i++) {
+        const struct config_key *k = &config__keys[i];
+        struct config_value v = {k->def, k->def, 0};
+        int rc;
+
+        if (k->section != kind || !k->def || k->type->owns_memory)
+            continue;
+        rc = k->type->parse(NULL, k, base, &v, why, sizeof(why));
+        assert(rc == 0 && "a default in keys.c does not parse");
+        (void)rc;
+    }
+}
+
+void config_init(struct config *c)
+{
+    memset(c, 0, sizeof(*c));
+    config__apply_defaults(SECTION_TARGET, &c->target);
+    config__apply_defaults(SECTION_LOAD, &c->load);
+    config__apply_defaults(SECTION_RECORD, &c->record);
+}
+
+static void free_str(struct config_str *s)
+{
+    free(s->raw);
+    free(s->value);
+}
+
+static void free_headers(struct config_str *headers, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        free_str(&headers[i]);
+}
+
+void config_free(struct config *c)
+{
+    free(c->path);
+    free_str(&c->target.url);
+    free_headers(c->target.headers, c->target.n_headers);
+    for (uint32_t i = 0; i < c->n_requests; i++) {
+        struct config_request *r = &c->requests[i];
+
+        free(r->name);
+        free_str(&r->method);
+        free_str(&r->url);
+        free_headers(r->headers, r->n_headers);
+        free_str(&r->body);
+        free(r->body_path);
+    }
+    free_str(&c->record.dir);
+    config_init(c);
+}
+
+static void *base_of(struct config *c, enum config_section_kind kind, uint32_t request)
+{
+    switch (kind) {
+    case SECTION_TARGET:
+        return &c->target;
+    case SECTION_LOAD:
+        return &c->load;
+    case SECTION_RECORD:
+        return &c->record;
+    case SECTION_REQUEST:
+        return &c->requests[request];
+    case SECTION_NONE:
+        break;
+    }
+    assert(!"no struct for this section");
+    return NULL;
+}
+
+/* Fills in string defaults ("GET", "sessions"), which config_init leaves
+ * unset so that an unloaded config owns no memory. */
+static void apply_string_defaults(struct config *c)
+{
+    for (size_t i = 0; i < config__n_keys; i++) {
+        const struct config_key *k = &config__keys[i];
+        uint32_t n = k->section == SECTION_REQUEST ? c->n_requests : 1;
+
+        if (!k->def || !k->type->owns_memory || k->is_repeatable)
+            continue;
+        for (uint32_t j = 0; j < n; j++) {
+            char *base = base_of(c, k->section, j);
+            struct config_str *s = (struct config_str *)(base + k->offset);
+
+            if (!s->raw) {
+                s->raw = xstrdup(k->def);
+                s->value = xstrdup(k->def);
+            }
+        }
+    }
+}
+
+static void copy_str(struct config_str *to, const struct config_str *from)
+{
+    to->raw = xstrdup(from->raw);
+    to->value = xstrdup(from->value);
+    to->line = 0;
+}
+
+/* Turns the path of r's url into a URL: [target] url, without a final /,
+ * followed by the path, as Locust and most HTTP clients' base URLs do. */
+static void join_url(struct config_load_ctx *ctx, struct config_request *r)
+{
+    const struct config_str *base = &ctx->c->target.url;
+    char where[CONFIG_WHERE_MAX], name[CONFIG_SHOW_MAX], shown[CONFIG_SHOW_MAX];
+    size_t base_len, len;
+    char *joined;
+
+    snprintf(where, sizeof(where), "[request %s] url", config__show(r->name, name));
+    config__show(r->url.value, shown);
+    if (!base->value) {
+        /* A [target] url that was given but is bad has been reported. */
+        if (!ctx->c->target.key_line[CONFIG_TARGET_URL])
+            config__error(
+                ctx, r->url.line, where,
+                "a path needs a [target] url to join it to (expected an http:// or https:// URL, got \"%s\")",
+                shown);
+        return;
+    }
+    if (strpbrk(base->value, "?#")) {
+        config__error(ctx, r->url.line, where,
+                      "a path cannot be joined to a [target] url with a ? or # (got \"%s\")",
+                      shown);
+        return;
+    }
+    base_len = strlen(base->value);
+    if (base_len > 0 && base->value[base_len - 1] == '/')
+        base_len--;
+    len = base_len + strlen(r->url.value);
+    if (len > CONFIG_VALUE_MAX) {
+        config__error(ctx, r->url.line, where,
+                      "URL joined to [target] url is %zu bytes, longer than the %d accepted", len,
+                      CONFIG_VALUE_MAX);
+        return;
+    }
+    joined = xmalloc(len + 1);
+    memcpy(joined, base->value, base_len);
+    strcpy(joined + base_len, r->url.value);
+    free(r->url.value);
+    r->url.value = joined;
+}
+
+/* The checks that need the whole file: which url each request goes to. */
+static void resolve_requests(struct config_load_ctx *ctx)
+{
+    struct config *c = ctx->c;
+    int has_target = c->target.key_line[CONFIG_TARGET_URL] != 0;
+    uint32_t n_with_url = 0;
+    char where[CONFIG_WHERE_MAX], name[CONFIG_SHOW_MAX];
+
+    for (uint32_t i = 0; i < c->n_requests; i++)
+        n_with_url += c->requests[i].key_line[CONFIG_REQUEST_URL] != 0;
+    if (!has_target && n_with_url == 0) {
+        config__error(ctx, 0, "[target] url",
+                      "no target: set [target] url or a url in each [request NAME]");
+        return;
+    }
+    for (uint32_t i = 0; i < c->n_requests; i++) {
+        struct config_request *r = &c->requests[i];
+
+        if (!r->key_line[CONFIG_REQUEST_TIMEOUT])
+            r->timeout_us = c->target.timeout_us;
+        if (r->key_line[CONFIG_REQUEST_URL]) {
+            if (r->url.value && r->url.value[0] == '/')
+                join_url(ctx, r);
+        } else if (c->target.url.raw) {
+            copy_str(&r->url, &c->target.url);
+        } else if (!has_target) {
+            snprintf(where, sizeof(where), "[request %s] url", config__show(r->name, name));
+            config__error(ctx, r->line, where,
+                          "no url (expected a url here, or a [target] url for every request)");
+        }
+    }
+}
+
+/* The directory @FILE bodies are looked up in: that of the config file. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        return xstrdup(".");
+    if (slash == path)
+        return xstrdup("/");
+    return xstrndup(path, (size_t)(slash - path));
+}
+
+static const char *process_getenv(const char *name, void *arg)
+{
+    (void)arg;
+    return getenv(name);
+}
+
+/* Reads from in, or from text when in is NULL. */
+static int load(struct config *c, const char *name, FILE *in, const char *text,
+                const struct config_opts *opts, FILE *err)
+{
+    struct config_load_ctx ctx = {.c = c, .err = err, .in = in, .text = text};
+    int rc;
+
+    config__show(name, ctx.file);
+    ctx.dir = dir_of(name);
+    ctx.getenv = opts && opts->getenv ? opts->getenv : process_getenv;
+    ctx.getenv_arg = opts ? opts->getenv_arg : NULL;
+    ctx.line = xmalloc(CONFIG_VALUE_MAX + 2);
+    c->path = xstrdup(name);
+    rc = ini_parse_stream(config__read_line, &ctx, config__on_key, &ctx);
+    if (rc != 0) {
+        /* The reader hands inih only lines it accepts, so this is a bug in
+         * the reader; say so rather than start with a half-read file. */
+        config__error(&ctx, rc > 0 ? (uint32_t)rc : 0, NULL,
+                      "inih rejected this line although brink's reader accepted it");
+    }
+    if (ctx.read_errno) {
+        rc = -ctx.read_errno;
+        config__error(&ctx, 0, NULL, "cannot read: %s", strerror(-rc));
+    } else {
+        resolve_requests(&ctx);
+        apply_string_defaults(c);
+        rc = ctx.n_errors ? -EINVAL : 0;
+    }
+    free(ctx.line);
+    free(ctx.dir);
+    if (rc < 0)
+        config_free(c);
+    return rc;
+}
+
+int config_load_string(struct config *c, const char *name, const char *text,
+                       const struct config_opts *opts, FILE *err)
+{
+    return load(c, name, NULL, text, opts, err);
+}
+
+int config_load_file(struct config *c, const char *path, const struct config_opts *opts, FILE *err)
+{
+    char shown[CONFIG_SHOW_MAX];
+    FILE *in = fopen(path, "rb");
+    int rc;
+
+    if (!in) {
+        rc = -errno;
+        fprintf(err, "brink: %s: cannot open: %s\n", config__show(path, shown), strerror(-rc));
+        return rc;
+    }
+    rc = load(c, path, in, NULL, opts, err);
+    fclose(in);
+    return rc;
+}

@@ -1,0 +1,165 @@
+/*
+ * config: an experiment's INI file (read with inih) into one validated
+ * struct config in which every key has a default. Every error of a file is
+ * reported in one pass, one line each, as
+ *   brink: FILE:LINE: [section] key: what is wrong (expected ..., got ...)
+ * Never touches curses, libuv or libcurl. Call from one thread at a time.
+ * docs/config.md lists every key with its default and meaning.
+ */
+#ifndef PROG_CONFIG_CONFIG_H
+#define PROG_CONFIG_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONFIG_MAX_REQUESTS 64 /* [request NAME] sections; TICK_MAX_KINDS too */
+#define CONFIG_MAX_HEADERS 32  /* header lines per section */
+#define CONFIG_VALUE_MAX 8192  /* bytes in one line, so in one value; also after ${ENV} */
+#define CONFIG_NAME_MAX 63     /* bytes in the NAME of [request NAME] */
+
+/* A string value both as written (with ${ENV} references, safe to record or
+ * show) and expanded (for use; may hold secrets). Both NULL when unset. */
+struct config_str {
+    char *raw;
+    char *value;
+    uint32_t line; /* line of the file it was set on; 0 for a default */
+};
+
+/* Keys of each section, in file order; they index the section's key_line[]. */
+enum config_target_key {
+    CONFIG_TARGET_URL,
+    CONFIG_TARGET_TIMEOUT,
+    CONFIG_TARGET_CONNECT_TIMEOUT,
+    CONFIG_TARGET_KEEPALIVE,
+    CONFIG_TARGET_MAX_BODY,
+    CONFIG_TARGET_HEADER,
+    CONFIG_TARGET_KEYS
+};
+
+enum config_load_key {
+    CONFIG_LOAD_CONCURRENCY,
+    CONFIG_LOAD_THREADS,
+    CONFIG_LOAD_DURATION,
+    CONFIG_LOAD_REQUESTS,
+    CONFIG_LOAD_TICK,
+    CONFIG_LOAD_THINK_TIME,
+    CONFIG_LOAD_STEP,
+    CONFIG_LOAD_KEYS
+};
+
+enum config_request_key {
+    CONFIG_REQUEST_WEIGHT,
+    CONFIG_REQUEST_METHOD,
+    CONFIG_REQUEST_URL,
+    CONFIG_REQUEST_HEADER,
+    CONFIG_REQUEST_BODY,
+    CONFIG_REQUEST_TIMEOUT,
+    CONFIG_REQUEST_KEYS
+};
+
+enum config_record_key { CONFIG_RECORD_ENABLED, CONFIG_RECORD_DIR, CONFIG_RECORD_KEYS };
+
+/* What body = says; the engine builds the body from it. */
+enum config_body_kind {
+    CONFIG_BODY_NONE,   /* no body key: no body */
+    CONFIG_BODY_TEXT,   /* body.value is the body itself */
+    CONFIG_BODY_FILE,   /* @FILE: the contents of body_path */
+    CONFIG_BODY_RANDOM, /* random:SIZE: body_random_bytes random bytes, made once */
+};
+
+struct config_request {
+    char *name;                                    /* the NAME of [request NAME] */
+    uint32_t line;                                 /* line of its [request NAME] */
+    uint32_t key_line[CONFIG_REQUEST_KEYS];        /* where each key was set, 0: default */
+    uint32_t weight;                               /* share of the mix, default 1 */
+    struct config_str method;                      /* a token as written, default GET */
+    struct config_str url;                         /* template; default [target] url */
+    uint32_t n_headers;                            /* sent after [target]'s headers */
+    struct config_str headers[CONFIG_MAX_HEADERS]; /* "Name: value" lines */
+    struct config_str body;                        /* text, @file or random:SIZE */
+    enum config_body_kind body_kind;
+    char *body_path;            /* CONFIG_BODY_FILE: resolved against the config's dir */
+    uint64_t body_random_bytes; /* CONFIG_BODY_RANDOM */
+    uint64_t timeout_us;        /* default [target] timeout */
+};
+
+/*
+ * Without any [request NAME], the workload is GET [target] url. A request's
+ * url value is always absolute: a path (url = /x/{seq}) is joined to [target]
+ * url by plain concatenation, while raw keeps the path as written.
+ */
+struct config_target {
+    uint32_t line;                         /* line of [target], 0 when absent */
+    uint32_t key_line[CONFIG_TARGET_KEYS]; /* where each key was set, 0: default */
+    struct config_str url;                 /* absolute http(s) URL template, or unset */
+    uint64_t timeout_us;                   /* whole request, default 30 s */
+    uint64_t connect_timeout_us;           /* default 5 s */
+    int keepalive;                         /* reuse connections, default yes */
+    uint64_t max_body_bytes;               /* longer bodies are cut, default 64 MiB */
+    uint32_t n_headers;
+    struct config_str headers[CONFIG_MAX_HEADERS]; /* sent with every request */
+};
+
+struct config_load {
+    uint32_t line;
+    uint32_t key_line[CONFIG_LOAD_KEYS];
+    uint32_t concurrency;   /* virtual users at start, default 10 */
+    uint32_t threads;       /* engine workers, default 1 */
+    uint64_t duration_us;   /* 0: until stopped */
+    uint64_t requests;      /* 0: no limit */
+    uint64_t tick_us;       /* statistics interval, default 1 s */
+    uint64_t think_time_us; /* pause of a user between requests, default 0 */
+    uint32_t step;          /* concurrency added or removed by one step, default 1 */
+};
+
+struct config_record {
+    uint32_t line;
+    uint32_t key_line[CONFIG_RECORD_KEYS];
+    int enabled;           /* default yes */
+    struct config_str dir; /* session files go here, default "sessions" */
+};
+
+struct config {
+    char *path; /* the file it was read from, or the name given */
+    struct config_target target;
+    struct config_load load;
+    uint32_t n_requests;
+    struct config_request requests[CONFIG_MAX_REQUESTS];
+    struct config_record record;
+};
+
+/* Looks up an environment variable; the tests inject their own. */
+typedef const char *config_getenv_fn(const char *name, void *arg);
+
+struct config_opts {
+    config_getenv_fn *getenv; /* NULL: the process environment */
+    void *getenv_arg;
+};
+
+/* Sets every key of c to its default. c owns nothing yet: string defaults
+ * ("GET", "sessions") are filled in by a successful load. */
+void config_init(struct config *c);
+
+/*
+ * Reads path into c (initialised with config_init). Every problem is written
+ * to err as one line starting "brink: "; returns 0, -EINVAL when the file had
+ * errors, or a negative errno when the file could not be read. On failure c
+ * is left as config_init left it. opts may be NULL. ${NAME} references in
+ * values are expanded through opts->getenv; @FILE bodies are looked up
+ * relative to the directory of path.
+ */
+int config_load_file(struct config *c, const char *path, const struct config_opts *opts, FILE *err);
+/* The same for text in memory; name stands in for the file name in messages
+ * and its directory for @FILE bodies. */
+int config_load_string(struct config *c, const char *name, const char *text,
+                       const struct config_opts *opts, FILE *err);
+
+/* Writes the effective configuration as INI to out: every key with its value,
+ * strings as written (${ENV} references, not their values), secret header
+ * values and URL credentials redacted. Returns 0 or -EIO. */
+int config_write(const struct config *c, FILE *out);
+
+/* Frees what c owns and leaves it as config_init did. */
+void config_free(struct config *c);
+
+#endif

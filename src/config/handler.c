@@ -1,0 +1,328 @@
+/*
+ * What inih and the line reader hand over, turned into fields of struct
+ * config: [section] lines (checked against the known sections, with a
+ * did-you-mean) and key = value lines (looked up in the table of keys,
+ * expanded, checked and parsed). Errors are reported and counted; reading
+ * goes on, so that one pass finds them all.
+ */
+#include "config/internal.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+static const struct section_def {
+    const char *name;
+    enum config_section_kind kind;
+    int has_name; /* [request NAME] */
+} sections[] = {
+    {"target", SECTION_TARGET, 0},
+    {"load", SECTION_LOAD, 0},
+    {"request", SECTION_REQUEST, 1},
+    {"record", SECTION_RECORD, 0},
+};
+
+#define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
+/* The struct of a section, where its header line and key lines are kept. */
+struct section_slot {
+    void *base;
+    uint32_t *line;
+    uint32_t *key_line;
+};
+
+static struct section_slot slot_of(struct config *c, enum config_section_kind kind,
+                                   struct config_request *r)
+{
+    switch (kind) {
+    case SECTION_TARGET:
+        return (struct section_slot){&c->target, &c->target.line, c->target.key_line};
+    case SECTION_LOAD:
+        return (struct section_slot){&c->load, &c->load.line, c->load.key_line};
+    case SECTION_RECORD:
+        return (struct section_slot){&c->record, &c->record.line, c->record.key_line};
+    case SECTION_REQUEST:
+        return (struct section_slot){r, &r->line, r->key_line};
+    case SECTION_NONE:
+        break;
+    }
+    assert(!"no struct for this section");
+    return (struct section_slot){NULL, NULL, NULL};
+}
+
+/* Stops reading keys until the next good section line. */
+static void skip_section(struct config_load_ctx *ctx)
+{
+    ctx->kind = SECTION_NONE;
+    ctx->base = NULL;
+    ctx->key_line = NULL;
+    ctx->label[0] = '\0';
+    ctx->is_skipping = 1;
+}
+
+static void report_unknown_section(struct config_load_ctx *ctx, const char *word, const char *rest)
+{
+    const char *names[N_SECTIONS + 1];
+    const struct section_def *best = NULL;
+    char shown[CONFIG_SHOW_MAX];
+
+    for (size_t i = 0; i < N_SECTIONS; i++)
+        names[i] = sections[i].name;
+    names[N_SECTIONS] = NULL;
+    for (size_t i = 0; i < N_SECTIONS; i++) {
+        if (sections[i].name == config__closest(word, names))
+            best = &sections[i];
+    }
+    if (best && best->has_name && rest[0])
+        config__error(ctx, ctx->lineno, ctx->label, "unknown section (did you mean [%s %s]?)",
+                      best->name, config__show(rest, shown));
+    else if (best)
+        config__error(ctx, ctx->lineno, ctx->label, "unknown section (did you mean [%s]?)",
+                      best->name);
+    else
+        config__error(ctx, ctx->lineno, ctx->label,
+                      "unknown section (expected [target], [load], [request NAME] or [record])");
+}
+
+static int is_request_name(const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n == 0 || n > CONFIG_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+
+        if (!(ch >= 'a' && ch <= 'z') && !(ch >= 'A' && ch <= 'Z') && !(ch >= '0' && ch <= '9') &&
+            !strchr("_.-", ch))
+            return 0;
+    }
+    return 1;
+}
+
+/* Starts [request NAME]: a new entry of c->requests, or NULL (reported). */
+static struct config_request *begin_request(struct config_load_ctx *ctx, const char *name)
+{
+    struct config *c = ctx->c;
+    char shown[CONFIG_SHOW_MAX];
+    struct config_request *r;
+
+    if (!is_request_name(name)) {
+        config__error(ctx, ctx->lineno, ctx->label,
+                      "bad NAME (expected 1 to 63 letters, digits, _ . or -, got \"%s\")",
+                      config__show(name, shown));
+        return NULL;
+    }
+    for (uint32_t i = 0; i < c->n_requests; i++) {
+        if (strcmp(c->requests[i].name, name) == 0) {
+            config__error(ctx, ctx->lineno, ctx->label, "section repeated (first at line %lu)",
+                          (unsigned long)c->requests[i].line);
+            return NULL;
+        }
+    }
+    if (c->n_requests == CONFIG_MAX_REQUESTS) {
+        config__error(ctx, ctx->lineno, ctx->label,
+                      "too many [request NAME] sections (expected at most %d)",
+                      CONFIG_MAX_REQUESTS);
+        return NULL;
+    }
+    r = &c->requests[c->n_requests++];
+    r->name = xstrdup(name);
+    config__apply_defaults(SECTION_REQUEST, r);
+    return r;
+}
+
+/* Splits "word rest" in place; both trimmed. */
+static void split_section_name(char *name, char **word, char **rest)
+{
+    char *end;
+
+    while (*name == ' ' || *name == '\t')
+        name++;
+    end = name + strlen(name);
+    while (end > name && (end[-1] == ' ' || end[-1] == '\t'))
+        *--end = '\0';
+    *word = name;
+    *rest = name + strcspn(name, " \t");
+    if (**rest) {
+        *(*rest)++ = '\0';
+        *rest += strspn(*rest, " \t");
+    }
+}
+
+void config__begin_section(struct config_load_ctx *ctx, char *name)
+{
+    const struct section_def *def = NULL;
+    struct config_request *r = NULL;
+    struct section_slot slot;
+    char word_shown[CONFIG_SHOW_MAX], rest_shown[CONFIG_SHOW_MAX];
+    char *word, *rest;
+
+    skip_section(ctx);
+    if (!name)
+        return;
+    split_section_name(name, &word, &rest);
+    config__show(word, word_shown);
+    config__show(rest, rest_shown);
+    snprintf(ctx->label, sizeof(ctx->label), rest[0] ? "[%s %s]" : "[%s]", word_shown, rest_shown);
+    for (size_t i = 0; i < N_SECTIONS; i++) {
+        if (strcmp(word, sections[i].name) == 0)
+            def = &sections[i];
+    }
+    if (!def) {
+        report_unknown_section(ctx, word, rest);
+        return;
+    }
+    if (def->has_name && !rest[0]) {
+        config__error(ctx, ctx->lineno, ctx->label, "missing NAME (expected [%s NAME])", def->name);
+        return;
+    }
+    if (!def->has_name && rest[0]) {
+        config__error(ctx, ctx->lineno, ctx->label,
+                      "[%s] takes no NAME (expected [%s], got \"%s\")", def->name, def->name,
+                      rest_shown);
+        return;
+    }
+    if (def->has_name && !(r = begin_request(ctx, rest)))
+        return;
+    slot = slot_of(ctx->c, def->kind, r);
+    if (*slot.line) {
+        config__error(ctx, ctx->lineno, ctx->label, "section repeated (first at line %lu)",
+                      (unsigned long)*slot.line);
+        return;
+    }
+    *slot.line = ctx->lineno;
+    ctx->kind = def->kind;
+    ctx->base = slot.base;
+    ctx->key_line = slot.key_line;
+    ctx->is_skipping = 0;
+}
+
+static const struct config_key *find_key(enum config_section_kind kind, const char *name)
+{
+    for (size_t i = 0; i < config__n_keys; i++) {
+        if (config__keys[i].section == kind && strcmp(config__keys[i].name, name) == 0)
+            return &config__keys[i];
+    }
+    return NULL;
+}
+
+static void report_unknown_key(struct config_load_ctx *ctx, const char *where, const char *name)
+{
+    const char *names[16];
+    char list[256] = "";
+    size_t n = 0;
+    const char *best;
+
+    for (size_t i = 0; i < config__n_keys && n < 15; i++) {
+        if (config__keys[i].section == ctx->kind)
+            names[n++] = config__keys[i].name;
+    }
+    names[n] = NULL;
+    best = config__closest(name, names);
+    if (best) {
+        config__error(ctx, ctx->lineno, where, "unknown key (did you mean %s?)", best);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t used = strlen(list);
+
+        snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", names[i]);
+    }
+    config__error(ctx, ctx->lineno, where, "unknown key (expected one of %s)", list);
+}
+
+static void report_outside_section(struct config_load_ctx *ctx, const char *name, const char *shown)
+{
+    for (size_t i = 0; i < config__n_keys; i++) {
+        for (size_t j = 0; j < N_SECTIONS; j++) {
+            if (strcmp(config__keys[i].name, name) == 0 &&
+                config__keys[i].section == sections[j].kind) {
+                config__error(
+                    ctx, ctx->lineno, shown,
+                    "key outside any section (expected a [section] line above it, such as [%s%s])",
+                    sections[j].name, sections[j].has_name ? " NAME" : "");
+                return;
+            }
+        }
+    }
+    config__error(ctx, ctx->lineno, shown,
+                  "key outside any section (expected a [section] line above it)");
+}
+
+/* The first byte that may not be in a value: ASCII controls but tab, DEL.
+ * Checked after expansion, so a variable cannot smuggle a newline into a
+ * header either. */
+static const char *find_control(const char *s)
+{
+    for (; *s; s++) {
+        if (((unsigned char)*s < ' ' && *s != '\t') || *s == 0x7F)
+            return s;
+    }
+    return NULL;
+}
+
+static void set_key(struct config_load_ctx *ctx, const char *name, const char *raw)
+{
+    char where[CONFIG_WHERE_MAX], shown[CONFIG_SHOW_MAX], why[CONFIG_WHY_MAX], *value = NULL;
+    const struct config_key *k;
+    struct config_value v;
+
+    if (ctx->is_skipping)
+        return;
+    if (name[0] == '\0') {
+        config__error(ctx, ctx->lineno, ctx->label[0] ? ctx->label : NULL,
+                      "missing key (expected \"key = value\", got \"= %s\")",
+                      config__show(raw, shown));
+        return;
+    }
+    config__show(name, shown);
+    if (ctx->kind == SECTION_NONE) {
+        report_outside_section(ctx, name, shown);
+        return;
+    }
+    snprintf(where, sizeof(where), "%s %s", ctx->label, shown);
+    if (!(k = find_key(ctx->kind, name))) {
+        report_unknown_key(ctx, where, name);
+        return;
+    }
+    if (ctx->key_line[k->index] && !k->is_repeatable) {
+        config__error(ctx, ctx->lineno, where, "set twice (first at line %lu)",
+                      (unsigned long)ctx->key_line[k->index]);
+        return;
+    }
+    if (!ctx->key_line[k->index])
+        ctx->key_line[k->index] = ctx->lineno;
+    if (config__expand(ctx, raw, &value, why, sizeof(why)) < 0) {
+        config__error(ctx, ctx->lineno, where, "%s", why);
+        return;
+    }
+    if (find_control(value)) {
+        config__error(ctx, ctx->lineno, where,
+                      "control character in the value (expected text, got \"%s\")",
+                      config__show(value, shown));
+        goto out_free_value;
+    }
+    v = (struct config_value){raw, value, ctx->lineno};
+    if (k->type->parse(ctx, k, ctx->base, &v, why, sizeof(why)) < 0)
+        config__error(ctx, ctx->lineno, where, "%s", why);
+out_free_value:
+    free(value);
+}
+
+/* inih's handler. The section inih passes is ignored: inih cuts names at 49
+ * bytes, and the reader has already told us which section this is. */
+int config__on_key(void *user, const char *section, const char *name, const char *value)
+{
+    struct config_load_ctx *ctx = user;
+
+    (void)section;
+    if (ctx->long_name)
+        set_key(ctx, ctx->long_name, ctx->long_value);
+    else
+        set_key(ctx, name, value);
+    /* Errors are counted in ctx; a 0 here would only make inih remember
+     * the line number, which we already have. */
+    return 1;
+}

@@ -1,0 +1,158 @@
+/*
+ * Shared inside src/config only: the load context that the line reader, the
+ * inih handler and the key parsers pass around, the table of keys, and the
+ * message helpers. One load runs on one thread; nothing here is global.
+ */
+#ifndef PROG_CONFIG_INTERNAL_H
+#define PROG_CONFIG_INTERNAL_H
+
+#include "config/config.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Longest piece of user text quoted in a message, after sanitizing. */
+#define CONFIG_SHOW_MAX 64
+/* "[request NAME]" and "[request NAME] key" as shown in messages. */
+#define CONFIG_LABEL_MAX (2 * CONFIG_SHOW_MAX + 16)
+#define CONFIG_WHERE_MAX (CONFIG_LABEL_MAX + CONFIG_SHOW_MAX + 2)
+/* Room for one "why" text, the part of a message after "[section] key: ". */
+#define CONFIG_WHY_MAX 1024
+
+enum config_section_kind {
+    SECTION_NONE, /* before the first [section] */
+    SECTION_TARGET,
+    SECTION_LOAD,
+    SECTION_REQUEST,
+    SECTION_RECORD,
+};
+
+struct config_key;
+struct config_load_ctx;
+
+/* One value as a key's parser sees it. */
+struct config_value {
+    const char *raw;   /* as written, ${ENV} references kept */
+    const char *value; /* expanded */
+    uint32_t line;
+};
+
+/*
+ * Parses v into the field of section struct base that k names. Returns 0, or
+ * -EINVAL with why (why_len bytes) set to the text that follows
+ * "FILE:LINE: [section] key: ", user text in it already sanitized. ctx is
+ * NULL when config_init applies a default.
+ */
+typedef int config_parse_fn(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                            const struct config_value *v, char *why, size_t why_len);
+/* Writes the "key = value" line of k in base to out: one per header, a
+ * comment for a key that is unset. */
+typedef void config_write_fn(const struct config_key *k, const void *base, FILE *out);
+
+struct config_type {
+    config_parse_fn *parse;
+    config_write_fn *write;
+    int owns_memory; /* strings: default applied after a load, freed by config_free */
+};
+
+struct config_key {
+    const char *name;
+    enum config_section_kind section;
+    unsigned index; /* into the section's key_line[] */
+    const struct config_type *type;
+    size_t offset;       /* of the value in the section's struct */
+    size_t count_offset; /* repeatable keys: of the uint32_t count */
+    const char *def;     /* the default as written in a file; NULL: none */
+    uint64_t min, max;   /* accepted range of numbers */
+    int is_repeatable;
+};
+
+extern const struct config_key config__keys[];
+extern const size_t config__n_keys;
+
+/* Value types, defined in types.c. */
+extern const struct config_type config__duration, config__size, config__count32, config__count64,
+    config__bool, config__target_url, config__request_url, config__header, config__method,
+    config__body, config__dir;
+
+struct config_load_ctx {
+    struct config *c;
+    FILE *err;
+    char file[CONFIG_SHOW_MAX]; /* the file name as shown in messages */
+    char *dir;                  /* where @FILE bodies are looked up */
+    config_getenv_fn *getenv;
+    void *getenv_arg;
+    unsigned n_errors;
+
+    /* Input: a FILE or text in memory. */
+    FILE *in;
+    int read_errno; /* why reading in failed, 0 when it did not */
+    const char *text;
+    uint32_t lineno; /* of the line last handed to inih */
+    char *line;      /* that line, NUL-terminated, at most CONFIG_VALUE_MAX bytes */
+    size_t line_len;
+    char *long_name;  /* set when a line was too long for inih: the real key */
+    char *long_value; /* and value, which the handler uses instead of inih's */
+
+    /* The section being read. */
+    enum config_section_kind kind;
+    void *base;                     /* its struct */
+    uint32_t *key_line;             /* its key_line[] */
+    int is_skipping;                /* after a bad section line, until the next good one */
+    char label[CONFIG_LABEL_MAX];   /* "[request get]", sanitized */
+    char last_key[CONFIG_SHOW_MAX]; /* for messages about continuation lines */
+};
+
+/* ini_reader.c: the fgets-style reader given to ini_parse_stream. */
+char *config__read_line(char *str, int num, void *stream);
+
+/* config.c: sets the keys of a section that have a plain (not allocated)
+ * default. */
+void config__apply_defaults(enum config_section_kind kind, void *base);
+
+/* handler.c: a [section] line from the reader (its text between the
+ * brackets, changed in place; NULL for a bad line whose keys are to be
+ * skipped), and the handler given to inih for key = value lines. */
+void config__begin_section(struct config_load_ctx *ctx, char *name);
+int config__on_key(void *user, const char *section, const char *name, const char *value);
+
+/* messages.c */
+#if defined(__GNUC__)
+#define CONFIG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CONFIG_PRINTF(f, a)
+#endif
+/* Writes "brink: FILE:LINE: WHERE: MESSAGE" (no ":LINE" when line is 0, no
+ * "WHERE: " when where is NULL) to ctx->err and counts the error. */
+void config__error(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
+                   ...) CONFIG_PRINTF(4, 5);
+/* Writes a sanitized copy of s, cut to CONFIG_SHOW_MAX bytes, into buf. */
+const char *config__show(const char *s, char *buf);
+/* Same for the first n bytes of s. */
+const char *config__show_n(const char *s, size_t n, char *buf);
+/* Makes sure a units.h why text about value is one printable line. */
+void config__tidy_why(char *why, size_t why_len);
+/* The candidate closest to word, or NULL when none is close enough to be a
+ * plausible typo. Candidates are a NULL-terminated list. */
+const char *config__closest(const char *word, const char *const *candidates);
+
+/* values.c */
+/* Expands ${NAME} and $$ in raw into a new string (*out). Returns 0 or
+ * -EINVAL with why set. */
+int config__expand(struct config_load_ctx *ctx, const char *raw, char **out, char *why,
+                   size_t why_len);
+/* Checks an absolute http:// or https:// URL template without blanks, or,
+ * when may_be_path is set, a path starting with / instead. Placeholders:
+ * {seq} {vu} {uuid} {rand:A..B}, braces balanced. Returns 0 or -EINVAL with
+ * why set. */
+int config__check_url(const char *url, int may_be_path, char *why, size_t why_len);
+/* True for the characters of an HTTP token (RFC 9110 tchar). */
+int config__is_tchar(unsigned char ch);
+
+/* write.c: durations and sizes in the largest unit that is exact, so that
+ * they read back to the same value. */
+void config__format_duration(uint64_t us, char *buf, size_t len);
+void config__format_size(uint64_t bytes, char *buf, size_t len);
+
+#endif

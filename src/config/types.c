@@ -1,0 +1,385 @@
+/*
+ * The value types of config keys: how each is parsed (numbers through
+ * core/units.h, strings checked and copied) and how each is written back by
+ * config_write. A key in the table of keys.c names one of these.
+ */
+#include "config/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/redact.h"
+#include "core/units.h"
+#include "core/xalloc.h"
+
+#define RANDOM_PREFIX "random:"
+#define RANDOM_BODY_MAX (1ULL << 30)
+#define FORMAT_MAX 32
+
+static void *field_of(const struct config_key *k, void *base)
+{
+    return (char *)base + k->offset;
+}
+
+static const void *cfield_of(const struct config_key *k, const void *base)
+{
+    return (const char *)base + k->offset;
+}
+
+static void set_str(struct config_str *s, const struct config_value *v)
+{
+    free(s->raw);
+    free(s->value);
+    s->raw = xstrdup(v->raw);
+    s->value = xstrdup(v->value);
+    s->line = v->line;
+}
+
+static int parse_duration(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                          const struct config_value *v, char *why, size_t why_len)
+{
+    char lo[FORMAT_MAX], hi[FORMAT_MAX], shown[CONFIG_SHOW_MAX];
+    uint64_t us;
+
+    (void)ctx;
+    if (units_parse_duration(v->value, &us, why, why_len) < 0) {
+        config__tidy_why(why, why_len);
+        return -EINVAL;
+    }
+    if (us < k->min || us > k->max) {
+        config__format_duration(k->min, lo, sizeof(lo));
+        config__format_duration(k->max, hi, sizeof(hi));
+        snprintf(why, why_len, "expected a duration from %s to %s, got \"%s\"", lo, hi,
+                 config__show(v->value, shown));
+        return -EINVAL;
+    }
+    *(uint64_t *)field_of(k, base) = us;
+    return 0;
+}
+
+static void write_duration(const struct config_key *k, const void *base, FILE *out)
+{
+    char buf[FORMAT_MAX];
+
+    config__format_duration(*(const uint64_t *)cfield_of(k, base), buf, sizeof(buf));
+    fprintf(out, "%s = %s\n", k->name, buf);
+}
+
+static int parse_size(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                      const struct config_value *v, char *why, size_t why_len)
+{
+    char lo[FORMAT_MAX], hi[FORMAT_MAX], shown[CONFIG_SHOW_MAX];
+    uint64_t bytes;
+
+    (void)ctx;
+    if (units_parse_size(v->value, &bytes, why, why_len) < 0) {
+        config__tidy_why(why, why_len);
+        return -EINVAL;
+    }
+    if (bytes < k->min || bytes > k->max) {
+        config__format_size(k->min, lo, sizeof(lo));
+        config__format_size(k->max, hi, sizeof(hi));
+        snprintf(why, why_len, "expected a size from %s to %s, got \"%s\"", lo, hi,
+                 config__show(v->value, shown));
+        return -EINVAL;
+    }
+    *(uint64_t *)field_of(k, base) = bytes;
+    return 0;
+}
+
+static void write_size(const struct config_key *k, const void *base, FILE *out)
+{
+    char buf[FORMAT_MAX];
+
+    config__format_size(*(const uint64_t *)cfield_of(k, base), buf, sizeof(buf));
+    fprintf(out, "%s = %s\n", k->name, buf);
+}
+
+static int parse_count(const struct config_key *k, const struct config_value *v, uint64_t *n,
+                       char *why, size_t why_len)
+{
+    if (units_parse_count(v->value, k->min, k->max, n, why, why_len) < 0) {
+        config__tidy_why(why, why_len);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int parse_count32(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                         const struct config_value *v, char *why, size_t why_len)
+{
+    uint64_t n;
+
+    (void)ctx;
+    if (parse_count(k, v, &n, why, why_len) < 0)
+        return -EINVAL;
+    /* The table keeps every 32-bit count's max below UINT32_MAX. */
+    *(uint32_t *)field_of(k, base) = (uint32_t)n;
+    return 0;
+}
+
+static void write_count32(const struct config_key *k, const void *base, FILE *out)
+{
+    fprintf(out, "%s = %" PRIu32 "\n", k->name, *(const uint32_t *)cfield_of(k, base));
+}
+
+static int parse_count64(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                         const struct config_value *v, char *why, size_t why_len)
+{
+    (void)ctx;
+    return parse_count(k, v, field_of(k, base), why, why_len);
+}
+
+static void write_count64(const struct config_key *k, const void *base, FILE *out)
+{
+    fprintf(out, "%s = %" PRIu64 "\n", k->name, *(const uint64_t *)cfield_of(k, base));
+}
+
+static int parse_bool(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                      const struct config_value *v, char *why, size_t why_len)
+{
+    (void)ctx;
+    if (units_parse_bool(v->value, field_of(k, base), why, why_len) < 0) {
+        config__tidy_why(why, why_len);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static void write_bool(const struct config_key *k, const void *base, FILE *out)
+{
+    fprintf(out, "%s = %s\n", k->name, *(const int *)cfield_of(k, base) ? "yes" : "no");
+}
+
+static int parse_url(const struct config_key *k, void *base, const struct config_value *v,
+                     int may_be_path, char *why, size_t why_len)
+{
+    if (config__check_url(v->value, may_be_path, why, why_len) < 0)
+        return -EINVAL;
+    set_str(field_of(k, base), v);
+    return 0;
+}
+
+static int parse_target_url(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                            const struct config_value *v, char *why, size_t why_len)
+{
+    (void)ctx;
+    return parse_url(k, base, v, 0, why, why_len);
+}
+
+static int parse_request_url(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                             const struct config_value *v, char *why, size_t why_len)
+{
+    (void)ctx;
+    return parse_url(k, base, v, 1, why, why_len);
+}
+
+static void write_url(const struct config_key *k, const void *base, FILE *out)
+{
+    const struct config_str *s = cfield_of(k, base);
+    char *buf;
+
+    if (!s->raw) {
+        fprintf(out, "; %s is not set: each [request NAME] has its own\n", k->name);
+        return;
+    }
+    /* Redaction only shortens or adds a few bytes per secret. */
+    buf = xmalloc(2 * CONFIG_VALUE_MAX);
+    redact_url(s->raw, buf, 2 * CONFIG_VALUE_MAX);
+    fprintf(out, "%s = %s\n", k->name, buf);
+    free(buf);
+}
+
+static int parse_header(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                        const struct config_value *v, char *why, size_t why_len)
+{
+    uint32_t *n = (uint32_t *)((char *)base + k->count_offset);
+    struct config_str *headers = field_of(k, base);
+    const char *colon = strchr(v->value, ':');
+    char shown[CONFIG_SHOW_MAX];
+
+    (void)ctx;
+    if (!colon || colon == v->value) {
+        snprintf(why, why_len, "expected \"Name: value\", got \"%s\"",
+                 config__show(v->value, shown));
+        return -EINVAL;
+    }
+    for (const char *p = v->value; p < colon; p++) {
+        if (!config__is_tchar((unsigned char)*p)) {
+            snprintf(
+                why, why_len,
+                "bad header name (expected letters, digits and !#$%%&'*+-.^_`|~ before the colon, got \"%s\")",
+                config__show_n(v->value, (size_t)(colon - v->value), shown));
+            return -EINVAL;
+        }
+    }
+    if (*n == CONFIG_MAX_HEADERS) {
+        snprintf(why, why_len, "too many header lines (expected at most %d in one section)",
+                 CONFIG_MAX_HEADERS);
+        return -EINVAL;
+    }
+    set_str(&headers[(*n)++], v);
+    return 0;
+}
+
+static void write_headers(const struct config_key *k, const void *base, FILE *out)
+{
+    uint32_t n = *(const uint32_t *)((const char *)base + k->count_offset);
+    const struct config_str *headers = cfield_of(k, base);
+    char *buf = xmalloc(2 * CONFIG_VALUE_MAX);
+
+    for (uint32_t i = 0; i < n; i++) {
+        redact_header_line(headers[i].raw, buf, 2 * CONFIG_VALUE_MAX);
+        fprintf(out, "%s = %s\n", k->name, buf);
+    }
+    free(buf);
+}
+
+static int parse_method(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                        const struct config_value *v, char *why, size_t why_len)
+{
+    char shown[CONFIG_SHOW_MAX];
+    const char *p = v->value;
+
+    (void)ctx;
+    while (config__is_tchar((unsigned char)*p))
+        p++;
+    if (p == v->value || *p != '\0') {
+        snprintf(
+            why, why_len,
+            "expected an HTTP method such as GET or PROPFIND (letters, digits and !#$%%&'*+-.^_`|~), got \"%s\"",
+            config__show(v->value, shown));
+        return -EINVAL;
+    }
+    set_str(field_of(k, base), v);
+    return 0;
+}
+
+/* Writes a string key as written; for a default it is the default. */
+static void write_raw(const struct config_key *k, const void *base, FILE *out)
+{
+    const struct config_str *s = cfield_of(k, base);
+
+    if (s->raw)
+        fprintf(out, "%s = %s\n", k->name, s->raw);
+    else if (k->def)
+        fprintf(out, "%s = %s\n", k->name, k->def);
+}
+
+static void not_regular(const char *file, char *why, size_t why_len)
+{
+    char shown[CONFIG_SHOW_MAX];
+
+    snprintf(why, why_len, "@%s is not a regular file (expected @FILE naming a file)",
+             config__show(file, shown));
+}
+
+/* Checks that @FILE can be read now, so that a run never starts only to
+ * fail on its first request. */
+static int check_body_file(struct config_load_ctx *ctx, struct config_request *r, const char *file,
+                           char *why, size_t why_len)
+{
+    char shown[CONFIG_SHOW_MAX];
+    size_t len = strlen(ctx->dir) + strlen(file) + 2;
+    char *path = xmalloc(len);
+    struct stat st;
+    int fd, rc = 0;
+
+    if (file[0] == '/')
+        snprintf(path, len, "%s", file);
+    else
+        snprintf(path, len, "%s/%s", ctx->dir, file);
+    /* Only regular files are opened: opening a device can have effects
+     * (a tape rewinds, a watchdog arms), and a FIFO would block. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        not_regular(file, why, why_len);
+        rc = -EINVAL;
+        goto out_free_path;
+    }
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        const char *reason = strerror(errno);
+
+        snprintf(why, why_len, "cannot open @%s: %s", config__show(file, shown), reason);
+        rc = -EINVAL;
+        goto out_free_path;
+    }
+    /* The file may have been replaced since stat; check what was opened. */
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        not_regular(file, why, why_len);
+        rc = -EINVAL;
+        goto out_close_fd;
+    }
+    free(r->body_path);
+    r->body_path = path;
+    path = NULL;
+out_close_fd:
+    close(fd);
+out_free_path:
+    free(path);
+    return rc;
+}
+
+static int parse_body(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                      const struct config_value *v, char *why, size_t why_len)
+{
+    struct config_request *r = base;
+    const char *s = v->value;
+    char hi[FORMAT_MAX], shown[CONFIG_SHOW_MAX];
+
+    if (s[0] == '@') {
+        if (s[1] == '\0') {
+            snprintf(why, why_len, "expected a file name after @, got \"@\"");
+            return -EINVAL;
+        }
+        if (check_body_file(ctx, r, s + 1, why, why_len) < 0)
+            return -EINVAL;
+        r->body_kind = CONFIG_BODY_FILE;
+    } else if (strncmp(s, RANDOM_PREFIX, strlen(RANDOM_PREFIX)) == 0) {
+        s += strlen(RANDOM_PREFIX);
+        if (units_parse_size(s, &r->body_random_bytes, why, why_len) < 0) {
+            config__tidy_why(why, why_len);
+            return -EINVAL;
+        }
+        if (r->body_random_bytes > RANDOM_BODY_MAX) {
+            config__format_size(RANDOM_BODY_MAX, hi, sizeof(hi));
+            snprintf(why, why_len, "expected random:SIZE of at most %s, got \"%s\"", hi,
+                     config__show(v->value, shown));
+            return -EINVAL;
+        }
+        r->body_kind = CONFIG_BODY_RANDOM;
+    } else {
+        r->body_kind = CONFIG_BODY_TEXT;
+    }
+    set_str(field_of(k, base), v);
+    return 0;
+}
+
+static int parse_dir(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                     const struct config_value *v, char *why, size_t why_len)
+{
+    (void)ctx;
+    if (v->value[0] == '\0') {
+        snprintf(why, why_len, "expected a directory, got \"\"");
+        return -EINVAL;
+    }
+    set_str(field_of(k, base), v);
+    return 0;
+}
+
+const struct config_type config__duration = {parse_duration, write_duration, 0};
+const struct config_type config__size = {parse_size, write_size, 0};
+const struct config_type config__count32 = {parse_count32, write_count32, 0};
+const struct config_type config__count64 = {parse_count64, write_count64, 0};
+const struct config_type config__bool = {parse_bool, write_bool, 0};
+const struct config_type config__target_url = {parse_target_url, write_url, 1};
+const struct config_type config__request_url = {parse_request_url, write_url, 1};
+const struct config_type config__header = {parse_header, write_headers, 1};
+const struct config_type config__method = {parse_method, write_raw, 1};
+const struct config_type config__body = {parse_body, write_raw, 1};
+const struct config_type config__dir = {parse_dir, write_raw, 1};

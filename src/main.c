@@ -1,0 +1,139 @@
+/*
+ * brink: command-line parsing and dispatch. Wiring only: each command lives
+ * in its module; this file reads the arguments, calls it and maps the
+ * result to the exit status (0 success, 1 runtime failure, 2 usage or
+ * config error).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "core/sanitize.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+struct cmd {
+    const char *name;
+    const char *summary;
+    const char *help; /* the text of 'brink NAME --help' after its usage line */
+    const char *usage;
+    int (*run)(int argc, char **argv);
+};
+
+static int cmd_check(int argc, char **argv);
+
+static const struct cmd commands[] = {
+    {
+        .name = "check",
+        .usage = "brink check FILE",
+        .summary = "validate an experiment file and print the configuration brink reads from it",
+        .help = "Reads FILE (INI, see config/ and docs/config.md), reports every error in it\n"
+                "as FILE:LINE: [section] key: what is wrong, and exits 2 if there is any.\n"
+                "Otherwise prints the effective configuration, every key with its value or\n"
+                "default, ${ENV} references as written and secrets redacted, and exits 0.\n",
+        .run = cmd_check,
+    },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void print_usage(FILE *out)
+{
+    fprintf(out, "usage: brink [--help] [--version] COMMAND [ARGS]\n"
+                 "\n"
+                 "brink is a terminal stress-test console for servers: it loads a server,\n"
+                 "shows throughput, latency, errors and the server's own counters live,\n"
+                 "and records every session for replay, reports and comparisons.\n"
+                 "\n"
+                 "commands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n"
+                 "Run 'brink COMMAND --help' for the options of a command.\n"
+                 "exit status: 0 success, 1 runtime failure, 2 usage or config error\n");
+}
+
+static void print_command_help(const struct cmd *c)
+{
+    printf("usage: %s\n\n%s\n%s", c->usage, c->summary, c->help);
+    printf("\nexit status: 0 success, 1 runtime failure, 2 usage or config error\n");
+}
+
+/* Prints an argument the user typed, escaped: it may hold control bytes. */
+static const char *shown(const char *arg, char *buf, size_t cap)
+{
+    sanitize_display(arg, strlen(arg), buf, cap, 0);
+    return buf;
+}
+
+static int is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    struct config c;
+    char buf[80];
+    int rc;
+
+    if (argc != 2) {
+        if (argc < 2)
+            fprintf(stderr, "brink: check: missing FILE (usage: brink check FILE)\n");
+        else
+            fprintf(stderr, "brink: check: unexpected argument \"%s\" (usage: brink check FILE)\n",
+                    shown(argv[2], buf, sizeof(buf)));
+        return EXIT_USAGE;
+    }
+    if (argv[1][0] == '-') {
+        fprintf(stderr, "brink: check: unknown option \"%s\" (usage: brink check FILE)\n",
+                shown(argv[1], buf, sizeof(buf)));
+        return EXIT_USAGE;
+    }
+    config_init(&c);
+    rc = config_load_file(&c, argv[1], NULL, stderr);
+    if (rc == 0 && config_write(&c, stdout) != 0) {
+        fprintf(stderr, "brink: check: writing the configuration failed: %s\n", strerror(EIO));
+        config_free(&c);
+        return EXIT_RUNTIME;
+    }
+    config_free(&c);
+    return rc == 0 ? EXIT_OK : EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    char buf[80];
+
+    if (argc < 2) {
+        print_usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+        print_usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("brink %s\n", BRINK_VERSION);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(argv[1], commands[i].name) != 0)
+            continue;
+        for (int j = 2; j < argc; j++) {
+            if (is_help(argv[j])) {
+                print_command_help(&commands[i]);
+                return EXIT_OK;
+            }
+        }
+        return commands[i].run(argc - 1, argv + 1);
+    }
+    if (argv[1][0] == '-')
+        fprintf(stderr, "brink: unknown option \"%s\" (expected --help or --version)\n",
+                shown(argv[1], buf, sizeof(buf)));
+    else
+        fprintf(stderr, "brink: unknown command \"%s\" (run 'brink --help' for the list)\n",
+                shown(argv[1], buf, sizeof(buf)));
+    return EXIT_USAGE;
+}

@@ -1,0 +1,843 @@
+#include "config/config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#define SECOND_US 1000000ULL
+#define BIG (16 * 1024)
+
+/* The environment the tests see: nothing else is set. */
+static const char *const fake_env[][2] = {
+    {"BASE", "http://10.0.0.7:8080"},
+    {"TOKEN", "s3cr3t-t0k3n"},
+    {"USERS", "40"},
+    {"EVIL", "x\r\nInjected: 1"},
+    {"EMPTY", ""},
+};
+
+static const char *fake_getenv(const char *name, void *arg)
+{
+    (void)arg;
+    for (size_t i = 0; i < sizeof(fake_env) / sizeof(fake_env[0]); i++) {
+        if (strcmp(fake_env[i][0], name) == 0)
+            return fake_env[i][1];
+    }
+    return NULL;
+}
+
+static const struct config_opts opts = {.getenv = fake_getenv};
+
+/* The examples may reference any variable: here every one is set. */
+static const char *any_getenv(const char *name, void *arg)
+{
+    (void)name;
+    (void)arg;
+    return "example";
+}
+
+static const struct config_opts any_env = {.getenv = any_getenv};
+
+/* Loads text as "t.ini"; returns the status and, in *err (to free), what
+ * was written to the error stream. */
+static int load(struct config *c, const char *text, char **err)
+{
+    size_t len;
+    FILE *f = open_memstream(err, &len);
+    int rc;
+
+    assert_non_null(f);
+    config_init(c);
+    rc = config_load_string(c, "t.ini", text, &opts, f);
+    fclose(f);
+    return rc;
+}
+
+/* Loads text that must be good. */
+static void load_ok(struct config *c, const char *text)
+{
+    char *err;
+    int rc = load(c, text, &err);
+
+    if (rc != 0)
+        print_error("unexpected errors:\n%s", err);
+    assert_int_equal(rc, 0);
+    assert_string_equal(err, "");
+    free(err);
+}
+
+/* Loads text that must fail with exactly the messages want. */
+static void load_fails(const char *text, const char *want)
+{
+    struct config c;
+    char *err;
+
+    assert_int_equal(load(&c, text, &err), -EINVAL);
+    assert_string_equal(err, want);
+    free(err);
+    config_free(&c);
+}
+
+static char *write_to_string(const struct config *c)
+{
+    char *out;
+    size_t len;
+    FILE *f = open_memstream(&out, &len);
+
+    assert_non_null(f);
+    assert_int_equal(config_write(c, f), 0);
+    fclose(f);
+    return out;
+}
+
+static char *repeat(char ch, size_t n)
+{
+    char *s = malloc(n + 1);
+
+    assert_non_null(s);
+    memset(s, ch, n);
+    s[n] = '\0';
+    return s;
+}
+
+#define TARGET "[target]\nurl = http://127.0.0.1:8080/\n"
+
+static void config_init_sets_every_default(void **state)
+{
+    struct config c;
+
+    (void)state;
+    config_init(&c);
+    assert_null(c.target.url.raw);
+    assert_int_equal(c.target.timeout_us, 30 * SECOND_US);
+    assert_int_equal(c.target.connect_timeout_us, 5 * SECOND_US);
+    assert_int_equal(c.target.keepalive, 1);
+    assert_int_equal(c.target.max_body_bytes, 64ULL << 20);
+    assert_int_equal(c.target.n_headers, 0);
+    assert_int_equal(c.load.concurrency, 10);
+    assert_int_equal(c.load.threads, 1);
+    assert_int_equal(c.load.duration_us, 0);
+    assert_int_equal(c.load.requests, 0);
+    assert_int_equal(c.load.tick_us, SECOND_US);
+    assert_int_equal(c.load.think_time_us, 0);
+    assert_int_equal(c.load.step, 1);
+    assert_int_equal(c.n_requests, 0);
+    assert_int_equal(c.record.enabled, 1);
+    /* String defaults come with a load, so an unloaded config owns nothing. */
+    assert_null(c.record.dir.value);
+    config_free(&c);
+}
+
+static void minimal_file_gets_every_default(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[request get]\n");
+    assert_string_equal(c.target.url.value, "http://127.0.0.1:8080/");
+    assert_int_equal(c.load.concurrency, 10);
+    assert_string_equal(c.record.dir.value, "sessions");
+    assert_int_equal(c.n_requests, 1);
+    assert_string_equal(c.requests[0].name, "get");
+    assert_int_equal(c.requests[0].weight, 1);
+    assert_string_equal(c.requests[0].method.value, "GET");
+    assert_string_equal(c.requests[0].url.value, "http://127.0.0.1:8080/");
+    assert_int_equal(c.requests[0].timeout_us, 30 * SECOND_US);
+    assert_int_equal(c.requests[0].body_kind, CONFIG_BODY_NONE);
+    assert_string_equal(c.path, "t.ini");
+    config_free(&c);
+}
+
+static void target_keys_are_read(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, "[target]\n"
+                "url = https://api.test:8443/v1\n"
+                "timeout = 2m\n"
+                "connect_timeout = 250ms\n"
+                "keepalive = no\n"
+                "max_body = 13k\n"
+                "header = Accept: */*\n"
+                "header = Expect:\n");
+    assert_string_equal(c.target.url.value, "https://api.test:8443/v1");
+    assert_int_equal(c.target.timeout_us, 120 * SECOND_US);
+    assert_int_equal(c.target.connect_timeout_us, 250000);
+    assert_int_equal(c.target.keepalive, 0);
+    assert_int_equal(c.target.max_body_bytes, 13000);
+    assert_int_equal(c.target.n_headers, 2);
+    assert_string_equal(c.target.headers[0].value, "Accept: */*");
+    assert_int_equal(c.target.headers[0].line, 7);
+    assert_string_equal(c.target.headers[1].value, "Expect:");
+    config_free(&c);
+}
+
+static void load_keys_are_read(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[load]\n"
+                       "concurrency = 10k\n"
+                       "threads = 64\n"
+                       "duration = 1m30s\n"
+                       "requests = 2M\n"
+                       "tick = 100ms\n"
+                       "think_time = 50ms\n"
+                       "step = 25\n");
+    assert_int_equal(c.load.concurrency, 10000);
+    assert_int_equal(c.load.threads, 64);
+    assert_int_equal(c.load.duration_us, 90 * SECOND_US);
+    assert_int_equal(c.load.requests, 2000000);
+    assert_int_equal(c.load.tick_us, 100000);
+    assert_int_equal(c.load.think_time_us, 50000);
+    assert_int_equal(c.load.step, 25);
+    config_free(&c);
+}
+
+static void request_keys_are_read(void **state)
+{
+    struct config c;
+    const struct config_request *r;
+
+    (void)state;
+    load_ok(&c, TARGET "[request Put.object-1_x]\n"
+                       "weight = 30\n"
+                       "method = PROPFIND\n"
+                       "url = https://other:9000/o/{seq}/{vu}/{uuid}/{rand:-5..5}\n"
+                       "header = Depth: 1\n"
+                       "body = <propfind xmlns=\"DAV:\"/>\n"
+                       "timeout = 250ms\n");
+    r = &c.requests[0];
+    assert_string_equal(r->name, "Put.object-1_x");
+    assert_int_equal(r->line, 3);
+    assert_int_equal(r->weight, 30);
+    assert_string_equal(r->method.value, "PROPFIND");
+    assert_string_equal(r->url.value, "https://other:9000/o/{seq}/{vu}/{uuid}/{rand:-5..5}");
+    assert_int_equal(r->n_headers, 1);
+    assert_string_equal(r->headers[0].value, "Depth: 1");
+    assert_int_equal(r->body_kind, CONFIG_BODY_TEXT);
+    assert_string_equal(r->body.value, "<propfind xmlns=\"DAV:\"/>");
+    assert_int_equal(r->timeout_us, 250000);
+    config_free(&c);
+}
+
+static void method_is_kept_as_written(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[request r]\nmethod = mkcol\n");
+    assert_string_equal(c.requests[0].method.value, "mkcol");
+    config_free(&c);
+}
+
+static void random_body_size_is_parsed(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[request put]\nmethod = PUT\nbody = random:5MiB\n");
+    assert_int_equal(c.requests[0].body_kind, CONFIG_BODY_RANDOM);
+    assert_int_equal(c.requests[0].body_random_bytes, 5ULL << 20);
+    assert_string_equal(c.requests[0].body.raw, "random:5MiB");
+    config_free(&c);
+}
+
+static void record_keys_are_read(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[record]\nenabled = off\ndir = /var/tmp/brink\n");
+    assert_int_equal(c.record.enabled, 0);
+    assert_string_equal(c.record.dir.value, "/var/tmp/brink");
+    config_free(&c);
+}
+
+static void key_lines_say_where_each_key_was_set(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "\n[load]\n; comment\nthreads = 2\n");
+    assert_int_equal(c.target.line, 1);
+    assert_int_equal(c.target.key_line[CONFIG_TARGET_URL], 2);
+    assert_int_equal(c.target.key_line[CONFIG_TARGET_TIMEOUT], 0);
+    assert_int_equal(c.load.line, 4);
+    assert_int_equal(c.load.key_line[CONFIG_LOAD_THREADS], 6);
+    assert_int_equal(c.record.line, 0);
+    config_free(&c);
+}
+
+/* One bad value of every key, with the message it gets. */
+static void bad_value_of_every_key_is_reported(void **state)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"[target]\nurl = localhost:8080\n",
+         "brink: t.ini:2: [target] url: expected an http:// or https:// URL, got \"localhost:8080\"\n"},
+        {TARGET "timeout = 0\n",
+         "brink: t.ini:3: [target] timeout: expected a duration from 1ms to 24h, got \"0\"\n"},
+        {TARGET "connect_timeout = 5\n",
+         "brink: t.ini:3: [target] connect_timeout: expected a duration such as 250ms, 30s, 2m or 1h, got \"5\" (the unit is missing)\n"},
+        {TARGET "keepalive = maybe\n",
+         "brink: t.ini:3: [target] keepalive: expected yes/no, true/false, on/off or 1/0, got \"maybe\"\n"},
+        {TARGET "max_body = 0\n",
+         "brink: t.ini:3: [target] max_body: expected a size from 1 to 1TiB, got \"0\"\n"},
+        {TARGET "header = : x\n",
+         "brink: t.ini:3: [target] header: expected \"Name: value\", got \": x\"\n"},
+        {TARGET "[load]\nconcurrency = 100001\n",
+         "brink: t.ini:4: [load] concurrency: expected a count from 1 to 100000, got \"100001\"\n"},
+        {TARGET "[load]\nthreads = 0\n",
+         "brink: t.ini:4: [load] threads: expected a count from 1 to 64, got \"0\"\n"},
+        {TARGET "[load]\nduration = -1s\n",
+         "brink: t.ini:4: [load] duration: expected a duration such as 250ms, 30s, 2m or 1h, got \"-1s\" (negative values are not allowed)\n"},
+        {TARGET "[load]\nrequests = many\n",
+         "brink: t.ini:4: [load] requests: expected a whole number such as 100, 10k or 2M, got \"many\"\n"},
+        {TARGET "[load]\ntick = 50ms\n",
+         "brink: t.ini:4: [load] tick: expected a duration from 100ms to 10s, got \"50ms\"\n"},
+        {TARGET "[load]\nthink_time = 2h\n",
+         "brink: t.ini:4: [load] think_time: expected a duration from 0 to 1h, got \"2h\"\n"},
+        {TARGET "[load]\nstep = 0\n",
+         "brink: t.ini:4: [load] step: expected a count from 1 to 100000, got \"0\"\n"},
+        {TARGET "[request r]\nweight = 0\n",
+         "brink: t.ini:4: [request r] weight: expected a count from 1 to 1000000, got \"0\"\n"},
+        {TARGET "[request r]\nmethod = GET/1\n",
+         "brink: t.ini:4: [request r] method: expected an HTTP method such as GET or PROPFIND (letters, digits and !#$%&'*+-.^_`|~), got \"GET/1\"\n"},
+        {TARGET "[request r]\nurl = /a/{rand:1..x}\n",
+         "brink: t.ini:4: [request r] url: bad placeholder (expected {rand:A..B} with integers A <= B, got \"{rand:1..x}\")\n"},
+        {TARGET "[request r]\nurl = /a/}\n",
+         "brink: t.ini:4: [request r] url: } without { in the URL template (expected {seq}, {vu}, {uuid} or {rand:A..B}, got \"/a/}\")\n"},
+        {TARGET "[request r]\nheader = Bad Name: 1\n",
+         "brink: t.ini:4: [request r] header: bad header name (expected letters, digits and !#$%&'*+-.^_`|~ before the colon, got \"Bad Name\")\n"},
+        {TARGET "[request r]\nbody = @\n",
+         "brink: t.ini:4: [request r] body: expected a file name after @, got \"@\"\n"},
+        {TARGET "[request r]\nbody = @/\n",
+         "brink: t.ini:4: [request r] body: @/ is not a regular file (expected @FILE naming a file)\n"},
+        {TARGET "[request r]\ntimeout = 25h\n",
+         "brink: t.ini:4: [request r] timeout: expected a duration from 1ms to 24h, got \"25h\"\n"},
+        {TARGET "[record]\nenabled = 2\n",
+         "brink: t.ini:4: [record] enabled: expected yes/no, true/false, on/off or 1/0, got \"2\"\n"},
+        {TARGET "[record]\ndir =\n",
+         "brink: t.ini:4: [record] dir: expected a directory, got \"\"\n"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        load_fails(cases[i].text, cases[i].want);
+}
+
+static void env_references_are_expanded_and_the_raw_text_kept(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, "[target]\nurl = ${BASE}/api\nheader = Authorization: Bearer ${TOKEN}\n"
+                "[load]\nconcurrency = ${USERS}\n");
+    assert_string_equal(c.target.url.raw, "${BASE}/api");
+    assert_string_equal(c.target.url.value, "http://10.0.0.7:8080/api");
+    assert_string_equal(c.target.headers[0].raw, "Authorization: Bearer ${TOKEN}");
+    assert_string_equal(c.target.headers[0].value, "Authorization: Bearer s3cr3t-t0k3n");
+    assert_int_equal(c.load.concurrency, 40);
+    config_free(&c);
+}
+
+static void double_dollar_is_a_dollar_and_a_lone_dollar_stays(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "header = X-Price: $$5 or $6 and $${TOKEN}${EMPTY}\n");
+    assert_string_equal(c.target.headers[0].value, "X-Price: $5 or $6 and ${TOKEN}");
+    assert_string_equal(c.target.headers[0].raw, "X-Price: $$5 or $6 and $${TOKEN}${EMPTY}");
+    config_free(&c);
+}
+
+static void missing_env_variable_is_an_error_naming_it(void **state)
+{
+    (void)state;
+    load_fails(
+        "[target]\nurl = ${NOPE}/x\n",
+        "brink: t.ini:2: [target] url: environment variable NOPE is not set (expected it exported, or $$ for a literal $)\n");
+    load_fails(
+        "[target]\nurl = ${BASE\n",
+        "brink: t.ini:2: [target] url: unterminated ${ (expected ${NAME}, got \"${BASE\")\n");
+    load_fails(
+        "[target]\nurl = ${}\n",
+        "brink: t.ini:2: [target] url: bad variable name (expected ${NAME} with letters, digits and _, got \"${}\")\n");
+}
+
+static void env_variable_cannot_smuggle_a_newline_into_a_header(void **state)
+{
+    (void)state;
+    load_fails(
+        TARGET "header = X-Id: ${EVIL}\n",
+        "brink: t.ini:3: [target] header: control character in the value (expected text, got \"X-Id: x\\r\\nInjected: 1\")\n");
+}
+
+static void url_of_3000_bytes_round_trips_exactly(void **state)
+{
+    struct config c;
+    char *path = repeat('p', 3000 - strlen("http://h/")), *url = malloc(3001);
+    char *text = malloc(BIG), *out;
+
+    (void)state;
+    snprintf(url, 3001, "http://h/%s", path);
+    assert_int_equal(strlen(url), 3000);
+    snprintf(text, BIG, "[target]\nurl = %s ; a comment\n[load]\nthreads = 2\n", url);
+    load_ok(&c, text);
+    assert_string_equal(c.target.url.value, url);
+    assert_string_equal(c.target.url.raw, url);
+    /* The line after the long one is read as usual. */
+    assert_int_equal(c.load.threads, 2);
+    assert_int_equal(c.load.key_line[CONFIG_LOAD_THREADS], 4);
+    out = write_to_string(&c);
+    assert_non_null(strstr(out, url));
+    free(out);
+    config_free(&c);
+    free(text);
+    free(url);
+    free(path);
+}
+
+static void bearer_token_of_5000_bytes_is_kept_whole(void **state)
+{
+    struct config c;
+    char *token = repeat('t', 5000), *text = malloc(BIG);
+
+    (void)state;
+    snprintf(text, BIG, TARGET "header = Authorization: Bearer %s\n", token);
+    load_ok(&c, text);
+    assert_int_equal(strlen(c.target.headers[0].value), strlen("Authorization: Bearer ") + 5000);
+    assert_string_equal(c.target.headers[0].value + strlen("Authorization: Bearer "), token);
+    config_free(&c);
+    free(text);
+    free(token);
+}
+
+static void line_of_9000_bytes_is_reported_not_cut(void **state)
+{
+    char *value = repeat('v', 9000 - strlen("body = ")), *text = malloc(BIG);
+
+    (void)state;
+    snprintf(text, BIG, TARGET "[request r]\nbody = %s\nweight = x\n", value);
+    load_fails(
+        text,
+        "brink: t.ini:4: [request r] body: line is 9000 bytes, longer than the 8192 accepted\n"
+        "brink: t.ini:5: [request r] weight: expected a whole number such as 100, 10k or 2M, got \"x\"\n");
+    free(text);
+    free(value);
+}
+
+static void line_of_exactly_8192_bytes_is_accepted(void **state)
+{
+    struct config c;
+    char *value = repeat('v', 8192 - strlen("body = ")), *text = malloc(BIG);
+
+    (void)state;
+    snprintf(text, BIG, TARGET "[request r]\nbody = %s\r\n", value);
+    load_ok(&c, text);
+    assert_string_equal(c.requests[0].body.value, value);
+    config_free(&c);
+    free(text);
+    free(value);
+}
+
+static void long_value_keeps_inline_comment_rules(void **state)
+{
+    struct config c;
+    char *value = repeat('v', 300), *text = malloc(BIG);
+
+    (void)state;
+    snprintf(text, BIG, TARGET "[request r]\n   body =   %s;not-a-comment ; a comment  \n", value);
+    load_ok(&c, text);
+    assert_int_equal(strlen(c.requests[0].body.value), 300 + strlen(";not-a-comment"));
+    config_free(&c);
+    free(text);
+    free(value);
+}
+
+static void misspelt_section_and_key_get_a_suggestion(void **state)
+{
+    (void)state;
+    load_fails(TARGET "[laod]\nconcurrency = 2\n[Record]\n",
+               "brink: t.ini:3: [laod]: unknown section (did you mean [load]?)\n"
+               "brink: t.ini:5: [Record]: unknown section (did you mean [record]?)\n");
+    load_fails(
+        TARGET "conect_timeout = 1s\n[load]\nconcurency = 5\nThreads = 2\n",
+        "brink: t.ini:3: [target] conect_timeout: unknown key (did you mean connect_timeout?)\n"
+        "brink: t.ini:5: [load] concurency: unknown key (did you mean concurrency?)\n"
+        "brink: t.ini:6: [load] Threads: unknown key (did you mean threads?)\n");
+}
+
+static void unknown_name_with_nothing_close_lists_the_valid_ones(void **state)
+{
+    (void)state;
+    load_fails(
+        TARGET "[record]\npath = x\n[ramp]\n",
+        "brink: t.ini:4: [record] path: unknown key (expected one of enabled, dir)\n"
+        "brink: t.ini:5: [ramp]: unknown section (expected [target], [load], [request NAME] or [record])\n");
+}
+
+static void every_error_of_a_file_is_reported_with_its_line(void **state)
+{
+    (void)state;
+    load_fails(
+        "; errors on lines 3, 5, 7, 8, 9, 11 and 12\n"
+        "[target]\n"
+        "url = gopher://x\n"
+        "[load]\n"
+        "threads = 65\n"
+        "threads = 2\n"
+        "tick = 1\n"
+        "bogus\n"
+        "  more\n"
+        "[request a]\n"
+        "url = /{x}\n"
+        "[request a]\n",
+        "brink: t.ini:3: [target] url: expected an http:// or https:// URL, got \"gopher://x\"\n"
+        "brink: t.ini:5: [load] threads: expected a count from 1 to 64, got \"65\"\n"
+        "brink: t.ini:6: [load] threads: set twice (first at line 5)\n"
+        "brink: t.ini:7: [load] tick: expected a duration such as 250ms, 30s, 2m or 1h, got \"1\" (the unit is missing)\n"
+        "brink: t.ini:8: [load]: not a setting (expected \"key = value\", a [section] line or a ; comment, got \"bogus\")\n"
+        "brink: t.ini:9: [load] tick: continuation lines are not supported, a value must fit on its line (expected \"key = value\", got \"more\")\n"
+        "brink: t.ini:11: [request a] url: unknown placeholder (expected {seq}, {vu}, {uuid} or {rand:A..B}, got \"{x}\")\n"
+        "brink: t.ini:12: [request a]: section repeated (first at line 10)\n");
+}
+
+static void header_may_repeat_but_other_keys_may_not(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "header = A: 1\nheader = A: 2\n");
+    assert_int_equal(c.target.n_headers, 2);
+    config_free(&c);
+    load_fails(TARGET "[record]\ndir = a\n\ndir = b\n",
+               "brink: t.ini:6: [record] dir: set twice (first at line 4)\n");
+}
+
+static void indented_keys_are_ordinary_keys(void **state)
+{
+    struct config c;
+
+    (void)state;
+    /* inih alone would append the indented line to url's value. */
+    load_ok(&c, "[target]\n  url = http://h/\n  timeout = 5s\n\t[load]\n\tthreads = 3\n");
+    assert_string_equal(c.target.url.value, "http://h/");
+    assert_int_equal(c.target.timeout_us, 5 * SECOND_US);
+    assert_int_equal(c.load.threads, 3);
+    config_free(&c);
+}
+
+static void inline_comment_needs_a_blank_before_the_semicolon(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[request r]\nbody = a;b ; comment\n# hash comment\nmethod : PUT\n");
+    assert_string_equal(c.requests[0].body.value, "a;b");
+    assert_string_equal(c.requests[0].method.value, "PUT");
+    config_free(&c);
+}
+
+static void path_is_joined_to_target_url(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, "[target]\nurl = ${BASE}/api/\n[request a]\nurl = /objects/{seq}\n"
+                "[request b]\nurl = http://other/x\n");
+    assert_string_equal(c.requests[0].url.value, "http://10.0.0.7:8080/api/objects/{seq}");
+    assert_string_equal(c.requests[0].url.raw, "/objects/{seq}");
+    assert_string_equal(c.requests[1].url.value, "http://other/x");
+    config_free(&c);
+}
+
+static void request_without_url_or_timeout_takes_the_targets(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, "[request a]\n[target]\nurl = http://h/x\ntimeout = 7s\n");
+    assert_string_equal(c.requests[0].url.value, "http://h/x");
+    assert_int_equal(c.requests[0].timeout_us, 7 * SECOND_US);
+    assert_int_equal(c.requests[0].key_line[CONFIG_REQUEST_URL], 0);
+    config_free(&c);
+}
+
+static void requests_with_their_own_urls_need_no_target(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, "[request a]\nurl = http://h/a\n[request b]\nurl = https://h/b\n");
+    assert_null(c.target.url.value);
+    assert_int_equal(c.n_requests, 2);
+    config_free(&c);
+}
+
+static void file_without_any_url_says_where_to_put_one(void **state)
+{
+    (void)state;
+    load_fails(
+        "",
+        "brink: t.ini: [target] url: no target: set [target] url or a url in each [request NAME]\n");
+}
+
+static void request_names_are_checked(void **state)
+{
+    struct config c;
+    char text[256], want[512];
+    char *name = repeat('n', 63), *cut = repeat('n', 60);
+
+    (void)state;
+    /* inih would cut this section name at 49 bytes; the reader does not. */
+    snprintf(text, sizeof(text), TARGET "[request %s]\nweight = 2\n", name);
+    load_ok(&c, text);
+    assert_string_equal(c.requests[0].name, name);
+    config_free(&c);
+    /* One byte more, and messages show it cut at 60 with a visible mark. */
+    snprintf(text, sizeof(text), TARGET "[request %sn]\n", name);
+    snprintf(
+        want, sizeof(want),
+        "brink: t.ini:3: [request %s...]: bad NAME (expected 1 to 63 letters, digits, _ . or -, got \"%s...\")\n",
+        cut, cut);
+    load_fails(text, want);
+    load_fails(
+        TARGET "[request a b]\n",
+        "brink: t.ini:3: [request a b]: bad NAME (expected 1 to 63 letters, digits, _ . or -, got \"a b\")\n");
+    free(cut);
+    free(name);
+}
+
+static void more_than_64_requests_is_an_error(void **state)
+{
+    char *text = malloc(BIG);
+    size_t used = (size_t)snprintf(text, BIG, TARGET);
+
+    (void)state;
+    for (int i = 0; i <= CONFIG_MAX_REQUESTS; i++)
+        used += (size_t)snprintf(text + used, BIG - used, "[request r%d]\nweight = 1\n", i);
+    load_fails(
+        text,
+        "brink: t.ini:131: [request r64]: too many [request NAME] sections (expected at most 64)\n");
+    free(text);
+}
+
+static void crlf_line_ends_and_a_byte_order_mark_are_accepted(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, "\xEF\xBB\xBF[target]\r\nurl = http://h/\r\n\r\n[load]\r\nthreads = 4\r\n");
+    assert_string_equal(c.target.url.value, "http://h/");
+    assert_int_equal(c.load.threads, 4);
+    config_free(&c);
+}
+
+static void unprintable_text_in_messages_is_escaped(void **state)
+{
+    (void)state;
+    load_fails(
+        TARGET "[lo\x1b]ad]\n[load]\nc\x07 = 1\n",
+        "brink: t.ini:3: [lo\\e]: text after the section name (expected a comment or nothing after ], got \"ad]\")\n"
+        "brink: t.ini:3: [lo\\e]: unknown section (expected [target], [load], [request NAME] or [record])\n"
+        "brink: t.ini:5: [load] c\\x07: unknown key (expected one of concurrency, threads, duration, requests, tick, think_time, step)\n");
+}
+
+static void failed_load_leaves_the_config_as_config_init_did(void **state)
+{
+    struct config c, fresh;
+    char *err;
+
+    (void)state;
+    assert_int_equal(load(&c, TARGET "header = A: 1\n[request a]\nweight = x\n", &err), -EINVAL);
+    free(err);
+    config_init(&fresh);
+    assert_memory_equal(&c, &fresh, sizeof(c));
+    config_free(&c);
+}
+
+static void missing_file_is_reported_in_one_line(void **state)
+{
+    struct config c;
+    char *err;
+    size_t len;
+    FILE *f = open_memstream(&err, &len);
+
+    (void)state;
+    config_init(&c);
+    assert_int_equal(config_load_file(&c, "/nonexistent/x.ini", &opts, f), -ENOENT);
+    fclose(f);
+    assert_string_equal(err, "brink: /nonexistent/x.ini: cannot open: No such file or directory\n");
+    free(err);
+    config_free(&c);
+}
+
+static void body_file_is_found_next_to_the_config_file(void **state)
+{
+    const char *path = BRINK_SOURCE_DIR "/tests/data/config/good/body_file.ini";
+    struct config c;
+
+    (void)state;
+    config_init(&c);
+    assert_int_equal(config_load_file(&c, path, &opts, stderr), 0);
+    assert_int_equal(c.requests[0].body_kind, CONFIG_BODY_FILE);
+    assert_string_equal(c.requests[0].body.raw, "@payload.json");
+    assert_string_equal(c.requests[0].body_path,
+                        BRINK_SOURCE_DIR "/tests/data/config/good/payload.json");
+    config_free(&c);
+}
+
+static void write_keeps_references_and_redacts_secrets(void **state)
+{
+    struct config c;
+    char *out;
+
+    (void)state;
+    load_ok(&c, "[target]\nurl = http://user:pw@h/${TOKEN}\n"
+                "header = Authorization: Bearer ${TOKEN}\nheader = X-Plain: ${USERS}\n"
+                "[request get]\nurl = /x?token=abc\n");
+    out = write_to_string(&c);
+    assert_null(strstr(out, "s3cr3t"));
+    assert_null(strstr(out, ":pw@"));
+    assert_non_null(strstr(out, "\nurl = http://user:<redacted len=2>@h/${TOKEN}\n"));
+    assert_non_null(strstr(out, "\nheader = Authorization: <redacted len=15>\n"));
+    assert_non_null(strstr(out, "\nheader = X-Plain: ${USERS}\n"));
+    assert_non_null(strstr(out, "\nurl = /x?token=<redacted len=3>\n"));
+    free(out);
+    config_free(&c);
+}
+
+static void write_prints_every_key_and_reads_back_the_same(void **state)
+{
+    struct config c, again;
+    char *first, *second;
+
+    (void)state;
+    load_ok(&c, "[target]\nurl = ${BASE}/\nmax_body = 1000000\ntimeout = 90s\n"
+                "[load]\nduration = 1m30s\ntick = 1500ms\nthink_time = 1500us\n"
+                "[request put]\nmethod = PUT\nbody = random:13k\nheader = X: y\n"
+                "[record]\nenabled = no\n");
+    first = write_to_string(&c);
+    assert_string_equal(first,
+                        "; effective configuration: every key with its value, secrets redacted\n"
+                        "[target]\n"
+                        "url = ${BASE}/\n"
+                        "timeout = 90s\n"
+                        "connect_timeout = 5s\n"
+                        "keepalive = yes\n"
+                        "max_body = 1MB\n"
+                        "\n"
+                        "[load]\n"
+                        "concurrency = 10\n"
+                        "threads = 1\n"
+                        "duration = 90s\n"
+                        "requests = 0\n"
+                        "tick = 1500ms\n"
+                        "think_time = 1500us\n"
+                        "step = 1\n"
+                        "\n"
+                        "[request put]\n"
+                        "weight = 1\n"
+                        "method = PUT\n"
+                        "url = ${BASE}/\n"
+                        "header = X: y\n"
+                        "body = random:13k\n"
+                        "timeout = 90s\n"
+                        "\n"
+                        "[record]\n"
+                        "enabled = no\n"
+                        "dir = sessions\n");
+    load_ok(&again, first);
+    second = write_to_string(&again);
+    assert_string_equal(first, second);
+    free(first);
+    free(second);
+    config_free(&c);
+    config_free(&again);
+}
+
+static void every_example_in_config_dir_parses(void **state)
+{
+    const char *dir_path = BRINK_SOURCE_DIR "/config";
+    DIR *dir = opendir(dir_path);
+    struct dirent *e;
+    int n = 0;
+
+    (void)state;
+    assert_non_null(dir);
+    while ((e = readdir(dir)) != NULL) {
+        size_t len = strlen(e->d_name);
+        char path[4096];
+        struct config c;
+
+        if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir_path, e->d_name);
+        config_init(&c);
+        if (config_load_file(&c, path, &any_env, stderr) != 0)
+            fail_msg("%s does not parse", path);
+        config_free(&c);
+        n++;
+    }
+    closedir(dir);
+    assert_true(n >= 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(config_init_sets_every_default),
+        cmocka_unit_test(minimal_file_gets_every_default),
+        cmocka_unit_test(target_keys_are_read),
+        cmocka_unit_test(load_keys_are_read),
+        cmocka_unit_test(request_keys_are_read),
+        cmocka_unit_test(method_is_kept_as_written),
+        cmocka_unit_test(random_body_size_is_parsed),
+        cmocka_unit_test(record_keys_are_read),
+        cmocka_unit_test(key_lines_say_where_each_key_was_set),
+        cmocka_unit_test(bad_value_of_every_key_is_reported),
+        cmocka_unit_test(env_references_are_expanded_and_the_raw_text_kept),
+        cmocka_unit_test(double_dollar_is_a_dollar_and_a_lone_dollar_stays),
+        cmocka_unit_test(missing_env_variable_is_an_error_naming_it),
+        cmocka_unit_test(env_variable_cannot_smuggle_a_newline_into_a_header),
+        cmocka_unit_test(url_of_3000_bytes_round_trips_exactly),
+        cmocka_unit_test(bearer_token_of_5000_bytes_is_kept_whole),
+        cmocka_unit_test(line_of_9000_bytes_is_reported_not_cut),
+        cmocka_unit_test(line_of_exactly_8192_bytes_is_accepted),
+        cmocka_unit_test(long_value_keeps_inline_comment_rules),
+        cmocka_unit_test(misspelt_section_and_key_get_a_suggestion),
+        cmocka_unit_test(unknown_name_with_nothing_close_lists_the_valid_ones),
+        cmocka_unit_test(every_error_of_a_file_is_reported_with_its_line),
+        cmocka_unit_test(header_may_repeat_but_other_keys_may_not),
+        cmocka_unit_test(indented_keys_are_ordinary_keys),
+        cmocka_unit_test(inline_comment_needs_a_blank_before_the_semicolon),
+        cmocka_unit_test(path_is_joined_to_target_url),
+        cmocka_unit_test(request_without_url_or_timeout_takes_the_targets),
+        cmocka_unit_test(requests_with_their_own_urls_need_no_target),
+        cmocka_unit_test(file_without_any_url_says_where_to_put_one),
+        cmocka_unit_test(request_names_are_checked),
+        cmocka_unit_test(more_than_64_requests_is_an_error),
+        cmocka_unit_test(crlf_line_ends_and_a_byte_order_mark_are_accepted),
+        cmocka_unit_test(unprintable_text_in_messages_is_escaped),
+        cmocka_unit_test(failed_load_leaves_the_config_as_config_init_did),
+        cmocka_unit_test(missing_file_is_reported_in_one_line),
+        cmocka_unit_test(body_file_is_found_next_to_the_config_file),
+        cmocka_unit_test(write_keeps_references_and_redacts_secrets),
+        cmocka_unit_test(write_prints_every_key_and_reads_back_the_same),
+        cmocka_unit_test(every_example_in_config_dir_parses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
