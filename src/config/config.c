@@ -231,6 +231,8 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
         rc = -ctx.read_errno;
         config__error(&ctx, 0, NULL, "cannot read: %s", strerror(-rc));
     } else {
+        for (size_t i = 0; opts && i < opts->n_overrides; i++)
+            config__apply_override(&ctx, &opts->overrides[i]);
         resolve_requests(&ctx);
         apply_string_defaults(c);
         rc = ctx.n_errors ? -EINVAL : 0;

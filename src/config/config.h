@@ -131,9 +131,23 @@ struct config {
 /* Looks up an environment variable; the tests inject their own. */
 typedef const char *config_getenv_fn(const char *name, void *arg);
 
+/* A value given on the command line (--url, --concurrency...): it is parsed
+ * like the same key in a file and wins over it. Its key_line is
+ * CONFIG_LINE_COMMAND_LINE. */
+struct config_override {
+    const char *flag;    /* as the user typed it, for messages: "--concurrency" */
+    const char *section; /* "target", "load" or "record" */
+    const char *key;     /* a key of that section */
+    const char *value;   /* taken as is: the shell has expanded it already */
+};
+
+#define CONFIG_LINE_COMMAND_LINE UINT32_MAX
+
 struct config_opts {
     config_getenv_fn *getenv; /* NULL: the process environment */
     void *getenv_arg;
+    const struct config_override *overrides; /* applied after the file, in order */
+    size_t n_overrides;
 };
 
 /* Sets every key of c to its default. c owns nothing yet: string defaults

@@ -311,6 +311,35 @@ out_free_value:
     free(value);
 }
 
+void config__apply_override(struct config_load_ctx *ctx, const struct config_override *o)
+{
+    char why[CONFIG_WHY_MAX], shown[CONFIG_SHOW_MAX];
+    const struct config_key *k = NULL;
+    struct config_value v = {o->value, o->value, 0};
+    struct section_slot slot = {NULL, NULL, NULL};
+
+    for (size_t i = 0; i < N_SECTIONS; i++) {
+        if (!sections[i].has_name && strcmp(o->section, sections[i].name) == 0) {
+            k = find_key(sections[i].kind, o->key);
+            slot = slot_of(ctx->c, sections[i].kind, NULL);
+        }
+    }
+    /* The table of flags is brink's own, so a miss is a bug, not bad input. */
+    assert(k && !k->is_repeatable && "override names no single-valued key");
+    if (find_control(o->value)) {
+        fprintf(ctx->err, "brink: %s: control character in the value (expected text, got \"%s\")\n",
+                o->flag, config__show(o->value, shown));
+        ctx->n_errors++;
+        return;
+    }
+    if (k->type->parse(ctx, k, slot.base, &v, why, sizeof(why)) < 0) {
+        fprintf(ctx->err, "brink: %s: %s\n", o->flag, why);
+        ctx->n_errors++;
+        return;
+    }
+    slot.key_line[k->index] = CONFIG_LINE_COMMAND_LINE;
+}
+
 /* inih's handler. The section inih passes is ignored: inih cuts names at 49
  * bytes, and the reader has already told us which section this is. */
 int config__on_key(void *user, const char *section, const char *name, const char *value)

@@ -116,6 +116,8 @@ void config__apply_defaults(enum config_section_kind kind, void *base);
  * skipped), and the handler given to inih for key = value lines. */
 void config__begin_section(struct config_load_ctx *ctx, char *name);
 int config__on_key(void *user, const char *section, const char *name, const char *value);
+/* Applies one command-line value; errors read "brink: FLAG: why". */
+void config__apply_override(struct config_load_ctx *ctx, const struct config_override *o);
 
 /* messages.c */
 #if defined(__GNUC__)

@@ -796,9 +796,85 @@ static void every_example_in_config_dir_parses(void **state)
     assert_true(n >= 2);
 }
 
+static int load_with_overrides(struct config *c, const char *text, const struct config_override *ov,
+                               size_t n, char **err)
+{
+    struct config_opts o = {.getenv = fake_getenv, .overrides = ov, .n_overrides = n};
+    size_t len;
+    FILE *f = open_memstream(err, &len);
+    int rc;
+
+    assert_non_null(f);
+    config_init(c);
+    rc = config_load_string(c, "t.ini", text, &o, f);
+    fclose(f);
+    return rc;
+}
+
+static void command_line_values_win_over_the_file(void **state)
+{
+    static const struct config_override ov[] = {
+        {"--concurrency", "load", "concurrency", "40"},
+        {"--duration", "load", "duration", "2m"},
+        {"--url", "target", "url", "http://127.0.0.1:9/other"},
+    };
+    struct config c;
+    char *err;
+
+    (void)state;
+    assert_int_equal(
+        load_with_overrides(&c, TARGET "[load]\nconcurrency = 5\nduration = 10s\n", ov, 3, &err),
+        0);
+    assert_string_equal(err, "");
+    assert_int_equal(c.load.concurrency, 40);
+    assert_int_equal(c.load.duration_us, 120000000);
+    assert_string_equal(c.target.url.value, "http://127.0.0.1:9/other");
+    assert_int_equal(c.load.key_line[CONFIG_LOAD_CONCURRENCY], CONFIG_LINE_COMMAND_LINE);
+    free(err);
+    config_free(&c);
+}
+
+static void command_line_url_is_enough_without_a_file(void **state)
+{
+    static const struct config_override ov[] = {{"--url", "target", "url", "http://[::1]:8080/"}};
+    struct config c;
+    char *err;
+
+    (void)state;
+    assert_int_equal(load_with_overrides(&c, "", ov, 1, &err), 0);
+    assert_string_equal(err, "");
+    assert_string_equal(c.target.url.value, "http://[::1]:8080/");
+    free(err);
+    config_free(&c);
+}
+
+static void bad_command_line_values_name_the_flag(void **state)
+{
+    static const struct config_override ov[] = {
+        {"--concurrency", "load", "concurrency", "ten"},
+        {"--duration", "load", "duration", "30"},
+        {"--url", "target", "url", "ftp://x/\x1b[2J"},
+    };
+    struct config c;
+    char *err;
+
+    (void)state;
+    assert_int_equal(load_with_overrides(&c, TARGET, ov, 3, &err), -EINVAL);
+    assert_string_equal(
+        err,
+        "brink: --concurrency: expected a whole number such as 100, 10k or 2M, got \"ten\"\n"
+        "brink: --duration: expected a duration such as 250ms, 30s, 2m or 1h, got \"30\" (the unit is missing)\n"
+        "brink: --url: control character in the value (expected text, got \"ftp://x/\\e[2J\")\n");
+    free(err);
+    config_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(command_line_values_win_over_the_file),
+        cmocka_unit_test(command_line_url_is_enough_without_a_file),
+        cmocka_unit_test(bad_command_line_values_name_the_flag),
         cmocka_unit_test(config_init_sets_every_default),
         cmocka_unit_test(minimal_file_gets_every_default),
         cmocka_unit_test(target_keys_are_read),
