@@ -196,6 +196,47 @@ static int check_template(const char *url, char *why, size_t why_len)
     return 0;
 }
 
+/* The port of the authority auth[0..len), if any, is 1 to 65535: a typo
+ * like "http://host:8080path" would otherwise fail every request. */
+static int check_port(const char *url, const char *auth, size_t len, char *why, size_t why_len)
+{
+    char shown[CONFIG_SHOW_MAX];
+    const char *end = auth + len, *at, *colon = NULL;
+    unsigned long port = 0;
+
+    /* Skip user:pass@, whose colon is not a port's. */
+    for (at = auth; at < end; at++) {
+        if (*at == '@')
+            auth = at + 1;
+    }
+    if (auth < end && *auth == '[') {
+        const char *close = memchr(auth, ']', (size_t)(end - auth));
+
+        if (close && close + 1 < end && close[1] == ':')
+            colon = close + 1;
+        else if (!close || close + 1 != end)
+            goto bad;
+    } else {
+        colon = memchr(auth, ':', (size_t)(end - auth));
+    }
+    if (!colon)
+        return 0;
+    if (colon + 1 == end || colon + 6 < end)
+        goto bad;
+    for (const char *p = colon + 1; p < end; p++) {
+        if (*p < '0' || *p > '9')
+            goto bad;
+        port = port * 10 + (unsigned long)(*p - '0');
+    }
+    if (port >= 1 && port <= 65535)
+        return 0;
+bad:
+    snprintf(why, why_len,
+             "bad host or port in the URL (expected http://HOST:PORT/ with a port from 1 to 65535, got \"%s\")",
+             config__show(url, shown));
+    return -EINVAL;
+}
+
 static int check_absolute(const char *url, int may_be_path, char *why, size_t why_len)
 {
     char shown[CONFIG_SHOW_MAX];
@@ -220,7 +261,7 @@ static int check_absolute(const char *url, int may_be_path, char *why, size_t wh
                  config__show(url, shown));
         return -EINVAL;
     }
-    return 0;
+    return check_port(url, url + scheme_len, strcspn(url + scheme_len, "/?#"), why, why_len);
 }
 
 int config__check_url(const char *url, int may_be_path, char *why, size_t why_len)
