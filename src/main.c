@@ -10,6 +10,7 @@
 
 #include "config/config.h"
 #include "core/sanitize.h"
+#include "target/target.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
@@ -33,6 +34,18 @@ static const struct cmd commands[] = {
                 "Otherwise prints the effective configuration, every key with its value or\n"
                 "default, ${ENV} references as written and secrets redacted, and exits 0.\n",
         .run = cmd_check,
+    },
+    {
+        .name = "target",
+        .usage = "brink target [--listen ADDR:PORT] [--config FILE] [--seed N]",
+        .summary = "run the built-in fault-injecting HTTP server (for demos and tests)",
+        .help = "Serves /bytes/N, /delay/MS, /status/CODE, /echo, /files/, a key-value store\n"
+                "with siblings (/kv/KEY, /mp/UPLOAD/PART), /stats, /metrics and /_control on\n"
+                "ADDR:PORT (default 127.0.0.1:0, a free port; [::1]:PORT for IPv6) and prints\n"
+                "its URL as the first line. FILE is a JSON document with the schema of the\n"
+                "body of POST /_control (capacity, faults, kv, files_dir); N seeds the fault\n"
+                "RNG. Runs until SIGINT or SIGTERM.\n",
+        .run = target_main,
     },
 };
 

@@ -1,0 +1,233 @@
+/*
+ * faults: choosing and producing the injected faults. The choice is a pure
+ * function of the seed and the request's sequence number, so the same seed
+ * and the same requests give the same faults. The low-level faults bypass
+ * libmicrohttpd: an abortive close (SO_LINGER 0) for resets, and raw bytes
+ * written to the socket before libmicrohttpd wrote anything for malformed
+ * replies.
+ */
+#include "target/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "core/xalloc.h"
+
+/* Clear screen, set the window title, a hyperlink, a cursor-position query,
+ * a bidi override and an 8-bit CSI; the stats name adds a carriage return
+ * that overwrites the line (a header value cannot hold one). */
+#define HOSTILE_COMMON                                                                             \
+    "\033[2J\033]0;PWNED\007\033]8;;http://x.invalid/\033\\link"                                   \
+    "\033]8;;\033\\\033[6n\xe2\x80\xae"                                                            \
+    "desrever\xc2\x9b"                                                                             \
+    "31m"
+const char faults_hostile[] = HOSTILE_COMMON "\rover";
+const char faults_hostile_header[] = HOSTILE_COMMON;
+
+/* splitmix64: a well-mixed 64-bit value from any 64-bit input. */
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static enum fault draw(const struct settings *s, uint64_t seq)
+{
+    double u = (double)(mix(s->seed ^ mix(seq)) >> 11) / 9007199254740992.0; /* [0,1) */
+    double acc = 0;
+
+    for (int f = 1; f < FAULT_COUNT; f++) {
+        acc += s->fault_p[f];
+        if (u < acc)
+            return (enum fault)f;
+    }
+    return FAULT_NONE;
+}
+
+static int any_probability(const struct settings *s)
+{
+    for (int f = 1; f < FAULT_COUNT; f++)
+        if (s->fault_p[f] > 0)
+            return 1;
+    return 0;
+}
+
+/* Takes one forced fault from the control budget, if any is left. */
+static enum fault take_forced(struct target *t)
+{
+    unsigned n = atomic_load_explicit(&t->force_remaining, memory_order_relaxed);
+
+    while (n > 0) {
+        if (atomic_compare_exchange_weak(&t->force_remaining, &n, n - 1))
+            return (enum fault)atomic_load(&t->force_fault);
+    }
+    return FAULT_NONE;
+}
+
+enum fault faults_pick(struct target *t, const struct settings *s, const char *header)
+{
+    enum fault f = FAULT_NONE;
+
+    if (header) {
+        int named = settings_fault_by_name(header);
+        f = named > 0 ? (enum fault)named : FAULT_NONE;
+    }
+    if (f == FAULT_NONE)
+        f = take_forced(t);
+    if (f == FAULT_NONE && any_probability(s))
+        f = draw(s, atomic_fetch_add(&t->fault_seq, 1));
+    if (f != FAULT_NONE)
+        atomic_fetch_add(&t->stats.faults[f], 1);
+    return f;
+}
+
+static int conn_fd(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+    return ci ? ci->connect_fd : -1;
+}
+
+void faults_reset(struct target *t, struct MHD_Connection *conn)
+{
+    struct linger lg = {.l_onoff = 1, .l_linger = 0};
+    int fd = conn_fd(conn);
+
+    /* With linger {1, 0}, close() discards unsent data and sends RST; the
+     * daemon runs with MHD_USE_TURBO so it closes without a shutdown() (a
+     * FIN) first. */
+    if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) == 0)
+        atomic_fetch_add(&t->stats.resets_sent, 1);
+}
+
+struct cut {
+    struct target *t;
+    const char *pattern; /* the /bytes pattern when owned is NULL */
+    char *owned;
+    uint64_t len, stop;
+};
+
+static ssize_t cut_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct cut *c = cls;
+    size_t n;
+
+    if (pos >= c->stop) {
+        atomic_fetch_add(&c->t->stats.closed_early, 1);
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    }
+    n = c->stop - pos < max ? (size_t)(c->stop - pos) : max;
+    if (c->owned)
+        memcpy(buf, c->owned + pos, n);
+    else
+        content_pattern(buf, pos, n);
+    atomic_fetch_add(&c->t->stats.bytes_sent, n);
+    return (ssize_t)n;
+}
+
+static void cut_free(void *cls)
+{
+    struct cut *c = cls;
+
+    free(c->owned);
+    free(c);
+}
+
+struct MHD_Response *faults_cut_response(struct target *t, const char *pattern, char *owned,
+                                         uint64_t len)
+{
+    struct cut *c = xcalloc(1, sizeof(*c));
+    struct MHD_Response *r;
+
+    c->t = t;
+    c->pattern = pattern;
+    c->owned = owned;
+    c->len = len;
+    c->stop = len / 2;
+    r = MHD_create_response_from_callback(len, 4096, cut_read, c, cut_free);
+    if (!r) {
+        c->owned = NULL; /* still the caller's */
+        cut_free(c);
+    }
+    return r;
+}
+
+int faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf, size_t len)
+{
+    int fd = conn_fd(conn);
+    size_t done = 0;
+
+    if (fd < 0)
+        return -EBADF;
+    while (done < len) {
+        ssize_t n = send(fd, buf + done, len - done, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        done += (size_t)n;
+    }
+    atomic_fetch_add(&t->stats.bytes_sent, done);
+    return done == len ? 0 : -EAGAIN;
+}
+
+char *faults_raw_reply(enum fault f, const struct settings *s, size_t *len)
+{
+    static const char malformed[] = "HTTP/1.1 2x0 Br\x01ken\r\nContent-Length: 0\r\n\r\n";
+    static const char head[] = "HTTP/1.1 200 OK\r\nX-Brink-Huge: ";
+    static const char tail[] = "\r\nContent-Length: 0\r\n\r\n";
+    size_t n = s->huge_header_bytes;
+    char *p;
+
+    if (f == FAULT_MALFORMED_STATUS) {
+        *len = sizeof(malformed) - 1;
+        return xstrndup(malformed, *len);
+    }
+    *len = sizeof(head) - 1 + n + sizeof(tail) - 1;
+    p = xmalloc(*len + 1);
+    memcpy(p, head, sizeof(head) - 1);
+    memset(p + sizeof(head) - 1, 'h', n);
+    memcpy(p + sizeof(head) - 1 + n, tail, sizeof(tail));
+    return p;
+}
+
+int faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection *conn, char *buf,
+                     size_t len, size_t step, uint32_t interval_us)
+{
+    o->t = t;
+    o->fd = conn_fd(conn);
+    o->buf = buf;
+    o->len = len;
+    o->off = 0;
+    o->step = step;
+    o->interval_us = interval_us;
+    o->tries_left = RAW_MAX_TRIES;
+    return o->fd < 0 ? -EBADF : 0;
+}
+
+int faults_raw_step(void *arg)
+{
+    struct raw_out *o = arg;
+    size_t want = o->len - o->off;
+    ssize_t n;
+
+    if (o->step && want > o->step)
+        want = o->step;
+    n = send(o->fd, o->buf + o->off, want, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+        o->off += (size_t)n;
+        atomic_fetch_add(&o->t->stats.bytes_sent, (unsigned long long)n);
+    } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        return 0; /* the peer is gone: stop and let the connection close */
+    }
+    if (o->off == o->len || --o->tries_left == 0)
+        return 0;
+    /* A full socket buffer is retried soon; a drip waits its interval. */
+    return n > 0 && o->step ? (int)o->interval_us : 1000;
+}

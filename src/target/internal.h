@@ -1,0 +1,258 @@
+/*
+ * target internals: the types and helpers shared by the files of
+ * src/target/. Nothing here is visible outside the module. Unless a
+ * comment says otherwise, functions may be called from any of
+ * libmicrohttpd's pool threads and from the scheduler thread.
+ */
+#ifndef PROG_TARGET_INTERNAL_H
+#define PROG_TARGET_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+#include "target/kv.h"
+#include "target/settings.h"
+
+#define TARGET_ERR_MAX 256
+
+/* Ground-truth counters: what the target did, for tests and /stats. */
+struct target_stats {
+    atomic_ullong connections_accepted; /* TCP connections accepted */
+    atomic_llong active_connections;    /* open right now */
+    atomic_ullong requests_total;       /* requests whose headers were read */
+    atomic_ullong requests_by_ep[EP_COUNT];
+    atomic_ullong responses_by_class[6]; /* index status / 100 (1xx..5xx) */
+    atomic_ullong responses_503;
+    atomic_ullong resets_sent;    /* connections closed with RST */
+    atomic_ullong closed_early;   /* bodies cut short on purpose */
+    atomic_ullong stalled;        /* headers sent, then nothing */
+    atomic_ullong dripped;        /* bodies sent a byte at a time */
+    atomic_ullong malformed_sent; /* malformed status lines */
+    atomic_ullong huge_headers_sent;
+    atomic_ullong hostile_sent;        /* responses with hostile header bytes */
+    atomic_ullong bytes_sent;          /* body and raw bytes handed to the socket */
+    atomic_ullong node_gets;           /* GET /kv */
+    atomic_ullong node_puts;           /* PUT /kv and /mp (parts and manifests) */
+    atomic_ullong kv_full;             /* writes refused with 507 */
+    atomic_llong queue_depth;          /* requests waiting for a simulated worker */
+    atomic_ullong faults[FAULT_COUNT]; /* drawn or forced; a 503 or an empty body may void one */
+};
+
+/* Sibling counts seen by reads over the last 60 s (Riak's node_get_fsm_siblings). */
+#define SIBWIN_SECONDS 60
+struct sibwin {
+    pthread_mutex_t lock;
+    uint64_t sec[SIBWIN_SECONDS]; /* which second each slot holds */
+    uint64_t count[SIBWIN_SECONDS];
+    uint64_t sum[SIBWIN_SECONDS];
+    uint64_t max[SIBWIN_SECONDS];
+};
+
+struct sched;
+struct capacity;
+
+/* The running server. One per process; owned by target_main. */
+struct target {
+    struct MHD_Daemon *daemon;
+    struct sched *sched;
+    struct capacity *cap;
+    struct kv *kv;
+    struct target_stats stats;
+    struct sibwin sibwin;
+    pthread_rwlock_t settings_lock; /* guards settings */
+    struct settings settings;
+    atomic_ullong fault_seq; /* per eligible request, for the seeded RNG */
+    atomic_uint force_fault; /* enum fault to force on the next requests */
+    atomic_uint force_remaining;
+    atomic_uint over_limit;      /* connections marked for reset, not yet closed */
+    atomic_uint max_connections; /* copy of settings.max_connections */
+    atomic_int fast_bytes;       /* /bytes needs no fault draw and no service time */
+    int files_dir_fd; /* -1 when no files_dir */
+};
+
+/* Raw bytes written by the scheduler thread to a suspended connection:
+ * step bytes every interval_us (step 0: as fast as the socket takes them). */
+#define RAW_MAX_TRIES 10000 /* about 10 s of a full socket buffer */
+struct raw_out {
+    struct target *t;
+    int fd;
+    char *buf; /* borrowed */
+    size_t len, off, step;
+    uint32_t interval_us;
+    unsigned tries_left;
+};
+
+/* An answer, built by an endpoint and sent (or mangled) by routes.c. */
+#define REPLY_MAX_HEADERS 4
+struct reply {
+    unsigned status;
+    const char *content_type;
+    const char *body; /* len bytes; static, or owned */
+    char *owned;      /* freed with the reply; NULL when body is static */
+    uint64_t len;
+    int generated; /* body is the /bytes pattern (len may exceed the table) */
+    int fd;        /* >= 0: serve len bytes of this file (taken); -1 otherwise */
+    unsigned n_hdr;
+    struct {
+        const char *name;
+        char value[48];
+    } hdr[REPLY_MAX_HEADERS];
+};
+
+/* Steps of a request between libmicrohttpd's calls of the access handler. */
+enum phase {
+    PH_BODY,         /* reading the request body */
+    PH_BACKPRESSURE, /* a multipart part waits for the manifest's siblings */
+    PH_WAIT,         /* suspended until served (queue, service, delay, write) */
+    PH_RAW,          /* suspended while raw bytes go out; closes on resume */
+};
+
+/* Per-request state (MHD's request context), freed when the request ends. */
+struct req {
+    enum endpoint ep;
+    enum fault fault;
+    enum phase phase;
+    int is_get, is_put, is_delete, is_head;
+    char *body; /* request body, up to body_max bytes */
+    size_t body_len, body_cap, body_max;
+    int body_too_big;
+    int in_model;              /* admitted to the capacity model, not yet left */
+    uint64_t extra_us;         /* waiting that holds no worker (delay, write flight) */
+    uint64_t service_extra_us; /* added to the endpoint's service time */
+    /* kv and multipart */
+    struct kv_write w; /* the object (or the part) being written */
+    struct kv_write w_manifest;
+    uint64_t base; /* version the writer names (X-Brink-Version) */
+    uint64_t manifest_base;
+    unsigned bp_rounds;
+    struct kv_read read; /* what a GET saw */
+    int read_rc;
+    /* raw faults */
+    struct raw_out raw;
+    char *raw_buf;
+    struct reply reply;
+};
+
+/* --- content.c: /bytes, /delay, /status, /echo --- */
+#define CONTENT_PATTERN_BYTES 65536
+#define CONTENT_MAX_BYTES (1ull << 30)
+#define CONTENT_MAX_DELAY_MS 600000
+void content_init(void);
+/* Copies n bytes of the /bytes pattern starting at offset off into dst. */
+void content_pattern(char *dst, uint64_t off, size_t n);
+const char *content_pattern_table(void);
+void reply_init(struct reply *rp);
+void reply_free(struct reply *rp);
+/* Sets a text reply with a formatted body (owned). */
+void reply_text(struct reply *rp, unsigned status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void reply_header(struct reply *rp, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void content_bytes(struct reply *rp, const char *arg);
+/* Parses the MS of /delay/MS into µs; -EINVAL when it is not a number in range. */
+int content_delay_us(const char *arg, uint64_t *us);
+void content_status(struct reply *rp, const char *arg);
+void content_echo(struct reply *rp, const char *method, struct req *r);
+
+/* --- store.c: /kv and /mp --- */
+/* Prepares a kv or mp request once its body is in: begins writes, reads.
+ * Returns 0, or 1 when rp already holds the final answer (an error), or 2
+ * when the request must wait wait_us for backpressure and call again. */
+int store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r, const char *url,
+                  const struct settings *s, uint64_t *wait_us);
+/* Finishes it after the wait: commits writes, fills rp. */
+void store_finish(struct target *t, struct req *r, const char *url);
+/* Ends writes still in flight (the request failed or was rejected). */
+void store_abort(struct target *t, struct req *r);
+
+/* Copies the settings under the read lock. */
+void target_settings_get(struct target *t, struct settings *out);
+
+/* --- routes.c: the MHD callbacks --- */
+enum MHD_Result routes_access(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **req_cls);
+void routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+                      enum MHD_RequestTerminationCode why);
+void routes_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+                       enum MHD_ConnectionNotificationCode what);
+
+/* Queues resp (not destroyed here) with status, counting body_len bytes. */
+enum MHD_Result respond(struct target *t, struct MHD_Connection *conn, unsigned status,
+                        struct MHD_Response *resp, uint64_t body_len);
+
+/* --- faults.c --- */
+/* Picks the fault for the next eligible request: forced by header (named, or
+ * NULL), forced through control, or drawn with the seeded RNG. */
+enum fault faults_pick(struct target *t, const struct settings *s, const char *header);
+/* Makes the connection's close abortive (RST) and counts it; the caller
+ * returns MHD_NO so libmicrohttpd closes the socket. */
+void faults_reset(struct target *t, struct MHD_Connection *conn);
+/* Response announcing len bytes whose body stops after half of them; the
+ * connection then closes. The body is owned (taken, freed with the response)
+ * or, when owned is NULL, the /bytes pattern. */
+struct MHD_Response *faults_cut_response(struct target *t, const char *pattern, char *owned,
+                                         uint64_t len);
+/* Writes a whole buffer to the connection's socket, bypassing MHD; returns 0
+ * or -errno. Only for small buffers or before MHD wrote anything. */
+int faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf, size_t len);
+/* Builds the raw bytes of the malformed or huge-header faults (malloc'd). */
+char *faults_raw_reply(enum fault f, const struct settings *s, size_t *len);
+int faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection *conn, char *buf,
+                     size_t len, size_t step, uint32_t interval_us);
+/* A sched_fn: writes the next piece; returns µs until the next or 0 when done. */
+int faults_raw_step(void *arg);
+/* The hostile string used in headers and stats names (ESC, OSC, CSI, bidi). */
+extern const char faults_hostile[];
+extern const char faults_hostile_header[]; /* the same without CR or LF */
+
+/* --- capacity.c: workers and a FIFO queue, simulated --- */
+struct capacity *capacity_new(void);
+void capacity_free(struct capacity *c);
+/* Admits a request needing service_us of a worker: returns 0 and the time
+ * in µs until it is served, or -EBUSY when the queue is full. */
+int capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max, uint64_t service_us,
+                   uint64_t now_ns, uint64_t *wait_us);
+/* The request admitted earlier has left the system. */
+void capacity_leave(struct capacity *c);
+/* Requests waiting for a worker now. */
+uint64_t capacity_queue(struct capacity *c, unsigned workers);
+
+/* --- sched.c: the timer thread that resumes suspended connections --- */
+typedef int sched_fn(void *arg); /* returns 0 when done, or µs until next call */
+int sched_new(struct sched **out);
+/* Resumes conn at due_ns. When fn is set, it runs at due_ns first (on the
+ * scheduler thread) and may ask to run again later instead of resuming.
+ * Returns -ECANCELED once stopping; the caller resumes conn itself. */
+int sched_add(struct sched *s, struct MHD_Connection *conn, uint64_t due_ns, sched_fn *fn,
+              void *arg);
+/* Resumes every waiting connection now and joins the thread. */
+void sched_stop(struct sched *s);
+void sched_free(struct sched *s);
+
+/* --- stats.c --- */
+void sibwin_init(struct sibwin *w);
+void sibwin_destroy(struct sibwin *w);
+void sibwin_record(struct sibwin *w, uint64_t now_s, uint64_t siblings);
+void sibwin_read(struct sibwin *w, uint64_t now_s, uint64_t *max, double *mean);
+/* Bodies of /stats, /metrics and GET /_control; malloc'd, NUL-terminated. */
+char *stats_json(struct target *t, int pretty);
+char *stats_metrics(struct target *t, size_t *len);
+char *stats_ground_truth(struct target *t);
+
+/* --- files.c: GET /files/PATH from settings.files_dir --- */
+/* Opens the directory once at start; returns 0 or -errno (err filled). */
+int files_open(struct target *t, const char *dir, char *err, size_t err_len);
+/* Answers a file's bytes or a directory's index; path is after "/files". */
+void files_reply(struct target *t, const char *path, struct reply *rp);
+
+/* --- control.c: GET and POST /_control --- */
+void control_reply(struct target *t, struct req *r, const char *method);
+/* Installs new settings (under the write lock) and applies their effects. */
+void control_install(struct target *t, const struct settings *s);
+
+#endif

@@ -1,0 +1,482 @@
+/*
+ * routes: libmicrohttpd's callbacks. A request goes through phases (see
+ * enum phase): its body is read, it is admitted to the capacity model, it
+ * waits suspended if it must (the scheduler resumes it), then its answer is
+ * built and sent, or mangled by the fault chosen when its headers arrived.
+ * GET /bytes/N with no fault and no service time is answered without any
+ * state of ours: it is the benchmark's path.
+ * Runs on libmicrohttpd's pool threads.
+ */
+#include "target/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/xalloc.h"
+
+#define SMALL_BODY_MAX (64 * 1024) /* request bodies of endpoints that need none */
+#define ECHO_BODY_MAX (1024 * 1024)
+
+/* The socket context of a connection over max_connections. */
+static char over_limit_mark;
+/* The request context of a GET /bytes on the fast path (no state of ours). */
+static char fast_mark;
+
+static const struct {
+    const char *prefix;
+    enum endpoint ep;
+    int exact; /* the url must equal the prefix (or prefix + "/...") */
+} route_table[] = {
+    {"/bytes/", EP_BYTES, 0},     {"/delay/", EP_DELAY, 0}, {"/status/", EP_STATUS, 0},
+    {"/echo", EP_ECHO, 1},        {"/files", EP_FILES, 0},  {"/kv/", EP_KV, 0},
+    {"/mp/", EP_MP, 0},           {"/stats", EP_STATS, 1},  {"/metrics", EP_METRICS, 1},
+    {"/_control", EP_CONTROL, 1},
+};
+
+static enum endpoint classify(const char *url, const char **arg)
+{
+    for (size_t i = 0; i < sizeof(route_table) / sizeof(route_table[0]); i++) {
+        size_t n = strlen(route_table[i].prefix);
+        if (strncmp(url, route_table[i].prefix, n) != 0)
+            continue;
+        if (route_table[i].exact && url[n] != '\0')
+            continue;
+        if (route_table[i].ep == EP_FILES && url[n] != '\0' && url[n] != '/')
+            continue;
+        *arg = url + n;
+        return route_table[i].ep;
+    }
+    *arg = url;
+    return EP_OTHER;
+}
+
+static int fault_eligible(enum endpoint ep)
+{
+    /* Probes and control must stay reliable while the load path fails. */
+    return ep != EP_STATS && ep != EP_METRICS && ep != EP_CONTROL;
+}
+
+static ssize_t pattern_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)cls;
+    content_pattern(buf, pos, max);
+    return (ssize_t)max;
+}
+
+enum MHD_Result respond(struct target *t, struct MHD_Connection *conn, unsigned status,
+                        struct MHD_Response *resp, uint64_t body_len)
+{
+    enum MHD_Result rc;
+
+    if (!resp)
+        return MHD_NO;
+    rc = MHD_queue_response(conn, status, resp);
+    MHD_destroy_response(resp);
+    atomic_fetch_add_explicit(&t->stats.responses_by_class[status / 100 % 6], 1,
+                              memory_order_relaxed);
+    if (status == 503)
+        atomic_fetch_add(&t->stats.responses_503, 1);
+    atomic_fetch_add_explicit(&t->stats.bytes_sent, body_len, memory_order_relaxed);
+    return rc;
+}
+
+static enum MHD_Result fast_bytes(struct target *t, struct MHD_Connection *conn, const char *arg)
+{
+    struct MHD_Response *resp;
+    struct reply rp;
+
+    reply_init(&rp);
+    content_bytes(&rp, arg);
+    if (rp.generated)
+        resp = MHD_create_response_from_callback(rp.len, 64 * 1024, pattern_read, NULL, NULL);
+    else
+        resp = MHD_create_response_from_buffer(
+            rp.len, (void *)rp.body, rp.owned ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
+    if (resp)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rp.content_type);
+    reply_free(&rp);
+    return respond(t, conn, rp.status, resp, rp.len);
+}
+
+/* Suspends the connection until us from now; fn (if set) runs first. */
+static enum MHD_Result suspend_for(struct target *t, struct MHD_Connection *conn, uint64_t us,
+                                   sched_fn *fn, void *arg)
+{
+    MHD_suspend_connection(conn);
+    if (sched_add(t->sched, conn, clock_now_ns() + us * 1000u, fn, arg) != 0)
+        MHD_resume_connection(conn); /* stopping: go on at once */
+    return MHD_YES;
+}
+
+static enum MHD_Result first_call(struct target *t, struct MHD_Connection *conn, const char *url,
+                                  const char *method, void **req_cls)
+{
+    const char *arg, *hdr;
+    struct settings s;
+    enum endpoint ep;
+    enum fault f = FAULT_NONE;
+    struct req *r;
+
+    atomic_fetch_add_explicit(&t->stats.requests_total, 1, memory_order_relaxed);
+    if (atomic_load(&t->over_limit) > 0) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        if (ci && ci->socket_context == &over_limit_mark) {
+            faults_reset(t, conn);
+            return MHD_NO;
+        }
+    }
+    ep = classify(url, &arg);
+    atomic_fetch_add_explicit(&t->stats.requests_by_ep[ep], 1, memory_order_relaxed);
+    hdr = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Brink-Fault");
+    if (ep == EP_BYTES && !hdr && atomic_load_explicit(&t->fast_bytes, memory_order_relaxed) &&
+        atomic_load_explicit(&t->force_remaining, memory_order_relaxed) == 0 &&
+        strcmp(method, MHD_HTTP_METHOD_GET) == 0) {
+        /* Answer on the next call: a response queued before the request is
+         * complete makes libmicrohttpd close the connection after it. */
+        *req_cls = &fast_mark;
+        return MHD_YES;
+    }
+    target_settings_get(t, &s);
+    if (fault_eligible(ep))
+        f = faults_pick(t, &s, hdr);
+    if (f == FAULT_RESET) {
+        faults_reset(t, conn);
+        return MHD_NO;
+    }
+    r = xcalloc(1, sizeof(*r));
+    reply_init(&r->reply);
+    r->ep = ep;
+    r->fault = f;
+    r->phase = PH_BODY;
+    r->is_get = strcmp(method, MHD_HTTP_METHOD_GET) == 0;
+    r->is_head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    r->is_put = strcmp(method, MHD_HTTP_METHOD_PUT) == 0;
+    r->is_delete = strcmp(method, MHD_HTTP_METHOD_DELETE) == 0;
+    r->body_max = ep == EP_KV || ep == EP_MP ? s.kv_max_object_bytes
+                  : ep == EP_ECHO            ? ECHO_BODY_MAX
+                                             : SMALL_BODY_MAX;
+    *req_cls = r;
+    return MHD_YES;
+}
+
+static void take_body(struct req *r, const char *data, size_t n)
+{
+    if (r->body_too_big || n > r->body_max - r->body_len) {
+        r->body_too_big = 1;
+        return;
+    }
+    if (r->body_len + n > r->body_cap) {
+        size_t cap = r->body_cap ? r->body_cap : 4096;
+        while (cap < r->body_len + n)
+            cap *= 2;
+        if (cap > r->body_max)
+            cap = r->body_max;
+        r->body = xrealloc(r->body, cap);
+        r->body_cap = cap;
+    }
+    memcpy(r->body + r->body_len, data, n);
+    r->body_len += n;
+}
+
+static int wants_text(struct MHD_Connection *conn)
+{
+    const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
+
+    return accept && strstr(accept, "text/plain") != NULL;
+}
+
+static void set_body(struct reply *rp, unsigned status, const char *type, char *body, size_t len)
+{
+    reply_free(rp);
+    rp->status = body ? status : 500;
+    rp->content_type = type;
+    rp->owned = body;
+    rp->body = body ? body : "";
+    rp->len = body ? len : 0;
+}
+
+/* Builds the answer of a request whose wait is over. */
+static void produce(struct target *t, struct MHD_Connection *conn, struct req *r, const char *url,
+                    const char *method)
+{
+    const char *arg;
+    size_t n;
+    char *text;
+
+    classify(url, &arg);
+    switch (r->ep) {
+    case EP_BYTES:
+        content_bytes(&r->reply, arg);
+        break;
+    case EP_DELAY:
+        reply_text(&r->reply, 200, "delayed %llu ms\n", (unsigned long long)(r->extra_us / 1000));
+        break;
+    case EP_STATUS:
+        content_status(&r->reply, arg);
+        break;
+    case EP_ECHO:
+        content_echo(&r->reply, method, r);
+        break;
+    case EP_FILES:
+        files_reply(t, arg, &r->reply);
+        break;
+    case EP_KV:
+    case EP_MP:
+        store_finish(t, r, url);
+        break;
+    case EP_STATS:
+        text = stats_json(t, wants_text(conn));
+        set_body(&r->reply, 200, wants_text(conn) ? "text/plain" : "application/json", text,
+                 text ? strlen(text) : 0);
+        break;
+    case EP_METRICS:
+        text = stats_metrics(t, &n);
+        set_body(&r->reply, 200, "text/plain; version=0.0.4", text, n);
+        break;
+    case EP_CONTROL:
+        control_reply(t, r, method);
+        break;
+    default:
+        reply_text(
+            &r->reply, 404,
+            "no such endpoint; try /bytes/N, /delay/MS, /status/CODE, /echo, /files/, /kv/KEY, /mp/UPLOAD/PART, /stats, /metrics or /_control\n");
+        break;
+    }
+}
+
+static struct MHD_Response *plain_response(struct target *t, struct req *r)
+{
+    struct reply *rp = &r->reply;
+    struct MHD_Response *resp;
+
+    if (rp->fd >= 0) {
+        resp = MHD_create_response_from_fd(rp->len, rp->fd);
+        if (resp)
+            rp->fd = -1; /* libmicrohttpd closes it */
+    } else if (r->fault == FAULT_CLOSE_MID_BODY) {
+        resp = faults_cut_response(t, rp->owned ? NULL : rp->body, rp->owned, rp->len);
+        if (resp)
+            rp->owned = NULL;
+    } else if (rp->generated) {
+        resp = MHD_create_response_from_callback(rp->len, 64 * 1024, pattern_read, NULL, NULL);
+    } else if (rp->owned) {
+        resp = MHD_create_response_from_buffer(rp->len, rp->owned, MHD_RESPMEM_MUST_FREE);
+        if (resp)
+            rp->owned = NULL;
+    } else {
+        resp = MHD_create_response_from_buffer(rp->len, (void *)rp->body, MHD_RESPMEM_PERSISTENT);
+    }
+    if (!resp)
+        return NULL;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rp->content_type);
+    for (unsigned i = 0; i < rp->n_hdr; i++)
+        MHD_add_response_header(resp, rp->hdr[i].name, rp->hdr[i].value);
+    if (r->fault == FAULT_HOSTILE_HEADER &&
+        MHD_add_response_header(resp, "X-Brink-Note", faults_hostile_header) == MHD_YES)
+        atomic_fetch_add(&t->stats.hostile_sent, 1);
+    return resp;
+}
+
+/* Status line and headers of the reply, as raw bytes, into buf. */
+static size_t raw_head(const struct reply *rp, uint64_t len, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "HTTP/1.1 %u %s\r\nContent-Type: %s\r\nContent-Length: %llu\r\n\r\n",
+                     rp->status, MHD_get_reason_phrase_for(rp->status), rp->content_type,
+                     (unsigned long long)len);
+
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+static enum MHD_Result send_raw_fault(struct target *t, struct MHD_Connection *conn, struct req *r,
+                                      const struct settings *s)
+{
+    struct reply *rp = &r->reply;
+    char head[512];
+    size_t n;
+
+    r->phase = PH_RAW;
+    if (r->fault == FAULT_STALL || r->fault == FAULT_DRIP) {
+        uint64_t len = r->fault == FAULT_DRIP && rp->len > s->drip_bytes ? s->drip_bytes : rp->len;
+        n = raw_head(rp, len, head, sizeof(head));
+        if (faults_raw_write(t, conn, head, n) != 0)
+            return MHD_NO;
+        if (r->fault == FAULT_STALL) {
+            atomic_fetch_add(&t->stats.stalled, 1);
+            return suspend_for(t, conn, (uint64_t)s->stall_ms * 1000, NULL, NULL);
+        }
+        atomic_fetch_add(&t->stats.dripped, 1);
+        r->raw_buf = xmalloc(len ? len : 1);
+        if (rp->owned || !rp->generated)
+            memcpy(r->raw_buf, rp->body, len);
+        else
+            content_pattern(r->raw_buf, 0, len);
+        if (len == 0 || faults_raw_start(&r->raw, t, conn, r->raw_buf, len, 1,
+                                         s->drip_interval_ms * 1000u) != 0)
+            return MHD_NO;
+        return suspend_for(t, conn, 0, faults_raw_step, &r->raw);
+    }
+    r->raw_buf = faults_raw_reply(r->fault, s, &n);
+    if (r->fault == FAULT_MALFORMED_STATUS) {
+        atomic_fetch_add(&t->stats.malformed_sent, 1);
+        faults_raw_write(t, conn, r->raw_buf, n);
+        return MHD_NO;
+    }
+    atomic_fetch_add(&t->stats.huge_headers_sent, 1);
+    if (faults_raw_start(&r->raw, t, conn, r->raw_buf, n, 0, 0) != 0)
+        return MHD_NO;
+    return suspend_for(t, conn, 0, faults_raw_step, &r->raw);
+}
+
+static enum MHD_Result finish(struct target *t, struct MHD_Connection *conn, struct req *r,
+                              const char *url, const char *method)
+{
+    struct settings s;
+
+    if (r->in_model) {
+        capacity_leave(t->cap);
+        r->in_model = 0;
+    }
+    if (r->reply.status == 0)
+        produce(t, conn, r, url, method);
+    if (r->reply.fd < 0 && (r->fault == FAULT_STALL || r->fault == FAULT_DRIP ||
+                            r->fault == FAULT_MALFORMED_STATUS || r->fault == FAULT_HUGE_HEADER)) {
+        target_settings_get(t, &s);
+        return send_raw_fault(t, conn, r, &s);
+    }
+    return respond(t, conn, r->reply.status, plain_response(t, r),
+                   r->fault == FAULT_CLOSE_MID_BODY ? 0 : r->reply.len);
+}
+
+/* The body is in: prepare, admit to the capacity model, wait or answer. */
+static enum MHD_Result start(struct target *t, struct MHD_Connection *conn, struct req *r,
+                             const char *url, const char *method)
+{
+    uint64_t wait_us = 0, service_us;
+    struct settings s;
+    const char *arg;
+    int rc;
+
+    target_settings_get(t, &s);
+    classify(url, &arg);
+    if (r->body_too_big) {
+        reply_text(&r->reply, 413, "request body larger than %zu bytes\n", r->body_max);
+        return finish(t, conn, r, url, method);
+    }
+    if (r->ep == EP_DELAY && content_delay_us(arg, &r->extra_us) != 0) {
+        reply_text(&r->reply, 400, "bad delay \"%.40s\": expected /delay/MS with MS 0..%d\n", arg,
+                   CONTENT_MAX_DELAY_MS);
+        return finish(t, conn, r, url, method);
+    }
+    if (r->ep == EP_KV || r->ep == EP_MP) {
+        rc = store_prepare(t, conn, r, url, &s, &wait_us);
+        if (rc == 1)
+            return finish(t, conn, r, url, method);
+        if (rc == 2) {
+            r->phase = PH_BACKPRESSURE;
+            return suspend_for(t, conn, wait_us, NULL, NULL);
+        }
+    }
+    service_us = s.service_us[r->ep] + r->service_extra_us;
+    if (service_us > 0) {
+        if (capacity_admit(t->cap, s.workers, s.queue_max, service_us, clock_now_ns(), &wait_us) !=
+            0) {
+            store_abort(t, r);
+            r->fault = FAULT_NONE;
+            reply_text(&r->reply, 503, "queue full: %u requests wait for %u workers\n", s.queue_max,
+                       s.workers);
+            reply_header(&r->reply, "Retry-After", "1");
+            return finish(t, conn, r, url, method);
+        }
+        r->in_model = 1;
+    }
+    wait_us += r->extra_us;
+    r->phase = PH_WAIT;
+    if (wait_us > 0)
+        return suspend_for(t, conn, wait_us, NULL, NULL);
+    return finish(t, conn, r, url, method);
+}
+
+enum MHD_Result routes_access(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **req_cls)
+{
+    struct target *t = cls;
+    struct req *r = *req_cls;
+
+    (void)version;
+    if (!r)
+        return first_call(t, conn, url, method, req_cls);
+    if ((void *)r == &fast_mark) {
+        if (*upload_size) {
+            *upload_size = 0; /* a GET body: ignored */
+            return MHD_YES;
+        }
+        return fast_bytes(t, conn, url + strlen("/bytes/"));
+    }
+    switch (r->phase) {
+    case PH_BODY:
+        if (*upload_size) {
+            take_body(r, upload, *upload_size);
+            *upload_size = 0;
+            return MHD_YES;
+        }
+        return start(t, conn, r, url, method);
+    case PH_BACKPRESSURE:
+        return start(t, conn, r, url, method);
+    case PH_WAIT:
+        return finish(t, conn, r, url, method);
+    case PH_RAW:
+        break;
+    }
+    return MHD_NO; /* a raw fault is over: close the connection */
+}
+
+void routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+                      enum MHD_RequestTerminationCode why)
+{
+    struct target *t = cls;
+    struct req *r = *req_cls;
+
+    (void)conn;
+    (void)why;
+    if (!r || (void *)r == &fast_mark)
+        return;
+    store_abort(t, r);
+    if (r->in_model)
+        capacity_leave(t->cap);
+    reply_free(&r->reply);
+    free(r->read.value);
+    free(r->body);
+    free(r->raw_buf);
+    free(r);
+    *req_cls = NULL;
+}
+
+void routes_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+                       enum MHD_ConnectionNotificationCode what)
+{
+    struct target *t = cls;
+    unsigned max;
+    long long active;
+
+    (void)conn;
+    if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+        atomic_fetch_sub(&t->stats.active_connections, 1);
+        if (*socket_ctx == &over_limit_mark)
+            atomic_fetch_sub(&t->over_limit, 1);
+        return;
+    }
+    atomic_fetch_add_explicit(&t->stats.connections_accepted, 1, memory_order_relaxed);
+    active = atomic_fetch_add(&t->stats.active_connections, 1) + 1;
+    max = atomic_load_explicit(&t->max_connections, memory_order_relaxed);
+    if (max > 0 && active > (long long)max) {
+        /* Accepted, then reset at its first request, as a small server
+         * past its connection limit does. */
+        *socket_ctx = &over_limit_mark;
+        atomic_fetch_add(&t->over_limit, 1);
+    }
+}

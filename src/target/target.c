@@ -1,0 +1,321 @@
+/*
+ * target: the command line and the lifetime of `brink target`: options,
+ * the listening socket (bound here so port 0 and [::1] work and the URL is
+ * known), libmicrohttpd's thread pool, the scheduler thread, and a clean
+ * stop on SIGINT or SIGTERM, which the main thread waits for with sigwait.
+ */
+#include "target/target.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/sanitize.h"
+#include "core/xalloc.h"
+#include "target/internal.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+#define USAGE "usage: brink target [--listen ADDR:PORT] [--config FILE] [--seed N]"
+#define CONFIG_MAX_BYTES SETTINGS_MAX_DOC_BYTES
+
+struct options {
+    const char *listen; /* ADDR:PORT */
+    const char *config; /* NULL: defaults */
+    const char *seed;   /* NULL: from the config */
+};
+
+/* An argument the user typed, escaped for the terminal. */
+static const char *shown(const char *arg, char *buf, size_t cap)
+{
+    sanitize_display(arg, strlen(arg), buf, cap, 0);
+    return buf;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    char buf[80];
+
+    o->listen = "127.0.0.1:0";
+    o->config = NULL;
+    o->seed = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char **slot = !strcmp(argv[i], "--listen")   ? &o->listen
+                            : !strcmp(argv[i], "--config") ? &o->config
+                            : !strcmp(argv[i], "--seed")   ? &o->seed
+                                                           : NULL;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("%s\n", USAGE);
+            return 1;
+        }
+        if (!slot) {
+            fprintf(stderr, "brink: target: unknown argument \"%s\" (%s)\n",
+                    shown(argv[i], buf, sizeof(buf)), USAGE);
+            return -EINVAL;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "brink: target: %s needs a value (%s)\n", argv[i], USAGE);
+            return -EINVAL;
+        }
+        *slot = argv[++i];
+    }
+    return 0;
+}
+
+/* Parses ADDR:PORT, with ADDR an IPv4 literal, [IPv6] or localhost. */
+static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t *len)
+{
+    struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+    const char *colon = strrchr(arg, ':');
+    char host[64], *end;
+    unsigned long port;
+    size_t n;
+
+    if (!colon || !colon[1])
+        return -EINVAL;
+    errno = 0;
+    port = strtoul(colon + 1, &end, 10);
+    if (errno || *end || port > 65535 || colon[1] == '-' || colon[1] == '+')
+        return -EINVAL;
+    n = (size_t)(colon - arg);
+    if (n >= sizeof(host))
+        return -EINVAL;
+    memcpy(host, arg, n);
+    host[n] = '\0';
+    memset(ss, 0, sizeof(*ss));
+    if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+        host[n - 1] = '\0';
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons((uint16_t)port);
+        *len = sizeof(*in6);
+        return inet_pton(AF_INET6, host + 1, &in6->sin6_addr) == 1 ? 0 : -EINVAL;
+    }
+    in4->sin_family = AF_INET;
+    in4->sin_port = htons((uint16_t)port);
+    *len = sizeof(*in4);
+    if (!strcmp(host, "localhost"))
+        strcpy(host, "127.0.0.1");
+    return inet_pton(AF_INET, host, &in4->sin_addr) == 1 ? 0 : -EINVAL;
+}
+
+/* Binds and listens; returns the socket or -errno (err filled). */
+static int open_listener(const struct sockaddr_storage *ss, socklen_t len, char *url, size_t cap,
+                         char *err, size_t err_len)
+{
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int one = 1, e;
+    struct sockaddr_storage bound;
+    socklen_t blen = sizeof(bound);
+    char host[INET6_ADDRSTRLEN];
+
+    if (fd < 0) {
+        e = errno;
+        snprintf(err, err_len, "socket: %s", strerror(e));
+        return -e;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (ss->ss_family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    if (bind(fd, (const struct sockaddr *)ss, len) != 0 || listen(fd, 4096) != 0 ||
+        getsockname(fd, (struct sockaddr *)&bound, &blen) != 0) {
+        e = errno;
+        snprintf(err, err_len, "%s", strerror(e));
+        close(fd);
+        return -e;
+    }
+    if (bound.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&bound;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+        snprintf(url, cap, "http://[%s]:%u", host, ntohs(a->sin6_port));
+    } else {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&bound;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+        snprintf(url, cap, "http://%s:%u", host, ntohs(a->sin_port));
+    }
+    return fd;
+}
+
+/* Reads and applies the --config document; 0 or -errno (message printed). */
+static int load_config(const char *path, struct settings *s)
+{
+    char err[TARGET_ERR_MAX], buf[200];
+    char *text = xmalloc(CONFIG_MAX_BYTES + 1);
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    int rc;
+
+    if (!f) {
+        rc = -errno;
+        fprintf(stderr, "brink: target: %s: %s\n", shown(path, buf, sizeof(buf)), strerror(-rc));
+        free(text);
+        return rc;
+    }
+    n = fread(text, 1, CONFIG_MAX_BYTES + 1, f);
+    rc = ferror(f) ? -EIO : 0;
+    fclose(f);
+    if (rc == 0)
+        rc = settings_apply_json(s, text, n, 1, err, sizeof(err));
+    else
+        snprintf(err, sizeof(err), "read failed: %s", strerror(EIO));
+    if (rc)
+        fprintf(stderr, "brink: target: %s: %s\n", shown(path, buf, sizeof(buf)), err);
+    free(text);
+    return rc;
+}
+
+/* Raises the open-file limit to the hard limit: every connection is an fd. */
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static void target_init(struct target *t, const struct settings *s)
+{
+    memset(t, 0, sizeof(*t));
+    pthread_rwlock_init(&t->settings_lock, NULL);
+    t->kv = kv_new(s->kv_max_bytes);
+    t->cap = capacity_new();
+    t->files_dir_fd = -1;
+    sibwin_init(&t->sibwin);
+    content_init();
+    control_install(t, s);
+}
+
+static void target_destroy(struct target *t)
+{
+    if (t->files_dir_fd >= 0)
+        close(t->files_dir_fd);
+    sched_free(t->sched);
+    kv_free(t->kv);
+    capacity_free(t->cap);
+    sibwin_destroy(&t->sibwin);
+    pthread_rwlock_destroy(&t->settings_lock);
+}
+
+static struct MHD_Daemon *start_daemon(struct target *t, int fd, unsigned threads)
+{
+    /* TURBO also makes libmicrohttpd close without a shutdown() first, so a
+     * SO_LINGER {1, 0} close is a bare RST. */
+    unsigned flags =
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO;
+
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, routes_access, t, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT, (unsigned)16384,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED, routes_completed,
+        t, MHD_OPTION_NOTIFY_CONNECTION, routes_connection, t, MHD_OPTION_END);
+}
+
+/* Serves until SIGINT or SIGTERM (blocked in every thread, taken here). */
+static void wait_for_stop(const sigset_t *set)
+{
+    int sig;
+
+    while (sigwait(set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
+        ;
+}
+
+static int serve(struct target *t, int *fd, const char *url, const sigset_t *stop)
+{
+    int rc = sched_new(&t->sched);
+
+    if (rc) {
+        fprintf(stderr, "brink: target: starting the timer thread: %s\n", strerror(-rc));
+        return EXIT_RUNTIME;
+    }
+    t->daemon = start_daemon(t, *fd, t->settings.threads);
+    if (!t->daemon) {
+        sched_stop(t->sched);
+        fprintf(stderr,
+                "brink: target: starting libmicrohttpd on %s failed (out of memory or threads?)\n",
+                url);
+        return EXIT_RUNTIME;
+    }
+    printf("%s\n", url);
+    fflush(stdout);
+    wait_for_stop(stop);
+    /* Stop accepting first; the listening socket stays ours to close. */
+    if (MHD_quiesce_daemon(t->daemon) == MHD_INVALID_SOCKET)
+        *fd = -1; /* libmicrohttpd kept it and closes it itself */
+    /* Every suspended connection must be resumed before the daemon stops. */
+    sched_stop(t->sched);
+    MHD_stop_daemon(t->daemon);
+    return EXIT_OK;
+}
+
+int target_main(int argc, char **argv)
+{
+    char url[96], err[TARGET_ERR_MAX], buf[80];
+    struct sockaddr_storage ss;
+    struct settings s;
+    struct options o;
+    struct target *t;
+    socklen_t len;
+    sigset_t stop;
+    int rc, fd;
+
+    rc = parse_options(argc, argv, &o);
+    if (rc)
+        return rc > 0 ? EXIT_OK : EXIT_USAGE;
+    settings_default(&s);
+    if (o.config && load_config(o.config, &s) != 0)
+        return EXIT_USAGE;
+    if (o.seed) {
+        char *end;
+        errno = 0;
+        s.seed = strtoull(o.seed, &end, 10);
+        if (errno || *end || !*o.seed || o.seed[0] == '-' || s.seed > SETTINGS_SEED_MAX) {
+            fprintf(stderr, "brink: target: --seed: expected a whole number 0..2^53, got \"%s\"\n",
+                    shown(o.seed, buf, sizeof(buf)));
+            return EXIT_USAGE;
+        }
+    }
+    if (parse_listen(o.listen, &ss, &len) != 0) {
+        fprintf(
+            stderr,
+            "brink: target: --listen: expected ADDR:PORT such as 127.0.0.1:8080 or [::1]:0, got \"%s\"\n",
+            shown(o.listen, buf, sizeof(buf)));
+        return EXIT_USAGE;
+    }
+    /* Block the stop signals before any thread starts, so every thread
+     * inherits the mask and only sigwait below takes them. */
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    raise_nofile();
+    fd = open_listener(&ss, len, url, sizeof(url), err, sizeof(err));
+    if (fd < 0) {
+        fprintf(stderr, "brink: target: listen on %s: %s\n", shown(o.listen, buf, sizeof(buf)),
+                err);
+        return EXIT_RUNTIME;
+    }
+    t = xcalloc(1, sizeof(*t));
+    target_init(t, &s);
+    if (files_open(t, s.files_dir, err, sizeof(err)) != 0) {
+        fprintf(stderr, "brink: target: %s\n", err);
+        rc = EXIT_USAGE;
+    } else {
+        rc = serve(t, &fd, url, &stop);
+    }
+    target_destroy(t);
+    free(t);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}

@@ -1,0 +1,206 @@
+/* brink target's settings: the JSON of --config and POST /_control. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "target/settings.h"
+
+static int apply(struct settings *s, const char *doc, int at_start, char *err)
+{
+    return settings_apply_json(s, doc, strlen(doc), at_start, err, 256);
+}
+
+static void defaults_are_sane(void **state)
+{
+    struct settings s;
+
+    (void)state;
+    settings_default(&s);
+    assert_true(s.threads >= 1);
+    assert_true(s.workers >= 1);
+    assert_true(s.kv_max_bytes > 0);
+    for (int f = 0; f < FAULT_COUNT; f++)
+        assert_true(s.fault_p[f] == 0.0);
+}
+
+static void a_document_changes_only_the_keys_it_names(void **state)
+{
+    struct settings s, before;
+    char err[256];
+
+    (void)state;
+    settings_default(&s);
+    before = s;
+    assert_int_equal(apply(&s,
+                           "{\"workers\": 3, \"service_ms\": {\"kv\": 2.5}, "
+                           "\"faults\": {\"stall\": 0.25}, \"kv\": {\"write_ms\": 40}}",
+                           0, err),
+                     0);
+    assert_int_equal(s.workers, 3);
+    assert_int_equal(s.service_us[EP_KV], 2500);
+    assert_true(s.fault_p[FAULT_STALL] == 0.25);
+    assert_int_equal(s.kv_write_us, 40000);
+    assert_int_equal(s.queue_max, before.queue_max);
+    assert_int_equal(s.threads, before.threads);
+}
+
+static void a_bad_value_changes_nothing_and_names_the_key(void **state)
+{
+    struct settings s, before;
+    char err[256];
+
+    (void)state;
+    settings_default(&s);
+    before = s;
+    assert_int_equal(apply(&s, "{\"workers\": 9, \"faults\": {\"reset\": 2}}", 0, err), -EINVAL);
+    assert_string_equal(err, "faults.reset: expected a number 0..1, got 2");
+    assert_memory_equal(&s, &before, sizeof(s));
+}
+
+static void errors_read_as_sentences(void **state)
+{
+    static const struct {
+        const char *doc, *err;
+    } cases[] = {
+        {"{\"nope\": 1}", "nope: unknown key"},
+        {"{\"kv\": {\"nope\": 1}}", "kv.nope: unknown key"},
+        {"{\"workers\": 1.5}", "workers: expected an integer 1..100000, got 1.5"},
+        {"{\"workers\": \"many\"}", "workers: expected a number 1..100000, got \"many\""},
+        {"{\"service_ms\": {\"nowhere\": 1}}",
+         "service_ms.nowhere: unknown endpoint (expected bytes, delay, status, echo, files, kv, mp, stats, metrics, control or other)"},
+        {"{\"faults\": {\"reset\": 0.6, \"stall\": 0.6}}",
+         "faults: the probabilities add up to 1.2, more than 1"},
+        {"{\"force\": {\"fault\": \"boom\"}}", "force.fault: unknown fault \"boom\""},
+        {"{\"hostile_stats\": 1}", "hostile_stats: expected true or false"},
+        {"[1, 2]", "expected a JSON object at the top level"},
+        {"{\"workers\": 1, \"workers\": 2}", NULL}, /* jansson's duplicate message */
+        {"{", NULL},                                /* jansson's syntax message */
+    };
+    char err[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct settings s;
+        settings_default(&s);
+        assert_int_equal(apply(&s, cases[i].doc, 1, err), -EINVAL);
+        if (cases[i].err)
+            assert_string_equal(err, cases[i].err);
+        else
+            assert_true(strlen(err) > 5);
+    }
+}
+
+static void start_only_keys_are_refused_by_control(void **state)
+{
+    struct settings s;
+    char err[256];
+
+    (void)state;
+    settings_default(&s);
+    assert_int_equal(apply(&s, "{\"threads\": 4}", 0, err), -EINVAL);
+    assert_string_equal(err, "threads: can only be set at start (in --config)");
+    assert_int_equal(apply(&s, "{\"files_dir\": \"/tmp\"}", 0, err), -EINVAL);
+    assert_int_equal(apply(&s, "{\"threads\": 4, \"files_dir\": \"/srv\"}", 1, err), 0);
+    assert_int_equal(s.threads, 4);
+    assert_string_equal(s.files_dir, "/srv");
+}
+
+static void size_and_depth_are_capped(void **state)
+{
+    size_t n = SETTINGS_MAX_DOC_BYTES + 10;
+    char *big = malloc(n + 1);
+    struct settings s;
+    char err[256];
+
+    (void)state;
+    settings_default(&s);
+    memset(big, ' ', n);
+    big[0] = '{';
+    big[n - 1] = '}';
+    big[n] = '\0';
+    assert_int_equal(settings_apply_json(&s, big, n, 1, err, sizeof(err)), -E2BIG);
+    free(big);
+    assert_int_equal(apply(&s, "{\"a\": [[[[[[1]]]]]]}", 1, err), -EINVAL);
+    assert_string_equal(err, "document nests deeper than 4 levels");
+    /* Brackets inside strings do not count. */
+    assert_int_equal(apply(&s, "{\"files_dir\": \"[[[[[[[[\"}", 1, err), 0);
+}
+
+static void force_and_seed_are_one_shot_requests(void **state)
+{
+    struct settings s;
+    char err[256];
+
+    (void)state;
+    settings_default(&s);
+    assert_int_equal(
+        apply(&s, "{\"force\": {\"fault\": \"stall\", \"count\": 3}, \"seed\": 9}", 0, err), 0);
+    assert_int_equal(s.force_fault, FAULT_STALL);
+    assert_int_equal(s.force_count, 3);
+    assert_true(s.force_set);
+    assert_true(s.seed_set);
+    assert_int_equal(s.seed, 9);
+    assert_int_equal(apply(&s, "{\"workers\": 2}", 0, err), 0);
+    assert_false(s.force_set);
+    assert_false(s.seed_set);
+    assert_int_equal(s.seed, 9);
+}
+
+static void the_settings_round_trip_through_json(void **state)
+{
+    struct settings s, t;
+    char err[256], *text;
+
+    (void)state;
+    settings_default(&s);
+    assert_int_equal(
+        apply(
+            &s,
+            "{\"workers\": 7, \"service_ms\": {\"bytes\": 0.5}, \"faults\": {\"drip\": 0.125}, \"multipart\": {\"backpressure_siblings\": 5}}",
+            1, err),
+        0);
+    text = settings_to_json(&s);
+    assert_non_null(text);
+    settings_default(&t);
+    assert_int_equal(apply(&t, text, 1, err), 0);
+    free(text);
+    assert_int_equal(t.workers, 7);
+    assert_int_equal(t.service_us[EP_BYTES], 500);
+    assert_true(t.fault_p[FAULT_DRIP] == 0.125);
+    assert_int_equal(t.mp_backpressure_siblings, 5);
+    assert_true(t.seed_set); /* the document names the seed */
+}
+
+static void names_map_both_ways(void **state)
+{
+    (void)state;
+    for (int f = 0; f < FAULT_COUNT; f++)
+        assert_int_equal(settings_fault_by_name(settings_fault_name((enum fault)f)), f);
+    assert_int_equal(settings_fault_by_name("nope"), -1);
+    assert_null(settings_fault_name(FAULT_COUNT));
+    assert_string_equal(settings_endpoint_name(EP_KV), "kv");
+    assert_null(settings_endpoint_name(EP_COUNT));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults_are_sane),
+        cmocka_unit_test(a_document_changes_only_the_keys_it_names),
+        cmocka_unit_test(a_bad_value_changes_nothing_and_names_the_key),
+        cmocka_unit_test(errors_read_as_sentences),
+        cmocka_unit_test(start_only_keys_are_refused_by_control),
+        cmocka_unit_test(size_and_depth_are_capped),
+        cmocka_unit_test(force_and_seed_are_one_shot_requests),
+        cmocka_unit_test(the_settings_round_trip_through_json),
+        cmocka_unit_test(names_map_both_ways),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
