@@ -62,21 +62,27 @@ int tick_get_hist(const struct tick *t, const struct tick_kind *k, struct hist *
     return hist_decode(h, t->data + k->hist_offset, k->hist_len);
 }
 
-void tick_count_status(struct tick *t, uint16_t code, uint64_t n)
+void tick_status_add(struct tick_status *table, uint32_t *n_used, uint64_t *other, uint16_t code,
+                     uint64_t n)
 {
-    for (uint32_t i = 0; i < t->n_status; i++) {
-        if (t->status[i].code == code) {
-            t->status[i].count += n;
+    for (uint32_t i = 0; i < *n_used; i++) {
+        if (table[i].code == code) {
+            table[i].count += n;
             return;
         }
     }
-    if (t->n_status == TICK_MAX_STATUS) {
-        t->status_other += n;
+    if (*n_used == TICK_MAX_STATUS) {
+        *other += n;
         return;
     }
-    t->status[t->n_status].code = code;
-    t->status[t->n_status].count = n;
-    t->n_status++;
+    table[*n_used].code = code;
+    table[*n_used].count = n;
+    (*n_used)++;
+}
+
+void tick_count_status(struct tick *t, uint16_t code, uint64_t n)
+{
+    tick_status_add(t->status, &t->n_status, &t->status_other, code, n);
 }
 
 void tick_add_event(struct tick *t, enum event_kind kind, uint64_t at_ms, const char *text)

@@ -123,6 +123,8 @@ struct tick {
     double target_rate_per_s;    /* open model only */
     uint32_t in_flight;          /* requests in flight at the end */
     uint64_t connections_opened; /* new connections in the interval */
+    uint64_t dropped;            /* transfers aborted by a drop command (not errors) */
+    uint64_t bodies_cut;         /* responses cut at max_body (counted, not errors) */
     struct tick_kind total;      /* all kinds together; name is "total" */
     uint32_t n_kinds;
     struct tick_kind kinds[TICK_MAX_KINDS];
@@ -161,6 +163,10 @@ int tick_get_hist(const struct tick *t, const struct tick_kind *k, struct hist *
 /* Adds n responses with HTTP status code to t (into status_other when the
  * table is full). */
 void tick_count_status(struct tick *t, uint16_t code, uint64_t n);
+/* The same on any status table of TICK_MAX_STATUS rows with n_used in use,
+ * for the producers that gather statuses before they build a tick. */
+void tick_status_add(struct tick_status *table, uint32_t *n_used, uint64_t *other, uint16_t code,
+                     uint64_t n);
 
 /* Appends an event with text (copied, cut to TICK_TEXT_MAX - 1 bytes at a
  * UTF-8 boundary); counts it in events_dropped when the tick is full. */

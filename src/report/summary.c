@@ -1,0 +1,534 @@
+#include "report/summary.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/errclass.h"
+#include "core/hist.h"
+#include "core/sanitize.h"
+#include "core/tick.h"
+#include "core/units.h"
+#include "core/xalloc.h"
+
+#define SUMMARY_MAX_EVENTS 100 /* events kept for the report; the rest are only counted */
+#define SUMMARY_MAX_STATUS 64  /* distinct HTTP codes kept; the rest go to status_other */
+#define MESSAGE_SHOWN_MAX 73   /* bytes of a sanitized error message or event text shown */
+#define NAME_SHOWN_MAX 80      /* bytes of a sanitized kind name shown */
+#define NUM_MAX 32             /* a formatted number: 20 digits, 6 commas, decimals */
+
+/* The percentiles of the report's table, with labels written out so that no
+ * printf conversion of a double (and so no LC_NUMERIC) is involved. */
+static const struct {
+    double pct;
+    const char *label;
+} report_pcts[] = {
+    {50.0, "50%"}, {66.0, "66%"}, {75.0, "75%"}, {80.0, "80%"},   {90.0, "90%"},
+    {95.0, "95%"}, {98.0, "98%"}, {99.0, "99%"}, {99.9, "99.9%"}, {100.0, "100%"},
+};
+
+/* One request kind's totals over the run, or those of all kinds (summary.total). */
+struct kind_totals {
+    char name[TICK_NAME_MAX];
+    uint64_t completed;
+    uint64_t bytes_in;
+    uint64_t bytes_out;
+    uint64_t errors[ERR__COUNT];
+    uint64_t hist_gaps; /* interval histograms that were damaged or missing */
+    struct hist *hist;  /* the interval histograms merged */
+};
+
+struct summary {
+    uint64_t n_ticks;
+    uint64_t duration_ms; /* sum of the ticks' durations */
+    unsigned models_seen; /* bit 1 << enum load_model for each model seen */
+    uint32_t min_target_concurrency;
+    uint32_t max_target_concurrency;
+    uint32_t max_actual_concurrency;
+    double max_target_rate_per_s; /* over open-model ticks */
+    uint64_t connections_opened;
+    uint64_t dropped;
+    uint64_t bodies_cut;
+    struct kind_totals total;
+    uint32_t n_kinds;
+    struct kind_totals kinds[TICK_MAX_KINDS];
+    uint64_t unmatched_completed; /* completed requests of kinds past the table */
+    char first_error[ERR__COUNT][TICK_TEXT_MAX];
+    uint32_t n_status;
+    struct tick_status status[SUMMARY_MAX_STATUS]; /* sorted by code */
+    uint64_t status_other;
+    uint32_t n_events;
+    struct tick_event events[SUMMARY_MAX_EVENTS];
+    uint64_t events_more; /* events not kept: past the table, or dropped by a tick */
+    struct hist *scratch; /* one decoded interval histogram */
+};
+
+struct summary *summary_new(void)
+{
+    struct summary *s = xcalloc(1, sizeof(*s));
+
+    tick_copy_text(s->total.name, sizeof(s->total.name), "total");
+    s->total.hist = hist_new();
+    s->scratch = hist_new();
+    return s;
+}
+
+void summary_free(struct summary *s)
+{
+    if (s == NULL)
+        return;
+    for (uint32_t i = 0; i < s->n_kinds; i++)
+        hist_free(s->kinds[i].hist);
+    hist_free(s->total.hist);
+    hist_free(s->scratch);
+    free(s);
+}
+
+/* ---- adding ticks ---- */
+
+/* The totals of the kind named name, created on first sight; NULL when the
+ * table is full. Names are compared as tick_copy_text stores them, so a name
+ * that fills its whole array still matches itself on the next tick. */
+static struct kind_totals *kind_named(struct summary *s, const char *name)
+{
+    char key[TICK_NAME_MAX];
+    struct kind_totals *k;
+
+    tick_copy_text(key, sizeof(key), name);
+    for (uint32_t i = 0; i < s->n_kinds; i++) {
+        if (strcmp(s->kinds[i].name, key) == 0)
+            return &s->kinds[i];
+    }
+    if (s->n_kinds == TICK_MAX_KINDS)
+        return NULL;
+    k = &s->kinds[s->n_kinds++];
+    memcpy(k->name, key, sizeof(key));
+    k->hist = hist_new();
+    return k;
+}
+
+/* Adds the counts of k and merges its interval histogram. Returns 0, or
+ * -EINVAL when the histogram is damaged (the counts are added anyway). */
+static int add_kind(struct kind_totals *acc, const struct tick *t, const struct tick_kind *k,
+                    struct hist *scratch)
+{
+    int rc;
+
+    acc->completed += k->completed;
+    acc->bytes_in += k->bytes_in;
+    acc->bytes_out += k->bytes_out;
+    for (int c = 0; c < ERR__COUNT; c++)
+        acc->errors[c] += k->errors[c];
+    rc = tick_get_hist(t, k, scratch);
+    if (rc == 0) {
+        hist_merge(acc->hist, scratch);
+        return 0;
+    }
+    /* An interval without requests may carry no histogram at all. */
+    if (rc == -ENOENT && k->completed == 0 && k->window.count == 0)
+        return 0;
+    acc->hist_gaps++;
+    return rc == -EINVAL ? -EINVAL : 0;
+}
+
+static void add_status(struct summary *s, uint16_t code, uint64_t n)
+{
+    uint32_t i = 0;
+
+    while (i < s->n_status && s->status[i].code < code)
+        i++;
+    if (i < s->n_status && s->status[i].code == code) {
+        s->status[i].count += n;
+        return;
+    }
+    if (s->n_status == SUMMARY_MAX_STATUS) {
+        s->status_other += n;
+        return;
+    }
+    memmove(&s->status[i + 1], &s->status[i], (s->n_status - i) * sizeof(s->status[0]));
+    s->status[i].code = code;
+    s->status[i].count = n;
+    s->n_status++;
+}
+
+static void add_events(struct summary *s, const struct tick *t)
+{
+    uint32_t n = t->n_events < TICK_MAX_EVENTS ? t->n_events : TICK_MAX_EVENTS;
+
+    for (uint32_t i = 0; i < n; i++) {
+        struct tick_event *e;
+
+        if (s->n_events == SUMMARY_MAX_EVENTS) {
+            s->events_more++;
+            continue;
+        }
+        e = &s->events[s->n_events++];
+        e->at_ms = t->events[i].at_ms;
+        e->kind = t->events[i].kind;
+        tick_copy_text(e->text, sizeof(e->text), t->events[i].text);
+    }
+    s->events_more += t->events_dropped;
+}
+
+static void add_run_figures(struct summary *s, const struct tick *t)
+{
+    if (s->n_ticks == 0 || t->target_concurrency < s->min_target_concurrency)
+        s->min_target_concurrency = t->target_concurrency;
+    if (t->target_concurrency > s->max_target_concurrency)
+        s->max_target_concurrency = t->target_concurrency;
+    if (t->actual_concurrency > s->max_actual_concurrency)
+        s->max_actual_concurrency = t->actual_concurrency;
+    if (t->model == LOAD_CLOSED || t->model == LOAD_OPEN)
+        s->models_seen |= 1u << t->model;
+    if (t->model == LOAD_OPEN && t->target_rate_per_s > s->max_target_rate_per_s)
+        s->max_target_rate_per_s = t->target_rate_per_s;
+    s->n_ticks++;
+    s->duration_ms += t->duration_ms;
+    s->connections_opened += t->connections_opened;
+    s->dropped += t->dropped;
+    s->bodies_cut += t->bodies_cut;
+}
+
+int summary_add_tick(struct summary *s, const struct tick *t)
+{
+    uint32_t n_kinds = t->n_kinds < TICK_MAX_KINDS ? t->n_kinds : TICK_MAX_KINDS;
+    uint32_t n_status = t->n_status < TICK_MAX_STATUS ? t->n_status : TICK_MAX_STATUS;
+    int rc = add_kind(&s->total, t, &t->total, s->scratch);
+
+    add_run_figures(s, t);
+    for (uint32_t i = 0; i < n_kinds; i++) {
+        struct kind_totals *k = kind_named(s, t->kinds[i].name);
+
+        if (k == NULL) {
+            s->unmatched_completed += t->kinds[i].completed;
+            continue;
+        }
+        if (add_kind(k, t, &t->kinds[i], s->scratch) != 0)
+            rc = -EINVAL;
+    }
+    for (int c = 0; c < ERR__COUNT; c++) {
+        if (s->first_error[c][0] == '\0' && t->first_error[c][0] != '\0')
+            tick_copy_text(s->first_error[c], TICK_TEXT_MAX, t->first_error[c]);
+    }
+    for (uint32_t i = 0; i < n_status; i++)
+        add_status(s, t->status[i].code, t->status[i].count);
+    s->status_other += t->status_other;
+    add_events(s, t);
+    return rc;
+}
+
+/* ---- formatting figures ----
+ * No %f anywhere: the curses UI sets LC_NUMERIC from the user's locale, and a
+ * report must read "3.12", not "3,12", whoever runs it. */
+
+/* v rounded to the nearest integer, 0 for negative or NaN, capped far below
+ * UINT64_MAX so the conversion is defined. */
+static uint64_t round_u64(double v)
+{
+    if (!(v > 0.0))
+        return 0;
+    if (v >= 9.0e18)
+        return 9000000000000000000ULL;
+    return (uint64_t)(v + 0.5);
+}
+
+/* "93,512": digits grouped by three with commas. */
+static char *fmt_grouped(uint64_t v, char *buf)
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof(digits), "%" PRIu64, v);
+    size_t o = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* v with exactly decimals (1 or 2) digits after the point: "3.12". */
+static char *fmt_fixed(double v, unsigned decimals, char *buf)
+{
+    uint64_t scale = decimals == 1 ? 10 : 100;
+    uint64_t n = round_u64(v * (double)scale);
+
+    snprintf(buf, NUM_MAX, "%" PRIu64 ".%0*" PRIu64, n / scale, (int)decimals, n % scale);
+    return buf;
+}
+
+/* A rate per second: whole and grouped from 100 up ("3,117"), one decimal
+ * below ("2.5"), so a slow run does not read as 0. */
+static char *fmt_rate(double per_s, char *buf)
+{
+    return per_s >= 99.95 ? fmt_grouped(round_u64(per_s), buf) : fmt_fixed(per_s, 1, buf);
+}
+
+/* part as a percentage of whole, with decimals (1 or 2) digits and a % sign.
+ * A share that is not zero never reads as zero: "<0.1%", "<0.01%". */
+static char *fmt_percent(uint64_t part, uint64_t whole, unsigned decimals, char *buf)
+{
+    double pct = whole ? 100.0 * (double)part / (double)whole : 0.0;
+    size_t n;
+
+    if (part > 0 && round_u64(pct * (decimals == 1 ? 10.0 : 100.0)) == 0) {
+        snprintf(buf, NUM_MAX, "%s", decimals == 1 ? "<0.1%" : "<0.01%");
+        return buf;
+    }
+    fmt_fixed(pct, decimals, buf);
+    n = strlen(buf);
+    snprintf(buf + n, NUM_MAX - n, "%%");
+    return buf;
+}
+
+static char *fmt_duration(double us, char *buf)
+{
+    return units_format_duration(round_u64(us), buf, UNITS_FMT_MAX);
+}
+
+static double per_second(uint64_t n, uint64_t duration_ms)
+{
+    return duration_ms ? (double)n * 1000.0 / (double)duration_ms : 0.0;
+}
+
+/* A string from outside, escaped and cut for the report (printable ASCII:
+ * the report does not know the terminal's locale). raw holds at most
+ * raw_cap bytes and need not be NUL-terminated. */
+static const char *shown(const char *raw, size_t raw_cap, char *buf, size_t cap)
+{
+    sanitize_display(raw, strnlen(raw, raw_cap), buf, cap, 1);
+    return buf;
+}
+
+/* Failed requests: the sum over the classes, each failure being in one. */
+static uint64_t errors_sum(const uint64_t errors[ERR__COUNT])
+{
+    uint64_t n = 0;
+
+    for (int c = 0; c < ERR__COUNT; c++)
+        n += errors[c];
+    return n;
+}
+
+/* ---- the report ---- */
+
+/* "93,512 requests, 3,117 req/s, 3.12 MB/s in, 0.10 MB/s out" */
+static void print_volume(FILE *out, const struct kind_totals *k, uint64_t duration_ms)
+{
+    char n[NUM_MAX], rate[NUM_MAX], in[NUM_MAX], sent[NUM_MAX];
+
+    fprintf(out, "%s request%s, %s req/s, %s MB/s in, %s MB/s out\n", fmt_grouped(k->completed, n),
+            k->completed == 1 ? "" : "s", fmt_rate(per_second(k->completed, duration_ms), rate),
+            fmt_fixed(per_second(k->bytes_in, duration_ms) / 1e6, 2, in),
+            fmt_fixed(per_second(k->bytes_out, duration_ms) / 1e6, 2, sent));
+}
+
+static void print_gap_note(FILE *out, const struct kind_totals *k)
+{
+    char timed[NUM_MAX], all[NUM_MAX];
+
+    if (k->hist_gaps == 0)
+        return;
+    fprintf(out,
+            "note: %" PRIu64
+            " interval histogram%s damaged or missing; latency covers %s of %s requests\n",
+            k->hist_gaps, k->hist_gaps == 1 ? " was" : "s were",
+            fmt_grouped(hist_count(k->hist), timed), fmt_grouped(k->completed, all));
+}
+
+static void print_latency(FILE *out, const struct kind_totals *k)
+{
+    char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX], c[UNITS_FMT_MAX], d[UNITS_FMT_MAX];
+
+    if (hist_count(k->hist) == 0) {
+        fputs("latency: no histogram data\n", out);
+        print_gap_note(out, k);
+        return;
+    }
+    fputs("latency percentiles:\n", out);
+    for (size_t i = 0; i < sizeof(report_pcts) / sizeof(report_pcts[0]); i++) {
+        fprintf(out, "%8s %9s\n", report_pcts[i].label,
+                units_format_duration(hist_percentile(k->hist, report_pcts[i].pct), a, sizeof(a)));
+    }
+    fprintf(out, "latency min %s, mean %s, max %s, stddev %s\n",
+            units_format_duration(hist_min(k->hist), a, sizeof(a)),
+            fmt_duration(hist_mean(k->hist), b),
+            units_format_duration(hist_max(k->hist), c, sizeof(c)),
+            fmt_duration(hist_stddev(k->hist), d));
+    print_gap_note(out, k);
+}
+
+/* Errors by class; first_error is the run's first message per class, or NULL
+ * (per kind, where the ticks keep none). */
+static void print_errors(FILE *out, const struct kind_totals *k,
+                         const char (*first_error)[TICK_TEXT_MAX])
+{
+    char n[NUM_MAX], all[NUM_MAX], pct[NUM_MAX], msg[MESSAGE_SHOWN_MAX];
+    uint64_t failed = errors_sum(k->errors);
+
+    if (failed == 0) {
+        fputs("errors: none\n", out);
+        return;
+    }
+    fprintf(out, "errors: %s of %s requests (%s)\n", fmt_grouped(failed, n),
+            fmt_grouped(k->completed, all), fmt_percent(failed, k->completed, 2, pct));
+    for (int c = 0; c < ERR__COUNT; c++) {
+        if (k->errors[c] == 0)
+            continue;
+        msg[0] = '\0';
+        if (first_error != NULL)
+            shown(first_error[c], TICK_TEXT_MAX, msg, sizeof(msg));
+        fprintf(out, "  %-15s %11s %7s%s%s\n", errclass_name((enum errclass)c),
+                fmt_grouped(k->errors[c], n), fmt_percent(k->errors[c], k->completed, 2, pct),
+                msg[0] ? "  " : "", msg);
+    }
+}
+
+/* Latency and errors of one kind or of the run; a run without completions
+ * says so instead of printing a table of zeros. */
+static void print_outcomes(FILE *out, const struct kind_totals *k,
+                           const char (*first_error)[TICK_TEXT_MAX])
+{
+    if (k->completed == 0) {
+        fputs("no requests completed\n", out);
+        return;
+    }
+    print_latency(out, k);
+    print_errors(out, k, first_error);
+}
+
+static void print_concurrency(FILE *out, const struct summary *s)
+{
+    char rate[NUM_MAX];
+
+    if (s->min_target_concurrency == s->max_target_concurrency)
+        fprintf(out, "concurrency: target %" PRIu32, s->max_target_concurrency);
+    else
+        fprintf(out, "concurrency: target %" PRIu32 " to %" PRIu32, s->min_target_concurrency,
+                s->max_target_concurrency);
+    fprintf(out, ", max active %" PRIu32, s->max_actual_concurrency);
+    if (s->models_seen & (1u << LOAD_OPEN))
+        fprintf(out, ", max target rate %s/s", fmt_rate(s->max_target_rate_per_s, rate));
+    fputc('\n', out);
+}
+
+static void print_model(FILE *out, const struct summary *s)
+{
+    unsigned closed = 1u << LOAD_CLOSED, open = 1u << LOAD_OPEN;
+
+    if (s->models_seen == closed)
+        fprintf(out, "latency: closed-loop, from the actual send (load model %s)\n",
+                load_model_name(LOAD_CLOSED));
+    else if (s->models_seen == open)
+        fprintf(out, "latency: from the intended send (load model %s)\n",
+                load_model_name(LOAD_OPEN));
+    else if (s->models_seen != 0)
+        fputs("latency: closed-loop in closed intervals, from the intended send in open ones "
+              "(load model mixed)\n",
+              out);
+}
+
+static void print_statuses(FILE *out, const struct summary *s)
+{
+    char n[NUM_MAX];
+
+    fputs("HTTP statuses:", out);
+    if (s->n_status == 0 && s->status_other == 0)
+        fputs(" none", out);
+    for (uint32_t i = 0; i < s->n_status; i++)
+        fprintf(out, " %u=%s", (unsigned)s->status[i].code, fmt_grouped(s->status[i].count, n));
+    if (s->status_other)
+        fprintf(out, " other=%s", fmt_grouped(s->status_other, n));
+    fputc('\n', out);
+}
+
+static void print_events(FILE *out, const struct summary *s)
+{
+    char n[NUM_MAX], at[UNITS_FMT_MAX], text[MESSAGE_SHOWN_MAX];
+
+    if (s->n_events == 0 && s->events_more == 0)
+        return;
+    fprintf(out, "events: %s\n", fmt_grouped(s->n_events + s->events_more, n));
+    for (uint32_t i = 0; i < s->n_events; i++) {
+        const struct tick_event *e = &s->events[i];
+
+        fprintf(out, "  %8s %s: %s\n", units_format_duration(e->at_ms * 1000, at, sizeof(at)),
+                event_kind_name(e->kind), shown(e->text, sizeof(e->text), text, sizeof(text)));
+    }
+    if (s->events_more)
+        fprintf(out, "  and %s more, not kept\n", fmt_grouped(s->events_more, n));
+}
+
+static void print_kinds(FILE *out, const struct summary *s)
+{
+    char name[NAME_SHOWN_MAX], n[NUM_MAX];
+
+    if (s->n_kinds < 2)
+        return;
+    for (uint32_t i = 0; i < s->n_kinds; i++) {
+        const struct kind_totals *k = &s->kinds[i];
+
+        fprintf(out, "\nkind %s: ", shown(k->name, sizeof(k->name), name, sizeof(name)));
+        print_volume(out, k, s->duration_ms);
+        print_outcomes(out, k, NULL);
+    }
+    if (s->unmatched_completed)
+        fprintf(out, "\nnote: %s requests of kinds past the first %d are in the totals only\n",
+                fmt_grouped(s->unmatched_completed, n), TICK_MAX_KINDS);
+}
+
+int summary_print(const struct summary *s, FILE *out)
+{
+    char d[UNITS_FMT_MAX];
+
+    fprintf(out, "duration %s, ", units_format_duration(s->duration_ms * 1000, d, sizeof(d)));
+    print_volume(out, &s->total, s->duration_ms);
+    print_concurrency(out, s);
+    print_model(out, s);
+    print_outcomes(out, &s->total, s->first_error);
+    print_statuses(out, s);
+    fprintf(out, "dropped %" PRIu64 ", bodies cut %" PRIu64 ", connections opened %" PRIu64 "\n",
+            s->dropped, s->bodies_cut, s->connections_opened);
+    print_events(out, s);
+    print_kinds(out, s);
+    if (fflush(out) != 0 || ferror(out))
+        return -EIO;
+    return 0;
+}
+
+/* ---- the progress line ---- */
+
+char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
+{
+    const struct tick_kind *k = &t->total;
+    char c[NUM_MAX], mb[NUM_MAX], err[NUM_MAX], p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX];
+    /* Only the states an operator must not miss; running is the norm. */
+    int shows_state = t->state == RUN_PAUSED || t->state == RUN_STOPPING;
+
+    if (cap == 0)
+        return buf;
+    if (t->target_concurrency != 0 && t->target_concurrency != t->actual_concurrency)
+        snprintf(c, sizeof(c), "%" PRIu32 "/%" PRIu32, t->actual_concurrency,
+                 t->target_concurrency);
+    else
+        snprintf(c, sizeof(c), "%" PRIu32, t->actual_concurrency);
+    snprintf(p50, sizeof(p50), "-");
+    snprintf(p99, sizeof(p99), "-");
+    if (k->window.count > 0) {
+        units_format_duration(k->window.pct_us[0], p50, sizeof(p50)); /* tick_pcts[0] is 50 */
+        units_format_duration(k->window.pct_us[2], p99, sizeof(p99)); /* tick_pcts[2] is 99 */
+    }
+    snprintf(err, sizeof(err), "-");
+    if (k->completed > 0)
+        fmt_percent(errors_sum(k->errors), k->completed, 1, err);
+    snprintf(buf, cap, "t=%" PRIu64 "s c=%s %" PRIu64 " req/s %s MB/s p50 %s p99 %s err %s%s%s",
+             (t->start_ms + t->duration_ms + 500) / 1000, c,
+             round_u64(per_second(k->completed, t->duration_ms)),
+             fmt_fixed(per_second(k->bytes_in, t->duration_ms) / 1e6, 1, mb), p50, p99, err,
+             shows_state ? " " : "", shows_state ? run_state_name(t->state) : "");
+    return buf;
+}

@@ -1,0 +1,65 @@
+/*
+ * summary: a run's totals built from its ticks, printed as the final report
+ * of a headless run (and, later, of `brink report`), plus the one-line
+ * progress of each tick. Reads ticks only, so it serves a live run and a
+ * recording alike. One thread at a time; no curses, no libcurl.
+ */
+#ifndef PROG_REPORT_SUMMARY_H
+#define PROG_REPORT_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct tick;
+struct summary;
+
+/* An empty summary. Its memory is bounded whatever the run's length: one
+ * histogram (HIST_BYTES) for the total, one scratch, and one per request kind
+ * seen (at most TICK_MAX_KINDS). Aborts on exhaustion; free with
+ * summary_free (NULL is a no-op). */
+struct summary *summary_new(void);
+void summary_free(struct summary *s);
+
+/*
+ * Adds t (borrowed; read only during the call): counts, bytes, errors by
+ * class (with the first message of each in the run), statuses, events, and
+ * its interval histograms (total and per kind, matched by name) merged into
+ * the run's. The run's duration is the sum of the ticks' durations, so ticks
+ * the channel dropped are neither counted nor timed (the caller reports
+ * them). Kinds past the first TICK_MAX_KINDS names count in the total only;
+ * the first 100 events are kept and the rest counted. Returns 0, or -EINVAL
+ * when a histogram in t is damaged (the counts are still added; the report
+ * notes how many requests its latency covers).
+ */
+int summary_add_tick(struct summary *s, const struct tick *t);
+
+/*
+ * The final report as text, like wrk's and ab's: duration, requests,
+ * requests/s, transfer rate, concurrency, how latency was measured, the
+ * percentile table (50 66 75 80 90 95 98 99 99.9 100), min/mean/max/stddev,
+ * errors by class with the first message of each, HTTP statuses, dropped
+ * transfers and cut bodies, events, then the same figures per request kind
+ * when there are several. The layout is fixed and documented, with an
+ * example, in docs/report.md. The output is printable ASCII: every string
+ * that came from outside passes through sanitize_display (ASCII only) and is
+ * cut; figures never depend on LC_NUMERIC. Flushes out. Returns 0, or -EIO
+ * when a write or the flush fails.
+ */
+int summary_print(const struct summary *s, FILE *out);
+
+/*
+ * One progress line for t, e.g.
+ *   t=12s c=40 3120 req/s 3.1 MB/s p50 1.20ms p99 8.40ms err 0.0%
+ * t is the interval's end in whole seconds (rounded); c the active virtual
+ * users, as c=38/40 when the target differs (and is not 0); req/s and MB/s
+ * (10^6 bytes in) over the interval; p50 and p99 of the interval as
+ * units_format_duration writes them, "-" when it timed no request; err the
+ * failed share of completed requests ("<0.1%" when not zero but below 0.05%,
+ * "-" when none completed); " paused" or " stopping" appended in those
+ * states. Written into buf (cap bytes, NUL-terminated, cut when short, no
+ * newline); returns buf. Any thread.
+ */
+char *summary_progress_line(const struct tick *t, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,624 @@
+/*
+ * summary: the final report and the progress line, built from ticks made by
+ * hand (counts set directly, histograms put with tick_put_hist), printed and
+ * checked line by line.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/errclass.h"
+#include "core/hist.h"
+#include "core/tick.h"
+#include "report/summary.h"
+
+#define TEST_DATA_CAP 65536 /* room for a few test histograms per tick */
+
+/* A running closed-model tick at c=40 covering [start_ms, start_ms + duration_ms). */
+static struct tick *new_tick(uint64_t start_ms, uint64_t duration_ms)
+{
+    struct tick *t = tick_new(TEST_DATA_CAP);
+
+    t->start_ms = start_ms;
+    t->duration_ms = duration_ms;
+    t->state = RUN_RUNNING;
+    t->model = LOAD_CLOSED;
+    t->target_concurrency = 40;
+    t->actual_concurrency = 40;
+    return t;
+}
+
+/* Records from_us, from_us + step_us, ... up to to_us into k's interval
+ * histogram, counting each as a completed, successful request. */
+static void put_latencies(struct tick *t, struct tick_kind *k, uint64_t from_us, uint64_t to_us,
+                          uint64_t step_us)
+{
+    struct hist *h = hist_new();
+
+    for (uint64_t v = from_us; v <= to_us; v += step_us)
+        hist_record(h, v);
+    k->completed += hist_count(h);
+    k->ok += hist_count(h);
+    tick_latency_from_hist(&k->window, h);
+    assert_int_equal(tick_put_hist(t, k, h), 0);
+    hist_free(h);
+}
+
+/* Names kind i of t and gives it n successful requests of latency_us each. */
+static void put_kind(struct tick *t, uint32_t i, const char *name, uint64_t n, uint64_t latency_us)
+{
+    struct tick_kind *k = &t->kinds[i];
+    struct hist *h = hist_new();
+
+    tick_copy_text(k->name, sizeof(k->name), name);
+    hist_record_n(h, latency_us, n);
+    k->completed = n;
+    k->ok = n;
+    tick_latency_from_hist(&k->window, h);
+    assert_int_equal(tick_put_hist(t, k, h), 0);
+    hist_free(h);
+    if (i + 1 > t->n_kinds)
+        t->n_kinds = i + 1;
+}
+
+/* Makes t's total the sum of its kinds, histogram included. */
+static void finish_total(struct tick *t)
+{
+    struct hist *sum = hist_new(), *one = hist_new();
+
+    for (uint32_t i = 0; i < t->n_kinds; i++) {
+        t->total.completed += t->kinds[i].completed;
+        t->total.ok += t->kinds[i].ok;
+        assert_int_equal(tick_get_hist(t, &t->kinds[i], one), 0);
+        hist_merge(sum, one);
+    }
+    tick_latency_from_hist(&t->total.window, sum);
+    assert_int_equal(tick_put_hist(t, &t->total, sum), 0);
+    hist_free(sum);
+    hist_free(one);
+}
+
+/* The report of s as a string; the caller frees it. Printed into a temporary
+ * file rather than open_memstream: with the memstream, GCC 12 at -O2 reports
+ * a dangling pointer where there is none (-Wdangling-pointer), which breaks
+ * the Release build with -Werror. */
+static char *report_of(const struct summary *s)
+{
+    FILE *out = tmpfile();
+    long size;
+    char *text;
+
+    assert_non_null(out);
+    assert_int_equal(summary_print(s, out), 0);
+    size = ftell(out);
+    assert_true(size >= 0);
+    text = malloc((size_t)size + 1);
+    assert_non_null(text);
+    rewind(out);
+    assert_int_equal(fread(text, 1, (size_t)size, out), (size_t)size);
+    text[size] = '\0';
+    assert_int_equal(fclose(out), 0);
+    return text;
+}
+
+/* Whether text holds line as one whole line. */
+static int has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    const char *p = text;
+
+    while (*p) {
+        if (strncmp(p, line, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
+            return 1;
+        p = strchr(p, '\n');
+        if (p == NULL)
+            return 0;
+        p++;
+    }
+    return 0;
+}
+
+#define assert_line(text, line)                                                                    \
+    do {                                                                                           \
+        if (!has_line(text, line))                                                                 \
+            fail_msg("missing line \"%s\" in:\n%s", line, text);                                   \
+    } while (0)
+
+static void add_and_free(struct summary *s, struct tick *t)
+{
+    assert_int_equal(summary_add_tick(s, t), 0);
+    tick_free(t);
+}
+
+static void run_without_completions_says_so_instead_of_a_table(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *t = new_tick(0, 1000);
+    char *text;
+
+    (void)state;
+    t->target_concurrency = 10;
+    t->actual_concurrency = 10;
+    t->total.started = 10;
+    add_and_free(s, t);
+    text = report_of(s);
+    assert_string_equal(text, "duration 1.00s, 0 requests, 0.0 req/s, 0.00 MB/s in, 0.00 MB/s out\n"
+                              "concurrency: target 10, max active 10\n"
+                              "latency: closed-loop, from the actual send (load model closed)\n"
+                              "no requests completed\n"
+                              "HTTP statuses: none\n"
+                              "dropped 0, bodies cut 0, connections opened 0\n");
+    free(text);
+    summary_free(s);
+}
+
+static void summary_of_no_ticks_prints_zeros_and_no_model(void **state)
+{
+    struct summary *s = summary_new();
+    char *text;
+
+    (void)state;
+    text = report_of(s);
+    assert_string_equal(text, "duration 0us, 0 requests, 0.0 req/s, 0.00 MB/s in, 0.00 MB/s out\n"
+                              "concurrency: target 0, max active 0\n"
+                              "no requests completed\n"
+                              "HTTP statuses: none\n"
+                              "dropped 0, bodies cut 0, connections opened 0\n");
+    free(text);
+    summary_free(s);
+    summary_free(NULL);
+}
+
+static void percentiles_come_from_the_histograms_merged_over_ticks(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *a = new_tick(0, 1000), *b = new_tick(1000, 1000);
+    char *text;
+
+    (void)state;
+    /* 1..1000 µs split over two ticks: exact below 2048, so the ranks are
+     * the values themselves. */
+    put_latencies(a, &a->total, 1, 500, 1);
+    put_latencies(b, &b->total, 501, 1000, 1);
+    add_and_free(s, a);
+    add_and_free(s, b);
+    text = report_of(s);
+    assert_line(text, "latency percentiles:");
+    assert_line(text, "     50%     500us");
+    assert_line(text, "     66%     660us");
+    assert_line(text, "     75%     750us");
+    assert_line(text, "     80%     800us");
+    assert_line(text, "     90%     900us");
+    assert_line(text, "     95%     950us");
+    assert_line(text, "     98%     980us");
+    assert_line(text, "     99%     990us");
+    assert_line(text, "   99.9%     999us");
+    assert_line(text, "    100%    1.00ms");
+    assert_line(text, "latency min 1us, mean 501us, max 1.00ms, stddev 289us");
+    assert_line(text, "errors: none");
+    free(text);
+    summary_free(s);
+}
+
+static void totals_and_rates_are_summed_over_ticks(void **state)
+{
+    struct summary *s = summary_new();
+    char *text;
+
+    (void)state;
+    for (uint64_t i = 0; i < 3; i++) {
+        struct tick *t = new_tick(i * 1000, 1000);
+
+        put_latencies(t, &t->total, 100, 100 + 999 * 10, 10); /* 1000 requests */
+        t->total.bytes_in = 1040000;
+        t->total.bytes_out = 500000;
+        t->actual_concurrency = (uint32_t)(20 + 10 * i);
+        t->target_concurrency = 40;
+        t->connections_opened = 5;
+        t->dropped = i;
+        t->bodies_cut = 2;
+        tick_count_status(t, 200, 990);
+        tick_count_status(t, 503, 10);
+        add_and_free(s, t);
+    }
+    text = report_of(s);
+    assert_line(text, "duration 3.00s, 3,000 requests, 1,000 req/s, 1.04 MB/s in, 0.50 MB/s out");
+    assert_line(text, "concurrency: target 40, max active 40");
+    assert_line(text, "HTTP statuses: 200=2,970 503=30");
+    assert_line(text, "dropped 3, bodies cut 6, connections opened 15");
+    free(text);
+    summary_free(s);
+}
+
+static void slow_rate_keeps_a_decimal_and_varying_target_shows_its_range(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *a = new_tick(0, 2000), *b = new_tick(2000, 2000);
+    char *text;
+
+    (void)state;
+    a->target_concurrency = 1;
+    a->actual_concurrency = 1;
+    b->target_concurrency = 8;
+    b->actual_concurrency = 6;
+    put_latencies(a, &a->total, 1000, 5000, 1000); /* 5 requests */
+    put_latencies(b, &b->total, 1000, 5000, 1000);
+    add_and_free(s, a);
+    add_and_free(s, b);
+    text = report_of(s);
+    assert_line(text, "duration 4.00s, 10 requests, 2.5 req/s, 0.00 MB/s in, 0.00 MB/s out");
+    assert_line(text, "concurrency: target 1 to 8, max active 6");
+    free(text);
+    summary_free(s);
+}
+
+static void open_and_mixed_models_label_their_latency(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *a = new_tick(0, 1000), *b = new_tick(1000, 1000);
+    char *text;
+
+    (void)state;
+    a->model = LOAD_OPEN;
+    a->target_rate_per_s = 2500.0;
+    add_and_free(s, a);
+    text = report_of(s);
+    assert_line(text, "latency: from the intended send (load model open)");
+    assert_line(text, "concurrency: target 40, max active 40, max target rate 2,500/s");
+    free(text);
+    add_and_free(s, b);
+    text = report_of(s);
+    assert_line(text, "latency: closed-loop in closed intervals, from the intended send in open "
+                      "ones (load model mixed)");
+    free(text);
+    summary_free(s);
+}
+
+static void each_kind_gets_its_own_block_matched_by_name(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *a = new_tick(0, 1000), *b = new_tick(1000, 1000);
+    char *text, *get, *put;
+
+    (void)state;
+    put_kind(a, 0, "GET", 300, 1000);
+    put_kind(a, 1, "PUT", 100, 8000);
+    finish_total(a);
+    /* The same kinds in the other order: matched by name, not position. */
+    put_kind(b, 0, "PUT", 100, 8000);
+    put_kind(b, 1, "GET", 300, 1000);
+    finish_total(b);
+    a->total.errors[ERR_HTTP_5XX] = 4;
+    a->kinds[1].errors[ERR_HTTP_5XX] = 4;
+    add_and_free(s, a);
+    add_and_free(s, b);
+    text = report_of(s);
+    assert_line(text, "duration 2.00s, 800 requests, 400 req/s, 0.00 MB/s in, 0.00 MB/s out");
+    assert_line(text, "     50%    1.00ms");
+    assert_line(text, "     80%    8.00ms");
+    get = strstr(text, "\nkind GET: 600 requests, 300 req/s, 0.00 MB/s in, 0.00 MB/s out\n");
+    put = strstr(text, "\nkind PUT: 200 requests, 100 req/s, 0.00 MB/s in, 0.00 MB/s out\n");
+    assert_non_null(get);
+    assert_non_null(put);
+    assert_true(get < put);
+    /* GET's block ends where PUT's starts and holds GET's latencies only. */
+    *put = '\0';
+    assert_line(get + 1, "    100%    1.00ms");
+    assert_line(get + 1, "errors: none");
+    assert_line(put + 1, "    100%    8.00ms");
+    assert_line(put + 1, "errors: 4 of 200 requests (2.00%)");
+    /* Per kind, the error lines carry no message: the ticks keep one per run. */
+    assert_line(put + 1, "  http_5xx                  4   2.00%");
+    free(text);
+    summary_free(s);
+}
+
+static void single_kind_prints_no_kind_block(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *t = new_tick(0, 1000);
+    char *text;
+
+    (void)state;
+    put_kind(t, 0, "GET", 10, 1000);
+    finish_total(t);
+    add_and_free(s, t);
+    text = report_of(s);
+    assert_null(strstr(text, "kind "));
+    free(text);
+    summary_free(s);
+}
+
+static void kinds_past_the_table_count_in_the_totals_only(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *a = new_tick(0, 1000), *b = new_tick(1000, 1000);
+    char name[16], *text;
+
+    (void)state;
+    for (uint32_t i = 0; i < TICK_MAX_KINDS; i++) {
+        snprintf(name, sizeof(name), "kind%u", (unsigned)i);
+        put_kind(a, i, name, 1, 100);
+    }
+    finish_total(a);
+    put_kind(b, 0, "one_too_many", 7, 100);
+    finish_total(b);
+    add_and_free(s, a);
+    add_and_free(s, b);
+    text = report_of(s);
+    assert_line(text, "duration 2.00s, 71 requests, 35.5 req/s, 0.00 MB/s in, 0.00 MB/s out");
+    assert_non_null(strstr(text, "\nkind kind63: 1 request, "));
+    assert_null(strstr(text, "one_too_many"));
+    assert_line(text, "note: 7 requests of kinds past the first 64 are in the totals only");
+    free(text);
+    summary_free(s);
+}
+
+static void errors_show_class_share_and_first_message_escaped(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *a = new_tick(0, 1000), *b = new_tick(1000, 1000);
+    char *text;
+
+    (void)state;
+    put_latencies(a, &a->total, 1, 500, 1);
+    put_latencies(b, &b->total, 1, 500, 1);
+    a->total.errors[ERR_RESET] = 2;
+    tick_copy_text(a->first_error[ERR_RESET], TICK_TEXT_MAX, "\x1b[2J Connection reset");
+    b->total.errors[ERR_RESET] = 3;
+    tick_copy_text(b->first_error[ERR_RESET], TICK_TEXT_MAX, "a later reset");
+    b->total.errors[ERR_LOCAL_FD_LIMIT] = 10;
+    tick_copy_text(b->first_error[ERR_LOCAL_FD_LIMIT], TICK_TEXT_MAX, "Too many open files");
+    add_and_free(s, a);
+    add_and_free(s, b);
+    text = report_of(s);
+    assert_line(text, "errors: 15 of 1,000 requests (1.50%)");
+    assert_line(text, "  reset                     5   0.50%  \\e[2J Connection reset");
+    assert_line(text, "  local_fd_limit           10   1.00%  Too many open files");
+    assert_null(strchr(text, '\x1b'));
+    assert_null(strstr(text, "a later reset"));
+    free(text);
+    summary_free(s);
+}
+
+static void long_error_message_is_cut_visibly(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *t = new_tick(0, 1000);
+    char long_text[TICK_TEXT_MAX], *text, *line;
+
+    (void)state;
+    memset(long_text, 'x', sizeof(long_text) - 1);
+    long_text[sizeof(long_text) - 1] = '\0';
+    put_latencies(t, &t->total, 10, 10, 1);
+    t->total.errors[ERR_OTHER] = 1;
+    tick_copy_text(t->first_error[ERR_OTHER], TICK_TEXT_MAX, long_text);
+    add_and_free(s, t);
+    text = report_of(s);
+    line = strstr(text, "  other ");
+    assert_non_null(line);
+    *strchr(line, '\n') = '\0';
+    assert_true(strlen(line) < 120);
+    assert_non_null(strstr(line, "xxx..."));
+    free(text);
+    summary_free(s);
+}
+
+static void hostile_kind_names_and_event_texts_are_escaped(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *t = new_tick(0, 1000);
+    char *text;
+
+    (void)state;
+    put_kind(t, 0, "evil\x1b]0;owned\x07", 1, 100);
+    put_kind(t, 1, "GET", 1, 100);
+    finish_total(t);
+    tick_add_event(t, EV_MARK, 500, "before \x1b[31mrestart\xe2\x80\xae");
+    add_and_free(s, t);
+    text = report_of(s);
+    assert_non_null(strstr(text, "\nkind evil\\e]0;owned\\x07: 1 request,"));
+    assert_line(text, "events: 1");
+    assert_line(text, "     500ms mark: before \\e[31mrestart\\u202e");
+    assert_null(strchr(text, '\x1b'));
+    assert_null(strchr(text, '\x07'));
+    for (const char *p = text; *p; p++)
+        assert_true((unsigned char)*p < 0x80);
+    free(text);
+    summary_free(s);
+}
+
+static void events_are_kept_up_to_a_bound_and_the_rest_counted(void **state)
+{
+    struct summary *s = summary_new();
+    char *text, *p;
+    int shown = 0;
+
+    (void)state;
+    for (uint64_t i = 0; i < 7; i++) {
+        struct tick *t = new_tick(i * 1000, 1000);
+
+        for (int e = 0; e < TICK_MAX_EVENTS + 1; e++)
+            tick_add_event(t, EV_NOTICE, i * 1000 + (uint64_t)e, "tick event");
+        add_and_free(s, t);
+    }
+    text = report_of(s);
+    /* 7 ticks of 16 kept and 1 dropped each: 119 in all, 100 shown. */
+    assert_line(text, "events: 119");
+    assert_line(text, "       0us notice: tick event");
+    assert_line(text, "  and 19 more, not kept");
+    for (p = text; (p = strstr(p, " notice: tick event\n")) != NULL; p++)
+        shown++;
+    assert_int_equal(shown, 100);
+    free(text);
+    summary_free(s);
+}
+
+static void damaged_histogram_is_reported_and_counts_still_add(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *good = new_tick(0, 1000), *bad = new_tick(1000, 1000);
+    char *text;
+
+    (void)state;
+    put_latencies(good, &good->total, 1, 500, 1);
+    put_latencies(bad, &bad->total, 501, 1000, 1);
+    bad->data[bad->total.hist_offset] = 0xEE; /* an unknown encoding version */
+    bad->total.bytes_in = 2000000;
+    assert_int_equal(summary_add_tick(s, good), 0);
+    assert_int_equal(summary_add_tick(s, bad), -EINVAL);
+    tick_free(good);
+    tick_free(bad);
+    text = report_of(s);
+    assert_line(text, "duration 2.00s, 1,000 requests, 500 req/s, 1.00 MB/s in, 0.00 MB/s out");
+    assert_line(text, "    100%     500us");
+    assert_line(text, "note: 1 interval histogram was damaged or missing; latency covers 500 of "
+                      "1,000 requests");
+    free(text);
+    summary_free(s);
+}
+
+static void missing_histogram_is_a_gap_but_not_an_error(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *t = new_tick(0, 1000);
+    char *text;
+
+    (void)state;
+    t->total.completed = 50; /* as when tick_put_hist ran out of room */
+    t->total.ok = 50;
+    assert_int_equal(summary_add_tick(s, t), 0);
+    tick_free(t);
+    text = report_of(s);
+    assert_line(text, "latency: no histogram data");
+    assert_line(text, "note: 1 interval histogram was damaged or missing; latency covers 0 of 50 "
+                      "requests");
+    free(text);
+    summary_free(s);
+}
+
+static void print_to_a_full_device_fails_with_eio(void **state)
+{
+    struct summary *s = summary_new();
+    FILE *full = fopen("/dev/full", "w");
+
+    (void)state;
+    if (full == NULL) {
+        summary_free(s);
+        skip();
+    }
+    assert_int_equal(summary_print(s, full), -EIO);
+    fclose(full);
+    summary_free(s);
+}
+
+static void progress_line_shows_rates_percentiles_and_errors(void **state)
+{
+    struct tick *t = new_tick(11000, 1000);
+    char buf[128];
+
+    (void)state;
+    t->total.completed = 3120;
+    t->total.bytes_in = 3100000;
+    t->total.window.count = 3120;
+    t->total.window.pct_us[0] = 1200; /* p50 */
+    t->total.window.pct_us[2] = 8400; /* p99 */
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=12s c=40 3120 req/s 3.1 MB/s p50 1.20ms p99 8.40ms err 0.0%");
+    t->actual_concurrency = 38;
+    t->total.errors[ERR_TIMEOUT] = 30;
+    t->total.errors[ERR_RESET] = 1;
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=12s c=38/40 3120 req/s 3.1 MB/s p50 1.20ms p99 8.40ms err 1.0%");
+    t->state = RUN_STOPPING;
+    t->start_ms = 59400;
+    t->duration_ms = 100;
+    t->total.window.pct_us[2] = 2500000;
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=60s c=38/40 31200 req/s 31.0 MB/s p50 1.20ms p99 2.50s err 1.0% "
+                        "stopping");
+    tick_free(t);
+}
+
+static void tiny_error_share_never_reads_as_zero(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *t = new_tick(0, 1000);
+    char buf[128], *text;
+
+    (void)state;
+    put_latencies(t, &t->total, 1, 40000, 1);
+    t->total.errors[ERR_RESET] = 1;
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=1s c=40 40000 req/s 0.0 MB/s p50 20.0ms p99 39.6ms err <0.1%");
+    add_and_free(s, t);
+    text = report_of(s);
+    assert_line(text, "errors: 1 of 40,000 requests (<0.01%)");
+    assert_line(text, "  reset                     1  <0.01%");
+    free(text);
+    summary_free(s);
+}
+
+static void progress_line_of_an_empty_paused_interval_has_dashes(void **state)
+{
+    struct tick *t = new_tick(12000, 1000);
+    char buf[128];
+
+    (void)state;
+    t->state = RUN_PAUSED;
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=13s c=40 0 req/s 0.0 MB/s p50 - p99 - err - paused");
+    t->duration_ms = 0;
+    t->start_ms = 499;
+    t->state = RUN_RUNNING;
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=0s c=40 0 req/s 0.0 MB/s p50 - p99 - err -");
+    tick_free(t);
+}
+
+static void progress_line_is_cut_to_the_buffer(void **state)
+{
+    struct tick *t = new_tick(0, 1000);
+    char buf[8];
+
+    (void)state;
+    memset(buf, '#', sizeof(buf));
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)), "t=1s c=");
+    assert_ptr_equal(summary_progress_line(t, buf, 0), buf);
+    tick_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(run_without_completions_says_so_instead_of_a_table),
+        cmocka_unit_test(summary_of_no_ticks_prints_zeros_and_no_model),
+        cmocka_unit_test(percentiles_come_from_the_histograms_merged_over_ticks),
+        cmocka_unit_test(totals_and_rates_are_summed_over_ticks),
+        cmocka_unit_test(slow_rate_keeps_a_decimal_and_varying_target_shows_its_range),
+        cmocka_unit_test(open_and_mixed_models_label_their_latency),
+        cmocka_unit_test(each_kind_gets_its_own_block_matched_by_name),
+        cmocka_unit_test(single_kind_prints_no_kind_block),
+        cmocka_unit_test(kinds_past_the_table_count_in_the_totals_only),
+        cmocka_unit_test(errors_show_class_share_and_first_message_escaped),
+        cmocka_unit_test(long_error_message_is_cut_visibly),
+        cmocka_unit_test(hostile_kind_names_and_event_texts_are_escaped),
+        cmocka_unit_test(events_are_kept_up_to_a_bound_and_the_rest_counted),
+        cmocka_unit_test(damaged_histogram_is_reported_and_counts_still_add),
+        cmocka_unit_test(missing_histogram_is_a_gap_but_not_an_error),
+        cmocka_unit_test(print_to_a_full_device_fails_with_eio),
+        cmocka_unit_test(progress_line_shows_rates_percentiles_and_errors),
+        cmocka_unit_test(tiny_error_share_never_reads_as_zero),
+        cmocka_unit_test(progress_line_of_an_empty_paused_interval_has_dashes),
+        cmocka_unit_test(progress_line_is_cut_to_the_buffer),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
