@@ -10,6 +10,7 @@
 
 #include "config/config.h"
 #include "core/sanitize.h"
+#include "run.h"
 #include "target/target.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -25,6 +26,29 @@ struct cmd {
 static int cmd_check(int argc, char **argv);
 
 static const struct cmd commands[] = {
+    {
+        .name = "run",
+        .usage = "brink run (--url URL | --config FILE) [OPTIONS]",
+        .summary = "load a server and report throughput, latency and errors",
+        .help = "Runs virtual users (closed model: each sends, waits for the reply, sends\n"
+                "again) against the target. One progress line per tick goes to stderr and\n"
+                "the final report to stdout (format: docs/report.md). Ctrl-C or SIGTERM\n"
+                "stops the load, waits up to 5 s for requests in flight and still prints\n"
+                "the report; a second one aborts them.\n"
+                "\n"
+                "options (each overrides the same key of FILE):\n"
+                "  --config FILE         experiment file (see docs/config.md)\n"
+                "  --url URL             [target] url\n"
+                "  --concurrency N       [load] concurrency, virtual users (default 10)\n"
+                "  --duration D          [load] duration, e.g. 30s (default: until stopped)\n"
+                "  --requests N          [load] requests, stop after N (default: no limit)\n"
+                "  --threads N           [load] threads, engine workers (default 1)\n"
+                "  --tick D              [load] tick, the reporting interval (default 1s)\n"
+                "  --timeout D           [target] timeout per request (default 30s)\n"
+                "  --seed N              seed for {rand}, {uuid} and the request mix\n"
+                "  --headless            no console (the only mode for now)\n",
+        .run = run_main,
+    },
     {
         .name = "check",
         .usage = "brink check FILE",

@@ -1,0 +1,38 @@
+/*
+ * classify: which error class a finished transfer falls in, from libcurl's
+ * result, the OS errno behind it (CURLINFO_OS_ERRNO), the HTTP status and
+ * whether the connection was established. Pure; any thread.
+ */
+#ifndef PROG_ENGINE_CLASSIFY_H
+#define PROG_ENGINE_CLASSIFY_H
+
+#include <stddef.h>
+
+#include <curl/curl.h>
+
+#include "core/errclass.h"
+
+struct transfer_result {
+    CURLcode code;    /* from CURLMSG_DONE */
+    long os_errno;    /* CURLINFO_OS_ERRNO, 0 when none */
+    long http_status; /* CURLINFO_RESPONSE_CODE, 0 when no status line came */
+    int connected;    /* the TCP (and TLS) connection was established */
+    int body_cut;     /* our write callback stopped at max_body on purpose */
+};
+
+/* The class of r, or -1 when the request succeeded: a reply with status
+ * 1xx, 2xx or 3xx, complete or with its body cut at max_body on purpose (a
+ * cut reply is judged by its status, so a cut 503 is still http_5xx). A
+ * failed transfer is never -1. */
+int classify_transfer(const struct transfer_result *r);
+
+/*
+ * One line for the console and the record: the class's reason with the
+ * library's words, e.g. "connection reset by peer (curl 56: Recv failure:
+ * Connection reset by peer)" or "HTTP 503". curl_error is the transfer's
+ * CURLOPT_ERRORBUFFER ("" when empty). Raw text: sanitize before display.
+ */
+void classify_message(const struct transfer_result *r, const char *curl_error, char *buf,
+                      size_t cap);
+
+#endif

@@ -1,0 +1,294 @@
+/*
+ * The engine's lifetime and its control state: start and join the workers,
+ * turn commands from the channel into what the workers should do, and say
+ * what was applied (clamped values included) in the event log.
+ */
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "config/config.h"
+#include "core/chan.h"
+#include "core/xalloc.h"
+#include "engine/internal.h"
+#include "engine/workload.h"
+
+/* File descriptors kept back for everything that is not a connection: stdio,
+ * the recorder, libuv's own, the resolver's pipes. */
+#define FD_RESERVE 64
+
+int engine_global_init(char *err, size_t err_len)
+{
+    CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+
+    if (rc != CURLE_OK) {
+        snprintf(err, err_len, "brink: engine: curl_global_init: %s", curl_easy_strerror(rc));
+        return -EIO;
+    }
+    return 0;
+}
+
+void engine_global_cleanup(void)
+{
+    curl_global_cleanup();
+}
+
+/* Raises the soft fd limit to the hard one; returns the limit now in force. */
+static uint32_t raise_fd_limit(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 1024;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rlim_t want = rl.rlim_max;
+
+        rl.rlim_cur = want;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    return rl.rlim_cur > UINT32_MAX ? UINT32_MAX : (uint32_t)rl.rlim_cur;
+}
+
+static void wake_all(struct engine *e)
+{
+    for (uint32_t i = 0; i < e->n_workers; i++)
+        uv_async_send(&e->workers[i]->wake);
+}
+
+/* The channel's wake: from the console's thread, safe per libuv's docs. */
+static void on_command(void *arg)
+{
+    struct engine *e = arg;
+
+    uv_async_send(&e->workers[0]->wake);
+}
+
+static uint64_t now_ns(const struct engine *e)
+{
+    return uv_hrtime() - e->start_ns;
+}
+
+/* Clamps a requested concurrency and says why when it had to. */
+static uint32_t clamp_concurrency(const struct engine *e, int64_t want, char *why, size_t len)
+{
+    why[0] = '\0';
+    if (want < 1) {
+        snprintf(why, len, " (asked %lld; at least 1, pause to stop sending)", (long long)want);
+        return 1;
+    }
+    if ((uint64_t)want > e->max_concurrency) {
+        snprintf(why, len, " (asked %lld; the fd limit %u allows %u)", (long long)want,
+                 e->fds_limit, e->max_concurrency);
+        return e->max_concurrency;
+    }
+    return (uint32_t)want;
+}
+
+/* Applies one command to the control state (lock held); text says what. */
+static void apply(struct engine *e, const struct command *cmd, char *text, size_t len)
+{
+    struct control *c = &e->control;
+    uint32_t before = c->concurrency;
+    int64_t want = before;
+    char why[96] = "";
+
+    switch (cmd->kind) {
+    case CMD_SET_CONCURRENCY:
+        want = cmd->n;
+        break;
+    case CMD_STEP:
+        want = (int64_t)before + cmd->n * (int64_t)e->config->load.step;
+        break;
+    case CMD_DOUBLE:
+        want = (int64_t)before * 2;
+        break;
+    case CMD_HALVE:
+        want = before > 1 ? before / 2 : 1;
+        break;
+    case CMD_PAUSE:
+        c->is_paused = 1;
+        snprintf(text, len, "pause: no new requests, %u in flight finish", before);
+        return;
+    case CMD_RESUME:
+        c->is_paused = 0;
+        snprintf(text, len, "resume at concurrency %u", before);
+        return;
+    case CMD_DROP: {
+        int64_t n = cmd->n < 0 ? 0 : cmd->n;
+
+        for (uint32_t i = 0; i < e->n_workers; i++)
+            e->drop_pending[i] += (uint32_t)(n / e->n_workers + ((int64_t)i < n % e->n_workers));
+        snprintf(text, len, "drop %lld connections in flight", (long long)n);
+        return;
+    }
+    case CMD_MARK:
+        snprintf(text, len, "mark: %s", cmd->note);
+        return;
+    case CMD_STOP:
+        if (c->is_stopping) {
+            c->is_aborting = 1;
+            snprintf(text, len, "stop again: abort the requests in flight");
+        } else {
+            c->is_stopping = 1;
+            snprintf(text, len, "stop: drain the requests in flight (up to %d ms)",
+                     ENGINE_DRAIN_MS);
+        }
+        return;
+    case CMD__COUNT:
+        break;
+    }
+    c->concurrency = clamp_concurrency(e, want, why, sizeof(why));
+    snprintf(text, len, "%s: concurrency %u -> %u%s", cmd_kind_name(cmd->kind), before,
+             c->concurrency, why);
+}
+
+static enum run_state state_of(const struct control *c)
+{
+    if (c->is_stopping)
+        return RUN_STOPPING;
+    return c->is_paused ? RUN_PAUSED : RUN_RUNNING;
+}
+
+void engine_drain_commands(struct engine *e)
+{
+    struct command cmd;
+    char text[TICK_TEXT_MAX];
+    int n = 0;
+
+    while (chan_recv(e->chan, &cmd)) {
+        pthread_mutex_lock(&e->lock);
+        apply(e, &cmd, text, sizeof(text));
+        merger_set_state(e->merger, state_of(&e->control), e->control.concurrency);
+        pthread_mutex_unlock(&e->lock);
+        merger_event(e->merger, cmd.kind == CMD_MARK ? EV_MARK : EV_COMMAND, now_ns(e), text);
+        n++;
+    }
+    if (n)
+        wake_all(e);
+}
+
+void engine_request_stop(struct engine *e, const char *why, int abort_now)
+{
+    char text[TICK_TEXT_MAX];
+    int changed = 0;
+
+    pthread_mutex_lock(&e->lock);
+    if (abort_now && !e->control.is_aborting) {
+        e->control.is_stopping = 1;
+        e->control.is_aborting = 1;
+        changed = 1;
+    } else if (!e->control.is_stopping) {
+        e->control.is_stopping = 1;
+        changed = 1;
+    }
+    merger_set_state(e->merger, state_of(&e->control), e->control.concurrency);
+    pthread_mutex_unlock(&e->lock);
+    if (!changed)
+        return;
+    snprintf(text, sizeof(text), "%s: %s", why,
+             abort_now ? "aborting the requests in flight" : "draining the requests in flight");
+    merger_event(e->merger, EV_NOTICE, now_ns(e), text);
+    wake_all(e);
+}
+
+static void stop_started(struct engine *e)
+{
+    pthread_mutex_lock(&e->lock);
+    e->control.is_stopping = 1;
+    e->control.is_aborting = 1;
+    pthread_mutex_unlock(&e->lock);
+    for (uint32_t i = 0; i < e->n_workers; i++) {
+        if (e->workers[i] && e->workers[i]->is_started)
+            uv_async_send(&e->workers[i]->wake);
+    }
+    for (uint32_t i = 0; i < e->n_workers; i++) {
+        if (e->workers[i] && e->workers[i]->is_started)
+            worker_join(e->workers[i]);
+    }
+}
+
+int engine_start(const struct engine_params *p, char *err, size_t err_len, struct engine **out)
+{
+    const struct config *c = p->config;
+    struct engine *e = xcalloc(1, sizeof(*e));
+    int rc;
+
+    e->config = c;
+    e->chan = p->chan;
+    e->seed = p->seed ? p->seed : (uint64_t)time(NULL) ^ uv_hrtime();
+    e->tick_ns = c->load.tick_us * 1000;
+    e->request_limit = c->load.requests;
+    e->fds_limit = raise_fd_limit();
+    e->max_concurrency = e->fds_limit > 2 * FD_RESERVE ? e->fds_limit - FD_RESERVE : FD_RESERVE;
+    if (c->load.concurrency > e->max_concurrency) {
+        snprintf(
+            err, err_len,
+            "brink: [load] concurrency: %u connections need %u file descriptors, but the limit (RLIMIT_NOFILE) is %u (raise it with ulimit -n, or lower the concurrency to %u)",
+            c->load.concurrency, c->load.concurrency + FD_RESERVE, e->fds_limit,
+            e->max_concurrency);
+        free(e);
+        return -EMFILE;
+    }
+    rc = workload_new(c, e->seed, err, err_len, &e->workload);
+    if (rc != 0) {
+        free(e);
+        return rc;
+    }
+    pthread_mutex_init(&e->lock, NULL);
+    e->control.concurrency = c->load.concurrency;
+    e->n_workers = c->load.threads;
+    e->drop_pending = xcalloc(e->n_workers, sizeof(*e->drop_pending));
+    e->workers = xcalloc(e->n_workers, sizeof(*e->workers));
+    e->merger = merger_new(e->n_workers, e->workload, e->chan, e->tick_ns);
+    merger_set_fds_limit(e->merger, e->fds_limit);
+    merger_set_state(e->merger, RUN_RUNNING, e->control.concurrency);
+    e->start_ns = uv_hrtime();
+    for (uint32_t i = 0; i < e->n_workers; i++) {
+        rc = worker_new(e, i, err, err_len, &e->workers[i]);
+        if (rc != 0)
+            goto out_free_engine;
+    }
+    chan_set_wake(e->chan, on_command, e);
+    for (uint32_t i = 0; i < e->n_workers; i++) {
+        rc = worker_start(e->workers[i], err, err_len);
+        if (rc != 0)
+            goto out_stop_workers;
+    }
+    *out = e;
+    return 0;
+
+out_stop_workers:
+    chan_set_wake(e->chan, NULL, NULL);
+    stop_started(e);
+out_free_engine:
+    engine_free(e);
+    return rc;
+}
+
+void engine_join(struct engine *e)
+{
+    for (uint32_t i = 0; i < e->n_workers; i++)
+        worker_join(e->workers[i]);
+    /* Commands sent from now on have nobody to wake. */
+    chan_set_wake(e->chan, NULL, NULL);
+}
+
+void engine_free(struct engine *e)
+{
+    if (!e)
+        return;
+    for (uint32_t i = 0; i < e->n_workers; i++)
+        worker_free(e->workers[i]);
+    free(e->workers);
+    free(e->drop_pending);
+    merger_free(e->merger);
+    workload_free(e->workload);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+}

@@ -1,0 +1,54 @@
+/*
+ * engine: makes the load. Worker threads, each one libuv loop driving one
+ * libcurl multi handle, run virtual users (closed model) against the
+ * workload of a config, apply the commands that arrive through the channel
+ * within one tick, and publish one merged tick per interval. Never touches
+ * curses. engine_start, engine_join and engine_free are for the thread that
+ * owns the channel (main); everything else happens on the engine's threads.
+ */
+#ifndef PROG_ENGINE_ENGINE_H
+#define PROG_ENGINE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct chan;
+struct config;
+struct engine;
+
+#define ENGINE_DRAIN_MS 5000 /* how long a stop waits for requests in flight */
+
+/* Process-wide set-up: libcurl's global init. Call once from main before any
+ * thread starts (libcurl's init is not thread-safe). Returns 0 or -EIO with
+ * one line in err. */
+int engine_global_init(char *err, size_t err_len);
+void engine_global_cleanup(void);
+
+struct engine_params {
+    const struct config *config; /* borrowed; must outlive the engine */
+    struct chan *chan;           /* borrowed; ticks out, commands in */
+    uint64_t seed;               /* workload randomness ({rand}, {uuid}, the mix) */
+};
+
+/*
+ * Raises the soft RLIMIT_NOFILE to the hard one, checks that the configured
+ * concurrency fits in it, compiles the workload and starts the worker
+ * threads, which start the load at once. Signals should be blocked in the
+ * calling thread while this runs, so the workers inherit a blocked mask.
+ * Returns 0 and *out, or a negative errno with one line in err (nothing is
+ * left running).
+ */
+int engine_start(const struct engine_params *p, char *err, size_t err_len, struct engine **out);
+
+/*
+ * Waits until the run is over: the duration or request count was reached,
+ * or a CMD_STOP drained (a second CMD_STOP aborts what is still in flight).
+ * When it returns, the last tick (state RUN_DONE) has been published and the
+ * channel is closed.
+ */
+void engine_join(struct engine *e);
+
+/* Frees a joined engine; engine_free(NULL) is a no-op. */
+void engine_free(struct engine *e);
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * Shared inside src/engine only. One struct engine owns N workers; each
+ * worker is a thread with its own uv_loop_t and CURLM, and owns its slots
+ * (virtual users), its sockets and its interval statistics outright, so the
+ * request path takes no lock. Workers meet in two places: the control state
+ * (commands, under engine.lock) and the merger (intervals, under its lock).
+ */
+#ifndef PROG_ENGINE_INTERNAL_H
+#define PROG_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <curl/curl.h>
+#include <uv.h>
+
+#include "core/command.h"
+#include "core/errclass.h"
+#include "core/tick.h"
+#include "engine/engine.h"
+
+struct hist;
+struct workload;
+struct worker;
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+/* Counts of one request kind (or of all) over one interval. */
+struct kind_stats {
+    uint64_t started;
+    uint64_t completed;
+    uint64_t ok;
+    uint64_t bytes_in;
+    uint64_t bytes_out;
+    uint64_t errors[ERR__COUNT];
+    struct hist *hist; /* latencies of completed requests, µs */
+};
+
+/* What one worker saw in one interval; merged across workers into a tick. */
+struct interval {
+    uint64_t seq;
+    uint64_t start_ns; /* since the run started */
+    uint64_t end_ns;
+    struct kind_stats total;
+    struct kind_stats *kinds; /* n_kinds */
+    size_t n_kinds;
+    struct tick_status status[TICK_MAX_STATUS];
+    uint32_t n_status;
+    uint64_t status_other;
+    char first_error[ERR__COUNT][TICK_TEXT_MAX];
+    uint64_t connections_opened;
+    uint64_t dropped;
+    uint64_t bodies_cut;
+    uint64_t loop_lag_us;
+    uint32_t target;    /* this worker's share at the end */
+    uint32_t active;    /* its slots that may run */
+    uint32_t in_flight; /* its transfers in flight at the end */
+    uint32_t fds_used;
+};
+
+void interval_init(struct interval *iv, size_t n_kinds);
+void interval_reset(struct interval *iv);
+void interval_free(struct interval *iv);
+/* Adds src into dst (counts summed, histograms merged, first messages kept). */
+void interval_add(struct interval *dst, const struct interval *src);
+void interval_count_status(struct interval *iv, uint16_t code, uint64_t n);
+
+/* The merger: collects each worker's interval k and publishes tick k once
+ * all running workers have delivered it. Thread-safe. */
+struct merger;
+struct merger *merger_new(uint32_t n_workers, const struct workload *wl, struct chan *ch,
+                          uint64_t tick_ns);
+void merger_free(struct merger *m);
+/* Worker w delivers its interval; is_final marks its last one. */
+void merger_submit(struct merger *m, uint32_t w, const struct interval *iv, int is_final);
+/* An event for the next tick published. */
+void merger_event(struct merger *m, enum event_kind kind, uint64_t at_ns, const char *text);
+void merger_set_fds_limit(struct merger *m, uint32_t limit);
+/* Run state shown in ticks (running, paused, stopping). */
+void merger_set_state(struct merger *m, enum run_state state, uint32_t target_concurrency);
+
+/* Control state: what the commands asked for. Guarded by engine.lock. */
+struct control {
+    uint32_t concurrency; /* total target across workers */
+    int is_paused;
+    int is_stopping;
+    int is_aborting;     /* a second stop, or the drain timed out */
+    uint64_t stop_at_ns; /* since the run started; when the drain gives up */
+};
+
+struct engine {
+    const struct config *config;
+    struct chan *chan;
+    struct workload *workload;
+    struct merger *merger;
+    uint64_t seed;
+    uint64_t start_ns; /* uv_hrtime at the start */
+    uint64_t tick_ns;
+    uint32_t fds_limit;
+    uint32_t max_concurrency;
+    uint64_t request_limit;       /* 0: none */
+    atomic_uint_fast64_t tickets; /* requests started so far, all workers */
+    pthread_mutex_t lock;
+    struct control control;
+    uint32_t *drop_pending; /* per worker: transfers to abort */
+    uint32_t n_workers;
+    struct worker **workers;
+};
+
+/* One open socket of a worker, polled by libuv on behalf of libcurl. */
+struct sock {
+    uv_poll_t poll;
+    struct worker *w;
+    curl_socket_t fd;
+    int is_ours; /* opened through our opensocket callback: kept across transfers */
+    int is_polling;
+};
+
+/* A virtual user: one easy handle, reused for every request it sends. */
+struct slot {
+    struct worker *w;
+    CURL *easy;
+    uint32_t index; /* in its worker */
+    uint32_t vu;    /* across the run */
+    int is_in_flight;
+    size_t kind;      /* of the request in flight */
+    size_t last_kind; /* whose options the handle holds; SIZE_MAX: none */
+    uint64_t seq;     /* requests this user has sent */
+    uint64_t start_ns;
+    uint64_t body_bytes; /* received in the current transfer */
+    int is_body_cut;
+    int open_errno; /* why our opensocket callback failed, 0 if it did not */
+    char error[CURL_ERROR_SIZE];
+};
+
+struct worker {
+    struct engine *e;
+    uint32_t id;
+    pthread_t thread;
+    uv_loop_t loop;
+    uv_timer_t curl_timer; /* libcurl's timeout */
+    uv_idle_t curl_now;    /* libcurl's timeout of 0: on the next loop pass */
+    uv_timer_t tick_timer; /* interval boundaries */
+    uv_timer_t end_timer;  /* duration and drain deadlines (worker 0 only) */
+    uv_async_t wake;       /* control state changed */
+    CURLM *multi;
+    struct curl_slist **kind_headers; /* per kind, built once */
+    struct slot **slots;
+    uint32_t n_slots;
+    uint32_t share; /* slots [0, share) may run */
+    int is_paused;
+    int is_stopping;
+    int is_done;
+    int is_started; /* its thread was created */
+    uint32_t in_flight;
+    uint32_t fds_used;
+    struct sock **socks; /* by fd */
+    size_t socks_cap;
+    uint64_t rng;
+    uint64_t next_tick_ns; /* the boundary the tick timer waits for */
+    struct interval iv;
+    char url[65536]; /* scratch for expanding URLs; libcurl copies it */
+};
+
+/* worker.c */
+int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct worker **out);
+int worker_start(struct worker *w, char *err, size_t err_len);
+void worker_join(struct worker *w);
+void worker_free(struct worker *w);
+uint64_t worker_now_ns(const struct worker *w);
+/* Re-reads the control state and acts on it (engine.lock not held). */
+void worker_apply_control(struct worker *w);
+/* Starts requests on idle slots that may run; ends the worker when nothing
+ * is left to do. */
+void worker_fill(struct worker *w);
+/* After s finished a transfer: its next request, or the end of the worker. */
+void worker_next(struct worker *w, struct slot *s);
+
+/* http.c: the libcurl <-> libuv glue. */
+int http_init(struct worker *w, char *err, size_t err_len);
+void http_close(struct worker *w);
+/* Sets the options every easy handle of w shares on s's handle. */
+void http_setup_easy(struct worker *w, struct slot *s);
+/* Adds s's configured transfer to the multi handle. */
+int http_add(struct worker *w, struct slot *s);
+/* Aborts the transfer of s (the connection closes). */
+void http_abort(struct worker *w, struct slot *s);
+
+/* slot.c */
+struct slot *slot_new(struct worker *w, uint32_t index);
+void slot_free(struct slot *s);
+/* Sets up and starts the next request of s. Returns 0 or -EAGAIN when no
+ * request may start (limit reached). */
+int slot_start(struct slot *s);
+/* Records the finished transfer of s (CURLMSG_DONE with code). */
+void slot_done(struct slot *s, CURLcode code);
+
+/* engine.c: commands, from worker 0's wake. */
+void engine_drain_commands(struct engine *e);
+/* Called by worker 0 when the duration is reached or the drain times out. */
+void engine_request_stop(struct engine *e, const char *why, int abort_now);
+
+#endif

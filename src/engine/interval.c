@@ -1,0 +1,100 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hist.h"
+#include "core/xalloc.h"
+#include "engine/internal.h"
+
+static void stats_init(struct kind_stats *k)
+{
+    memset(k, 0, sizeof(*k));
+    k->hist = hist_new();
+}
+
+static void stats_reset(struct kind_stats *k)
+{
+    struct hist *h = k->hist;
+
+    memset(k, 0, sizeof(*k));
+    hist_reset(h);
+    k->hist = h;
+}
+
+static void stats_add(struct kind_stats *dst, const struct kind_stats *src)
+{
+    dst->started += src->started;
+    dst->completed += src->completed;
+    dst->ok += src->ok;
+    dst->bytes_in += src->bytes_in;
+    dst->bytes_out += src->bytes_out;
+    for (int c = 0; c < ERR__COUNT; c++)
+        dst->errors[c] += src->errors[c];
+    hist_merge(dst->hist, src->hist);
+}
+
+void interval_init(struct interval *iv, size_t n_kinds)
+{
+    memset(iv, 0, sizeof(*iv));
+    stats_init(&iv->total);
+    iv->n_kinds = n_kinds;
+    iv->kinds = xcalloc(n_kinds, sizeof(*iv->kinds));
+    for (size_t i = 0; i < n_kinds; i++)
+        stats_init(&iv->kinds[i]);
+}
+
+/* Empties iv for the next interval; the histograms are kept, not freed. */
+void interval_reset(struct interval *iv)
+{
+    struct kind_stats total = iv->total;
+    struct kind_stats *kinds = iv->kinds;
+    size_t n = iv->n_kinds;
+
+    memset(iv, 0, sizeof(*iv));
+    iv->total = total;
+    stats_reset(&iv->total);
+    iv->kinds = kinds;
+    iv->n_kinds = n;
+    for (size_t i = 0; i < n; i++)
+        stats_reset(&iv->kinds[i]);
+}
+
+void interval_free(struct interval *iv)
+{
+    if (!iv->kinds)
+        return;
+    hist_free(iv->total.hist);
+    for (size_t i = 0; i < iv->n_kinds; i++)
+        hist_free(iv->kinds[i].hist);
+    free(iv->kinds);
+    iv->kinds = NULL;
+}
+
+void interval_count_status(struct interval *iv, uint16_t code, uint64_t n)
+{
+    tick_status_add(iv->status, &iv->n_status, &iv->status_other, code, n);
+}
+
+void interval_add(struct interval *dst, const struct interval *src)
+{
+    stats_add(&dst->total, &src->total);
+    for (size_t i = 0; i < dst->n_kinds && i < src->n_kinds; i++)
+        stats_add(&dst->kinds[i], &src->kinds[i]);
+    for (uint32_t i = 0; i < src->n_status; i++)
+        interval_count_status(dst, src->status[i].code, src->status[i].count);
+    dst->status_other += src->status_other;
+    for (int c = 0; c < ERR__COUNT; c++) {
+        if (!dst->first_error[c][0] && src->first_error[c][0])
+            memcpy(dst->first_error[c], src->first_error[c], TICK_TEXT_MAX);
+    }
+    dst->connections_opened += src->connections_opened;
+    dst->dropped += src->dropped;
+    dst->bodies_cut += src->bodies_cut;
+    if (src->loop_lag_us > dst->loop_lag_us)
+        dst->loop_lag_us = src->loop_lag_us;
+    if (src->end_ns > dst->end_ns)
+        dst->end_ns = src->end_ns;
+    dst->target += src->target;
+    dst->active += src->active;
+    dst->in_flight += src->in_flight;
+    dst->fds_used += src->fds_used;
+}

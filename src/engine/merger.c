@@ -1,0 +1,297 @@
+/*
+ * The merger: every worker hands in its interval k; once every worker that
+ * is still running has handed in k (or moved past it), tick k is built and
+ * published. Workers call in from their own threads, so everything here is
+ * under one mutex; the work done under it is a few histogram merges a tick.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/chan.h"
+#include "core/hist.h"
+#include "core/xalloc.h"
+#include "engine/internal.h"
+#include "engine/workload.h"
+
+#define PENDING_MAX 4 /* intervals in progress at once; workers are never far apart */
+#define EVENTS_MAX 64 /* events waiting for the next tick */
+
+struct pending {
+    int is_used;
+    uint64_t seq;
+    struct interval acc;
+};
+
+struct merger {
+    pthread_mutex_t lock;
+    struct chan *chan;
+    const struct workload *wl;
+    size_t n_kinds;
+    uint32_t n_workers;
+    uint64_t tick_ns;
+    uint64_t *next_seq; /* per worker: the first interval it has not handed in */
+    int *is_done;       /* per worker: handed in its last interval */
+    uint32_t n_done;
+    struct pending pending[PENDING_MAX];
+    struct hist *run_total;
+    struct hist **run_kinds;
+    uint64_t run_errors[ERR__COUNT];
+    struct tick_event events[EVENTS_MAX];
+    uint32_t n_events;
+    uint32_t events_dropped;
+    enum run_state state;
+    uint32_t target;
+    uint32_t fds_limit;
+    int is_closed;
+};
+
+struct merger *merger_new(uint32_t n_workers, const struct workload *wl, struct chan *ch,
+                          uint64_t tick_ns)
+{
+    struct merger *m = xcalloc(1, sizeof(*m));
+
+    pthread_mutex_init(&m->lock, NULL);
+    m->chan = ch;
+    m->wl = wl;
+    m->n_kinds = workload_n_kinds(wl);
+    m->n_workers = n_workers;
+    m->tick_ns = tick_ns;
+    m->next_seq = xcalloc(n_workers, sizeof(*m->next_seq));
+    m->is_done = xcalloc(n_workers, sizeof(*m->is_done));
+    m->run_total = hist_new();
+    m->run_kinds = xcalloc(m->n_kinds, sizeof(*m->run_kinds));
+    for (size_t i = 0; i < m->n_kinds; i++)
+        m->run_kinds[i] = hist_new();
+    m->state = RUN_RUNNING;
+    return m;
+}
+
+void merger_free(struct merger *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < PENDING_MAX; i++)
+        interval_free(&m->pending[i].acc);
+    for (size_t i = 0; i < m->n_kinds; i++)
+        hist_free(m->run_kinds[i]);
+    free(m->run_kinds);
+    hist_free(m->run_total);
+    free(m->next_seq);
+    free(m->is_done);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+void merger_set_fds_limit(struct merger *m, uint32_t limit)
+{
+    m->fds_limit = limit;
+}
+
+static void add_event(struct merger *m, enum event_kind kind, uint64_t at_ns, const char *text)
+{
+    struct tick_event *e;
+
+    if (m->n_events == EVENTS_MAX) {
+        m->events_dropped++;
+        return;
+    }
+    e = &m->events[m->n_events++];
+    e->at_ms = at_ns / 1000000;
+    e->kind = kind;
+    tick_copy_text(e->text, sizeof(e->text), text);
+}
+
+void merger_event(struct merger *m, enum event_kind kind, uint64_t at_ns, const char *text)
+{
+    pthread_mutex_lock(&m->lock);
+    add_event(m, kind, at_ns, text);
+    pthread_mutex_unlock(&m->lock);
+}
+
+void merger_set_state(struct merger *m, enum run_state state, uint32_t target)
+{
+    pthread_mutex_lock(&m->lock);
+    m->state = state;
+    m->target = target;
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* Copies the counts of s into the tick kind k and encodes its histogram. */
+static void fill_kind(struct tick *t, struct tick_kind *k, const struct kind_stats *s,
+                      const struct hist *run)
+{
+    k->started = s->started;
+    k->completed = s->completed;
+    k->ok = s->ok;
+    k->bytes_in = s->bytes_in;
+    k->bytes_out = s->bytes_out;
+    memcpy(k->errors, s->errors, sizeof(k->errors));
+    tick_latency_from_hist(&k->window, s->hist);
+    tick_latency_from_hist(&k->run, run);
+    if (s->completed)
+        tick_put_hist(t, k, s->hist);
+}
+
+/* Events for the first error of each class in the run. */
+static void note_first_errors(struct merger *m, const struct interval *iv)
+{
+    char text[2 * TICK_TEXT_MAX]; /* add_event cuts it to fit */
+
+    for (int c = 0; c < ERR__COUNT; c++) {
+        if (iv->total.errors[c] == 0 || m->run_errors[c] != 0)
+            continue;
+        snprintf(text, sizeof(text), "first %s at concurrency %u: %s",
+                 errclass_name((enum errclass)c), m->target, iv->first_error[c]);
+        add_event(m, EV_FIRST_ERROR, iv->start_ns, text);
+    }
+    for (int c = 0; c < ERR__COUNT; c++)
+        m->run_errors[c] += iv->total.errors[c];
+}
+
+static struct tick *build(struct merger *m, struct pending *p, int is_last)
+{
+    const struct interval *iv = &p->acc;
+    size_t cap = hist_encode(iv->total.hist, NULL, 0);
+    struct tick *t;
+    uint32_t n;
+
+    for (size_t i = 0; i < m->n_kinds; i++)
+        cap += hist_encode(iv->kinds[i].hist, NULL, 0);
+    hist_merge(m->run_total, iv->total.hist);
+    for (size_t i = 0; i < m->n_kinds; i++)
+        hist_merge(m->run_kinds[i], iv->kinds[i].hist);
+    note_first_errors(m, iv);
+
+    t = tick_new(cap);
+    t->seq = p->seq;
+    t->start_ms = p->seq * m->tick_ns / 1000000;
+    t->duration_ms =
+        (iv->end_ns > p->seq * m->tick_ns ? iv->end_ns - p->seq * m->tick_ns : 0) / 1000000;
+    t->state = is_last ? RUN_DONE : m->state;
+    t->model = LOAD_CLOSED;
+    t->target_concurrency = m->target;
+    t->actual_concurrency = iv->active;
+    t->in_flight = iv->in_flight;
+    t->connections_opened = iv->connections_opened;
+    t->dropped = iv->dropped;
+    t->bodies_cut = iv->bodies_cut;
+    fill_kind(t, &t->total, &iv->total, m->run_total);
+    t->n_kinds = (uint32_t)m->n_kinds;
+    for (size_t i = 0; i < m->n_kinds; i++) {
+        tick_copy_text(t->kinds[i].name, TICK_NAME_MAX, workload_kind(m->wl, i)->name);
+        fill_kind(t, &t->kinds[i], &iv->kinds[i], m->run_kinds[i]);
+    }
+    memcpy(t->first_error, iv->first_error, sizeof(t->first_error));
+    memcpy(t->status, iv->status, sizeof(t->status));
+    t->n_status = iv->n_status;
+    t->status_other = iv->status_other;
+    /* Events beyond one tick's table wait for the next tick, in order. */
+    n = m->n_events < TICK_MAX_EVENTS ? m->n_events : TICK_MAX_EVENTS;
+    memcpy(t->events, m->events, n * sizeof(*t->events));
+    t->n_events = n;
+    memmove(m->events, m->events + n, (m->n_events - n) * sizeof(*m->events));
+    m->n_events -= n;
+    t->events_dropped = m->events_dropped;
+    m->events_dropped = 0;
+    t->health.loop_lag_us = iv->loop_lag_us;
+    t->health.fds_used = iv->fds_used;
+    t->health.fds_limit = m->fds_limit;
+    return t;
+}
+
+/* True once no running worker can still hand in interval seq. */
+static int is_complete(const struct merger *m, uint64_t seq)
+{
+    for (uint32_t w = 0; w < m->n_workers; w++) {
+        if (!m->is_done[w] && m->next_seq[w] <= seq)
+            return 0;
+    }
+    return 1;
+}
+
+static struct pending *oldest(struct merger *m)
+{
+    struct pending *best = NULL;
+
+    for (int i = 0; i < PENDING_MAX; i++) {
+        if (m->pending[i].is_used && (!best || m->pending[i].seq < best->seq))
+            best = &m->pending[i];
+    }
+    return best;
+}
+
+static int n_pending(const struct merger *m)
+{
+    int n = 0;
+
+    for (int i = 0; i < PENDING_MAX; i++)
+        n += m->pending[i].is_used;
+    return n;
+}
+
+/* Publishes, in order, every interval that is complete; after the last
+ * worker's last interval, closes the channel. */
+static void publish_ready(struct merger *m)
+{
+    struct pending *p;
+
+    while ((p = oldest(m)) != NULL && is_complete(m, p->seq)) {
+        int is_last = m->n_done == m->n_workers && n_pending(m) == 1;
+
+        chan_publish(m->chan, build(m, p, is_last));
+        p->is_used = 0;
+    }
+    if (m->n_done == m->n_workers && !m->is_closed) {
+        m->is_closed = 1;
+        chan_close(m->chan);
+    }
+}
+
+static struct pending *pending_for(struct merger *m, uint64_t seq)
+{
+    struct pending *p;
+
+    for (int i = 0; i < PENDING_MAX; i++) {
+        if (m->pending[i].is_used && m->pending[i].seq == seq)
+            return &m->pending[i];
+    }
+    for (int i = 0; i < PENDING_MAX; i++) {
+        p = &m->pending[i];
+        if (p->is_used)
+            continue;
+        if (!p->acc.kinds)
+            interval_init(&p->acc, m->n_kinds);
+        interval_reset(&p->acc);
+        p->acc.seq = seq;
+        p->acc.start_ns = seq * m->tick_ns;
+        p->seq = seq;
+        p->is_used = 1;
+        return p;
+    }
+    return NULL;
+}
+
+void merger_submit(struct merger *m, uint32_t w, const struct interval *iv, int is_final)
+{
+    struct pending *p;
+
+    pthread_mutex_lock(&m->lock);
+    while ((p = pending_for(m, iv->seq)) == NULL) {
+        /* Every slot holds an older interval a worker far behind has not
+         * handed in: publish the oldest with what it has, not block. */
+        struct pending *old = oldest(m);
+
+        chan_publish(m->chan, build(m, old, 0));
+        old->is_used = 0;
+    }
+    interval_add(&p->acc, iv);
+    if (iv->seq + 1 > m->next_seq[w])
+        m->next_seq[w] = iv->seq + 1;
+    if (is_final && !m->is_done[w]) {
+        m->is_done[w] = 1;
+        m->n_done++;
+    }
+    publish_ready(m);
+    pthread_mutex_unlock(&m->lock);
+}

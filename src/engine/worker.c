@@ -1,0 +1,326 @@
+/*
+ * A worker: one thread, one uv_loop_t, one CURLM, and the slots of its share
+ * of the concurrency. Everything here runs on the worker's own thread except
+ * worker_new, worker_start, worker_join and worker_free (main's thread,
+ * before the thread starts or after it ended).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "core/xalloc.h"
+#include "engine/internal.h"
+#include "engine/workload.h"
+
+uint64_t worker_now_ns(const struct worker *w)
+{
+    return uv_hrtime() - w->e->start_ns;
+}
+
+/* Worker i's part of a total: the first (total % n) workers get one more. */
+static uint32_t share_of(uint32_t total, uint32_t n, uint32_t i)
+{
+    return total / n + (i < total % n ? 1 : 0);
+}
+
+static int may_run(const struct worker *w, const struct slot *s)
+{
+    return !w->is_paused && !w->is_stopping && !w->is_done && s->index < w->share;
+}
+
+static int tickets_left(const struct worker *w)
+{
+    const struct engine *e = w->e;
+
+    return !e->request_limit || atomic_load(&e->tickets) < e->request_limit;
+}
+
+/* Fills the gauges of the interval and hands it to the merger. */
+static void submit(struct worker *w, uint64_t end_ns, int is_final)
+{
+    struct interval *iv = &w->iv;
+
+    iv->end_ns = end_ns;
+    iv->target = w->share;
+    iv->active = w->share < w->n_slots ? w->share : w->n_slots;
+    if (w->is_paused || w->is_stopping)
+        iv->active = 0;
+    iv->in_flight = w->in_flight;
+    iv->fds_used = w->fds_used;
+    merger_submit(w->e->merger, w->id, iv, is_final);
+}
+
+static void on_closed_noop(uv_handle_t *h)
+{
+    (void)h;
+}
+
+/* Closes everything of the worker; the loop then ends by itself. Runs from
+ * a timer, never from inside a libcurl callback chain. */
+static void on_teardown(uv_timer_t *t)
+{
+    struct worker *w = container_of(t, struct worker, end_timer);
+
+    http_close(w);
+    uv_close((uv_handle_t *)&w->tick_timer, on_closed_noop);
+    uv_close((uv_handle_t *)&w->end_timer, on_closed_noop);
+    uv_close((uv_handle_t *)&w->wake, on_closed_noop);
+}
+
+/* The worker has nothing left to do: its last interval goes to the merger
+ * and its handles close once the current callback has returned. */
+static void finish(struct worker *w)
+{
+    if (w->is_done)
+        return;
+    w->is_done = 1;
+    submit(w, worker_now_ns(w), 1);
+    uv_timer_stop(&w->tick_timer);
+    uv_timer_start(&w->end_timer, on_teardown, 0, 0);
+}
+
+static void check_finished(struct worker *w)
+{
+    if (w->in_flight == 0 && (w->is_stopping || !tickets_left(w)))
+        finish(w);
+}
+
+void worker_next(struct worker *w, struct slot *s)
+{
+    if (may_run(w, s) && slot_start(s) == 0)
+        return;
+    check_finished(w);
+}
+
+void worker_fill(struct worker *w)
+{
+    if (w->is_done)
+        return;
+    if (!w->is_paused && !w->is_stopping) {
+        for (uint32_t i = 0; i < w->share && i < w->n_slots; i++) {
+            struct slot *s = w->slots[i];
+
+            if (!s->is_in_flight && slot_start(s) != 0)
+                break;
+        }
+    }
+    check_finished(w);
+}
+
+static void grow_slots(struct worker *w, uint32_t n)
+{
+    if (n <= w->n_slots)
+        return;
+    w->slots = xrealloc(w->slots, n * sizeof(*w->slots));
+    while (w->n_slots < n) {
+        w->slots[w->n_slots] = slot_new(w, w->n_slots);
+        w->n_slots++;
+    }
+}
+
+/* Aborts up to n transfers in flight, newest users first. */
+static uint32_t abort_in_flight(struct worker *w, uint32_t n)
+{
+    uint32_t done = 0;
+
+    for (uint32_t i = w->n_slots; i-- > 0 && done < n;) {
+        struct slot *s = w->slots[i];
+
+        if (!s->is_in_flight)
+            continue;
+        http_abort(w, s);
+        s->is_in_flight = 0;
+        w->in_flight--;
+        w->iv.dropped++;
+        done++;
+    }
+    return done;
+}
+
+static void on_end(uv_timer_t *t)
+{
+    struct worker *w = container_of(t, struct worker, end_timer);
+
+    if (!w->is_stopping)
+        engine_request_stop(w->e, "duration reached", 0);
+    else
+        engine_request_stop(w->e, "drain timed out", 1);
+}
+
+void worker_apply_control(struct worker *w)
+{
+    struct engine *e = w->e;
+    struct control c;
+    uint32_t drop;
+
+    if (w->is_done)
+        return;
+    pthread_mutex_lock(&e->lock);
+    c = e->control;
+    drop = e->drop_pending[w->id];
+    e->drop_pending[w->id] = 0;
+    pthread_mutex_unlock(&e->lock);
+
+    w->share = share_of(c.concurrency, e->n_workers, w->id);
+    w->is_paused = c.is_paused;
+    if (c.is_stopping && !w->is_stopping) {
+        w->is_stopping = 1;
+        /* From now on the end timer is the drain deadline (on worker 0 it
+         * replaces the duration, which no longer matters). */
+        uv_timer_start(&w->end_timer, on_end, ENGINE_DRAIN_MS, 0);
+    }
+    grow_slots(w, w->share);
+    if (c.is_aborting)
+        drop = w->in_flight;
+    if (drop)
+        abort_in_flight(w, drop);
+    worker_fill(w);
+}
+
+static void on_wake(uv_async_t *a)
+{
+    struct worker *w = container_of(a, struct worker, wake);
+
+    /* libuv coalesces wakes, so one call may stand for several commands. */
+    if (w->id == 0)
+        engine_drain_commands(w->e);
+    worker_apply_control(w);
+}
+
+static void on_tick(uv_timer_t *t);
+
+/* Arms the tick timer for the next boundary (rounded up to libuv's ms). */
+static void arm_tick(struct worker *w)
+{
+    uint64_t now = worker_now_ns(w);
+    uint64_t delay_ms = w->next_tick_ns > now ? (w->next_tick_ns - now + 999999) / 1000000 : 0;
+
+    uv_timer_start(&w->tick_timer, on_tick, delay_ms, 0);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct worker *w = container_of(t, struct worker, tick_timer);
+    uint64_t now = worker_now_ns(w);
+    uint64_t tick_ns = w->e->tick_ns;
+
+    w->iv.loop_lag_us = (now - w->next_tick_ns) / 1000;
+    submit(w, now, 0);
+    interval_reset(&w->iv);
+    /* Boundaries are fixed multiples of the tick from the start, so a late
+     * timer shortens the next interval instead of shifting every later one;
+     * a timer late by more than a tick skips to the current interval. */
+    w->iv.seq = now / tick_ns;
+    w->iv.start_ns = now;
+    w->next_tick_ns = (w->iv.seq + 1) * tick_ns;
+    arm_tick(w);
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    const struct config *c = w->e->config;
+
+    w->next_tick_ns = w->e->tick_ns;
+    arm_tick(w);
+    if (w->id == 0 && c->load.duration_us)
+        uv_timer_start(&w->end_timer, on_end, c->load.duration_us / 1000, 0);
+    worker_apply_control(w);
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+    return NULL;
+}
+
+int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct worker **out)
+{
+    struct worker *w = xcalloc(1, sizeof(*w));
+    size_t n_kinds = workload_n_kinds(e->workload);
+    int rc;
+
+    w->e = e;
+    w->id = id;
+    w->rng = e->seed ^ (0x9e3779b97f4a7c15ULL * (id + 1));
+    rc = uv_loop_init(&w->loop);
+    if (rc != 0) {
+        snprintf(err, err_len, "brink: engine: uv_loop_init: %s", uv_strerror(rc));
+        free(w);
+        return rc;
+    }
+    uv_timer_init(&w->loop, &w->tick_timer);
+    uv_timer_init(&w->loop, &w->end_timer);
+    uv_async_init(&w->loop, &w->wake, on_wake);
+    rc = http_init(w, err, err_len);
+    if (rc != 0) {
+        /* Nothing has run: close the handles and let the loop finish them. */
+        uv_close((uv_handle_t *)&w->tick_timer, NULL);
+        uv_close((uv_handle_t *)&w->end_timer, NULL);
+        uv_close((uv_handle_t *)&w->wake, NULL);
+        uv_run(&w->loop, UV_RUN_DEFAULT);
+        uv_loop_close(&w->loop);
+        free(w);
+        return rc;
+    }
+    w->kind_headers = xcalloc(n_kinds, sizeof(*w->kind_headers));
+    for (size_t i = 0; i < n_kinds; i++) {
+        const struct workload_kind *k = workload_kind(e->workload, i);
+
+        for (size_t j = 0; j < k->n_headers; j++)
+            w->kind_headers[i] = curl_slist_append(w->kind_headers[i], k->headers[j]);
+        /* A body must not wait a second for "100 Continue". */
+        if (k->body)
+            w->kind_headers[i] = curl_slist_append(w->kind_headers[i], "Expect:");
+    }
+    interval_init(&w->iv, n_kinds);
+    *out = w;
+    return 0;
+}
+
+int worker_start(struct worker *w, char *err, size_t err_len)
+{
+    int rc = pthread_create(&w->thread, NULL, worker_main, w);
+
+    w->is_started = rc == 0;
+    if (rc != 0) {
+        snprintf(err, err_len, "brink: engine: cannot start worker thread: %s", strerror(rc));
+        return -rc;
+    }
+    return 0;
+}
+
+void worker_join(struct worker *w)
+{
+    pthread_join(w->thread, NULL);
+}
+
+void worker_free(struct worker *w)
+{
+    size_t n_kinds;
+    int rc;
+
+    if (!w)
+        return;
+    if (!w->is_started) {
+        /* Its thread never ran: close its handles here, on this thread. */
+        http_close(w);
+        uv_close((uv_handle_t *)&w->tick_timer, NULL);
+        uv_close((uv_handle_t *)&w->end_timer, NULL);
+        uv_close((uv_handle_t *)&w->wake, NULL);
+        uv_run(&w->loop, UV_RUN_DEFAULT);
+    }
+    n_kinds = workload_n_kinds(w->e->workload);
+    for (uint32_t i = 0; i < w->n_slots; i++)
+        slot_free(w->slots[i]);
+    free(w->slots);
+    for (size_t i = 0; i < n_kinds; i++)
+        curl_slist_free_all(w->kind_headers[i]);
+    free(w->kind_headers);
+    interval_free(&w->iv);
+    rc = uv_loop_close(&w->loop);
+    /* Every handle was closed in on_teardown; a busy loop here is a leak. */
+    if (rc != 0)
+        fprintf(stderr, "brink: engine: worker %u loop still busy at exit: %s\n", w->id,
+                uv_strerror(rc));
+    free(w);
+}

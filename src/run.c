@@ -1,0 +1,259 @@
+#include "run.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "core/chan.h"
+#include "core/clock.h"
+#include "core/sanitize.h"
+#include "core/tick.h"
+#include "engine/engine.h"
+#include "report/summary.h"
+
+#define MAX_OVERRIDES 16
+
+/* Flags that stand for a key of the experiment file. */
+static const struct run_flag {
+    const char *name;
+    const char *section;
+    const char *key;
+} flags[] = {
+    {"--url", "target", "url"},         {"--concurrency", "load", "concurrency"},
+    {"--duration", "load", "duration"}, {"--requests", "load", "requests"},
+    {"--threads", "load", "threads"},   {"--tick", "load", "tick"},
+    {"--timeout", "target", "timeout"},
+};
+
+struct run_args {
+    const char *config_path;
+    struct config_override overrides[MAX_OVERRIDES];
+    size_t n_overrides;
+    uint64_t seed;
+};
+
+static volatile sig_atomic_t stop_signals;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_signals++;
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    char shown[80];
+
+    sanitize_display(arg, strlen(arg), shown, sizeof(shown), 0);
+    fprintf(stderr, "brink: run: %s \"%s\" (see brink run --help)\n", what, shown);
+    return 2;
+}
+
+/* Splits "--flag=value" or "--flag value"; returns the value or NULL. */
+static const char *flag_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    const char *arg = argv[*i];
+
+    if (strncmp(arg, name, n) != 0)
+        return NULL;
+    if (arg[n] == '=')
+        return arg + n + 1;
+    if (arg[n] != '\0' || *i + 1 >= argc)
+        return NULL;
+    return argv[++*i];
+}
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        size_t f;
+
+        if (strcmp(argv[i], "--headless") == 0)
+            continue;
+        if ((v = flag_value(argc, argv, &i, "--config")) != NULL) {
+            a->config_path = v;
+            continue;
+        }
+        if ((v = flag_value(argc, argv, &i, "--seed")) != NULL) {
+            char *end;
+
+            errno = 0;
+            a->seed = strtoull(v, &end, 10);
+            if (errno || end == v || *end || v[0] == '-')
+                return usage_error("--seed: expected a non-negative integer, got", v);
+            continue;
+        }
+        for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+            if ((v = flag_value(argc, argv, &i, flags[f].name)) != NULL)
+                break;
+        }
+        if (!v)
+            return usage_error(argv[i][0] == '-' ? "unknown option or missing value:"
+                                                 : "unexpected argument",
+                               argv[i]);
+        if (a->n_overrides == MAX_OVERRIDES)
+            return usage_error("too many options at", argv[i]);
+        a->overrides[a->n_overrides++] =
+            (struct config_override){flags[f].name, flags[f].section, flags[f].key, v};
+    }
+    return 0;
+}
+
+static int has_url(const struct run_args *a)
+{
+    for (size_t i = 0; i < a->n_overrides; i++) {
+        if (strcmp(a->overrides[i].flag, "--url") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int load_config(const struct run_args *a, struct config *c)
+{
+    struct config_opts opts = {.overrides = a->overrides, .n_overrides = a->n_overrides};
+
+    config_init(c);
+    if (a->config_path)
+        return config_load_file(c, a->config_path, &opts, stderr);
+    return config_load_string(c, "command line", "", &opts, stderr);
+}
+
+static void print_events(const struct tick *t)
+{
+    char text[2 * TICK_TEXT_MAX];
+
+    for (uint32_t i = 0; i < t->n_events; i++) {
+        sanitize_display(t->events[i].text, strlen(t->events[i].text), text, sizeof(text), 0);
+        fprintf(stderr, "  [%llu.%01llus] %s: %s\n", (unsigned long long)t->events[i].at_ms / 1000,
+                (unsigned long long)t->events[i].at_ms % 1000 / 100,
+                event_kind_name(t->events[i].kind), text);
+    }
+}
+
+/* How long after a stop command the engine may take to close the channel
+ * before the run gives up on it: the drain, plus room for a loaded machine. */
+#define STOP_GRACE_MS (ENGINE_DRAIN_MS + 5000)
+
+/*
+ * Reads ticks until the engine closes the channel; turns signals into stop
+ * commands (a second one aborts what is in flight). Returns 0, or -ETIMEDOUT
+ * when the engine did not end within STOP_GRACE_MS of a stop: brink must
+ * never hang on the operator.
+ */
+static int follow(struct chan *ch, struct summary *s)
+{
+    char line[256];
+    int stops_sent = 0;
+    uint64_t stop_ns = 0;
+
+    while (!chan_is_done(ch)) {
+        struct tick *t = chan_take_wait(ch, 200);
+
+        while (stops_sent < stop_signals && stops_sent < 2) {
+            struct command cmd = {.kind = CMD_STOP};
+
+            if (chan_send(ch, &cmd) != 0)
+                break;
+            stops_sent++;
+            if (!stop_ns)
+                stop_ns = clock_now_ns();
+        }
+        if (stop_ns && clock_now_ns() - stop_ns > STOP_GRACE_MS * 1000000ULL) {
+            tick_free(t);
+            return -ETIMEDOUT;
+        }
+        if (!t)
+            continue;
+        summary_add_tick(s, t);
+        fprintf(stderr, "%s\n", summary_progress_line(t, line, sizeof(line)));
+        print_events(t);
+        tick_free(t);
+    }
+    return 0;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+static int run_load(const struct config *c, uint64_t seed)
+{
+    struct chan *ch = chan_new(CHAN_TICKS_DEFAULT, CHAN_COMMANDS_DEFAULT);
+    struct engine_params p = {.config = c, .chan = ch, .seed = seed};
+    struct summary *s = summary_new();
+    struct engine *e = NULL;
+    char err[512];
+    sigset_t all, old;
+    int rc;
+
+    /* The workers inherit this mask: signals reach this thread only. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    rc = engine_start(&p, err, sizeof(err), &e);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        fprintf(stderr, "%s\n", err);
+        summary_free(s);
+        chan_free(ch);
+        return rc == -EMFILE ? 2 : 1;
+    }
+    if (follow(ch, s) != 0) {
+        /* The workers are stuck; report what ran and leave them behind. */
+        fprintf(stderr, "brink: run: the engine did not stop within %d ms of the stop; exiting\n",
+                STOP_GRACE_MS);
+        summary_print(s, stdout);
+        return 1;
+    }
+    engine_join(e);
+    if (chan_dropped(ch))
+        fprintf(stderr, "brink: run: %llu ticks were dropped before they were shown\n",
+                (unsigned long long)chan_dropped(ch));
+    rc = summary_print(s, stdout) == 0 ? 0 : 1;
+    engine_free(e);
+    summary_free(s);
+    chan_free(ch);
+    return rc;
+}
+
+int run_main(int argc, char **argv)
+{
+    struct run_args a = {0};
+    struct config c;
+    char err[256];
+    int rc;
+
+    rc = parse_args(argc, argv, &a);
+    if (rc != 0)
+        return rc;
+    if (!a.config_path && !has_url(&a)) {
+        fprintf(stderr, "brink: run: no target (expected --url URL or --config FILE)\n");
+        return 2;
+    }
+    if (load_config(&a, &c) != 0)
+        return 2;
+    install_signals();
+    if (engine_global_init(err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s\n", err);
+        config_free(&c);
+        return 1;
+    }
+    rc = run_load(&c, a.seed);
+    engine_global_cleanup();
+    config_free(&c);
+    return rc;
+}

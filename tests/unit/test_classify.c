@@ -1,0 +1,319 @@
+#include "engine/classify.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#define OK (-1) /* classify_transfer's "not a failure" */
+#define MSG_MAX 512
+
+/* One row per rule of classify.c, and the edges between them. */
+static const struct row {
+    CURLcode code;
+    long os_errno;
+    long status;
+    int connected;
+    int body_cut;
+    int want;
+} table[] = {
+    /* Complete replies go by their status. */
+    {CURLE_OK, 0, 100, 1, 0, OK},
+    {CURLE_OK, 0, 200, 1, 0, OK},
+    {CURLE_OK, 0, 204, 1, 0, OK},
+    {CURLE_OK, 0, 301, 1, 0, OK},
+    {CURLE_OK, 0, 399, 1, 0, OK},
+    {CURLE_OK, 0, 400, 1, 0, ERR_HTTP_4XX},
+    {CURLE_OK, 0, 404, 1, 0, ERR_HTTP_4XX},
+    {CURLE_OK, 0, 499, 1, 0, ERR_HTTP_4XX},
+    {CURLE_OK, 0, 500, 1, 0, ERR_HTTP_5XX},
+    {CURLE_OK, 0, 503, 1, 0, ERR_HTTP_5XX},
+    {CURLE_OK, 0, 599, 1, 0, ERR_HTTP_5XX},
+    {CURLE_OK, 0, 0, 1, 0, ERR_MALFORMED},
+    {CURLE_OK, 0, 99, 1, 0, ERR_MALFORMED},
+    {CURLE_OK, 0, 600, 1, 0, ERR_MALFORMED},
+    /* An errno left over from a failed attempt does not spoil a success. */
+    {CURLE_OK, EMFILE, 200, 1, 0, OK},
+    {CURLE_OK, ECONNREFUSED, 200, 1, 0, OK},
+    /* A body cut at max_body on purpose is judged by the status. */
+    {CURLE_WRITE_ERROR, 0, 200, 1, 1, OK},
+    {CURLE_WRITE_ERROR, 0, 503, 1, 1, ERR_HTTP_5XX},
+    {CURLE_WRITE_ERROR, 0, 200, 1, 0, ERR_OTHER},
+    {CURLE_HTTP_RETURNED_ERROR, 0, 404, 1, 0, ERR_HTTP_4XX},
+    {CURLE_HTTP_RETURNED_ERROR, 0, 502, 1, 0, ERR_HTTP_5XX},
+    {CURLE_HTTP_RETURNED_ERROR, 0, 0, 1, 0, ERR_OTHER},
+    /* Connecting. */
+    {CURLE_COULDNT_CONNECT, ECONNREFUSED, 0, 0, 0, ERR_REFUSED},
+    {CURLE_COULDNT_CONNECT, EMFILE, 0, 0, 0, ERR_LOCAL_FD_LIMIT},
+    {CURLE_COULDNT_CONNECT, ENFILE, 0, 0, 0, ERR_LOCAL_FD_LIMIT},
+    {CURLE_COULDNT_CONNECT, EADDRNOTAVAIL, 0, 0, 0, ERR_LOCAL_NO_PORTS},
+    {CURLE_COULDNT_CONNECT, ETIMEDOUT, 0, 0, 0, ERR_CONNECT_TIMEOUT},
+    {CURLE_COULDNT_CONNECT, EHOSTUNREACH, 0, 0, 0, ERR_CONNECT_TIMEOUT},
+    {CURLE_COULDNT_CONNECT, ENETUNREACH, 0, 0, 0, ERR_CONNECT_TIMEOUT},
+    {CURLE_COULDNT_CONNECT, EHOSTDOWN, 0, 0, 0, ERR_CONNECT_TIMEOUT},
+    {CURLE_COULDNT_CONNECT, ENETDOWN, 0, 0, 0, ERR_CONNECT_TIMEOUT},
+    {CURLE_COULDNT_CONNECT, ECONNRESET, 0, 0, 0, ERR_RESET},
+    {CURLE_COULDNT_CONNECT, 0, 0, 0, 0, ERR_OTHER},
+    {CURLE_COULDNT_CONNECT, EACCES, 0, 0, 0, ERR_OTHER},
+    {CURLE_OPERATION_TIMEDOUT, 0, 0, 0, 0, ERR_CONNECT_TIMEOUT},
+    {CURLE_OPERATION_TIMEDOUT, ETIMEDOUT, 0, 0, 0, ERR_CONNECT_TIMEOUT},
+    {CURLE_OPERATION_TIMEDOUT, 0, 0, 1, 0, ERR_TIMEOUT},
+    {CURLE_OPERATION_TIMEDOUT, 0, 200, 1, 0, ERR_TIMEOUT},
+    {CURLE_COULDNT_RESOLVE_HOST, 0, 0, 0, 0, ERR_DNS},
+    {CURLE_COULDNT_RESOLVE_PROXY, 0, 0, 0, 0, ERR_DNS},
+    /* TLS. */
+    {CURLE_SSL_CONNECT_ERROR, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_PEER_FAILED_VERIFICATION, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_SSL_CERTPROBLEM, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_SSL_CIPHER, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_SSL_CACERT_BADFILE, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_SSL_ENGINE_NOTFOUND, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_SSL_ENGINE_SETFAILED, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_SSL_ENGINE_INITFAILED, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_SSL_SHUTDOWN_FAILED, 0, 0, 1, 0, ERR_TLS},
+    {CURLE_SSL_CRL_BADFILE, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_SSL_ISSUER_ERROR, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_SSL_PINNEDPUBKEYNOTMATCH, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_SSL_INVALIDCERTSTATUS, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_SSL_CLIENTCERT, 0, 0, 0, 0, ERR_TLS},
+    {CURLE_USE_SSL_FAILED, 0, 0, 0, 0, ERR_TLS},
+    /* Sending and receiving. */
+    {CURLE_SEND_ERROR, EPIPE, 0, 1, 0, ERR_BROKEN_PIPE},
+    {CURLE_SEND_ERROR, ECONNRESET, 0, 1, 0, ERR_RESET},
+    {CURLE_SEND_ERROR, 0, 0, 1, 0, ERR_OTHER},
+    {CURLE_RECV_ERROR, ECONNRESET, 0, 1, 0, ERR_RESET},
+    {CURLE_RECV_ERROR, ECONNRESET, 200, 1, 0, ERR_RESET},
+    {CURLE_RECV_ERROR, EPIPE, 0, 1, 0, ERR_OTHER},
+    {CURLE_RECV_ERROR, 0, 0, 1, 0, ERR_OTHER},
+    {CURLE_GOT_NOTHING, 0, 0, 1, 0, ERR_CLOSED_EARLY},
+    {CURLE_PARTIAL_FILE, 0, 200, 1, 0, ERR_CLOSED_EARLY},
+    /* Not HTTP. */
+    {CURLE_WEIRD_SERVER_REPLY, 0, 0, 1, 0, ERR_MALFORMED},
+    {CURLE_UNSUPPORTED_PROTOCOL, 0, 0, 1, 0, ERR_MALFORMED},
+    {CURLE_UNSUPPORTED_PROTOCOL, 0, 0, 0, 0, ERR_OTHER},
+    {CURLE_BAD_CONTENT_ENCODING, 0, 200, 1, 0, ERR_MALFORMED},
+    {CURLE_HTTP2, 0, 0, 1, 0, ERR_MALFORMED},
+    {CURLE_HTTP2_STREAM, 0, 0, 1, 0, ERR_MALFORMED},
+    {CURLE_HTTP3, 0, 0, 1, 0, ERR_MALFORMED},
+    /* brink's own limits, whatever the step that hit them. */
+    {CURLE_RECV_ERROR, EMFILE, 0, 1, 0, ERR_LOCAL_FD_LIMIT},
+    {CURLE_OUT_OF_MEMORY, EMFILE, 0, 0, 0, ERR_LOCAL_FD_LIMIT},
+    {CURLE_FAILED_INIT, ENFILE, 0, 0, 0, ERR_LOCAL_FD_LIMIT},
+    /* Everything else. */
+    {CURLE_OUT_OF_MEMORY, 0, 0, 0, 0, ERR_OTHER},
+    {CURLE_TOO_MANY_REDIRECTS, 0, 301, 1, 0, ERR_OTHER},
+    {CURLE_ABORTED_BY_CALLBACK, 0, 0, 1, 0, ERR_OTHER},
+    {CURLE_URL_MALFORMAT, 0, 0, 0, 0, ERR_OTHER},
+    {CURLE_FAILED_INIT, 0, 0, 0, 0, ERR_OTHER},
+};
+
+static struct transfer_result result_of(const struct row *r)
+{
+    return (struct transfer_result){
+        .code = r->code,
+        .os_errno = r->os_errno,
+        .http_status = r->status,
+        .connected = r->connected,
+        .body_cut = r->body_cut,
+    };
+}
+
+static void each_row_of_the_table_lands_in_its_class(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        struct transfer_result r = result_of(&table[i]);
+        int got = classify_transfer(&r);
+
+        if (got != table[i].want)
+            print_error("row %zu: curl %d errno %ld status %ld connected %d cut %d: got %d, "
+                        "want %d\n",
+                        i, (int)r.code, r.os_errno, r.http_status, r.connected, r.body_cut, got,
+                        table[i].want);
+        assert_int_equal(got, table[i].want);
+    }
+}
+
+static void every_class_is_reachable(void **state)
+{
+    int seen[ERR__COUNT] = {0};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        struct transfer_result r = result_of(&table[i]);
+        int got = classify_transfer(&r);
+
+        if (got >= 0)
+            seen[got] = 1;
+    }
+    for (int c = 0; c < ERR__COUNT; c++) {
+        if (!seen[c])
+            print_error("no row reaches %s\n", errclass_name((enum errclass)c));
+        assert_true(seen[c]);
+    }
+}
+
+static void every_failed_transfer_lands_in_exactly_one_class(void **state)
+{
+    static const long errnos[] = {0,         EPIPE,  ECONNRESET,    ECONNREFUSED,
+                                  ETIMEDOUT, EMFILE, EADDRNOTAVAIL, EHOSTUNREACH,
+                                  EINTR,     -1,     100000};
+    static const long statuses[] = {0, 200, 404, 503};
+
+    (void)state;
+    for (int code = 1; code < CURL_LAST; code++) {
+        for (size_t e = 0; e < sizeof(errnos) / sizeof(errnos[0]); e++) {
+            for (size_t s = 0; s < sizeof(statuses) / sizeof(statuses[0]); s++) {
+                for (int connected = 0; connected <= 1; connected++) {
+                    struct transfer_result r = {(CURLcode)code, errnos[e], statuses[s], connected,
+                                                0};
+                    int got = classify_transfer(&r);
+
+                    /* One class, never "succeeded". */
+                    assert_true(got >= 0 && got < ERR__COUNT);
+                }
+            }
+        }
+    }
+}
+
+/* The message for r with curl's error buffer holding curl_error. */
+static const char *message(CURLcode code, long os_errno, long status, int connected,
+                           const char *curl_error, char *buf)
+{
+    struct transfer_result r = {code, os_errno, status, connected, 0};
+
+    classify_message(&r, curl_error, buf, MSG_MAX);
+    return buf;
+}
+
+static void a_refusal_shows_curls_words_and_the_errno(void **state)
+{
+    char buf[MSG_MAX], want[MSG_MAX];
+
+    (void)state;
+    snprintf(want, sizeof(want),
+             "connection refused (curl 7: Failed to connect to 127.0.0.1 port 1 after 0 ms: "
+             "Couldn't connect to server; errno %d: %s)",
+             ECONNREFUSED, strerror(ECONNREFUSED));
+    assert_string_equal(
+        message(CURLE_COULDNT_CONNECT, ECONNREFUSED, 0, 0,
+                "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server",
+                buf),
+        want);
+}
+
+static void an_errno_already_in_curls_words_is_not_repeated(void **state)
+{
+    char buf[MSG_MAX];
+
+    (void)state;
+    assert_string_equal(
+        message(CURLE_RECV_ERROR, ECONNRESET, 0, 1, "Recv failure: Connection reset by peer", buf),
+        "connection reset by peer (curl 56: Recv failure: Connection reset by peer)");
+}
+
+static void an_http_status_is_shown_alone(void **state)
+{
+    char buf[MSG_MAX];
+
+    (void)state;
+    assert_string_equal(message(CURLE_OK, 0, 503, 1, "", buf), "HTTP 503");
+    assert_string_equal(message(CURLE_OK, 0, 404, 1, NULL, buf), "HTTP 404");
+    assert_string_equal(
+        message(CURLE_HTTP_RETURNED_ERROR, 0, 404, 1, "The requested URL returned error: 404", buf),
+        "HTTP 404 (curl 22: The requested URL returned error: 404)");
+}
+
+static void an_empty_error_buffer_falls_back_to_curls_text_for_the_code(void **state)
+{
+    char buf[MSG_MAX];
+
+    (void)state;
+    assert_string_equal(message(CURLE_OPERATION_TIMEDOUT, 0, 0, 1, "", buf),
+                        "request timed out (curl 28: Timeout was reached)");
+    assert_string_equal(message(CURLE_GOT_NOTHING, 0, 0, 1, NULL, buf),
+                        "the server closed before a full reply (curl 52: Server returned nothing "
+                        "(no headers, no data))");
+}
+
+static void a_trailing_newline_from_curl_is_dropped(void **state)
+{
+    char buf[MSG_MAX];
+
+    (void)state;
+    assert_string_equal(message(CURLE_GOT_NOTHING, 0, 0, 1, "Empty reply from server\r\n", buf),
+                        "the server closed before a full reply (curl 52: Empty reply from server)");
+}
+
+static void local_limits_say_how_to_raise_them(void **state)
+{
+    char buf[MSG_MAX];
+
+    (void)state;
+    assert_non_null(strstr(message(CURLE_COULDNT_CONNECT, EMFILE, 0, 0, "", buf), "ulimit -n"));
+    assert_non_null(strstr(message(CURLE_COULDNT_CONNECT, EADDRNOTAVAIL, 0, 0, "", buf),
+                           "ip_local_port_range"));
+}
+
+static void replies_without_a_usable_status_are_malformed(void **state)
+{
+    char buf[MSG_MAX];
+
+    (void)state;
+    assert_string_equal(message(CURLE_OK, 0, 0, 1, "", buf),
+                        "malformed reply: no HTTP status line");
+    assert_string_equal(message(CURLE_OK, 0, 999, 1, "", buf),
+                        "malformed reply: status 999 (expected 100 to 599)");
+}
+
+static void a_body_cut_on_purpose_says_so(void **state)
+{
+    struct transfer_result r = {CURLE_WRITE_ERROR, 0, 200, 1, 1};
+    char buf[MSG_MAX];
+
+    (void)state;
+    classify_message(&r, "Failure writing output to destination", buf, sizeof(buf));
+    assert_string_equal(buf, "HTTP 200, body cut at max_body");
+}
+
+static void messages_are_one_line_and_fit_their_buffer(void **state)
+{
+    char buf[MSG_MAX], small[8] = "xxxxxxx";
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        struct transfer_result r = result_of(&table[i]);
+
+        classify_message(&r, "", buf, sizeof(buf));
+        assert_true(strlen(buf) > 0);
+        assert_null(strchr(buf, '\n'));
+    }
+    classify_message(&(struct transfer_result){CURLE_OK, 0, 503, 1, 0}, "", small, 5);
+    assert_string_equal(small, "HTTP");
+    classify_message(&(struct transfer_result){CURLE_OK, 0, 503, 1, 0}, "", small, 0);
+    assert_string_equal(small, "HTTP");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(each_row_of_the_table_lands_in_its_class),
+        cmocka_unit_test(every_class_is_reachable),
+        cmocka_unit_test(every_failed_transfer_lands_in_exactly_one_class),
+        cmocka_unit_test(a_refusal_shows_curls_words_and_the_errno),
+        cmocka_unit_test(an_errno_already_in_curls_words_is_not_repeated),
+        cmocka_unit_test(an_http_status_is_shown_alone),
+        cmocka_unit_test(an_empty_error_buffer_falls_back_to_curls_text_for_the_code),
+        cmocka_unit_test(a_trailing_newline_from_curl_is_dropped),
+        cmocka_unit_test(local_limits_say_how_to_raise_them),
+        cmocka_unit_test(replies_without_a_usable_status_are_malformed),
+        cmocka_unit_test(a_body_cut_on_purpose_says_so),
+        cmocka_unit_test(messages_are_one_line_and_fit_their_buffer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
