@@ -128,7 +128,7 @@ static void apply(struct engine *e, const struct command *cmd, char *text, size_
         return;
     }
     case CMD_MARK:
-        snprintf(text, len, "mark: %s", cmd->note);
+        snprintf(text, len, "%s", cmd->note);
         return;
     case CMD_STOP:
         if (c->is_stopping) {

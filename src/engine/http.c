@@ -91,14 +91,24 @@ static void on_poll(uv_poll_t *p, int status, int events)
     int flags = 0, running;
 
     if (status < 0) {
+        /*
+         * A reset peer shows up as a poll error. CURL_CSELECT_ERR alone makes
+         * libcurl fail with "select/poll returned error" and no errno, which
+         * would put every reset in "other"; with the direction bits too it
+         * reads or writes and meets the real ECONNRESET or EPIPE.
+         */
+        events = k->events;
         flags = CURL_CSELECT_ERR;
-    } else {
-        if (events & UV_READABLE)
-            flags |= CURL_CSELECT_IN;
-        if (events & UV_WRITABLE)
-            flags |= CURL_CSELECT_OUT;
     }
+    if (events & UV_READABLE)
+        flags |= CURL_CSELECT_IN;
+    if (events & UV_WRITABLE)
+        flags |= CURL_CSELECT_OUT;
     curl_multi_socket_action(w->multi, k->fd, flags, &running);
+    /* libuv stops a poll handle that reported an error; if libcurl still
+     * watches the socket, watch it again. */
+    if (status < 0 && k->is_polling && !uv_is_closing((uv_handle_t *)&k->poll))
+        uv_poll_start(&k->poll, k->events, on_poll);
     check_multi_info(w);
 }
 
@@ -112,6 +122,7 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *
     if (what == CURL_POLL_REMOVE) {
         if (!k)
             return 0;
+        k->is_polling = 0;
         if (k->is_ours) {
             uv_poll_stop(&k->poll);
         } else {
@@ -134,6 +145,8 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *
         events |= UV_READABLE;
     if (what & CURL_POLL_OUT)
         events |= UV_WRITABLE;
+    k->events = events;
+    k->is_polling = 1;
     return uv_poll_start(&k->poll, events, on_poll) == 0 ? 0 : -1;
 }
 

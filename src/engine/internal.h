@@ -114,8 +114,9 @@ struct sock {
     uv_poll_t poll;
     struct worker *w;
     curl_socket_t fd;
-    int is_ours; /* opened through our opensocket callback: kept across transfers */
-    int is_polling;
+    int is_ours;    /* opened through our opensocket callback: kept across transfers */
+    int is_polling; /* libcurl wants events on it */
+    int events;     /* the UV_READABLE/UV_WRITABLE it wants */
 };
 
 /* A virtual user: one easy handle, reused for every request it sends. */

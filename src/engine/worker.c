@@ -195,9 +195,13 @@ static void on_tick(uv_timer_t *t);
 /* Arms the tick timer for the next boundary (rounded up to libuv's ms). */
 static void arm_tick(struct worker *w)
 {
-    uint64_t now = worker_now_ns(w);
-    uint64_t delay_ms = w->next_tick_ns > now ? (w->next_tick_ns - now + 999999) / 1000000 : 0;
+    uint64_t now, delay_ms;
 
+    /* libuv counts timers from its cached loop time, which may be a few ms
+     * old: refresh it so the timer is due at the boundary, not before. */
+    uv_update_time(&w->loop);
+    now = worker_now_ns(w);
+    delay_ms = w->next_tick_ns > now ? (w->next_tick_ns - now + 999999) / 1000000 : 0;
     uv_timer_start(&w->tick_timer, on_tick, delay_ms, 0);
 }
 
@@ -206,16 +210,25 @@ static void on_tick(uv_timer_t *t)
     struct worker *w = container_of(t, struct worker, tick_timer);
     uint64_t now = worker_now_ns(w);
     uint64_t tick_ns = w->e->tick_ns;
+    uint64_t seq;
 
+    if (now < w->next_tick_ns) {
+        /* Early by libuv's rounding: the interval is not over yet. */
+        arm_tick(w);
+        return;
+    }
     w->iv.loop_lag_us = (now - w->next_tick_ns) / 1000;
     submit(w, now, 0);
-    interval_reset(&w->iv);
     /* Boundaries are fixed multiples of the tick from the start, so a late
      * timer shortens the next interval instead of shifting every later one;
      * a timer late by more than a tick skips to the current interval. */
-    w->iv.seq = now / tick_ns;
+    seq = now / tick_ns;
+    if (seq <= w->iv.seq)
+        seq = w->iv.seq + 1;
+    interval_reset(&w->iv);
+    w->iv.seq = seq;
     w->iv.start_ns = now;
-    w->next_tick_ns = (w->iv.seq + 1) * tick_ns;
+    w->next_tick_ns = (seq + 1) * tick_ns;
     arm_tick(w);
 }
 
