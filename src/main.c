@@ -46,7 +46,11 @@ static const struct cmd commands[] = {
                 "  --tick D              [load] tick, the reporting interval (default 1s)\n"
                 "  --timeout D           [target] timeout per request (default 30s)\n"
                 "  --seed N              seed for {rand}, {uuid} and the request mix\n"
-                "  --headless            no console (the only mode for now)\n",
+                "  --headless            no console (the only mode for now)\n"
+                "\n"
+                "Commands can be typed or piped on stdin while it runs, one a line:\n"
+                "  concurrency N (or = N), step [N], + and -, double (]), halve ([),\n"
+                "  pause (p), resume (r), drop N (d N), mark TEXT (m TEXT), stop (q)\n",
         .run = run_main,
     },
     {

@@ -1,10 +1,12 @@
 #include "run.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "core/chan.h"
@@ -139,20 +141,91 @@ static void print_events(const struct tick *t)
  * before the run gives up on it: the drain, plus room for a loaded machine. */
 #define STOP_GRACE_MS (ENGINE_DRAIN_MS + 5000)
 
+/* Commands typed (or piped) on standard input, one a line. */
+struct input {
+    int is_open;
+    char buf[CMD_NOTE_MAX + 64];
+    size_t len;
+    unsigned lineno;
+    int is_skipping; /* the current line was too long; drop it to its end */
+};
+
+static void send_line(struct chan *ch, struct input *in, const char *line)
+{
+    struct command cmd;
+    char why[256];
+    int rc = command_parse(line, &cmd, why, sizeof(why));
+
+    if (rc < 0)
+        fprintf(stderr, "brink: run: stdin:%u: %s\n", in->lineno, why);
+    else if (rc > 0 && chan_send(ch, &cmd) != 0)
+        fprintf(stderr, "brink: run: stdin:%u: too many commands at once, dropped\n", in->lineno);
+}
+
+/* Reads what standard input has (it is readable) and sends whole lines. */
+static void read_input(struct chan *ch, struct input *in)
+{
+    char chunk[512];
+    ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
+
+    if (n <= 0) {
+        /* End of input (or /dev/null): the run goes on without commands. */
+        if (n == 0 || (errno != EINTR && errno != EAGAIN))
+            in->is_open = 0;
+        return;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        if (chunk[i] == '\n') {
+            in->lineno++;
+            in->buf[in->len] = '\0';
+            if (in->is_skipping)
+                fprintf(stderr, "brink: run: stdin:%u: line longer than %zu bytes, ignored\n",
+                        in->lineno, sizeof(in->buf) - 1);
+            else
+                send_line(ch, in, in->buf);
+            in->len = 0;
+            in->is_skipping = 0;
+        } else if (in->len + 1 < sizeof(in->buf)) {
+            in->buf[in->len++] = chunk[i];
+        } else {
+            in->is_skipping = 1;
+        }
+    }
+}
+
+/* Waits up to timeout_ms for input or a tick; reads the input if any. */
+static struct tick *wait_next(struct chan *ch, struct input *in, int timeout_ms)
+{
+    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+
+    if (!in->is_open)
+        return chan_take_wait(ch, (unsigned)timeout_ms);
+    /* Ticks are checked often enough (every 50 ms) for the progress lines
+     * to keep up; commands are read as soon as they arrive. */
+    if (poll(&p, 1, 50) > 0) {
+        if (p.revents & (POLLIN | POLLHUP | POLLERR))
+            read_input(ch, in);
+        if (p.revents & POLLNVAL)
+            in->is_open = 0;
+    }
+    return chan_take(ch);
+}
+
 /*
  * Reads ticks until the engine closes the channel; turns signals into stop
- * commands (a second one aborts what is in flight). Returns 0, or -ETIMEDOUT
- * when the engine did not end within STOP_GRACE_MS of a stop: brink must
- * never hang on the operator.
+ * commands (a second one aborts what is in flight) and passes on commands
+ * from standard input. Returns 0, or -ETIMEDOUT when the engine did not end
+ * within STOP_GRACE_MS of a stop: brink must never hang on the operator.
  */
 static int follow(struct chan *ch, struct summary *s)
 {
+    struct input in = {.is_open = 1};
     char line[256];
     int stops_sent = 0;
     uint64_t stop_ns = 0;
 
     while (!chan_is_done(ch)) {
-        struct tick *t = chan_take_wait(ch, 200);
+        struct tick *t = wait_next(ch, &in, 200);
 
         while (stops_sent < stop_signals && stops_sent < 2) {
             struct command cmd = {.kind = CMD_STOP};

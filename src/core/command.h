@@ -6,6 +6,7 @@
 #ifndef PROG_CORE_COMMAND_H
 #define PROG_CORE_COMMAND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define CMD_NOTE_MAX 128
@@ -17,19 +18,34 @@ enum cmd_kind {
     CMD_HALVE,           /* half of it, at least 1 */
     CMD_PAUSE,           /* no new requests; those in flight finish */
     CMD_RESUME,
-    CMD_DROP,            /* n: abort n transfers in flight mid-stream */
-    CMD_MARK,            /* note: a mark in the record */
-    CMD_STOP,            /* drain, then end the run */
+    CMD_DROP, /* n: abort n transfers in flight mid-stream */
+    CMD_MARK, /* note: a mark in the record */
+    CMD_STOP, /* drain, then end the run */
     CMD__COUNT
 };
 
 struct command {
     enum cmd_kind kind;
-    int64_t n;                /* for SET_CONCURRENCY, STEP and DROP */
-    char note[CMD_NOTE_MAX];  /* for MARK; NUL-terminated */
+    int64_t n;               /* for SET_CONCURRENCY, STEP and DROP */
+    char note[CMD_NOTE_MAX]; /* for MARK; NUL-terminated */
 };
 
 /* Stable lower-case name ("set_concurrency"); "?" when out of range. */
 const char *cmd_kind_name(enum cmd_kind k);
+
+/*
+ * Parses one line of the text command language (what `brink run` reads on
+ * its standard input, one command a line):
+ *   concurrency N | = N      set the number of virtual users
+ *   step [N] | + | -         add N steps (- removes one)
+ *   double | ]   halve | [   twice or half the concurrency
+ *   pause | p    resume | r
+ *   drop N | d N             abort N transfers in flight
+ *   mark TEXT | m TEXT       a mark with a note in the record
+ *   stop | q                 drain and end the run
+ * Blank lines and lines starting with # hold no command. Returns 1 and *out,
+ * 0 for no command, or -EINVAL with one line in why (why_len bytes). Pure.
+ */
+int command_parse(const char *line, struct command *out, char *why, size_t why_len);
 
 #endif
