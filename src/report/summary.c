@@ -525,8 +525,10 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
     snprintf(err, sizeof(err), "-");
     if (k->completed > 0)
         fmt_percent(errors_sum(k->errors), k->completed, 1, err);
-    snprintf(buf, cap, "t=%" PRIu64 "s c=%s %" PRIu64 " req/s %s MB/s p50 %s p99 %s err %s%s%s",
-             (t->start_ms + t->duration_ms + 500) / 1000, c,
+    snprintf(buf, cap,
+             "t=%" PRIu64 "s c=%s inflight=%" PRIu32 " %" PRIu64
+             " req/s %s MB/s p50 %s p99 %s err %s%s%s",
+             (t->start_ms + t->duration_ms + 500) / 1000, c, t->in_flight,
              round_u64(per_second(k->completed, t->duration_ms)),
              fmt_fixed(per_second(k->bytes_in, t->duration_ms) / 1e6, 1, mb), p50, p99, err,
              shows_state ? " " : "", shows_state ? run_state_name(t->state) : "");

@@ -530,20 +530,24 @@ static void progress_line_shows_rates_percentiles_and_errors(void **state)
     t->total.window.count = 3120;
     t->total.window.pct_us[0] = 1200; /* p50 */
     t->total.window.pct_us[2] = 8400; /* p99 */
-    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=12s c=40 3120 req/s 3.1 MB/s p50 1.20ms p99 8.40ms err 0.0%");
+    t->in_flight = 37;
+    assert_string_equal(
+        summary_progress_line(t, buf, sizeof(buf)),
+        "t=12s c=40 inflight=37 3120 req/s 3.1 MB/s p50 1.20ms p99 8.40ms err 0.0%");
     t->actual_concurrency = 38;
     t->total.errors[ERR_TIMEOUT] = 30;
     t->total.errors[ERR_RESET] = 1;
-    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=12s c=38/40 3120 req/s 3.1 MB/s p50 1.20ms p99 8.40ms err 1.0%");
+    assert_string_equal(
+        summary_progress_line(t, buf, sizeof(buf)),
+        "t=12s c=38/40 inflight=37 3120 req/s 3.1 MB/s p50 1.20ms p99 8.40ms err 1.0%");
     t->state = RUN_STOPPING;
     t->start_ms = 59400;
     t->duration_ms = 100;
     t->total.window.pct_us[2] = 2500000;
-    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=60s c=38/40 31200 req/s 31.0 MB/s p50 1.20ms p99 2.50s err 1.0% "
-                        "stopping");
+    assert_string_equal(
+        summary_progress_line(t, buf, sizeof(buf)),
+        "t=60s c=38/40 inflight=37 31200 req/s 31.0 MB/s p50 1.20ms p99 2.50s err 1.0% "
+        "stopping");
     tick_free(t);
 }
 
@@ -556,8 +560,9 @@ static void tiny_error_share_never_reads_as_zero(void **state)
     (void)state;
     put_latencies(t, &t->total, 1, 40000, 1);
     t->total.errors[ERR_RESET] = 1;
-    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=1s c=40 40000 req/s 0.0 MB/s p50 20.0ms p99 39.6ms err <0.1%");
+    assert_string_equal(
+        summary_progress_line(t, buf, sizeof(buf)),
+        "t=1s c=40 inflight=0 40000 req/s 0.0 MB/s p50 20.0ms p99 39.6ms err <0.1%");
     add_and_free(s, t);
     text = report_of(s);
     assert_line(text, "errors: 1 of 40,000 requests (<0.01%)");
@@ -574,12 +579,12 @@ static void progress_line_of_an_empty_paused_interval_has_dashes(void **state)
     (void)state;
     t->state = RUN_PAUSED;
     assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=13s c=40 0 req/s 0.0 MB/s p50 - p99 - err - paused");
+                        "t=13s c=40 inflight=0 0 req/s 0.0 MB/s p50 - p99 - err - paused");
     t->duration_ms = 0;
     t->start_ms = 499;
     t->state = RUN_RUNNING;
     assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=0s c=40 0 req/s 0.0 MB/s p50 - p99 - err -");
+                        "t=0s c=40 inflight=0 0 req/s 0.0 MB/s p50 - p99 - err -");
     tick_free(t);
 }
 
