@@ -1,0 +1,73 @@
+# Helpers for end-to-end scripts that run `brink target`: sourced after
+# lib.sh, with $brink and $tmp set by the caller (which also kills $pid in its
+# EXIT trap).
+
+# start_target ARGS...: starts brink target in the background, sets pid and
+# url once its first line is out (polled, at most 10 s).
+start_target() {
+    : >"$tmp/target.out"
+    "$brink" target "$@" >"$tmp/target.out" 2>"$tmp/target.err" &
+    pid=$!
+    url=""
+    i=0
+    while [ $i -lt 200 ]; do
+        url=$(head -n 1 "$tmp/target.out")
+        [ -n "$url" ] && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.05
+        i=$((i + 1))
+    done
+    return 1
+}
+
+# stop_target: SIGTERM, then waits (at most 10 s) and sets stop_status.
+stop_target() {
+    kill -TERM "$pid"
+    i=0
+    while kill -0 "$pid" 2>/dev/null && [ $i -lt 200 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    wait "$pid"
+    stop_status=$?
+    pid=""
+}
+
+# check NAME WANT GOT: equality check.
+check() {
+    if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected \"$2\", got \"$3\""; fi
+}
+
+# check_ge NAME MIN GOT
+check_ge() {
+    if [ "$3" -ge "$2" ] 2>/dev/null; then ok "$1"; else not_ok "$1" "expected >= $2, got \"$3\""; fi
+}
+
+# json_get URL KEY...: one value of a JSON document (nested keys).
+json_get() {
+    u=$1
+    shift
+    curl -s "$u" | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+for k in sys.argv[1:]:
+    v = v[k]
+print(v)' "$@"
+}
+
+# truth KEY...: a ground-truth counter of the running target.
+truth() {
+    json_get "$url/_control" ground_truth "$@"
+}
+
+# wait_for FILE PATTERN SECONDS: polls until FILE has a line matching the
+# grep -E PATTERN; fails after SECONDS.
+wait_for() {
+    i=0
+    while [ $i -lt $(($3 * 20)) ]; do
+        grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.05
+        i=$((i + 1))
+    done
+    return 1
+}

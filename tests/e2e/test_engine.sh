@@ -1,0 +1,165 @@
+#!/bin/sh
+# The engine against brink target: what brink counts must match what the
+# target did (its ground truth at GET /_control), every injected fault must
+# land in its own error class, commands typed on stdin must act within a
+# tick, and two workers must merge to the same totals as one.
+# Usage: sh test_engine.sh BRINK SRCDIR
+brink=$1
+src=$2
+. "$src/tests/e2e/lib.sh"
+. "$src/tests/e2e/target_lib.sh"
+
+command -v curl >/dev/null 2>&1 || { echo "skip: curl missing"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "skip: python3 missing"; exit 77; }
+
+tmp=$(mktemp -d)
+pid=""
+run_pid=""
+cleanup() {
+    [ -n "$run_pid" ] && kill -9 "$run_pid" 2>/dev/null
+    if [ -n "$pid" ]; then
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# brink_run NAME ARGS...: a bounded headless run; report in $tmp/NAME.out,
+# progress in $tmp/NAME.err, exit status in $status.
+brink_run() {
+    name=$1
+    shift
+    timeout 60 "$brink" run --headless "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
+    status=$?
+}
+
+# requests NAME: the request count of a report ("duration 1.00s, 2,000 requests, ...").
+requests() {
+    sed -n 's/^duration [^,]*, \([0-9,]*\) requests.*/\1/p' "$tmp/$1.out" | tr -d ,
+}
+
+# errors NAME CLASS: the count of one error class in a report (0 if absent).
+errors() {
+    n=$(sed -n "s/^  $2 *\([0-9,]*\) .*/\1/p" "$tmp/$1.out" | head -n 1 | tr -d ,)
+    echo "${n:-0}"
+}
+
+# dropped NAME: the "dropped N" figure of a report.
+dropped() {
+    sed -n 's/^dropped \([0-9,]*\),.*/\1/p' "$tmp/$1.out" | tr -d ,
+}
+
+start_target --seed 7 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+
+# --- counts --------------------------------------------------------------------
+before=$(truth requests_by_endpoint bytes)
+brink_run count --url "$url/bytes/13" --concurrency 8 --requests 2000
+check "a request-limited run exits 0" 0 "$status"
+check "brink reports exactly the requests asked for" 2000 "$(requests count)"
+after=$(truth requests_by_endpoint bytes)
+check "the target saw as many requests as brink completed" 2000 $((after - before))
+check "a clean run reports no errors" 1 "$(grep -c '^errors: none$' "$tmp/count.out")"
+check "every response is counted by status" 1 "$(grep -c '^HTTP statuses: 200=2,000$' "$tmp/count.out")"
+
+before=$(truth requests_by_endpoint bytes)
+brink_run threads --url "$url/bytes/13" --concurrency 8 --threads 2 --requests 3000
+check "two workers still stop at the request limit" 3000 "$(requests threads)"
+after=$(truth requests_by_endpoint bytes)
+check "two workers merge to the target's count" 3000 $((after - before))
+
+# --- faults, each in its own class -----------------------------------------------
+# fault_run NAME FAULT PATH CLASS COUNTER [ARGS...]: every request carries
+# X-Brink-Fault: FAULT; brink's CLASS count and the target's COUNTER delta
+# must both equal the request count.
+fault_run() {
+    name=$1 fault=$2 path=$3 class=$4 counter=$5
+    shift 5
+    printf '[target]\nurl = %s%s\nheader = X-Brink-Fault: %s\n' "$url" "$path" "$fault" >"$tmp/$name.ini"
+    before=$(truth "$counter")
+    brink_run "$name" --config "$tmp/$name.ini" --requests 12 --concurrency 3 "$@"
+    after=$(truth "$counter")
+    check "$fault: brink counts 12 $class errors" 12 "$(errors "$name" "$class")"
+    check "$fault: the target did it 12 times" 12 $((after - before))
+}
+
+fault_run reset reset /bytes/100 reset resets_sent
+fault_run close close_mid_body /bytes/200000 closed_early closed_early
+fault_run stall stall /bytes/100 timeout stalled --timeout 300ms
+fault_run malformed malformed_status /bytes/100 malformed malformed_sent
+
+before=$(truth responses_503)
+brink_run s503 --url "$url/status/503" --requests 20 --concurrency 4
+check "503s are http_5xx errors" 20 "$(errors s503 http_5xx)"
+check "503s are counted by status" 1 "$(grep -c '^HTTP statuses: 503=20$' "$tmp/s503.out")"
+check "the target sent the 503s" 20 $(($(truth responses_503) - before))
+
+# A port nobody listens on: bind one through a short-lived target.
+live_url=$url
+live_pid=$pid
+start_target || not_ok "a second target starts"
+dead_url=$url
+stop_target
+url=$live_url
+pid=$live_pid
+brink_run refused --url "$dead_url/bytes/1" --requests 10 --concurrency 2
+check "a closed port gives refused errors" 10 "$(errors refused refused)"
+check "refused says connection refused" 1 "$(grep -c '^  refused .*connection refused' "$tmp/refused.out")"
+
+# --- commands on stdin -------------------------------------------------------------
+# A fifo feeds commands; each is sent once the progress shows the state it
+# acts on, and its effect is awaited in the progress lines.
+mkfifo "$tmp/cmds"
+timeout 60 "$brink" run --headless --url "$url/delay/400" --concurrency 2 <"$tmp/cmds" \
+    >"$tmp/live.out" 2>"$tmp/live.err" &
+run_pid=$!
+exec 3>"$tmp/cmds"
+if wait_for "$tmp/live.err" '^t=[0-9]+s c=2 inflight=2 ' 10; then
+    ok "the run starts at concurrency 2 with 2 in flight"
+else
+    not_ok "the run starts at concurrency 2 with 2 in flight" "$(tail -n 3 "$tmp/live.err")"
+fi
+echo "concurrency 7" >&3
+if wait_for "$tmp/live.err" '^t=[0-9]+s c=7 inflight=7 ' 10; then
+    ok "set concurrency 7: the next ticks show 7 in flight"
+else
+    not_ok "set concurrency 7: the next ticks show 7 in flight" "$(tail -n 3 "$tmp/live.err")"
+fi
+echo "pause" >&3
+if wait_for "$tmp/live.err" ' 0 req/s .* paused$' 10; then
+    ok "pause: the rate falls to 0"
+else
+    not_ok "pause: the rate falls to 0" "$(tail -n 3 "$tmp/live.err")"
+fi
+echo "resume" >&3
+echo "mark after resume" >&3
+if wait_for "$tmp/live.err" 'mark: after resume' 10; then ok "a mark shows in the event log"; else not_ok "a mark shows in the event log"; fi
+echo "stop" >&3
+exec 3>&-
+wait "$run_pid"
+status=$?
+run_pid=""
+check "stop ends the run with status 0" 0 "$status"
+check "the report lists the mark" 1 "$(grep -c 'mark: after resume' "$tmp/live.out")"
+check "the report lists the change of concurrency" 1 "$(grep -c 'concurrency 2 -> 7' "$tmp/live.out")"
+
+# --- SIGINT still prints the report ---------------------------------------------------
+timeout 60 "$brink" run --headless --url "$url/bytes/13" --concurrency 2 </dev/null \
+    >"$tmp/sig.out" 2>"$tmp/sig.err" &
+run_pid=$!
+wait_for "$tmp/sig.err" '^t=1s ' 10
+kill -INT "$run_pid"
+wait "$run_pid"
+status=$?
+run_pid=""
+check "Ctrl-C stops the run with status 0" 0 "$status"
+check "Ctrl-C still prints the final report" 1 "$(grep -c '^latency percentiles:$' "$tmp/sig.out")"
+
+# --- usage errors start nothing ----------------------------------------------------
+expect_run "run without a target is a usage error" 2 "" '^brink: run: no target \(expected --url URL or --config FILE\)$' -- "$brink" run
+expect_run "a bad flag value names the flag" 2 "" '^brink: --concurrency: expected a whole number' -- "$brink" run --url "$url/" --concurrency ten
+expect_run "an unknown option is refused" 2 "" '^brink: run: unknown option or missing value: "--frob"' -- "$brink" run --url "$url/" --frob
+
+stop_target
+finish
