@@ -107,6 +107,34 @@ brink_run refused --url "$dead_url/bytes/1" --requests 10 --concurrency 2
 check "a closed port gives refused errors" 10 "$(errors refused refused)"
 check "refused says connection refused" 1 "$(grep -c '^  refused .*connection refused' "$tmp/refused.out")"
 
+# --- a mix: statistics per request kind ------------------------------------------------
+cat >"$tmp/mix.ini" <<INI
+[target]
+url = $url
+
+[request get]
+weight = 3
+url = /bytes/64
+
+[request put]
+weight = 1
+method = PUT
+url = /kv/key-{vu}-{seq}
+body = random:2k
+INI
+brink_run mix --config "$tmp/mix.ini" --requests 400 --concurrency 4 --seed 3
+check "a mix run completes every request" 400 "$(requests mix)"
+gets=$(sed -n 's/^kind get: \([0-9,]*\) requests.*/\1/p' "$tmp/mix.out" | tr -d ,)
+puts=$(sed -n 's/^kind put: \([0-9,]*\) requests.*/\1/p' "$tmp/mix.out" | tr -d ,)
+check "GET and PUT are reported apart and add up" 400 $((gets + puts))
+check_ge "the 3:1 mix sends more GETs than PUTs" $((puts + 1)) "$gets"
+
+# --- bodies over max_body are cut and counted, not errors ----------------------------
+printf '[target]\nurl = %s/bytes/300000\nmax_body = 100k\n' "$url" >"$tmp/cut.ini"
+brink_run cut --config "$tmp/cut.ini" --requests 10 --concurrency 2
+check "bodies over max_body are counted as cut" 1 "$(grep -c '^dropped 0, bodies cut 10,' "$tmp/cut.out")"
+check "a cut body is not an error" 1 "$(grep -c '^errors: none$' "$tmp/cut.out")"
+
 # --- commands on stdin -------------------------------------------------------------
 # A fifo feeds commands; each is sent once the progress shows the state it
 # acts on, and its effect is awaited in the progress lines.
