@@ -111,6 +111,7 @@ struct cut {
     const char *pattern; /* the /bytes pattern when owned is NULL */
     char *owned;
     uint64_t len, stop;
+    int *is_cut; /* borrowed: the request's */
 };
 
 static ssize_t cut_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -119,6 +120,8 @@ static ssize_t cut_read(void *cls, uint64_t pos, char *buf, size_t max)
     size_t n;
 
     if (pos >= c->stop) {
+        /* The close that follows is ours, not the client's. */
+        *c->is_cut = 1;
         atomic_fetch_add(&c->t->stats.closed_early, 1);
         return MHD_CONTENT_READER_END_WITH_ERROR;
     }
@@ -140,12 +143,13 @@ static void cut_free(void *cls)
 }
 
 struct MHD_Response *faults_cut_response(struct target *t, const char *pattern, char *owned,
-                                         uint64_t len)
+                                         uint64_t len, int *is_cut)
 {
     struct cut *c = xcalloc(1, sizeof(*c));
     struct MHD_Response *r;
 
     c->t = t;
+    c->is_cut = is_cut;
     c->pattern = pattern;
     c->owned = owned;
     c->len = len;
@@ -158,9 +162,15 @@ struct MHD_Response *faults_cut_response(struct target *t, const char *pattern, 
     return r;
 }
 
+/* Whether a failed send means the client is gone. */
+static int is_peer_gone(int err)
+{
+    return err == EPIPE || err == ECONNRESET || err == ENOTCONN;
+}
+
 int faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf, size_t len)
 {
-    int fd = conn_fd(conn);
+    int fd = conn_fd(conn), rc = 0;
     size_t done = 0;
 
     if (fd < 0)
@@ -169,12 +179,14 @@ int faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *
         ssize_t n = send(fd, buf + done, len - done, MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
+        if (n < 0) {
+            rc = is_peer_gone(errno) ? -EPIPE : -EAGAIN;
             break;
+        }
         done += (size_t)n;
     }
     atomic_fetch_add(&t->stats.bytes_sent, done);
-    return done == len ? 0 : -EAGAIN;
+    return rc;
 }
 
 char *faults_raw_reply(enum fault f, const struct settings *s, size_t *len)
@@ -224,7 +236,9 @@ int faults_raw_step(void *arg)
         o->off += (size_t)n;
         atomic_fetch_add(&o->t->stats.bytes_sent, (unsigned long long)n);
     } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        return 0; /* the peer is gone: stop and let the connection close */
+        /* Stop and let the connection close; an error other than the
+         * client's leaving would be ours, and then the close is too. */
+        return is_peer_gone(errno) ? -EPIPE : 0;
     }
     if (o->off == o->len || --o->tries_left == 0)
         return 0;

@@ -35,6 +35,7 @@ struct target_stats {
     atomic_ullong huge_headers_sent;
     atomic_ullong hostile_sent;        /* responses with hostile header bytes */
     atomic_ullong bytes_sent;          /* body and raw bytes handed to the socket */
+    atomic_ullong client_aborts;       /* requests whose client left before the whole reply */
     atomic_ullong node_gets;           /* GET /kv */
     atomic_ullong node_puts;           /* PUT /kv and /mp (parts and manifests) */
     atomic_ullong kv_full;             /* writes refused with 507 */
@@ -71,7 +72,7 @@ struct target {
     atomic_uint over_limit;      /* connections marked for reset, not yet closed */
     atomic_uint max_connections; /* copy of settings.max_connections */
     atomic_int fast_bytes;       /* /bytes needs no fault draw and no service time */
-    int files_dir_fd; /* -1 when no files_dir */
+    int files_dir_fd;            /* -1 when no files_dir */
 };
 
 /* Raw bytes written by the scheduler thread to a suspended connection:
@@ -116,6 +117,8 @@ struct req {
     enum endpoint ep;
     enum fault fault;
     enum phase phase;
+    atomic_bool peer_gone; /* the client closed or reset the connection (any thread) */
+    int is_self_closed;    /* we ended it on purpose (a fault, a cut body, an error) */
     int is_get, is_put, is_delete, is_head;
     char *body; /* request body, up to body_max bytes */
     size_t body_len, body_cap, body_max;
@@ -194,17 +197,20 @@ enum fault faults_pick(struct target *t, const struct settings *s, const char *h
 void faults_reset(struct target *t, struct MHD_Connection *conn);
 /* Response announcing len bytes whose body stops after half of them; the
  * connection then closes. The body is owned (taken, freed with the response)
- * or, when owned is NULL, the /bytes pattern. */
+ * or, when owned is NULL, the /bytes pattern. *is_cut (borrowed, must live as
+ * long as the request) becomes 1 when the body is cut. */
 struct MHD_Response *faults_cut_response(struct target *t, const char *pattern, char *owned,
-                                         uint64_t len);
-/* Writes a whole buffer to the connection's socket, bypassing MHD; returns 0
- * or -errno. Only for small buffers or before MHD wrote anything. */
+                                         uint64_t len, int *is_cut);
+/* Writes a whole buffer to the connection's socket, bypassing MHD; returns 0,
+ * -EPIPE when the client is gone (reset, or closed), or -EAGAIN when the
+ * socket took only part. Only for small buffers or before MHD wrote anything. */
 int faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf, size_t len);
 /* Builds the raw bytes of the malformed or huge-header faults (malloc'd). */
 char *faults_raw_reply(enum fault f, const struct settings *s, size_t *len);
 int faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection *conn, char *buf,
                      size_t len, size_t step, uint32_t interval_us);
-/* A sched_fn: writes the next piece; returns µs until the next or 0 when done. */
+/* A sched_fn: writes the next piece; returns µs until the next, 0 when done
+ * (or out of tries), or -EPIPE when the client is gone. */
 int faults_raw_step(void *arg);
 /* The hostile string used in headers and stats names (ESC, OSC, CSI, bidi). */
 extern const char faults_hostile[];
@@ -223,13 +229,19 @@ void capacity_leave(struct capacity *c);
 uint64_t capacity_queue(struct capacity *c, unsigned workers);
 
 /* --- sched.c: the timer thread that resumes suspended connections --- */
-typedef int sched_fn(void *arg); /* returns 0 when done, or µs until next call */
+/* Returns µs until the next call, 0 when done, or a negative errno (-EPIPE)
+ * when the client is gone. Runs on the scheduler thread. */
+typedef int sched_fn(void *arg);
 int sched_new(struct sched **out);
-/* Resumes conn at due_ns. When fn is set, it runs at due_ns first (on the
- * scheduler thread) and may ask to run again later instead of resuming.
- * Returns -ECANCELED once stopping; the caller resumes conn itself. */
+/* Resumes conn (suspended by the caller) at due_ns. When fn is set, it runs
+ * at due_ns first (on the scheduler thread) and may ask to run again later
+ * instead of resuming. With peer_gone set (borrowed, must outlive the wait),
+ * the connection's socket is watched meanwhile: when the client closes or
+ * resets it, or fn reports it gone, *peer_gone becomes 1 and conn is resumed
+ * at once, within milliseconds. Returns 0, or -ECANCELED once stopping (the
+ * caller resumes conn itself). Any thread. */
 int sched_add(struct sched *s, struct MHD_Connection *conn, uint64_t due_ns, sched_fn *fn,
-              void *arg);
+              void *arg, atomic_bool *peer_gone);
 /* Resumes every waiting connection now and joins the thread. */
 void sched_stop(struct sched *s);
 void sched_free(struct sched *s);

@@ -4,7 +4,9 @@
  * waits suspended if it must (the scheduler resumes it), then its answer is
  * built and sent, or mangled by the fault chosen when its headers arrived.
  * GET /bytes/N with no fault and no service time is answered without any
- * state of ours: it is the benchmark's path.
+ * state of ours: it is the benchmark's path. When a request ends, it is
+ * counted as a client abort if its client left before the whole reply was
+ * sent (see is_client_abort).
  * Runs on libmicrohttpd's pool threads.
  */
 #include "target/internal.h"
@@ -22,8 +24,10 @@
 
 /* The socket context of a connection over max_connections. */
 static char over_limit_mark;
-/* The request context of a GET /bytes on the fast path (no state of ours). */
+/* The request context of a GET /bytes on the fast path (no state of ours),
+ * and of one we failed to answer (out of memory): its close is ours. */
 static char fast_mark;
+static char fast_failed_mark;
 
 static const struct {
     const char *prefix;
@@ -101,12 +105,13 @@ static enum MHD_Result fast_bytes(struct target *t, struct MHD_Connection *conn,
     return respond(t, conn, rp.status, resp, rp.len);
 }
 
-/* Suspends the connection until us from now; fn (if set) runs first. */
-static enum MHD_Result suspend_for(struct target *t, struct MHD_Connection *conn, uint64_t us,
-                                   sched_fn *fn, void *arg)
+/* Suspends the connection until us from now; fn (if set) runs first. The
+ * wait ends early, with r->peer_gone set, if the client leaves. */
+static enum MHD_Result suspend_for(struct target *t, struct MHD_Connection *conn, struct req *r,
+                                   uint64_t us, sched_fn *fn, void *arg)
 {
     MHD_suspend_connection(conn);
-    if (sched_add(t->sched, conn, clock_now_ns() + us * 1000u, fn, arg) != 0)
+    if (sched_add(t->sched, conn, clock_now_ns() + us * 1000u, fn, arg, &r->peer_gone) != 0)
         MHD_resume_connection(conn); /* stopping: go on at once */
     return MHD_YES;
 }
@@ -258,7 +263,8 @@ static struct MHD_Response *plain_response(struct target *t, struct req *r)
         if (resp)
             rp->fd = -1; /* libmicrohttpd closes it */
     } else if (r->fault == FAULT_CLOSE_MID_BODY) {
-        resp = faults_cut_response(t, rp->owned ? NULL : rp->body, rp->owned, rp->len);
+        resp = faults_cut_response(t, rp->owned ? NULL : rp->body, rp->owned, rp->len,
+                                   &r->is_self_closed);
         if (resp)
             rp->owned = NULL;
     } else if (rp->generated) {
@@ -291,6 +297,17 @@ static size_t raw_head(const struct reply *rp, uint64_t len, char *buf, size_t c
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
+/* Writes raw bytes; 0, or -errno with r->peer_gone set when the client left. */
+static int raw_write(struct target *t, struct MHD_Connection *conn, struct req *r, const char *buf,
+                     size_t len)
+{
+    int rc = faults_raw_write(t, conn, buf, len);
+
+    if (rc == -EPIPE)
+        atomic_store(&r->peer_gone, 1);
+    return rc;
+}
+
 static enum MHD_Result send_raw_fault(struct target *t, struct MHD_Connection *conn, struct req *r,
                                       const struct settings *s)
 {
@@ -302,11 +319,11 @@ static enum MHD_Result send_raw_fault(struct target *t, struct MHD_Connection *c
     if (r->fault == FAULT_STALL || r->fault == FAULT_DRIP) {
         uint64_t len = r->fault == FAULT_DRIP && rp->len > s->drip_bytes ? s->drip_bytes : rp->len;
         n = raw_head(rp, len, head, sizeof(head));
-        if (faults_raw_write(t, conn, head, n) != 0)
+        if (raw_write(t, conn, r, head, n) != 0)
             return MHD_NO;
         if (r->fault == FAULT_STALL) {
             atomic_fetch_add(&t->stats.stalled, 1);
-            return suspend_for(t, conn, (uint64_t)s->stall_ms * 1000, NULL, NULL);
+            return suspend_for(t, conn, r, (uint64_t)s->stall_ms * 1000, NULL, NULL);
         }
         atomic_fetch_add(&t->stats.dripped, 1);
         r->raw_buf = xmalloc(len ? len : 1);
@@ -317,18 +334,18 @@ static enum MHD_Result send_raw_fault(struct target *t, struct MHD_Connection *c
         if (len == 0 || faults_raw_start(&r->raw, t, conn, r->raw_buf, len, 1,
                                          s->drip_interval_ms * 1000u) != 0)
             return MHD_NO;
-        return suspend_for(t, conn, 0, faults_raw_step, &r->raw);
+        return suspend_for(t, conn, r, 0, faults_raw_step, &r->raw);
     }
     r->raw_buf = faults_raw_reply(r->fault, s, &n);
     if (r->fault == FAULT_MALFORMED_STATUS) {
         atomic_fetch_add(&t->stats.malformed_sent, 1);
-        faults_raw_write(t, conn, r->raw_buf, n);
+        raw_write(t, conn, r, r->raw_buf, n);
         return MHD_NO;
     }
     atomic_fetch_add(&t->stats.huge_headers_sent, 1);
     if (faults_raw_start(&r->raw, t, conn, r->raw_buf, n, 0, 0) != 0)
         return MHD_NO;
-    return suspend_for(t, conn, 0, faults_raw_step, &r->raw);
+    return suspend_for(t, conn, r, 0, faults_raw_step, &r->raw);
 }
 
 static enum MHD_Result finish(struct target *t, struct MHD_Connection *conn, struct req *r,
@@ -377,7 +394,7 @@ static enum MHD_Result start(struct target *t, struct MHD_Connection *conn, stru
             return finish(t, conn, r, url, method);
         if (rc == 2) {
             r->phase = PH_BACKPRESSURE;
-            return suspend_for(t, conn, wait_us, NULL, NULL);
+            return suspend_for(t, conn, r, wait_us, NULL, NULL);
         }
     }
     service_us = s.service_us[r->ep] + r->service_extra_us;
@@ -396,27 +413,15 @@ static enum MHD_Result start(struct target *t, struct MHD_Connection *conn, stru
     wait_us += r->extra_us;
     r->phase = PH_WAIT;
     if (wait_us > 0)
-        return suspend_for(t, conn, wait_us, NULL, NULL);
+        return suspend_for(t, conn, r, wait_us, NULL, NULL);
     return finish(t, conn, r, url, method);
 }
 
-enum MHD_Result routes_access(void *cls, struct MHD_Connection *conn, const char *url,
-                              const char *method, const char *version, const char *upload,
-                              size_t *upload_size, void **req_cls)
+/* One more call for a request of ours: the next step of its phase. */
+static enum MHD_Result step(struct target *t, struct MHD_Connection *conn, struct req *r,
+                            const char *url, const char *method, const char *upload,
+                            size_t *upload_size)
 {
-    struct target *t = cls;
-    struct req *r = *req_cls;
-
-    (void)version;
-    if (!r)
-        return first_call(t, conn, url, method, req_cls);
-    if ((void *)r == &fast_mark) {
-        if (*upload_size) {
-            *upload_size = 0; /* a GET body: ignored */
-            return MHD_YES;
-        }
-        return fast_bytes(t, conn, url + strlen("/bytes/"));
-    }
     switch (r->phase) {
     case PH_BODY:
         if (*upload_size) {
@@ -435,6 +440,56 @@ enum MHD_Result routes_access(void *cls, struct MHD_Connection *conn, const char
     return MHD_NO; /* a raw fault is over: close the connection */
 }
 
+enum MHD_Result routes_access(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **req_cls)
+{
+    struct target *t = cls;
+    struct req *r = *req_cls;
+    enum MHD_Result rc;
+
+    (void)version;
+    if (!r)
+        return first_call(t, conn, url, method, req_cls);
+    if ((void *)r == &fast_mark) {
+        if (*upload_size) {
+            *upload_size = 0; /* a GET body: ignored */
+            return MHD_YES;
+        }
+        rc = fast_bytes(t, conn, url + strlen("/bytes/"));
+        if (rc == MHD_NO)
+            *req_cls = &fast_failed_mark;
+        return rc;
+    }
+    /* Resumed because the client left: there is no one to answer. */
+    if (atomic_load(&r->peer_gone))
+        return MHD_NO;
+    rc = step(t, conn, r, url, method, upload, upload_size);
+    /* MHD_NO closes the connection: our doing, unless the client left. */
+    if (rc == MHD_NO && !atomic_load(&r->peer_gone))
+        r->is_self_closed = 1;
+    return rc;
+}
+
+/*
+ * Whether a request ended because its client left before the whole reply
+ * was sent. libmicrohttpd reports the client's close as CLIENT_ABORT (end of
+ * file on read), a reset while reading as READ_ERROR and a failed send as
+ * WITH_ERROR; WITH_ERROR is also what our own closes give (MHD_NO, a cut
+ * body), hence is_self_closed. A client leaving a suspended connection is
+ * seen by the scheduler instead (is_peer_gone).
+ */
+static int is_client_abort(enum MHD_RequestTerminationCode why, int is_peer_gone,
+                           int is_self_closed)
+{
+    if (is_peer_gone)
+        return 1;
+    if (is_self_closed)
+        return 0;
+    return why == MHD_REQUEST_TERMINATED_CLIENT_ABORT || why == MHD_REQUEST_TERMINATED_READ_ERROR ||
+           why == MHD_REQUEST_TERMINATED_WITH_ERROR;
+}
+
 void routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
                       enum MHD_RequestTerminationCode why)
 {
@@ -442,9 +497,17 @@ void routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     struct req *r = *req_cls;
 
     (void)conn;
-    (void)why;
-    if (!r || (void *)r == &fast_mark)
+    /* No context: the request was reset at its first call, on purpose. */
+    if (!r)
         return;
+    if ((void *)r == &fast_mark || (void *)r == &fast_failed_mark) {
+        if ((void *)r == &fast_mark && is_client_abort(why, 0, 0))
+            atomic_fetch_add(&t->stats.client_aborts, 1);
+        *req_cls = NULL;
+        return;
+    }
+    if (is_client_abort(why, atomic_load(&r->peer_gone), r->is_self_closed))
+        atomic_fetch_add(&t->stats.client_aborts, 1);
     store_abort(t, r);
     if (r->in_model)
         capacity_leave(t->cap);

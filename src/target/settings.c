@@ -10,6 +10,13 @@
 
 #include <jansson.h>
 
+#include "core/sanitize.h"
+
+/* Names and values from the document are shown in messages escaped into
+ * printable ASCII and cut to this many bytes: a message is one line that
+ * goes to a terminal and into a 400 body. */
+#define SHOWN_MAX 64
+
 static const char *const endpoint_names[EP_COUNT] = {
     [EP_BYTES] = "bytes",     [EP_DELAY] = "delay", [EP_STATUS] = "status",
     [EP_ECHO] = "echo",       [EP_FILES] = "files", [EP_KV] = "kv",
@@ -114,20 +121,28 @@ static int fail(char *err, size_t err_len, const char *fmt, ...)
     return -EINVAL;
 }
 
-/* The JSON text of v for a message, cut short. */
+/* The JSON text of v for a message, escaped and cut short. */
 static const char *shown(const json_t *v, char *buf, size_t cap)
 {
     char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 
-    snprintf(buf, cap, "%s", text ? text : "?");
+    /* jansson leaves DEL and every non-ASCII code point (C1, bidi) raw. */
+    sanitize_display(text ? text : "?", text ? strlen(text) : 1, buf, cap, 1);
     free(text);
+    return buf;
+}
+
+/* A key or a name from the document, escaped and cut short. */
+static const char *named(const char *name, char *buf, size_t cap)
+{
+    sanitize_display(name, strlen(name), buf, cap, 1);
     return buf;
 }
 
 static int number(const json_t *v, const char *where, double lo, double hi, int integral,
                   double *out, char *err, size_t err_len)
 {
-    char buf[64];
+    char buf[SHOWN_MAX];
     double x;
 
     if (!json_is_number(v))
@@ -194,6 +209,7 @@ static const struct field *find_field(const char *section, const char *key)
 static int apply_section(struct settings *s, const char *section, const json_t *obj, int at_start,
                          char *err, size_t err_len)
 {
+    char buf[SHOWN_MAX];
     const char *key;
     json_t *v;
 
@@ -203,7 +219,7 @@ static int apply_section(struct settings *s, const char *section, const json_t *
     {
         const struct field *f = find_field(section, key);
         if (!f)
-            return fail(err, err_len, "%s.%.60s: unknown key", section, key);
+            return fail(err, err_len, "%s.%s: unknown key", section, named(key, buf, sizeof(buf)));
         if (set_field(s, f, v, at_start, err, err_len))
             return -EINVAL;
     }
@@ -219,7 +235,7 @@ static int apply_service(struct settings *s, const json_t *obj, char *err, size_
         return fail(err, err_len, "service_ms: expected an object of endpoint: milliseconds");
     json_object_foreach((json_t *)obj, key, v)
     {
-        char where[96];
+        char where[96], buf[SHOWN_MAX];
         double x;
         int e;
 
@@ -228,8 +244,8 @@ static int apply_service(struct settings *s, const json_t *obj, char *err, size_
         if (e == EP_COUNT)
             return fail(
                 err, err_len,
-                "service_ms.%.60s: unknown endpoint (expected bytes, delay, status, echo, files, kv, mp, stats, metrics, control or other)",
-                key);
+                "service_ms.%s: unknown endpoint (expected bytes, delay, status, echo, files, kv, mp, stats, metrics, control or other)",
+                named(key, buf, sizeof(buf)));
         snprintf(where, sizeof(where), "service_ms.%s", key);
         if (number(v, where, 0, 60000, 0, &x, err, err_len))
             return -EINVAL;
@@ -248,14 +264,14 @@ static int apply_faults(struct settings *s, const json_t *obj, char *err, size_t
         return fail(err, err_len, "faults: expected an object of fault: probability");
     json_object_foreach((json_t *)obj, key, v)
     {
-        char where[96];
+        char where[96], buf[SHOWN_MAX];
         int f = settings_fault_by_name(key);
 
         if (f <= FAULT_NONE)
             return fail(
                 err, err_len,
-                "faults.%.60s: unknown fault (expected reset, close_mid_body, stall, drip, malformed_status, huge_header or hostile_header)",
-                key);
+                "faults.%s: unknown fault (expected reset, close_mid_body, stall, drip, malformed_status, huge_header or hostile_header)",
+                named(key, buf, sizeof(buf)));
         snprintf(where, sizeof(where), "faults.%s", key);
         if (number(v, where, 0, 1, 0, &s->fault_p[f], err, err_len))
             return -EINVAL;
@@ -271,6 +287,7 @@ static int apply_force(struct settings *s, const json_t *obj, char *err, size_t 
 {
     const json_t *name = json_object_get(obj, "fault");
     const json_t *count = json_object_get(obj, "count");
+    char buf[SHOWN_MAX];
     double n = 1;
     int f;
 
@@ -279,7 +296,8 @@ static int apply_force(struct settings *s, const json_t *obj, char *err, size_t 
         return fail(err, err_len, "force: expected {\"fault\": NAME, \"count\": N}");
     f = settings_fault_by_name(json_string_value(name));
     if (f < 0)
-        return fail(err, err_len, "force.fault: unknown fault \"%.60s\"", json_string_value(name));
+        return fail(err, err_len, "force.fault: unknown fault \"%s\"",
+                    named(json_string_value(name), buf, sizeof(buf)));
     if (count && number(count, "force.count", 0, 1000000, 1, &n, err, err_len))
         return -EINVAL;
     s->force_fault = (enum fault)f;
@@ -292,6 +310,7 @@ static int apply_key(struct settings *s, const char *key, const json_t *v, int a
                      size_t err_len)
 {
     const struct field *f;
+    char buf[SHOWN_MAX];
     double x;
 
     if (!strcmp(key, "kv") || !strcmp(key, "multipart"))
@@ -321,7 +340,7 @@ static int apply_key(struct settings *s, const char *key, const json_t *v, int a
     }
     f = find_field(NULL, key);
     if (!f)
-        return fail(err, err_len, "%.60s: unknown key", key);
+        return fail(err, err_len, "%s: unknown key", named(key, buf, sizeof(buf)));
     return set_field(s, f, v, at_start, err, err_len);
 }
 
@@ -353,6 +372,7 @@ int settings_apply_json(struct settings *s, const char *text, size_t len, int at
                         size_t err_len)
 {
     struct settings next = *s;
+    char buf[JSON_ERROR_TEXT_LENGTH];
     json_error_t jerr;
     const char *key;
     json_t *doc, *v;
@@ -367,7 +387,9 @@ int settings_apply_json(struct settings *s, const char *text, size_t len, int at
         return fail(err, err_len, "document nests deeper than %d levels", SETTINGS_MAX_DEPTH);
     doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc)
-        return fail(err, err_len, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+        /* jansson quotes the bad token, raw bytes and all. */
+        return fail(err, err_len, "line %d column %d: %s", jerr.line, jerr.column,
+                    named(jerr.text, buf, sizeof(buf)));
     if (!json_is_object(doc)) {
         json_decref(doc);
         return fail(err, err_len, "expected a JSON object at the top level");

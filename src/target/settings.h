@@ -2,7 +2,8 @@
  * settings: the capacity, fault and store settings of brink target, read
  * from JSON. The same schema serves `--config FILE` and the body of
  * `POST /_control`: a document changes only the keys it names. Pure
- * functions (jansson only), any thread; the caller guards shared copies.
+ * functions (jansson and the display sanitizer), any thread; the caller
+ * guards shared copies.
  */
 #ifndef PROG_TARGET_SETTINGS_H
 #define PROG_TARGET_SETTINGS_H

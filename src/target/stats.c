@@ -71,7 +71,7 @@ struct figure {
     double value;
 };
 
-#define N_FIGURES 20
+#define N_FIGURES 21
 
 static size_t collect(struct target *t, struct figure *f)
 {
@@ -110,6 +110,9 @@ static size_t collect(struct target *t, struct figure *f)
     FIG("closed_early_total", "Responses cut short by closing the connection.", 1,
         atomic_load(&st->closed_early));
     FIG("stalled_total", "Responses stalled after their headers.", 1, atomic_load(&st->stalled));
+    FIG("client_aborts_total",
+        "Requests whose client closed the connection before the whole reply was sent.", 1,
+        atomic_load(&st->client_aborts));
     FIG("queue_depth", "Requests waiting for a simulated worker.", 0,
         capacity_queue(t->cap, s.workers));
     FIG("bytes_sent_total", "Body and raw bytes handed to sockets.", 1,
@@ -231,6 +234,7 @@ char *stats_ground_truth(struct target *t)
     SET(doc, "responses_503", st->responses_503);
     SET(doc, "kv_full", st->kv_full);
     SET(doc, "bytes_sent", st->bytes_sent);
+    SET(doc, "client_aborts", st->client_aborts);
 #undef SET
     json_object_set_new(doc, "requests_by_endpoint", eps);
     json_object_set_new(doc, "faults_drawn", faults);

@@ -89,6 +89,20 @@ control() {
     curl -s -o "$tmp/control.out" -w '%{http_code}' -X POST --data-binary "$1" "$url/_control"
 }
 
+# wait_truth KEY WANT: polls the ground truth (at most 5 s) until KEY is
+# WANT; prints the value last seen.
+wait_truth() {
+    i=0
+    while v=$(truth "$1") && [ "$v" != "$2" ] && [ $i -lt 100 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    echo "$v"
+}
+
+# Client aborts this script causes, to compare with the ground truth.
+aborts=0
+
 # --- command line -------------------------------------------------------------
 expect_run "target --help prints its usage" 0 '^usage: brink target' "" -- "$brink" target --help
 expect_run "a bad --listen is a usage error" 2 "" '^brink: target: --listen: expected ADDR:PORT' -- "$brink" target --listen nowhere
@@ -194,6 +208,8 @@ check "a part is stored" "part 3" "$(curl -s "$url/mp/up1/3")"
 check "control sets multipart backpressure" "200" "$(control '{"multipart": {"backpressure_siblings": 1, "backpressure_ms": 100}}')"
 fetch --max-time 0.5 -X PUT --data-binary late "$url/mp/up1/99" >/dev/null
 check "a part waits while the manifest has too many siblings (curl 28)" "28" "$rc"
+aborts=$((aborts + 1))
+check "a client giving up on backpressure is a client abort" "$aborts" "$(wait_truth client_aborts $aborts)"
 check "DELETE /mp/up1 drops the manifest" "204" "$(fetch -X DELETE "$url/mp/up1" | cut -d' ' -f1)"
 check "then a part goes through" "204 0" "$(fetch --max-time 2 -X PUT --data-binary late "$url/mp/up1/100")"
 control '{"multipart": {"backpressure_siblings": 0}}' >/dev/null
@@ -209,7 +225,7 @@ control '{"kv": {"max_bytes": 67108864}}' >/dev/null
 
 # --- stats and metrics ------------------------------------------------------------
 if curl -s "$url/stats" | python3 -m json.tool >/dev/null; then ok "/stats parses as JSON"; else not_ok "/stats parses as JSON"; fi
-for key in node_get_fsm_siblings_100 node_get_fsm_siblings_mean node_gets_total node_puts_total active_connections requests_total responses_5xx_total resets_sent_total queue_depth; do
+for key in node_get_fsm_siblings_100 node_get_fsm_siblings_mean node_gets_total node_puts_total active_connections requests_total responses_5xx_total resets_sent_total client_aborts_total queue_depth; do
     if curl -s "$url/stats" | python3 -c "import json,sys; d=json.load(sys.stdin); sys.exit(0 if isinstance(d['$key'], (int, float)) else 1)"; then
         ok "/stats has $key"
     else
@@ -235,6 +251,7 @@ sys.exit(0 if n >= 10 else 1)
 EOF
 then ok "/metrics parses as Prometheus text"; else not_ok "/metrics parses as Prometheus text"; fi
 if grep -q '^brink_target_resets_sent_total ' "$tmp/metrics"; then ok "/metrics has resets_sent_total"; else not_ok "/metrics has resets_sent_total"; fi
+if grep -q '^brink_target_client_aborts_total ' "$tmp/metrics"; then ok "/metrics has client_aborts_total"; else not_ok "/metrics has client_aborts_total"; fi
 
 # --- faults, forced by header ---------------------------------------------------------
 resets=$(truth resets_sent)
@@ -246,6 +263,8 @@ got=$(cat "$tmp/fetch")
 if [ "$rc" -eq 18 ] && [ "$got" = "200 500" ]; then ok "close mid-body is a partial transfer (curl 18, 500 of 1000 bytes)"; else not_ok "close mid-body is a partial transfer" "curl $rc, $got: $(cat "$tmp/curl.err")"; fi
 fetch --max-time 1 -H 'X-Brink-Fault: stall' "$url/bytes/1000" >/dev/null
 check "stall is seen as a timeout (curl 28)" "28" "$rc"
+# The client gave up before stall_ms (1200 ms) was over.
+aborts=$((aborts + 1))
 t=$(curl -s -o "$tmp/drip" -w '%{time_total}' -H 'X-Brink-Fault: drip' "$url/bytes/5")
 if [ "$(wc -c <"$tmp/drip")" -eq 5 ] && python3 -c "import sys; sys.exit(0 if float('$t') >= 0.35 else 1)"; then
     ok "drip sends 5 bytes a byte at a time ($t s)"
@@ -254,8 +273,14 @@ else
 fi
 fetch -H 'X-Brink-Fault: malformed_status' "$url/bytes/10" >/dev/null
 if [ "$rc" -eq 1 ] || [ "$rc" -eq 8 ]; then ok "a malformed status line is a protocol error (curl $rc)"; else not_ok "a malformed status line is a protocol error" "curl $rc"; fi
+# 16 MiB cannot all wait in socket buffers: curl gives up while the header
+# is still being written, which is a client abort.
+control '{"huge_header_bytes": 16777216}' >/dev/null
 fetch -H 'X-Brink-Fault: huge_header' "$url/bytes/10" >/dev/null
 if [ "$rc" -ne 0 ]; then ok "a huge header makes curl give up (curl $rc)"; else not_ok "a huge header makes curl give up"; fi
+aborts=$((aborts + 1))
+check "a client giving up on a huge header is a client abort" "$aborts" "$(wait_truth client_aborts $aborts)"
+control '{"huge_header_bytes": 262144}' >/dev/null
 esc=$(printf '\033')
 if curl -s -D - -o /dev/null -H 'X-Brink-Fault: hostile_header' "$url/bytes/1" | grep '^X-Brink-Note:' | grep -q "$esc"; then
     ok "a hostile header carries raw escape sequences"
@@ -300,6 +325,88 @@ check "the same seed gives the same faults" "$seq1" "$seq2"
 n=$(echo "$seq1$seq2" | tr ',' '\n' | grep -c '^56$')
 if [ "$n" -gt 0 ] && [ "$n" -lt 40 ]; then ok "a probability of 0.5 resets some requests ($n of 40)"; else not_ok "a probability of 0.5 resets some requests" "$n of 40"; fi
 resets=$((resets + n))
+
+# --- client aborts -------------------------------------------------------------------
+# A client that closes its connection before the whole reply was sent is
+# counted once, at once, wherever the request was: waiting, dripping or in
+# the middle of a body.
+check "the ground truth so far counts the clients that gave up" "$aborts" "$(truth client_aborts)"
+i=0
+pids=""
+while [ $i -lt 5 ]; do
+    curl -s -o /dev/null --max-time 0.5 "$url/delay/3000" &
+    pids="$pids $!"
+    i=$((i + 1))
+done
+wait $pids
+aborts=$((aborts + 5))
+check "5 clients giving up on /delay/3000 are 5 client aborts" "$aborts" "$(wait_truth client_aborts $aborts)"
+
+# How long after the close the count comes: the client closes once the
+# target has its request (polled); the count is polled every 10 ms.
+python3 - "$url" >"$tmp/abort_delay" <<'EOF'
+import json, socket, sys, time, urllib.request
+url = sys.argv[1]
+host, port = url[len("http://"):].rsplit(":", 1)
+def truth():
+    with urllib.request.urlopen(url + "/_control") as r:
+        return json.load(r)["ground_truth"]
+before = truth()
+s = socket.create_connection((host, int(port)))
+s.sendall(b"GET /delay/5000 HTTP/1.1\r\nHost: brink\r\n\r\n")
+deadline = time.monotonic() + 5
+while truth()["requests_by_endpoint"]["delay"] == before["requests_by_endpoint"]["delay"]:
+    if time.monotonic() > deadline:
+        sys.exit("the target never saw the request")
+    time.sleep(0.01)
+t0 = time.monotonic()
+s.close()
+while truth()["client_aborts"] == before["client_aborts"] and time.monotonic() - t0 < 10:
+    time.sleep(0.01)
+print("%d %.3f" % (truth()["client_aborts"] - before["client_aborts"], time.monotonic() - t0))
+EOF
+read -r n secs <"$tmp/abort_delay"
+aborts=$((aborts + 1))
+check "a client closing during /delay/5000 is one client abort" "1" "$n"
+if python3 -c "import sys; sys.exit(0 if float('$secs') < 1.0 else 1)"; then
+    ok "it is counted within 1 s of the close, not after 5 s ($secs s)"
+else
+    not_ok "it is counted within 1 s of the close, not after 5 s" "took $secs s"
+fi
+
+fetch --max-time 0.3 -H 'X-Brink-Fault: drip' "$url/bytes/50" >/dev/null
+aborts=$((aborts + 1))
+check "a client giving up on a drip is a client abort (curl $rc)" "$aborts" "$(wait_truth client_aborts $aborts)"
+fetch --max-time 0.5 --limit-rate 200k "$url/bytes/100000000" >/dev/null
+aborts=$((aborts + 1))
+check "a client leaving mid-body of /bytes/100000000 is a client abort (curl $rc)" "$aborts" "$(wait_truth client_aborts $aborts)"
+fetch --max-time 0.5 --limit-rate 200k -H 'X-Brink-Fault: hostile_header' "$url/bytes/100000000" >/dev/null
+aborts=$((aborts + 1))
+check "so is one leaving a faulted body (curl $rc)" "$aborts" "$(wait_truth client_aborts $aborts)"
+head -c 500000 /dev/zero >"$tmp/upload.bin"
+fetch --max-time 0.5 --limit-rate 100k -X PUT --data-binary "@$tmp/upload.bin" "$url/kv/upload" >/dev/null
+aborts=$((aborts + 1))
+check "so is one leaving while its request body is being read (curl $rc)" "$aborts" "$(wait_truth client_aborts $aborts)"
+control '{"workers": 1, "service_ms": {"echo": 2000}}' >/dev/null
+fetch --max-time 0.3 --data-binary x "$url/echo" >/dev/null
+aborts=$((aborts + 1))
+check "so is one leaving while its request waits for a worker (curl $rc)" "$aborts" "$(wait_truth client_aborts $aborts)"
+control '{"workers": 64, "service_ms": {"echo": 0}}' >/dev/null
+
+# Completed requests and the target's own faults are no client aborts.
+fetch "$url/bytes/200000" >/dev/null
+fetch "$url/delay/50" >/dev/null
+fetch "$url/status/500" >/dev/null
+fetch -X PUT --data-binary abc "$url/kv/aborts" >/dev/null
+fetch -H 'X-Brink-Fault: reset' "$url/bytes/100" >/dev/null
+fetch -H 'X-Brink-Fault: close_mid_body' "$url/bytes/100000" >/dev/null
+fetch -H 'X-Brink-Fault: drip' "$url/bytes/3" >/dev/null
+fetch -H 'X-Brink-Fault: malformed_status' "$url/bytes/10" >/dev/null
+control '{"stall_ms": 200}' >/dev/null
+fetch --max-time 5 -H 'X-Brink-Fault: stall' "$url/bytes/10" >/dev/null
+control '{"stall_ms": 1200}' >/dev/null
+resets=$((resets + 1))
+check "completed requests and the target's own faults (reset, cut body, drip, malformed status, a stall it ends) are no client aborts" "$aborts" "$(truth client_aborts)"
 
 # --- capacity model ----------------------------------------------------------------
 check "control sets one worker, a queue of 2, 300 ms per /bytes" "200" "$(control '{"workers": 1, "queue_max": 2, "service_ms": {"bytes": 300}}')"
@@ -350,12 +457,13 @@ check "connections under the limit are served again" "200 1" "$(fetch "$url/byte
 
 # --- ground truth ------------------------------------------------------------------
 check "ground truth: resets sent match the resets seen" "$resets" "$(truth resets_sent)"
-check "ground truth: one body closed early" "1" "$(truth closed_early)"
-check "ground truth: one stall" "1" "$(truth stalled)"
-check "ground truth: one drip" "1" "$(truth dripped)"
-check "ground truth: one malformed status line" "1" "$(truth malformed_sent)"
+check "ground truth: two bodies closed early" "2" "$(truth closed_early)"
+check "ground truth: two stalls" "2" "$(truth stalled)"
+check "ground truth: three drips" "3" "$(truth dripped)"
+check "ground truth: two malformed status lines" "2" "$(truth malformed_sent)"
 check "ground truth: one huge header" "1" "$(truth huge_headers_sent)"
-check "ground truth: one hostile header" "1" "$(truth hostile_sent)"
+check "ground truth: two hostile headers" "2" "$(truth hostile_sent)"
+check "ground truth: each client that gave up is one client abort, counted once" "$aborts" "$(truth client_aborts)"
 check_ge "ground truth counts bytes sent" 500000 "$(truth bytes_sent)"
 check_ge "ground truth counts connections" 100 "$(truth connections_accepted)"
 

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,59 @@ static void errors_read_as_sentences(void **state)
         else
             assert_true(strlen(err) > 5);
     }
+}
+
+static void assert_printable_line(const char *err)
+{
+    assert_true(err[0] != '\0');
+    for (const char *p = err; *p; p++)
+        assert_true(*p >= ' ' && *p <= '~');
+}
+
+static void names_and_values_in_messages_are_escaped(void **state)
+{
+    static const struct {
+        const char *doc, *err;
+    } cases[] = {
+        {"{\"\\u001b[2J\\n\": 1}", "\\e[2J\\n: unknown key"},
+        {"{\"kv\": {\"\\u009b31m\": 1}}", "kv.\\u009b31m: unknown key"},
+        {"{\"faults\": {\"\\u202e\": 0}}",
+         "faults.\\u202e: unknown fault (expected reset, close_mid_body, stall, drip, malformed_status, huge_header or hostile_header)"},
+        {"{\"force\": {\"fault\": \"\\u0007\"}}", "force.fault: unknown fault \"\\x07\""},
+        {"{\"workers\": \"\\u007f\\u00e9\"}",
+         "workers: expected a number 1..100000, got \"\\x7f\\u00e9\""},
+    };
+    char err[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct settings s;
+        settings_default(&s);
+        assert_int_equal(apply(&s, cases[i].doc, 1, err), -EINVAL);
+        assert_string_equal(err, cases[i].err);
+    }
+}
+
+static void syntax_errors_and_long_names_stay_one_short_line(void **state)
+{
+    char doc[512], err[256];
+    struct settings s;
+    size_t n = 0;
+
+    (void)state;
+    settings_default(&s);
+    /* jansson quotes the bad token raw. */
+    assert_int_equal(apply(&s, "{\x1b[2J\x7f: 1}", 0, err), -EINVAL);
+    assert_printable_line(err);
+    assert_non_null(strstr(err, "\\e"));
+    n += (size_t)snprintf(doc + n, sizeof(doc) - n, "{\"");
+    for (int i = 0; i < 100; i++)
+        n += (size_t)snprintf(doc + n, sizeof(doc) - n, "\xc3\xa9");
+    snprintf(doc + n, sizeof(doc) - n, "\": 1}");
+    assert_int_equal(apply(&s, doc, 0, err), -EINVAL);
+    assert_printable_line(err);
+    assert_true(strlen(err) < 80);
+    assert_non_null(strstr(err, "...: unknown key"));
 }
 
 static void start_only_keys_are_refused_by_control(void **state)
@@ -195,6 +249,8 @@ int main(void)
         cmocka_unit_test(a_document_changes_only_the_keys_it_names),
         cmocka_unit_test(a_bad_value_changes_nothing_and_names_the_key),
         cmocka_unit_test(errors_read_as_sentences),
+        cmocka_unit_test(names_and_values_in_messages_are_escaped),
+        cmocka_unit_test(syntax_errors_and_long_names_stay_one_short_line),
         cmocka_unit_test(start_only_keys_are_refused_by_control),
         cmocka_unit_test(size_and_depth_are_capped),
         cmocka_unit_test(force_and_seed_are_one_shot_requests),
