@@ -124,6 +124,7 @@ struct tick {
     uint32_t in_flight;          /* requests in flight at the end */
     uint64_t connections_opened; /* new connections in the interval */
     uint64_t dropped;            /* transfers aborted by a drop command (not errors) */
+    uint64_t aborted;            /* transfers cut off when a stop gave up draining */
     uint64_t bodies_cut;         /* responses cut at max_body (counted, not errors) */
     struct tick_kind total;      /* all kinds together; name is "total" */
     uint32_t n_kinds;

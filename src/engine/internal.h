@@ -52,6 +52,7 @@ struct interval {
     char first_error[ERR__COUNT][TICK_TEXT_MAX];
     uint64_t connections_opened;
     uint64_t dropped;
+    uint64_t aborted;
     uint64_t bodies_cut;
     uint64_t loop_lag_us;
     uint32_t target;    /* this worker's share at the end */
@@ -132,7 +133,8 @@ struct slot {
     uint64_t start_ns;
     uint64_t body_bytes; /* received in the current transfer */
     int is_body_cut;
-    int open_errno; /* why our opensocket callback failed, 0 if it did not */
+    int open_errno;   /* why our opensocket callback failed, 0 if it did not */
+    long buffer_size; /* CURLOPT_BUFFERSIZE, raised after a large body */
     char error[CURL_ERROR_SIZE];
 };
 

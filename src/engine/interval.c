@@ -88,6 +88,7 @@ void interval_add(struct interval *dst, const struct interval *src)
     }
     dst->connections_opened += src->connections_opened;
     dst->dropped += src->dropped;
+    dst->aborted += src->aborted;
     dst->bodies_cut += src->bodies_cut;
     if (src->loop_lag_us > dst->loop_lag_us)
         dst->loop_lag_us = src->loop_lag_us;

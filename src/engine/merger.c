@@ -175,6 +175,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->in_flight = iv->in_flight;
     t->connections_opened = iv->connections_opened;
     t->dropped = iv->dropped;
+    t->aborted = iv->aborted;
     t->bodies_cut = iv->bodies_cut;
     fill_kind(t, &t->total, &iv->total, m->run_total);
     t->n_kinds = (uint32_t)m->n_kinds;

@@ -121,8 +121,9 @@ static void grow_slots(struct worker *w, uint32_t n)
     }
 }
 
-/* Aborts up to n transfers in flight, newest users first. */
-static uint32_t abort_in_flight(struct worker *w, uint32_t n)
+/* Aborts up to n transfers in flight, newest users first, counted as
+ * dropped (the operator's drop) or aborted (a stop that gave up waiting). */
+static uint32_t abort_in_flight(struct worker *w, uint32_t n, int is_stop)
 {
     uint32_t done = 0;
 
@@ -134,7 +135,10 @@ static uint32_t abort_in_flight(struct worker *w, uint32_t n)
         http_abort(w, s);
         s->is_in_flight = 0;
         w->in_flight--;
-        w->iv.dropped++;
+        if (is_stop)
+            w->iv.aborted++;
+        else
+            w->iv.dropped++;
         done++;
     }
     return done;
@@ -173,10 +177,10 @@ void worker_apply_control(struct worker *w)
         uv_timer_start(&w->end_timer, on_end, ENGINE_DRAIN_MS, 0);
     }
     grow_slots(w, w->share);
-    if (c.is_aborting)
-        drop = w->in_flight;
     if (drop)
-        abort_in_flight(w, drop);
+        abort_in_flight(w, drop, 0);
+    if (c.is_aborting)
+        abort_in_flight(w, w->in_flight, 1);
     worker_fill(w);
 }
 

@@ -51,6 +51,7 @@ struct summary {
     double max_target_rate_per_s; /* over open-model ticks */
     uint64_t connections_opened;
     uint64_t dropped;
+    uint64_t aborted;
     uint64_t bodies_cut;
     struct kind_totals total;
     uint32_t n_kinds;
@@ -189,6 +190,7 @@ static void add_run_figures(struct summary *s, const struct tick *t)
     s->duration_ms += t->duration_ms;
     s->connections_opened += t->connections_opened;
     s->dropped += t->dropped;
+    s->aborted += t->aborted;
     s->bodies_cut += t->bodies_cut;
 }
 
@@ -491,8 +493,10 @@ int summary_print(const struct summary *s, FILE *out)
     print_model(out, s);
     print_outcomes(out, &s->total, s->first_error);
     print_statuses(out, s);
-    fprintf(out, "dropped %" PRIu64 ", bodies cut %" PRIu64 ", connections opened %" PRIu64 "\n",
-            s->dropped, s->bodies_cut, s->connections_opened);
+    fprintf(out,
+            "dropped %" PRIu64 ", aborted at stop %" PRIu64 ", bodies cut %" PRIu64
+            ", connections opened %" PRIu64 "\n",
+            s->dropped, s->aborted, s->bodies_cut, s->connections_opened);
     print_events(out, s);
     print_kinds(out, s);
     if (fflush(out) != 0 || ferror(out))

@@ -154,7 +154,7 @@ static void run_without_completions_says_so_instead_of_a_table(void **state)
                               "latency: closed-loop, from the actual send (load model closed)\n"
                               "no requests completed\n"
                               "HTTP statuses: none\n"
-                              "dropped 0, bodies cut 0, connections opened 0\n");
+                              "dropped 0, aborted at stop 0, bodies cut 0, connections opened 0\n");
     free(text);
     summary_free(s);
 }
@@ -170,7 +170,7 @@ static void summary_of_no_ticks_prints_zeros_and_no_model(void **state)
                               "concurrency: target 0, max active 0\n"
                               "no requests completed\n"
                               "HTTP statuses: none\n"
-                              "dropped 0, bodies cut 0, connections opened 0\n");
+                              "dropped 0, aborted at stop 0, bodies cut 0, connections opened 0\n");
     free(text);
     summary_free(s);
     summary_free(NULL);
@@ -223,6 +223,7 @@ static void totals_and_rates_are_summed_over_ticks(void **state)
         t->target_concurrency = 40;
         t->connections_opened = 5;
         t->dropped = i;
+        t->aborted = 1;
         t->bodies_cut = 2;
         tick_count_status(t, 200, 990);
         tick_count_status(t, 503, 10);
@@ -232,7 +233,7 @@ static void totals_and_rates_are_summed_over_ticks(void **state)
     assert_line(text, "duration 3.00s, 3,000 requests, 1,000 req/s, 1.04 MB/s in, 0.50 MB/s out");
     assert_line(text, "concurrency: target 40, max active 40");
     assert_line(text, "HTTP statuses: 200=2,970 503=30");
-    assert_line(text, "dropped 3, bodies cut 6, connections opened 15");
+    assert_line(text, "dropped 3, aborted at stop 3, bodies cut 6, connections opened 15");
     free(text);
     summary_free(s);
 }
