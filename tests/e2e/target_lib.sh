@@ -71,3 +71,14 @@ wait_for() {
     done
     return 1
 }
+
+# wait_truth KEY WANT: polls the ground truth (at most 5 s) until KEY is
+# WANT; prints the value last seen.
+wait_truth() {
+    i=0
+    while v=$(truth "$1") && [ "$v" != "$2" ] && [ $i -lt 100 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    echo "$v"
+}

@@ -132,13 +132,13 @@ check_ge "the 3:1 mix sends more GETs than PUTs" $((puts + 1)) "$gets"
 # --- bodies over max_body are cut and counted, not errors ----------------------------
 printf '[target]\nurl = %s/bytes/300000\nmax_body = 100k\n' "$url" >"$tmp/cut.ini"
 brink_run cut --config "$tmp/cut.ini" --requests 10 --concurrency 2
-check "bodies over max_body are counted as cut" 1 "$(grep -c '^dropped 0, bodies cut 10,' "$tmp/cut.out")"
+check "bodies over max_body are counted as cut" 1 "$(grep -c '^dropped 0, aborted at stop 0, bodies cut 10,' "$tmp/cut.out")"
 check "a cut body is not an error" 1 "$(grep -c '^errors: none$' "$tmp/cut.out")"
 
 # --- commands on stdin -------------------------------------------------------------
 # A fifo feeds commands; each is sent once the progress shows the state it
 # acts on, and its effect is awaited in the progress lines.
-mkfifo "$tmp/cmds"
+mkfifo "$tmp/cmds" "$tmp/cmds2"
 timeout 60 "$brink" run --headless --url "$url/delay/400" --concurrency 2 <"$tmp/cmds" \
     >"$tmp/live.out" 2>"$tmp/live.err" &
 run_pid=$!
@@ -171,6 +171,27 @@ run_pid=""
 check "stop ends the run with status 0" 0 "$status"
 check "the report lists the mark" 1 "$(grep -c 'mark: after resume' "$tmp/live.out")"
 check "the report lists the change of concurrency" 1 "$(grep -c 'concurrency 2 -> 7' "$tmp/live.out")"
+
+# --- drop N: the target sees N clients go away mid-request ---------------------------
+timeout 60 "$brink" run --headless --url "$url/delay/5000" --concurrency 6 <"$tmp/cmds2" \
+    >"$tmp/drop.out" 2>"$tmp/drop.err" &
+run_pid=$!
+exec 4>"$tmp/cmds2"
+before=$(truth client_aborts)
+if wait_for "$tmp/drop.err" '^t=[0-9]+s c=6 inflight=6 ' 10; then
+    ok "six requests are in flight before the drop"
+else
+    not_ok "six requests are in flight before the drop" "$(tail -n 3 "$tmp/drop.err")"
+fi
+echo "drop 4" >&4
+got=$(wait_truth client_aborts $((before + 4)))
+check "drop 4: the target counts 4 clients gone mid-request" $((before + 4)) "$got"
+echo "stop" >&4
+echo "stop" >&4
+exec 4>&-
+wait "$run_pid"
+run_pid=""
+check "drop 4: the report says 4 dropped, and the rest aborted at the stop" 1 "$(grep -c '^dropped 4, aborted at stop 6,' "$tmp/drop.out")"
 
 # --- SIGINT still prints the report ---------------------------------------------------
 timeout 60 "$brink" run --headless --url "$url/bytes/13" --concurrency 2 </dev/null \

@@ -5,6 +5,7 @@
 brink=$1
 src=$2
 . "$src/tests/e2e/lib.sh"
+. "$src/tests/e2e/target_lib.sh"
 
 command -v curl >/dev/null 2>&1 || { echo "skip: curl missing"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "skip: python3 missing"; exit 77; }
@@ -21,47 +22,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# start_target ARGS...: starts brink target in the background, sets pid and
-# url once its first line is out (polled, at most 10 s).
-start_target() {
-    : >"$tmp/out"
-    "$brink" target "$@" >"$tmp/out" 2>"$tmp/err" &
-    pid=$!
-    url=""
-    i=0
-    while [ $i -lt 200 ]; do
-        url=$(head -n 1 "$tmp/out")
-        [ -n "$url" ] && return 0
-        kill -0 "$pid" 2>/dev/null || return 1
-        sleep 0.05
-        i=$((i + 1))
-    done
-    return 1
-}
-
-# stop_target: SIGTERM, then waits (at most 10 s) and sets stop_status.
-stop_target() {
-    kill -TERM "$pid"
-    i=0
-    while kill -0 "$pid" 2>/dev/null && [ $i -lt 200 ]; do
-        sleep 0.05
-        i=$((i + 1))
-    done
-    wait "$pid"
-    stop_status=$?
-    pid=""
-}
-
-# check NAME WANT GOT: equality check.
-check() {
-    if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected \"$2\", got \"$3\""; fi
-}
-
-# check_ge NAME MIN GOT
-check_ge() {
-    if [ "$3" -ge "$2" ] 2>/dev/null; then ok "$1"; else not_ok "$1" "expected >= $2, got \"$3\""; fi
-}
-
 # fetch ARGS...: prints "STATUS SIZE" of a request and sets $rc to curl's
 # exit status (not when called inside $(...), a subshell).
 fetch() {
@@ -69,36 +29,10 @@ fetch() {
     rc=$?
 }
 
-# json_get URL KEY...: one value of a JSON document (nested keys).
-json_get() {
-    u=$1
-    shift
-    curl -s "$u" | python3 -c '
-import json, sys
-v = json.load(sys.stdin)
-for k in sys.argv[1:]:
-    v = v[k]
-print(v)' "$@"
-}
-
-truth() {
-    json_get "$url/_control" ground_truth "$@"
-}
-
 control() {
     curl -s -o "$tmp/control.out" -w '%{http_code}' -X POST --data-binary "$1" "$url/_control"
 }
 
-# wait_truth KEY WANT: polls the ground truth (at most 5 s) until KEY is
-# WANT; prints the value last seen.
-wait_truth() {
-    i=0
-    while v=$(truth "$1") && [ "$v" != "$2" ] && [ $i -lt 100 ]; do
-        sleep 0.05
-        i=$((i + 1))
-    done
-    echo "$v"
-}
 
 # Client aborts this script causes, to compare with the ground truth.
 aborts=0
@@ -119,7 +53,7 @@ head -c 133000 /dev/urandom >"$tmp/www/133k.bin"
 printf '{"files_dir": "%s", "threads": 2, "stall_ms": 1200, "kv": {"write_ms": 5}}\n' "$tmp/www" >"$tmp/config.json"
 
 if ! start_target --listen 127.0.0.1:0 --config "$tmp/config.json" --seed 7; then
-    not_ok "brink target starts and prints its URL" "$(cat "$tmp/err")"
+    not_ok "brink target starts and prints its URL" "$(cat "$tmp/target.err")"
     finish
     exit 1
 fi
@@ -470,7 +404,7 @@ check_ge "ground truth counts connections" 100 "$(truth connections_accepted)"
 # --- stop ------------------------------------------------------------------------------
 stop_target
 check "SIGTERM stops it cleanly (exit 0)" "0" "$stop_status"
-if [ -s "$tmp/err" ]; then not_ok "nothing on stderr (no sanitizer report)" "$(head -c 600 "$tmp/err")"; else ok "nothing on stderr (no sanitizer report)"; fi
+if [ -s "$tmp/target.err" ]; then not_ok "nothing on stderr (no sanitizer report)" "$(head -c 600 "$tmp/target.err")"; else ok "nothing on stderr (no sanitizer report)"; fi
 
 # --- IPv6 and a busy port -----------------------------------------------------------
 if start_target --listen '[::1]:0'; then
