@@ -43,6 +43,8 @@ struct merger {
     enum run_state state;
     uint32_t target;
     uint32_t fds_limit;
+    uint64_t last_end_ns; /* where the last published tick ended */
+    uint64_t last_end_ms; /* the same in whole ms, so durations add up exactly */
     int is_closed;
 };
 
@@ -165,9 +167,14 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
 
     t = tick_new(cap);
     t->seq = p->seq;
-    t->start_ms = p->seq * m->tick_ns / 1000000;
-    t->duration_ms =
-        (iv->end_ns > p->seq * m->tick_ns ? iv->end_ns - p->seq * m->tick_ns : 0) / 1000000;
+    /* Ticks follow each other without gap or overlap: one starts where the
+     * last one ended, so their durations add up to the run's wall time even
+     * when a late timer stretched one of them. */
+    if (iv->end_ns > m->last_end_ns)
+        m->last_end_ns = iv->end_ns;
+    t->start_ms = m->last_end_ms;
+    t->duration_ms = m->last_end_ns / 1000000 - m->last_end_ms;
+    m->last_end_ms += t->duration_ms;
     t->state = is_last ? RUN_DONE : m->state;
     t->model = LOAD_CLOSED;
     t->target_concurrency = m->target;
