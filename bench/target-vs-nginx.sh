@@ -5,95 +5,30 @@
 # and the ratio target/nginx; exits 1 when the ratio is below 0.5 (brink
 # target must never be the demo's bottleneck).
 # Usage: sh bench/target-vs-nginx.sh   (BRINK=path to a release brink binary,
-# default build/release/src/brink or build/release/brink)
+# default build/release/brink)
+# The set-up it shares with the other benchmarks is in bench/lib.sh.
 set -u
+prog=bench
 cd "$(dirname "$0")/.." || exit 1
+. ./bench/lib.sh
 
 seconds=${BENCH_SECONDS:-5}
 connections=${BENCH_CONNECTIONS:-50}
 rounds=3
 
 scripts/install-deps nginx wrk || exit 1
-brink=${BRINK:-}
-for b in build/release/src/brink build/release/brink; do
-    [ -z "$brink" ] && [ -x "$b" ] && brink=$b
-done
-if [ -z "$brink" ] || [ ! -x "$brink" ]; then
-    echo "bench: no brink binary; run 'make release' or set BRINK" >&2
-    exit 1
-fi
-if [ "$(nproc)" -lt 2 ]; then
-    echo "bench: needs 2 cores (server on core 0, wrk on core 1), have $(nproc)" >&2
-    exit 1
-fi
+find_brink
+need_two_cores "server on core 0, wrk on core 1"
+bench_tmp
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-nginx_pid=""
-target_pid=""
-cleanup() {
-    [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
-    [ -n "$target_pid" ] && kill "$target_pid" 2>/dev/null && wait "$target_pid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# wait_for URL: polls until the server answers (at most 10 s).
-wait_for() {
-    i=0
-    while ! curl -s -o /dev/null "$1"; do
-        i=$((i + 1))
-        [ $i -gt 200 ] && return 1
-        sleep 0.05
-    done
-}
-
-# --- nginx, with its own config ---------------------------------------------------
-mkdir -p "$tmp/www" "$tmp/logs"
+# --- nginx, with its own config (bench/lib.sh) -----------------------------------
+mkdir -p "$tmp/www"
 printf 'hello, world\n' >"$tmp/www/13.bin" # 13 bytes
-nginx_port=$(free_port)
-cat >"$tmp/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $tmp/nginx.pid;
-error_log $tmp/logs/error.log;
-user $(id -un);
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $tmp/body;
-    proxy_temp_path $tmp/proxy;
-    fastcgi_temp_path $tmp/fastcgi;
-    uwsgi_temp_path $tmp/uwsgi;
-    scgi_temp_path $tmp/scgi;
-    keepalive_requests 1000000;
-    server {
-        listen 127.0.0.1:$nginx_port;
-        root $tmp/www;
-        location / { }
-    }
-}
-EOF
-taskset -c 0 nginx -p "$tmp" -c "$tmp/nginx.conf" &
-nginx_pid=$!
-wait_for "http://127.0.0.1:$nginx_port/13.bin" || { echo "bench: nginx did not start" >&2; cat "$tmp/logs/error.log" >&2; exit 1; }
+start_nginx 13.bin
 
 # --- brink target, one MHD thread -------------------------------------------------------
 printf '{"threads": 1}\n' >"$tmp/target.json"
-taskset -c 0 "$brink" target --listen 127.0.0.1:0 --config "$tmp/target.json" >"$tmp/target.out" &
-target_pid=$!
-i=0
-while [ -z "$(head -n 1 "$tmp/target.out")" ] && [ $i -lt 200 ]; do
-    sleep 0.05
-    i=$((i + 1))
-done
-target_url=$(head -n 1 "$tmp/target.out")
-[ -n "$target_url" ] || { echo "bench: brink target did not start" >&2; exit 1; }
+start_target 0 --config "$tmp/target.json"
 
 # run_wrk URL: prints requests/s.
 run_wrk() {
