@@ -1,6 +1,27 @@
 # Helpers for end-to-end scripts that run `brink target`: sourced after
-# lib.sh, with $brink and $tmp set by the caller (which also kills $pid in its
-# EXIT trap).
+# lib.sh, with $brink set by the caller, which calls target_setup first.
+
+# target_setup: skips the test (77) without curl or python3, makes $tmp and
+# installs the EXIT trap that stops a brink run ($run_pid) and the target
+# ($pid) the test left running and removes $tmp.
+target_setup() {
+    command -v curl >/dev/null 2>&1 || { echo "skip: curl missing"; exit 77; }
+    command -v python3 >/dev/null 2>&1 || { echo "skip: python3 missing"; exit 77; }
+    tmp=$(mktemp -d)
+    pid=""
+    run_pid=""
+    trap target_cleanup EXIT
+    trap 'exit 1' INT TERM
+}
+
+target_cleanup() {
+    [ -n "$run_pid" ] && kill -9 "$run_pid" 2>/dev/null
+    if [ -n "$pid" ]; then
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    fi
+    rm -rf "$tmp"
+}
 
 # start_target ARGS...: starts brink target in the background, sets pid and
 # url once its first line is out (polled, at most 10 s).

@@ -9,22 +9,7 @@ src=$2
 . "$src/tests/e2e/lib.sh"
 . "$src/tests/e2e/target_lib.sh"
 
-command -v curl >/dev/null 2>&1 || { echo "skip: curl missing"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 missing"; exit 77; }
-
-tmp=$(mktemp -d)
-pid=""
-run_pid=""
-cleanup() {
-    [ -n "$run_pid" ] && kill -9 "$run_pid" 2>/dev/null
-    if [ -n "$pid" ]; then
-        kill "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+target_setup
 
 # brink_run NAME ARGS...: a bounded headless run; report in $tmp/NAME.out,
 # progress in $tmp/NAME.err, exit status in $status.

@@ -7,20 +7,7 @@ src=$2
 . "$src/tests/e2e/lib.sh"
 . "$src/tests/e2e/target_lib.sh"
 
-command -v curl >/dev/null 2>&1 || { echo "skip: curl missing"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 missing"; exit 77; }
-
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-    if [ -n "$pid" ]; then
-        kill "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+target_setup
 
 # fetch ARGS...: prints "STATUS SIZE" of a request and sets $rc to curl's
 # exit status (not when called inside $(...), a subshell).
