@@ -120,11 +120,14 @@ static void apply(struct engine *e, const struct command *cmd, char *text, size_
         snprintf(text, len, "resume at concurrency %u", before);
         return;
     case CMD_DROP: {
-        int64_t n = cmd->n < 0 ? 0 : cmd->n;
+        /* More than the users there can be would only wrap the counters. */
+        uint32_t n = cmd->n < 0                    ? 0
+                     : cmd->n > e->max_concurrency ? e->max_concurrency
+                                                   : (uint32_t)cmd->n;
 
         for (uint32_t i = 0; i < e->n_workers; i++)
-            e->drop_pending[i] += (uint32_t)(n / e->n_workers + ((int64_t)i < n % e->n_workers));
-        snprintf(text, len, "drop %lld connections in flight", (long long)n);
+            e->drop_pending[i] += (uint32_t)engine_share(n, e->n_workers, i);
+        snprintf(text, len, "drop %u connections in flight", n);
         return;
     }
     case CMD_MARK:

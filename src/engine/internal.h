@@ -167,6 +167,13 @@ struct worker {
     char url[65536]; /* scratch for expanding URLs; libcurl copies it */
 };
 
+/* Worker i's part of a total split over n workers: the first (total % n)
+ * get one more. Concurrency and drops are split the same way. */
+static inline uint64_t engine_share(uint64_t total, uint32_t n, uint32_t i)
+{
+    return total / n + (i < total % n ? 1 : 0);
+}
+
 /* worker.c */
 int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct worker **out);
 int worker_start(struct worker *w, char *err, size_t err_len);

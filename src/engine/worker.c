@@ -20,12 +20,6 @@ uint64_t worker_now_ns(const struct worker *w)
     return uv_hrtime() - w->e->start_ns;
 }
 
-/* Worker i's part of a total: the first (total % n) workers get one more. */
-static uint32_t share_of(uint32_t total, uint32_t n, uint32_t i)
-{
-    return total / n + (i < total % n ? 1 : 0);
-}
-
 static int may_run(const struct worker *w, const struct slot *s)
 {
     return !w->is_paused && !w->is_stopping && !w->is_done && s->index < w->share;
@@ -53,9 +47,12 @@ static void submit(struct worker *w, uint64_t end_ns, int is_final)
     merger_submit(w->e->merger, w->id, iv, is_final);
 }
 
-static void on_closed_noop(uv_handle_t *h)
+/* Closes the handles the worker itself owns (libcurl's are http_close's). */
+static void close_own_handles(struct worker *w)
 {
-    (void)h;
+    uv_close((uv_handle_t *)&w->tick_timer, NULL);
+    uv_close((uv_handle_t *)&w->end_timer, NULL);
+    uv_close((uv_handle_t *)&w->wake, NULL);
 }
 
 /* Closes everything of the worker; the loop then ends by itself. Runs from
@@ -65,9 +62,7 @@ static void on_teardown(uv_timer_t *t)
     struct worker *w = container_of(t, struct worker, end_timer);
 
     http_close(w);
-    uv_close((uv_handle_t *)&w->tick_timer, on_closed_noop);
-    uv_close((uv_handle_t *)&w->end_timer, on_closed_noop);
-    uv_close((uv_handle_t *)&w->wake, on_closed_noop);
+    close_own_handles(w);
 }
 
 /* The worker has nothing left to do: its last interval goes to the merger
@@ -168,7 +163,7 @@ void worker_apply_control(struct worker *w)
     e->drop_pending[w->id] = 0;
     pthread_mutex_unlock(&e->lock);
 
-    w->share = share_of(c.concurrency, e->n_workers, w->id);
+    w->share = (uint32_t)engine_share(c.concurrency, e->n_workers, w->id);
     w->is_paused = c.is_paused;
     if (c.is_stopping && !w->is_stopping) {
         w->is_stopping = 1;
@@ -271,9 +266,7 @@ int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct 
     rc = http_init(w, err, err_len);
     if (rc != 0) {
         /* Nothing has run: close the handles and let the loop finish them. */
-        uv_close((uv_handle_t *)&w->tick_timer, NULL);
-        uv_close((uv_handle_t *)&w->end_timer, NULL);
-        uv_close((uv_handle_t *)&w->wake, NULL);
+        close_own_handles(w);
         uv_run(&w->loop, UV_RUN_DEFAULT);
         uv_loop_close(&w->loop);
         free(w);
@@ -321,9 +314,7 @@ void worker_free(struct worker *w)
     if (!w->is_started) {
         /* Its thread never ran: close its handles here, on this thread. */
         http_close(w);
-        uv_close((uv_handle_t *)&w->tick_timer, NULL);
-        uv_close((uv_handle_t *)&w->end_timer, NULL);
-        uv_close((uv_handle_t *)&w->wake, NULL);
+        close_own_handles(w);
         uv_run(&w->loop, UV_RUN_DEFAULT);
     }
     n_kinds = workload_n_kinds(w->e->workload);
