@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "core/sanitize.h"
 #include "core/tick.h"
+#include "core/units.h"
 #include "engine/engine.h"
 #include "report/summary.h"
 
@@ -127,13 +128,13 @@ static int load_config(const struct run_args *a, struct config *c)
 
 static void print_events(const struct tick *t)
 {
-    char text[2 * TICK_TEXT_MAX];
+    char text[2 * TICK_TEXT_MAX], at[UNITS_FMT_MAX];
 
     for (uint32_t i = 0; i < t->n_events; i++) {
         sanitize_display(t->events[i].text, strlen(t->events[i].text), text, sizeof(text), 0);
-        fprintf(stderr, "  [%llu.%01llus] %s: %s\n", (unsigned long long)t->events[i].at_ms / 1000,
-                (unsigned long long)t->events[i].at_ms % 1000 / 100,
-                event_kind_name(t->events[i].kind), text);
+        /* The same clock format as the report's event rows. */
+        units_format_duration(t->events[i].at_ms * 1000, at, sizeof(at));
+        fprintf(stderr, "  [%s] %s: %s\n", at, event_kind_name(t->events[i].kind), text);
     }
 }
 
