@@ -11,11 +11,14 @@
 #include "config/config.h"
 #include "core/chan.h"
 #include "core/clock.h"
+#include "core/redact.h"
 #include "core/sanitize.h"
+#include "core/stopper.h"
 #include "core/tick.h"
 #include "core/units.h"
 #include "engine/engine.h"
 #include "report/summary.h"
+#include "ui/ui.h"
 
 #define MAX_OVERRIDES 16
 
@@ -36,13 +39,18 @@ struct run_args {
     struct config_override overrides[MAX_OVERRIDES];
     size_t n_overrides;
     uint64_t seed;
+    int is_headless;
 };
 
 static volatile sig_atomic_t stop_signals;
+static volatile sig_atomic_t hangup;
 
 static void on_stop_signal(int sig)
 {
-    (void)sig;
+    /* A dropped SSH session stops the load too; the console also stops
+     * drawing on the dead terminal. */
+    if (sig == SIGHUP)
+        hangup = 1;
     stop_signals++;
 }
 
@@ -76,8 +84,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
         const char *v = NULL;
         size_t f;
 
-        if (strcmp(argv[i], "--headless") == 0)
+        if (strcmp(argv[i], "--headless") == 0) {
+            a->is_headless = 1;
             continue;
+        }
         if ((v = flag_value(argc, argv, &i, "--config")) != NULL) {
             a->config_path = v;
             continue;
@@ -221,23 +231,14 @@ static struct tick *wait_next(struct chan *ch, struct input *in, int timeout_ms)
 static int follow(struct chan *ch, struct summary *s)
 {
     struct input in = {.is_open = 1};
+    struct stopper st;
     char line[256];
-    int stops_sent = 0;
-    uint64_t stop_ns = 0;
 
+    stopper_init(&st, STOP_GRACE_MS);
     while (!chan_is_done(ch)) {
         struct tick *t = wait_next(ch, &in, 200);
 
-        while (stops_sent < stop_signals && stops_sent < 2) {
-            struct command cmd = {.kind = CMD_STOP};
-
-            if (chan_send(ch, &cmd) != 0)
-                break;
-            stops_sent++;
-            if (!stop_ns)
-                stop_ns = clock_now_ns();
-        }
-        if (stop_ns && clock_now_ns() - stop_ns > STOP_GRACE_MS * 1000000ULL) {
+        if (stopper_update(&st, ch, (unsigned)stop_signals, clock_now_ns()) != 0) {
             tick_free(t);
             return -ETIMEDOUT;
         }
@@ -249,6 +250,56 @@ static int follow(struct chan *ch, struct summary *s)
         tick_free(t);
     }
     return 0;
+}
+
+/* What the console's header names as the target: the URL as written (with
+ * ${ENV} references, not their values), secrets redacted. */
+static void target_label(const struct config *c, char *out, size_t cap)
+{
+    const char *url = c->target.url.raw;
+    char shown[512];
+
+    if (c->n_requests > 0 && c->requests[0].url.raw)
+        url = c->requests[0].url.raw;
+    redact_url(url ? url : "", shown, sizeof(shown));
+    if (c->n_requests > 1)
+        snprintf(out, cap, "%s (+%u more kinds)", shown, c->n_requests - 1);
+    else
+        snprintf(out, cap, "%s", shown);
+}
+
+static void add_to_summary(void *arg, const struct tick *t)
+{
+    summary_add_tick(arg, t);
+}
+
+/* The console when it can open, else headless; -ETIMEDOUT as follow. */
+static int front_end(const struct run_args *a, const struct config *c, struct chan *ch,
+                     struct summary *s)
+{
+    struct ui_params p = {
+        .chan = ch,
+        .on_tick = add_to_summary,
+        .on_tick_arg = s,
+        .stop_signals = &stop_signals,
+        .hangup = &hangup,
+        .stop_grace_ms = STOP_GRACE_MS,
+    };
+    struct ui *ui;
+    char why[256], target[600];
+    int end;
+
+    if (a->is_headless || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return follow(ch, s);
+    if (ui_open(&ui, why, sizeof(why)) != 0) {
+        fprintf(stderr, "brink: run: no console (%s); running headless\n", why);
+        return follow(ch, s);
+    }
+    target_label(c, target, sizeof(target));
+    p.target = target;
+    end = ui_run(ui, &p);
+    ui_close(ui);
+    return end == UI_END_STUCK ? -ETIMEDOUT : 0;
 }
 
 static void install_signals(void)
@@ -265,10 +316,10 @@ static void install_signals(void)
     sigaction(SIGPIPE, &sa, NULL);
 }
 
-static int run_load(const struct config *c, uint64_t seed)
+static int run_load(const struct run_args *a, const struct config *c)
 {
     struct chan *ch = chan_new(CHAN_TICKS_DEFAULT, CHAN_COMMANDS_DEFAULT);
-    struct engine_params p = {.config = c, .chan = ch, .seed = seed};
+    struct engine_params p = {.config = c, .chan = ch, .seed = a->seed};
     struct summary *s = summary_new();
     struct engine *e = NULL;
     char err[512];
@@ -286,7 +337,7 @@ static int run_load(const struct config *c, uint64_t seed)
         chan_free(ch);
         return rc == -EMFILE ? 2 : 1;
     }
-    if (follow(ch, s) != 0) {
+    if (front_end(a, c, ch, s) != 0) {
         /* The workers are stuck; report what ran and leave them behind. */
         fprintf(stderr, "brink: run: the engine did not stop within %d ms of the stop; exiting\n",
                 STOP_GRACE_MS);
@@ -326,7 +377,7 @@ int run_main(int argc, char **argv)
         config_free(&c);
         return 1;
     }
-    rc = run_load(&c, a.seed);
+    rc = run_load(&a, &c);
     engine_global_cleanup();
     config_free(&c);
     return rc;

@@ -118,6 +118,7 @@ struct tick {
     uint64_t duration_ms;        /* interval length */
     enum run_state state;
     enum load_model model;
+    char transport[8];           /* the engine's transport: "curl" or "h1"; "" from other sources */
     uint32_t target_concurrency; /* what the operator or plan asked for */
     uint32_t actual_concurrency; /* virtual users active at the end */
     double target_rate_per_s;    /* open model only */

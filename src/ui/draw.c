@@ -1,0 +1,181 @@
+/*
+ * Clipped drawing on stdscr. Widths are display columns (wcwidth), not
+ * bytes, so UTF-8 glyphs and outside strings in any script cut cleanly.
+ * Nothing here ever draws outside the width it is given or the screen.
+ */
+#include "ui/internal.h"
+
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "core/sanitize.h"
+
+#define DRAW_LINE_MAX 1024
+
+/* Bytes of s that fit in w columns; *cols gets their width. */
+static size_t fit(const char *s, int w, int *cols)
+{
+    mbstate_t st;
+    size_t off = 0, len = strlen(s);
+    int used = 0;
+
+    memset(&st, 0, sizeof(st));
+    while (off < len) {
+        wchar_t wc;
+        size_t n = mbrtowc(&wc, s + off, len - off, &st);
+        int cw;
+
+        if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+            /* Not valid here (our strings are sanitized): one column. */
+            memset(&st, 0, sizeof(st));
+            n = 1;
+            cw = 1;
+        } else {
+            cw = wcwidth(wc);
+            if (cw < 0)
+                cw = 1;
+        }
+        if (used + cw > w)
+            break;
+        used += cw;
+        off += n;
+    }
+    *cols = used;
+    return off;
+}
+
+static int clip_width(int y, int x, int w)
+{
+    if (y < 0 || y >= LINES || x < 0 || x >= COLS || w <= 0)
+        return 0;
+    return w < COLS - x ? w : COLS - x;
+}
+
+int draw_text(const struct theme *th, int y, int x, int w, int attr, const char *s)
+{
+    int cols, ell = 0;
+    size_t n;
+
+    w = clip_width(y, x, w);
+    if (!w)
+        return 0;
+    n = fit(s, w, &cols);
+    if (s[n] != '\0') {
+        /* Cut: make room for the ellipsis so the cut is visible. */
+        n = fit(s, w - 1, &cols);
+        ell = 1;
+    }
+    attrset((attr_t)attr);
+    mvaddnstr(y, x, s, (int)n);
+    if (ell)
+        mvaddstr(y, x + cols, th->glyph[GL_ELLIPSIS]);
+    attrset(A_NORMAL);
+    return cols + ell;
+}
+
+int draw_fmt(const struct theme *th, int y, int x, int w, int attr, const char *fmt, ...)
+{
+    char buf[DRAW_LINE_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    return draw_text(th, y, x, w, attr, buf);
+}
+
+int draw_outside(const struct theme *th, int y, int x, int w, int attr, const char *s)
+{
+    char buf[DRAW_LINE_MAX];
+
+    sanitize_display(s, strlen(s), buf, sizeof(buf), !th->is_utf8);
+    return draw_text(th, y, x, w, attr, buf);
+}
+
+void draw_repeat(int y, int x, int n, int attr, const char *glyph)
+{
+    n = clip_width(y, x, n);
+    attrset((attr_t)attr);
+    for (int i = 0; i < n; i++)
+        mvaddstr(y, x + i, glyph);
+    attrset(A_NORMAL);
+}
+
+void draw_chart(const struct theme *th, struct rect c, const double *values, const int *roles,
+                unsigned n, double top)
+{
+    for (unsigned i = 0; i < n && (int)i < c.w; i++) {
+        int x = c.x + c.w - 1 - (int)i;
+        long eighths = top > 0 ? (long)(values[i] / top * c.h * 8 + 0.5) : 0;
+
+        for (int row = 0; row < c.h; row++) {
+            long fill = eighths - (long)row * 8;
+            int level = fill >= 8 ? 8 : fill <= 0 ? 0 : (int)fill;
+
+            if (level)
+                draw_text(th, c.y + c.h - 1 - row, x, 1, th->attr[roles[i]], th->levels[level]);
+        }
+    }
+}
+
+void draw_clear(struct rect r)
+{
+    for (int i = 0; i < r.h; i++)
+        draw_repeat(r.y + i, r.x, r.w, A_NORMAL, " ");
+}
+
+void draw_title(const struct theme *th, struct rect r, const char *title, const char *extra)
+{
+    int used, right = 0;
+
+    if (r.h <= 0 || r.w <= 0)
+        return;
+    used = draw_text(th, r.y, r.x, r.w, th->attr[ROLE_TITLE], title);
+    if (used < r.w)
+        draw_repeat(r.y, r.x + used, 1, A_NORMAL, " ");
+    used++;
+    if (extra && *extra) {
+        int cols;
+
+        fit(extra, r.w - used - 2, &cols);
+        right = cols ? cols + 1 : 0;
+        if (right)
+            draw_text(th, r.y, r.x + r.w - cols, cols, th->attr[ROLE_DIM], extra);
+    }
+    draw_repeat(r.y, r.x + used, r.w - used - right, th->attr[ROLE_DIM], th->glyph[GL_HLINE]);
+}
+
+char *fmt_rate(double per_s, char *buf, size_t len)
+{
+    if (per_s < 0)
+        per_s = 0;
+    if (per_s < 10)
+        snprintf(buf, len, "%.1f", per_s);
+    else if (per_s < 10000)
+        snprintf(buf, len, "%.0f", per_s);
+    else if (per_s < 1e6)
+        snprintf(buf, len, "%.1fk", per_s / 1e3);
+    else
+        snprintf(buf, len, "%.2fM", per_s / 1e6);
+    return buf;
+}
+
+char *fmt_value(double v, char *buf, size_t len)
+{
+    double a = v < 0 ? -v : v;
+
+    if (v != v)
+        snprintf(buf, len, "NaN");
+    else if (a >= 1e15)
+        snprintf(buf, len, "%.3g", v);
+    else if (v == (double)(long long)v)
+        snprintf(buf, len, "%lld", (long long)v);
+    else if (a >= 100)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.3g", v);
+    return buf;
+}

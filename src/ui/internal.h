@@ -1,0 +1,259 @@
+/*
+ * ui internals shared by the console's files. The model (model.c), the
+ * layout (layout.c) and the keymap (keymap.c) are pure and tested without a
+ * terminal; the views draw the model into the rectangles the layout gives
+ * them, on stdscr, and clip themselves. Main thread only.
+ */
+#ifndef PROG_UI_INTERNAL_H
+#define PROG_UI_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/errclass.h"
+#include "core/tick.h"
+
+/* ---- model.c: what the console knows, built from ticks only ---- */
+
+#define MODEL_HISTORY 600       /* ticks kept for the charts (10 min at 1 s) */
+#define MODEL_EVENTS 128        /* event log lines kept */
+#define MODEL_PROBE_HISTORY 120 /* samples kept per probe for its chart */
+
+enum model_mark {
+    MARK_CONCURRENCY = 1, /* the target concurrency or rate changed */
+    MARK_EVENT = 2,       /* a mark, an alert or a detection */
+    MARK_ERROR = 4,       /* the first error of a class */
+};
+
+struct model_point {
+    double req_per_s;
+    double bytes_per_s;
+    double err_per_s;
+    uint64_t p99_us; /* of the tick; 0 when it timed nothing */
+    uint32_t target_concurrency;
+    unsigned marks; /* enum model_mark bits */
+};
+
+struct model_event {
+    uint64_t at_ms;
+    enum event_kind kind;
+    char text[TICK_TEXT_MAX];
+};
+
+struct model_probe {
+    char name[TICK_NAME_MAX];
+    enum probe_state state;
+    int has_value;
+    double value;
+    int has_change;  /* a previous value exists: change is value - previous */
+    double change;
+    int alerting;
+    char error[TICK_TEXT_MAX];
+    double history[MODEL_PROBE_HISTORY];
+    unsigned n_history;
+    unsigned head; /* next slot to write in history */
+};
+
+struct model {
+    struct tick *last; /* the latest tick without its histograms; NULL before one */
+    uint64_t ticks;    /* ticks seen */
+    struct model_point points[MODEL_HISTORY];
+    unsigned n_points;
+    unsigned head;     /* next slot to write in points */
+    uint64_t completed, ok, bytes_in;
+    uint64_t errors[ERR__COUNT];
+    char latest_error[ERR__COUNT][TICK_TEXT_MAX]; /* latest first-of-tick message */
+    uint32_t n_status;
+    struct tick_status status[TICK_MAX_STATUS];
+    uint64_t status_other;
+    double peak_req_per_s;
+    struct model_event events[MODEL_EVENTS];
+    unsigned n_events;
+    unsigned events_head;
+    uint64_t events_lost; /* events the ticks could not carry */
+    uint32_t n_probes;
+    struct model_probe probes[TICK_MAX_PROBES];
+};
+
+/* A model with no tick; free with model_free (NULL is a no-op). */
+struct model *model_new(void);
+void model_free(struct model *m);
+/* Adds t (borrowed). Memory stays the same whatever the run's length. */
+void model_add_tick(struct model *m, const struct tick *t);
+/* The i-th point back from the newest (0 is the newest); i < n_points. */
+const struct model_point *model_point(const struct model *m, unsigned i);
+/* The i-th event back from the newest; i < n_events. */
+const struct model_event *model_event(const struct model *m, unsigned i);
+/* The i-th sample back from the newest of probe p; i < p->n_history. */
+double model_probe_sample(const struct model_probe *p, unsigned i);
+
+/* ---- layout.c: pure, from the terminal size to rectangles ---- */
+
+#define LAYOUT_MIN_COLS 80
+#define LAYOUT_MIN_ROWS 24
+
+struct rect {
+    int y, x, h, w; /* h or w 0: not shown */
+};
+
+enum panel {
+    PANEL_HEADER,
+    PANEL_THROUGHPUT,
+    PANEL_LATENCY,
+    PANEL_ERRORS,
+    PANEL_COUNTERS,
+    PANEL_KINDS, /* per request kind, when there are several and room */
+    PANEL_EVENTS,
+    PANEL_KEYS,
+    PANEL_COMPACT, /* the one line shown below the minimum size */
+    PANEL__COUNT
+};
+
+struct layout {
+    int is_compact;
+    struct rect r[PANEL__COUNT];
+};
+
+/* Lays out a cols x rows screen (any size, 0 included); n_kinds is the
+ * number of request kinds (a kinds panel needs 2 or more). Below
+ * LAYOUT_MIN_COLS x LAYOUT_MIN_ROWS only PANEL_COMPACT is set (row 0, full
+ * width, when there is a row). Panels never overlap or leave the screen. */
+void layout_compute(int cols, int rows, uint32_t n_kinds, struct layout *out);
+
+/* ---- keymap.c: keys to actions, as a table ---- */
+
+enum action {
+    ACT_NONE,
+    ACT_STEP_UP,
+    ACT_STEP_DOWN,
+    ACT_DOUBLE,
+    ACT_HALVE,
+    ACT_ASK_CONCURRENCY, /* prompt for an exact number */
+    ACT_PAUSE_TOGGLE,
+    ACT_ASK_DROP,        /* prompt for how many transfers to abort */
+    ACT_ASK_MARK,        /* prompt for a note */
+    ACT_HELP,
+    ACT_QUIT,
+    ACT_REDRAW,
+};
+
+struct keymap_entry {
+    int key;
+    enum action action;
+    const char *keys;  /* as the help shows them */
+    const char *help;  /* one line */
+};
+
+extern const struct keymap_entry keymap[];
+extern const size_t keymap_len;
+
+/* The action bound to key (a curses key code or a character), ACT_NONE when
+ * none is. */
+enum action keymap_action(int key);
+
+/* ---- theme.c: semantic roles and glyphs ---- */
+
+enum role {
+    ROLE_NORMAL,
+    ROLE_TITLE,
+    ROLE_LABEL,
+    ROLE_VALUE,
+    ROLE_DIM,
+    ROLE_GOOD,
+    ROLE_WARN,
+    ROLE_BAD,
+    ROLE_CHART,
+    ROLE_CHART_ERR,
+    ROLE_MARK,
+    ROLE_RUN,   /* the bar of a whole-run figure */
+    ROLE_STATE, /* the run state badge */
+    ROLE_KEY,   /* a key in the key line */
+    ROLE__COUNT
+};
+
+enum glyph {
+    GL_HLINE,     /* panel rules */
+    GL_BAR_FULL,  /* a full cell of a horizontal bar */
+    GL_BAR_EMPTY, /* the rest of its track */
+    GL_RUN_TICK,  /* where the whole-run figure sits on a bar */
+    GL_MARK_CONC, /* a concurrency change under the chart */
+    GL_MARK_EVENT,
+    GL_MARK_ERROR,
+    GL_ALERT,
+    GL_STALE,
+    GL_FAILING,
+    GL_ELLIPSIS,
+    GL__COUNT
+};
+
+struct theme {
+    int is_utf8;
+    int has_colour;
+    int attr[ROLE__COUNT];        /* curses attributes (an attr_t fits an int here) */
+    const char *glyph[GL__COUNT]; /* one display column each */
+    const char *const *levels;    /* 9 strings, empty to full, one column each */
+};
+
+/* Fills t for the terminal curses has open: colour pairs are set up only
+ * when has_colour is asked and curses reports colours. */
+void theme_init(struct theme *t, int is_utf8, int want_colour);
+
+/* ---- draw.c: clipped drawing on stdscr ---- */
+
+/* Draws s (UTF-8, already sanitized or our own) at y, x with attr, at most w
+ * display columns; a cut string ends with the theme's ellipsis. Returns the
+ * columns used. */
+int draw_text(const struct theme *th, int y, int x, int w, int attr, const char *s);
+/* printf-style into a bounded buffer, then draw_text. */
+int draw_fmt(const struct theme *th, int y, int x, int w, int attr, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* Sanitizes an outside string for this terminal (ASCII escapes when it is
+ * not UTF-8) and draws it. */
+int draw_outside(const struct theme *th, int y, int x, int w, int attr, const char *s);
+/* A panel title: "title ─────" across w columns, with extra right-aligned. */
+void draw_title(const struct theme *th, struct rect r, const char *title, const char *extra);
+/* Fills the cells of r with blanks. */
+void draw_clear(struct rect r);
+/* A column chart in c: values[i] is column i from the right edge (i < n),
+ * drawn in eighths of a row against top, with roles[i] as its role. */
+void draw_chart(const struct theme *th, struct rect c, const double *values, const int *roles,
+                unsigned n, double top);
+/* Draws one column glyph n times from (y, x). */
+void draw_repeat(int y, int x, int n, int attr, const char *glyph);
+
+/* ---- the views: each draws one panel inside r, from the model ---- */
+
+struct view {
+    const struct model *m;
+    const struct theme *th;
+    const char *target;
+    const char *recording;
+    const char *counters_hint;
+    const char *pending;   /* a command sent and not yet seen applied, or NULL */
+    const char *status;    /* a message for the key line, or NULL */
+    const char *prompt;    /* an open prompt's label, or NULL */
+    const char *input;     /* what was typed into it */
+    int show_help;
+};
+
+void view_header(const struct view *v, struct rect r);
+void view_throughput(const struct view *v, struct rect r);
+void view_latency(const struct view *v, struct rect r);
+void view_errors(const struct view *v, struct rect r);
+void view_counters(const struct view *v, struct rect r);
+void view_kinds(const struct view *v, struct rect r);
+void view_events(const struct view *v, struct rect r);
+void view_keys(const struct view *v, struct rect r);
+void view_compact(const struct view *v, struct rect r);
+void view_help(const struct view *v, int cols, int rows);
+
+/* Draws the whole screen (cols x rows) for v: the layout, every panel, the
+ * help overlay when asked. Does not refresh. */
+void view_screen(const struct view *v, int cols, int rows);
+
+/* Formats a rate per second as "3120", "12.3k", "4.56M". */
+char *fmt_rate(double per_s, char *buf, size_t len);
+/* Formats a probe value: integers plainly, others with 3 significant digits. */
+char *fmt_value(double v, char *buf, size_t len);
+
+#endif

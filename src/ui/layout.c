@@ -1,0 +1,77 @@
+/*
+ * The layout: a pure function from the terminal's size to one rectangle per
+ * panel. At the minimum size (80x24) every panel gets what it needs to be
+ * useful; extra rows go half to the charts, a quarter each to the error and
+ * counter panels and to the event log; a kinds panel appears when a mix has
+ * several request kinds and there are rows for it.
+ *
+ *   header (2 rows)
+ *   throughput | latency
+ *   errors     | counters
+ *   kinds (full width, optional)
+ *   events (full width)
+ *   keys (1 row)
+ */
+#include "ui/internal.h"
+
+#include <string.h>
+
+#define HEADER_ROWS 2
+#define TOP_MIN 7    /* title, figures, 4 chart rows, marks */
+#define MIDDLE_MIN 7 /* title and 6 rows of errors or counters */
+#define EVENTS_MIN 7  /* title and 6 events */
+#define KINDS_MIN_SCREEN_ROWS 34
+#define KINDS_MAX_ROWS 12
+
+static struct rect rect(int y, int x, int h, int w)
+{
+    return (struct rect){.y = y, .x = x, .h = h, .w = w};
+}
+
+static void compact(int cols, int rows, struct layout *out)
+{
+    out->is_compact = 1;
+    if (rows > 0 && cols > 0)
+        out->r[PANEL_COMPACT] = rect(0, 0, 1, cols);
+}
+
+void layout_compute(int cols, int rows, uint32_t n_kinds, struct layout *out)
+{
+    int body, kinds = 0, extra, top, middle, left, right, y;
+
+    memset(out, 0, sizeof(*out));
+    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS) {
+        compact(cols, rows, out);
+        return;
+    }
+    body = rows - HEADER_ROWS - 1;
+    if (n_kinds >= 2 && rows >= KINDS_MIN_SCREEN_ROWS) {
+        kinds = (int)n_kinds + 2;
+        if (kinds > KINDS_MAX_ROWS)
+            kinds = KINDS_MAX_ROWS;
+    }
+    extra = body - kinds - TOP_MIN - MIDDLE_MIN - EVENTS_MIN;
+    if (extra < 0) { /* no room for the kinds panel after all */
+        kinds = 0;
+        extra = body - TOP_MIN - MIDDLE_MIN - EVENTS_MIN;
+    }
+    top = TOP_MIN + extra / 2;
+    middle = MIDDLE_MIN + extra / 4;
+    left = cols / 2;
+    right = cols - left - 1;
+
+    out->r[PANEL_HEADER] = rect(0, 0, HEADER_ROWS, cols);
+    y = HEADER_ROWS;
+    out->r[PANEL_THROUGHPUT] = rect(y, 0, top, left);
+    out->r[PANEL_LATENCY] = rect(y, left + 1, top, right);
+    y += top;
+    out->r[PANEL_ERRORS] = rect(y, 0, middle, left);
+    out->r[PANEL_COUNTERS] = rect(y, left + 1, middle, right);
+    y += middle;
+    if (kinds) {
+        out->r[PANEL_KINDS] = rect(y, 0, kinds, cols);
+        y += kinds;
+    }
+    out->r[PANEL_EVENTS] = rect(y, 0, rows - 1 - y, cols);
+    out->r[PANEL_KEYS] = rect(rows - 1, 0, 1, cols);
+}

@@ -1,0 +1,177 @@
+/*
+ * The console's model: the latest tick plus fixed-size histories (throughput
+ * points for the chart, the event log, probe samples) and run totals. Built
+ * from ticks alone, so a live run and a replay look the same. Pure.
+ */
+#include "ui/internal.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+struct model *model_new(void)
+{
+    return xcalloc(1, sizeof(struct model));
+}
+
+void model_free(struct model *m)
+{
+    if (!m)
+        return;
+    tick_free(m->last);
+    free(m);
+}
+
+static double per_s(uint64_t n, uint64_t duration_ms)
+{
+    return duration_ms ? (double)n * 1000.0 / (double)duration_ms : 0.0;
+}
+
+static uint64_t failed(const struct tick_kind *k)
+{
+    uint64_t n = 0;
+
+    for (int c = 0; c < ERR__COUNT; c++)
+        n += k->errors[c];
+    return n;
+}
+
+static unsigned marks_of(const struct model *m, const struct tick *t)
+{
+    unsigned marks = 0;
+
+    if (m->last && (m->last->target_concurrency != t->target_concurrency ||
+                    m->last->target_rate_per_s != t->target_rate_per_s))
+        marks |= MARK_CONCURRENCY;
+    for (uint32_t i = 0; i < t->n_events && i < TICK_MAX_EVENTS; i++) {
+        switch (t->events[i].kind) {
+        case EV_MARK:
+        case EV_ALERT:
+        case EV_DETECTION:
+            marks |= MARK_EVENT;
+            break;
+        case EV_FIRST_ERROR:
+            marks |= MARK_ERROR;
+            break;
+        default:
+            break;
+        }
+    }
+    return marks;
+}
+
+static void add_point(struct model *m, const struct tick *t)
+{
+    struct model_point *p = &m->points[m->head];
+
+    p->req_per_s = per_s(t->total.completed, t->duration_ms);
+    p->bytes_per_s = per_s(t->total.bytes_in, t->duration_ms);
+    p->err_per_s = per_s(failed(&t->total), t->duration_ms);
+    p->p99_us = t->total.window.count ? t->total.window.pct_us[2] : 0;
+    p->target_concurrency = t->target_concurrency;
+    p->marks = marks_of(m, t);
+    m->head = (m->head + 1) % MODEL_HISTORY;
+    if (m->n_points < MODEL_HISTORY)
+        m->n_points++;
+    if (p->req_per_s > m->peak_req_per_s)
+        m->peak_req_per_s = p->req_per_s;
+}
+
+static void add_totals(struct model *m, const struct tick *t)
+{
+    m->completed += t->total.completed;
+    m->ok += t->total.ok;
+    m->bytes_in += t->total.bytes_in;
+    for (int c = 0; c < ERR__COUNT; c++) {
+        m->errors[c] += t->total.errors[c];
+        if (t->first_error[c][0])
+            tick_copy_text(m->latest_error[c], TICK_TEXT_MAX, t->first_error[c]);
+    }
+    for (uint32_t i = 0; i < t->n_status && i < TICK_MAX_STATUS; i++)
+        tick_status_add(m->status, &m->n_status, &m->status_other, t->status[i].code,
+                        t->status[i].count);
+    m->status_other += t->status_other;
+}
+
+static void add_events(struct model *m, const struct tick *t)
+{
+    for (uint32_t i = 0; i < t->n_events && i < TICK_MAX_EVENTS; i++) {
+        struct model_event *e = &m->events[m->events_head];
+
+        e->at_ms = t->events[i].at_ms;
+        e->kind = t->events[i].kind;
+        tick_copy_text(e->text, sizeof(e->text), t->events[i].text);
+        m->events_head = (m->events_head + 1) % MODEL_EVENTS;
+        if (m->n_events < MODEL_EVENTS)
+            m->n_events++;
+    }
+    m->events_lost += t->events_dropped;
+}
+
+/* Probes are matched by name, so a probe keeps its history if the order of
+ * the tick's table changes; a name not seen before takes a free row. */
+static struct model_probe *probe_row(struct model *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->n_probes; i++) {
+        if (strncmp(m->probes[i].name, name, TICK_NAME_MAX) == 0)
+            return &m->probes[i];
+    }
+    if (m->n_probes == TICK_MAX_PROBES)
+        return NULL;
+    tick_copy_text(m->probes[m->n_probes].name, TICK_NAME_MAX, name);
+    return &m->probes[m->n_probes++];
+}
+
+static void add_probes(struct model *m, const struct tick *t)
+{
+    for (uint32_t i = 0; i < t->n_probes && i < TICK_MAX_PROBES; i++) {
+        const struct tick_probe *tp = &t->probes[i];
+        struct model_probe *p = probe_row(m, tp->name);
+
+        if (!p)
+            continue;
+        p->state = tp->state;
+        p->alerting = tp->alerting;
+        tick_copy_text(p->error, sizeof(p->error), tp->error);
+        if (!tp->has_value)
+            continue;
+        p->has_change = p->has_value;
+        p->change = p->has_value ? tp->value - p->value : 0.0;
+        p->has_value = 1;
+        p->value = tp->value;
+        p->history[p->head] = tp->value;
+        p->head = (p->head + 1) % MODEL_PROBE_HISTORY;
+        if (p->n_history < MODEL_PROBE_HISTORY)
+            p->n_history++;
+    }
+}
+
+void model_add_tick(struct model *m, const struct tick *t)
+{
+    add_point(m, t);
+    add_totals(m, t);
+    add_events(m, t);
+    add_probes(m, t);
+    if (!m->last)
+        m->last = tick_new(0);
+    /* The histograms stay behind: the views need only the figures. */
+    memcpy(m->last, t, offsetof(struct tick, data_cap));
+    m->ticks++;
+}
+
+const struct model_point *model_point(const struct model *m, unsigned i)
+{
+    return &m->points[(m->head + MODEL_HISTORY - 1 - i) % MODEL_HISTORY];
+}
+
+const struct model_event *model_event(const struct model *m, unsigned i)
+{
+    return &m->events[(m->events_head + MODEL_EVENTS - 1 - i) % MODEL_EVENTS];
+}
+
+double model_probe_sample(const struct model_probe *p, unsigned i)
+{
+    return p->history[(p->head + MODEL_PROBE_HISTORY - 1 - i) % MODEL_PROBE_HISTORY];
+}

@@ -1,0 +1,70 @@
+/*
+ * ui: the console. An ncurses front end that reads ticks from the channel,
+ * shows throughput, latency, errors, server counters and events, and turns
+ * keys into commands. It owns the terminal while it runs and never calls
+ * libuv or libcurl. Every function here is for the main thread only: curses
+ * is not thread-safe, and the signal handlers it installs restore the
+ * terminal from that thread's state.
+ */
+#ifndef PROG_UI_UI_H
+#define PROG_UI_UI_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct chan;
+struct tick;
+struct ui;
+
+/* Called with every tick, in order, after the console has read it (the final
+ * report and, later, the recorder feed on it). t is borrowed for the call. */
+typedef void ui_tick_fn(void *arg, const struct tick *t);
+
+struct ui_params {
+    struct chan *chan;          /* borrowed: ticks in, commands out */
+    const char *target;         /* what is loaded (secrets already redacted) */
+    const char *recording;      /* the session file, or NULL when not recording */
+    const char *counters_hint;  /* shown when no probe is configured; NULL for the default */
+    ui_tick_fn *on_tick;        /* may be NULL */
+    void *on_tick_arg;
+    /* Set by the caller's signal handlers: SIGINT/SIGTERM count (a first
+     * stop drains, a second aborts) and SIGHUP (the terminal is gone). */
+    volatile sig_atomic_t *stop_signals;
+    volatile sig_atomic_t *hangup;
+    uint64_t stop_grace_ms;     /* after a stop, how long to wait for the engine */
+};
+
+enum ui_end {
+    UI_END_DONE,   /* the engine closed the channel (run over or stopped) */
+    UI_END_HANGUP, /* the terminal went away; the load was stopped */
+    UI_END_STUCK,  /* the engine did not end within stop_grace_ms of a stop */
+};
+
+/*
+ * Takes the terminal on stdin/stdout: checks TERM, opens it with newterm
+ * (never initscr, which exits on a bad terminal), requires cursor
+ * addressing, picks UTF-8 or ASCII glyphs from the locale's codeset and
+ * colour or monochrome (NO_COLOR set and not empty, or no colours), sends
+ * stderr to a temporary file until ui_close, and installs crash handlers
+ * that restore the terminal and then chain to the previous handlers.
+ * Returns 0 and *out, or -ENOTTY with one line in why (what the terminal
+ * lacks) and the terminal untouched: the caller runs headless instead.
+ */
+int ui_open(struct ui **out, char *why, size_t why_len);
+
+/*
+ * Runs the console until the engine closes the channel: draws at most every
+ * 100 ms and on every tick, key and resize; keys become commands (q sends a
+ * stop and waits for the engine to drain). A hangup (SIGHUP, or the terminal
+ * reporting a hang-up or EIO) stops the load at once (stop and abort) and
+ * draws nothing more. Ticks are passed to on_tick even after a hangup.
+ * Returns an enum ui_end.
+ */
+int ui_run(struct ui *ui, const struct ui_params *p);
+
+/* Restores the terminal, writes what went to stderr meanwhile to the real
+ * stderr, and frees ui. ui_close(NULL) is a no-op. */
+void ui_close(struct ui *ui);
+
+#endif

@@ -1,0 +1,97 @@
+/* The header: what is loaded, how, in which state, for how long, and how
+ * brink itself is doing (a saturated generator is not a slow server). */
+#include "ui/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/units.h"
+
+/* Event-loop lag above this means brink, not the server, may be the limit. */
+#define LAG_WARN_US 50000
+
+static const char *state_label(const struct model *m)
+{
+    static const char *const labels[] = {
+        [RUN_STARTING] = "STARTING", [RUN_RUNNING] = "RUNNING", [RUN_PAUSED] = "PAUSED",
+        [RUN_STOPPING] = "STOPPING", [RUN_DONE] = "DONE",
+    };
+
+    if (!m->last || m->last->state > RUN_DONE)
+        return labels[RUN_STARTING];
+    return labels[m->last->state];
+}
+
+static void elapsed(const struct model *m, char *buf, size_t len)
+{
+    uint64_t s = m->last ? (m->last->start_ms + m->last->duration_ms) / 1000 : 0;
+
+    snprintf(buf, len, "%02llu:%02llu:%02llu", (unsigned long long)(s / 3600),
+             (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60));
+}
+
+static void first_row(const struct view *v, struct rect r)
+{
+    const struct theme *th = v->th;
+    const struct tick *t = v->m->last;
+    char right[64], clock[32], how[48] = "";
+    int used, rw, hw;
+
+    elapsed(v->m, clock, sizeof(clock));
+    snprintf(right, sizeof(right), " %s ", state_label(v->m));
+    rw = (int)strlen(right) + 1 + (int)strlen(clock);
+    if (t)
+        snprintf(how, sizeof(how), "  %s%s%.*s", load_model_name(t->model),
+                 t->transport[0] ? " via " : "", (int)sizeof(t->transport), t->transport);
+    hw = (int)strlen(how);
+    /* The target gives way first: the state and the clock matter more. */
+    used = draw_text(th, r.y, r.x, r.w, th->attr[ROLE_TITLE], "brink ");
+    used += draw_outside(th, r.y, r.x + used, r.w - used - rw - hw - 1, th->attr[ROLE_VALUE],
+                         v->target ? v->target : "");
+    used += draw_text(th, r.y, r.x + used, r.w - used - rw - 1, th->attr[ROLE_DIM], how);
+    if (r.w - rw > used) {
+        int state_role = t && t->state == RUN_RUNNING ? ROLE_STATE : ROLE_WARN;
+
+        draw_text(th, r.y, r.x + r.w - rw, (int)strlen(right), th->attr[state_role], right);
+        draw_text(th, r.y, r.x + r.w - (int)strlen(clock), (int)strlen(clock),
+                  th->attr[ROLE_VALUE], clock);
+    }
+}
+
+static void second_row(const struct view *v, struct rect r)
+{
+    const struct theme *th = v->th;
+    const struct tick *t = v->m->last;
+    int x = r.x, end = r.x + r.w;
+    char lag[UNITS_FMT_MAX];
+
+    if (!t) {
+        draw_text(th, r.y + 1, x, r.w, th->attr[ROLE_DIM], "waiting for the first tick");
+        return;
+    }
+    x += draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "users ");
+    x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->actual_concurrency,
+                  t->target_concurrency);
+    if (v->pending)
+        x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
+    x += draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  in flight ");
+    x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_VALUE], "%u", t->in_flight);
+    x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  new conns %llu",
+                  (unsigned long long)t->connections_opened);
+    x += draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  rec ");
+    x += draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_DIM],
+                      v->recording ? v->recording : "off");
+    units_format_duration(t->health.loop_lag_us, lag, sizeof(lag));
+    draw_fmt(th, r.y + 1, x, end - x,
+             th->attr[t->health.loop_lag_us > LAG_WARN_US ? ROLE_WARN : ROLE_DIM],
+             "  lag %s fds %u/%u", lag, t->health.fds_used, t->health.fds_limit);
+}
+
+void view_header(const struct view *v, struct rect r)
+{
+    if (r.h < 1 || r.w < 1)
+        return;
+    first_row(v, r);
+    if (r.h >= 2)
+        second_row(v, r);
+}

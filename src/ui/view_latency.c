@@ -1,0 +1,162 @@
+/*
+ * Latency: one bar per figure (p50, p90, p99, p99.9, max) for this tick, on
+ * a log scale chosen from the figures shown, with the whole run's figure as
+ * a marker on the same bar and in the right column. Units are chosen per
+ * value by units_format_duration.
+ */
+#include "ui/internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/units.h"
+
+#define ROWS 5
+#define LABEL_W 6
+#define VALUE_W 8
+
+struct row {
+    const char *label;
+    uint64_t now_us;
+    uint64_t run_us;
+};
+
+static void rows_of(const struct tick_kind *k, struct row rows[ROWS])
+{
+    static const char *const labels[ROWS] = {"p50", "p90", "p99", "p99.9", "max"};
+
+    for (int i = 0; i < ROWS; i++) {
+        rows[i].label = labels[i];
+        rows[i].now_us = i < TICK_NPCT ? k->window.pct_us[i] : k->window.max_us;
+        rows[i].run_us = i < TICK_NPCT ? k->run.pct_us[i] : k->run.max_us;
+    }
+}
+
+/* Decades from lo to hi (powers of ten, hi / lo at least 100) around every
+ * non-zero figure. */
+static void scale(const struct row rows[ROWS], double *lo, double *hi)
+{
+    double min = 0, max = 0;
+
+    for (int i = 0; i < ROWS; i++) {
+        uint64_t v[2] = {rows[i].now_us, rows[i].run_us};
+
+        for (int j = 0; j < 2; j++) {
+            if (v[j] && (!min || v[j] < min))
+                min = (double)v[j];
+            if ((double)v[j] > max)
+                max = (double)v[j];
+        }
+    }
+    if (!min)
+        min = max = 100;
+    *lo = pow(10, floor(log10(min)));
+    *hi = pow(10, ceil(log10(max * 1.0001)));
+    if (*hi / *lo < 100)
+        *hi = *lo * 100;
+}
+
+static int position(uint64_t us, double lo, double hi, int w)
+{
+    double f;
+
+    if (!us)
+        return 0;
+    f = (log10((double)us) - log10(lo)) / (log10(hi) - log10(lo));
+    f = f < 0 ? 0 : f > 1 ? 1 : f;
+    return (int)(f * w + 0.5);
+}
+
+static void bar_row(const struct view *v, int y, int x, int w, const struct row *row, double lo,
+                    double hi)
+{
+    const struct theme *th = v->th;
+    int bar_w = w - LABEL_W - 2 * VALUE_W - 2;
+    char now[UNITS_FMT_MAX], run[UNITS_FMT_MAX];
+    int fill, mark;
+
+    if (row->now_us)
+        units_format_duration(row->now_us, now, sizeof(now));
+    else
+        snprintf(now, sizeof(now), "-");
+    units_format_duration(row->run_us, run, sizeof(run));
+    draw_text(th, y, x, LABEL_W, th->attr[ROLE_LABEL], row->label);
+    draw_fmt(th, y, x + LABEL_W, VALUE_W, th->attr[ROLE_VALUE], "%*s", VALUE_W - 1, now);
+    if (bar_w > 0) {
+        fill = position(row->now_us, lo, hi, bar_w);
+        mark = row->run_us ? position(row->run_us, lo, hi, bar_w) : -1;
+        draw_repeat(y, x + LABEL_W + VALUE_W, fill, th->attr[ROLE_CHART], th->glyph[GL_BAR_FULL]);
+        draw_repeat(y, x + LABEL_W + VALUE_W + fill, bar_w - fill, th->attr[ROLE_DIM],
+                    th->glyph[GL_BAR_EMPTY]);
+        if (mark >= 0) {
+            mark = mark >= bar_w ? bar_w - 1 : mark;
+            draw_text(th, y, x + LABEL_W + VALUE_W + mark, 1, th->attr[ROLE_RUN],
+                      th->glyph[GL_RUN_TICK]);
+        }
+    }
+    draw_fmt(th, y, x + w - VALUE_W, VALUE_W, th->attr[ROLE_RUN], "%*s", VALUE_W, run);
+}
+
+static void moments(const struct view *v, int y, int x, int w, const struct tick_kind *k)
+{
+    char mean[UNITS_FMT_MAX], sd[UNITS_FMT_MAX], min[UNITS_FMT_MAX];
+
+    units_format_duration((uint64_t)(k->window.mean_us + 0.5), mean, sizeof(mean));
+    units_format_duration((uint64_t)(k->window.stddev_us + 0.5), sd, sizeof(sd));
+    units_format_duration(k->window.min_us, min, sizeof(min));
+    draw_fmt(v->th, y, x, w, v->th->attr[ROLE_DIM], "min %s  mean %s  sd %s  timed %llu", min, mean,
+             sd, (unsigned long long)k->window.count);
+}
+
+/* The p99 of each tick over the same span as the throughput chart, so a
+ * latency knee lines up with the load that caused it. */
+static void p99_chart(const struct view *v, struct rect c)
+{
+    double values[MODEL_HISTORY], top = 0;
+    int roles[MODEL_HISTORY];
+    unsigned n = v->m->n_points < (unsigned)c.w ? v->m->n_points : (unsigned)c.w;
+    char top_s[UNITS_FMT_MAX];
+
+    for (unsigned i = 0; i < n; i++) {
+        const struct model_point *p = model_point(v->m, i);
+
+        values[i] = (double)p->p99_us;
+        roles[i] = p->err_per_s > 0 ? ROLE_CHART_ERR : ROLE_CHART;
+        if (values[i] > top)
+            top = values[i];
+    }
+    draw_fmt(v->th, c.y, c.x, c.w, v->th->attr[ROLE_DIM], "p99 per tick, top %s",
+             units_format_duration((uint64_t)top, top_s, sizeof(top_s)));
+    c.y++;
+    c.h--;
+    draw_chart(v->th, c, values, roles, n, top);
+}
+
+void view_latency(const struct view *v, struct rect r)
+{
+    char extra[64], lo_s[UNITS_FMT_MAX], hi_s[UNITS_FMT_MAX];
+    struct row rows[ROWS];
+    double lo, hi;
+    int y;
+
+    if (r.h < 1 || r.w < 1)
+        return;
+    if (!v->m->last) {
+        draw_title(v->th, r, "Latency", NULL);
+        return;
+    }
+    rows_of(&v->m->last->total, rows);
+    scale(rows, &lo, &hi);
+    snprintf(extra, sizeof(extra), "log %s..%s, %s run",
+             units_format_duration((uint64_t)lo, lo_s, sizeof(lo_s)),
+             units_format_duration((uint64_t)hi, hi_s, sizeof(hi_s)), v->th->glyph[GL_RUN_TICK]);
+    draw_title(v->th, r, "Latency", extra);
+    y = r.y + 1;
+    for (int i = 0; i < ROWS && y < r.y + r.h; i++, y++)
+        bar_row(v, y, r.x, r.w, &rows[i], lo, hi);
+    if (y < r.y + r.h)
+        moments(v, y++, r.x, r.w, &v->m->last->total);
+    if (r.y + r.h - y >= 3)
+        p99_chart(v, (struct rect){.y = y, .x = r.x, .h = r.y + r.h - y, .w = r.w});
+}

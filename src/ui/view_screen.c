@@ -1,0 +1,84 @@
+/*
+ * The whole screen: the layout's panels, the compact line below the
+ * minimum size, and the help overlay.
+ */
+#include "ui/internal.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/units.h"
+
+void view_compact(const struct view *v, struct rect r)
+{
+    const struct model *m = v->m;
+    const struct theme *th = v->th;
+    char rate[16], p99[UNITS_FMT_MAX];
+    uint64_t failed = 0;
+    int used;
+
+    if (r.h < 1 || r.w < 1)
+        return;
+    if (!m->last) {
+        draw_text(th, r.y, r.x, r.w, th->attr[ROLE_DIM], "brink: waiting for the first tick");
+        return;
+    }
+    for (int c = 0; c < ERR__COUNT; c++)
+        failed += m->last->total.errors[c];
+    units_format_duration(m->last->total.window.pct_us[2], p99, sizeof(p99));
+    used = draw_fmt(th, r.y, r.x, r.w, th->attr[ROLE_VALUE], "%s/s p99 %s err %.1f%% c %u %s",
+                    fmt_rate(model_point(m, 0)->req_per_s, rate, sizeof(rate)),
+                    m->last->total.window.count ? p99 : "-",
+                    m->last->total.completed
+                        ? 100.0 * (double)failed / (double)m->last->total.completed
+                        : 0.0,
+                    m->last->actual_concurrency, run_state_name(m->last->state));
+    draw_fmt(th, r.y, r.x + used, r.w - used, th->attr[ROLE_DIM], "  (%dx%d for the console)",
+             LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+}
+
+void view_help(const struct view *v, int cols, int rows)
+{
+    struct rect box;
+    int y;
+
+    box.w = cols < 64 ? cols : 64;
+    box.h = rows < (int)keymap_len + 4 ? rows : (int)keymap_len + 4;
+    box.y = (rows - box.h) / 2;
+    box.x = (cols - box.w) / 2;
+    draw_clear(box);
+    draw_title(v->th, (struct rect){box.y, box.x + 1, 1, box.w - 2}, "Keys", "any key closes");
+    y = box.y + 1;
+    for (size_t i = 0; i < keymap_len && y < box.y + box.h - 1; i++, y++) {
+        draw_text(v->th, y, box.x + 2, 4, v->th->attr[ROLE_KEY], keymap[i].keys);
+        draw_text(v->th, y, box.x + 7, box.w - 8, v->th->attr[ROLE_NORMAL], keymap[i].help);
+    }
+    if (y + 1 < box.y + box.h - 1)
+        draw_text(v->th, y + 1, box.x + 2, box.w - 3, v->th->attr[ROLE_DIM],
+                  "Ctrl-C stops too; a second one aborts what is in flight");
+    if (box.h >= 3)
+        draw_repeat(box.y + box.h - 1, box.x + 1, box.w - 2, v->th->attr[ROLE_DIM],
+                    v->th->glyph[GL_HLINE]);
+}
+
+void view_screen(const struct view *v, int cols, int rows)
+{
+    static void (*const draw[PANEL__COUNT])(const struct view *, struct rect) = {
+        [PANEL_HEADER] = view_header,     [PANEL_THROUGHPUT] = view_throughput,
+        [PANEL_LATENCY] = view_latency,   [PANEL_ERRORS] = view_errors,
+        [PANEL_COUNTERS] = view_counters, [PANEL_KINDS] = view_kinds,
+        [PANEL_EVENTS] = view_events,     [PANEL_KEYS] = view_keys,
+        [PANEL_COMPACT] = view_compact,
+    };
+    struct layout l;
+
+    erase();
+    layout_compute(cols, rows, v->m->last ? v->m->last->n_kinds : 0, &l);
+    for (int p = 0; p < PANEL__COUNT; p++) {
+        if (l.r[p].h > 0 && l.r[p].w > 0)
+            draw[p](v, l.r[p]);
+    }
+    if (v->show_help && !l.is_compact)
+        view_help(v, cols, rows);
+}

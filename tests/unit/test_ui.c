@@ -1,0 +1,490 @@
+/*
+ * The console without a terminal: the layout over many sizes, the keymap,
+ * the model, and whole screens drawn from synthetic ticks into curses'
+ * memory (output to /dev/null) and read back cell by cell. Two of them are
+ * golden files under tests/data/screens, so a reviewer sees the layout
+ * without running it; BRINK_UPDATE_GOLDEN=1 rewrites them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <curses.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "core/tick.h"
+#include "ui/internal.h"
+
+#define SCREEN_MAX (200 * 80 * 4)
+
+/* ---- layout ---- */
+
+static int overlaps(struct rect a, struct rect b)
+{
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+static void layout_panels_stay_inside_and_apart_at_every_size(void **state)
+{
+    (void)state;
+    for (int cols = 0; cols <= 260; cols += 1) {
+        for (int rows = 0; rows <= 90; rows += (cols % 7 == 0 ? 1 : 13)) {
+            for (uint32_t kinds = 0; kinds <= 20; kinds += 10) {
+                struct layout l;
+
+                layout_compute(cols, rows, kinds, &l);
+                for (int p = 0; p < PANEL__COUNT; p++) {
+                    struct rect r = l.r[p];
+
+                    if (!r.h || !r.w)
+                        continue;
+                    assert_true(r.x >= 0 && r.y >= 0 && r.h > 0 && r.w > 0);
+                    assert_true(r.x + r.w <= cols && r.y + r.h <= rows);
+                    for (int q = p + 1; q < PANEL__COUNT; q++) {
+                        if (l.r[q].h && l.r[q].w)
+                            assert_false(overlaps(r, l.r[q]));
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void layout_below_the_minimum_is_one_compact_line(void **state)
+{
+    struct layout l;
+
+    (void)state;
+    layout_compute(79, 60, 0, &l);
+    assert_true(l.is_compact);
+    assert_int_equal(l.r[PANEL_COMPACT].h, 1);
+    assert_int_equal(l.r[PANEL_COMPACT].w, 79);
+    assert_int_equal(l.r[PANEL_HEADER].h, 0);
+    layout_compute(200, 23, 0, &l);
+    assert_true(l.is_compact);
+    layout_compute(1, 1, 0, &l);
+    assert_int_equal(l.r[PANEL_COMPACT].w, 1);
+    layout_compute(0, 0, 0, &l);
+    assert_int_equal(l.r[PANEL_COMPACT].h, 0);
+}
+
+static void layout_at_the_minimum_gives_every_panel_room(void **state)
+{
+    struct layout l;
+
+    (void)state;
+    layout_compute(80, 24, 5, &l);
+    assert_false(l.is_compact);
+    assert_int_equal(l.r[PANEL_HEADER].h, 2);
+    assert_true(l.r[PANEL_THROUGHPUT].h >= 7 && l.r[PANEL_LATENCY].h >= 7);
+    assert_true(l.r[PANEL_ERRORS].h >= 7 && l.r[PANEL_COUNTERS].h >= 7);
+    assert_true(l.r[PANEL_EVENTS].h >= 7);
+    assert_int_equal(l.r[PANEL_KINDS].h, 0); /* no room for kinds at 24 rows */
+    assert_int_equal(l.r[PANEL_KEYS].y, 23);
+}
+
+static void layout_grows_the_charts_and_shows_kinds_when_taller(void **state)
+{
+    struct layout small, big;
+
+    (void)state;
+    layout_compute(80, 24, 3, &small);
+    layout_compute(132, 40, 3, &big);
+    assert_true(big.r[PANEL_THROUGHPUT].h > small.r[PANEL_THROUGHPUT].h);
+    assert_true(big.r[PANEL_EVENTS].h >= small.r[PANEL_EVENTS].h);
+    assert_int_equal(big.r[PANEL_KINDS].h, 5); /* title, heads, 3 kinds */
+    assert_int_equal(big.r[PANEL_KINDS].w, 132);
+    layout_compute(132, 40, 1, &big);
+    assert_int_equal(big.r[PANEL_KINDS].h, 0); /* one kind is the total */
+}
+
+/* ---- keymap ---- */
+
+static void keymap_binds_each_key_once_with_help(void **state)
+{
+    (void)state;
+    assert_int_equal(keymap_action('+'), ACT_STEP_UP);
+    assert_int_equal(keymap_action(']'), ACT_DOUBLE);
+    assert_int_equal(keymap_action('='), ACT_ASK_CONCURRENCY);
+    assert_int_equal(keymap_action('q'), ACT_QUIT);
+    assert_int_equal(keymap_action('x'), ACT_NONE);
+    for (size_t i = 0; i < keymap_len; i++) {
+        assert_true(keymap[i].help[0] && keymap[i].keys[0]);
+        for (size_t j = i + 1; j < keymap_len; j++)
+            assert_int_not_equal(keymap[i].key, keymap[j].key);
+    }
+}
+
+/* ---- synthetic ticks ---- */
+
+static void latency(struct tick_latency *l, uint64_t n, uint64_t p50_us)
+{
+    l->count = n;
+    l->min_us = p50_us / 4;
+    l->pct_us[0] = p50_us;
+    l->pct_us[1] = p50_us * 2;
+    l->pct_us[2] = p50_us * 5;
+    l->pct_us[3] = p50_us * 12;
+    l->max_us = p50_us * 30;
+    l->mean_us = (double)p50_us * 1.3;
+    l->stddev_us = (double)p50_us * 0.9;
+}
+
+/* A run that doubles its users twice and starts failing at 40. */
+static struct tick *synthetic_tick(uint64_t seq, uint32_t n_kinds, int with_probes)
+{
+    struct tick *t = tick_new(0);
+    uint32_t c = seq < 30 ? 10 : seq < 60 ? 20 : 40;
+    uint64_t done = c * 290 + (seq * 37) % 200;
+    uint64_t p50 = c < 40 ? 900 + (seq * 13) % 120 : 4200 + (seq * 29) % 900;
+
+    t->seq = seq;
+    t->start_ms = seq * 1000;
+    t->duration_ms = 1000;
+    t->state = RUN_RUNNING;
+    t->model = LOAD_CLOSED;
+    snprintf(t->transport, sizeof(t->transport), "h1");
+    t->target_concurrency = c;
+    t->actual_concurrency = c;
+    t->in_flight = c;
+    t->connections_opened = seq % 30 == 0 ? c / 2 : 0;
+    t->health.fds_used = c + 4;
+    t->health.fds_limit = 20000;
+    t->health.loop_lag_us = 310;
+    t->total.started = done;
+    t->total.completed = done;
+    t->total.ok = done;
+    t->total.bytes_in = done * 13400;
+    latency(&t->total.window, done, p50);
+    latency(&t->total.run, (seq + 1) * done, c < 40 ? 950 : 2100);
+    tick_count_status(t, 200, done);
+    if (c == 40) {
+        t->total.errors[ERR_RESET] = 6;
+        t->total.errors[ERR_HTTP_5XX] = 21;
+        t->total.ok -= 27;
+        tick_count_status(t, 503, 21);
+        snprintf(t->first_error[ERR_RESET], TICK_TEXT_MAX, "Connection reset by peer");
+        snprintf(t->first_error[ERR_HTTP_5XX], TICK_TEXT_MAX, "503 Service Unavailable");
+    }
+    for (uint32_t k = 0; k < n_kinds; k++) {
+        struct tick_kind *kind = &t->kinds[k];
+
+        snprintf(kind->name, sizeof(kind->name), "%s", k ? "put" : "get");
+        kind->completed = done / n_kinds;
+        kind->ok = kind->completed;
+        latency(&kind->window, kind->completed, p50 * (k ? 3 : 1));
+        latency(&kind->run, kind->completed * (seq + 1), p50 * (k ? 3 : 1));
+    }
+    t->n_kinds = n_kinds;
+    if (seq == 30 || seq == 60)
+        tick_add_event(t, EV_COMMAND, seq * 1000 + 120,
+                       seq == 30 ? "double: concurrency 10 -> 20" : "double: concurrency 20 -> 40");
+    if (seq == 45)
+        tick_add_event(t, EV_MARK, seq * 1000 + 500, "branch feature-x, round 2");
+    if (seq == 60) {
+        tick_add_event(t, EV_FIRST_ERROR, seq * 1000 + 700, "reset: Connection reset by peer");
+        tick_add_event(t, EV_FIRST_ERROR, seq * 1000 + 800, "http_5xx: 503 Service Unavailable");
+    }
+    if (with_probes) {
+        t->n_probes = 3;
+        snprintf(t->probes[0].name, TICK_NAME_MAX, "siblings_100");
+        t->probes[0].state = PROBE_OK;
+        t->probes[0].has_value = 1;
+        t->probes[0].value = c < 40 ? 1 + (double)(seq % 3) : 3 + (double)(seq - 59) * 4;
+        t->probes[0].alerting = t->probes[0].value > 100;
+        snprintf(t->probes[1].name, TICK_NAME_MAX, "node_gets_rate");
+        t->probes[1].state = PROBE_OK;
+        t->probes[1].has_value = 1;
+        t->probes[1].value = (double)done * 0.5;
+        snprintf(t->probes[2].name, TICK_NAME_MAX, "queue_depth");
+        t->probes[2].state = PROBE_FAILING;
+        snprintf(t->probes[2].error, TICK_TEXT_MAX, "connection refused");
+    }
+    return t;
+}
+
+static struct model *synthetic_model(uint64_t n, uint32_t n_kinds, int with_probes)
+{
+    struct model *m = model_new();
+
+    for (uint64_t seq = 0; seq < n; seq++) {
+        struct tick *t = synthetic_tick(seq, n_kinds, with_probes);
+
+        model_add_tick(m, t);
+        tick_free(t);
+    }
+    return m;
+}
+
+/* ---- model ---- */
+
+static void model_memory_is_bounded_and_keeps_the_newest(void **state)
+{
+    struct model *m = synthetic_model(MODEL_HISTORY + 250, 0, 1);
+
+    (void)state;
+    assert_int_equal(m->n_points, MODEL_HISTORY);
+    assert_int_equal(m->ticks, MODEL_HISTORY + 250);
+    assert_int_equal(m->last->seq, MODEL_HISTORY + 249);
+    assert_int_equal(m->probes[0].n_history, MODEL_PROBE_HISTORY);
+    assert_int_equal(m->n_probes, 3);
+    assert_true(m->n_events <= MODEL_EVENTS);
+    model_free(m);
+}
+
+static void model_marks_concurrency_changes_and_first_errors(void **state)
+{
+    struct model *m = synthetic_model(65, 0, 0);
+
+    (void)state;
+    /* Point i back from the newest is tick 64 - i. */
+    assert_true(model_point(m, 64 - 30)->marks & MARK_CONCURRENCY);
+    assert_int_equal(model_point(m, 64 - 30)->target_concurrency, 20);
+    assert_false(model_point(m, 64 - 31)->marks & MARK_CONCURRENCY);
+    assert_true(model_point(m, 64 - 45)->marks & MARK_EVENT);
+    assert_true(model_point(m, 64 - 60)->marks & MARK_ERROR);
+    assert_int_equal(m->errors[ERR_RESET], 5 * 6);
+    assert_string_equal(m->latest_error[ERR_HTTP_5XX], "503 Service Unavailable");
+    assert_int_equal(model_event(m, 0)->kind, EV_FIRST_ERROR);
+    assert_int_equal(model_event(m, 4)->kind, EV_COMMAND);
+    assert_int_equal(m->n_events, 5);
+    model_free(m);
+}
+
+static void model_probe_change_is_against_the_previous_sample(void **state)
+{
+    struct model *m = synthetic_model(62, 0, 1);
+
+    (void)state;
+    /* siblings_100 at 60 and 61: 3 + 4 and 3 + 8. */
+    assert_true(m->probes[0].has_change);
+    assert_true(m->probes[0].value == 11.0);
+    assert_true(m->probes[0].change == 4.0);
+    assert_int_equal(m->probes[2].state, PROBE_FAILING);
+    assert_false(m->probes[2].has_value);
+    model_free(m);
+}
+
+/* ---- screens ---- */
+
+static SCREEN *open_screen(void)
+{
+    FILE *io = fopen("/dev/null", "r+");
+    SCREEN *s;
+
+    assert_non_null(io);
+    s = newterm("xterm", io, io);
+    assert_non_null(s);
+    return s;
+}
+
+/* Draws the model at cols x rows and reads the screen back as text. */
+static void render(const struct model *m, int cols, int rows, int is_utf8, int help, char *out,
+                   size_t cap)
+{
+    struct theme th;
+    struct view v = {
+        .m = m,
+        .th = &th,
+        .target = "http://127.0.0.1:8098/kv/demo-{rand:1..20}",
+        .recording = NULL,
+        .show_help = help,
+    };
+    size_t len = 0;
+
+    resize_term(rows, cols);
+    theme_init(&th, is_utf8, 0);
+    view_screen(&v, cols, rows);
+    for (int y = 0; y < rows; y++) {
+        size_t line_start = len, last = len;
+
+        for (int x = 0; x < cols; x++) {
+            cchar_t cc;
+            wchar_t wch[CCHARW_MAX + 1];
+            attr_t attrs;
+            short pair;
+            char mb[MB_LEN_MAX];
+            mbstate_t st;
+            size_t n;
+
+            memset(&st, 0, sizeof(st));
+            mvin_wch(y, x, &cc);
+            getcchar(&cc, wch, &attrs, &pair, NULL);
+            n = wcrtomb(mb, wch[0] ? wch[0] : L' ', &st);
+            assert_true(n != (size_t)-1 && len + n + 2 < cap);
+            memcpy(out + len, mb, n);
+            len += n;
+            if (wch[0] != L' ')
+                last = len;
+        }
+        (void)line_start;
+        len = last;
+        out[len++] = '\n';
+    }
+    out[len] = '\0';
+}
+
+static void compare_golden(const char *name, const char *screen)
+{
+    char path[512], *golden = calloc(1, SCREEN_MAX);
+    FILE *f;
+    size_t n;
+
+    snprintf(path, sizeof(path), "%s/tests/data/screens/%s", BRINK_SOURCE_DIR, name);
+    if (getenv("BRINK_UPDATE_GOLDEN")) {
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(screen, f);
+        fclose(f);
+    }
+    f = fopen(path, "r");
+    if (!f)
+        fail_msg("%s is missing (BRINK_UPDATE_GOLDEN=1 writes it)", path);
+    n = fread(golden, 1, SCREEN_MAX - 1, f);
+    fclose(f);
+    golden[n] = '\0';
+    if (strcmp(golden, screen) != 0) {
+        fprintf(stderr, "screen drawn:\n%s", screen);
+        fail_msg("%s differs from the screen drawn (shown above)", path);
+    }
+    free(golden);
+}
+
+static int setup_screen(void **state)
+{
+    if (!setlocale(LC_CTYPE, "C.UTF-8"))
+        return -1;
+    *state = open_screen();
+    return 0;
+}
+
+static int teardown_screen(void **state)
+{
+    endwin();
+    delscreen(*state);
+    return 0;
+}
+
+static void screen_80x24_matches_its_golden_file(void **state)
+{
+    struct model *m = synthetic_model(90, 0, 0);
+    char *screen = malloc(SCREEN_MAX);
+
+    (void)state;
+    render(m, 80, 24, 1, 0, screen, SCREEN_MAX);
+    compare_golden("console-80x24.txt", screen);
+    free(screen);
+    model_free(m);
+}
+
+static void screen_132x40_matches_its_golden_file(void **state)
+{
+    struct model *m = synthetic_model(90, 2, 1);
+    char *screen = malloc(SCREEN_MAX);
+
+    (void)state;
+    render(m, 132, 40, 1, 0, screen, SCREEN_MAX);
+    compare_golden("console-132x40.txt", screen);
+    free(screen);
+    model_free(m);
+}
+
+static int is_printable_ascii(const char *s)
+{
+    for (; *s; s++) {
+        if ((*s < 32 && *s != '\n') || (unsigned char)*s > 126)
+            return 0;
+    }
+    return 1;
+}
+
+static void ascii_screens_hold_only_printable_ascii(void **state)
+{
+    struct model *m = synthetic_model(90, 2, 1);
+    char *screen = malloc(SCREEN_MAX);
+
+    (void)state;
+    render(m, 132, 40, 0, 0, screen, SCREEN_MAX);
+    assert_true(is_printable_ascii(screen));
+    assert_non_null(strstr(screen, "Throughput ---"));
+    render(m, 80, 24, 0, 1, screen, SCREEN_MAX);
+    assert_true(is_printable_ascii(screen));
+    assert_non_null(strstr(screen, "drop N connections"));
+    free(screen);
+    model_free(m);
+}
+
+static void hostile_strings_are_drawn_escaped(void **state)
+{
+    static const char hostile[] = "evil\x1b]0;PWNED\x07\x1b[2J\r\xc2\x9b" "6n\xe2\x80\xae";
+    struct model *m = synthetic_model(65, 2, 1);
+    struct tick *t = synthetic_tick(65, 2, 1);
+    char *screen = malloc(SCREEN_MAX);
+
+    (void)state;
+    snprintf(t->first_error[ERR_RESET], TICK_TEXT_MAX, "%s", hostile);
+    snprintf(t->probes[0].name, TICK_NAME_MAX, "%s", hostile);
+    snprintf(t->kinds[0].name, TICK_NAME_MAX, "%s", hostile);
+    tick_add_event(t, EV_NOTICE, 65000, hostile);
+    model_add_tick(m, t);
+    render(m, 132, 40, 1, 0, screen, SCREEN_MAX);
+    for (const unsigned char *p = (const unsigned char *)screen; *p; p++)
+        assert_false((*p < 32 && *p != '\n') || *p == 127);
+    assert_null(strstr(screen, "\xc2\x9b"));     /* C1 CSI */
+    assert_null(strstr(screen, "\xe2\x80\xae")); /* bidi override */
+    assert_non_null(strstr(screen, "evil\\e]0;PWNED"));
+    free(screen);
+    tick_free(t);
+    model_free(m);
+}
+
+static void tiny_screens_draw_inside_their_bounds(void **state)
+{
+    struct model *m = synthetic_model(70, 2, 1);
+    char *screen = malloc(SCREEN_MAX);
+    static const int sizes[][2] = {{1, 1}, {2, 1}, {10, 3}, {20, 5}, {79, 23}, {80, 24},
+                                   {81, 25}, {200, 60}};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        render(m, sizes[i][0], sizes[i][1], 1, 1, screen, SCREEN_MAX);
+        assert_true(strlen(screen) > 0);
+    }
+    render(m, 40, 10, 1, 0, screen, SCREEN_MAX);
+    assert_non_null(strstr(screen, "/s p99"));
+    free(screen);
+    model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest pure[] = {
+        cmocka_unit_test(layout_panels_stay_inside_and_apart_at_every_size),
+        cmocka_unit_test(layout_below_the_minimum_is_one_compact_line),
+        cmocka_unit_test(layout_at_the_minimum_gives_every_panel_room),
+        cmocka_unit_test(layout_grows_the_charts_and_shows_kinds_when_taller),
+        cmocka_unit_test(keymap_binds_each_key_once_with_help),
+        cmocka_unit_test(model_memory_is_bounded_and_keeps_the_newest),
+        cmocka_unit_test(model_marks_concurrency_changes_and_first_errors),
+        cmocka_unit_test(model_probe_change_is_against_the_previous_sample),
+    };
+    const struct CMUnitTest screens[] = {
+        cmocka_unit_test(screen_80x24_matches_its_golden_file),
+        cmocka_unit_test(screen_132x40_matches_its_golden_file),
+        cmocka_unit_test(ascii_screens_hold_only_printable_ascii),
+        cmocka_unit_test(hostile_strings_are_drawn_escaped),
+        cmocka_unit_test(tiny_screens_draw_inside_their_bounds),
+    };
+    int failed = cmocka_run_group_tests_name("ui (pure)", pure, NULL, NULL);
+
+    failed += cmocka_run_group_tests_name("ui (screens)", screens, setup_screen, teardown_screen);
+    return failed;
+}
