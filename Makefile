@@ -17,9 +17,9 @@ release:
 deps:
 	@scripts/install-deps
 
-# Until the console lands, the demo shows what brink can do today.
+# The console on the built-in target (headless for 10 s without a terminal).
 demo: deps release
-	$(RELEASE)/brink --help
+	$(RELEASE)/brink demo
 
 test: deps
 	@scripts/test-all

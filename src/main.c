@@ -10,6 +10,7 @@
 
 #include "config/config.h"
 #include "core/sanitize.h"
+#include "demo.h"
 #include "run.h"
 #include "target/target.h"
 
@@ -31,10 +32,14 @@ static const struct cmd commands[] = {
         .usage = "brink run (--url URL | --config FILE) [OPTIONS]",
         .summary = "load a server and report throughput, latency and errors",
         .help = "Runs virtual users (closed model: each sends, waits for the reply, sends\n"
-                "again) against the target. One progress line per tick goes to stderr and\n"
-                "the final report to stdout (format: docs/report.md). Ctrl-C or SIGTERM\n"
-                "stops the load, waits up to 5 s for requests in flight and still prints\n"
-                "the report; a second one aborts them.\n"
+                "again) against the target. In a terminal it opens the console: live\n"
+                "throughput, latency, errors and events, and keys that change the load\n"
+                "while it runs (? lists them). Otherwise (--headless, stdout or stdin not a\n"
+                "terminal, TERM unset or dumb) one progress line per tick goes to stderr.\n"
+                "Either way the final report goes to stdout (format: docs/report.md).\n"
+                "q, Ctrl-C or SIGTERM stops the load, waits up to 5 s for requests in\n"
+                "flight and still prints the report; a second one aborts them. SIGHUP (a\n"
+                "dropped SSH session) stops the load at once.\n"
                 "\n"
                 "options (each overrides the same key of FILE):\n"
                 "  --config FILE         experiment file (see docs/config.md)\n"
@@ -46,12 +51,28 @@ static const struct cmd commands[] = {
                 "  --tick D              [load] tick, the reporting interval (default 1s)\n"
                 "  --timeout D           [target] timeout per request (default 30s)\n"
                 "  --seed N              seed for {rand}, {uuid} and the request mix\n"
-                "  --headless            no console (the only mode for now)\n"
+                "  --headless            no console, even in a terminal\n"
                 "\n"
-                "Commands can be typed or piped on stdin while it runs, one a line:\n"
+                "Console keys: + and - step, ] and [ double and halve, = an exact\n"
+                "concurrency, p pause/resume, d drop N connections, m mark, ? help, q quit.\n"
+                "Headless, the same commands can be typed or piped on stdin, one a line:\n"
                 "  concurrency N (or = N), step [N], + and -, double (]), halve ([),\n"
                 "  pause (p), resume (r), drop N (d N), mark TEXT (m TEXT), stop (q)\n",
         .run = run_main,
+    },
+    {
+        .name = "demo",
+        .usage = "brink demo [--headless] [--duration D] [--concurrency N] [--seed N]",
+        .summary = "the console against the built-in target, which breaks as load grows",
+        .help = "Starts the built-in target (brink target) inside this process on a free\n"
+                "port of 127.0.0.1 and opens the console on it, loading a write-heavy mix\n"
+                "of PUT and GET on eight keys with 2 virtual users. The target breaks in\n"
+                "known ways: concurrent writes to a key pile up siblings, four workers\n"
+                "with a queue of 12 answer 503 once about 16 requests wait, and\n"
+                "connections beyond 48 are reset. Press ] a few times and watch the\n"
+                "latency, the 503s and the resets arrive; q stops and prints the report.\n"
+                "Takes the options of brink run except --url and --config.\n",
+        .run = demo_main,
     },
     {
         .name = "check",

@@ -35,6 +35,7 @@ static const struct run_flag {
 };
 
 struct run_args {
+    const struct run_preset *preset; /* NULL for brink run */
     const char *config_path;
     struct config_override overrides[MAX_OVERRIDES];
     size_t n_overrides;
@@ -131,6 +132,8 @@ static int load_config(const struct run_args *a, struct config *c)
     struct config_opts opts = {.overrides = a->overrides, .n_overrides = a->n_overrides};
 
     config_init(c);
+    if (a->preset)
+        return config_load_string(c, a->preset->name, a->preset->config, &opts, stderr);
     if (a->config_path)
         return config_load_file(c, a->config_path, &opts, stderr);
     return config_load_string(c, "command line", "", &opts, stderr);
@@ -256,12 +259,16 @@ static int follow(struct chan *ch, struct summary *s)
  * ${ENV} references, not their values), secrets redacted. */
 static void target_label(const struct config *c, char *out, size_t cap)
 {
-    const char *url = c->target.url.raw;
-    char shown[512];
+    const char *base = c->target.url.raw ? c->target.url.raw : "";
+    const char *path = c->n_requests > 0 ? c->requests[0].url.raw : NULL;
+    char joined[1024], shown[512];
 
-    if (c->n_requests > 0 && c->requests[0].url.raw)
-        url = c->requests[0].url.raw;
-    redact_url(url ? url : "", shown, sizeof(shown));
+    /* A request's path is joined to [target] url as the engine joins it. */
+    if (path && path[0] == '/')
+        snprintf(joined, sizeof(joined), "%s%s", base, path);
+    else
+        snprintf(joined, sizeof(joined), "%s", path ? path : base);
+    redact_url(joined, shown, sizeof(shown));
     if (c->n_requests > 1)
         snprintf(out, cap, "%s (+%u more kinds)", shown, c->n_requests - 1);
     else
@@ -297,6 +304,7 @@ static int front_end(const struct run_args *a, const struct config *c, struct ch
     }
     target_label(c, target, sizeof(target));
     p.target = target;
+    p.counters_hint = a->preset ? a->preset->counters_hint : NULL;
     end = ui_run(ui, &p);
     ui_close(ui);
     return end == UI_END_STUCK ? -ETIMEDOUT : 0;
@@ -355,9 +363,9 @@ static int run_load(const struct run_args *a, const struct config *c)
     return rc;
 }
 
-int run_main(int argc, char **argv)
+int run_preset_main(int argc, char **argv, const struct run_preset *preset)
 {
-    struct run_args a = {0};
+    struct run_args a = {.preset = preset};
     struct config c;
     char err[256];
     int rc;
@@ -365,7 +373,11 @@ int run_main(int argc, char **argv)
     rc = parse_args(argc, argv, &a);
     if (rc != 0)
         return rc;
-    if (!a.config_path && !has_url(&a)) {
+    if (preset && a.config_path)
+        return usage_error("--config cannot change the built-in experiment; got", a.config_path);
+    if (preset && has_url(&a))
+        return usage_error("--url cannot change the built-in experiment's target", "--url");
+    if (!preset && !a.config_path && !has_url(&a)) {
         fprintf(stderr, "brink: run: no target (expected --url URL or --config FILE)\n");
         return 2;
     }
@@ -381,4 +393,9 @@ int run_main(int argc, char **argv)
     engine_global_cleanup();
     config_free(&c);
     return rc;
+}
+
+int run_main(int argc, char **argv)
+{
+    return run_preset_main(argc, argv, NULL);
 }

@@ -229,32 +229,99 @@ static void wait_for_stop(const sigset_t *set)
         ;
 }
 
-static int serve(struct target *t, int *fd, const char *url, const sigset_t *stop)
+/* Starts the scheduler thread and libmicrohttpd on fd; 0 or -errno (err). */
+static int start_serving(struct target *t, int fd, const char *url, char *err, size_t err_len)
 {
     int rc = sched_new(&t->sched);
 
     if (rc) {
-        fprintf(stderr, "brink: target: starting the timer thread: %s\n", strerror(-rc));
-        return EXIT_RUNTIME;
+        snprintf(err, err_len, "starting the timer thread: %s", strerror(-rc));
+        return rc;
     }
-    t->daemon = start_daemon(t, *fd, t->settings.threads);
+    t->daemon = start_daemon(t, fd, t->settings.threads);
     if (!t->daemon) {
         sched_stop(t->sched);
-        fprintf(stderr,
-                "brink: target: starting libmicrohttpd on %s failed (out of memory or threads?)\n",
-                url);
+        snprintf(err, err_len, "starting libmicrohttpd on %s failed (out of memory or threads?)",
+                 url);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Stops accepting, resumes what waits, stops the daemon; *fd becomes -1
+ * when libmicrohttpd kept the listening socket (it closes it itself). */
+static void stop_serving(struct target *t, int *fd)
+{
+    if (MHD_quiesce_daemon(t->daemon) == MHD_INVALID_SOCKET)
+        *fd = -1;
+    /* Every suspended connection must be resumed before the daemon stops. */
+    sched_stop(t->sched);
+    MHD_stop_daemon(t->daemon);
+}
+
+static int serve(struct target *t, int *fd, const char *url, const sigset_t *stop)
+{
+    char err[TARGET_ERR_MAX];
+
+    if (start_serving(t, *fd, url, err, sizeof(err)) != 0) {
+        fprintf(stderr, "brink: target: %s\n", err);
         return EXIT_RUNTIME;
     }
     printf("%s\n", url);
     fflush(stdout);
     wait_for_stop(stop);
-    /* Stop accepting first; the listening socket stays ours to close. */
-    if (MHD_quiesce_daemon(t->daemon) == MHD_INVALID_SOCKET)
-        *fd = -1; /* libmicrohttpd kept it and closes it itself */
-    /* Every suspended connection must be resumed before the daemon stops. */
-    sched_stop(t->sched);
-    MHD_stop_daemon(t->daemon);
+    stop_serving(t, fd);
     return EXIT_OK;
+}
+
+struct target_server {
+    struct target t;
+    int fd;
+};
+
+int target_start(const char *settings_json, char *url, size_t url_len, char *err, size_t err_len,
+                 struct target_server **out)
+{
+    struct target_server *srv;
+    struct sockaddr_storage ss;
+    struct settings s;
+    socklen_t len;
+    int rc;
+
+    settings_default(&s);
+    if (settings_json) {
+        rc = settings_apply_json(&s, settings_json, strlen(settings_json), 1, err, err_len);
+        if (rc)
+            return rc;
+    }
+    parse_listen("127.0.0.1:0", &ss, &len);
+    raise_nofile();
+    rc = open_listener(&ss, len, url, url_len, err, err_len);
+    if (rc < 0)
+        return rc;
+    srv = xcalloc(1, sizeof(*srv));
+    srv->fd = rc;
+    target_init(&srv->t, &s);
+    rc = start_serving(&srv->t, srv->fd, url, err, err_len);
+    if (rc) {
+        target_destroy(&srv->t);
+        close(srv->fd);
+        free(srv);
+        return rc;
+    }
+    *out = srv;
+    return 0;
+}
+
+void target_stop(struct target_server *srv)
+{
+    if (!srv)
+        return;
+    stop_serving(&srv->t, &srv->fd);
+    target_destroy(&srv->t);
+    if (srv->fd >= 0)
+        close(srv->fd);
+    free(srv);
 }
 
 int target_main(int argc, char **argv)

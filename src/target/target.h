@@ -5,10 +5,13 @@
  * capacity limit (workers, queue, connection limit) and injects faults
  * (resets, early closes, stalls, drips, malformed replies, hostile bytes),
  * all changeable at runtime through /_control. Never touches curses or the
- * engine. Call from the main thread, before any other thread starts.
+ * engine. target_main is for the main thread, before any other thread
+ * starts; target_start and target_stop for the thread that owns the run.
  */
 #ifndef PROG_TARGET_TARGET_H
 #define PROG_TARGET_TARGET_H
+
+#include <stddef.h>
 
 /*
  * Runs `brink target [--listen ADDR:PORT] [--config FILE] [--seed N]`;
@@ -18,5 +21,20 @@
  * or config error; errors are one line on stderr.
  */
 int target_main(int argc, char **argv);
+
+struct target_server;
+
+/*
+ * Starts the target inside this process, on a free port of 127.0.0.1, with
+ * the defaults changed by settings_json (a settings document as
+ * `--config FILE` takes; NULL for none). Its threads serve until
+ * target_stop; block the signals the caller handles before calling, so they
+ * inherit the mask. Returns 0 with its URL ("http://127.0.0.1:PORT") in url
+ * and *out, or a negative errno with one line in err.
+ */
+int target_start(const char *settings_json, char *url, size_t url_len, char *err, size_t err_len,
+                 struct target_server **out);
+/* Stops and frees it; target_stop(NULL) is a no-op. */
+void target_stop(struct target_server *srv);
 
 #endif

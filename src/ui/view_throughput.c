@@ -57,36 +57,44 @@ static void chart(const struct view *v, struct rect c, unsigned n, double top)
     draw_chart(v->th, c, values, roles, n, top);
 }
 
-/* The glyph under the column, and the new target beside it: on its right
- * when it fits, else on its left (the newest marks sit at the edge). */
-static void conc_mark(const struct theme *th, int y, int x, int end, uint32_t target)
-{
-    char n[16];
-    int len = snprintf(n, sizeof(n), "%u", target);
-
-    draw_text(th, y, x, 1, th->attr[ROLE_MARK], th->glyph[GL_MARK_CONC]);
-    if (x + 1 + len <= end)
-        draw_text(th, y, x + 1, len, th->attr[ROLE_MARK], n);
-    else
-        draw_text(th, y, x - len, len, th->attr[ROLE_MARK], n);
-}
-
+/*
+ * The row under the chart: a glyph under each marked column, and beside a
+ * concurrency change its new target, on the right when it fits before the
+ * next mark, else on the left for the newest one when nothing is there.
+ */
 static void marks(const struct view *v, int y, int x0, int w, unsigned n)
 {
     const struct theme *th = v->th;
+    int prev_x = -1;
 
-    /* Oldest first, so a label is overwritten by a newer mark, not the
-     * other way round. */
     for (unsigned i = n; i-- > 0;) {
         const struct model_point *p = model_point(v->m, i);
-        int x = x0 + w - 1 - (int)i;
+        int x = x0 + w - 1 - (int)i, next_x = x0 + w;
+        char label[16];
+        int len, right_end = x;
 
-        if (p->marks & MARK_CONCURRENCY)
-            conc_mark(th, y, x, x0 + w, p->target_concurrency);
-        else if (p->marks & MARK_ERROR)
+        if (!p->marks)
+            continue;
+        for (unsigned j = i; j-- > 0;) {
+            if (model_point(v->m, j)->marks) {
+                next_x = x0 + w - 1 - (int)j;
+                break;
+            }
+        }
+        if (p->marks & MARK_CONCURRENCY) {
+            draw_text(th, y, x, 1, th->attr[ROLE_MARK], th->glyph[GL_MARK_CONC]);
+            len = snprintf(label, sizeof(label), "%u", p->target_concurrency);
+            if (x + 1 + len < next_x) {
+                draw_text(th, y, x + 1, len, th->attr[ROLE_MARK], label);
+                right_end = x + len;
+            } else if (next_x == x0 + w && x - len > prev_x && x - len >= x0)
+                draw_text(th, y, x - len, len, th->attr[ROLE_MARK], label);
+        } else if (p->marks & MARK_ERROR) {
             draw_text(th, y, x, 1, th->attr[ROLE_BAD], th->glyph[GL_MARK_ERROR]);
-        else if (p->marks & MARK_EVENT)
+        } else {
             draw_text(th, y, x, 1, th->attr[ROLE_MARK], th->glyph[GL_MARK_EVENT]);
+        }
+        prev_x = right_end;
     }
 }
 

@@ -1,0 +1,97 @@
+/*
+ * demo: `brink demo`, the console against the built-in target, in one
+ * process. The target runs the sibling scenario: concurrent writes to a few
+ * keys pile up siblings (Riak's classic), four workers with a short queue
+ * answer 503 once about 16 requests wait, and connections beyond 48 are
+ * reset. Doubling the users from 2 walks through all three.
+ */
+#include "demo.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "target/target.h"
+
+/* The target's side of the scenario (a settings document, docs/target.md). */
+static const char target_settings[] =
+    "{\"workers\": 4, \"queue_max\": 12, \"max_connections\": 48,"
+    " \"service_ms\": {\"kv\": 2},"
+    " \"kv\": {\"write_ms\": 10, \"read_us_per_kib\": 20}}";
+
+/* brink's side: a write-heavy mix on eight keys. %s is the target's URL. */
+static const char config_format[] =
+    "[target]\n"
+    "url = %s\n"
+    "timeout = 5s\n"
+    "[load]\n"
+    "concurrency = 2\n"
+    "step = 2\n"
+    "[request put]\n"
+    "weight = 3\n"
+    "method = PUT\n"
+    "url = /kv/demo-{rand:1..8}\n"
+    "header = Content-Type: application/octet-stream\n"
+    "body = random:2k\n"
+    "[request get]\n"
+    "weight = 1\n"
+    "method = GET\n"
+    "url = /kv/demo-{rand:1..8}\n";
+
+/* Without a terminal nobody can press q: the demo then stops by itself. */
+#define HEADLESS_SECONDS "10s"
+
+static int has_flag(int argc, char **argv, const char *flag)
+{
+    size_t n = strlen(flag);
+
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], flag, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+            return 1;
+    }
+    return 0;
+}
+
+static int run_demo(int argc, char **argv, const struct run_preset *preset)
+{
+    char *args[argc + 2];
+
+    if (has_flag(argc, argv, "--duration") ||
+        (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !has_flag(argc, argv, "--headless")))
+        return run_preset_main(argc, argv, preset);
+    memcpy(args, argv, sizeof(args[0]) * (size_t)argc);
+    args[argc] = "--duration=" HEADLESS_SECONDS;
+    args[argc + 1] = NULL;
+    fprintf(stderr, "brink: demo: no console, so it stops after %s (--duration to change)\n",
+            HEADLESS_SECONDS);
+    return run_preset_main(argc + 1, args, preset);
+}
+
+int demo_main(int argc, char **argv)
+{
+    struct target_server *srv;
+    char url[96], err[256], config[sizeof(config_format) + sizeof(url)];
+    struct run_preset preset = {
+        .name = "demo",
+        .config = config,
+        .counters_hint = "siblings will show here with probes; the target's /stats has them",
+    };
+    sigset_t all, old;
+    int rc;
+
+    /* The target's threads inherit a mask with every signal blocked. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    rc = target_start(target_settings, url, sizeof(url), err, sizeof(err), &srv);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        fprintf(stderr, "brink: demo: starting the built-in target: %s\n", err);
+        return 1;
+    }
+    snprintf(config, sizeof(config), config_format, url);
+    rc = run_demo(argc, argv, &preset);
+    target_stop(srv);
+    return rc;
+}
