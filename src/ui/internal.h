@@ -82,6 +82,16 @@ void model_free(struct model *m);
 void model_add_tick(struct model *m, const struct tick *t);
 /* The i-th point back from the newest (0 is the newest); i < n_points. */
 const struct model_point *model_point(const struct model *m, unsigned i);
+/*
+ * Charts show the whole history: with more ticks than columns, each column
+ * holds k ticks (k from 1, 2, 5, 10, 15, 20, 30: the smallest that fits),
+ * aligned on the tick's sequence so columns do not shift as ticks arrive.
+ * model_columns returns how many columns of w are in use (column 0 is the
+ * newest, possibly partial) and k in *per_column; model_column combines
+ * column c: mean rates, the worst p99, every mark, the newest target.
+ */
+unsigned model_columns(const struct model *m, unsigned w, unsigned *per_column);
+void model_column(const struct model *m, unsigned k, unsigned c, struct model_point *out);
 /* The i-th event back from the newest; i < n_events. */
 const struct model_event *model_event(const struct model *m, unsigned i);
 /* The i-th sample back from the newest of probe p; i < p->n_history. */

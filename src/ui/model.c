@@ -175,3 +175,53 @@ double model_probe_sample(const struct model_probe *p, unsigned i)
 {
     return p->history[(p->head + MODEL_PROBE_HISTORY - 1 - i) % MODEL_PROBE_HISTORY];
 }
+
+unsigned model_columns(const struct model *m, unsigned w, unsigned *per_column)
+{
+    static const unsigned steps[] = {1, 2, 5, 10, 15, 20, 30};
+    unsigned k = steps[0], first, last;
+
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        k = steps[i];
+        /* +1: the oldest and newest columns may both be partial. */
+        if (m->n_points / k + 1 <= w)
+            break;
+    }
+    *per_column = k;
+    if (!m->n_points || !w)
+        return 0;
+    last = (unsigned)((m->ticks - 1) / k);
+    first = (unsigned)((m->ticks - m->n_points) / k);
+    return last - first + 1 < w ? last - first + 1 : w;
+}
+
+void model_column(const struct model *m, unsigned k, unsigned c, struct model_point *out)
+{
+    uint64_t newest = m->ticks - 1, oldest = m->ticks - m->n_points;
+    uint64_t bucket = newest / k - c, from = bucket * k, to = from + k - 1;
+    unsigned n = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (from < oldest)
+        from = oldest;
+    if (to > newest)
+        to = newest;
+    for (uint64_t idx = to + 1; idx-- > from;) {
+        const struct model_point *p = model_point(m, (unsigned)(newest - idx));
+
+        if (!n)
+            out->target_concurrency = p->target_concurrency;
+        out->req_per_s += p->req_per_s;
+        out->bytes_per_s += p->bytes_per_s;
+        out->err_per_s += p->err_per_s;
+        if (p->p99_us > out->p99_us)
+            out->p99_us = p->p99_us;
+        out->marks |= p->marks;
+        n++;
+    }
+    if (n) {
+        out->req_per_s /= n;
+        out->bytes_per_s /= n;
+        out->err_per_s /= n;
+    }
+}

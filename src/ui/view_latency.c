@@ -113,16 +113,17 @@ static void moments(const struct view *v, int y, int x, int w, const struct tick
  * latency knee lines up with the load that caused it. */
 static void p99_chart(const struct view *v, struct rect c)
 {
-    double values[MODEL_HISTORY], top = 0;
-    int roles[MODEL_HISTORY];
-    unsigned n = v->m->n_points < (unsigned)c.w ? v->m->n_points : (unsigned)c.w;
+    double values[MODEL_HISTORY + 1], top = 0;
+    int roles[MODEL_HISTORY + 1];
+    unsigned k, n = model_columns(v->m, (unsigned)c.w, &k);
     char top_s[UNITS_FMT_MAX];
 
     for (unsigned i = 0; i < n; i++) {
-        const struct model_point *p = model_point(v->m, i);
+        struct model_point p;
 
-        values[i] = (double)p->p99_us;
-        roles[i] = p->err_per_s > 0 ? ROLE_CHART_ERR : ROLE_CHART;
+        model_column(v->m, k, i, &p);
+        values[i] = (double)p.p99_us;
+        roles[i] = p.err_per_s > 0 ? ROLE_CHART_ERR : ROLE_CHART;
         if (values[i] > top)
             top = values[i];
     }

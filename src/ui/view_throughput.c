@@ -7,19 +7,12 @@
 #include "ui/internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "core/units.h"
 
-static double chart_top(const struct model *m, unsigned n)
-{
-    double top = 1.0;
-
-    for (unsigned i = 0; i < n; i++) {
-        if (model_point(m, i)->req_per_s > top)
-            top = model_point(m, i)->req_per_s;
-    }
-    return top;
-}
+/* Room for every column model_columns can return. */
+#define MAX_COLUMNS (MODEL_HISTORY + 1)
 
 static void figures(const struct view *v, int y, int x, int w)
 {
@@ -43,16 +36,15 @@ static void figures(const struct view *v, int y, int x, int w)
                  th->glyph[GL_MARK_ERROR], fmt_rate(p->err_per_s, rate, 16));
 }
 
-static void chart(const struct view *v, struct rect c, unsigned n, double top)
+static void chart(const struct view *v, struct rect c, const struct model_point *cols, unsigned n,
+                  double top)
 {
-    double values[MODEL_HISTORY];
-    int roles[MODEL_HISTORY];
+    double values[MAX_COLUMNS];
+    int roles[MAX_COLUMNS];
 
     for (unsigned i = 0; i < n; i++) {
-        const struct model_point *p = model_point(v->m, i);
-
-        values[i] = p->req_per_s;
-        roles[i] = p->err_per_s > 0 ? ROLE_CHART_ERR : ROLE_CHART;
+        values[i] = cols[i].req_per_s;
+        roles[i] = cols[i].err_per_s > 0 ? ROLE_CHART_ERR : ROLE_CHART;
     }
     draw_chart(v->th, c, values, roles, n, top);
 }
@@ -62,13 +54,14 @@ static void chart(const struct view *v, struct rect c, unsigned n, double top)
  * concurrency change its new target, on the right when it fits before the
  * next mark, else on the left for the newest one when nothing is there.
  */
-static void marks(const struct view *v, int y, int x0, int w, unsigned n)
+static void marks(const struct view *v, int y, int x0, int w, const struct model_point *cols,
+                  unsigned n)
 {
     const struct theme *th = v->th;
     int prev_x = -1;
 
     for (unsigned i = n; i-- > 0;) {
-        const struct model_point *p = model_point(v->m, i);
+        const struct model_point *p = &cols[i];
         int x = x0 + w - 1 - (int)i, next_x = x0 + w;
         char label[16];
         int len, right_end = x;
@@ -76,7 +69,7 @@ static void marks(const struct view *v, int y, int x0, int w, unsigned n)
         if (!p->marks)
             continue;
         for (unsigned j = i; j-- > 0;) {
-            if (model_point(v->m, j)->marks) {
+            if (cols[j].marks) {
                 next_x = x0 + w - 1 - (int)j;
                 break;
             }
@@ -87,8 +80,9 @@ static void marks(const struct view *v, int y, int x0, int w, unsigned n)
             if (x + 1 + len < next_x) {
                 draw_text(th, y, x + 1, len, th->attr[ROLE_MARK], label);
                 right_end = x + len;
-            } else if (next_x == x0 + w && x - len > prev_x && x - len >= x0)
+            } else if (next_x == x0 + w && x - len > prev_x && x - len >= x0) {
                 draw_text(th, y, x - len, len, th->attr[ROLE_MARK], label);
+            }
         } else if (p->marks & MARK_ERROR) {
             draw_text(th, y, x, 1, th->attr[ROLE_BAD], th->glyph[GL_MARK_ERROR]);
         } else {
@@ -98,12 +92,30 @@ static void marks(const struct view *v, int y, int x0, int w, unsigned n)
     }
 }
 
+/* "last 66s, top 11.8k/s", with the time a column spans when it holds
+ * several ticks: "last 1m30s, 5.00s/col, top 11.8k/s". */
+static void title(const struct view *v, struct rect r, unsigned n, unsigned k, double top)
+{
+    const struct model *m = v->m;
+    uint64_t ticks = (uint64_t)n * k < m->n_points ? (uint64_t)n * k : m->n_points;
+    char extra[80], top_s[16], span[UNITS_FMT_MAX], col[UNITS_FMT_MAX];
+
+    units_format_duration(ticks * m->last->duration_ms * 1000, span, sizeof(span));
+    units_format_duration(k * m->last->duration_ms * 1000, col, sizeof(col));
+    fmt_rate(top, top_s, sizeof(top_s));
+    snprintf(extra, sizeof(extra), "last %s, %s/col, top %s/s", span, col, top_s);
+    /* Narrow panels drop the column's span first: the top matters more. */
+    if (k == 1 || (int)strlen(extra) > r.w - 14)
+        snprintf(extra, sizeof(extra), "last %s, top %s/s", span, top_s);
+    draw_title(v->th, r, "Throughput", extra);
+}
+
 void view_throughput(const struct view *v, struct rect r)
 {
     struct rect c = {.y = r.y + 2, .x = r.x, .h = r.h - 3, .w = r.w};
-    unsigned n = v->m->n_points < (unsigned)(r.w > 0 ? r.w : 0) ? v->m->n_points : (unsigned)r.w;
-    char extra[64], top_s[16];
-    double top;
+    struct model_point cols[MAX_COLUMNS];
+    unsigned k, n;
+    double top = 1.0;
 
     if (r.h < 1 || r.w < 1)
         return;
@@ -111,14 +123,17 @@ void view_throughput(const struct view *v, struct rect r)
         draw_title(v->th, r, "Throughput", NULL);
         return;
     }
-    top = chart_top(v->m, n);
-    snprintf(extra, sizeof(extra), "last %us, top %s/s",
-             (unsigned)((n * v->m->last->duration_ms + 500) / 1000), fmt_rate(top, top_s, 16));
-    draw_title(v->th, r, "Throughput", extra);
+    n = model_columns(v->m, (unsigned)r.w, &k);
+    for (unsigned i = 0; i < n; i++) {
+        model_column(v->m, k, i, &cols[i]);
+        if (cols[i].req_per_s > top)
+            top = cols[i].req_per_s;
+    }
+    title(v, r, n, k, top);
     if (r.h >= 2)
         figures(v, r.y + 1, r.x, r.w);
     if (c.h >= 1)
-        chart(v, c, n, top);
+        chart(v, c, cols, n, top);
     if (r.h >= 4)
-        marks(v, r.y + r.h - 1, r.x, r.w, n);
+        marks(v, r.y + r.h - 1, r.x, r.w, cols, n);
 }

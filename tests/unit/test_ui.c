@@ -273,6 +273,32 @@ static void model_probe_change_is_against_the_previous_sample(void **state)
     model_free(m);
 }
 
+static void model_columns_cover_the_history_aligned_on_ticks(void **state)
+{
+    struct model *m = synthetic_model(95, 0, 0);
+    struct model_point col;
+    unsigned k;
+
+    (void)state;
+    /* 95 ticks in 200 columns: one tick a column. */
+    assert_int_equal(model_columns(m, 200, &k), 95);
+    assert_int_equal(k, 1);
+    /* In 40: 5 a column (2 would need 48), aligned on seq: 90..94, 85..89, ... */
+    assert_int_equal(model_columns(m, 40, &k), 19);
+    assert_int_equal(k, 5);
+    model_column(m, 5, 0, &col);
+    assert_int_equal(col.target_concurrency, 40);
+    model_column(m, 5, 12, &col); /* ticks 30..34: the change to 20 */
+    assert_true(col.marks & MARK_CONCURRENCY);
+    assert_int_equal(col.target_concurrency, 20);
+    model_column(m, 5, 11, &col); /* ticks 35..39 */
+    assert_false(col.marks & MARK_CONCURRENCY);
+    /* Rates are means: ticks 35..39 complete 20 * 290 + (seq * 37) % 200. */
+    assert_true(col.req_per_s > 5800 && col.req_per_s < 6000);
+    assert_int_equal(model_columns(m, 0, &k), 0);
+    model_free(m);
+}
+
 /* ---- screens ---- */
 
 static SCREEN *open_screen(void)
@@ -475,6 +501,7 @@ int main(void)
         cmocka_unit_test(model_memory_is_bounded_and_keeps_the_newest),
         cmocka_unit_test(model_marks_concurrency_changes_and_first_errors),
         cmocka_unit_test(model_probe_change_is_against_the_previous_sample),
+        cmocka_unit_test(model_columns_cover_the_history_aligned_on_ticks),
     };
     const struct CMUnitTest screens[] = {
         cmocka_unit_test(screen_80x24_matches_its_golden_file),
