@@ -1,0 +1,69 @@
+/*
+ * Helpers shared by the probe parsers (parse_*.c) and nothing else: number
+ * reading, reasons, quoting page text, and splitting a page into lines.
+ * Pure functions, any thread.
+ */
+#ifndef PROG_PROBES_INTERNAL_H
+#define PROG_PROBES_INTERNAL_H
+
+#include <stddef.h>
+
+#include "probes/parse.h"
+
+/* Flag for probe_num_parse: also take NaN and [+-]Inf[inity], any case. */
+#define PROBE_NUM_SPECIAL 1
+/* The longest number text read, in bytes; longer is -ERANGE. */
+#define PROBE_NUM_TEXT_MAX 128
+
+/*
+ * Reads s[0..len) as a whole number in the syntax of parse.h, whatever the
+ * locale. Returns 0 with *out set, -EINVAL when it is not a number, or
+ * -ERANGE when it overflows a double or is longer than PROBE_NUM_TEXT_MAX.
+ */
+int probe_num_parse(const char *s, size_t len, int flags, double *out);
+
+/* Writes a reason into why as snprintf would; why may be NULL if why_len is 0. */
+void probe_why(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Room for a quote made by probe_quote, its NUL included. */
+#define PROBE_QUOTE_BUF (PROBE_QUOTE_MAX + 4)
+
+/*
+ * Copies at most PROBE_QUOTE_MAX bytes of s[0..len) into out (at least
+ * PROBE_QUOTE_BUF bytes) and NUL-terminates it. The copy stops before a NUL
+ * and is cut at a UTF-8 character boundary; a cut copy ends with "...".
+ * Returns out, for use as a printf argument.
+ */
+const char *probe_quote(const char *s, size_t len, char *out);
+
+/* Writes the reason for a page over PROBE_DOC_MAX and returns -EFBIG, or
+ * returns 0 for a page that fits. */
+int probe_doc_check(size_t len, char *why, size_t why_len);
+
+/* Splits a page into lines; a leading UTF-8 byte order mark is skipped. */
+struct probe_lines {
+    const char *at;  /* start of the next line */
+    const char *end; /* end of the page */
+    size_t lineno;   /* number of the line returned last, from 1 */
+};
+
+void probe_lines_init(struct probe_lines *it, const char *text, size_t len);
+
+/*
+ * Sets *line and *n to the next line, without its "\n", "\r\n" or NUL end,
+ * and returns 1, or returns 0 at the end of the page.
+ */
+int probe_lines_next(struct probe_lines *it, const char **line, size_t *n);
+
+/* Returns whether regex s holds a back-reference, \1 to \9 (refused: they
+ * can make matching exponential). */
+int probe_has_backref(const char *s);
+
+/* Returns whether c is a blank (space or tab). */
+static inline int probe_is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+#endif

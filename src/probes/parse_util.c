@@ -1,0 +1,91 @@
+/*
+ * Reasons, quotes and lines for the probe parsers.
+ */
+#include "probes/internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probes/parse.h"
+
+void probe_why(char *why, size_t why_len, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!why || why_len == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(why, why_len, fmt, ap);
+    va_end(ap);
+}
+
+const char *probe_quote(const char *s, size_t len, char *out)
+{
+    const char *nul = memchr(s, '\0', len);
+    size_t n = nul ? (size_t)(nul - s) : len;
+    int is_cut = nul != NULL;
+
+    if (n > PROBE_QUOTE_MAX) {
+        n = PROBE_QUOTE_MAX;
+        /* Back up over continuation bytes so no character is split. */
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+        is_cut = 1;
+    }
+    memcpy(out, s, n);
+    if (is_cut) {
+        memcpy(out + n, "...", 3);
+        n += 3;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+int probe_doc_check(size_t len, char *why, size_t why_len)
+{
+    if (len <= PROBE_DOC_MAX)
+        return 0;
+    probe_why(why, why_len, "page is %zu bytes, over the limit of %u", len,
+              (unsigned)PROBE_DOC_MAX);
+    return -EFBIG;
+}
+
+void probe_lines_init(struct probe_lines *it, const char *text, size_t len)
+{
+    it->at = text;
+    it->end = text + len;
+    it->lineno = 0;
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        it->at += 3;
+}
+
+int probe_lines_next(struct probe_lines *it, const char **line, size_t *n)
+{
+    const char *p = it->at;
+
+    if (p >= it->end)
+        return 0;
+    while (p < it->end && *p != '\n' && *p != '\0')
+        p++;
+    *line = it->at;
+    *n = (size_t)(p - it->at);
+    if (*n > 0 && (*line)[*n - 1] == '\r')
+        (*n)--;
+    it->at = p < it->end ? p + 1 : p;
+    it->lineno++;
+    return 1;
+}
+
+int probe_has_backref(const char *s)
+{
+    for (; *s; s++) {
+        if (s[0] == '\\' && s[1] != '\0') {
+            if (s[1] >= '1' && s[1] <= '9')
+                return 1;
+            s++;
+        }
+    }
+    return 0;
+}
