@@ -235,7 +235,7 @@ static int follow(struct chan *ch, struct summary *s)
 {
     struct input in = {.is_open = 1};
     struct stopper st;
-    char line[256];
+    char line[1024]; /* the progress line grows with the probes */
 
     stopper_init(&st, STOP_GRACE_MS);
     while (!chan_is_done(ch)) {

@@ -41,6 +41,16 @@ struct kind_totals {
     struct hist *hist;  /* the interval histograms merged */
 };
 
+/* A server counter over the run, matched by name across ticks. */
+struct probe_totals {
+    char name[TICK_NAME_MAX];
+    int has_value;
+    double last;
+    double max;
+    uint64_t failing_ticks;       /* ticks that ended with it failing or stale */
+    char last_error[TICK_TEXT_MAX];
+};
+
 struct summary {
     uint64_t n_ticks;
     uint64_t duration_ms; /* sum of the ticks' durations */
@@ -64,6 +74,8 @@ struct summary {
     uint32_t n_events;
     struct tick_event events[SUMMARY_MAX_EVENTS];
     uint64_t events_more; /* events not kept: past the table, or dropped by a tick */
+    uint32_t n_probes;
+    struct probe_totals probes[TICK_MAX_PROBES];
     struct hist *scratch; /* one decoded interval histogram */
 };
 
@@ -194,6 +206,41 @@ static void add_run_figures(struct summary *s, const struct tick *t)
     s->bodies_cut += t->bodies_cut;
 }
 
+static struct probe_totals *probe_named(struct summary *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->n_probes; i++) {
+        if (strncmp(s->probes[i].name, name, TICK_NAME_MAX) == 0)
+            return &s->probes[i];
+    }
+    if (s->n_probes == TICK_MAX_PROBES)
+        return NULL;
+    tick_copy_text(s->probes[s->n_probes].name, TICK_NAME_MAX, name);
+    return &s->probes[s->n_probes++];
+}
+
+static void add_probes(struct summary *s, const struct tick *t)
+{
+    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tick_probe *tp = &t->probes[i];
+        struct probe_totals *p = probe_named(s, tp->name);
+
+        if (!p)
+            continue;
+        if (tp->state == PROBE_FAILING || tp->state == PROBE_STALE) {
+            p->failing_ticks++;
+            tick_copy_text(p->last_error, sizeof(p->last_error), tp->error);
+        }
+        if (!tp->has_value)
+            continue;
+        if (!p->has_value || tp->value > p->max)
+            p->max = tp->value;
+        p->last = tp->value;
+        p->has_value = 1;
+    }
+}
+
 int summary_add_tick(struct summary *s, const struct tick *t)
 {
     uint32_t n_kinds = t->n_kinds < TICK_MAX_KINDS ? t->n_kinds : TICK_MAX_KINDS;
@@ -219,6 +266,7 @@ int summary_add_tick(struct summary *s, const struct tick *t)
         add_status(s, t->status[i].code, t->status[i].count);
     s->status_other += t->status_other;
     add_events(s, t);
+    add_probes(s, t);
     return rc;
 }
 
@@ -465,6 +513,35 @@ static void print_events(FILE *out, const struct summary *s)
         fprintf(out, "  and %s more, not kept\n", fmt_grouped(s->events_more, n));
 }
 
+/* Probe values: plain integers, else 6 significant digits (C locale). */
+static char *fmt_probe(double v, char *buf)
+{
+    snprintf(buf, NUM_MAX, "%.6g", v);
+    return buf;
+}
+
+static void print_probes(FILE *out, const struct summary *s)
+{
+    char name[NAME_SHOWN_MAX], last[NUM_MAX], max[NUM_MAX], n[NUM_MAX], why[MESSAGE_SHOWN_MAX];
+
+    if (s->n_probes == 0)
+        return;
+    fputs("server counters:\n", out);
+    for (uint32_t i = 0; i < s->n_probes; i++) {
+        const struct probe_totals *p = &s->probes[i];
+
+        fprintf(out, "  %s", shown(p->name, sizeof(p->name), name, sizeof(name)));
+        if (p->has_value)
+            fprintf(out, ": last %s, max %s", fmt_probe(p->last, last), fmt_probe(p->max, max));
+        else
+            fputs(": no value", out);
+        if (p->failing_ticks)
+            fprintf(out, "; failing or stale in %s ticks (%s)", fmt_grouped(p->failing_ticks, n),
+                    shown(p->last_error, sizeof(p->last_error), why, sizeof(why)));
+        fputc('\n', out);
+    }
+}
+
 static void print_kinds(FILE *out, const struct summary *s)
 {
     char name[NAME_SHOWN_MAX], n[NUM_MAX];
@@ -497,6 +574,7 @@ int summary_print(const struct summary *s, FILE *out)
             "dropped %" PRIu64 ", aborted at stop %" PRIu64 ", bodies cut %" PRIu64
             ", connections opened %" PRIu64 "\n",
             s->dropped, s->aborted, s->bodies_cut, s->connections_opened);
+    print_probes(out, s);
     print_events(out, s);
     print_kinds(out, s);
     if (fflush(out) != 0 || ferror(out))
@@ -505,6 +583,23 @@ int summary_print(const struct summary *s, FILE *out)
 }
 
 /* ---- the progress line ---- */
+
+/* " name=12" for each probe (its state when it has no good value). */
+static void append_probes(const struct tick *t, char *buf, size_t cap)
+{
+    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+    char name[NAME_SHOWN_MAX], v[NUM_MAX];
+
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tick_probe *p = &t->probes[i];
+        size_t used = strlen(buf);
+        int ok = p->has_value && p->state == PROBE_OK;
+
+        snprintf(buf + used, cap - used, " %s=%s",
+                 shown(p->name, sizeof(p->name), name, sizeof(name)),
+                 ok ? fmt_probe(p->value, v) : probe_state_name(p->state));
+    }
+}
 
 char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
 {
@@ -536,5 +631,6 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
              round_u64(per_second(k->completed, t->duration_ms)),
              fmt_fixed(per_second(k->bytes_in, t->duration_ms) / 1e6, 1, mb), p50, p99, err,
              shows_state ? " " : "", shows_state ? run_state_name(t->state) : "");
+    append_probes(t, buf, cap);
     return buf;
 }

@@ -552,6 +552,60 @@ static void progress_line_shows_rates_percentiles_and_errors(void **state)
     tick_free(t);
 }
 
+static void set_probe(struct tick *t, uint32_t i, const char *name, enum probe_state st,
+                      double v, const char *error)
+{
+    struct tick_probe *p = &t->probes[i];
+
+    snprintf(p->name, sizeof(p->name), "%s", name);
+    p->state = st;
+    p->has_value = st == PROBE_OK || (st != PROBE_PENDING && v >= 0);
+    p->value = v;
+    snprintf(p->error, sizeof(p->error), "%s", error);
+    if (i + 1 > t->n_probes)
+        t->n_probes = i + 1;
+}
+
+static void probes_report_last_max_and_failing_ticks(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *a = new_tick(0, 1000), *b = new_tick(1000, 1000), *c = new_tick(2000, 1000);
+    char *text;
+
+    (void)state;
+    set_probe(a, 0, "siblings", PROBE_OK, 3, "");
+    set_probe(a, 1, "queue", PROBE_PENDING, 0, "");
+    set_probe(b, 0, "siblings", PROBE_OK, 41.5, "");
+    set_probe(b, 1, "queue", PROBE_FAILING, -1, "connection refused \x1b[2J");
+    /* Another order in a later tick: matched by name. */
+    set_probe(c, 0, "queue", PROBE_OK, 2, "");
+    set_probe(c, 1, "siblings", PROBE_OK, 12, "");
+    add_and_free(s, a);
+    add_and_free(s, b);
+    add_and_free(s, c);
+    text = report_of(s);
+    assert_line(text, "server counters:");
+    assert_line(text, "  siblings: last 12, max 41.5");
+    assert_line(text, "  queue: last 2, max 2; failing or stale in 1 ticks (connection refused \\e[2J)");
+    free(text);
+    summary_free(s);
+}
+
+static void progress_line_ends_with_each_probe(void **state)
+{
+    struct tick *t = new_tick(0, 1000);
+    char buf[256];
+
+    (void)state;
+    set_probe(t, 0, "siblings", PROBE_OK, 7, "");
+    set_probe(t, 1, "conns", PROBE_FAILING, -1, "refused");
+    set_probe(t, 2, "q", PROBE_PENDING, 0, "");
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=1s c=40 inflight=0 0 req/s 0.0 MB/s p50 - p99 - err - siblings=7 "
+                        "conns=failing q=pending");
+    tick_free(t);
+}
+
 static void tiny_error_share_never_reads_as_zero(void **state)
 {
     struct summary *s = summary_new();
@@ -620,6 +674,8 @@ int main(void)
         cmocka_unit_test(damaged_histogram_is_reported_and_counts_still_add),
         cmocka_unit_test(missing_histogram_is_a_gap_but_not_an_error),
         cmocka_unit_test(print_to_a_full_device_fails_with_eio),
+        cmocka_unit_test(probes_report_last_max_and_failing_ticks),
+        cmocka_unit_test(progress_line_ends_with_each_probe),
         cmocka_unit_test(progress_line_shows_rates_percentiles_and_errors),
         cmocka_unit_test(tiny_error_share_never_reads_as_zero),
         cmocka_unit_test(progress_line_of_an_empty_paused_interval_has_dashes),
