@@ -62,11 +62,24 @@ void config_free(struct config *c)
         free_str(&r->body);
         free(r->body_path);
     }
+    for (uint32_t i = 0; i < c->n_probes; i++) {
+        struct config_probe *p = &c->probes[i];
+
+        free(p->name);
+        free_str(&p->url);
+        free_headers(p->headers, p->n_headers);
+        free_headers(p->pointers, p->n_pointers);
+        free_str(&p->key);
+        free_str(&p->regex);
+        free_str(&p->metric);
+        free_str(&p->command);
+    }
     free_str(&c->record.dir);
     config_init(c);
 }
 
-static void *base_of(struct config *c, enum config_section_kind kind, uint32_t request)
+/* The struct of a section; index picks the [request NAME] or [probe NAME]. */
+static void *base_of(struct config *c, enum config_section_kind kind, uint32_t index)
 {
     switch (kind) {
     case SECTION_TARGET:
@@ -76,7 +89,9 @@ static void *base_of(struct config *c, enum config_section_kind kind, uint32_t r
     case SECTION_RECORD:
         return &c->record;
     case SECTION_REQUEST:
-        return &c->requests[request];
+        return &c->requests[index];
+    case SECTION_PROBE:
+        return &c->probes[index];
     case SECTION_NONE:
         break;
     }
@@ -90,7 +105,9 @@ static void apply_string_defaults(struct config *c)
 {
     for (size_t i = 0; i < config__n_keys; i++) {
         const struct config_key *k = &config__keys[i];
-        uint32_t n = k->section == SECTION_REQUEST ? c->n_requests : 1;
+        uint32_t n = k->section == SECTION_REQUEST ? c->n_requests
+                     : k->section == SECTION_PROBE ? c->n_probes
+                                                   : 1;
 
         if (!k->def || !k->type->owns_memory || k->is_repeatable)
             continue;
@@ -113,47 +130,58 @@ static void copy_str(struct config_str *to, const struct config_str *from)
     to->line = 0;
 }
 
-/* Turns the path of r's url into a URL: [target] url, without a final /,
+/* Turns the path of url into a URL: [target] url, without a final /,
  * followed by the path, as Locust and most HTTP clients' base URLs do. */
-static void join_url(struct config_load_ctx *ctx, struct config_request *r)
+/* The length of "scheme://host:port" at the start of a URL. */
+static size_t origin_len(const char *url)
+{
+    const char *authority = strstr(url, "://");
+
+    if (!authority)
+        return strlen(url);
+    authority += 3;
+    return (size_t)(authority - url) + strcspn(authority, "/?#");
+}
+
+void config__join_url(struct config_load_ctx *ctx, struct config_str *url, const char *where,
+                      int to_origin)
 {
     const struct config_str *base = &ctx->c->target.url;
-    char where[CONFIG_WHERE_MAX], name[CONFIG_SHOW_MAX], shown[CONFIG_SHOW_MAX];
+    char shown[CONFIG_SHOW_MAX];
     size_t base_len, len;
     char *joined;
 
-    snprintf(where, sizeof(where), "[request %s] url", config__show(r->name, name));
-    config__show(r->url.value, shown);
+    config__show(url->value, shown);
     if (!base->value) {
         /* A [target] url that was given but is bad has been reported. */
         if (!ctx->c->target.key_line[CONFIG_TARGET_URL])
             config__error(
-                ctx, r->url.line, where,
+                ctx, url->line, where,
                 "a path needs a [target] url to join it to (expected an http:// or https:// URL, got \"%s\")",
                 shown);
         return;
     }
-    if (strpbrk(base->value, "?#")) {
-        config__error(ctx, r->url.line, where,
+    if (!to_origin && strpbrk(base->value, "?#")) {
+        config__error(ctx, url->line, where,
                       "a path cannot be joined to a [target] url with a ? or # (got \"%s\")",
                       shown);
         return;
     }
-    base_len = strlen(base->value);
+    base_len = to_origin ? origin_len(base->value) : strlen(base->value);
     if (base_len > 0 && base->value[base_len - 1] == '/')
         base_len--;
-    len = base_len + strlen(r->url.value);
+    len = base_len + strlen(url->value);
     if (len > CONFIG_VALUE_MAX) {
-        config__error(ctx, r->url.line, where,
+        config__error(ctx, url->line, where,
                       "URL joined to [target] url is %zu bytes, longer than the %d accepted", len,
                       CONFIG_VALUE_MAX);
         return;
     }
     joined = xmalloc(len + 1);
     memcpy(joined, base->value, base_len);
-    strcpy(joined + base_len, r->url.value);
-    free(r->url.value);
-    r->url.value = joined;
+    strcpy(joined + base_len, url->value);
+    free(url->value);
+    url->value = joined;
 }
 
 /* The checks that need the whole file: which url each request goes to. */
@@ -177,8 +205,10 @@ static void resolve_requests(struct config_load_ctx *ctx)
         if (!r->key_line[CONFIG_REQUEST_TIMEOUT])
             r->timeout_us = c->target.timeout_us;
         if (r->key_line[CONFIG_REQUEST_URL]) {
-            if (r->url.value && r->url.value[0] == '/')
-                join_url(ctx, r);
+            if (r->url.value && r->url.value[0] == '/') {
+                snprintf(where, sizeof(where), "[request %s] url", config__show(r->name, name));
+                config__join_url(ctx, &r->url, where, 0);
+            }
         } else if (c->target.url.raw) {
             copy_str(&r->url, &c->target.url);
         } else if (!has_target) {
@@ -234,6 +264,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
         for (size_t i = 0; opts && i < opts->n_overrides; i++)
             config__apply_override(&ctx, &opts->overrides[i]);
         resolve_requests(&ctx);
+        config__resolve_probes(&ctx);
         apply_string_defaults(c);
         rc = ctx.n_errors ? -EINVAL : 0;
     }

@@ -14,6 +14,8 @@
 
 #define CONFIG_MAX_REQUESTS 64 /* [request NAME] sections; TICK_MAX_KINDS too */
 #define CONFIG_MAX_HEADERS 32  /* header lines per section */
+#define CONFIG_MAX_PROBES 16   /* [probe NAME] sections */
+#define CONFIG_MAX_POINTERS 8  /* pointer lines of one json probe */
 #define CONFIG_VALUE_MAX 8192  /* bytes in one line, so in one value; also after ${ENV} */
 #define CONFIG_NAME_MAX 63     /* bytes in the NAME of [request NAME] */
 
@@ -32,6 +34,7 @@ enum config_target_key {
     CONFIG_TARGET_CONNECT_TIMEOUT,
     CONFIG_TARGET_KEEPALIVE,
     CONFIG_TARGET_MAX_BODY,
+    CONFIG_TARGET_TRANSPORT,
     CONFIG_TARGET_HEADER,
     CONFIG_TARGET_KEYS
 };
@@ -58,6 +61,29 @@ enum config_request_key {
 };
 
 enum config_record_key { CONFIG_RECORD_ENABLED, CONFIG_RECORD_DIR, CONFIG_RECORD_KEYS };
+
+enum config_probe_key {
+    CONFIG_PROBE_TYPE,
+    CONFIG_PROBE_URL,
+    CONFIG_PROBE_HEADER,
+    CONFIG_PROBE_POINTER,
+    CONFIG_PROBE_KEY,
+    CONFIG_PROBE_REGEX,
+    CONFIG_PROBE_METRIC,
+    CONFIG_PROBE_COMMAND,
+    CONFIG_PROBE_INTERVAL,
+    CONFIG_PROBE_TIMEOUT,
+    CONFIG_PROBE_KIND,
+    CONFIG_PROBE_ALERT,
+    CONFIG_PROBE_KEYS
+};
+
+/* Which engine transport carries the load ([target] transport). */
+enum config_transport {
+    CONFIG_TRANSPORT_AUTO, /* h1 when it can serve every request kind, else curl */
+    CONFIG_TRANSPORT_CURL, /* libcurl: TLS, HTTP/2, proxies, any URL */
+    CONFIG_TRANSPORT_H1,   /* brink's own HTTP/1.1 client: plain http:// only */
+};
 
 /* What body = says; the engine builds the body from it. */
 enum config_body_kind {
@@ -96,6 +122,7 @@ struct config_target {
     uint64_t connect_timeout_us;           /* default 5 s */
     int keepalive;                         /* reuse connections, default yes */
     uint64_t max_body_bytes;               /* longer bodies are cut, default 64 MiB */
+    enum config_transport transport;       /* default auto */
     uint32_t n_headers;
     struct config_str headers[CONFIG_MAX_HEADERS]; /* sent with every request */
 };
@@ -112,6 +139,47 @@ struct config_load {
     uint32_t step;          /* concurrency added or removed by one step, default 1 */
 };
 
+/* What a probe reads ([probe NAME] type). */
+enum config_probe_type {
+    CONFIG_PROBE_TYPE_JSON,       /* url, one or more pointer (RFC 6901) */
+    CONFIG_PROBE_TYPE_TEXT,       /* url, key or regex */
+    CONFIG_PROBE_TYPE_PROMETHEUS, /* url, metric (a selector: name{label="v"}) */
+    CONFIG_PROBE_TYPE_COMMAND,    /* command (sh -c), key or regex or the number alone */
+};
+
+enum config_probe_kind {
+    CONFIG_PROBE_GAUGE,   /* shown as read */
+    CONFIG_PROBE_COUNTER, /* shown as a rate per second; resets detected */
+};
+
+enum config_alert_op {
+    CONFIG_ALERT_NONE,
+    CONFIG_ALERT_ABOVE,   /* alert = > N */
+    CONFIG_ALERT_BELOW,   /* alert = < N */
+    CONFIG_ALERT_CHANGES, /* alert = changes */
+};
+
+struct config_probe {
+    char *name;                                    /* the NAME of [probe NAME] */
+    uint32_t line;                                 /* line of its [probe NAME] */
+    uint32_t key_line[CONFIG_PROBE_KEYS];          /* where each key was set, 0: default */
+    enum config_probe_type type;                   /* required */
+    struct config_str url;                         /* absolute; a path is joined to [target] url */
+    uint32_t n_headers;
+    struct config_str headers[CONFIG_MAX_HEADERS]; /* "Name: value" lines */
+    uint32_t n_pointers;
+    struct config_str pointers[CONFIG_MAX_POINTERS]; /* json */
+    struct config_str key;                         /* text, command: unset or a key */
+    struct config_str regex;                       /* text, command: unset or one capture group */
+    struct config_str metric;                      /* prometheus */
+    struct config_str command;                     /* command: run with /bin/sh -c */
+    uint64_t interval_us;                          /* default 1 s, 100 ms to 1 h */
+    uint64_t timeout_us;                           /* default 5 s, at most 1 h */
+    enum config_probe_kind kind;                   /* default gauge */
+    enum config_alert_op alert_op;                 /* default none */
+    double alert_value;                            /* the N of > N and < N */
+};
+
 struct config_record {
     uint32_t line;
     uint32_t key_line[CONFIG_RECORD_KEYS];
@@ -125,6 +193,8 @@ struct config {
     struct config_load load;
     uint32_t n_requests;
     struct config_request requests[CONFIG_MAX_REQUESTS];
+    uint32_t n_probes;
+    struct config_probe probes[CONFIG_MAX_PROBES];
     struct config_record record;
 };
 

@@ -16,12 +16,10 @@
 static const struct section_def {
     const char *name;
     enum config_section_kind kind;
-    int has_name; /* [request NAME] */
+    int has_name; /* [request NAME], [probe NAME] */
 } sections[] = {
-    {"target", SECTION_TARGET, 0},
-    {"load", SECTION_LOAD, 0},
-    {"request", SECTION_REQUEST, 1},
-    {"record", SECTION_RECORD, 0},
+    {"target", SECTION_TARGET, 0}, {"load", SECTION_LOAD, 0},   {"request", SECTION_REQUEST, 1},
+    {"record", SECTION_RECORD, 0}, {"probe", SECTION_PROBE, 1},
 };
 
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
@@ -32,9 +30,13 @@ struct section_slot {
     uint32_t *key_line;
 };
 
-static struct section_slot slot_of(struct config *c, enum config_section_kind kind,
-                                   struct config_request *r)
+/* named is the new entry of a named section: a struct config_request or a
+ * struct config_probe; NULL for the others. */
+static struct section_slot slot_of(struct config *c, enum config_section_kind kind, void *named)
 {
+    struct config_request *r = named;
+    struct config_probe *p = named;
+
     switch (kind) {
     case SECTION_TARGET:
         return (struct section_slot){&c->target, &c->target.line, c->target.key_line};
@@ -44,6 +46,8 @@ static struct section_slot slot_of(struct config *c, enum config_section_kind ki
         return (struct section_slot){&c->record, &c->record.line, c->record.key_line};
     case SECTION_REQUEST:
         return (struct section_slot){r, &r->line, r->key_line};
+    case SECTION_PROBE:
+        return (struct section_slot){p, &p->line, p->key_line};
     case SECTION_NONE:
         break;
     }
@@ -81,10 +85,12 @@ static void report_unknown_section(struct config_load_ctx *ctx, const char *word
         config__error(ctx, ctx->lineno, ctx->label, "unknown section (did you mean [%s]?)",
                       best->name);
     else
-        config__error(ctx, ctx->lineno, ctx->label,
-                      "unknown section (expected [target], [load], [request NAME] or [record])");
+        config__error(
+            ctx, ctx->lineno, ctx->label,
+            "unknown section (expected [target], [load], [request NAME], [probe NAME] or [record])");
 }
 
+/* Also the NAME of [probe NAME]. */
 static int is_request_name(const char *s)
 {
     size_t n = strlen(s);
@@ -101,26 +107,45 @@ static int is_request_name(const char *s)
     return 1;
 }
 
+/* Reports a NAME that is not a plain word; returns whether it is one. */
+static int check_name(struct config_load_ctx *ctx, const char *name)
+{
+    char shown[CONFIG_SHOW_MAX];
+
+    if (is_request_name(name))
+        return 1;
+    config__error(ctx, ctx->lineno, ctx->label,
+                  "bad NAME (expected 1 to 63 letters, digits, _ . or -, got \"%s\")",
+                  config__show(name, shown));
+    return 0;
+}
+
+/* Reports a NAME used by an earlier section of the same kind, first_line
+ * being that section's line (0: none); returns whether the name is new. */
+static int check_new_name(struct config_load_ctx *ctx, uint32_t first_line)
+{
+    if (!first_line)
+        return 1;
+    config__error(ctx, ctx->lineno, ctx->label, "section repeated (first at line %lu)",
+                  (unsigned long)first_line);
+    return 0;
+}
+
 /* Starts [request NAME]: a new entry of c->requests, or NULL (reported). */
 static struct config_request *begin_request(struct config_load_ctx *ctx, const char *name)
 {
     struct config *c = ctx->c;
-    char shown[CONFIG_SHOW_MAX];
     struct config_request *r;
+    uint32_t first_line = 0;
 
-    if (!is_request_name(name)) {
-        config__error(ctx, ctx->lineno, ctx->label,
-                      "bad NAME (expected 1 to 63 letters, digits, _ . or -, got \"%s\")",
-                      config__show(name, shown));
+    if (!check_name(ctx, name))
         return NULL;
-    }
     for (uint32_t i = 0; i < c->n_requests; i++) {
-        if (strcmp(c->requests[i].name, name) == 0) {
-            config__error(ctx, ctx->lineno, ctx->label, "section repeated (first at line %lu)",
-                          (unsigned long)c->requests[i].line);
-            return NULL;
-        }
+        if (strcmp(c->requests[i].name, name) == 0)
+            first_line = c->requests[i].line;
     }
+    if (!check_new_name(ctx, first_line))
+        return NULL;
     if (c->n_requests == CONFIG_MAX_REQUESTS) {
         config__error(ctx, ctx->lineno, ctx->label,
                       "too many [request NAME] sections (expected at most %d)",
@@ -131,6 +156,41 @@ static struct config_request *begin_request(struct config_load_ctx *ctx, const c
     r->name = xstrdup(name);
     config__apply_defaults(SECTION_REQUEST, r);
     return r;
+}
+
+/* Starts [probe NAME]: a new entry of c->probes, or NULL (reported). */
+static struct config_probe *begin_probe(struct config_load_ctx *ctx, const char *name)
+{
+    struct config *c = ctx->c;
+    struct config_probe *p;
+    uint32_t first_line = 0;
+
+    if (!check_name(ctx, name))
+        return NULL;
+    for (uint32_t i = 0; i < c->n_probes; i++) {
+        if (strcmp(c->probes[i].name, name) == 0)
+            first_line = c->probes[i].line;
+    }
+    if (!check_new_name(ctx, first_line))
+        return NULL;
+    if (c->n_probes == CONFIG_MAX_PROBES) {
+        config__error(ctx, ctx->lineno, ctx->label,
+                      "too many [probe NAME] sections (expected at most %d)", CONFIG_MAX_PROBES);
+        return NULL;
+    }
+    p = &c->probes[c->n_probes++];
+    p->name = xstrdup(name);
+    config__apply_defaults(SECTION_PROBE, p);
+    return p;
+}
+
+/* Starts the entry of a named section; NULL when it was reported. */
+static void *begin_named(struct config_load_ctx *ctx, enum config_section_kind kind,
+                         const char *name)
+{
+    if (kind == SECTION_PROBE)
+        return begin_probe(ctx, name);
+    return begin_request(ctx, name);
 }
 
 /* Splits "word rest" in place; both trimmed. */
@@ -154,7 +214,7 @@ static void split_section_name(char *name, char **word, char **rest)
 void config__begin_section(struct config_load_ctx *ctx, char *name)
 {
     const struct section_def *def = NULL;
-    struct config_request *r = NULL;
+    void *named = NULL;
     struct section_slot slot;
     char word_shown[CONFIG_SHOW_MAX], rest_shown[CONFIG_SHOW_MAX];
     char *word, *rest;
@@ -184,9 +244,9 @@ void config__begin_section(struct config_load_ctx *ctx, char *name)
                       rest_shown);
         return;
     }
-    if (def->has_name && !(r = begin_request(ctx, rest)))
+    if (def->has_name && !(named = begin_named(ctx, def->kind, rest)))
         return;
-    slot = slot_of(ctx->c, def->kind, r);
+    slot = slot_of(ctx->c, def->kind, named);
     if (*slot.line) {
         config__error(ctx, ctx->lineno, ctx->label, "section repeated (first at line %lu)",
                       (unsigned long)*slot.line);

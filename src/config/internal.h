@@ -26,6 +26,7 @@ enum config_section_kind {
     SECTION_LOAD,
     SECTION_REQUEST,
     SECTION_RECORD,
+    SECTION_PROBE,
 };
 
 struct config_key;
@@ -74,7 +75,10 @@ extern const size_t config__n_keys;
 /* Value types, defined in types.c. */
 extern const struct config_type config__duration, config__size, config__count32, config__count64,
     config__bool, config__target_url, config__request_url, config__header, config__method,
-    config__body, config__dir;
+    config__body, config__dir, config__transport;
+/* Value types of [probe NAME] keys, defined in probe.c. */
+extern const struct config_type config__probe_type, config__probe_url, config__pointer,
+    config__probe_text, config__probe_kind, config__alert;
 
 struct config_load_ctx {
     struct config *c;
@@ -102,6 +106,9 @@ struct config_load_ctx {
     int is_skipping;                /* after a bad section line, until the next good one */
     char label[CONFIG_LABEL_MAX];   /* "[request get]", sanitized */
     char last_key[CONFIG_SHOW_MAX]; /* for messages about continuation lines */
+    /* Which probes have a type that parsed: the checks of the whole
+     * section need it, and a bad type has been reported already. */
+    unsigned char is_probe_typed[CONFIG_MAX_PROBES];
 };
 
 /* ini_reader.c: the fgets-style reader given to ini_parse_stream. */
@@ -138,6 +145,26 @@ void config__tidy_why(char *why, size_t why_len);
 /* The candidate closest to word, or NULL when none is close enough to be a
  * plausible typo. Candidates are a NULL-terminated list. */
 const char *config__closest(const char *word, const char *const *candidates);
+
+/* types.c: helpers that the probe types share. */
+/* Replaces *s with copies of v's raw and expanded text. */
+void config__set_str(struct config_str *s, const struct config_value *v);
+/* Writes a URL as written, credentials and secret query values redacted;
+ * an unset [target] url as a comment. */
+void config__write_url(const struct config_key *k, const void *base, FILE *out);
+/* Writes a string key as written; for an unset one its default, if any. */
+void config__write_raw(const struct config_key *k, const void *base, FILE *out);
+
+/* config.c: turns the path in url (a value starting with /) into a URL by
+ * joining it to [target] url, or with to_origin only to its scheme, host
+ * and port (a probe's /stats is the server's, not the load URL's); where
+ * names the key in messages. */
+void config__join_url(struct config_load_ctx *ctx, struct config_str *url, const char *where,
+                      int to_origin);
+
+/* probe.c: the checks of each [probe NAME] that need the whole file: the
+ * keys its type needs and refuses, and its url joined to [target] url. */
+void config__resolve_probes(struct config_load_ctx *ctx);
 
 /* values.c */
 /* Expands ${NAME} and $$ in raw into a new string (*out). Returns 0 or

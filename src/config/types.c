@@ -31,7 +31,7 @@ static const void *cfield_of(const struct config_key *k, const void *base)
     return (const char *)base + k->offset;
 }
 
-static void set_str(struct config_str *s, const struct config_value *v)
+void config__set_str(struct config_str *s, const struct config_value *v)
 {
     free(s->raw);
     free(s->value);
@@ -161,7 +161,7 @@ static int parse_url(const struct config_key *k, void *base, const struct config
 {
     if (config__check_url(v->value, may_be_path, why, why_len) < 0)
         return -EINVAL;
-    set_str(field_of(k, base), v);
+    config__set_str(field_of(k, base), v);
     return 0;
 }
 
@@ -179,13 +179,16 @@ static int parse_request_url(struct config_load_ctx *ctx, const struct config_ke
     return parse_url(k, base, v, 1, why, why_len);
 }
 
-static void write_url(const struct config_key *k, const void *base, FILE *out)
+void config__write_url(const struct config_key *k, const void *base, FILE *out)
 {
     const struct config_str *s = cfield_of(k, base);
     char *buf;
 
     if (!s->raw) {
-        fprintf(out, "; %s is not set: each [request NAME] has its own\n", k->name);
+        /* Only [target] url may be unset in a loaded config; a command
+         * probe has no url, and nothing is written for it. */
+        if (k->section == SECTION_TARGET)
+            fprintf(out, "; %s is not set: each [request NAME] has its own\n", k->name);
         return;
     }
     /* Redaction only shortens or adds a few bytes per secret. */
@@ -223,7 +226,7 @@ static int parse_header(struct config_load_ctx *ctx, const struct config_key *k,
                  CONFIG_MAX_HEADERS);
         return -EINVAL;
     }
-    set_str(&headers[(*n)++], v);
+    config__set_str(&headers[(*n)++], v);
     return 0;
 }
 
@@ -256,12 +259,12 @@ static int parse_method(struct config_load_ctx *ctx, const struct config_key *k,
             config__show(v->value, shown));
         return -EINVAL;
     }
-    set_str(field_of(k, base), v);
+    config__set_str(field_of(k, base), v);
     return 0;
 }
 
 /* Writes a string key as written; for a default it is the default. */
-static void write_raw(const struct config_key *k, const void *base, FILE *out)
+void config__write_raw(const struct config_key *k, const void *base, FILE *out)
 {
     const struct config_str *s = cfield_of(k, base);
 
@@ -356,7 +359,7 @@ static int parse_body(struct config_load_ctx *ctx, const struct config_key *k, v
     } else {
         r->body_kind = CONFIG_BODY_TEXT;
     }
-    set_str(field_of(k, base), v);
+    config__set_str(field_of(k, base), v);
     return 0;
 }
 
@@ -368,8 +371,33 @@ static int parse_dir(struct config_load_ctx *ctx, const struct config_key *k, vo
         snprintf(why, why_len, "expected a directory, got \"\"");
         return -EINVAL;
     }
-    set_str(field_of(k, base), v);
+    config__set_str(field_of(k, base), v);
     return 0;
+}
+
+/* Names of enum config_transport, in its order. */
+static const char *const transport_names[] = {"auto", "curl", "h1", NULL};
+
+static int parse_transport(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                           const struct config_value *v, char *why, size_t why_len)
+{
+    char shown[CONFIG_SHOW_MAX];
+
+    (void)ctx;
+    for (int i = 0; transport_names[i]; i++) {
+        if (strcmp(v->value, transport_names[i]) == 0) {
+            *(enum config_transport *)field_of(k, base) = (enum config_transport)i;
+            return 0;
+        }
+    }
+    snprintf(why, why_len, "expected auto, curl or h1, got \"%s\"", config__show(v->value, shown));
+    return -EINVAL;
+}
+
+static void write_transport(const struct config_key *k, const void *base, FILE *out)
+{
+    fprintf(out, "%s = %s\n", k->name,
+            transport_names[*(const enum config_transport *)cfield_of(k, base)]);
 }
 
 const struct config_type config__duration = {parse_duration, write_duration, 0};
@@ -377,9 +405,10 @@ const struct config_type config__size = {parse_size, write_size, 0};
 const struct config_type config__count32 = {parse_count32, write_count32, 0};
 const struct config_type config__count64 = {parse_count64, write_count64, 0};
 const struct config_type config__bool = {parse_bool, write_bool, 0};
-const struct config_type config__target_url = {parse_target_url, write_url, 1};
-const struct config_type config__request_url = {parse_request_url, write_url, 1};
+const struct config_type config__target_url = {parse_target_url, config__write_url, 1};
+const struct config_type config__request_url = {parse_request_url, config__write_url, 1};
 const struct config_type config__header = {parse_header, write_headers, 1};
-const struct config_type config__method = {parse_method, write_raw, 1};
-const struct config_type config__body = {parse_body, write_raw, 1};
-const struct config_type config__dir = {parse_dir, write_raw, 1};
+const struct config_type config__method = {parse_method, config__write_raw, 1};
+const struct config_type config__body = {parse_body, config__write_raw, 1};
+const struct config_type config__dir = {parse_dir, config__write_raw, 1};
+const struct config_type config__transport = {parse_transport, write_transport, 0};

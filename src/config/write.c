@@ -74,6 +74,11 @@ int config_write(const struct config *c, FILE *out)
         fprintf(out, "\n[request %s]\n", c->requests[i].name);
         write_section(SECTION_REQUEST, &c->requests[i], out);
     }
+    for (uint32_t i = 0; i < c->n_probes; i++) {
+        /* Probe names are checked like request names. */
+        fprintf(out, "\n[probe %s]\n", c->probes[i].name);
+        write_section(SECTION_PROBE, &c->probes[i], out);
+    }
     fprintf(out, "\n[record]\n");
     write_section(SECTION_RECORD, &c->record, out);
     if (fflush(out) != 0 || ferror(out))

@@ -486,7 +486,7 @@ static void unknown_name_with_nothing_close_lists_the_valid_ones(void **state)
     load_fails(
         TARGET "[record]\npath = x\n[ramp]\n",
         "brink: t.ini:4: [record] path: unknown key (expected one of enabled, dir)\n"
-        "brink: t.ini:5: [ramp]: unknown section (expected [target], [load], [request NAME] or [record])\n");
+        "brink: t.ini:5: [ramp]: unknown section (expected [target], [load], [request NAME], [probe NAME] or [record])\n");
 }
 
 static void every_error_of_a_file_is_reported_with_its_line(void **state)
@@ -652,7 +652,7 @@ static void unprintable_text_in_messages_is_escaped(void **state)
     load_fails(
         TARGET "[lo\x1b]ad]\n[load]\nc\x07 = 1\n",
         "brink: t.ini:3: [lo\\e]: text after the section name (expected a comment or nothing after ], got \"ad]\")\n"
-        "brink: t.ini:3: [lo\\e]: unknown section (expected [target], [load], [request NAME] or [record])\n"
+        "brink: t.ini:3: [lo\\e]: unknown section (expected [target], [load], [request NAME], [probe NAME] or [record])\n"
         "brink: t.ini:5: [load] c\\x07: unknown key (expected one of concurrency, threads, duration, requests, tick, think_time, step)\n");
 }
 
@@ -739,6 +739,7 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
                         "connect_timeout = 5s\n"
                         "keepalive = yes\n"
                         "max_body = 1MB\n"
+                        "transport = auto\n"
                         "\n"
                         "[load]\n"
                         "concurrency = 10\n"
@@ -794,6 +795,331 @@ static void every_example_in_config_dir_parses(void **state)
     }
     closedir(dir);
     assert_true(n >= 2);
+}
+
+static void probe_sections_of_each_type_are_read(void **state)
+{
+    struct config c;
+    const struct config_probe *p;
+
+    (void)state;
+    load_ok(&c, TARGET "[probe siblings]\ntype = json\nurl = /stats\n"
+                       "pointer = /node_get_fsm_siblings_100\npointer = /a~1b/0\npointer =\n"
+                       "header = Accept: application/json\n"
+                       "[probe active]\ntype = text\nurl = https://h:8443/nginx_status\n"
+                       "key = Active connections\n"
+                       "[probe queue]\ntype = prometheus\nurl = /metrics\n"
+                       "metric = brink_target_queue_depth{a=\"b\"}\n"
+                       "[probe tw]\ntype = command\ncommand = ss -tan state time-wait | wc -l\n"
+                       "regex = ^([0-9]+)$\n");
+    assert_int_equal(c.n_probes, 4);
+
+    p = &c.probes[0];
+    assert_string_equal(p->name, "siblings");
+    assert_int_equal(p->line, 3);
+    assert_int_equal(p->type, CONFIG_PROBE_TYPE_JSON);
+    assert_string_equal(p->url.raw, "/stats");
+    assert_string_equal(p->url.value, "http://127.0.0.1:8080/stats");
+    assert_int_equal(p->n_pointers, 3);
+    assert_string_equal(p->pointers[0].value, "/node_get_fsm_siblings_100");
+    assert_string_equal(p->pointers[1].value, "/a~1b/0");
+    assert_string_equal(p->pointers[2].value, "");
+    assert_int_equal(p->key_line[CONFIG_PROBE_POINTER], 6);
+    assert_int_equal(p->n_headers, 1);
+    assert_string_equal(p->headers[0].value, "Accept: application/json");
+    assert_null(p->key.value);
+    assert_null(p->regex.value);
+
+    p = &c.probes[1];
+    assert_int_equal(p->type, CONFIG_PROBE_TYPE_TEXT);
+    assert_string_equal(p->url.value, "https://h:8443/nginx_status");
+    assert_string_equal(p->key.value, "Active connections");
+    assert_null(p->regex.value);
+
+    p = &c.probes[2];
+    assert_int_equal(p->type, CONFIG_PROBE_TYPE_PROMETHEUS);
+    assert_string_equal(p->url.value, "http://127.0.0.1:8080/metrics");
+    assert_string_equal(p->metric.value, "brink_target_queue_depth{a=\"b\"}");
+
+    p = &c.probes[3];
+    assert_int_equal(p->type, CONFIG_PROBE_TYPE_COMMAND);
+    assert_null(p->url.value);
+    assert_string_equal(p->command.value, "ss -tan state time-wait | wc -l");
+    assert_null(p->key.value);
+    assert_string_equal(p->regex.value, "^([0-9]+)$");
+    config_free(&c);
+}
+
+static void probe_without_optional_keys_gets_the_defaults(void **state)
+{
+    struct config c;
+    const struct config_probe *p;
+
+    (void)state;
+    load_ok(&c, TARGET "[probe q]\ntype = prometheus\nurl = /metrics\nmetric = up\n");
+    p = &c.probes[0];
+    assert_int_equal(p->interval_us, SECOND_US);
+    assert_int_equal(p->timeout_us, 5 * SECOND_US);
+    assert_int_equal(p->kind, CONFIG_PROBE_GAUGE);
+    assert_int_equal(p->alert_op, CONFIG_ALERT_NONE);
+    assert_int_equal(p->n_headers, 0);
+    assert_int_equal(p->key_line[CONFIG_PROBE_INTERVAL], 0);
+    config_free(&c);
+}
+
+static void probe_common_keys_are_read(void **state)
+{
+    struct config c;
+    const struct config_probe *p;
+
+    (void)state;
+    load_ok(&c, TARGET "[probe q]\ntype = prometheus\nurl = ${BASE}/metrics\nmetric = up\n"
+                       "interval = 100ms\ntimeout = 1ms\nkind = counter\n");
+    p = &c.probes[0];
+    assert_string_equal(p->url.value, "http://10.0.0.7:8080/metrics");
+    assert_int_equal(p->interval_us, 100000);
+    assert_int_equal(p->timeout_us, 1000);
+    assert_int_equal(p->kind, CONFIG_PROBE_COUNTER);
+    config_free(&c);
+}
+
+static void alert_forms_are_parsed(void **state)
+{
+    static const struct {
+        const char *text;
+        enum config_alert_op op;
+        double value;
+    } cases[] = {
+        {"> 100", CONFIG_ALERT_ABOVE, 100},   {">100", CONFIG_ALERT_ABOVE, 100},
+        {"< -0.5", CONFIG_ALERT_BELOW, -0.5}, {"<\t2.25", CONFIG_ALERT_BELOW, 2.25},
+        {"> .5", CONFIG_ALERT_ABOVE, 0.5},    {"> 1e6", CONFIG_ALERT_ABOVE, 1e6},
+        {"> +3", CONFIG_ALERT_ABOVE, 3},      {"< 0.1", CONFIG_ALERT_BELOW, 0.1},
+        {"changes", CONFIG_ALERT_CHANGES, 0}, {"none", CONFIG_ALERT_NONE, 0},
+    };
+    char text[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct config c;
+
+        snprintf(text, sizeof(text),
+                 TARGET "[probe q]\ntype = prometheus\nurl = /m\nmetric = up\n"
+                        "alert = %s\n",
+                 cases[i].text);
+        load_ok(&c, text);
+        assert_int_equal(c.probes[0].alert_op, cases[i].op);
+        assert_true(c.probes[0].alert_value == cases[i].value);
+        config_free(&c);
+    }
+}
+
+/* One bad value of every probe key, with the message it gets. */
+static void bad_value_of_every_probe_key_is_reported(void **state)
+{
+#define PROBE_Q TARGET "[probe q]\ntype = json\nurl = /stats\npointer = /a\n"
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {TARGET "[probe q]\ntype = JSON\nurl = /stats\npointer = /a\n",
+         "brink: t.ini:4: [probe q] type: expected json, text, prometheus or command, got \"JSON\" (did you mean json?)\n"},
+        {TARGET "[probe q]\ntype = xml\nurl = /stats\n",
+         "brink: t.ini:4: [probe q] type: expected json, text, prometheus or command, got \"xml\"\n"},
+        {PROBE_Q "url = ftp://h/\n",
+         "brink: t.ini:7: [probe q] url: set twice (first at line 5)\n"},
+        {TARGET "[probe q]\ntype = json\nurl = stats\npointer = /a\n",
+         "brink: t.ini:5: [probe q] url: expected an http:// or https:// URL or a path starting with /, got \"stats\"\n"},
+        {TARGET "[probe q]\ntype = json\nurl = /stats/{seq}\npointer = /a\n",
+         "brink: t.ini:5: [probe q] url: expected a URL without placeholders such as {seq} (a probe fetches its url as written), got \"/stats/{seq}\"\n"},
+        {PROBE_Q "pointer = node_gets\n",
+         "brink: t.ini:7: [probe q] pointer: expected a JSON Pointer such as /node_gets or /disk/0/used (starting with /, or empty for the whole page), got \"node_gets\"\n"},
+        {PROBE_Q "pointer = /a~2b\n",
+         "brink: t.ini:7: [probe q] pointer: bad ~ in the JSON Pointer (expected ~0 for ~ or ~1 for /, got \"/a~2b\")\n"},
+        {PROBE_Q "pointer = /a~\n",
+         "brink: t.ini:7: [probe q] pointer: bad ~ in the JSON Pointer (expected ~0 for ~ or ~1 for /, got \"/a~\")\n"},
+        {PROBE_Q "header = x\n",
+         "brink: t.ini:7: [probe q] header: expected \"Name: value\", got \"x\"\n"},
+        {TARGET "[probe q]\ntype = text\nurl = /s\nkey =\n",
+         "brink: t.ini:6: [probe q] key: expected a key, got \"\"\n"},
+        {TARGET "[probe q]\ntype = prometheus\nurl = /m\nmetric =\n",
+         "brink: t.ini:6: [probe q] metric: expected a metric, got \"\"\n"},
+        {PROBE_Q "interval = 2h\n",
+         "brink: t.ini:7: [probe q] interval: expected a duration from 100ms to 1h, got \"2h\"\n"},
+        {PROBE_Q "timeout = 0\n",
+         "brink: t.ini:7: [probe q] timeout: expected a duration from 1ms to 1h, got \"0\"\n"},
+        {PROBE_Q "kind = rate\n",
+         "brink: t.ini:7: [probe q] kind: expected gauge or counter, got \"rate\"\n"},
+        {PROBE_Q "alert = above 5\n",
+         "brink: t.ini:7: [probe q] alert: expected > N, < N, changes or none, with N a number such as 100 or -0.5, got \"above 5\"\n"},
+        {PROBE_Q "alert = > 1,5\n",
+         "brink: t.ini:7: [probe q] alert: expected > N, < N, changes or none, with N a number such as 100 or -0.5, got \"> 1,5\"\n"},
+        {PROBE_Q "alert = >\n",
+         "brink: t.ini:7: [probe q] alert: expected > N, < N, changes or none, with N a number such as 100 or -0.5, got \">\"\n"},
+        {PROBE_Q "alert = < nan\n",
+         "brink: t.ini:7: [probe q] alert: expected > N, < N, changes or none, with N a number such as 100 or -0.5, got \"< nan\"\n"},
+        {PROBE_Q "alert = > 1e999\n",
+         "brink: t.ini:7: [probe q] alert: expected > N, < N, changes or none, with N a number such as 100 or -0.5, got \"> 1e999\"\n"},
+        {PROBE_Q "colour = red\n",
+         "brink: t.ini:7: [probe q] colour: unknown key (expected one of type, url, header, pointer, key, regex, metric, command, interval, timeout, kind, alert)\n"},
+    };
+#undef PROBE_Q
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        load_fails(cases[i].text, cases[i].want);
+}
+
+/* What each type needs and refuses, checked once the section is read. */
+static void probe_keys_are_checked_against_its_type(void **state)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {TARGET "[probe p]\nurl = /stats\n",
+         "brink: t.ini:3: [probe p]: no type (expected type = json, text, prometheus or command)\n"},
+        {TARGET "[probe p]\ntype = json\n",
+         "brink: t.ini:3: [probe p]: type json needs a url (e.g. url = /stats)\n"
+         "brink: t.ini:3: [probe p]: type json needs a pointer (e.g. pointer = /node_get_fsm_siblings_100)\n"},
+        {TARGET "[probe p]\ntype = text\nurl = /s\n",
+         "brink: t.ini:3: [probe p]: type text needs a key or a regex (e.g. key = Active connections, or regex = ^Active connections: ([0-9]+))\n"},
+        {TARGET "[probe p]\ntype = prometheus\n",
+         "brink: t.ini:3: [probe p]: type prometheus needs a url (e.g. url = /metrics)\n"
+         "brink: t.ini:3: [probe p]: type prometheus needs a metric (e.g. metric = brink_target_queue_depth)\n"},
+        {TARGET "[probe p]\ntype = command\n",
+         "brink: t.ini:3: [probe p]: type command needs a command (e.g. command = ss -tan state time-wait | wc -l)\n"},
+        {TARGET
+         "[probe p]\ntype = text\nurl = /s\nkey = k\npointer = /a\nmetric = m\ncommand = c\n",
+         "brink: t.ini:7: [probe p] pointer: only a json probe reads pointers (this one is type text)\n"
+         "brink: t.ini:8: [probe p] metric: only a prometheus probe reads a metric (this one is type text)\n"
+         "brink: t.ini:9: [probe p] command: only a command probe runs a command (this one is type text)\n"},
+        {TARGET "[probe p]\ntype = json\nurl = /s\npointer = /a\nkey = k\nregex = (x)\n",
+         "brink: t.ini:7: [probe p] key: only text and command probes read a key (this one is type json)\n"
+         "brink: t.ini:8: [probe p] regex: only text and command probes read a regex (this one is type json)\n"},
+        {TARGET "[probe p]\nurl = /s\nheader = A: b\ncommand = c\ntype = command\n",
+         "brink: t.ini:4: [probe p] url: only json, text and prometheus probes fetch a url (this one is type command)\n"
+         "brink: t.ini:5: [probe p] header: only json, text and prometheus probes send headers (this one is type command)\n"},
+        {TARGET "[probe p]\ntype = command\ncommand = c\nregex = (x)\nkey = k\n",
+         "brink: t.ini:7: [probe p] key: a probe reads a key or a regex, not both (regex is set at line 6)\n"},
+        {"[request r]\nurl = http://h/\n[probe p]\ntype = prometheus\nurl = /metrics\nmetric = up\n",
+         "brink: t.ini:5: [probe p] url: a path needs a [target] url to join it to (expected an http:// or https:// URL, got \"/metrics\")\n"},
+        {TARGET "[probe p]\ntype = jsno\nurl = /s\n",
+         "brink: t.ini:4: [probe p] type: expected json, text, prometheus or command, got \"jsno\" (did you mean json?)\n"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        load_fails(cases[i].text, cases[i].want);
+}
+
+static void probe_names_are_checked_like_request_names(void **state)
+{
+    (void)state;
+    load_fails(
+        TARGET "[probe a b]\ntype = command\ncommand = c\n",
+        "brink: t.ini:3: [probe a b]: bad NAME (expected 1 to 63 letters, digits, _ . or -, got \"a b\")\n");
+    load_fails(TARGET "[probe]\n",
+               "brink: t.ini:3: [probe]: missing NAME (expected [probe NAME])\n");
+    load_fails(TARGET "[probe p]\ntype = command\ncommand = c\n[probe p]\ntype = command\n",
+               "brink: t.ini:6: [probe p]: section repeated (first at line 3)\n");
+    load_fails(TARGET "[probes p]\n",
+               "brink: t.ini:3: [probes p]: unknown section (did you mean [probe p]?)\n");
+}
+
+static void same_name_may_be_a_request_and_a_probe(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[request stats]\nurl = /stats\n"
+                       "[probe stats]\ntype = json\nurl = /stats\npointer = /a\n");
+    assert_int_equal(c.n_requests, 1);
+    assert_int_equal(c.n_probes, 1);
+    config_free(&c);
+}
+
+static void more_than_16_probes_is_an_error(void **state)
+{
+    char text[4096] = TARGET;
+    size_t n = strlen(text);
+
+    (void)state;
+    for (int i = 0; i <= CONFIG_MAX_PROBES; i++)
+        n += (size_t)snprintf(text + n, sizeof(text) - n,
+                              "[probe p%d]\ntype = command\ncommand = c\n", i);
+    load_fails(
+        text,
+        "brink: t.ini:51: [probe p16]: too many [probe NAME] sections (expected at most 16)\n");
+}
+
+static void more_than_8_pointers_is_an_error(void **state)
+{
+    char text[4096] = TARGET "[probe p]\ntype = json\nurl = /s\n";
+    size_t n = strlen(text);
+
+    (void)state;
+    for (int i = 0; i <= CONFIG_MAX_POINTERS; i++)
+        n += (size_t)snprintf(text + n, sizeof(text) - n, "pointer = /p%d\n", i);
+    load_fails(
+        text,
+        "brink: t.ini:14: [probe p] pointer: too many pointer lines (expected at most 8 in one probe)\n");
+}
+
+static void write_redacts_secret_probe_headers(void **state)
+{
+    struct config c;
+    char *out;
+
+    (void)state;
+    load_ok(&c, TARGET "[probe s]\ntype = json\nurl = /stats?token=abc\npointer = /a\n"
+                       "header = Authorization: Bearer ${TOKEN}\n");
+    out = write_to_string(&c);
+    assert_null(strstr(out, "s3cr3t"));
+    assert_non_null(strstr(out, "\nheader = Authorization: <redacted len=15>\n"));
+    assert_non_null(strstr(out, "\nurl = /stats?token=<redacted len=3>\n"));
+    free(out);
+    config_free(&c);
+}
+
+static void write_prints_probe_sections_and_reads_back_the_same(void **state)
+{
+    struct config c, again;
+    char *first, *second;
+
+    (void)state;
+    load_ok(&c, TARGET "[probe siblings]\ntype = json\nurl = /stats\n"
+                       "header = Accept: text/plain\n"
+                       "pointer = /node_get_fsm_siblings_100\npointer =\nalert = > 1e6\n"
+                       "[probe tw]\ntype = command\ncommand = ss -tan | wc -l\n"
+                       "interval = 1500ms\nkind = counter\nalert = < -0.1\n");
+    first = write_to_string(&c);
+    assert_non_null(strstr(first, "\n"
+                                  "[probe siblings]\n"
+                                  "type = json\n"
+                                  "url = /stats\n"
+                                  "header = Accept: text/plain\n"
+                                  "pointer = /node_get_fsm_siblings_100\n"
+                                  "pointer =\n"
+                                  "interval = 1s\n"
+                                  "timeout = 5s\n"
+                                  "kind = gauge\n"
+                                  "alert = > 1000000\n"
+                                  "\n"
+                                  "[probe tw]\n"
+                                  "type = command\n"
+                                  "command = ss -tan | wc -l\n"
+                                  "interval = 1500ms\n"
+                                  "timeout = 5s\n"
+                                  "kind = counter\n"
+                                  "alert = < -0.1\n"
+                                  "\n"
+                                  "[record]\n"));
+    load_ok(&again, first);
+    second = write_to_string(&again);
+    assert_string_equal(first, second);
+    assert_true(again.probes[1].alert_value == -0.1);
+    free(first);
+    free(second);
+    config_free(&c);
+    config_free(&again);
 }
 
 static int load_with_overrides(struct config *c, const char *text, const struct config_override *ov,
@@ -914,6 +1240,18 @@ int main(void)
         cmocka_unit_test(write_keeps_references_and_redacts_secrets),
         cmocka_unit_test(write_prints_every_key_and_reads_back_the_same),
         cmocka_unit_test(every_example_in_config_dir_parses),
+        cmocka_unit_test(probe_sections_of_each_type_are_read),
+        cmocka_unit_test(probe_without_optional_keys_gets_the_defaults),
+        cmocka_unit_test(probe_common_keys_are_read),
+        cmocka_unit_test(alert_forms_are_parsed),
+        cmocka_unit_test(bad_value_of_every_probe_key_is_reported),
+        cmocka_unit_test(probe_keys_are_checked_against_its_type),
+        cmocka_unit_test(probe_names_are_checked_like_request_names),
+        cmocka_unit_test(same_name_may_be_a_request_and_a_probe),
+        cmocka_unit_test(more_than_16_probes_is_an_error),
+        cmocka_unit_test(more_than_8_pointers_is_an_error),
+        cmocka_unit_test(write_redacts_secret_probe_headers),
+        cmocka_unit_test(write_prints_probe_sections_and_reads_back_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
