@@ -1,17 +1,20 @@
 #!/bin/sh
-# brink run against wrk, loading the same nginx on loopback (issue 4's
-# benchmark). Figures only: it asserts nothing and exits 0 once the table is
+# brink run against wrk, loading the same nginx on loopback (issues 4 and
+# 10): brink once per transport, libcurl's ("curl") and its own HTTP/1.1
+# client ("h1"). Figures only: it asserts nothing and exits 0 once the table is
 # printed (1 only when it cannot set up: no binary, no nginx, one core).
 #
 # Setup: nginx from Debian with its own config in a temporary directory, one
 # worker pinned to core 0, serving a 13-byte file ("13") and a 133 KiB file
 # ("133k") on 127.0.0.1 with keep-alive. Each client runs pinned to core 1:
 #   wrk -t1 -cC -dD URL
-#   brink run --headless --url URL --concurrency C --duration D --threads 1
-# for C = 1, 16, 64, 256 and both files, wrk and brink alternating, three
-# repetitions each (D = BENCH_SECONDS, default 5; total about 48 x D).
+#   brink run --headless --config T.ini --url URL --concurrency C --duration D --threads 1
+# (T.ini sets [target] transport = curl or h1) for C = 1, 16, 64, 256 and
+# both files, wrk, brink curl and brink h1 alternating, three repetitions
+# each (D = BENCH_SECONDS, default 5; total about 72 x D).
 #
-# Reading the table (one row per file and C, medians of the 3 repetitions):
+# Reading the table (one row per file, C and brink transport, medians of the
+# 3 repetitions; the wrk columns repeat on both rows of a file and C):
 #   wrk req/s               requests/s as wrk reports it (over its load window)
 #   brink req/s             requests brink completed / wall-clock time of the
 #                           brink process (start-up and drain included, so if
@@ -20,8 +23,10 @@
 #                           Since the tick-timer fix the report agrees with it
 #                           (within about 1% at D = 5), but the wall clock is
 #                           kept: it does not depend on the code under test
-#   brink/wrk               ratio of the two medians. Issue 4's goal: >= 0.5
-#                           for "13" and >= 1.3 for "133k" at every C
+#   brink/wrk               ratio of the two medians. Issue 4's goal (curl):
+#                           >= 0.5 for "13" and >= 1.3 for "133k" at every C;
+#                           issue 10's (h1): >= 0.95 for "13" at C >= 16 and
+#                           >= 1.5 for "133k", with brink us/req <= wrk's
 #   wrk us/req, brink us/req
 #                           client CPU (user + sys, from /usr/bin/time) per
 #                           completed request: lower is better. Where nginx's
@@ -95,13 +100,14 @@ run_wrk() {
     echo "  wrk   $file c=$2: $n requests, wall ${el}s, cpu ${us}u ${sy}s, wrk says $wrk_rps req/s, exit $rc" >&2
 }
 
-# run_brink URL C: appends "rps cpu_us_per_req reported_rps" to
-# $tmp/brink.C.$file (rps = requests / wall time); logs one line to stderr.
+# run_brink URL C T: appends "rps cpu_us_per_req reported_rps" to
+# $tmp/T.C.$file (rps = requests / wall time) for transport T; logs one line
+# to stderr.
 run_brink() {
     out=$tmp/run.out
     timeout -k 5 $limit taskset -c 1 /usr/bin/time -o "$tmp/time" -f '%e %U %S' \
-        "$brink" run --headless --url "$1" --concurrency "$2" --duration "${seconds}s" \
-        --threads 1 >"$out" 2>"$tmp/run.err"
+        "$brink" run --headless --config "$tmp/$3.ini" --url "$1" --concurrency "$2" \
+        --duration "${seconds}s" --threads 1 >"$out" 2>"$tmp/run.err"
     rc=$?
     first=$(head -n 1 "$out")
     n=$(echo "$first" | awk '$1 == "duration" { gsub(",", "", $3); print $3 }')
@@ -111,13 +117,13 @@ run_brink() {
     statuses=$(grep -m 1 '^HTTP statuses:' "$out")
     bad_status=$(echo "$statuses" | tr ' ' '\n' | grep '=' | grep -v '^200=')
     if [ "$rc" -ne 0 ] || [ -z "$n" ] || [ "$errline" != "errors: none" ] || [ -n "$bad_status" ]; then
-        echo "$file c=$2 brink: exit $rc; ${errline:-no errors line}; ${statuses:-no statuses line}" >>"$tmp/problems"
+        echo "$file c=$2 brink $3: exit $rc; ${errline:-no errors line}; ${statuses:-no statuses line}" >>"$tmp/problems"
         grep -v '^t=' "$tmp/run.err" | head -n 5 | sed 's/^/    stderr: /' >>"$tmp/problems"
     fi
     awk -v n="${n:-0}" -v el="$el" -v us="$us" -v sy="$sy" -v rep="${rep:-0}" 'BEGIN {
         printf "%.1f %.2f %s\n", (el > 0 ? n / el : 0), (n > 0 ? (us + sy) * 1e6 / n : 0), rep }' \
-        >>"$tmp/brink.$2.$file"
-    echo "  brink $file c=$2: $n requests, wall ${el}s, cpu ${us}u ${sy}s, report: $first, exit $rc" >&2
+        >>"$tmp/$3.$2.$file"
+    echo "  brink $3 $file c=$2: $n requests, wall ${el}s, cpu ${us}u ${sy}s, report: $first, exit $rc" >&2
 }
 
 # median FILE COLUMN: the median of that column.
@@ -131,33 +137,39 @@ print_machine
 echo "nginx: $(nginx -v 2>&1 | sed 's/^nginx version: //'), one worker on core 0; clients on core 1"
 echo "wrk: $(wrk -v 2>&1 | head -n 1 | awk '{ print $2 }'); brink: $brink ($("$brink" --version 2>/dev/null | head -n 1))"
 echo "runs: ${seconds}s each, $reps alternating repetitions, medians shown"
-echo "  (progress on stderr; expect about $((2 * 4 * 2 * reps * seconds)) s)" >&2
+echo "  (progress on stderr; expect about $((3 * 4 * 2 * reps * seconds)) s)" >&2
+for t in curl h1; do
+    printf '[target]\ntransport = %s\n' "$t" >"$tmp/$t.ini"
+done
 
 for file in $files; do
     for c in $conns; do
         r=1
         while [ $r -le $reps ]; do
             run_wrk "http://127.0.0.1:$nginx_port/$file" "$c"
-            run_brink "http://127.0.0.1:$nginx_port/$file" "$c"
+            run_brink "http://127.0.0.1:$nginx_port/$file" "$c" curl
+            run_brink "http://127.0.0.1:$nginx_port/$file" "$c" h1
             r=$((r + 1))
         done
     done
 done
 
 echo
-printf '%-5s %4s %10s %12s %10s %11s %13s %11s\n' \
-    file c "wrk req/s" "brink req/s" brink/wrk "wrk us/req" "brink us/req" "brink rep."
+printf '%-5s %4s %-5s %10s %12s %10s %11s %13s %11s\n' \
+    file c brink "wrk req/s" "brink req/s" brink/wrk "wrk us/req" "brink us/req" "brink rep."
 for file in $files; do
     for c in $conns; do
         w_rps=$(median "$tmp/wrk.$c.$file" 1)
         w_cpu=$(median "$tmp/wrk.$c.$file" 2)
-        b_rps=$(median "$tmp/brink.$c.$file" 1)
-        b_cpu=$(median "$tmp/brink.$c.$file" 2)
-        b_rep=$(median "$tmp/brink.$c.$file" 3)
-        awk -v f="$file" -v c="$c" -v wr="$w_rps" -v br="$b_rps" -v wc="$w_cpu" \
-            -v bc="$b_cpu" -v rep="$b_rep" 'BEGIN {
-            printf "%-5s %4d %10.0f %12.0f %10.2f %11.1f %13.1f %11.0f\n",
-                f, c, wr, br, (wr > 0 ? br / wr : 0), wc, bc, rep }'
+        for t in curl h1; do
+            b_rps=$(median "$tmp/$t.$c.$file" 1)
+            b_cpu=$(median "$tmp/$t.$c.$file" 2)
+            b_rep=$(median "$tmp/$t.$c.$file" 3)
+            awk -v f="$file" -v c="$c" -v t="$t" -v wr="$w_rps" -v br="$b_rps" -v wc="$w_cpu" \
+                -v bc="$b_cpu" -v rep="$b_rep" 'BEGIN {
+                printf "%-5s %4d %-5s %10.0f %12.0f %10.2f %11.1f %13.1f %11.0f\n",
+                    f, c, t, wr, br, (wr > 0 ? br / wr : 0), wc, bc, rep }'
+        done
     done
 done
 if [ -s "$tmp/problems" ]; then

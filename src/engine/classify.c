@@ -170,8 +170,14 @@ static void errno_note(long os_errno, const char *words, int len, char *buf, siz
 void classify_message(const struct transfer_result *r, const char *curl_error, char *buf,
                       size_t cap)
 {
+    classify_message_via(r, NULL, curl_error, buf, cap);
+}
+
+void classify_message_via(const struct transfer_result *r, const char *via, const char *text,
+                          char *buf, size_t cap)
+{
     int class = classify_transfer(r);
-    const char *words = curl_error && curl_error[0] ? curl_error : curl_easy_strerror(r->code);
+    const char *words = text && text[0] ? text : curl_easy_strerror(r->code);
     int len = trimmed_len(words);
     char note[160];
 
@@ -194,5 +200,9 @@ void classify_message(const struct transfer_result *r, const char *curl_error, c
         return;
     }
     errno_note(r->os_errno, words, len, note, sizeof(note));
-    snprintf(buf, cap, "%s (curl %d: %.*s%s)", reasons[class], (int)r->code, len, words, note);
+    if (via)
+        snprintf(buf, cap, "%s (%s: %.*s%s)", reasons[class], via, len, words, note);
+    else
+        snprintf(buf, cap, "%s (curl %d: %.*s%s)", reasons[class], (int)r->code, len, words,
+                 note);
 }

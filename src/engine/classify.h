@@ -1,7 +1,9 @@
 /*
  * classify: which error class a finished transfer falls in, from libcurl's
  * result, the OS errno behind it (CURLINFO_OS_ERRNO), the HTTP status and
- * whether the connection was established. Pure; any thread.
+ * whether the connection was established. The h1 transport states its
+ * outcomes in the same terms (the CURLcode libcurl would have given), so
+ * both transports classify alike. Pure; any thread.
  */
 #ifndef PROG_ENGINE_CLASSIFY_H
 #define PROG_ENGINE_CLASSIFY_H
@@ -34,5 +36,10 @@ int classify_transfer(const struct transfer_result *r);
  */
 void classify_message(const struct transfer_result *r, const char *curl_error, char *buf,
                       size_t cap);
+/* The same for a transfer of another transport: via names it and words are
+ * its own ("connection reset by peer (h1: read: connection reset by peer)").
+ * With via NULL it is classify_message. */
+void classify_message_via(const struct transfer_result *r, const char *via, const char *words,
+                          char *buf, size_t cap);
 
 #endif

@@ -239,7 +239,10 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
         return -EMFILE;
     }
     rc = workload_new(c, e->seed, err, err_len, &e->workload);
+    if (rc == 0)
+        rc = transport_choose(e, err, err_len);
     if (rc != 0) {
+        workload_free(e->workload);
         free(e);
         return rc;
     }
@@ -250,8 +253,11 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
     e->workers = xcalloc(e->n_workers, sizeof(*e->workers));
     e->merger = merger_new(e->n_workers, e->workload, e->chan, e->tick_ns);
     merger_set_fds_limit(e->merger, e->fds_limit);
+    merger_set_transport(e->merger, e->tp->name);
     merger_set_state(e->merger, RUN_RUNNING, e->control.concurrency);
-    e->start_ns = uv_hrtime();
+    /* uv_hrtime and clock_now_ns read the same monotonic clock. */
+    e->start_ns = p->start_ns ? p->start_ns : uv_hrtime();
+    merger_set_board(e->merger, p->board);
     for (uint32_t i = 0; i < e->n_workers; i++) {
         rc = worker_new(e, i, err, err_len, &e->workers[i]);
         if (rc != 0)
@@ -291,6 +297,7 @@ void engine_free(struct engine *e)
     free(e->workers);
     free(e->drop_pending);
     merger_free(e->merger);
+    h1_plan_free(e->h1);
     workload_free(e->workload);
     pthread_mutex_destroy(&e->lock);
     free(e);

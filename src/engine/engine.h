@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct board;
 struct chan;
 struct config;
 struct engine;
@@ -28,6 +29,8 @@ struct engine_params {
     const struct config *config; /* borrowed; must outlive the engine */
     struct chan *chan;           /* borrowed; ticks out, commands in */
     uint64_t seed;               /* workload randomness ({rand}, {uuid}, the mix) */
+    struct board *board;         /* borrowed or NULL: probes' samples copied into each tick */
+    uint64_t start_ns;           /* clock_now_ns() the run's times count from; 0: at start */
 };
 
 /*

@@ -18,6 +18,7 @@
 
 #include "core/xalloc.h"
 #include "engine/internal.h"
+#include "engine/workload.h"
 
 static void on_sock_closed(uv_handle_t *h)
 {
@@ -80,7 +81,7 @@ static void check_multi_info(struct worker *w)
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&s);
         /* msg is invalid once its handle is removed: read it first. */
         curl_multi_remove_handle(w->multi, easy);
-        slot_done(s, code);
+        curl_slot_done(s, code);
     }
 }
 
@@ -226,6 +227,34 @@ static int on_close_socket(void *clientp, curl_socket_t fd)
     return close(fd);
 }
 
+/* The header lists of the request kinds, built once per worker. */
+static void build_kind_headers(struct worker *w)
+{
+    const struct workload *wl = w->e->workload;
+    size_t n_kinds = workload_n_kinds(wl);
+
+    w->kind_headers = xcalloc(n_kinds, sizeof(*w->kind_headers));
+    for (size_t i = 0; i < n_kinds; i++) {
+        const struct workload_kind *k = workload_kind(wl, i);
+
+        for (size_t j = 0; j < k->n_headers; j++)
+            w->kind_headers[i] = curl_slist_append(w->kind_headers[i], k->headers[j]);
+        /* A body must not wait a second for "100 Continue". */
+        if (k->body)
+            w->kind_headers[i] = curl_slist_append(w->kind_headers[i], "Expect:");
+    }
+}
+
+void http_fini(struct worker *w)
+{
+    size_t n_kinds = workload_n_kinds(w->e->workload);
+
+    for (size_t i = 0; w->kind_headers && i < n_kinds; i++)
+        curl_slist_free_all(w->kind_headers[i]);
+    free(w->kind_headers);
+    w->kind_headers = NULL;
+}
+
 int http_init(struct worker *w, char *err, size_t err_len)
 {
     w->multi = curl_multi_init();
@@ -243,6 +272,7 @@ int http_init(struct worker *w, char *err, size_t err_len)
     curl_multi_setopt(w->multi, CURLMOPT_MAXCONNECTS, (long)w->e->max_concurrency + 16);
     uv_timer_init(&w->loop, &w->curl_timer);
     uv_idle_init(&w->loop, &w->curl_now);
+    build_kind_headers(w);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
  * Shared inside src/engine only. One struct engine owns N workers; each
- * worker is a thread with its own uv_loop_t and CURLM, and owns its slots
+ * worker is a thread with its own uv_loop_t and one transport (libcurl's
+ * multi handle, or brink's own HTTP/1.1 client), and owns its slots
  * (virtual users), its sockets and its interval statistics outright, so the
  * request path takes no lock. Workers meet in two places: the control state
  * (commands, under engine.lock) and the merger (intervals, under its lock).
@@ -13,10 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/socket.h>
+
 #include <curl/curl.h>
 #include <uv.h>
 
 #include "core/command.h"
+#include "core/container.h"
 #include "core/errclass.h"
 #include "core/tick.h"
 #include "engine/engine.h"
@@ -24,8 +28,11 @@
 struct hist;
 struct workload;
 struct worker;
-
-#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+struct slot;
+struct h1_kind;
+struct h1_slot;
+struct h1_worker;
+struct transfer_result;
 
 /* Counts of one request kind (or of all) over one interval. */
 struct kind_stats {
@@ -79,6 +86,11 @@ void merger_submit(struct merger *m, uint32_t w, const struct interval *iv, int 
 /* An event for the next tick published. */
 void merger_event(struct merger *m, enum event_kind kind, uint64_t at_ns, const char *text);
 void merger_set_fds_limit(struct merger *m, uint32_t limit);
+/* The transport's name shown in every tick; name must outlive m. */
+void merger_set_transport(struct merger *m, const char *name);
+/* Each tick gets a copy of the probes' board (NULL: none). Before the
+ * workers start. */
+void merger_set_board(struct merger *m, struct board *b);
 /* Run state shown in ticks (running, paused, stopping). */
 void merger_set_state(struct merger *m, enum run_state state, uint32_t target_concurrency);
 
@@ -91,8 +103,45 @@ struct control {
     uint64_t stop_at_ns; /* since the run started; when the drain gives up */
 };
 
+/*
+ * A transport: how the slots of a worker send their requests. Every
+ * function runs on the worker's thread (init and fini also before the
+ * thread starts or after it ended). A started transfer ends in exactly one
+ * slot_done call, made from a loop callback, never from inside start;
+ * an aborted one ends without it.
+ */
+struct transport_ops {
+    const char *name; /* "curl" or "h1", as ticks show it */
+    /* Creates the worker's loop handles. Returns 0 or a negative errno with
+     * one line in err. */
+    int (*init)(struct worker *w, char *err, size_t err_len);
+    /* Closes every handle and connection of the worker (the loop then ends). */
+    void (*close)(struct worker *w);
+    /* Frees what init allocated, once the loop has ended. */
+    void (*fini)(struct worker *w);
+    void (*slot_init)(struct slot *s);
+    void (*slot_free)(struct slot *s);
+    /* Sends the request s->kind, s->seq of s (its URL expanded here). */
+    void (*start)(struct slot *s);
+    /* Aborts the transfer of s mid-stream: its connection closes. */
+    void (*abort)(struct slot *s);
+};
+
+extern const struct transport_ops transport_curl;
+extern const struct transport_ops transport_h1;
+
+/* What the h1 transport sends, shared read-only by every worker. */
+struct h1_plan {
+    struct sockaddr_storage addr; /* the target, resolved once at start */
+    struct h1_kind *kinds;        /* per request kind, serialised */
+    size_t n_kinds;
+    size_t head_max; /* bytes of the longest head any kind can have */
+};
+
 struct engine {
     const struct config *config;
+    const struct transport_ops *tp;
+    struct h1_plan *h1; /* what the h1 transport sends, built once; NULL for curl */
     struct chan *chan;
     struct workload *workload;
     struct merger *merger;
@@ -120,22 +169,26 @@ struct sock {
     int events;     /* the UV_READABLE/UV_WRITABLE it wants */
 };
 
-/* A virtual user: one easy handle, reused for every request it sends. */
+/* A virtual user: one request at a time, over one connection it keeps. */
 struct slot {
     struct worker *w;
-    CURL *easy;
     uint32_t index; /* in its worker */
     uint32_t vu;    /* across the run */
     int is_in_flight;
-    size_t kind;      /* of the request in flight */
-    size_t last_kind; /* whose options the handle holds; SIZE_MAX: none */
-    uint64_t seq;     /* requests this user has sent */
+    size_t kind;        /* of the request in flight */
+    uint64_t seq;       /* of the request in flight (requests started before it) */
+    uint64_t n_started; /* requests this user has started */
     uint64_t start_ns;
+    /* curl: one easy handle, reused for every request. */
+    CURL *easy;
+    size_t last_kind;    /* whose options the handle holds; SIZE_MAX: none */
     uint64_t body_bytes; /* received in the current transfer */
     int is_body_cut;
     int open_errno;   /* why our opensocket callback failed, 0 if it did not */
     long buffer_size; /* CURLOPT_BUFFERSIZE, raised after a large body */
     char error[CURL_ERROR_SIZE];
+    /* h1: its connection, timer and reply parser. */
+    struct h1_slot *h1;
 };
 
 struct worker {
@@ -145,6 +198,7 @@ struct worker {
     uv_loop_t loop;
     uv_timer_t curl_timer; /* libcurl's timeout */
     uv_idle_t curl_now;    /* libcurl's timeout of 0: on the next loop pass */
+    struct h1_worker *h1;  /* the h1 transport's buffers and pending completions */
     uv_timer_t tick_timer; /* interval boundaries */
     uv_timer_t end_timer;  /* duration and drain deadlines (worker 0 only) */
     uv_async_t wake;       /* control state changed */
@@ -191,6 +245,7 @@ void worker_next(struct worker *w, struct slot *s);
 /* http.c: the libcurl <-> libuv glue. */
 int http_init(struct worker *w, char *err, size_t err_len);
 void http_close(struct worker *w);
+void http_fini(struct worker *w);
 /* Sets the options every easy handle of w shares on s's handle. */
 void http_setup_easy(struct worker *w, struct slot *s);
 /* Adds s's configured transfer to the multi handle. */
@@ -198,14 +253,27 @@ int http_add(struct worker *w, struct slot *s);
 /* Aborts the transfer of s (the connection closes). */
 void http_abort(struct worker *w, struct slot *s);
 
+/* curl_slot.c: a slot's easy handle. */
+/* The transfer of s ended with code (CURLMSG_DONE, handle removed). */
+void curl_slot_done(struct slot *s, CURLcode code);
+
+/* h1_plan.c: whether h1 can serve the workload, and what it sends. */
+/* Chooses e->tp for the config's transport key, building e->h1 for h1.
+ * Returns 0, or -EINVAL with one line in err when transport = h1 was asked
+ * for and cannot serve the run. */
+int transport_choose(struct engine *e, char *err, size_t err_len);
+void h1_plan_free(struct h1_plan *p);
+
 /* slot.c */
 struct slot *slot_new(struct worker *w, uint32_t index);
 void slot_free(struct slot *s);
 /* Sets up and starts the next request of s. Returns 0 or -EAGAIN when no
  * request may start (limit reached). */
 int slot_start(struct slot *s);
-/* Records the finished transfer of s (CURLMSG_DONE with code). */
-void slot_done(struct slot *s, CURLcode code);
+/* Records the finished transfer of s: r classifies it, bytes in and out
+ * are its traffic, words the transport's own message ("" when none). */
+void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_in,
+               uint64_t bytes_out, const char *words);
 
 /* engine.c: commands, from worker 0's wake. */
 void engine_drain_commands(struct engine *e);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/board.h"
 #include "core/chan.h"
 #include "core/hist.h"
 #include "core/xalloc.h"
@@ -43,6 +44,8 @@ struct merger {
     enum run_state state;
     uint32_t target;
     uint32_t fds_limit;
+    const char *transport; /* "curl" or "h1" */
+    struct board *board;   /* NULL: no probes */
     uint64_t last_end_ns; /* where the last published tick ended */
     uint64_t last_end_ms; /* the same in whole ms, so durations add up exactly */
     int is_closed;
@@ -88,6 +91,16 @@ void merger_free(struct merger *m)
 void merger_set_fds_limit(struct merger *m, uint32_t limit)
 {
     m->fds_limit = limit;
+}
+
+void merger_set_transport(struct merger *m, const char *name)
+{
+    m->transport = name;
+}
+
+void merger_set_board(struct merger *m, struct board *b)
+{
+    m->board = b;
 }
 
 static void add_event(struct merger *m, enum event_kind kind, uint64_t at_ns, const char *text)
@@ -177,6 +190,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     m->last_end_ms += t->duration_ms;
     t->state = is_last ? RUN_DONE : m->state;
     t->model = LOAD_CLOSED;
+    tick_copy_text(t->transport, sizeof(t->transport), m->transport ? m->transport : "");
     t->target_concurrency = m->target;
     t->actual_concurrency = iv->active;
     t->in_flight = iv->in_flight;
@@ -202,6 +216,9 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     m->n_events -= n;
     t->events_dropped = m->events_dropped;
     m->events_dropped = 0;
+    /* The probes' latest samples, each with the time it was taken. */
+    if (m->board)
+        board_fill(m->board, t);
     t->health.loop_lag_us = iv->loop_lag_us;
     t->health.fds_used = iv->fds_used;
     t->health.fds_limit = m->fds_limit;

@@ -1,5 +1,5 @@
 /*
- * A worker: one thread, one uv_loop_t, one CURLM, and the slots of its share
+ * A worker: one thread, one uv_loop_t, one transport, and the slots of its share
  * of the concurrency. Everything here runs on the worker's own thread except
  * worker_new, worker_start, worker_join and worker_free (main's thread,
  * before the thread starts or after it ended).
@@ -47,7 +47,7 @@ static void submit(struct worker *w, uint64_t end_ns, int is_final)
     merger_submit(w->e->merger, w->id, iv, is_final);
 }
 
-/* Closes the handles the worker itself owns (libcurl's are http_close's). */
+/* Closes the handles the worker itself owns (the transport's are its own). */
 static void close_own_handles(struct worker *w)
 {
     uv_close((uv_handle_t *)&w->tick_timer, NULL);
@@ -61,7 +61,7 @@ static void on_teardown(uv_timer_t *t)
 {
     struct worker *w = container_of(t, struct worker, end_timer);
 
-    http_close(w);
+    w->e->tp->close(w);
     close_own_handles(w);
 }
 
@@ -127,7 +127,7 @@ static uint32_t abort_in_flight(struct worker *w, uint32_t n, int is_stop)
 
         if (!s->is_in_flight)
             continue;
-        http_abort(w, s);
+        w->e->tp->abort(s);
         s->is_in_flight = 0;
         w->in_flight--;
         if (is_stop)
@@ -263,7 +263,7 @@ int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct 
     uv_timer_init(&w->loop, &w->tick_timer);
     uv_timer_init(&w->loop, &w->end_timer);
     uv_async_init(&w->loop, &w->wake, on_wake);
-    rc = http_init(w, err, err_len);
+    rc = e->tp->init(w, err, err_len);
     if (rc != 0) {
         /* Nothing has run: close the handles and let the loop finish them. */
         close_own_handles(w);
@@ -271,16 +271,6 @@ int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct 
         uv_loop_close(&w->loop);
         free(w);
         return rc;
-    }
-    w->kind_headers = xcalloc(n_kinds, sizeof(*w->kind_headers));
-    for (size_t i = 0; i < n_kinds; i++) {
-        const struct workload_kind *k = workload_kind(e->workload, i);
-
-        for (size_t j = 0; j < k->n_headers; j++)
-            w->kind_headers[i] = curl_slist_append(w->kind_headers[i], k->headers[j]);
-        /* A body must not wait a second for "100 Continue". */
-        if (k->body)
-            w->kind_headers[i] = curl_slist_append(w->kind_headers[i], "Expect:");
     }
     interval_init(&w->iv, n_kinds);
     *out = w;
@@ -306,24 +296,20 @@ void worker_join(struct worker *w)
 
 void worker_free(struct worker *w)
 {
-    size_t n_kinds;
     int rc;
 
     if (!w)
         return;
     if (!w->is_started) {
         /* Its thread never ran: close its handles here, on this thread. */
-        http_close(w);
+        w->e->tp->close(w);
         close_own_handles(w);
         uv_run(&w->loop, UV_RUN_DEFAULT);
     }
-    n_kinds = workload_n_kinds(w->e->workload);
     for (uint32_t i = 0; i < w->n_slots; i++)
         slot_free(w->slots[i]);
     free(w->slots);
-    for (size_t i = 0; i < n_kinds; i++)
-        curl_slist_free_all(w->kind_headers[i]);
-    free(w->kind_headers);
+    w->e->tp->fini(w);
     interval_free(&w->iv);
     rc = uv_loop_close(&w->loop);
     /* Every handle was closed in on_teardown; a busy loop here is a leak. */

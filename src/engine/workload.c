@@ -278,6 +278,7 @@ static int compile_url(struct kind *k, const struct where *at, char *err, size_t
         text = p = close + 1;
     }
     add_text(k, text, strlen(text));
+    k->pub.has_placeholders = n_open > 0;
     return check_length(k, at, err, err_len);
 }
 
@@ -614,6 +615,7 @@ static void publish(struct kind *k)
 {
     k->pub.name = k->name;
     k->pub.method = k->method;
+    k->pub.url = k->url;
     k->pub.headers = (const char *const *)k->headers;
     k->pub.body = k->body;
 }
@@ -633,14 +635,16 @@ static int build_url(struct kind *k, const char *url, const struct where *at, ch
 static int build_default(struct kind *k, const struct config *c, char *err, size_t err_len)
 {
     static const struct where at = {"[target]"};
+    int rc;
 
     k->name = xstrdup("default");
     k->method = xstrdup("GET");
     copy_headers(k, &c->target, NULL);
     k->pub.timeout_us = c->target.timeout_us;
     k->pub.weight = 1;
+    rc = build_url(k, c->target.url.value, &at, err, err_len);
     publish(k);
-    return build_url(k, c->target.url.value, &at, err, err_len);
+    return rc;
 }
 
 static int build_request(struct kind *k, const struct config *c, const struct config_request *r,

@@ -21,6 +21,8 @@ struct workload;
 struct workload_kind {
     const char *name;           /* "total" is reserved; the simple case is "default" */
     const char *method;         /* as configured, e.g. "GET", "PROPFIND" */
+    const char *url;            /* the template as configured, absolute */
+    int has_placeholders;       /* the URL changes from request to request */
     const char *const *headers; /* "Name: value" lines, ${ENV} expanded ([target] ones first);
                                    placeholders are not expanded in headers */
     size_t n_headers;

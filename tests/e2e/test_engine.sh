@@ -3,6 +3,9 @@
 # target did (its ground truth at GET /_control), every injected fault must
 # land in its own error class, commands typed on stdin must act within a
 # tick, and two workers must merge to the same totals as one.
+# The whole suite runs once per transport, libcurl's and brink's own
+# HTTP/1.1 client (BRINK_TRANSPORTS, default "curl h1"): every run gets
+# [target] transport = T from a config file, and each check is named [T].
 # Usage: sh test_engine.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -11,11 +14,49 @@ src=$2
 
 target_setup
 
+transports=${BRINK_TRANSPORTS:-curl h1}
+transport=""
+
+# lib.sh's ok and not_ok, with the transport in front of the check's name.
+ok() {
+    passed=$((passed + 1))
+    printf 'ok   [%s] %s\n' "$transport" "$1"
+}
+
+not_ok() {
+    failed=$((failed + 1))
+    printf 'FAIL [%s] %s\n' "$transport" "$1"
+    [ -n "${2:-}" ] && printf '     %s\n' "$2"
+    return 0
+}
+
+# use_transport ARGS...: sets tflag to the arguments that choose the
+# transport: none when ARGS name a --config file (which gets the key after
+# its [target] line), else --config $tmp/transport.ini (flags override it).
+use_transport() {
+    cfg=""
+    prev=""
+    for a in "$@"; do
+        [ "$prev" = "--config" ] && cfg=$a
+        prev=$a
+    done
+    if [ -z "$cfg" ]; then
+        tflag="$tmp/transport.ini"
+    else
+        tflag=""
+        grep -q '^transport = ' "$cfg" || sed -i "/^\[target\]\$/a transport = $transport" "$cfg"
+    fi
+}
+
 # brink_run NAME ARGS...: a bounded headless run; report in $tmp/NAME.out,
 # progress in $tmp/NAME.err, exit status in $status.
 brink_run() {
     name=$1
     shift
+    use_transport "$@"
+    if [ -n "$tflag" ]; then
+        set -- --config "$tflag" "$@"
+    fi
     timeout 60 "$brink" run --headless "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
     status=$?
 }
@@ -36,6 +77,7 @@ dropped() {
     sed -n 's/^dropped \([0-9,]*\),.*/\1/p' "$tmp/$1.out" | tr -d ,
 }
 
+suite() {
 start_target --seed 7 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
 
 # --- counts --------------------------------------------------------------------
@@ -91,6 +133,11 @@ pid=$live_pid
 brink_run refused --url "$dead_url/bytes/1" --requests 10 --concurrency 2
 check "a closed port gives refused errors" 10 "$(errors refused refused)"
 check "refused says connection refused" 1 "$(grep -c '^  refused .*connection refused' "$tmp/refused.out")"
+case $transport in
+curl) via="(curl " ;;
+*) via="($transport: " ;;
+esac
+check "the $transport transport made the requests" 1 "$(grep '^  refused ' "$tmp/refused.out" | grep -cF "$via")"
 
 # --- a mix: statistics per request kind ------------------------------------------------
 cat >"$tmp/mix.ini" <<INI
@@ -123,8 +170,9 @@ check "a cut body is not an error" 1 "$(grep -c '^errors: none$' "$tmp/cut.out")
 # --- commands on stdin -------------------------------------------------------------
 # A fifo feeds commands; each is sent once the progress shows the state it
 # acts on, and its effect is awaited in the progress lines.
+rm -f "$tmp/cmds" "$tmp/cmds2"
 mkfifo "$tmp/cmds" "$tmp/cmds2"
-timeout 60 "$brink" run --headless --url "$url/delay/400" --concurrency 2 <"$tmp/cmds" \
+timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/400" --concurrency 2 <"$tmp/cmds" \
     >"$tmp/live.out" 2>"$tmp/live.err" &
 run_pid=$!
 exec 3>"$tmp/cmds"
@@ -158,7 +206,7 @@ check "the report lists the mark" 1 "$(grep -c 'mark: after resume' "$tmp/live.o
 check "the report lists the change of concurrency" 1 "$(grep -c 'concurrency 2 -> 7' "$tmp/live.out")"
 
 # --- drop N: the target sees N clients go away mid-request ---------------------------
-timeout 60 "$brink" run --headless --url "$url/delay/5000" --concurrency 6 <"$tmp/cmds2" \
+timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/5000" --concurrency 6 <"$tmp/cmds2" \
     >"$tmp/drop.out" 2>"$tmp/drop.err" &
 run_pid=$!
 exec 4>"$tmp/cmds2"
@@ -179,7 +227,7 @@ run_pid=""
 check "drop 4: the report says 4 dropped, and the rest aborted at the stop" 1 "$(grep -c '^dropped 4, aborted at stop 6,' "$tmp/drop.out")"
 
 # --- SIGINT still prints the report ---------------------------------------------------
-timeout 60 "$brink" run --headless --url "$url/bytes/13" --concurrency 2 </dev/null \
+timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/bytes/13" --concurrency 2 </dev/null \
     >"$tmp/sig.out" 2>"$tmp/sig.err" &
 run_pid=$!
 wait_for "$tmp/sig.err" '^t=1s ' 10
@@ -196,4 +244,10 @@ expect_run "a bad flag value names the flag" 2 "" '^brink: --concurrency: expect
 expect_run "an unknown option is refused" 2 "" '^brink: run: unknown option or missing value: "--frob"' -- "$brink" run --url "$url/" --frob
 
 stop_target
+}
+
+for transport in $transports; do
+    printf '[target]\ntransport = %s\n' "$transport" >"$tmp/transport.ini"
+    suite
+done
 finish

@@ -1,0 +1,497 @@
+/*
+ * The h1 transport: brink's own HTTP/1.1 client on libuv TCP, for plain
+ * http:// load where libcurl's generality costs more CPU than the server
+ * under test. Each slot keeps one connection (keep-alive) that is always
+ * read, so an idle connection the server closes is noticed and dropped. A
+ * request is one write of a pre-serialised head (and the kind's body, from
+ * the workload's copy); the reply is parsed and counted in the worker's one
+ * read buffer, never copied. Outcomes are stated as the CURLcode libcurl
+ * would give, so classify.c puts them in the same classes. Like libcurl, a
+ * reused connection that dies before any byte of the reply is retried once
+ * on a fresh one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "core/xalloc.h"
+#include "engine/classify.h"
+#include "engine/h1_wire.h"
+#include "engine/internal.h"
+#include "engine/workload.h"
+
+#define READ_BUFFER (256u * 1024) /* one read takes a 133 KiB reply whole */
+#define WORDS_MAX 96
+
+struct h1_worker {
+    uv_idle_t idle;          /* completes what failed inside start, next pass */
+    struct h1_slot *pending; /* those completions, newest first */
+    char *head;              /* where heads with placeholders are filled in */
+    size_t head_cap;
+    char *rbuf; /* every read of the worker lands here */
+};
+
+struct h1_conn {
+    uv_tcp_t tcp;
+    uv_connect_t connect;
+    uv_write_t write;
+    struct slot *s;  /* NULL once the slot let go of it */
+    char *copy;      /* what an asynchronous write still sends */
+    uint32_t n_sent; /* requests sent on it */
+    int is_connected;
+    int is_writing;
+};
+
+struct h1_slot {
+    uv_timer_t timer; /* the request's (or the connect's) deadline */
+    struct slot *s;
+    struct h1_conn *conn;
+    struct h1_resp resp;
+    uint64_t bytes_out;
+    int is_starting; /* inside start: a failure must wait for the next pass */
+    int is_retried;
+    int was_connected;
+    int is_pending;
+    struct h1_slot *next; /* in the pending list */
+    CURLcode code;        /* a pending completion */
+    int os_errno;
+    char words[WORDS_MAX];
+};
+
+static struct worker *worker_of(uv_handle_t *h)
+{
+    return container_of(h->loop, struct worker, loop);
+}
+
+static const struct config *config_of(const struct slot *s)
+{
+    return s->w->e->config;
+}
+
+/* ---- Connections ------------------------------------------------------ */
+
+static void on_conn_closed(uv_handle_t *h)
+{
+    struct h1_conn *c = container_of((uv_tcp_t *)h, struct h1_conn, tcp);
+
+    worker_of(h)->fds_used--;
+    free(c->copy);
+    free(c);
+}
+
+/* Closes c; its slot (if any) lets go of it. Pending requests on it end
+ * with UV_ECANCELED, which their callbacks ignore. */
+static void conn_close(struct h1_conn *c)
+{
+    if (c->s)
+        c->s->h1->conn = NULL;
+    c->s = NULL;
+    if (!uv_is_closing((uv_handle_t *)&c->tcp))
+        uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
+}
+
+/* ---- Completion ------------------------------------------------------- */
+
+static void complete(struct slot *s, CURLcode code, int os_errno, const char *words)
+{
+    struct h1_slot *h = s->h1;
+    struct transfer_result r = {0};
+
+    uv_timer_stop(&h->timer);
+    r.code = code;
+    r.os_errno = os_errno;
+    r.http_status = h->resp.status;
+    r.connected = h->was_connected;
+    r.body_cut = code == CURLE_WRITE_ERROR && h->resp.is_cut;
+    slot_done(s, &r, h->resp.raw_bytes, h->bytes_out, words);
+}
+
+static void on_idle(uv_idle_t *i)
+{
+    struct h1_worker *hw = container_of(i, struct h1_worker, idle);
+    struct h1_slot *h = hw->pending;
+
+    /* Completions started from here queue on a fresh list. */
+    hw->pending = NULL;
+    uv_idle_stop(i);
+    while (h) {
+        struct h1_slot *next = h->next;
+
+        h->is_pending = 0;
+        complete(h->s, h->code, h->os_errno, h->words);
+        h = next;
+    }
+}
+
+static void unlink_pending(struct h1_worker *hw, struct h1_slot *h)
+{
+    for (struct h1_slot **p = &hw->pending; *p; p = &(*p)->next) {
+        if (*p == h) {
+            *p = h->next;
+            break;
+        }
+    }
+    h->is_pending = 0;
+}
+
+/* The transfer of s failed: complete it now, or, inside start, on the next
+ * loop pass (slot_done would start the next request inside this one). */
+static void fail(struct slot *s, CURLcode code, int os_errno, const char *what)
+{
+    struct h1_slot *h = s->h1;
+    struct h1_worker *hw = s->w->h1;
+    char reason[64];
+
+    /* strerror's words, so that classify does not repeat them; XSI
+     * strerror_r (_GNU_SOURCE is not set) is safe on any thread. */
+    if (os_errno && strerror_r(os_errno, reason, sizeof(reason)) == 0)
+        snprintf(h->words, sizeof(h->words), "%s: %s", what, reason);
+    else
+        snprintf(h->words, sizeof(h->words), "%s", what);
+    if (h->conn)
+        conn_close(h->conn);
+    if (!h->is_starting) {
+        complete(s, code, os_errno, h->words);
+        return;
+    }
+    uv_timer_stop(&h->timer);
+    h->code = code;
+    h->os_errno = os_errno;
+    h->is_pending = 1;
+    h->next = hw->pending;
+    hw->pending = h;
+    uv_idle_start(&hw->idle, on_idle);
+}
+
+/* ---- Requests --------------------------------------------------------- */
+
+static void conn_open(struct slot *s);
+
+/* A reused connection that died before any byte of the reply: the server
+ * had closed it; send again on a fresh one, once, as libcurl does. The
+ * head is filled in again: the same {seq} and {vu}, new {rand} and {uuid}. */
+static int retried(struct slot *s)
+{
+    struct h1_slot *h = s->h1;
+
+    if (h->is_retried || !h->conn || h->conn->n_sent < 2 || h->resp.raw_bytes > 0)
+        return 0;
+    h->is_retried = 1;
+    conn_close(h->conn);
+    conn_open(s);
+    return 1;
+}
+
+static void arm_timer(struct slot *s, uint64_t limit_us);
+static void on_timeout(uv_timer_t *t);
+
+static void on_write(uv_write_t *req, int status)
+{
+    struct h1_conn *c = container_of(req, struct h1_conn, write);
+
+    free(c->copy);
+    c->copy = NULL;
+    c->is_writing = 0;
+    if (status == UV_ECANCELED || !c->s || status >= 0)
+        return;
+    if (!retried(c->s))
+        fail(c->s, CURLE_SEND_ERROR, -status, "write");
+}
+
+/* Queues what uv_try_write left of bufs (done bytes went out already). */
+static int write_rest(struct h1_conn *c, uv_buf_t *bufs, size_t done)
+{
+    size_t head_left = done < bufs[0].len ? bufs[0].len - done : 0;
+    uv_buf_t rest[2];
+    unsigned n = 0;
+
+    if (head_left) {
+        c->copy = xmalloc(head_left);
+        memcpy(c->copy, bufs[0].base + done, head_left);
+        rest[n++] = uv_buf_init(c->copy, (unsigned)head_left);
+        done = 0;
+    } else {
+        done -= bufs[0].len;
+    }
+    if (bufs[1].len > done)
+        rest[n++] = uv_buf_init(bufs[1].base + done, (unsigned)(bufs[1].len - done));
+    c->is_writing = 1;
+    return uv_write(&c->write, (uv_stream_t *)&c->tcp, rest, n, on_write);
+}
+
+static void send_request(struct slot *s)
+{
+    struct h1_slot *h = s->h1;
+    struct h1_conn *c = h->conn;
+    const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
+    struct h1_worker *hw = s->w->h1;
+    uv_buf_t bufs[2];
+    size_t len;
+    const char *head;
+    int rc;
+
+    head = h1_head(k, s->w->e->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head, hw->head_cap,
+                   &len);
+    bufs[0] = uv_buf_init((char *)head, (unsigned)len);
+    bufs[1] = uv_buf_init((char *)k->body, (unsigned)k->body_len);
+    h->bytes_out = len + k->body_len;
+    c->n_sent++;
+    rc = uv_try_write((uv_stream_t *)&c->tcp, bufs, k->body_len ? 2 : 1);
+    if (rc >= 0 && (size_t)rc == h->bytes_out)
+        return;
+    if (rc >= 0 || rc == UV_EAGAIN)
+        rc = write_rest(c, bufs, rc >= 0 ? (size_t)rc : 0);
+    if (rc < 0 && !retried(s))
+        fail(s, CURLE_SEND_ERROR, -rc, "write");
+}
+
+/* ---- Replies ---------------------------------------------------------- */
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)suggested;
+    *buf = uv_buf_init(worker_of(h)->h1->rbuf, READ_BUFFER);
+}
+
+static void replied(struct slot *s, size_t used, size_t n)
+{
+    struct h1_conn *c = s->h1->conn;
+
+    /* Bytes after the reply, or a request still being written, leave the
+     * connection in no state to carry another request. */
+    if (!config_of(s)->target.keepalive || !h1_resp_keeps_alive(&s->h1->resp) || used != n ||
+        c->is_writing)
+        conn_close(c);
+    complete(s, CURLE_OK, 0, "");
+}
+
+static void on_data(struct slot *s, const char *data, size_t n)
+{
+    struct h1_slot *h = s->h1;
+    size_t used;
+
+    switch (h1_resp_feed(&h->resp, data, n, &used)) {
+    case H1_MORE:
+        return;
+    case H1_DONE:
+        replied(s, used, n);
+        return;
+    case H1_CUT:
+        fail(s, CURLE_WRITE_ERROR, 0, "body cut at max_body");
+        return;
+    case H1_MALFORMED:
+        fail(s, CURLE_WEIRD_SERVER_REPLY, 0, h1_resp_error(&h->resp));
+        return;
+    }
+}
+
+static void on_read_error(struct slot *s, ssize_t nread)
+{
+    struct h1_slot *h = s->h1;
+
+    if (nread != UV_EOF) {
+        if (!retried(s))
+            fail(s, CURLE_RECV_ERROR, (int)-nread, "read");
+        return;
+    }
+    if (h1_resp_eof(&h->resp) == H1_DONE) {
+        conn_close(h->conn);
+        complete(s, CURLE_OK, 0, "");
+    } else if (!retried(s)) {
+        fail(s, h->resp.raw_bytes ? CURLE_PARTIAL_FILE : CURLE_GOT_NOTHING, 0,
+             h->resp.raw_bytes ? "the connection closed in the middle of the reply"
+                               : "the connection closed before any reply");
+    }
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    struct h1_conn *c = container_of((uv_tcp_t *)stream, struct h1_conn, tcp);
+    struct slot *s = c->s;
+
+    if (nread == 0)
+        return;
+    /* An idle connection that closes, fails or talks out of turn is
+     * dropped; the next request opens another. */
+    if (!s || !s->is_in_flight) {
+        conn_close(c);
+        return;
+    }
+    if (nread < 0)
+        on_read_error(s, nread);
+    else
+        on_data(s, buf->base, (size_t)nread);
+}
+
+/* ---- Connecting ------------------------------------------------------- */
+
+static void on_connect(uv_connect_t *req, int status)
+{
+    struct h1_conn *c = container_of(req, struct h1_conn, connect);
+    struct slot *s = c->s;
+    const struct workload_kind *k;
+
+    if (status == UV_ECANCELED || !s)
+        return;
+    if (status < 0) {
+        fail(s, CURLE_COULDNT_CONNECT, -status, "connect");
+        return;
+    }
+    c->is_connected = 1;
+    s->h1->was_connected = 1;
+    uv_tcp_nodelay(&c->tcp, 1);
+    status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    if (status < 0) {
+        fail(s, CURLE_RECV_ERROR, -status, "read");
+        return;
+    }
+    k = workload_kind(s->w->e->workload, s->kind);
+    arm_timer(s, k->timeout_us);
+    send_request(s);
+}
+
+static void conn_open(struct slot *s)
+{
+    struct worker *w = s->w;
+    struct h1_conn *c = xcalloc(1, sizeof(*c));
+    const struct config *cfg = config_of(s);
+    uint64_t limit_us = workload_kind(w->e->workload, s->kind)->timeout_us;
+    int rc;
+
+    uv_tcp_init(&w->loop, &c->tcp);
+    rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&w->e->h1->addr, on_connect);
+    w->fds_used++;
+    c->s = s;
+    s->h1->conn = c;
+    if (rc < 0) {
+        /* No socket (EMFILE) or no local port (EADDRNOTAVAIL): brink's own
+         * limits, which classify.c shows apart. */
+        fail(s, CURLE_COULDNT_CONNECT, -rc, "connect");
+        return;
+    }
+    w->iv.connections_opened++;
+    arm_timer(s, cfg->target.connect_timeout_us < limit_us ? cfg->target.connect_timeout_us
+                                                           : limit_us);
+}
+
+/* ---- Deadlines -------------------------------------------------------- */
+
+/* Arms the timer of s to fire limit_us after the request started. */
+static void arm_timer(struct slot *s, uint64_t limit_us)
+{
+    uint64_t now_us = (worker_now_ns(s->w) - s->start_ns) / 1000;
+    uint64_t left_ms = limit_us > now_us ? (limit_us - now_us + 999) / 1000 : 0;
+
+    uv_timer_start(&s->h1->timer, on_timeout, left_ms, 0);
+}
+
+static void on_timeout(uv_timer_t *t)
+{
+    struct h1_slot *h = container_of(t, struct h1_slot, timer);
+    struct slot *s = h->s;
+    char what[64];
+
+    if (!s->is_in_flight || h->is_pending)
+        return;
+    snprintf(what, sizeof(what), "no reply within %llu ms",
+             (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
+    fail(s, CURLE_OPERATION_TIMEDOUT, 0, what);
+}
+
+/* ---- The ops table ---------------------------------------------------- */
+
+static void start(struct slot *s)
+{
+    struct h1_slot *h = s->h1;
+    const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
+
+    h->is_starting = 1;
+    h->is_retried = 0;
+    h->bytes_out = 0;
+    h->was_connected = h->conn != NULL;
+    h1_resp_begin(&h->resp, k->is_head, config_of(s)->target.max_body_bytes);
+    if (h->conn) {
+        arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
+        send_request(s);
+    } else {
+        conn_open(s);
+    }
+    h->is_starting = 0;
+}
+
+static void abort_transfer(struct slot *s)
+{
+    struct h1_slot *h = s->h1;
+
+    uv_timer_stop(&h->timer);
+    if (h->is_pending)
+        unlink_pending(s->w->h1, h);
+    /* Closing mid-request is what a client that goes away does. */
+    if (h->conn)
+        conn_close(h->conn);
+}
+
+static void slot_init(struct slot *s)
+{
+    struct h1_slot *h = xcalloc(1, sizeof(*h));
+
+    h->s = s;
+    uv_timer_init(&s->w->loop, &h->timer);
+    s->h1 = h;
+}
+
+static void slot_fini(struct slot *s)
+{
+    /* Its timer was closed with the worker's handles (h1_close). */
+    free(s->h1);
+}
+
+static int h1_init(struct worker *w, char *err, size_t err_len)
+{
+    struct h1_worker *hw = xcalloc(1, sizeof(*hw));
+
+    (void)err;
+    (void)err_len;
+    uv_idle_init(&w->loop, &hw->idle);
+    hw->head_cap = w->e->h1->head_max;
+    hw->head = xmalloc(hw->head_cap);
+    hw->rbuf = xmalloc(READ_BUFFER);
+    w->h1 = hw;
+    return 0;
+}
+
+static void h1_close(struct worker *w)
+{
+    for (uint32_t i = 0; i < w->n_slots; i++) {
+        struct h1_slot *h = w->slots[i]->h1;
+
+        if (h->conn)
+            conn_close(h->conn);
+        uv_close((uv_handle_t *)&h->timer, NULL);
+    }
+    w->h1->pending = NULL;
+    uv_close((uv_handle_t *)&w->h1->idle, NULL);
+}
+
+static void h1_fini(struct worker *w)
+{
+    if (!w->h1)
+        return;
+    free(w->h1->head);
+    free(w->h1->rbuf);
+    free(w->h1);
+    w->h1 = NULL;
+}
+
+const struct transport_ops transport_h1 = {
+    .name = "h1",
+    .init = h1_init,
+    .close = h1_close,
+    .fini = h1_fini,
+    .slot_init = slot_init,
+    .slot_free = slot_fini,
+    .start = start,
+    .abort = abort_transfer,
+};

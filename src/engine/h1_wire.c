@@ -1,0 +1,335 @@
+#include "engine/h1_wire.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/xalloc.h"
+#include "engine/workload.h"
+
+#define SCHEME "http://"
+
+/* ---- Origins ---------------------------------------------------------- */
+
+static int fail(char *why, size_t why_len, const char *what)
+{
+    snprintf(why, why_len, "%s", what);
+    return -EINVAL;
+}
+
+static int parse_port(const char *p, const char *end, uint16_t *port)
+{
+    unsigned long v = 0;
+
+    if (p == end)
+        return -EINVAL;
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9')
+            return -EINVAL;
+        v = v * 10 + (unsigned long)(*p - '0');
+        if (v > 65535)
+            return -EINVAL;
+    }
+    if (v == 0)
+        return -EINVAL;
+    *port = (uint16_t)v;
+    return 0;
+}
+
+/* Splits "host[:port]" or "[v6][:port]" (auth to end) into o. */
+static int split_authority(const char *auth, const char *end, struct h1_origin *o)
+{
+    const char *host = auth, *host_end, *colon;
+
+    if (*auth == '[') {
+        host = auth + 1;
+        host_end = memchr(host, ']', (size_t)(end - host));
+        if (!host_end)
+            return -EINVAL;
+        colon = host_end + 1 < end && host_end[1] == ':' ? host_end + 1 : NULL;
+        if (!colon && host_end + 1 != end)
+            return -EINVAL;
+    } else {
+        colon = memchr(auth, ':', (size_t)(end - auth));
+        host_end = colon ? colon : end;
+    }
+    if (host_end == host || (size_t)(host_end - host) >= sizeof(o->host))
+        return -EINVAL;
+    memcpy(o->host, host, (size_t)(host_end - host));
+    o->host[host_end - host] = '\0';
+    o->port = 80;
+    if (colon && parse_port(colon + 1, end, &o->port) < 0)
+        return -EINVAL;
+    return 0;
+}
+
+int h1_origin_parse(const char *url, struct h1_origin *o, char *why, size_t why_len)
+{
+    const char *auth, *end;
+
+    memset(o, 0, sizeof(*o));
+    if (strncasecmp(url, SCHEME, strlen(SCHEME)) != 0)
+        return fail(why, why_len, "not an http:// URL");
+    auth = url + strlen(SCHEME);
+    end = auth + strcspn(auth, "/?#");
+    if (memchr(auth, '@', (size_t)(end - auth)))
+        return fail(why, why_len, "the URL holds a user name or password");
+    if (memchr(auth, '{', (size_t)(end - auth)))
+        return fail(why, why_len, "a placeholder in the host or port");
+    if (strchr(url, '#'))
+        return fail(why, why_len, "the URL has a fragment");
+    if ((size_t)(end - auth) >= sizeof(o->authority) || split_authority(auth, end, o) < 0)
+        return fail(why, why_len, "the host or port does not parse");
+    memcpy(o->authority, auth, (size_t)(end - auth));
+    o->authority[end - auth] = '\0';
+    o->len = (size_t)(end - url);
+    return 0;
+}
+
+/* ---- Request heads ---------------------------------------------------- */
+
+/* A growing string for building a head once, at start-up. */
+struct text {
+    char *buf;
+    size_t len;
+    size_t cap;
+};
+
+static void text_add(struct text *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        t->cap = 2 * (t->len + n + 1);
+        t->buf = xrealloc(t->buf, t->cap);
+    }
+    memcpy(t->buf + t->len, s, n);
+    t->len += n;
+    t->buf[t->len] = '\0';
+}
+
+static void text_str(struct text *t, const char *s)
+{
+    text_add(t, s, strlen(s));
+}
+
+/* True when header line h names the header name. */
+static int names(const char *h, const char *name)
+{
+    size_t n = strlen(name);
+
+    return strncasecmp(h, name, n) == 0 && h[n] == ':';
+}
+
+/* True when the kind's header lines set (or remove) name. */
+static int sets(const struct workload_kind *wk, const char *name)
+{
+    for (size_t i = 0; i < wk->n_headers; i++) {
+        if (names(wk->headers[i], name))
+            return 1;
+    }
+    return 0;
+}
+
+/* A "Name:" line with only blanks after the colon: libcurl's way to remove
+ * one of its own headers, never sent. */
+static int is_removal(const char *h)
+{
+    const char *v = strchr(h, ':') + 1;
+
+    return v[strspn(v, " \t")] == '\0';
+}
+
+static void build_suffix(struct text *t, const struct workload_kind *wk, const struct h1_origin *o)
+{
+    char line[64];
+
+    text_str(t, " HTTP/1.1\r\n");
+    if (!sets(wk, "Host")) {
+        text_str(t, "Host: ");
+        text_str(t, o->authority);
+        text_str(t, "\r\n");
+    }
+    if (!sets(wk, "Accept"))
+        text_str(t, "Accept: */*\r\n");
+    for (size_t i = 0; i < wk->n_headers; i++) {
+        if (is_removal(wk->headers[i]))
+            continue;
+        text_str(t, wk->headers[i]);
+        text_str(t, "\r\n");
+    }
+    if (wk->body && !sets(wk, "Content-Length") && !sets(wk, "Transfer-Encoding")) {
+        snprintf(line, sizeof(line), "Content-Length: %zu\r\n", wk->body_len);
+        text_str(t, line);
+    }
+    text_str(t, "\r\n");
+}
+
+int h1_kind_build(struct h1_kind *k, const struct workload *wl, size_t i, const struct h1_origin *o)
+{
+    const struct workload_kind *wk = workload_kind(wl, i);
+    struct text prefix = {0}, suffix = {0}, fixed = {0};
+    const char *path = wk->url + o->len;
+
+    memset(k, 0, sizeof(*k));
+    text_str(&prefix, wk->method);
+    /* "http://h?q" asks for "/?q", as libcurl sends it. */
+    text_str(&prefix, path[0] == '/' ? " " : " /");
+    build_suffix(&suffix, wk, o);
+    k->prefix = prefix.buf;
+    k->prefix_len = prefix.len;
+    k->suffix = suffix.buf;
+    k->suffix_len = suffix.len;
+    k->origin_len = o->len;
+    k->head_max = prefix.len + WORKLOAD_URL_MAX + suffix.len;
+    k->body = wk->body;
+    k->body_len = wk->body_len;
+    k->is_head = strcmp(wk->method, "HEAD") == 0;
+    if (!wk->has_placeholders) {
+        text_add(&fixed, prefix.buf, prefix.len);
+        text_str(&fixed, path);
+        text_add(&fixed, suffix.buf, suffix.len);
+        k->fixed = fixed.buf;
+        k->fixed_len = fixed.len;
+    }
+    return 0;
+}
+
+void h1_kind_free(struct h1_kind *k)
+{
+    free(k->prefix);
+    free(k->suffix);
+    free(k->fixed);
+    memset(k, 0, sizeof(*k));
+}
+
+const char *h1_head(const struct h1_kind *k, const struct workload *wl, size_t i, uint64_t seq,
+                    uint32_t vu, uint64_t *rng, char *buf, size_t cap, size_t *len)
+{
+    /* The URL is expanded at url; its origin is then overwritten by the
+     * prefix, which ends where the path starts. Room before url keeps that
+     * inside buf when the prefix is longer than the origin. */
+    size_t room = k->prefix_len > k->origin_len ? k->prefix_len - k->origin_len : 0;
+    char *url = buf + room, *head;
+    int n;
+
+    if (k->fixed) {
+        *len = k->fixed_len;
+        return k->fixed;
+    }
+    n = workload_url(wl, i, seq, vu, rng, url, cap - room - k->suffix_len);
+    /* workload_new refused templates that could expand past the buffer. */
+    if (n < 0)
+        n = 0;
+    head = url + k->origin_len - k->prefix_len;
+    memcpy(head, k->prefix, k->prefix_len);
+    memcpy(url + n, k->suffix, k->suffix_len);
+    *len = (size_t)(url + n + k->suffix_len - head);
+    return head;
+}
+
+/* ---- Responses -------------------------------------------------------- */
+
+static struct h1_resp *resp_of(http_parser *p)
+{
+    return (struct h1_resp *)((char *)p - offsetof(struct h1_resp, parser));
+}
+
+static int on_headers_complete(http_parser *p)
+{
+    struct h1_resp *r = resp_of(p);
+
+    r->status = p->status_code;
+    /* 1xx replies are interim: their headers do not end the exchange. */
+    if (p->status_code >= 200 || p->status_code == 101)
+        r->has_headers = 1;
+    /* 1 tells the parser that the reply has no body (HEAD). */
+    return r->is_head && p->status_code >= 200 ? 1 : 0;
+}
+
+static int on_body(http_parser *p, const char *at, size_t n)
+{
+    struct h1_resp *r = resp_of(p);
+
+    (void)at;
+    r->body_bytes += n;
+    if (r->body_bytes > r->max_body_bytes) {
+        r->is_cut = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int on_message_complete(http_parser *p)
+{
+    struct h1_resp *r = resp_of(p);
+
+    if (p->status_code < 200 && p->status_code != 101)
+        return 0;
+    r->is_done = 1;
+    /* Stop at the end of this reply: bytes after it are not ours. */
+    http_parser_pause(p, 1);
+    return 0;
+}
+
+static const http_parser_settings settings = {
+    .on_headers_complete = on_headers_complete,
+    .on_body = on_body,
+    .on_message_complete = on_message_complete,
+};
+
+void h1_resp_begin(struct h1_resp *r, int is_head, uint64_t max_body_bytes)
+{
+    http_parser_init(&r->parser, HTTP_RESPONSE);
+    r->max_body_bytes = max_body_bytes;
+    r->body_bytes = 0;
+    r->raw_bytes = 0;
+    r->status = 0;
+    r->is_head = is_head;
+    r->has_headers = 0;
+    r->is_done = 0;
+    r->is_cut = 0;
+}
+
+enum h1_resp_state h1_resp_feed(struct h1_resp *r, const char *data, size_t n, size_t *used)
+{
+    size_t done = http_parser_execute(&r->parser, &settings, data, n);
+    enum http_errno e = HTTP_PARSER_ERRNO(&r->parser);
+
+    *used = done;
+    r->raw_bytes += done;
+    if (r->is_cut)
+        return H1_CUT;
+    if (r->is_done)
+        return H1_DONE;
+    if (e != HPE_OK || done != n)
+        return H1_MALFORMED;
+    return H1_MORE;
+}
+
+enum h1_resp_state h1_resp_eof(struct h1_resp *r)
+{
+    if (r->is_done)
+        return H1_DONE;
+    if (!r->has_headers || HTTP_PARSER_ERRNO(&r->parser) != HPE_OK)
+        return H1_MORE;
+    /* A reply without length ends with the connection: a feed of 0 bytes
+     * tells the parser, which completes it if that is how it was framed. */
+    http_parser_execute(&r->parser, &settings, NULL, 0);
+    return r->is_done ? H1_DONE : H1_MORE;
+}
+
+int h1_resp_keeps_alive(const struct h1_resp *r)
+{
+    /* The pause set at the end of the reply would make the parser answer
+     * "no": ask a copy that is not paused. */
+    http_parser p = r->parser;
+
+    p.http_errno = HPE_OK;
+    return http_should_keep_alive(&p);
+}
+
+const char *h1_resp_error(const struct h1_resp *r)
+{
+    return http_errno_description(HTTP_PARSER_ERRNO(&r->parser));
+}

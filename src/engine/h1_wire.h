@@ -1,0 +1,111 @@
+/*
+ * h1_wire: the bytes of brink's own HTTP/1.1 transport, apart from any I/O.
+ * Request heads are serialised once per request kind, with the URL's path
+ * left as a gap that each request fills in place; responses are parsed by
+ * Debian's libhttp-parser (the parser wrk uses), with bodies counted and
+ * discarded, never copied. Pure: no libuv, no sockets. Any thread; each
+ * object belongs to the caller.
+ */
+#ifndef PROG_ENGINE_H1_WIRE_H
+#define PROG_ENGINE_H1_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <http_parser.h>
+
+struct workload;
+
+#define H1_HOST_MAX 256 /* bytes of a host name, NUL included */
+
+/* The origin of an http:// URL template: what a connection goes to. */
+struct h1_origin {
+    char host[H1_HOST_MAX];          /* without brackets for an IPv6 literal */
+    uint16_t port;                   /* 80 when the URL names none */
+    size_t len;                      /* bytes of "http://host[:port]" in the URL */
+    char authority[H1_HOST_MAX + 8]; /* "host[:port]" as written, for Host: */
+};
+
+/*
+ * Splits url (an absolute URL template) into its origin. Returns 0, or
+ * -EINVAL with why set to the reason h1 cannot send it: not http:// (TLS and
+ * other schemes are libcurl's), a user name or password, a placeholder in
+ * the host or port, a fragment, or a host or port that does not parse.
+ */
+int h1_origin_parse(const char *url, struct h1_origin *o, char *why, size_t why_len);
+
+/* One request kind, serialised: prefix ("METHOD " or "METHOD /"), the URL's
+ * path (the gap), suffix (" HTTP/1.1" and every header line, ending with the
+ * blank line), then the body, sent from the workload's copy. */
+struct h1_kind {
+    char *fixed; /* the whole head when the URL has no placeholder, else NULL */
+    size_t fixed_len;
+    char *prefix; /* owned */
+    size_t prefix_len;
+    char *suffix; /* owned */
+    size_t suffix_len;
+    size_t origin_len;         /* bytes of the expanded URL before its path */
+    size_t head_max;           /* the longest head a request of this kind can have */
+    const unsigned char *body; /* borrowed from the workload; NULL: none */
+    size_t body_len;
+    int is_head; /* HEAD: the reply has no body whatever it says */
+};
+
+/*
+ * Serialises kind i of wl for origin o into k, as libcurl would send it:
+ * Host and "Accept: * / *" unless the kind sets them, the kind's header lines
+ * in order (a "Name:" line with no value removes that header, as it does in
+ * libcurl, and is not sent), and Content-Length when there is a body. The
+ * fixed URL text must start with o's origin. Returns 0; k owns what it
+ * allocates until h1_kind_free.
+ */
+int h1_kind_build(struct h1_kind *k, const struct workload *wl, size_t i,
+                  const struct h1_origin *o);
+void h1_kind_free(struct h1_kind *k);
+
+/*
+ * The head of request seq of user vu of kind i (serialised as k): k->fixed,
+ * or the template expanded into buf (cap >= k->head_max bytes),
+ * the path written in place between prefix and suffix. rng feeds {rand}
+ * and {uuid} exactly as workload_url does. Returns the head and its length
+ * in *len. Never fails.
+ */
+const char *h1_head(const struct h1_kind *k, const struct workload *wl, size_t i, uint64_t seq,
+                    uint32_t vu, uint64_t *rng, char *buf, size_t cap, size_t *len);
+
+/* What h1_resp_feed found. */
+enum h1_resp_state {
+    H1_MORE,      /* the reply is not complete yet */
+    H1_DONE,      /* a whole reply (1xx interim replies are skipped) */
+    H1_CUT,       /* the body passed max_body: the reply is abandoned */
+    H1_MALFORMED, /* not HTTP/1.x */
+};
+
+/* One response being read. */
+struct h1_resp {
+    http_parser parser;
+    uint64_t max_body_bytes;
+    uint64_t body_bytes; /* decoded body bytes seen */
+    uint64_t raw_bytes;  /* bytes fed, headers and framing included */
+    int status;          /* 0 until a status line parsed */
+    int is_head;
+    int has_headers; /* the header block is complete */
+    int is_done;
+    int is_cut;
+};
+
+/* Prepares r for the reply to one request. */
+void h1_resp_begin(struct h1_resp *r, int is_head, uint64_t max_body_bytes);
+/* Feeds n bytes of the connection. *used says how many belong to this
+ * reply (bytes after a complete one are not its). */
+enum h1_resp_state h1_resp_feed(struct h1_resp *r, const char *data, size_t n, size_t *used);
+/* The connection closed: H1_DONE when the reply was delimited by the close,
+ * H1_MORE when it is incomplete (nothing or a part came). */
+enum h1_resp_state h1_resp_eof(struct h1_resp *r);
+/* After H1_DONE: whether the connection may carry the next request
+ * (HTTP/1.1 without Connection: close, or HTTP/1.0 with keep-alive). */
+int h1_resp_keeps_alive(const struct h1_resp *r);
+/* After H1_MALFORMED: libhttp-parser's description of what was wrong. */
+const char *h1_resp_error(const struct h1_resp *r);
+
+#endif

@@ -1,0 +1,362 @@
+#include "engine/h1_wire.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "config/config.h"
+#include "engine/workload.h"
+
+#define ERR_MAX 512
+#define NO_LIMIT (1ULL << 40)
+
+/* ---- Origins ---------------------------------------------------------- */
+
+static void an_origin_splits_host_port_and_its_length(void **state)
+{
+    struct h1_origin o;
+    char why[128];
+
+    (void)state;
+    assert_int_equal(h1_origin_parse("http://127.0.0.1:8080/x?y", &o, why, sizeof(why)), 0);
+    assert_string_equal(o.host, "127.0.0.1");
+    assert_int_equal(o.port, 8080);
+    assert_string_equal(o.authority, "127.0.0.1:8080");
+    assert_int_equal(o.len, strlen("http://127.0.0.1:8080"));
+}
+
+static void an_origin_without_port_is_port_80_and_v6_loses_its_brackets(void **state)
+{
+    struct h1_origin o;
+    char why[128];
+
+    (void)state;
+    assert_int_equal(h1_origin_parse("http://h.test", &o, why, sizeof(why)), 0);
+    assert_string_equal(o.host, "h.test");
+    assert_int_equal(o.port, 80);
+    assert_int_equal(h1_origin_parse("http://[::1]:81/", &o, why, sizeof(why)), 0);
+    assert_string_equal(o.host, "::1");
+    assert_int_equal(o.port, 81);
+    assert_string_equal(o.authority, "[::1]:81");
+}
+
+static void origins_h1_cannot_serve_say_why(void **state)
+{
+    static const struct {
+        const char *url, *why;
+    } cases[] = {
+        {"https://h/", "not an http:// URL"},
+        {"http://u:p@h/", "the URL holds a user name or password"},
+        {"http://h{vu}/", "a placeholder in the host or port"},
+        {"http://h:{rand:1..2}/", "a placeholder in the host or port"},
+        {"http://h/#top", "the URL has a fragment"},
+        {"http://h:0/", "the host or port does not parse"},
+        {"http://h:99999/", "the host or port does not parse"},
+        {"http://:80/", "the host or port does not parse"},
+        {"http://[::1/", "the host or port does not parse"},
+    };
+    struct h1_origin o;
+    char why[128];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_int_not_equal(h1_origin_parse(cases[i].url, &o, why, sizeof(why)), 0);
+        assert_string_equal(why, cases[i].why);
+    }
+}
+
+/* ---- Request heads ---------------------------------------------------- */
+
+static struct workload *compile(const char *text)
+{
+    struct config c;
+    struct workload *w = NULL;
+    char err[ERR_MAX];
+    FILE *msgs = fopen("/dev/null", "w");
+
+    assert_non_null(msgs);
+    config_init(&c);
+    assert_int_equal(config_load_string(&c, "/tmp/t.ini", text, NULL, msgs), 0);
+    fclose(msgs);
+    assert_int_equal(workload_new(&c, 1, err, sizeof(err), &w), 0);
+    config_free(&c);
+    return w;
+}
+
+/* The head of request seq of kind i, as a NUL-terminated string. */
+static char *head_of(const char *text, size_t i, uint64_t seq, struct h1_kind *k)
+{
+    struct workload *w = compile(text);
+    struct h1_origin o;
+    char why[128], *buf, *out;
+    const char *head;
+    uint64_t rng = 7;
+    size_t len;
+
+    assert_int_equal(h1_origin_parse(workload_kind(w, i)->url, &o, why, sizeof(why)), 0);
+    assert_int_equal(h1_kind_build(k, w, i, &o), 0);
+    buf = malloc(k->head_max);
+    head = h1_head(k, w, i, seq, 3, &rng, buf, k->head_max, &len);
+    out = strndup(head, len);
+    free(buf);
+    workload_free(w);
+    return out;
+}
+
+static void a_fixed_get_is_serialised_once_as_libcurl_sends_it(void **state)
+{
+    struct h1_kind k;
+    char *head = head_of("[target]\nurl = http://127.0.0.1:8080/a?b=1\n", 0, 0, &k);
+
+    (void)state;
+    assert_non_null(k.fixed);
+    assert_string_equal(head, "GET /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAccept: */*\r\n\r\n");
+    assert_null(k.body);
+    free(head);
+    h1_kind_free(&k);
+}
+
+static void placeholders_are_filled_in_place_between_method_and_version(void **state)
+{
+    struct h1_kind k;
+    char *head = head_of("[target]\nurl = http://h.test\n[request put]\nmethod = PROPPATCH\n"
+                         "url = /kv/{vu}-{seq}\nbody = hello\n",
+                         0, 41, &k);
+
+    (void)state;
+    assert_null(k.fixed);
+    assert_string_equal(head, "PROPPATCH /kv/3-41 HTTP/1.1\r\nHost: h.test\r\nAccept: */*\r\n"
+                              "Content-Length: 5\r\n\r\n");
+    /* The body itself is sent from the workload's copy, not the head's. */
+    assert_int_equal(k.body_len, 5);
+    free(head);
+    h1_kind_free(&k);
+}
+
+static void headers_replace_or_remove_the_defaults(void **state)
+{
+    struct h1_kind k;
+    char *head = head_of("[target]\nurl = http://h.test/\nheader = Host: other\n"
+                         "header = Accept:\nheader = X-A: 1\n",
+                         0, 0, &k);
+
+    (void)state;
+    assert_string_equal(head, "GET / HTTP/1.1\r\nHost: other\r\nX-A: 1\r\n\r\n");
+    free(head);
+    h1_kind_free(&k);
+}
+
+static void a_query_without_path_asks_for_the_root(void **state)
+{
+    struct h1_kind k;
+    char *head = head_of("[target]\nurl = http://h.test?q={seq}\n", 0, 5, &k);
+
+    (void)state;
+    assert_string_equal(head, "GET /?q=5 HTTP/1.1\r\nHost: h.test\r\nAccept: */*\r\n\r\n");
+    free(head);
+    h1_kind_free(&k);
+}
+
+/* ---- Responses -------------------------------------------------------- */
+
+/* Feeds text in pieces of step bytes; returns the state after the last. */
+static enum h1_resp_state feed(struct h1_resp *r, const char *text, size_t step, size_t *left)
+{
+    size_t n = strlen(text), at = 0, used = 0;
+    enum h1_resp_state st = H1_MORE;
+
+    while (at < n && st == H1_MORE) {
+        size_t piece = n - at < step ? n - at : step;
+
+        st = h1_resp_feed(r, text + at, piece, &used);
+        at += used;
+    }
+    *left = n - at;
+    return st;
+}
+
+static void a_content_length_reply_is_done_in_any_pieces(void **state)
+{
+    const char *reply = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    for (size_t step = 1; step <= strlen(reply); step++) {
+        h1_resp_begin(&r, 0, NO_LIMIT);
+        assert_int_equal(feed(&r, reply, step, &left), H1_DONE);
+        assert_int_equal(left, 0);
+        assert_int_equal(r.status, 200);
+        assert_int_equal(r.body_bytes, 5);
+        assert_int_equal(r.raw_bytes, strlen(reply));
+        assert_true(h1_resp_keeps_alive(&r));
+    }
+}
+
+static void a_chunked_reply_counts_its_decoded_body(void **state)
+{
+    const char *reply = "HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        "3\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\n\r\n";
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    h1_resp_begin(&r, 0, NO_LIMIT);
+    assert_int_equal(feed(&r, reply, 7, &left), H1_DONE);
+    assert_int_equal(r.status, 404);
+    assert_int_equal(r.body_bytes, 19);
+    assert_true(h1_resp_keeps_alive(&r));
+}
+
+static void connection_close_and_http_1_0_end_keep_alive(void **state)
+{
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    h1_resp_begin(&r, 0, NO_LIMIT);
+    assert_int_equal(
+        feed(&r, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", 64, &left),
+        H1_DONE);
+    assert_false(h1_resp_keeps_alive(&r));
+    h1_resp_begin(&r, 0, NO_LIMIT);
+    assert_int_equal(feed(&r, "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", 64, &left),
+                     H1_DONE);
+    assert_false(h1_resp_keeps_alive(&r));
+    h1_resp_begin(&r, 0, NO_LIMIT);
+    assert_int_equal(feed(&r,
+                          "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n"
+                          "\r\nok",
+                          64, &left),
+                     H1_DONE);
+    assert_true(h1_resp_keeps_alive(&r));
+}
+
+static void a_reply_without_length_ends_with_the_connection(void **state)
+{
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    h1_resp_begin(&r, 0, NO_LIMIT);
+    assert_int_equal(feed(&r, "HTTP/1.0 200 OK\r\n\r\nuntil the end", 64, &left), H1_MORE);
+    assert_int_equal(h1_resp_eof(&r), H1_DONE);
+    assert_int_equal(r.body_bytes, strlen("until the end"));
+    assert_false(h1_resp_keeps_alive(&r));
+}
+
+static void a_close_before_the_end_is_incomplete(void **state)
+{
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    h1_resp_begin(&r, 0, NO_LIMIT);
+    assert_int_equal(h1_resp_eof(&r), H1_MORE);
+    assert_int_equal(r.raw_bytes, 0);
+    h1_resp_begin(&r, 0, NO_LIMIT);
+    assert_int_equal(feed(&r, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", 64, &left),
+                     H1_MORE);
+    assert_int_equal(h1_resp_eof(&r), H1_MORE);
+    assert_true(r.raw_bytes > 0);
+}
+
+static void a_head_reply_has_no_body_whatever_its_length_says(void **state)
+{
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    h1_resp_begin(&r, 1, NO_LIMIT);
+    assert_int_equal(feed(&r, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n", 64, &left),
+                     H1_DONE);
+    assert_int_equal(r.body_bytes, 0);
+    assert_true(h1_resp_keeps_alive(&r));
+}
+
+static void interim_replies_are_skipped(void **state)
+{
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    h1_resp_begin(&r, 0, NO_LIMIT);
+    assert_int_equal(feed(&r,
+                          "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\n"
+                          "Content-Length: 0\r\n\r\n",
+                          64, &left),
+                     H1_DONE);
+    assert_int_equal(r.status, 201);
+}
+
+static void a_body_over_max_body_is_cut(void **state)
+{
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    h1_resp_begin(&r, 0, 4);
+    assert_int_equal(feed(&r, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789", 64, &left),
+                     H1_CUT);
+    assert_int_equal(r.status, 200);
+    assert_true(r.body_bytes > 4);
+}
+
+static void bytes_after_a_reply_are_left_over(void **state)
+{
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    h1_resp_begin(&r, 0, NO_LIMIT);
+    assert_int_equal(feed(&r, "HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1", 64, &left), H1_DONE);
+    assert_int_equal(left, strlen("HTTP/1.1"));
+}
+
+static void garbage_and_bad_status_lines_are_malformed(void **state)
+{
+    static const char *const replies[] = {
+        "HTTP/1.1 2x0 Br\x01ken\r\nContent-Length: 0\r\n\r\n",
+        "SSH-2.0-OpenSSH_9.2\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    };
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
+        h1_resp_begin(&r, 0, NO_LIMIT);
+        assert_int_equal(feed(&r, replies[i], 64, &left), H1_MALFORMED);
+        assert_true(strlen(h1_resp_error(&r)) > 0);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(an_origin_splits_host_port_and_its_length),
+        cmocka_unit_test(an_origin_without_port_is_port_80_and_v6_loses_its_brackets),
+        cmocka_unit_test(origins_h1_cannot_serve_say_why),
+        cmocka_unit_test(a_fixed_get_is_serialised_once_as_libcurl_sends_it),
+        cmocka_unit_test(placeholders_are_filled_in_place_between_method_and_version),
+        cmocka_unit_test(headers_replace_or_remove_the_defaults),
+        cmocka_unit_test(a_query_without_path_asks_for_the_root),
+        cmocka_unit_test(a_content_length_reply_is_done_in_any_pieces),
+        cmocka_unit_test(a_chunked_reply_counts_its_decoded_body),
+        cmocka_unit_test(connection_close_and_http_1_0_end_keep_alive),
+        cmocka_unit_test(a_reply_without_length_ends_with_the_connection),
+        cmocka_unit_test(a_close_before_the_end_is_incomplete),
+        cmocka_unit_test(a_head_reply_has_no_body_whatever_its_length_says),
+        cmocka_unit_test(interim_replies_are_skipped),
+        cmocka_unit_test(a_body_over_max_body_is_cut),
+        cmocka_unit_test(bytes_after_a_reply_are_left_over),
+        cmocka_unit_test(garbage_and_bad_status_lines_are_malformed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
