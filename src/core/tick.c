@@ -167,3 +167,20 @@ const char *load_model_name(enum load_model m)
 {
     return NAME_OF(load_model_names, m);
 }
+
+int tick_name_row(void *rows, size_t stride, uint32_t *n, uint32_t max, const char *name)
+{
+    char key[TICK_NAME_MAX];
+    char *row = rows;
+
+    tick_copy_text(key, sizeof(key), name);
+    for (uint32_t i = 0; i < *n; i++, row += stride) {
+        if (strcmp(row, key) == 0)
+            return (int)i;
+    }
+    if (*n >= max)
+        return -1;
+    memset(row, 0, stride);
+    memcpy(row, key, sizeof(key));
+    return (int)(*n)++;
+}

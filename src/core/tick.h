@@ -185,4 +185,14 @@ const char *load_model_name(enum load_model m);
  * boundary when it does not fit. Returns the length copied. */
 size_t tick_copy_text(char *dst, size_t cap, const char *src);
 
+/*
+ * For sinks that follow kinds or probes by name across ticks: finds name in
+ * a table of *n rows of stride bytes, each starting with its name as a
+ * char[TICK_NAME_MAX], or appends a zeroed row with that name when fewer
+ * than max are used. Names compare as tick_copy_text stores them, so a name
+ * that fills its array still matches itself. Returns the row's index (a new
+ * row's is the old *n), or -1 when the name is new and the table is full.
+ */
+int tick_name_row(void *rows, size_t stride, uint32_t *n, uint32_t max, const char *name);
+
 #endif

@@ -103,24 +103,17 @@ void summary_free(struct summary *s)
 /* ---- adding ticks ---- */
 
 /* The totals of the kind named name, created on first sight; NULL when the
- * table is full. Names are compared as tick_copy_text stores them, so a name
- * that fills its whole array still matches itself on the next tick. */
+ * table is full. */
 static struct kind_totals *kind_named(struct summary *s, const char *name)
 {
-    char key[TICK_NAME_MAX];
-    struct kind_totals *k;
+    uint32_t before = s->n_kinds;
+    int i = tick_name_row(s->kinds, sizeof(s->kinds[0]), &s->n_kinds, TICK_MAX_KINDS, name);
 
-    tick_copy_text(key, sizeof(key), name);
-    for (uint32_t i = 0; i < s->n_kinds; i++) {
-        if (strcmp(s->kinds[i].name, key) == 0)
-            return &s->kinds[i];
-    }
-    if (s->n_kinds == TICK_MAX_KINDS)
+    if (i < 0)
         return NULL;
-    k = &s->kinds[s->n_kinds++];
-    memcpy(k->name, key, sizeof(key));
-    k->hist = hist_new();
-    return k;
+    if ((uint32_t)i == before)
+        s->kinds[i].hist = hist_new();
+    return &s->kinds[i];
 }
 
 /* Adds the counts of k and merges its interval histogram. Returns 0, or
@@ -208,14 +201,9 @@ static void add_run_figures(struct summary *s, const struct tick *t)
 
 static struct probe_totals *probe_named(struct summary *s, const char *name)
 {
-    for (uint32_t i = 0; i < s->n_probes; i++) {
-        if (strncmp(s->probes[i].name, name, TICK_NAME_MAX) == 0)
-            return &s->probes[i];
-    }
-    if (s->n_probes == TICK_MAX_PROBES)
-        return NULL;
-    tick_copy_text(s->probes[s->n_probes].name, TICK_NAME_MAX, name);
-    return &s->probes[s->n_probes++];
+    int i = tick_name_row(s->probes, sizeof(s->probes[0]), &s->n_probes, TICK_MAX_PROBES, name);
+
+    return i < 0 ? NULL : &s->probes[i];
 }
 
 static void add_probes(struct summary *s, const struct tick *t)

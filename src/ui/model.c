@@ -114,14 +114,9 @@ static void add_events(struct model *m, const struct tick *t)
  * the tick's table changes; a name not seen before takes a free row. */
 static struct model_probe *probe_row(struct model *m, const char *name)
 {
-    for (uint32_t i = 0; i < m->n_probes; i++) {
-        if (strncmp(m->probes[i].name, name, TICK_NAME_MAX) == 0)
-            return &m->probes[i];
-    }
-    if (m->n_probes == TICK_MAX_PROBES)
-        return NULL;
-    tick_copy_text(m->probes[m->n_probes].name, TICK_NAME_MAX, name);
-    return &m->probes[m->n_probes++];
+    int i = tick_name_row(m->probes, sizeof(m->probes[0]), &m->n_probes, TICK_MAX_PROBES, name);
+
+    return i < 0 ? NULL : &m->probes[i];
 }
 
 static void add_probes(struct model *m, const struct tick *t)

@@ -155,9 +155,37 @@ static void state_names_are_stable(void **state)
     assert_string_equal(event_kind_name(EV__COUNT), "?");
 }
 
+struct named_row {
+    char name[TICK_NAME_MAX];
+    int payload;
+};
+
+static void name_rows_are_found_or_added_until_the_table_is_full(void **state)
+{
+    struct named_row rows[3];
+    uint32_t n = 0;
+    char longest[TICK_NAME_MAX + 10];
+
+    (void)state;
+    memset(longest, 'x', sizeof(longest) - 1);
+    longest[sizeof(longest) - 1] = '\0';
+    assert_int_equal(tick_name_row(rows, sizeof(rows[0]), &n, 3, "get"), 0);
+    rows[0].payload = 7;
+    assert_int_equal(tick_name_row(rows, sizeof(rows[0]), &n, 3, "put"), 1);
+    assert_int_equal(rows[1].payload, 0); /* a new row is zeroed */
+    assert_int_equal(tick_name_row(rows, sizeof(rows[0]), &n, 3, "get"), 0);
+    assert_int_equal(rows[0].payload, 7);
+    /* A name cut to the array still matches itself next time. */
+    assert_int_equal(tick_name_row(rows, sizeof(rows[0]), &n, 3, longest), 2);
+    assert_int_equal(tick_name_row(rows, sizeof(rows[0]), &n, 3, longest), 2);
+    assert_int_equal(tick_name_row(rows, sizeof(rows[0]), &n, 3, "delete"), -1);
+    assert_int_equal(n, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(name_rows_are_found_or_added_until_the_table_is_full),
         cmocka_unit_test(new_tick_is_zeroed_and_names_its_total),
         cmocka_unit_test(histogram_survives_the_trip_through_a_tick),
         cmocka_unit_test(histogram_that_does_not_fit_is_refused_not_cut),
