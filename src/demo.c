@@ -21,7 +21,9 @@ static const char target_settings[] =
     " \"service_ms\": {\"kv\": 2},"
     " \"kv\": {\"write_ms\": 10, \"read_us_per_kib\": 20}}";
 
-/* brink's side: a write-heavy mix on eight keys. %s is the target's URL. */
+/* brink's side: a write-heavy mix on eight keys, and the target's own
+ * counters: the sibling count reads see (alert above 10), the queue, and
+ * resets per second. %s is the target's URL. */
 static const char config_format[] =
     "[target]\n"
     "url = %s\n"
@@ -38,7 +40,21 @@ static const char config_format[] =
     "[request get]\n"
     "weight = 1\n"
     "method = GET\n"
-    "url = /kv/demo-{rand:1..8}\n";
+    "url = /kv/demo-{rand:1..8}\n"
+    "[probe siblings]\n"
+    "type = json\n"
+    "url = /stats\n"
+    "pointer = /node_get_fsm_siblings_100\n"
+    "alert = > 10\n"
+    "[probe queue]\n"
+    "type = json\n"
+    "url = /stats\n"
+    "pointer = /queue_depth\n"
+    "[probe resets]\n"
+    "type = prometheus\n"
+    "url = /metrics\n"
+    "metric = brink_target_resets_sent_total\n"
+    "kind = counter\n";
 
 /* Without a terminal nobody can press q: the demo then stops by itself. */
 #define HEADLESS_SECONDS "10s"
@@ -76,7 +92,6 @@ int demo_main(int argc, char **argv)
     struct run_preset preset = {
         .name = "demo",
         .config = config,
-        .counters_hint = "siblings will show here with probes; the target's /stats has them",
     };
     sigset_t all, old;
     int rc;

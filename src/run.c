@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "core/board.h"
 #include "core/chan.h"
 #include "core/clock.h"
 #include "core/redact.h"
@@ -17,6 +18,7 @@
 #include "core/tick.h"
 #include "core/units.h"
 #include "engine/engine.h"
+#include "probes/probes.h"
 #include "report/summary.h"
 #include "ui/ui.h"
 
@@ -304,7 +306,6 @@ static int front_end(const struct run_args *a, const struct config *c, struct ch
     }
     target_label(c, target, sizeof(target));
     p.target = target;
-    p.counters_hint = a->preset ? a->preset->counters_hint : NULL;
     end = ui_run(ui, &p);
     ui_close(ui);
     return end == UI_END_STUCK ? -ETIMEDOUT : 0;
@@ -312,39 +313,71 @@ static int front_end(const struct run_args *a, const struct config *c, struct ch
 
 static void install_signals(void)
 {
-    struct sigaction sa;
+    struct sigaction sa, old;
 
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    /* nohup (or a shell that ignores SIGHUP for its jobs) means: survive the
+     * logout. Headless, that is kept; the console still stops when its
+     * terminal hangs up, which it sees on the terminal itself. */
+    if (sigaction(SIGHUP, NULL, &old) != 0 || old.sa_handler != SIG_IGN)
+        sigaction(SIGHUP, &sa, NULL);
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* What runs beside the front end: the probes and the engine, which share
+ * one clock origin and the board the probes write and the engine reads. */
+struct run_threads {
+    struct board *board;
+    struct probes *probes;
+    struct engine *engine;
+};
+
+/* Probes first, so a probe that cannot start leaves no load running. Returns
+ * 0 or the exit status (the reason printed). */
+static int start_threads(const struct run_args *a, const struct config *c, struct chan *ch,
+                         struct run_threads *th)
+{
+    struct probes_params pp = {
+        .config = c, .board = th->board, .start_ns = clock_now_ns(), .allow_commands = 1};
+    struct engine_params ep = {.config = c, .chan = ch, .seed = a->seed, .board = th->board,
+                               .start_ns = pp.start_ns};
+    char err[512] = "";
+    sigset_t all, old;
+    int rc;
+
+    /* The new threads inherit this mask: signals reach this thread only. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    rc = probes_start(&pp, err, sizeof(err), &th->probes);
+    if (rc == 0) {
+        rc = engine_start(&ep, err, sizeof(err), &th->engine);
+        if (rc != 0) {
+            probes_stop(th->probes);
+            th->probes = NULL;
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0)
+        return 0;
+    fprintf(stderr, "%s\n", err);
+    /* Limits and probe settings are the operator's to fix: usage errors. */
+    return rc == -EMFILE || rc == -EPERM || rc == -EINVAL ? 2 : 1;
 }
 
 static int run_load(const struct run_args *a, const struct config *c)
 {
     struct chan *ch = chan_new(CHAN_TICKS_DEFAULT, CHAN_COMMANDS_DEFAULT);
-    struct engine_params p = {.config = c, .chan = ch, .seed = a->seed};
+    struct run_threads th = {.board = board_new()};
     struct summary *s = summary_new();
-    struct engine *e = NULL;
-    char err[512];
-    sigset_t all, old;
-    int rc;
+    int rc = start_threads(a, c, ch, &th);
 
-    /* The workers inherit this mask: signals reach this thread only. */
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    rc = engine_start(&p, err, sizeof(err), &e);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        fprintf(stderr, "%s\n", err);
-        summary_free(s);
-        chan_free(ch);
-        return rc == -EMFILE ? 2 : 1;
-    }
+    if (rc != 0)
+        goto out_free;
     if (front_end(a, c, ch, s) != 0) {
         /* The workers are stuck; report what ran and leave them behind. */
         fprintf(stderr, "brink: run: the engine did not stop within %d ms of the stop; exiting\n",
@@ -352,12 +385,15 @@ static int run_load(const struct run_args *a, const struct config *c)
         summary_print(s, stdout);
         return 1;
     }
-    engine_join(e);
+    probes_stop(th.probes);
+    engine_join(th.engine);
     if (chan_dropped(ch))
         fprintf(stderr, "brink: run: %llu ticks were dropped before they were shown\n",
                 (unsigned long long)chan_dropped(ch));
     rc = summary_print(s, stdout) == 0 ? 0 : 1;
-    engine_free(e);
+    engine_free(th.engine);
+out_free:
+    board_free(th.board);
     summary_free(s);
     chan_free(ch);
     return rc;

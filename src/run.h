@@ -11,7 +11,6 @@
 struct run_preset {
     const char *name;          /* where config errors say they are */
     const char *config;        /* INI text, as a file would hold it */
-    const char *counters_hint; /* the console's hint when no probe is set */
 };
 
 /* argv[0] is "run". Returns the exit status: 0, 1 runtime failure, 2 usage

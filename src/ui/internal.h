@@ -238,7 +238,6 @@ struct view {
     const struct theme *th;
     const char *target;
     const char *recording;
-    const char *counters_hint;
     const char *pending;   /* a command sent and not yet seen applied, or NULL */
     const char *status;    /* a message for the key line, or NULL */
     const char *prompt;    /* an open prompt's label, or NULL */

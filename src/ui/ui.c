@@ -240,7 +240,6 @@ static void draw(struct ui *ui)
         .th = &ui->th,
         .target = ui->p->target,
         .recording = ui->p->recording,
-        .counters_hint = ui->p->counters_hint,
         .pending = ui->pending[0] ? ui->pending : NULL,
         .status = ui->status[0] ? ui->status : NULL,
         .prompt = ui->prompt != PROMPT_NONE ? prompts[ui->prompt].label : NULL,

@@ -25,7 +25,6 @@ struct ui_params {
     struct chan *chan;          /* borrowed: ticks in, commands out */
     const char *target;         /* what is loaded (secrets already redacted) */
     const char *recording;      /* the session file, or NULL when not recording */
-    const char *counters_hint;  /* shown when no probe is configured; NULL for the default */
     ui_tick_fn *on_tick;        /* may be NULL */
     void *on_tick_arg;
     /* Set by the caller's signal handlers: SIGINT/SIGTERM count (a first

@@ -14,7 +14,7 @@
 #define CHANGE_W 10
 #define SPARK_MIN 6
 
-#define DEFAULT_HINT "server probes: not in this build yet"
+#define HINT "add [probe NAME]: see docs/probes.md"
 
 static void spark(const struct view *v, int y, int x, int w, const struct model_probe *p)
 {
@@ -93,8 +93,7 @@ void view_counters(const struct view *v, struct rect r)
     if (!m->n_probes) {
         draw_text(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_DIM], "no probes configured");
         if (r.h >= 3)
-            draw_outside(v->th, r.y + 2, r.x, r.w, v->th->attr[ROLE_DIM],
-                         v->counters_hint ? v->counters_hint : DEFAULT_HINT);
+            draw_text(v->th, r.y + 2, r.x, r.w, v->th->attr[ROLE_DIM], HINT);
         return;
     }
     for (uint32_t i = 0; i < m->n_probes && (int)i + 1 < r.h; i++)

@@ -1,0 +1,121 @@
+/*
+ * The sampler's internals (runtime.c, fetch_http.c, fetch_cmd.c,
+ * extract.c): a source is one [probe NAME] section (one fetch or one
+ * command per interval); a series is one value read from what the source
+ * brought back (one per JSON pointer, else one), and one row of the board.
+ * Everything here runs on the probe thread, except the body of an HTTP
+ * fetch, which runs in libuv's thread pool and touches only its own
+ * struct fetch. The parsers' own helpers are in internal.h.
+ */
+#ifndef PROG_PROBES_SAMPLER_H
+#define PROG_PROBES_SAMPLER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "config/config.h"
+#include "core/tick.h"
+#include "probes/parse.h"
+
+#define PROBE_BODY_MAX PROBE_DOC_MAX /* bytes of an HTTP answer: what the parsers take */
+#define PROBE_OUTPUT_MAX (64u << 10) /* bytes of a command's stdout */
+#define PROBE_WHY_MAX TICK_TEXT_MAX
+
+struct probes;
+struct source;
+struct extractor;
+
+/* What a fetch or a command brought back: the text, or why there is none. */
+struct result {
+    int rc;        /* 0, or negative: why says it */
+    char *text;    /* owned; NUL-terminated; NULL when rc != 0 */
+    size_t len;
+    char why[PROBE_WHY_MAX];
+};
+
+/* An HTTP fetch, run in the thread pool (fetch_http.c). */
+struct fetch {
+    uv_work_t work;
+    const struct config_probe *cfg;
+    const atomic_int *is_stopping; /* aborts a transfer in progress */
+    struct result res;
+};
+
+/* A command run (fetch_cmd.c). */
+struct command_run {
+    uv_process_t process;
+    uv_pipe_t out;
+    uv_pipe_t err;
+    uv_timer_t deadline;
+    struct source *src;
+    char *text;
+    size_t len;
+    char err_text[PROBE_WHY_MAX];
+    size_t err_len;
+    int is_cut;
+    int has_exited;
+    int64_t exit_status;
+    int term_signal;
+    int is_timed_out;
+    int is_spawn_failed;
+    int open_handles; /* finished (or freed) when it drops to 0 */
+};
+
+struct series {
+    uint32_t board_index;
+    struct extractor *ex;    /* owned */
+    struct tick_probe shown; /* what the board has */
+    int has_raw;             /* a previous raw value (counters) */
+    double raw;
+    uint64_t raw_ns;
+    uint64_t ok_ns;          /* the last good sample; 0 before */
+};
+
+struct source {
+    struct probes *ps;
+    const struct config_probe *cfg;
+    uv_timer_t timer;
+    int is_busy;
+    uint64_t busy_since_ns;
+    struct fetch fetch;
+    struct command_run *cmd; /* while a command runs */
+    uint32_t first_series;
+    uint32_t n_series;
+};
+
+struct probes {
+    uv_loop_t loop;
+    uv_async_t stop;
+    uv_thread_t thread;
+    atomic_int is_stopping;
+    struct board *board;
+    uint64_t start_ns;
+    uint32_t n_sources;
+    struct source *sources;
+    uint32_t n_series;
+    struct series *series;
+    int open_handles;
+};
+
+/* runtime.c: a source brought back res (its text is freed here). */
+void source_done(struct source *src, struct result *res);
+
+/* fetch_http.c: queues the fetch of src on the loop's thread pool; 0 or a
+ * libuv error. */
+int fetch_http_start(struct source *src);
+
+/* fetch_cmd.c: starts src's command. 0, or a negative errno (why filled). */
+int fetch_cmd_start(struct source *src, char *why, size_t why_len);
+/* Kills the process group of a running command (on stop). */
+void fetch_cmd_kill(struct source *src);
+
+/* extract.c: how series `index` of a probe reads its value from a page. */
+int extractor_new(const struct config_probe *cfg, uint32_t index, char *why, size_t why_len,
+                  struct extractor **out);
+void extractor_free(struct extractor *ex);
+int extractor_read(const struct extractor *ex, const char *text, size_t len, double *out,
+                   char *why, size_t why_len);
+
+#endif
