@@ -157,6 +157,10 @@ int term_open(struct theme *th, char *why, size_t why_len)
         return fail(why, why_len, "TERM=dumb cannot address the cursor");
     setlocale(LC_CTYPE, "");
     is_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    /* The modes to put back after a crash: before newterm, which already
+     * changes them. */
+    crash.tty_fd = STDOUT_FILENO;
+    crash.has_saved = tcgetattr(STDOUT_FILENO, &crash.saved) == 0;
     screen = newterm(NULL, stdout, stdin);
     if (!screen) {
         char shown[64];
@@ -172,8 +176,6 @@ int term_open(struct theme *th, char *why, size_t why_len)
         screen = NULL;
         return fail(why, why_len, "the terminal cannot address the cursor (no \"cup\")");
     }
-    crash.tty_fd = STDOUT_FILENO;
-    crash.has_saved = tcgetattr(STDIN_FILENO, &crash.saved) == 0;
     crash.restore_len = 0;
     append_cap("sgr0");
     append_cap("cnorm");

@@ -14,6 +14,10 @@ Usage: pty_console.py BRINK URL CHECK...
                    comes at all: only EIO/POLLHUP on the tty tells
   raw-hostile      URL's target is set (by the caller) to send hostile
                    headers: the raw stream holds none of the target's escapes
+  crash            SIGSEGV sent to brink while the console runs: termios
+                   restored and the alternate screen left by the crash
+                   handler, which then hands the signal on (brink dies of
+                   it; under a sanitizer, the sanitizer reports it)
 Each hang-up check asserts exit within 2 s (measured generously: 2.5 s) and
 less than 0.5 s of CPU time used by brink meanwhile (no spinning on a dead
 terminal). Prints one "ok   NAME" or "FAIL NAME" line per assertion; exit
@@ -255,6 +259,37 @@ def check_raw_hostile(brink, url):
         c.kill()
 
 
+def check_crash(brink, url):
+    c = Console(brink, url)
+    try:
+        up = c.wait_output(b"req/s", 10)
+        check("pty crash: the console draws (req/s)", up, tail(c))
+        if not up:
+            return
+        os.kill(c.pid, signal.SIGSEGV)
+        took = c.wait_exit(10)
+        while c.pump(0.05) > 0:
+            pass
+        check("pty crash: brink ends after SIGSEGV", took is not None, describe(c))
+        if took is None:
+            return
+        by_signal = os.WIFSIGNALED(c.status) and os.WTERMSIG(c.status) == signal.SIGSEGV
+        by_sanitizer = os.WIFEXITED(c.status) and os.WEXITSTATUS(c.status) == 86
+        check("pty crash: the signal reached the previous handler (%s)" % describe(c),
+              by_signal or by_sanitizer, describe(c))
+        if by_sanitizer:
+            check("pty crash: the sanitizer's report reaches the terminal",
+                  b"Sanitizer" in c.out, tail(c))
+        after = termios.tcgetattr(c.slave)
+        check("pty crash: termios after the crash equal those before", after == c.before,
+              "before %r, after %r" % (c.before, after))
+        last_smcup = c.out.rfind(b"\x1b[?1049h")
+        check("pty crash: the alternate screen is left (rmcup)",
+              last_smcup >= 0 and c.out.find(b"\x1b[?1049l", last_smcup) > 0, tail(c))
+    finally:
+        c.kill()
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
@@ -269,6 +304,8 @@ def main():
             check_hangup(brink, url, "hangup (no controlling tty)", ctty=False, ignore_hup=False)
         elif what == "raw-hostile":
             check_raw_hostile(brink, url)
+        elif what == "crash":
+            check_crash(brink, url)
         else:
             print("pty_console.py: unknown check " + what, file=sys.stderr)
             return 2

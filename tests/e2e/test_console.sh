@@ -16,7 +16,9 @@
 #     and hostile text typed into a mark note is shown escaped
 #   - tests/e2e/pty_console.py on a raw pty: termios restored after `q`, a
 #     closed master (SIGHUP ignored, or no controlling tty) ends brink within
-#     2 s without spinning, the raw stream holds no hostile escape
+#     2 s without spinning, the raw stream holds no hostile escape, and a
+#     SIGSEGV leaves the terminal as it was and still reaches the previous
+#     handler (a sanitizer's report, or death by the signal)
 # Every load is bounded (--duration 30s); the script takes about 30 s.
 # Usage: sh test_console.sh BRINK SRCDIR (exit 77 without tmux)
 brink=$1
@@ -340,7 +342,7 @@ curl -s -o /dev/null -X POST -d '{"faults":{"hostile_header":0,"malformed_status
 
 # --- the pty harness: terminal modes and hang-ups -------------------------------------
 python3 "$src/tests/e2e/pty_console.py" "$brink" "$url/bytes/16" \
-    restore hangup-ignored hangup-noctty >>"$tmp/pty.out" 2>&1
+    restore hangup-ignored hangup-noctty crash >>"$tmp/pty.out" 2>&1
 cat "$tmp/pty.out"
 passed=$((passed + $(grep -c '^ok ' "$tmp/pty.out")))
 failed=$((failed + $(grep -c '^FAIL ' "$tmp/pty.out")))
