@@ -42,7 +42,8 @@
 # (requests, wall time, CPU, and brink's report line).
 #
 # Usage: sh bench/vs-wrk.sh   (BRINK=path to a release brink binary, default
-# build/release/brink; BENCH_SECONDS=D)
+# build/release/brink; BENCH_SECONDS=D; BENCH_CONNS="16 64" and BENCH_FILES=13
+# to measure some points only)
 # The set-up it shares with the other benchmarks is in bench/lib.sh.
 set -u
 prog=vs-wrk
@@ -51,8 +52,8 @@ cd "$(dirname "$0")/.." || exit 1
 
 seconds=${BENCH_SECONDS:-5}
 reps=3
-conns="1 16 64 256"
-files="13 133k"
+conns=${BENCH_CONNS:-"1 16 64 256"}
+files=${BENCH_FILES:-"13 133k"}
 
 case "$seconds" in
 '' | *[!0-9]*) die "BENCH_SECONDS must be a whole number of seconds, got '$seconds'" ;;
