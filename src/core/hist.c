@@ -270,6 +270,27 @@ uint64_t hist_percentile(const struct hist *h, double pct)
     return v;
 }
 
+int hist_next_bucket(const struct hist *h, size_t *cursor, uint64_t *low_us, uint64_t *width_us,
+                     uint64_t *count)
+{
+    size_t i;
+    size_t hi;
+
+    if (h->count == 0)
+        return 0;
+    i = *cursor > bucket_of(h->min) ? *cursor : bucket_of(h->min);
+    for (hi = bucket_of(h->max); i <= hi; i++) {
+        if (h->counts[i] > 0) {
+            *low_us = bucket_low(i, width_us);
+            *count = h->counts[i];
+            *cursor = i + 1;
+            return 1;
+        }
+    }
+    *cursor = i;
+    return 0;
+}
+
 /* Output of the encoder: bytes past cap are counted but not written, so one
  * pass yields both the encoding and the size it needs. */
 struct writer {

@@ -59,6 +59,15 @@ double hist_stddev(const struct hist *h);
 uint64_t hist_percentile(const struct hist *h, double pct);
 
 /*
+ * Walks the non-empty buckets in increasing order, for encoders that store a
+ * histogram in another form: start with *cursor = 0 and call until it returns
+ * 0. Each call that returns 1 gives a bucket holding count values between
+ * low_us and low_us + width_us - 1, and moves *cursor past it.
+ */
+int hist_next_bucket(const struct hist *h, size_t *cursor, uint64_t *low_us, uint64_t *width_us,
+                     uint64_t *count);
+
+/*
  * Sparse encoding for ticks and session files: a version byte, the count,
  * min, max and clamped count, then (gap, count) pairs for the non-empty
  * buckets only, all as LEB128 varints. Writes at most cap bytes to buf and

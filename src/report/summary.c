@@ -13,12 +13,13 @@
 #include "core/tick.h"
 #include "core/units.h"
 #include "core/xalloc.h"
+#include "report/internal.h"
 
 #define SUMMARY_MAX_EVENTS 100 /* events kept for the report; the rest are only counted */
 #define SUMMARY_MAX_STATUS 64  /* distinct HTTP codes kept; the rest go to status_other */
 #define MESSAGE_SHOWN_MAX 73   /* bytes of a sanitized error message or event text shown */
 #define NAME_SHOWN_MAX 80      /* bytes of a sanitized kind name shown */
-#define NUM_MAX 32             /* a formatted number: 20 digits, 6 commas, decimals */
+#define NUM_MAX REPORT_NUM_MAX
 
 /* The percentiles of the report's table, with labels written out so that no
  * printf conversion of a double (and so no LC_NUMERIC) is involved. */
@@ -258,53 +259,7 @@ int summary_add_tick(struct summary *s, const struct tick *t)
     return rc;
 }
 
-/* ---- formatting figures ----
- * No %f anywhere: the curses UI sets LC_NUMERIC from the user's locale, and a
- * report must read "3.12", not "3,12", whoever runs it. */
-
-/* v rounded to the nearest integer, 0 for negative or NaN, capped far below
- * UINT64_MAX so the conversion is defined. */
-static uint64_t round_u64(double v)
-{
-    if (!(v > 0.0))
-        return 0;
-    if (v >= 9.0e18)
-        return 9000000000000000000ULL;
-    return (uint64_t)(v + 0.5);
-}
-
-/* "93,512": digits grouped by three with commas. */
-static char *fmt_grouped(uint64_t v, char *buf)
-{
-    char digits[24];
-    int n = snprintf(digits, sizeof(digits), "%" PRIu64, v);
-    size_t o = 0;
-
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
-/* v with exactly decimals (1 or 2) digits after the point: "3.12". */
-static char *fmt_fixed(double v, unsigned decimals, char *buf)
-{
-    uint64_t scale = decimals == 1 ? 10 : 100;
-    uint64_t n = round_u64(v * (double)scale);
-
-    snprintf(buf, NUM_MAX, "%" PRIu64 ".%0*" PRIu64, n / scale, (int)decimals, n % scale);
-    return buf;
-}
-
-/* A rate per second: whole and grouped from 100 up ("3,117"), one decimal
- * below ("2.5"), so a slow run does not read as 0. */
-static char *fmt_rate(double per_s, char *buf)
-{
-    return per_s >= 99.95 ? fmt_grouped(round_u64(per_s), buf) : fmt_fixed(per_s, 1, buf);
-}
+/* ---- formatting figures (the shared helpers are in fmt.c) ---- */
 
 /* part as a percentage of whole, with decimals (1 or 2) digits and a % sign.
  * A share that is not zero never reads as zero: "<0.1%", "<0.01%". */
@@ -313,11 +268,11 @@ static char *fmt_percent(uint64_t part, uint64_t whole, unsigned decimals, char 
     double pct = whole ? 100.0 * (double)part / (double)whole : 0.0;
     size_t n;
 
-    if (part > 0 && round_u64(pct * (decimals == 1 ? 10.0 : 100.0)) == 0) {
+    if (part > 0 && report_round_u64(pct * (decimals == 1 ? 10.0 : 100.0)) == 0) {
         snprintf(buf, NUM_MAX, "%s", decimals == 1 ? "<0.1%" : "<0.01%");
         return buf;
     }
-    fmt_fixed(pct, decimals, buf);
+    report_fmt_fixed(pct, decimals, buf);
     n = strlen(buf);
     snprintf(buf + n, NUM_MAX - n, "%%");
     return buf;
@@ -325,21 +280,7 @@ static char *fmt_percent(uint64_t part, uint64_t whole, unsigned decimals, char 
 
 static char *fmt_duration(double us, char *buf)
 {
-    return units_format_duration(round_u64(us), buf, UNITS_FMT_MAX);
-}
-
-static double per_second(uint64_t n, uint64_t duration_ms)
-{
-    return duration_ms ? (double)n * 1000.0 / (double)duration_ms : 0.0;
-}
-
-/* A string from outside, escaped and cut for the report (printable ASCII:
- * the report does not know the terminal's locale). raw holds at most
- * raw_cap bytes and need not be NUL-terminated. */
-static const char *shown(const char *raw, size_t raw_cap, char *buf, size_t cap)
-{
-    sanitize_display(raw, strnlen(raw, raw_cap), buf, cap, 1);
-    return buf;
+    return units_format_duration(report_round_u64(us), buf, UNITS_FMT_MAX);
 }
 
 /* Failed requests: the sum over the classes, each failure being in one. */
@@ -359,10 +300,10 @@ static void print_volume(FILE *out, const struct kind_totals *k, uint64_t durati
 {
     char n[NUM_MAX], rate[NUM_MAX], in[NUM_MAX], sent[NUM_MAX];
 
-    fprintf(out, "%s request%s, %s req/s, %s MB/s in, %s MB/s out\n", fmt_grouped(k->completed, n),
-            k->completed == 1 ? "" : "s", fmt_rate(per_second(k->completed, duration_ms), rate),
-            fmt_fixed(per_second(k->bytes_in, duration_ms) / 1e6, 2, in),
-            fmt_fixed(per_second(k->bytes_out, duration_ms) / 1e6, 2, sent));
+    fprintf(out, "%s request%s, %s req/s, %s MB/s in, %s MB/s out\n", report_fmt_grouped(k->completed, n),
+            k->completed == 1 ? "" : "s", report_fmt_rate(report_per_second(k->completed, duration_ms), rate),
+            report_fmt_fixed(report_per_second(k->bytes_in, duration_ms) / 1e6, 2, in),
+            report_fmt_fixed(report_per_second(k->bytes_out, duration_ms) / 1e6, 2, sent));
 }
 
 static void print_gap_note(FILE *out, const struct kind_totals *k)
@@ -375,7 +316,7 @@ static void print_gap_note(FILE *out, const struct kind_totals *k)
             "note: %" PRIu64
             " interval histogram%s damaged or missing; latency covers %s of %s requests\n",
             k->hist_gaps, k->hist_gaps == 1 ? " was" : "s were",
-            fmt_grouped(hist_count(k->hist), timed), fmt_grouped(k->completed, all));
+            report_fmt_grouped(hist_count(k->hist), timed), report_fmt_grouped(k->completed, all));
 }
 
 static void print_latency(FILE *out, const struct kind_totals *k)
@@ -412,16 +353,16 @@ static void print_errors(FILE *out, const struct kind_totals *k,
         fputs("errors: none\n", out);
         return;
     }
-    fprintf(out, "errors: %s of %s requests (%s)\n", fmt_grouped(failed, n),
-            fmt_grouped(k->completed, all), fmt_percent(failed, k->completed, 2, pct));
+    fprintf(out, "errors: %s of %s requests (%s)\n", report_fmt_grouped(failed, n),
+            report_fmt_grouped(k->completed, all), fmt_percent(failed, k->completed, 2, pct));
     for (int c = 0; c < ERR__COUNT; c++) {
         if (k->errors[c] == 0)
             continue;
         msg[0] = '\0';
         if (first_error != NULL)
-            shown(first_error[c], TICK_TEXT_MAX, msg, sizeof(msg));
+            report_shown(first_error[c], TICK_TEXT_MAX, msg, sizeof(msg));
         fprintf(out, "  %-15s %11s %7s%s%s\n", errclass_name((enum errclass)c),
-                fmt_grouped(k->errors[c], n), fmt_percent(k->errors[c], k->completed, 2, pct),
+                report_fmt_grouped(k->errors[c], n), fmt_percent(k->errors[c], k->completed, 2, pct),
                 msg[0] ? "  " : "", msg);
     }
 }
@@ -450,7 +391,7 @@ static void print_concurrency(FILE *out, const struct summary *s)
                 s->max_target_concurrency);
     fprintf(out, ", max active %" PRIu32, s->max_actual_concurrency);
     if (s->models_seen & (1u << LOAD_OPEN))
-        fprintf(out, ", max target rate %s/s", fmt_rate(s->max_target_rate_per_s, rate));
+        fprintf(out, ", max target rate %s/s", report_fmt_rate(s->max_target_rate_per_s, rate));
     fputc('\n', out);
 }
 
@@ -478,9 +419,9 @@ static void print_statuses(FILE *out, const struct summary *s)
     if (s->n_status == 0 && s->status_other == 0)
         fputs(" none", out);
     for (uint32_t i = 0; i < s->n_status; i++)
-        fprintf(out, " %u=%s", (unsigned)s->status[i].code, fmt_grouped(s->status[i].count, n));
+        fprintf(out, " %u=%s", (unsigned)s->status[i].code, report_fmt_grouped(s->status[i].count, n));
     if (s->status_other)
-        fprintf(out, " other=%s", fmt_grouped(s->status_other, n));
+        fprintf(out, " other=%s", report_fmt_grouped(s->status_other, n));
     fputc('\n', out);
 }
 
@@ -490,22 +431,15 @@ static void print_events(FILE *out, const struct summary *s)
 
     if (s->n_events == 0 && s->events_more == 0)
         return;
-    fprintf(out, "events: %s\n", fmt_grouped(s->n_events + s->events_more, n));
+    fprintf(out, "events: %s\n", report_fmt_grouped(s->n_events + s->events_more, n));
     for (uint32_t i = 0; i < s->n_events; i++) {
         const struct tick_event *e = &s->events[i];
 
         fprintf(out, "  %8s %s: %s\n", units_format_duration(e->at_ms * 1000, at, sizeof(at)),
-                event_kind_name(e->kind), shown(e->text, sizeof(e->text), text, sizeof(text)));
+                event_kind_name(e->kind), report_shown(e->text, sizeof(e->text), text, sizeof(text)));
     }
     if (s->events_more)
-        fprintf(out, "  and %s more, not kept\n", fmt_grouped(s->events_more, n));
-}
-
-/* Probe values: plain integers, else 6 significant digits (C locale). */
-static char *fmt_probe(double v, char *buf)
-{
-    snprintf(buf, NUM_MAX, "%.6g", v);
-    return buf;
+        fprintf(out, "  and %s more, not kept\n", report_fmt_grouped(s->events_more, n));
 }
 
 static void print_probes(FILE *out, const struct summary *s)
@@ -518,14 +452,14 @@ static void print_probes(FILE *out, const struct summary *s)
     for (uint32_t i = 0; i < s->n_probes; i++) {
         const struct probe_totals *p = &s->probes[i];
 
-        fprintf(out, "  %s", shown(p->name, sizeof(p->name), name, sizeof(name)));
+        fprintf(out, "  %s", report_shown(p->name, sizeof(p->name), name, sizeof(name)));
         if (p->has_value)
-            fprintf(out, ": last %s, max %s", fmt_probe(p->last, last), fmt_probe(p->max, max));
+            fprintf(out, ": last %s, max %s", report_fmt_g(p->last, 6, last), report_fmt_g(p->max, 6, max));
         else
             fputs(": no value", out);
         if (p->failing_ticks)
-            fprintf(out, "; failing or stale in %s ticks (%s)", fmt_grouped(p->failing_ticks, n),
-                    shown(p->last_error, sizeof(p->last_error), why, sizeof(why)));
+            fprintf(out, "; failing or stale in %s ticks (%s)", report_fmt_grouped(p->failing_ticks, n),
+                    report_shown(p->last_error, sizeof(p->last_error), why, sizeof(why)));
         fputc('\n', out);
     }
 }
@@ -539,13 +473,13 @@ static void print_kinds(FILE *out, const struct summary *s)
     for (uint32_t i = 0; i < s->n_kinds; i++) {
         const struct kind_totals *k = &s->kinds[i];
 
-        fprintf(out, "\nkind %s: ", shown(k->name, sizeof(k->name), name, sizeof(name)));
+        fprintf(out, "\nkind %s: ", report_shown(k->name, sizeof(k->name), name, sizeof(name)));
         print_volume(out, k, s->duration_ms);
         print_outcomes(out, k, NULL);
     }
     if (s->unmatched_completed)
         fprintf(out, "\nnote: %s requests of kinds past the first %d are in the totals only\n",
-                fmt_grouped(s->unmatched_completed, n), TICK_MAX_KINDS);
+                report_fmt_grouped(s->unmatched_completed, n), TICK_MAX_KINDS);
 }
 
 int summary_print(const struct summary *s, FILE *out)
@@ -584,8 +518,8 @@ static void append_probes(const struct tick *t, char *buf, size_t cap)
         int ok = p->has_value && p->state == PROBE_OK;
 
         snprintf(buf + used, cap - used, " %s=%s",
-                 shown(p->name, sizeof(p->name), name, sizeof(name)),
-                 ok ? fmt_probe(p->value, v) : probe_state_name(p->state));
+                 report_shown(p->name, sizeof(p->name), name, sizeof(name)),
+                 ok ? report_fmt_g(p->value, 6, v) : probe_state_name(p->state));
     }
 }
 
@@ -616,9 +550,56 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
              "t=%" PRIu64 "s c=%s inflight=%" PRIu32 " %" PRIu64
              " req/s %s MB/s p50 %s p99 %s err %s%s%s",
              (t->start_ms + t->duration_ms + 500) / 1000, c, t->in_flight,
-             round_u64(per_second(k->completed, t->duration_ms)),
-             fmt_fixed(per_second(k->bytes_in, t->duration_ms) / 1e6, 1, mb), p50, p99, err,
+             report_round_u64(report_per_second(k->completed, t->duration_ms)),
+             report_fmt_fixed(report_per_second(k->bytes_in, t->duration_ms) / 1e6, 1, mb), p50, p99, err,
              shows_state ? " " : "", shows_state ? run_state_name(t->state) : "");
     append_probes(t, buf, cap);
     return buf;
+}
+
+/* ---- accessors for the other formats ---- */
+
+uint64_t summary_duration_ms(const struct summary *s)
+{
+    return s->duration_ms;
+}
+
+uint32_t summary_n_kinds(const struct summary *s)
+{
+    return s->n_kinds;
+}
+
+int summary_totals(const struct summary *s, int kind, struct summary_totals *out)
+{
+    const struct kind_totals *k;
+
+    if (kind == SUMMARY_TOTAL)
+        k = &s->total;
+    else if (kind >= 0 && (uint32_t)kind < s->n_kinds)
+        k = &s->kinds[kind];
+    else
+        return -ENOENT;
+    out->name = k->name;
+    out->completed = k->completed;
+    out->bytes_in = k->bytes_in;
+    out->bytes_out = k->bytes_out;
+    out->errors = k->errors;
+    out->hist_gaps = k->hist_gaps;
+    out->hist = k->hist;
+    return 0;
+}
+
+int summary_print_tick(const struct tick *t, FILE *out)
+{
+    char line[1024], text[2 * TICK_TEXT_MAX], at[UNITS_FMT_MAX];
+    uint32_t n = t->n_events < TICK_MAX_EVENTS ? t->n_events : TICK_MAX_EVENTS;
+
+    fprintf(out, "%s\n", summary_progress_line(t, line, sizeof(line)));
+    for (uint32_t i = 0; i < n; i++) {
+        /* The same clock format as the report's event rows. */
+        units_format_duration(t->events[i].at_ms * 1000, at, sizeof(at));
+        fprintf(out, "  [%s] %s: %s\n", at, event_kind_name(t->events[i].kind),
+                report_shown(t->events[i].text, sizeof(t->events[i].text), text, sizeof(text)));
+    }
+    return report_finish(out);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct hist;
 struct tick;
 struct summary;
 
@@ -61,5 +62,33 @@ int summary_print(const struct summary *s, FILE *out);
  * newline); returns buf. Any thread.
  */
 char *summary_progress_line(const struct tick *t, char *buf, size_t cap);
+
+/* The headless output of one tick: its progress line, then one line per
+ * event, "  [1.47s] command: TEXT", the text escaped (printable ASCII).
+ * Flushes out; returns 0 or -EIO. */
+int summary_print_tick(const struct tick *t, FILE *out);
+
+/* The run's totals, or one request kind's, for the other report formats
+ * (json, hdr). Pointers are borrowed from s: valid until the next
+ * summary_add_tick or summary_free. */
+struct summary_totals {
+    const char *name;   /* "total", or the kind's raw name (sanitize before display) */
+    uint64_t completed; /* requests finished with any outcome */
+    uint64_t bytes_in;
+    uint64_t bytes_out;
+    const uint64_t *errors;  /* ERR__COUNT counts, by class */
+    uint64_t hist_gaps;      /* interval histograms damaged or missing */
+    const struct hist *hist; /* the interval histograms merged (µs) */
+};
+
+#define SUMMARY_TOTAL (-1) /* the kind index of the run's totals */
+
+/* The run's length (sum of the ticks' durations), in ms. */
+uint64_t summary_duration_ms(const struct summary *s);
+/* Request kinds seen (at most TICK_MAX_KINDS). */
+uint32_t summary_n_kinds(const struct summary *s);
+/* Fills out for kind (SUMMARY_TOTAL or 0 .. summary_n_kinds - 1); returns 0,
+ * or -ENOENT when there is no such kind. */
+int summary_totals(const struct summary *s, int kind, struct summary_totals *out);
 
 #endif

@@ -867,6 +867,41 @@ static void encoding_of_a_tick_is_far_smaller_than_the_hist(void **state)
     hist_free(h);
 }
 
+static void bucket_walk_visits_every_value_once_in_order(void **state)
+{
+    struct hist *h = hist_new();
+    size_t cursor = 0;
+    uint64_t low, width, n, sum = 0, prev_end = 0;
+
+    (void)state;
+    assert_int_equal(hist_next_bucket(h, &cursor, &low, &width, &n), 0);
+    hist_record_n(h, 7, 3);
+    hist_record(h, 2047);
+    hist_record(h, 2048);
+    hist_record(h, 123456);
+    hist_record(h, HIST_MAX_VALUE_US + 5);
+    while (hist_next_bucket(h, &cursor, &low, &width, &n)) {
+        assert_true(low >= prev_end);
+        assert_true(width >= 1);
+        prev_end = low + width;
+        sum += n;
+    }
+    assert_int_equal(sum, hist_count(h));
+    cursor = 0;
+    assert_int_equal(hist_next_bucket(h, &cursor, &low, &width, &n), 1);
+    assert_int_equal(low, 7);
+    assert_int_equal(width, 1);
+    assert_int_equal(n, 3);
+    assert_int_equal(hist_next_bucket(h, &cursor, &low, &width, &n), 1);
+    assert_int_equal(low, 2047);
+    assert_int_equal(hist_next_bucket(h, &cursor, &low, &width, &n), 1);
+    assert_int_equal(low, 2048);
+    assert_int_equal(width, 2);
+    assert_int_equal(hist_next_bucket(h, &cursor, &low, &width, &n), 1);
+    assert_true(low <= 123456 && 123456 < low + width);
+    hist_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -898,6 +933,7 @@ int main(void)
         cmocka_unit_test(decode_rejects_a_count_mismatch),
         cmocka_unit_test(decode_rejects_an_inconsistent_header),
         cmocka_unit_test(encoding_of_a_tick_is_far_smaller_than_the_hist),
+        cmocka_unit_test(bucket_walk_visits_every_value_once_in_order),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,114 @@
+/*
+ * Number formatting for the report's formats. No %f or %g reaches the output
+ * unchecked: the curses UI sets LC_NUMERIC from the user's locale, and a
+ * report must read "3.12", not "3,12", whoever runs it.
+ */
+#include "report/internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/sanitize.h"
+
+uint64_t report_round_u64(double v)
+{
+    if (!(v > 0.0))
+        return 0;
+    if (v >= 9.0e18)
+        return 9000000000000000000ULL;
+    return (uint64_t)(v + 0.5);
+}
+
+char *report_fmt_grouped(uint64_t v, char *buf)
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof(digits), "%" PRIu64, v);
+    size_t o = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+char *report_fmt_fixed(double v, unsigned decimals, char *buf)
+{
+    static const uint64_t scales[] = {1, 10, 100, 1000};
+    uint64_t scale = scales[decimals > 3 ? 3 : decimals];
+    uint64_t n = report_round_u64(v * (double)scale);
+
+    if (scale == 1)
+        snprintf(buf, REPORT_NUM_MAX, "%" PRIu64, n);
+    else
+        snprintf(buf, REPORT_NUM_MAX, "%" PRIu64 ".%0*" PRIu64, n / scale,
+                 decimals > 3 ? 3 : (int)decimals, n % scale);
+    return buf;
+}
+
+char *report_fmt_rate(double per_s, char *buf)
+{
+    return per_s >= 99.95 ? report_fmt_grouped(report_round_u64(per_s), buf)
+                          : report_fmt_fixed(per_s, 1, buf);
+}
+
+char *report_fmt_g(double v, int precision, char *buf)
+{
+    size_t o = 0;
+    int in_point = 0;
+    char tmp[REPORT_NUM_MAX];
+
+    if (!isfinite(v))
+        v = 0.0;
+    snprintf(tmp, sizeof(tmp), "%.*g", precision, v);
+    /* Whatever the locale wrote as its decimal point (one or more bytes)
+     * becomes one '.'. */
+    for (size_t i = 0; tmp[i] != '\0' && o + 1 < REPORT_NUM_MAX; i++) {
+        char c = tmp[i];
+        int numeric = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e';
+
+        if (numeric) {
+            buf[o++] = c;
+            in_point = 0;
+        } else if (!in_point) {
+            buf[o++] = '.';
+            in_point = 1;
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+double report_per_second(uint64_t n, uint64_t duration_ms)
+{
+    return duration_ms ? (double)n * 1000.0 / (double)duration_ms : 0.0;
+}
+
+const char *report_shown(const char *raw, size_t raw_cap, char *buf, size_t cap)
+{
+    sanitize_display(raw, strnlen(raw, raw_cap), buf, cap, 1);
+    return buf;
+}
+
+int report_finish(FILE *out)
+{
+    if (fflush(out) != 0 || ferror(out))
+        return -EIO;
+    return 0;
+}
+
+char *report_fmt_level(int is_open_model, double level, char *buf)
+{
+    char n[REPORT_NUM_MAX];
+
+    if (is_open_model)
+        snprintf(buf, REPORT_NUM_MAX, "rate=%.32s/s", report_fmt_rate(level, n));
+    else
+        snprintf(buf, REPORT_NUM_MAX, "c=%" PRIu64, report_round_u64(level));
+    return buf;
+}

@@ -1,0 +1,169 @@
+/*
+ * compare: several step tables side by side, by level. Each table's rows are
+ * grouped by level first (steps_level), so a level held twice in one session
+ * is one figure, its histograms merged.
+ */
+#include "report/formats.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tick.h"
+#include "core/units.h"
+#include "core/xalloc.h"
+#include "report/internal.h"
+#include "report/steps.h"
+
+#define LEVEL_W 12 /* the level column */
+#define RATE_W 9   /* req/s */
+#define LAT_W 8    /* p50, p99 */
+#define ERR_W 8    /* errors */
+#define GROUP_W (2 + RATE_W + 2 + LAT_W + 2 + LAT_W + 2 + ERR_W)
+
+struct level_key {
+    enum load_model model;
+    double level;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct level_key *x = a, *y = b;
+
+    if (x->model != y->model)
+        return x->model < y->model ? -1 : 1;
+    if (x->level != y->level)
+        return x->level < y->level ? -1 : 1;
+    return 0;
+}
+
+/* The union of the tables' levels, sorted, without duplicates; *n_out keys. */
+static struct level_key *union_levels(const struct steps *const *tables, size_t n, size_t *n_out)
+{
+    size_t total = 0, k = 0;
+    struct level_key *keys;
+    struct step_row r;
+
+    for (size_t i = 0; i < n; i++)
+        total += steps_level_count(tables[i]);
+    keys = xcalloc(total ? total : 1, sizeof(*keys));
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; steps_level(tables[i], j, &r) == 0; j++) {
+            keys[k].model = r.model;
+            keys[k++].level = r.level;
+        }
+    }
+    qsort(keys, k, sizeof(*keys), key_cmp);
+    *n_out = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (*n_out == 0 || key_cmp(&keys[*n_out - 1], &keys[i]) != 0)
+            keys[(*n_out)++] = keys[i];
+    }
+    return keys;
+}
+
+/* The merged row of level key in st; 0 when st held it, -ENOENT otherwise. */
+static int find_level(const struct steps *st, const struct level_key *key, struct step_row *out)
+{
+    for (size_t j = 0; steps_level(st, j, out) == 0; j++) {
+        struct level_key k = {out->model, out->level};
+
+        if (key_cmp(&k, key) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* A line being built; every append is bounded by cap. */
+struct line {
+    char *buf;
+    size_t cap;
+    size_t used;
+};
+
+static void append(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(struct line *l, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (l->used + 1 >= l->cap)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(l->buf + l->used, l->cap - l->used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        l->used += (size_t)n < l->cap - l->used ? (size_t)n : l->cap - l->used - 1;
+}
+
+static const char *lat(const struct step_row *r, uint64_t us, char *buf)
+{
+    return r->timed ? units_format_duration(us, buf, UNITS_FMT_MAX) : "-";
+}
+
+/* Appends one column group for r (NULL: blank). */
+static void put_group(struct line *l, const struct step_row *r)
+{
+    char rate[REPORT_NUM_MAX], p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX], err[REPORT_NUM_MAX];
+
+    if (r == NULL) {
+        append(l, "%*s", GROUP_W, "");
+        return;
+    }
+    append(l, "  %*s  %*s  %*s  %*s", RATE_W,
+           report_fmt_rate(report_per_second(r->completed, r->duration_ms), rate), LAT_W,
+           lat(r, r->p50_us, p50), LAT_W, lat(r, r->p99_us, p99), ERR_W,
+           report_fmt_grouped(steps_row_failed(r), err));
+}
+
+/* Writes the line without its trailing blanks, and a newline; empties it. */
+static void put_line(FILE *out, struct line *l)
+{
+    while (l->used > 0 && l->buf[l->used - 1] == ' ')
+        l->used--;
+    l->buf[l->used] = '\0';
+    fprintf(out, "%s\n", l->buf);
+    l->used = 0;
+}
+
+static void put_heads(FILE *out, struct line *l, const char *const *labels, size_t n)
+{
+    char name[GROUP_W - 1];
+
+    append(l, "  %-*s", LEVEL_W, "");
+    for (size_t i = 0; i < n; i++)
+        append(l, "  %-*s", GROUP_W - 2,
+               report_shown(labels[i], strlen(labels[i]) + 1, name, sizeof(name)));
+    put_line(out, l);
+    append(l, "  %-*s", LEVEL_W, "level");
+    for (size_t i = 0; i < n; i++)
+        append(l, "  %*s  %*s  %*s  %*s", RATE_W, "req/s", LAT_W, "p50", LAT_W, "p99", ERR_W,
+               "errors");
+    put_line(out, l);
+}
+
+int format_compare(const struct steps *const *tables, const char *const *labels, size_t n,
+                   FILE *out)
+{
+    size_t n_keys;
+    struct level_key *keys = union_levels(tables, n, &n_keys);
+    /* A group is GROUP_W wide unless a figure overflows its column. */
+    struct line l = {.cap = 64 + REPORT_NUM_MAX + n * 128, .used = 0};
+    char level[REPORT_NUM_MAX];
+    struct step_row r;
+
+    l.buf = xmalloc(l.cap);
+    put_heads(out, &l, labels, n);
+    for (size_t k = 0; k < n_keys; k++) {
+        append(&l, "  %-*s", LEVEL_W,
+               report_fmt_level(keys[k].model == LOAD_OPEN, keys[k].level, level));
+        for (size_t i = 0; i < n; i++)
+            put_group(&l, find_level(tables[i], &keys[k], &r) == 0 ? &r : NULL);
+        put_line(out, &l);
+    }
+    free(l.buf);
+    free(keys);
+    return report_finish(out);
+}

@@ -1,0 +1,134 @@
+/*
+ * CSV, one row per tick (RFC 4180): fields separated by commas, lines ended
+ * by CRLF, every text field that may come from outside (probe names) quoted
+ * with its quotes doubled. Names are first escaped by sanitize_display (UTF-8
+ * kept, control and bidi characters made visible), so a cell never holds a
+ * line break or an invisible character.
+ */
+#include "report/formats.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/errclass.h"
+#include "core/sanitize.h"
+#include "core/tick.h"
+#include "core/xalloc.h"
+#include "report/internal.h"
+
+struct format_csv {
+    FILE *out;
+    int has_header;
+    uint32_t n_probes; /* probe columns, from the first tick */
+    char probes[TICK_MAX_PROBES][TICK_NAME_MAX];
+};
+
+struct format_csv *format_csv_new(FILE *out)
+{
+    struct format_csv *c = xcalloc(1, sizeof(*c));
+
+    c->out = out;
+    return c;
+}
+
+void format_csv_free(struct format_csv *c)
+{
+    free(c);
+}
+
+/* A quoted field: "..." with every " doubled. */
+static void put_quoted(FILE *out, const char *raw, size_t raw_cap)
+{
+    char shown[4 * TICK_NAME_MAX];
+
+    sanitize_display(raw, strnlen(raw, raw_cap), shown, sizeof(shown), 0);
+    fputc('"', out);
+    for (const char *p = shown; *p; p++) {
+        if (*p == '"')
+            fputc('"', out);
+        fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void put_header(struct format_csv *c, const struct tick *t)
+{
+    FILE *out = c->out;
+
+    if (t != NULL) {
+        uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+
+        for (uint32_t i = 0; i < n; i++)
+            tick_name_row(c->probes, sizeof(c->probes[0]), &c->n_probes, TICK_MAX_PROBES,
+                          t->probes[i].name);
+    }
+    fputs("seq,start_ms,duration_ms,state,target_concurrency,actual_concurrency,in_flight,"
+          "completed,ok,req_per_s,bytes_in,p50_us,p90_us,p99_us,p999_us,max_us",
+          out);
+    for (int e = 0; e < ERR__COUNT; e++)
+        fprintf(out, ",err_%s", errclass_name((enum errclass)e));
+    for (uint32_t i = 0; i < c->n_probes; i++) {
+        fputc(',', out);
+        put_quoted(out, c->probes[i], TICK_NAME_MAX);
+    }
+    fputs("\r\n", out);
+    c->has_header = 1;
+}
+
+/* The value of the probe named name in t, or an empty field. */
+static void put_probe(FILE *out, const struct tick *t, const char *name)
+{
+    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+    char v[REPORT_NUM_MAX];
+
+    fputc(',', out);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tick_probe *p = &t->probes[i];
+
+        if (strncmp(p->name, name, TICK_NAME_MAX) == 0) {
+            if (p->has_value)
+                fputs(report_fmt_g(p->value, 17, v), out);
+            return;
+        }
+    }
+}
+
+int format_csv_tick(struct format_csv *c, const struct tick *t)
+{
+    const struct tick_kind *k = &t->total;
+    FILE *out = c->out;
+    char rate[REPORT_NUM_MAX];
+
+    if (!c->has_header)
+        put_header(c, t);
+    fprintf(out,
+            "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64
+            ",%" PRIu64 ",%s,%" PRIu64,
+            t->seq, t->start_ms, t->duration_ms, run_state_name(t->state), t->target_concurrency,
+            t->actual_concurrency, t->in_flight, k->completed, k->ok,
+            report_fmt_fixed(report_per_second(k->completed, t->duration_ms), 3, rate),
+            k->bytes_in);
+    if (k->window.count > 0)
+        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+                k->window.pct_us[0], k->window.pct_us[1], k->window.pct_us[2], k->window.pct_us[3],
+                k->window.max_us);
+    else
+        fputs(",,,,,", out); /* no latency in an interval that timed nothing */
+    for (int e = 0; e < ERR__COUNT; e++)
+        fprintf(out, ",%" PRIu64, k->errors[e]);
+    for (uint32_t i = 0; i < c->n_probes; i++)
+        put_probe(out, t, c->probes[i]);
+    fputs("\r\n", out);
+    return ferror(out) ? -EIO : 0;
+}
+
+int format_csv_finish(struct format_csv *c)
+{
+    if (!c->has_header)
+        put_header(c, NULL);
+    return report_finish(c->out);
+}

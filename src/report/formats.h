@@ -1,0 +1,70 @@
+/*
+ * formats: the outputs of `brink report` and `brink compare` besides the
+ * summary: the step table as text, a JSON document, CSV (one row per tick),
+ * the latency distribution in HdrHistogram's text format, and the comparison
+ * of several step tables. Layouts are fixed and documented in docs/report.md.
+ * Every function writes to out, flushes it, and returns 0 or -EIO when a
+ * write or the flush failed. Inputs are borrowed. One thread at a time; no
+ * curses, no libcurl, no jansson (report links core and record only).
+ */
+#ifndef PROG_REPORT_FORMATS_H
+#define PROG_REPORT_FORMATS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct hist;
+struct steps;
+struct summary;
+struct tick;
+
+/*
+ * The step table as aligned text, meant to follow summary_print: a blank
+ * line, "steps: N", a header row and one row per step (level, start,
+ * duration, requests, req/s, MB/s in, p50, p99, max, one column per error
+ * class seen, "NAME max" and "NAME last" per probe). Printable ASCII; names
+ * pass through sanitize_display; numbers never depend on LC_NUMERIC.
+ * st must be finished (steps_finish).
+ */
+int format_steps_text(const struct steps *st, FILE *out);
+
+/*
+ * One JSON document (UTF-8, RFC 8259): the run's totals and per-kind totals
+ * from sum, the step rows and the by-level grouping from st (finished).
+ * Strings are escaped by hand ("\"", "\\", control characters as \u00XX,
+ * invalid UTF-8 bytes as \ufffd); non-finite numbers are null.
+ */
+int format_json(const struct summary *sum, const struct steps *st, FILE *out);
+
+/*
+ * CSV for spreadsheets (RFC 4180, CRLF line ends): a header row, then one row
+ * per tick given to format_csv_tick. The probe columns are those of the first
+ * tick (probes are configured for the whole run); a probe first seen later
+ * has no column. format_csv_new borrows out for the writer's life; aborts on
+ * exhaustion. format_csv_finish writes the header if no tick came and
+ * flushes. format_csv_free(NULL) is a no-op and does not close out.
+ */
+struct format_csv;
+struct format_csv *format_csv_new(FILE *out);
+int format_csv_tick(struct format_csv *c, const struct tick *t);
+int format_csv_finish(struct format_csv *c);
+void format_csv_free(struct format_csv *c);
+
+/*
+ * h (µs) as HdrHistogram's outputPercentileDistribution prints it with
+ * 5 ticks per half distance and an output scaling ratio of 1000: values in
+ * milliseconds with 3 decimals, the header, rows at increasing percentiles,
+ * and the Mean/StdDeviation, Max/Total count and Buckets/SubBuckets footer.
+ */
+int format_hdr(const struct hist *h, FILE *out);
+
+/*
+ * Several step tables side by side: one row per level in the union of their
+ * levels (closed before open, increasing), one column group per table
+ * (req/s, p50, p99, errors) headed by its label, blank where a table did not
+ * hold that level. tables (finished) and labels have n entries each.
+ */
+int format_compare(const struct steps *const *tables, const char *const *labels, size_t n,
+                   FILE *out);
+
+#endif

@@ -1,0 +1,336 @@
+#include "report/steps.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hist.h"
+#include "core/tick.h"
+#include "core/xalloc.h"
+
+/* All rows of one level: their sums, and their histograms merged, kept
+ * encoded (hist_encode) so a level costs its non-empty buckets only. */
+struct level_acc {
+    struct step_row sum;
+    unsigned char *enc;
+    size_t enc_len;
+};
+
+struct probe_name {
+    char name[TICK_NAME_MAX];
+};
+
+struct steps {
+    int is_open;           /* cur is a row in progress */
+    int cur_holds;         /* some tick of cur held its level */
+    struct step_row cur;   /* the open row */
+    struct hist *cur_hist; /* its interval histograms merged */
+    struct hist *scratch;  /* one decoded histogram */
+    struct step_row *rows; /* closed rows, n_rows of cap_rows */
+    size_t n_rows;
+    size_t cap_rows;
+    uint64_t rows_not_kept;
+    uint64_t completed_not_kept;
+    struct level_acc *levels; /* sorted by model, then level */
+    size_t n_levels;
+    size_t cap_levels;
+    uint64_t levels_not_kept; /* rows of levels past STEPS_MAX_LEVELS */
+    uint32_t n_probes;
+    struct probe_name probes[TICK_MAX_PROBES];
+};
+
+struct steps *steps_new(void)
+{
+    struct steps *s = xcalloc(1, sizeof(*s));
+
+    s->cur_hist = hist_new();
+    s->scratch = hist_new();
+    return s;
+}
+
+void steps_free(struct steps *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->n_levels; i++)
+        free(s->levels[i].enc);
+    free(s->levels);
+    free(s->rows);
+    hist_free(s->cur_hist);
+    hist_free(s->scratch);
+    free(s);
+}
+
+uint64_t steps_row_failed(const struct step_row *r)
+{
+    uint64_t n = 0;
+
+    for (int c = 0; c < ERR__COUNT; c++)
+        n += r->errors[c];
+    return n;
+}
+
+/* ---- levels ---- */
+
+static int level_cmp(enum load_model m, double level, const struct step_row *r)
+{
+    if (m != r->model)
+        return m < r->model ? -1 : 1;
+    if (level != r->level)
+        return level < r->level ? -1 : 1;
+    return 0;
+}
+
+/* The accumulator of r's level, created (zeroed, in sorted place) on first
+ * sight; NULL when the table is full. */
+static struct level_acc *level_of(struct steps *s, const struct step_row *r)
+{
+    size_t i = 0;
+    struct level_acc *l;
+
+    while (i < s->n_levels && level_cmp(r->model, r->level, &s->levels[i].sum) > 0)
+        i++;
+    if (i < s->n_levels && level_cmp(r->model, r->level, &s->levels[i].sum) == 0)
+        return &s->levels[i];
+    if (s->n_levels == STEPS_MAX_LEVELS)
+        return NULL;
+    if (s->n_levels == s->cap_levels) {
+        s->cap_levels = s->cap_levels ? s->cap_levels * 2 : 8;
+        s->levels = xrealloc(s->levels, s->cap_levels * sizeof(s->levels[0]));
+    }
+    memmove(&s->levels[i + 1], &s->levels[i], (s->n_levels - i) * sizeof(s->levels[0]));
+    s->n_levels++;
+    l = &s->levels[i];
+    memset(l, 0, sizeof(*l));
+    l->sum.model = r->model;
+    l->sum.level = r->level;
+    l->sum.start_ms = r->start_ms;
+    return l;
+}
+
+/* Adds the figures of closed row r (whose histogram is s->cur_hist) to its level. */
+static void level_add(struct steps *s, const struct step_row *r)
+{
+    struct level_acc *l = level_of(s, r);
+    struct step_row *sum;
+
+    if (l == NULL) {
+        s->levels_not_kept++;
+        return;
+    }
+    sum = &l->sum;
+    sum->n_rows++;
+    sum->duration_ms += r->duration_ms;
+    sum->folded_ms += r->folded_ms;
+    sum->n_ticks += r->n_ticks;
+    sum->completed += r->completed;
+    sum->ok += r->ok;
+    sum->bytes_in += r->bytes_in;
+    sum->bytes_out += r->bytes_out;
+    sum->hist_gaps += r->hist_gaps;
+    for (int c = 0; c < ERR__COUNT; c++)
+        sum->errors[c] += r->errors[c];
+    for (uint32_t i = 0; i < TICK_MAX_PROBES; i++) {
+        const struct step_probe *p = &r->probes[i];
+
+        if (!p->has_value)
+            continue;
+        if (!sum->probes[i].has_value || p->max > sum->probes[i].max)
+            sum->probes[i].max = p->max;
+        sum->probes[i].last = p->last;
+        sum->probes[i].has_value = 1;
+    }
+    if (hist_count(s->cur_hist) == 0)
+        return;
+    hist_reset(s->scratch);
+    if (l->enc_len > 0 && hist_decode(s->scratch, l->enc, l->enc_len) != 0)
+        hist_reset(s->scratch); /* cannot happen: we encoded it */
+    hist_merge(s->scratch, s->cur_hist);
+    l->enc_len = hist_encode(s->scratch, NULL, 0);
+    l->enc = xrealloc(l->enc, l->enc_len);
+    hist_encode(s->scratch, l->enc, l->enc_len);
+}
+
+static void set_latency(struct step_row *r, const struct hist *h)
+{
+    r->timed = hist_count(h);
+    if (r->timed == 0)
+        return;
+    r->p50_us = hist_percentile(h, 50.0);
+    r->p90_us = hist_percentile(h, 90.0);
+    r->p99_us = hist_percentile(h, 99.0);
+    r->p999_us = hist_percentile(h, 99.9);
+    r->max_us = hist_max(h);
+}
+
+/* ---- rows ---- */
+
+static void close_row(struct steps *s)
+{
+    struct step_row *r = &s->cur;
+
+    if (!s->is_open)
+        return;
+    set_latency(r, s->cur_hist);
+    level_add(s, r);
+    if (s->n_rows == STEPS_MAX_ROWS) {
+        s->rows_not_kept++;
+        s->completed_not_kept += r->completed;
+    } else {
+        if (s->n_rows == s->cap_rows) {
+            s->cap_rows = s->cap_rows ? s->cap_rows * 2 : 16;
+            if (s->cap_rows > STEPS_MAX_ROWS)
+                s->cap_rows = STEPS_MAX_ROWS;
+            s->rows = xrealloc(s->rows, s->cap_rows * sizeof(s->rows[0]));
+        }
+        s->rows[s->n_rows++] = *r;
+    }
+    hist_reset(s->cur_hist);
+    s->is_open = 0;
+}
+
+static double level_of_tick(const struct tick *t)
+{
+    return t->model == LOAD_OPEN ? t->target_rate_per_s : (double)t->target_concurrency;
+}
+
+static void open_row(struct steps *s, const struct tick *t)
+{
+    memset(&s->cur, 0, sizeof(s->cur));
+    s->cur.model = t->model;
+    s->cur.level = level_of_tick(t);
+    s->cur.n_rows = 1;
+    s->cur.start_ms = t->start_ms;
+    s->is_open = 1;
+    s->cur_holds = 0;
+}
+
+static void add_probes(struct steps *s, const struct tick *t)
+{
+    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tick_probe *tp = &t->probes[i];
+        int k =
+            tick_name_row(s->probes, sizeof(s->probes[0]), &s->n_probes, TICK_MAX_PROBES, tp->name);
+        struct step_probe *p;
+
+        if (k < 0 || !tp->has_value)
+            continue;
+        p = &s->cur.probes[k];
+        if (!p->has_value || tp->value > p->max)
+            p->max = tp->value;
+        p->last = tp->value;
+        p->has_value = 1;
+    }
+}
+
+/* Merges t's total histogram into the open row. Returns 0 or -EINVAL. */
+static int add_hist(struct steps *s, const struct tick *t)
+{
+    int rc = tick_get_hist(t, &t->total, s->scratch);
+
+    if (rc == 0) {
+        hist_merge(s->cur_hist, s->scratch);
+        return 0;
+    }
+    /* An interval without requests may carry no histogram at all. */
+    if (rc == -ENOENT && t->total.completed == 0 && t->total.window.count == 0)
+        return 0;
+    s->cur.hist_gaps++;
+    return rc == -EINVAL ? -EINVAL : 0;
+}
+
+int steps_add_tick(struct steps *s, const struct tick *t)
+{
+    int holds = t->state == RUN_RUNNING || t->state == RUN_STARTING;
+    struct step_row *r;
+
+    if (!s->is_open) {
+        open_row(s, t);
+    } else if (holds && !s->cur_holds) {
+        /* A row of folded ticks only takes the first held level. */
+        s->cur.model = t->model;
+        s->cur.level = level_of_tick(t);
+    } else if (holds && level_cmp(t->model, level_of_tick(t), &s->cur) != 0) {
+        close_row(s);
+        open_row(s, t);
+    }
+    r = &s->cur;
+    if (holds) {
+        s->cur_holds = 1;
+        r->duration_ms += t->duration_ms;
+    } else {
+        r->folded_ms += t->duration_ms;
+    }
+    r->n_ticks++;
+    r->completed += t->total.completed;
+    r->ok += t->total.ok;
+    r->bytes_in += t->total.bytes_in;
+    r->bytes_out += t->total.bytes_out;
+    for (int c = 0; c < ERR__COUNT; c++)
+        r->errors[c] += t->total.errors[c];
+    add_probes(s, t);
+    return add_hist(s, t);
+}
+
+void steps_finish(struct steps *s)
+{
+    close_row(s);
+}
+
+/* ---- accessors ---- */
+
+size_t steps_count(const struct steps *s)
+{
+    return s->n_rows;
+}
+
+const struct step_row *steps_row(const struct steps *s, size_t i)
+{
+    return i < s->n_rows ? &s->rows[i] : NULL;
+}
+
+uint64_t steps_rows_not_kept(const struct steps *s)
+{
+    return s->rows_not_kept;
+}
+
+uint64_t steps_completed_not_kept(const struct steps *s)
+{
+    return s->completed_not_kept;
+}
+
+uint32_t steps_n_probes(const struct steps *s)
+{
+    return s->n_probes;
+}
+
+const char *steps_probe_name(const struct steps *s, uint32_t i)
+{
+    return i < s->n_probes ? s->probes[i].name : NULL;
+}
+
+size_t steps_level_count(const struct steps *s)
+{
+    return s->n_levels;
+}
+
+int steps_level(const struct steps *s, size_t i, struct step_row *out)
+{
+    const struct level_acc *l;
+
+    if (i >= s->n_levels)
+        return -ENOENT;
+    l = &s->levels[i];
+    *out = l->sum;
+    if (l->enc_len > 0 && hist_decode(s->scratch, l->enc, l->enc_len) == 0)
+        set_latency(out, s->scratch);
+    return 0;
+}
+
+uint64_t steps_levels_not_kept(const struct steps *s)
+{
+    return s->levels_not_kept;
+}

@@ -1,0 +1,113 @@
+/*
+ * steps: the step table of a run, built from its ticks. A step is a stretch of
+ * consecutive ticks that held one target level: the target concurrency, or
+ * for open-model ticks the target rate. Reads ticks only, so it serves a live
+ * run and a recording alike. Memory is bounded whatever the run's length.
+ * One thread at a time; no curses, no libcurl.
+ *
+ * Which ticks hold a level: RUNNING and STARTING ticks do; a change of model
+ * or level between them closes the open row and opens a new one (returning
+ * to an earlier level later opens a new row too). PAUSED, STOPPING and DONE
+ * ticks are folded into the open row: their completions, errors, latencies
+ * and probe values count in it (so the rows add up to the run's totals), but
+ * they never open or close a row and their length goes to folded_ms, not to
+ * duration_ms, so a pause does not dilute the step's req/s. A row opened by
+ * folded ticks alone takes the level of the first tick that holds one.
+ */
+#ifndef PROG_REPORT_STEPS_H
+#define PROG_REPORT_STEPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/errclass.h"
+#include "core/tick.h"
+
+#define STEPS_MAX_ROWS 1000  /* rows kept; later rows are counted, see steps_rows_not_kept */
+#define STEPS_MAX_LEVELS 256 /* distinct levels grouped by steps_level; others are counted */
+
+struct steps;
+
+/* A probe's values in one row; has_value is 0 when it had none there. */
+struct step_probe {
+    int has_value;
+    double max;  /* largest value seen in the row's ticks */
+    double last; /* value in the last tick of the row that had one */
+};
+
+/* One row of the step table, or (from steps_level) all rows of one level. */
+struct step_row {
+    enum load_model model;       /* LOAD_CLOSED: level is a concurrency; LOAD_OPEN: a rate */
+    double level;                /* target concurrency (whole) or target rate per s */
+    uint32_t n_rows;             /* rows merged: 1 for a row of steps_row */
+    uint64_t start_ms;           /* start of its first tick, ms since the run started */
+    uint64_t duration_ms;        /* sum of the lengths of the ticks that held the level */
+    uint64_t folded_ms;          /* sum of the lengths of the paused, stopping, done ticks */
+    uint64_t n_ticks;            /* ticks in the row, folded ones included */
+    uint64_t completed;          /* requests finished with any outcome */
+    uint64_t ok;                 /* finished without an error class */
+    uint64_t bytes_in;           /* response bytes */
+    uint64_t bytes_out;          /* request bytes */
+    uint64_t errors[ERR__COUNT]; /* failed requests by class */
+    uint64_t timed;              /* requests the latency figures cover (histograms merged) */
+    uint64_t hist_gaps;          /* ticks whose histogram was damaged or missing */
+    uint64_t p50_us;             /* latency percentiles of the merged histogram, µs; */
+    uint64_t p90_us;             /* all 0 when timed is 0 */
+    uint64_t p99_us;
+    uint64_t p999_us;
+    uint64_t max_us;
+    struct step_probe probes[TICK_MAX_PROBES]; /* by index of steps_probe_name */
+};
+
+/* An empty table. Memory: two histograms (HIST_BYTES each: the open row's
+ * and a scratch one), at most STEPS_MAX_ROWS rows of about 1 KB, and one
+ * encoded histogram per level (usually a few KB, at most HIST_ENCODED_MAX).
+ * Aborts on exhaustion; free with steps_free (NULL is a no-op). */
+struct steps *steps_new(void);
+void steps_free(struct steps *s);
+
+/*
+ * Adds t (borrowed; read only during the call) to the open row, opening or
+ * closing rows as the header comment says. Probes are matched by name across
+ * ticks (the first TICK_MAX_PROBES names; later names are ignored). Returns
+ * 0, or -EINVAL when t's total histogram is damaged (the counts are still
+ * added; the row's timed count says how many requests its latency covers).
+ */
+int steps_add_tick(struct steps *s, const struct tick *t);
+
+/* Closes the open row, computing its percentiles. Call after the last tick,
+ * before reading rows or levels; a tick added afterwards opens a new row.
+ * Calling it twice is harmless. */
+void steps_finish(struct steps *s);
+
+/* Closed rows in order, 0 to steps_count - 1; NULL past the end. Valid until
+ * the next steps_add_tick, steps_finish or steps_free. */
+size_t steps_count(const struct steps *s);
+const struct step_row *steps_row(const struct steps *s, size_t i);
+/* Rows past STEPS_MAX_ROWS: how many, and their completed requests (they are
+ * still in steps_level). */
+uint64_t steps_rows_not_kept(const struct steps *s);
+uint64_t steps_completed_not_kept(const struct steps *s);
+
+/* Probe names seen, in order of first sight (raw: sanitize before display). */
+uint32_t steps_n_probes(const struct steps *s);
+const char *steps_probe_name(const struct steps *s, uint32_t i);
+
+/*
+ * Grouping by level, for compare: one merged row per distinct (model, level),
+ * sorted closed before open, then by level. Counts, durations and errors are
+ * sums, start_ms is the first row's, the percentiles are those of the rows'
+ * histograms merged (exact, not averaged), a probe's max is the largest and
+ * its last the one of the latest row. Levels past STEPS_MAX_LEVELS distinct
+ * ones are not grouped; steps_levels_not_kept counts their rows.
+ * steps_level fills out and returns 0, or -ENOENT when i is out of range.
+ */
+size_t steps_level_count(const struct steps *s);
+int steps_level(const struct steps *s, size_t i, struct step_row *out);
+uint64_t steps_levels_not_kept(const struct steps *s);
+
+/* Failed requests of a row: the sum over the classes. */
+uint64_t steps_row_failed(const struct step_row *r);
+
+#endif
