@@ -18,6 +18,10 @@ static const char *names[CMD__COUNT] = {
     [CMD_DROP] = "drop",
     [CMD_MARK] = "mark",
     [CMD_STOP] = "stop",
+    [CMD_REPLAY_PAUSE] = "replay_pause",
+    [CMD_REPLAY_SEEK] = "replay_seek",
+    [CMD_REPLAY_SPEED] = "replay_speed",
+    [CMD_REPLAY_EVENT] = "replay_event",
 };
 
 const char *cmd_kind_name(enum cmd_kind k)

@@ -20,13 +20,18 @@ enum cmd_kind {
     CMD_RESUME,
     CMD_DROP, /* n: abort n transfers in flight mid-stream */
     CMD_MARK, /* note: a mark in the record */
-    CMD_STOP, /* drain, then end the run */
+    CMD_STOP, /* drain, then end the run (a replay: end it) */
+    /* Replay only (a live engine ignores them): */
+    CMD_REPLAY_PAUSE, /* play or pause */
+    CMD_REPLAY_SEEK,  /* n: move by n ms of the session (negative: back) */
+    CMD_REPLAY_SPEED, /* n: +1 twice as fast, -1 half as fast */
+    CMD_REPLAY_EVENT, /* n: +1 to the next tick with events, -1 to the previous */
     CMD__COUNT
 };
 
 struct command {
     enum cmd_kind kind;
-    int64_t n;               /* for SET_CONCURRENCY, STEP and DROP */
+    int64_t n;               /* for SET_CONCURRENCY, STEP, DROP and the replay moves */
     char note[CMD_NOTE_MAX]; /* for MARK; NUL-terminated */
 };
 

@@ -130,6 +130,39 @@ static int is_line_end(char c)
     return is_blank(c) || c == '\r' || c == '\n';
 }
 
+/* A value made only of ${NAME} references, after an optional scheme word
+ * ("Bearer ${TOKEN}"): it names where the secret lives, not the secret, so
+ * it is shown as written (config files keep such references, not values). */
+static int is_reference_only(const char *v, const char *end)
+{
+    const char *p = v;
+    int refs = 0;
+
+    while (p < end && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')))
+        p++;
+    if (p > v && (p == end || !is_blank(*p)))
+        p = v; /* a word with no blank after it is not a scheme */
+    while (p < end) {
+        while (p < end && is_blank(*p))
+            p++;
+        if (p == end)
+            break;
+        if (end - p < 4 || p[0] != '$' || p[1] != '{')
+            return 0;
+        p += 2;
+        if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_'))
+            return 0;
+        while (p < end && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+                           (*p >= '0' && *p <= '9') || *p == '_'))
+            p++;
+        if (p == end || *p != '}')
+            return 0;
+        p++;
+        refs++;
+    }
+    return refs > 0;
+}
+
 size_t redact_header_line(const char *line, char *out, size_t cap)
 {
     struct sink k = {out, cap, 0};
@@ -155,6 +188,10 @@ size_t redact_header_line(const char *line, char *out, size_t cap)
     v_end = end;
     while (v_end > v && is_line_end(v_end[-1]))
         v_end--;
+    if (is_reference_only(v, v_end)) {
+        put(&k, line, (size_t)(end - line));
+        return k.len;
+    }
     put(&k, line, (size_t)(v - line));
     put_redacted(&k, (size_t)(v_end - v));
     put(&k, v_end, (size_t)(end - v_end));

@@ -15,7 +15,9 @@
 int redact_is_secret_header(const char *name);
 
 /* Writes "Name: value" for a header line "Name: value" into out (cap bytes,
- * NUL-terminated), with the value redacted when the name is secret. The
+ * NUL-terminated), with the value redacted when the name is secret, unless
+ * the value is only ${NAME} references after an optional scheme word
+ * ("Bearer ${API_TOKEN}"): a reference says where the secret is, not what. The
  * value is what follows the colon and its blanks, without trailing blanks,
  * CR or LF (those are kept, so is the spacing). Lines without a colon are
  * copied. Output longer than cap - 1 is cut; a cut never shows secret bytes.

@@ -168,6 +168,37 @@ const char *load_model_name(enum load_model m)
     return NAME_OF(load_model_names, m);
 }
 
+static int value_of(const char *const *table, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (table[i] && strcmp(table[i], name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+#define VALUE_OF(table, name) value_of(table, sizeof(table) / sizeof(table[0]), name)
+
+int run_state_from_name(const char *name)
+{
+    return VALUE_OF(run_state_names, name);
+}
+
+int event_kind_from_name(const char *name)
+{
+    return VALUE_OF(event_kind_names, name);
+}
+
+int probe_state_from_name(const char *name)
+{
+    return VALUE_OF(probe_state_names, name);
+}
+
+int load_model_from_name(const char *name)
+{
+    return VALUE_OF(load_model_names, name);
+}
+
 int tick_name_row(void *rows, size_t stride, uint32_t *n, uint32_t max, const char *name)
 {
     char key[TICK_NAME_MAX];

@@ -114,6 +114,7 @@ struct tick_health {
 
 struct tick {
     uint64_t seq;                /* 0, 1, 2, ... in a run */
+    int is_restart;              /* a replay jumped here: sinks keeping a history start again */
     uint64_t start_ms;           /* interval start, ms since the run started */
     uint64_t duration_ms;        /* interval length */
     enum run_state state;
@@ -180,6 +181,12 @@ const char *run_state_name(enum run_state s);
 const char *event_kind_name(enum event_kind k);
 const char *probe_state_name(enum probe_state s);
 const char *load_model_name(enum load_model m);
+/* The inverses, for reading session files: the value named name, or -1 when
+ * no value has that name ("?" included). */
+int run_state_from_name(const char *name);
+int event_kind_from_name(const char *name);
+int probe_state_from_name(const char *name);
+int load_model_from_name(const char *name);
 
 /* Copies src into dst (cap bytes, NUL-terminated), cutting at a UTF-8
  * boundary when it does not fit. Returns the length copied. */

@@ -143,6 +143,12 @@ static void apply(struct engine *e, const struct command *cmd, char *text, size_
                      ENGINE_DRAIN_MS);
         }
         return;
+    case CMD_REPLAY_PAUSE:
+    case CMD_REPLAY_SEEK:
+    case CMD_REPLAY_SPEED:
+    case CMD_REPLAY_EVENT:
+        snprintf(text, len, "%s: only a replay moves in time; ignored", cmd_kind_name(cmd->kind));
+        return;
     case CMD__COUNT:
         break;
     }

@@ -713,7 +713,8 @@ static void write_keeps_references_and_redacts_secrets(void **state)
     assert_null(strstr(out, "s3cr3t"));
     assert_null(strstr(out, ":pw@"));
     assert_non_null(strstr(out, "\nurl = http://user:<redacted len=2>@h/${TOKEN}\n"));
-    assert_non_null(strstr(out, "\nheader = Authorization: <redacted len=15>\n"));
+    /* A reference says where the secret is, so it stays as written. */
+    assert_non_null(strstr(out, "\nheader = Authorization: Bearer ${TOKEN}\n"));
     assert_non_null(strstr(out, "\nheader = X-Plain: ${USERS}\n"));
     assert_non_null(strstr(out, "\nurl = /x?token=<redacted len=3>\n"));
     free(out);
@@ -1070,10 +1071,13 @@ static void write_redacts_secret_probe_headers(void **state)
 
     (void)state;
     load_ok(&c, TARGET "[probe s]\ntype = json\nurl = /stats?token=abc\npointer = /a\n"
-                       "header = Authorization: Bearer ${TOKEN}\n");
+                       "header = Authorization: Bearer ${TOKEN}\n"
+                       "header = X-Api-Key: literal-key\n");
     out = write_to_string(&c);
     assert_null(strstr(out, "s3cr3t"));
-    assert_non_null(strstr(out, "\nheader = Authorization: <redacted len=15>\n"));
+    assert_null(strstr(out, "literal-key"));
+    assert_non_null(strstr(out, "\nheader = Authorization: Bearer ${TOKEN}\n"));
+    assert_non_null(strstr(out, "\nheader = X-Api-Key: <redacted len=11>\n"));
     assert_non_null(strstr(out, "\nurl = /stats?token=<redacted len=3>\n"));
     free(out);
     config_free(&c);

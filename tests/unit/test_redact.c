@@ -96,6 +96,21 @@ static void empty_secret_value_is_marked_redacted(void **state)
     header_line_becomes("Cookie:   \r\n", "Cookie:   <redacted len=0>\r\n");
 }
 
+static void secret_header_holding_only_references_is_kept(void **state)
+{
+    (void)state;
+    header_line_becomes("Authorization: Bearer ${API_TOKEN}", "Authorization: Bearer ${API_TOKEN}");
+    header_line_becomes("X-Api-Key: ${KEY}", "X-Api-Key: ${KEY}");
+    header_line_becomes("Cookie: ${A} ${B_2}", "Cookie: ${A} ${B_2}");
+    /* A literal next to a reference is a secret all the same. */
+    header_line_becomes("Authorization: Bearer abc${T}", "Authorization: <redacted len=14>");
+    header_line_becomes("Authorization: Basic dXNlcjpwYXNz", "Authorization: <redacted len=18>");
+    header_line_becomes("Authorization: ${T}x", "Authorization: <redacted len=5>");
+    header_line_becomes("Authorization: ${1X}", "Authorization: <redacted len=5>");
+    header_line_becomes("Authorization: ${}", "Authorization: <redacted len=3>");
+    header_line_becomes("Authorization: Bearer", "Authorization: <redacted len=6>");
+}
+
 static void ordinary_header_line_is_copied(void **state)
 {
     (void)state;
@@ -263,6 +278,7 @@ int main(void)
         cmocka_unit_test(secret_header_value_is_replaced_by_its_length),
         cmocka_unit_test(header_line_ending_and_spacing_are_kept),
         cmocka_unit_test(empty_secret_value_is_marked_redacted),
+        cmocka_unit_test(secret_header_holding_only_references_is_kept),
         cmocka_unit_test(ordinary_header_line_is_copied),
         cmocka_unit_test(line_without_colon_is_copied),
         cmocka_unit_test(cut_header_line_shows_no_secret_byte),

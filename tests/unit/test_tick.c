@@ -182,6 +182,23 @@ static void name_rows_are_found_or_added_until_the_table_is_full(void **state)
     assert_int_equal(n, 3);
 }
 
+static void names_read_back_as_their_values(void **state)
+{
+    (void)state;
+    for (int s = RUN_STARTING; s <= RUN_DONE; s++)
+        assert_int_equal(run_state_from_name(run_state_name(s)), s);
+    for (int k = 0; k < EV__COUNT; k++)
+        assert_int_equal(event_kind_from_name(event_kind_name(k)), k);
+    for (int p = PROBE_PENDING; p <= PROBE_FAILING; p++)
+        assert_int_equal(probe_state_from_name(probe_state_name(p)), p);
+    assert_int_equal(load_model_from_name("closed"), LOAD_CLOSED);
+    assert_int_equal(load_model_from_name("open"), LOAD_OPEN);
+    assert_int_equal(run_state_from_name("?"), -1);
+    assert_int_equal(event_kind_from_name("Mark"), -1);
+    assert_int_equal(probe_state_from_name(""), -1);
+    assert_int_equal(load_model_from_name("half-open"), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +212,7 @@ int main(void)
         cmocka_unit_test(events_beyond_the_table_are_counted_as_dropped),
         cmocka_unit_test(long_text_is_cut_at_a_character_boundary),
         cmocka_unit_test(state_names_are_stable),
+        cmocka_unit_test(names_read_back_as_their_values),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
