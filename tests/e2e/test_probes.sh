@@ -280,6 +280,8 @@ done
 
 # slow overruns its 500ms timeout every time; held runs until the stop, which
 # must kill it too. Each writes the pids of its shell and of a child to a file
+# (through a rename: a kill between the truncation and the write of a plain
+# redirection would leave it empty)
 # ($$$$ is $$ in the shell, $$! is $!).
 cat >"$tmp/sleep.ini" <<INI
 [target]
@@ -287,13 +289,13 @@ url = $url/bytes/10
 
 [probe slow]
 type = command
-command = sleep 30 & echo \$\$\$\$ \$\$! >$tmp/slow.pids; wait
+command = sleep 30 & echo \$\$\$\$ \$\$! >$tmp/slow.new && mv $tmp/slow.new $tmp/slow.pids; wait
 timeout = 500ms
 interval = 1s
 
 [probe held]
 type = command
-command = sleep 30 & echo \$\$\$\$ \$\$! >$tmp/held.pids; wait
+command = sleep 30 & echo \$\$\$\$ \$\$! >$tmp/held.new && mv $tmp/held.new $tmp/held.pids; wait
 timeout = 1m
 INI
 run sleep "$tmp/sleep.ini" --concurrency 2 --duration 3s
