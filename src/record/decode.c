@@ -1,0 +1,418 @@
+/*
+ * A session line's JSON object back into a struct tick. Nothing in the line
+ * is trusted: counts must be non-negative integers, 32-bit fields must fit,
+ * names are cut to their arrays, states, kinds and classes must be known
+ * names, and tables no longer than the tick's. Any violation rejects the
+ * line with a reason naming the field. Missing numbers read as 0 and missing
+ * texts as "", so later minor versions may leave out what is empty.
+ */
+#include "record/internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hist.h"
+#include "core/xalloc.h"
+
+/* What a line is being decoded into. */
+struct ctx {
+    struct tick *t;      /* fields, data not yet attached */
+    struct hist *h;      /* scratch for stored histograms */
+    unsigned char *data; /* the full-precision encodings, in order */
+    size_t data_len;
+    size_t data_cap;
+    char *why;
+    size_t why_len;
+};
+
+static int fail(struct ctx *c, const char *field, const char *what)
+{
+    rec_msg(c->why, c->why_len, "%s: %s", field, what);
+    return -EINVAL;
+}
+
+static int get_count(struct ctx *c, json_t *o, const char *key, uint64_t *out)
+{
+    json_t *v = json_object_get(o, key);
+
+    *out = 0;
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return fail(c, key, "expected a non-negative integer");
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+static int get_u32(struct ctx *c, json_t *o, const char *key, uint32_t *out)
+{
+    uint64_t v;
+
+    if (get_count(c, o, key, &v) != 0)
+        return -EINVAL;
+    if (v > UINT32_MAX)
+        return fail(c, key, "out of range");
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* Missing reads as 0, null as NaN (written for a non-finite value). */
+static int get_real(struct ctx *c, json_t *o, const char *key, double *out)
+{
+    json_t *v = json_object_get(o, key);
+
+    *out = 0.0;
+    if (!v)
+        return 0;
+    if (json_is_null(v)) {
+        *out = NAN;
+        return 0;
+    }
+    if (!json_is_number(v))
+        return fail(c, key, "expected a number");
+    *out = json_number_value(v);
+    return 0;
+}
+
+static int get_text(struct ctx *c, json_t *o, const char *key, char *dst, size_t cap)
+{
+    json_t *v = json_object_get(o, key);
+
+    dst[0] = '\0';
+    if (!v)
+        return 0;
+    if (!json_is_string(v))
+        return fail(c, key, "expected a string");
+    tick_copy_text(dst, cap, json_string_value(v));
+    return 0;
+}
+
+typedef int from_name_fn(const char *name);
+
+static int get_name(struct ctx *c, json_t *o, const char *key, from_name_fn *from, int *out)
+{
+    json_t *v = json_object_get(o, key);
+
+    if (!json_is_string(v))
+        return fail(c, key, "expected a name");
+    *out = from(json_string_value(v));
+    if (*out < 0)
+        return fail(c, key, "unknown name");
+    return 0;
+}
+
+/* An object or array member, NULL when missing. */
+static int get_kind_of(struct ctx *c, json_t *o, const char *key, int is_array, json_t **out)
+{
+    json_t *v = json_object_get(o, key);
+
+    *out = v;
+    if (!v)
+        return 0;
+    if (is_array ? !json_is_array(v) : !json_is_object(v))
+        return fail(c, key, is_array ? "expected an array" : "expected an object");
+    return 0;
+}
+
+static int get_latency(struct ctx *c, json_t *o, const char *key, struct tick_latency *lat)
+{
+    json_t *l, *p;
+    int bad;
+
+    memset(lat, 0, sizeof(*lat));
+    if (get_kind_of(c, o, key, 0, &l) != 0)
+        return -EINVAL;
+    if (!l)
+        return 0;
+    bad = get_count(c, l, "count", &lat->count) || get_count(c, l, "min_us", &lat->min_us) ||
+          get_count(c, l, "max_us", &lat->max_us) || get_real(c, l, "mean_us", &lat->mean_us) ||
+          get_real(c, l, "stddev_us", &lat->stddev_us) || get_kind_of(c, l, "pct_us", 1, &p);
+    if (bad)
+        return -EINVAL;
+    if (p && json_array_size(p) != TICK_NPCT)
+        return fail(c, "pct_us", "expected 4 percentiles");
+    for (size_t i = 0; p && i < TICK_NPCT; i++) {
+        json_t *v = json_array_get(p, i);
+
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return fail(c, "pct_us", "expected non-negative integers");
+        lat->pct_us[i] = (uint64_t)json_integer_value(v);
+    }
+    return 0;
+}
+
+/* Appends the full-precision encoding of c->h to the data as k's. */
+static void append_hist(struct ctx *c, struct tick_kind *k)
+{
+    size_t need = hist_encode(c->h, NULL, 0);
+
+    if (c->data_len + need > c->data_cap) {
+        c->data_cap = 2 * (c->data_len + need);
+        c->data = xrealloc(c->data, c->data_cap);
+    }
+    hist_encode(c->h, c->data + c->data_len, need);
+    k->hist_offset = (uint32_t)c->data_len;
+    k->hist_len = (uint32_t)need;
+    c->data_len += need;
+}
+
+/* Unpacks a stored histogram into the data. */
+static int get_hist(struct ctx *c, json_t *o, struct tick_kind *k)
+{
+    json_t *v = json_object_get(o, "hist");
+
+    k->hist_offset = 0;
+    k->hist_len = 0;
+    if (!v)
+        return 0;
+    if (!json_is_string(v) || rech_unpack(c->h, json_string_value(v), json_string_length(v)) != 0)
+        return fail(c, "hist", "not a stored histogram");
+    append_hist(c, k);
+    return 0;
+}
+
+/* Rebuilds the total's histogram as the sum of the kinds'. */
+static int merge_kinds(struct ctx *c)
+{
+    struct hist *one = hist_new();
+    int rc = 0;
+
+    hist_reset(c->h);
+    for (uint32_t i = 0; i < c->t->n_kinds && rc == 0; i++) {
+        const struct tick_kind *k = &c->t->kinds[i];
+
+        if (k->hist_len == 0)
+            continue;
+        /* Each was encoded here a moment ago, so it decodes. */
+        rc = hist_decode(one, c->data + k->hist_offset, k->hist_len);
+        hist_merge(c->h, one);
+    }
+    hist_free(one);
+    if (rc != 0)
+        return fail(c, "hist", "damaged");
+    append_hist(c, &c->t->total);
+    return 0;
+}
+
+static int get_errors(struct ctx *c, json_t *o, uint64_t *errors)
+{
+    json_t *e, *v;
+    const char *name;
+
+    if (get_kind_of(c, o, "errors", 0, &e) != 0)
+        return -EINVAL;
+    json_object_foreach(e, name, v)
+    {
+        int cls = errclass_from_name(name);
+
+        if (cls < 0)
+            return fail(c, "errors", "unknown error class");
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return fail(c, "errors", "expected non-negative integers");
+        errors[cls] = (uint64_t)json_integer_value(v);
+    }
+    return 0;
+}
+
+static int get_kind(struct ctx *c, json_t *o, struct tick_kind *k, const struct tick_kind *total)
+{
+    if (!json_is_object(o))
+        return fail(c, "kinds", "expected objects");
+    if (get_text(c, o, "name", k->name, sizeof(k->name)) ||
+        get_count(c, o, "started", &k->started) || get_count(c, o, "completed", &k->completed) ||
+        get_count(c, o, "ok", &k->ok) || get_count(c, o, "bytes_in", &k->bytes_in) ||
+        get_count(c, o, "bytes_out", &k->bytes_out) || get_errors(c, o, k->errors) ||
+        get_latency(c, o, "window", &k->window) || get_latency(c, o, "run", &k->run))
+        return -EINVAL;
+    if (total && json_is_true(json_object_get(o, "hist_is_total"))) {
+        k->hist_offset = total->hist_offset;
+        k->hist_len = total->hist_len;
+        return 0;
+    }
+    return get_hist(c, o, k);
+}
+
+/* An array member no longer than max entries. */
+static int get_table(struct ctx *c, json_t *o, const char *key, size_t max, json_t **out)
+{
+    if (get_kind_of(c, o, key, 1, out) != 0)
+        return -EINVAL;
+    if (*out && json_array_size(*out) > max)
+        return fail(c, key, "more entries than a tick holds");
+    return 0;
+}
+
+static int get_kinds(struct ctx *c, json_t *o)
+{
+    struct tick *t = c->t;
+    json_t *total = json_object_get(o, "total"), *a, *v;
+    int is_merge = json_is_true(json_object_get(total, "hist_is_merge"));
+    size_t i;
+
+    if (!json_is_object(total))
+        return fail(c, "total", "expected an object");
+    if (get_kind(c, total, &t->total, NULL) || get_table(c, o, "kinds", TICK_MAX_KINDS, &a))
+        return -EINVAL;
+    json_array_foreach(a, i, v)
+    {
+        if (is_merge && json_is_object(v) && json_object_get(v, "hist_is_total"))
+            return fail(c, "hist_is_total", "the total is the sum of the kinds");
+        if (get_kind(c, v, &t->kinds[i], &t->total) != 0)
+            return -EINVAL;
+        t->n_kinds = (uint32_t)i + 1;
+    }
+    return is_merge ? merge_kinds(c) : 0;
+}
+
+static int get_first_errors(struct ctx *c, json_t *o)
+{
+    json_t *e, *v;
+    const char *name;
+
+    if (get_kind_of(c, o, "first_error", 0, &e) != 0)
+        return -EINVAL;
+    json_object_foreach(e, name, v)
+    {
+        int cls = errclass_from_name(name);
+
+        if (cls < 0 || !json_is_string(v))
+            return fail(c, "first_error", "expected texts by error class");
+        tick_copy_text(c->t->first_error[cls], TICK_TEXT_MAX, json_string_value(v));
+    }
+    return 0;
+}
+
+static int get_status(struct ctx *c, json_t *o)
+{
+    json_t *a, *row;
+    size_t i;
+
+    if (get_table(c, o, "status", TICK_MAX_STATUS, &a) ||
+        get_count(c, o, "status_other", &c->t->status_other))
+        return -EINVAL;
+    json_array_foreach(a, i, row)
+    {
+        json_t *code = json_array_get(row, 0), *n = json_array_get(row, 1);
+
+        if (!json_is_array(row) || json_array_size(row) != 2 || !json_is_integer(code) ||
+            !json_is_integer(n) || json_integer_value(code) < 0 ||
+            json_integer_value(code) > UINT16_MAX || json_integer_value(n) < 0)
+            return fail(c, "status", "expected [code, count] rows");
+        c->t->status[i].code = (uint16_t)json_integer_value(code);
+        c->t->status[i].count = (uint64_t)json_integer_value(n);
+        c->t->n_status = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+static int get_probe(struct ctx *c, json_t *o, struct tick_probe *p)
+{
+    int state;
+
+    if (!json_is_object(o))
+        return fail(c, "probes", "expected objects");
+    if (get_text(c, o, "name", p->name, sizeof(p->name)) ||
+        get_name(c, o, "state", probe_state_from_name, &state) ||
+        get_real(c, o, "value", &p->value) || get_count(c, o, "sampled_ms", &p->sampled_ms) ||
+        get_text(c, o, "error", p->error, sizeof(p->error)))
+        return -EINVAL;
+    p->state = (enum probe_state)state;
+    p->has_value = json_object_get(o, "value") != NULL;
+    p->alerting = json_is_true(json_object_get(o, "alerting"));
+    return 0;
+}
+
+static int get_probes_and_events(struct ctx *c, json_t *o)
+{
+    struct tick *t = c->t;
+    json_t *a, *v;
+    size_t i;
+
+    if (get_table(c, o, "probes", TICK_MAX_PROBES, &a))
+        return -EINVAL;
+    json_array_foreach(a, i, v)
+    {
+        if (get_probe(c, v, &t->probes[i]) != 0)
+            return -EINVAL;
+        t->n_probes = (uint32_t)i + 1;
+    }
+    if (get_table(c, o, "events", TICK_MAX_EVENTS, &a) ||
+        get_u32(c, o, "events_dropped", &t->events_dropped))
+        return -EINVAL;
+    json_array_foreach(a, i, v)
+    {
+        struct tick_event *ev = &t->events[i];
+        int kind;
+
+        if (!json_is_object(v))
+            return fail(c, "events", "expected objects");
+        if (get_count(c, v, "at_ms", &ev->at_ms) ||
+            get_name(c, v, "kind", event_kind_from_name, &kind) ||
+            get_text(c, v, "text", ev->text, sizeof(ev->text)))
+            return -EINVAL;
+        ev->kind = (enum event_kind)kind;
+        t->n_events = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+static int get_top(struct ctx *c, json_t *o)
+{
+    struct tick *t = c->t;
+    json_t *health;
+    int state, model;
+
+    if (get_count(c, o, "seq", &t->seq) || get_count(c, o, "start_ms", &t->start_ms) ||
+        get_count(c, o, "duration_ms", &t->duration_ms) ||
+        get_name(c, o, "state", run_state_from_name, &state) ||
+        get_name(c, o, "model", load_model_from_name, &model) ||
+        get_text(c, o, "transport", t->transport, sizeof(t->transport)) ||
+        get_u32(c, o, "target_concurrency", &t->target_concurrency) ||
+        get_u32(c, o, "actual_concurrency", &t->actual_concurrency) ||
+        get_real(c, o, "target_rate_per_s", &t->target_rate_per_s) ||
+        get_u32(c, o, "in_flight", &t->in_flight) ||
+        get_count(c, o, "connections_opened", &t->connections_opened) ||
+        get_count(c, o, "dropped", &t->dropped) || get_count(c, o, "aborted", &t->aborted) ||
+        get_count(c, o, "bodies_cut", &t->bodies_cut) || get_kind_of(c, o, "health", 0, &health))
+        return -EINVAL;
+    t->state = (enum run_state)state;
+    t->model = (enum load_model)model;
+    if (health && (get_count(c, health, "loop_lag_us", &t->health.loop_lag_us) ||
+                   get_u32(c, health, "fds_used", &t->health.fds_used) ||
+                   get_u32(c, health, "fds_limit", &t->health.fds_limit)))
+        return -EINVAL;
+    return 0;
+}
+
+int rec_tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len)
+{
+    struct ctx c = {.why = why, .why_len = why_len};
+    int rc;
+
+    *out = NULL;
+    c.t = tick_new(0);
+    c.h = hist_new();
+    rc = get_top(&c, obj);
+    if (rc == 0)
+        rc = get_kinds(&c, obj);
+    if (rc == 0)
+        rc = get_first_errors(&c, obj);
+    if (rc == 0)
+        rc = get_status(&c, obj);
+    if (rc == 0)
+        rc = get_probes_and_events(&c, obj);
+    if (rc == 0) {
+        /* The fields are final: move them to a tick with room for the data. */
+        *out = tick_new(c.data_len);
+        memcpy(*out, c.t, offsetof(struct tick, data_cap));
+        if (c.data_len > 0)
+            memcpy((*out)->data, c.data, c.data_len);
+        (*out)->data_len = c.data_len;
+    }
+    free(c.data);
+    hist_free(c.h);
+    tick_free(c.t);
+    return rc;
+}

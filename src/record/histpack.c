@@ -1,0 +1,312 @@
+/*
+ * Stored histograms: a histogram re-bucketed at storage precision (64 linear
+ * sub-buckets per power of two, values below 128 µs exact: within 1/128 of
+ * the true value), then encoded in LEB128 varints: a version byte, count,
+ * min, max and clamped, then the buckets from min's to max's, each as its
+ * count, except that a run of n empty buckets is a 0 followed by n - 1. Most
+ * buckets of a busy tick hold a few values, so most take one byte. The bytes
+ * are written in base64. Count, min, max and clamped stay exact. A busy
+ * tick's full-precision hist_encode is about 12 KB; this is a few hundred
+ * bytes.
+ */
+#include "record/internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hist.h"
+#include "core/xalloc.h"
+
+#define VARINT_MAX_BYTES 10
+/* The storage bucket of HIST_MAX_VALUE_US (2^31 <= it < 2^32). */
+#define LAST_INDEX ((25u << RECH_SUB_BITS) + (HIST_MAX_VALUE_US >> 25))
+
+static size_t index_of(uint64_t v)
+{
+    unsigned k;
+
+    if (v < RECH_EXACT_BELOW)
+        return (size_t)v;
+    k = 63u - (unsigned)__builtin_clzll(v);
+    return ((size_t)(k - RECH_SUB_BITS) << RECH_SUB_BITS) + (size_t)(v >> (k - RECH_SUB_BITS));
+}
+
+static uint64_t index_low(size_t i, uint64_t *width)
+{
+    unsigned s;
+
+    if (i < RECH_EXACT_BELOW) {
+        *width = 1;
+        return i;
+    }
+    s = (unsigned)(i >> RECH_SUB_BITS) - 1;
+    *width = (uint64_t)1 << s;
+    return (uint64_t)(i - ((size_t)s << RECH_SUB_BITS)) << s;
+}
+
+struct bytes {
+    unsigned char *buf;
+    size_t len;
+    size_t cap;
+};
+
+static void put_byte(struct bytes *b, unsigned char c)
+{
+    if (b->len == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 256;
+        b->buf = xrealloc(b->buf, b->cap);
+    }
+    b->buf[b->len++] = c;
+}
+
+static void put_varint(struct bytes *b, uint64_t v)
+{
+    while (v > 0x7f) {
+        put_byte(b, (unsigned char)(v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    put_byte(b, (unsigned char)v);
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static char *base64(const unsigned char *in, size_t len)
+{
+    char *out = xmalloc((len + 2) / 3 * 4 + 1);
+    char *o = out;
+
+    for (size_t i = 0; i < len; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16;
+
+        if (i + 1 < len)
+            v |= (uint32_t)in[i + 1] << 8;
+        if (i + 2 < len)
+            v |= in[i + 2];
+        *o++ = b64[v >> 18];
+        *o++ = b64[(v >> 12) & 63];
+        *o++ = i + 1 < len ? b64[(v >> 6) & 63] : '=';
+        *o++ = i + 2 < len ? b64[v & 63] : '=';
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Emits the bucket at index i holding n values, after the one at *cur. */
+static void put_bucket(struct bytes *b, size_t *cur, size_t i, uint64_t n)
+{
+    if (*cur != SIZE_MAX && i > *cur + 1) {
+        put_varint(b, 0);
+        put_varint(b, i - *cur - 2);
+    }
+    put_varint(b, n);
+    *cur = i;
+}
+
+char *rech_pack(const struct hist *h)
+{
+    struct bytes b = {0};
+    size_t cursor = 0, cur = SIZE_MAX, acc_i = 0;
+    uint64_t low, width, n, acc = 0;
+    char *text;
+
+    put_byte(&b, RECH_VERSION);
+    put_varint(&b, hist_count(h));
+    put_varint(&b, hist_min(h));
+    put_varint(&b, hist_max(h));
+    put_varint(&b, hist_clamped(h));
+    /* Full-precision buckets nest inside storage buckets (both split the
+     * same powers of two), so each lands in exactly one. */
+    while (hist_next_bucket(h, &cursor, &low, &width, &n)) {
+        size_t i = index_of(low);
+
+        if (acc > 0 && i != acc_i) {
+            put_bucket(&b, &cur, acc_i, acc);
+            acc = 0;
+        }
+        acc_i = i;
+        acc += n;
+    }
+    if (acc > 0)
+        put_bucket(&b, &cur, acc_i, acc);
+    text = base64(b.buf, b.len);
+    free(b.buf);
+    return text;
+}
+
+static int b64_value(char c)
+{
+    const char *p = c ? strchr(b64, c) : NULL;
+
+    return p ? (int)(p - b64) : -1;
+}
+
+/* Strict base64 with padding; returns the decoded length or -1. */
+static long unbase64(const char *in, size_t len, unsigned char *out)
+{
+    size_t o = 0;
+
+    if (len % 4 != 0)
+        return -1;
+    for (size_t i = 0; i < len; i += 4) {
+        int pad = (in[i + 3] == '=') + (in[i + 2] == '=' && in[i + 3] == '=');
+        int v[4];
+        uint32_t x;
+
+        if (pad > 0 && i + 4 != len)
+            return -1;
+        for (int j = 0; j < 4 - pad; j++) {
+            v[j] = b64_value(in[i + j]);
+            if (v[j] < 0)
+                return -1;
+        }
+        for (int j = 4 - pad; j < 4; j++)
+            v[j] = 0;
+        x = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+        out[o++] = (unsigned char)(x >> 16);
+        if (pad < 2)
+            out[o++] = (unsigned char)(x >> 8);
+        if (pad < 1)
+            out[o++] = (unsigned char)x;
+    }
+    return (long)o;
+}
+
+struct reader {
+    const unsigned char *buf;
+    size_t len;
+    size_t pos;
+};
+
+static int get_varint(struct reader *r, uint64_t *out)
+{
+    uint64_t v = 0;
+
+    for (unsigned n = 0; n < VARINT_MAX_BYTES && r->pos < r->len; n++) {
+        unsigned char c = r->buf[r->pos++];
+        uint64_t bits = c & 0x7f;
+
+        if (n == VARINT_MAX_BYTES - 1 && bits > 1)
+            return -1;
+        v |= bits << (7 * n);
+        if (!(c & 0x80)) {
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+struct head {
+    uint64_t count, min, max, clamped;
+};
+
+static int head_is_valid(const struct head *hd)
+{
+    if (hd->count == 0)
+        return hd->min == 0 && hd->max == 0 && hd->clamped == 0;
+    if (hd->min > hd->max || hd->max > HIST_MAX_VALUE_US || hd->clamped > hd->count)
+        return 0;
+    if (hd->count == 1 && hd->min != hd->max)
+        return 0;
+    return hd->clamped == 0 || hd->max == HIST_MAX_VALUE_US;
+}
+
+/*
+ * Records the n values of storage bucket i: the exact min in the first
+ * bucket, the exact max (or the clamped values) in the last, the others at
+ * the bucket's middle. Returns -1 when n cannot hold those exact values.
+ */
+static int rebuild_bucket(struct hist *h, const struct head *hd, size_t i, uint64_t n)
+{
+    uint64_t width, low = index_low(i, &width), mid = low + (width - 1) / 2;
+    int is_first = hist_count(h) == 0, is_last = hist_count(h) + n == hd->count;
+
+    if (mid < hd->min)
+        mid = hd->min;
+    if (mid > hd->max)
+        mid = hd->max;
+    if (is_last && hd->clamped > 0) {
+        if (n < hd->clamped)
+            return -1;
+        hist_record_n(h, HIST_MAX_VALUE_US + 1, hd->clamped);
+        n -= hd->clamped;
+    }
+    if (is_first && !(hd->clamped > 0 && hd->min == HIST_MAX_VALUE_US)) {
+        if (n < 1)
+            return -1;
+        hist_record(h, hd->min);
+        n--;
+    }
+    if (is_last && hd->clamped == 0 && hd->count >= 2) {
+        if (n < 1)
+            return -1;
+        hist_record(h, hd->max);
+        n--;
+    }
+    hist_record_n(h, mid, n);
+    return 0;
+}
+
+static int unpack_bytes(struct hist *h, struct reader *r)
+{
+    struct head hd;
+    size_t i;
+    uint64_t sum = 0;
+
+    if (r->len == 0 || r->buf[0] != RECH_VERSION)
+        return -1;
+    r->pos = 1;
+    if (get_varint(r, &hd.count) || get_varint(r, &hd.min) || get_varint(r, &hd.max) ||
+        get_varint(r, &hd.clamped) || !head_is_valid(&hd))
+        return -1;
+    i = index_of(hd.min);
+    while (sum < hd.count) {
+        uint64_t n, skip;
+
+        if (get_varint(r, &n))
+            return -1;
+        if (n == 0) {
+            /* A run of empty buckets never starts or ends the range. */
+            if (sum == 0 || i > LAST_INDEX || get_varint(r, &skip) || skip > LAST_INDEX - i ||
+                get_varint(r, &n) || n == 0)
+                return -1;
+            i += (size_t)skip + 1;
+        }
+        if (i > LAST_INDEX || n > hd.count - sum)
+            return -1;
+        if (sum + n == hd.count && i != index_of(hd.max))
+            return -1;
+        if (rebuild_bucket(h, &hd, i, n) != 0)
+            return -1;
+        sum += n;
+        i++;
+    }
+    if (r->pos != r->len)
+        return -1;
+    return hist_min(h) == hd.min && hist_max(h) == hd.max && hist_clamped(h) == hd.clamped ? 0 : -1;
+}
+
+int rech_unpack(struct hist *h, const char *text, size_t len)
+{
+    struct reader r = {0};
+    unsigned char *buf;
+    long n;
+    int rc = -EINVAL;
+
+    hist_reset(h);
+    if (len > REC_B64_MAX)
+        return -EINVAL;
+    buf = xmalloc(len / 4 * 3 + 1);
+    n = unbase64(text, len, buf);
+    if (n >= 0) {
+        r.buf = buf;
+        r.len = (size_t)n;
+        if (unpack_bytes(h, &r) == 0)
+            rc = 0;
+    }
+    free(buf);
+    if (rc != 0)
+        hist_reset(h);
+    return rc;
+}

@@ -1,0 +1,354 @@
+/*
+ * The session reader: a header checked at open, then one line at a time,
+ * capped at REC_LINE_MAX. A bad line is skipped with a notice naming it; a
+ * cut last line or a missing trailer ends the stream with a notice that says
+ * where the recording stops. Unknown line types are ignored (later minor
+ * versions may add them).
+ */
+#include "record/record.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+#include "record/internal.h"
+
+#define NAME_MAX_LEN 256
+#define WHY_MAX 200
+
+struct rec_reader {
+    FILE *f;
+    int owns_file;
+    rec_notice_fn *notice;
+    void *arg;
+    char *line; /* the current line, NUL-terminated */
+    size_t cap;
+    int has_newline; /* the current line ended with '\n' */
+    int is_done;     /* the end notice was given */
+    uint64_t last_start_ms;
+    struct rec_header header;
+    char *config_text;
+    int has_trailer;
+    struct rec_trailer trailer;
+    struct rec_end end;
+    char name[NAME_MAX_LEN];
+};
+
+static void notice(struct rec_reader *r, uint64_t line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void notice(struct rec_reader *r, uint64_t line, const char *fmt, ...)
+{
+    char msg[REC_REASON_MAX + WHY_MAX];
+    va_list ap;
+
+    if (!r->notice)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    r->notice(r->arg, line, msg);
+}
+
+/* Reads the next line into r->line; returns its length, -1 at the end, or
+ * -2 when it is longer than REC_LINE_MAX (the rest of it is consumed). */
+static long read_line(struct rec_reader *r)
+{
+    size_t n = 0;
+    int c, is_long = 0;
+
+    r->has_newline = 0;
+    while ((c = getc(r->f)) != EOF) {
+        if (c == '\n') {
+            r->has_newline = 1;
+            break;
+        }
+        if (n == REC_LINE_MAX) {
+            is_long = 1;
+            continue;
+        }
+        if (n + 1 >= r->cap) {
+            r->cap = r->cap * 2 > REC_LINE_MAX + 1 ? REC_LINE_MAX + 1 : r->cap * 2;
+            r->line = xrealloc(r->line, r->cap);
+        }
+        r->line[n++] = (char)c;
+    }
+    if (n == 0 && !r->has_newline && !is_long)
+        return -1;
+    r->end.lines++;
+    r->line[n] = '\0';
+    return is_long ? -2 : (long)n;
+}
+
+/* Parses a line as a JSON object and returns its type ("" when it has none). */
+static json_t *parse_object(const char *line, size_t len, const char **type, char *why,
+                            size_t why_len)
+{
+    json_error_t jerr;
+    json_t *o = json_loadb(line, len, 0, &jerr);
+
+    if (!o) {
+        rec_msg(why, why_len, "not JSON (%s at column %d)", jerr.text, jerr.column);
+        return NULL;
+    }
+    if (!json_is_object(o)) {
+        rec_msg(why, why_len, "not a JSON object");
+        json_decref(o);
+        return NULL;
+    }
+    *type = json_string_value(json_object_get(o, "type"));
+    if (!*type)
+        *type = "";
+    return o;
+}
+
+int rec_parse_tick_line(const char *line, size_t len, struct tick **out, char *why, size_t why_len)
+{
+    const char *type;
+    json_t *o = parse_object(line, len, &type, why, why_len);
+    int rc = 1;
+
+    *out = NULL;
+    if (!o)
+        return -EINVAL;
+    if (strcmp(type, "tick") == 0)
+        rc = rec_tick_from_json(o, out, why, why_len);
+    json_decref(o);
+    return rc;
+}
+
+static uint64_t count_of(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static const char *text_of(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+
+    return s ? s : "";
+}
+
+static int read_header(struct rec_reader *r, char *err, size_t err_len)
+{
+    char why[WHY_MAX];
+    const char *type = "";
+    long len = read_line(r);
+    json_t *o, *v;
+
+    if (len == -1) {
+        rec_msg(err, err_len, "brink: %s: empty file, not a brink session", r->name);
+        return -ENODATA;
+    }
+    o = len >= 0 ? parse_object(r->line, (size_t)len, &type, why, sizeof(why)) : NULL;
+    if (!o || strcmp(type, "header") != 0 || strcmp(text_of(o, "format"), REC_FORMAT_NAME) != 0 ||
+        !json_is_integer(json_object_get(o, "version"))) {
+        rec_msg(err, err_len,
+                "brink: %s:1: not a brink session file (expected a header line with format \"%s\")",
+                r->name, REC_FORMAT_NAME);
+        json_decref(o);
+        return -EINVAL;
+    }
+    r->header.version = (int)json_integer_value(json_object_get(o, "version"));
+    if (r->header.version != REC_FORMAT_VERSION) {
+        rec_msg(
+            err, err_len,
+            "brink: %s: session format version %d is not one this brink reads (version %d): use a matching brink",
+            r->name, r->header.version, REC_FORMAT_VERSION);
+        json_decref(o);
+        return -ENOTSUP;
+    }
+    r->header.minor = (int)count_of(o, "minor");
+    tick_copy_text(r->header.brink, sizeof(r->header.brink), text_of(o, "brink"));
+    tick_copy_text(r->header.host, sizeof(r->header.host), text_of(o, "host"));
+    r->header.start_wall_ms = count_of(o, "start_wall_ms");
+    r->config_text = xstrdup(text_of(o, "config"));
+    r->header.config_text = r->config_text;
+    v = json_object_get(json_object_get(o, "hist"), "precision");
+    r->header.hist_precision = json_is_number(v) ? json_number_value(v) : REC_HIST_PRECISION;
+    json_decref(o);
+    return 0;
+}
+
+int rec_read_stream(FILE *f, const char *name, rec_notice_fn *notice_fn, void *arg, char *err,
+                    size_t err_len, struct rec_reader **out)
+{
+    struct rec_reader *r = xcalloc(1, sizeof(*r));
+    int rc;
+
+    r->f = f;
+    r->notice = notice_fn;
+    r->arg = arg;
+    r->cap = 4096;
+    r->line = xmalloc(r->cap);
+    tick_copy_text(r->name, sizeof(r->name), name ? name : "session");
+    rc = read_header(r, err, err_len);
+    if (rc != 0) {
+        rec_read_close(r);
+        *out = NULL;
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+int rec_read_open(const char *path, rec_notice_fn *notice_fn, void *arg, char *err, size_t err_len,
+                  struct rec_reader **out)
+{
+    FILE *f = fopen(path, "r");
+    int rc;
+
+    *out = NULL;
+    if (!f) {
+        int e = errno;
+
+        rec_msg(err, err_len, "brink: %s: cannot open the session file: %s", path, strerror(e));
+        return -e;
+    }
+    rc = rec_read_stream(f, path, notice_fn, arg, err, err_len, out);
+    if (rc != 0) {
+        fclose(f);
+        return rc;
+    }
+    (*out)->owns_file = 1;
+    return 0;
+}
+
+const struct rec_header *rec_read_header(const struct rec_reader *r)
+{
+    return &r->header;
+}
+
+static void read_trailer(struct rec_reader *r, json_t *o)
+{
+    r->has_trailer = 1;
+    r->end.has_trailer = 1;
+    r->trailer.ticks = count_of(o, "ticks");
+    r->trailer.is_complete = json_is_true(json_object_get(o, "complete"));
+    tick_copy_text(r->trailer.reason, sizeof(r->trailer.reason), text_of(o, "reason"));
+    r->trailer.end_wall_ms = count_of(o, "end_wall_ms");
+    r->trailer.ticks_dropped = count_of(o, "ticks_dropped");
+    r->trailer.ticks_not_recorded = count_of(o, "ticks_not_recorded");
+}
+
+/* Gives the end notice once: a cut last line, or no trailer. */
+static void finish(struct rec_reader *r)
+{
+    unsigned long long line = r->end.lines;
+    double t_s = (double)r->end.last_ms / 1000.0;
+
+    if (r->is_done)
+        return;
+    r->is_done = 1;
+    if (r->end.is_cut)
+        notice(r, line, "recording ends abruptly at line %llu (t=%.1f s): the last line is cut",
+               line, t_s);
+    else if (!r->has_trailer)
+        notice(
+            r, line,
+            "recording ends abruptly at line %llu (t=%.1f s): no trailer (the run did not close the file)",
+            line, t_s);
+}
+
+/* Takes a parsed tick: keeps time moving forward, counts it. */
+static void accept_tick(struct rec_reader *r, struct tick *t)
+{
+    if (t->start_ms < r->last_start_ms) {
+        notice(r, r->end.lines, "line %llu: time goes backwards (t=%.1f s after %.1f s), clamped",
+               (unsigned long long)r->end.lines, (double)t->start_ms / 1000.0,
+               (double)r->last_start_ms / 1000.0);
+        t->start_ms = r->last_start_ms;
+    }
+    r->last_start_ms = t->start_ms;
+    r->end.last_ms = t->start_ms + t->duration_ms;
+    r->end.ticks++;
+}
+
+static void skip(struct rec_reader *r, const char *why)
+{
+    r->end.lines_skipped++;
+    notice(r, r->end.lines, "line %llu: skipped: %s", (unsigned long long)r->end.lines, why);
+}
+
+int rec_read_next(struct rec_reader *r, struct tick **out)
+{
+    *out = NULL;
+    for (;;) {
+        char why[WHY_MAX];
+        const char *type;
+        long len = read_line(r);
+        json_t *o;
+
+        if (len == -1)
+            break;
+        if (ferror(r->f))
+            return -EIO;
+        if (len == -2 && !r->has_newline) {
+            r->end.is_cut = 1;
+            continue;
+        }
+        if (len == -2) {
+            skip(r, "longer than 1 MiB");
+            continue;
+        }
+        o = parse_object(r->line, (size_t)len, &type, why, sizeof(why));
+        if (!o) {
+            /* A cut last line is the normal end of a killed run: the end
+             * notice says so, no second notice. */
+            if (r->has_newline)
+                skip(r, why);
+            else
+                r->end.is_cut = 1;
+            continue;
+        }
+        if (strcmp(type, "tick") == 0) {
+            int rc = rec_tick_from_json(o, out, why, sizeof(why));
+
+            json_decref(o);
+            if (rc == 0) {
+                if (r->has_trailer)
+                    notice(r, r->end.lines, "line %llu: a tick after the trailer",
+                           (unsigned long long)r->end.lines);
+                accept_tick(r, *out);
+                return 1;
+            }
+            skip(r, why);
+            continue;
+        }
+        if (strcmp(type, "trailer") == 0)
+            read_trailer(r, o);
+        else if (strcmp(type, "header") == 0)
+            skip(r, "a second header");
+        json_decref(o);
+    }
+    if (ferror(r->f))
+        return -EIO;
+    finish(r);
+    return 0;
+}
+
+const struct rec_trailer *rec_read_trailer(const struct rec_reader *r)
+{
+    return r->has_trailer ? &r->trailer : NULL;
+}
+
+void rec_read_end(const struct rec_reader *r, struct rec_end *out)
+{
+    *out = r->end;
+}
+
+void rec_read_close(struct rec_reader *r)
+{
+    if (!r)
+        return;
+    if (r->owns_file)
+        fclose(r->f);
+    free(r->config_text);
+    free(r->line);
+    free(r);
+}

@@ -1,0 +1,207 @@
+/*
+ * record: session files, the JSON Lines recording of a run (format in
+ * docs/session-format.md): a writer, a recorder thread that feeds it without
+ * ever blocking the caller on I/O, and a streaming reader. No curses, no
+ * libuv, no network. Strings are stored raw (JSON-escaped, ASCII on disk):
+ * sanitize what the reader returns before display.
+ */
+#ifndef PROG_RECORD_RECORD_H
+#define PROG_RECORD_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/tick.h"
+
+#define REC_FORMAT_NAME "brink-session"
+#define REC_FORMAT_VERSION 1       /* major: readers reject any other */
+#define REC_FORMAT_MINOR 0         /* minor: additions old readers ignore */
+#define REC_LINE_MAX (1024 * 1024) /* longest line, newline excluded */
+#define REC_HIST_PRECISION 0.01    /* stored histogram values are within 1% */
+#define REC_REASON_MAX 256         /* reason texts, with their NUL */
+
+/* What the header records. Every string is the caller's and is written as
+ * given: the writer adds nothing from the environment. */
+struct rec_header_info {
+    const char *brink_version; /* brink's version; NULL writes BRINK_VERSION */
+    uint64_t start_wall_ms;    /* wall clock at the start, ms since the epoch */
+    const char *host;          /* host name; NULL writes "" */
+    const char *config_text;   /* effective config as INI, secrets redacted; NULL: none */
+};
+
+/* What the trailer records. */
+struct rec_trailer_info {
+    int is_complete;        /* the run ended as planned and every tick was recorded */
+    const char *reason;     /* why it ended ("done", "interrupted"...); NULL writes "" */
+    uint64_t end_wall_ms;   /* wall clock at the end, ms since the epoch */
+    uint64_t ticks_dropped; /* ticks that never reached the writer (recorder queue full) */
+};
+
+/* ------------------------------------------------------------------ writer
+ * One thread at a time per writer (the recorder's thread, or the caller's).
+ * Each tick is one line written with write(2) straight to the file, so a
+ * crash or SIGKILL loses at most the tick being written; there is no fdatasync
+ * per tick (it would stall on a busy disk for no gain against a process
+ * crash), only at close. SIGXFSZ must be ignored or blocked in the writing
+ * thread so that a file size limit arrives as EFBIG (the recorder
+ * thread blocks every signal). */
+struct rec_writer;
+
+/*
+ * Creates the session file path (mode 0600, O_EXCL|O_NOFOLLOW: an existing
+ * file is never opened for writing, a symlink is never followed) and writes
+ * the header. An existing character device or FIFO (/dev/null, a pipe to jq)
+ * is accepted: writing to it overwrites nothing. Returns 0 with *out set,
+ * or a negative errno with *out NULL and a sentence naming path in err
+ * (-EEXIST when the file exists). When the header cannot be written (disk
+ * full) the writer is still returned, stopped: see rec_writer_error.
+ */
+int rec_open(const char *path, const struct rec_header_info *info, char *err, size_t err_len,
+             struct rec_writer **out);
+
+/*
+ * Appends t as one line. Returns 0; -E2BIG when the line would exceed
+ * REC_LINE_MAX (that tick is skipped and counted, the writer goes on); or,
+ * once a write has failed (ENOSPC, EIO, EFBIG...), the error of that write:
+ * the file is cut back to its last complete line, the writer stops, and this
+ * and every later call only count the tick as not recorded.
+ */
+int rec_write_tick(struct rec_writer *w, const struct tick *t);
+
+/* 0 while writing, or the negative errno that stopped the writer; reason
+ * ("recording stopped: PATH: write: No space left on device") then holds a
+ * sentence for the console. reason may be NULL. */
+int rec_writer_error(const struct rec_writer *w, char *reason, size_t reason_len);
+/* Ticks written, and ticks not recorded (after a stop, or too big). */
+uint64_t rec_writer_ticks(const struct rec_writer *w);
+uint64_t rec_writer_not_recorded(const struct rec_writer *w);
+
+/*
+ * Writes the trailer (unless the writer stopped), syncs and closes, and frees
+ * w. trailer may be NULL (the trailer then says complete:false, reason
+ * "closed"). Returns 0 or the writer's error (the first one met, sticky or
+ * from the trailer, fdatasync or close). rec_close(NULL, ...) returns 0.
+ */
+int rec_close(struct rec_writer *w, const struct rec_trailer_info *trailer);
+
+/*
+ * Builds a new session file name in dir, creating dir (mode 0700) when it is
+ * missing: DIR/2026-11-30T19-40-00Z-HOST-PID.jsonl, from wall_ms (UTC), host
+ * (its first 32 bytes, other than [A-Za-z0-9.-] made _) and pid. Returns 0, -ENAMETOOLONG when buf
+ * is too small, or the negative errno of mkdir with a sentence in err.
+ */
+int rec_session_path(const char *dir, uint64_t wall_ms, const char *host, long pid, char *buf,
+                     size_t buf_len, char *err, size_t err_len);
+
+/* --------------------------------------------------------------- recorder
+ * A thread that owns a writer and a bounded queue of ticks. Push from one
+ * producer thread; status from any thread; start and stop from the owner. */
+struct rec_recorder;
+
+/* What a recorder did, for the console and the exit status. */
+struct rec_result {
+    uint64_t ticks_written;      /* lines written */
+    uint64_t ticks_dropped;      /* pushes refused because the queue was full */
+    uint64_t ticks_not_recorded; /* ticks the writer could not write */
+    int error;                   /* 0, or the negative errno that stopped the writer */
+    char reason[REC_REASON_MAX]; /* "" or "recording stopped: ..." */
+};
+
+/* Starts the thread with a queue of queue_len ticks (at least 1). Takes w
+ * on success (rec_recorder_stop closes it); returns 0, or a negative errno
+ * from pthread_create, w then staying the caller's. */
+int rec_recorder_start(struct rec_writer *w, size_t queue_len, struct rec_recorder **out);
+/* Queues a copy of t (one allocation of offsetof(data) + data_len; aborts on
+ * exhaustion like xmalloc). Never waits for I/O: only for a lock that the
+ * writing thread holds while it moves a pointer. Returns 0, or -EAGAIN when
+ * the queue is full or the recorder is stopping (the tick is counted as
+ * dropped). t stays the caller's. Any thread. */
+int rec_recorder_push(struct rec_recorder *rec, const struct tick *t);
+/* A snapshot of the counts so far. */
+void rec_recorder_status(struct rec_recorder *rec, struct rec_result *out);
+/* Drains the queue, writes the trailer (queue drops are added to its
+ * ticks_dropped, and complete is false unless every tick was recorded),
+ * closes the writer, joins the thread, frees rec and fills out (may be
+ * NULL). Returns out->error. rec_recorder_stop(NULL, ...) returns 0. */
+int rec_recorder_stop(struct rec_recorder *rec, const struct rec_trailer_info *trailer,
+                      struct rec_result *out);
+
+/* ----------------------------------------------------------------- reader
+ * One thread per reader. The reader never trusts the file: lines are capped
+ * at REC_LINE_MAX, numbers and names are checked, bad lines are skipped with
+ * a notice naming their line. */
+struct rec_reader;
+
+/* A notice about the file: line is its 1-based line (0: the file as a whole),
+ * msg one sentence ("line 7: skipped: ..." ). Called during rec_read_next. */
+typedef void rec_notice_fn(void *arg, uint64_t line, const char *msg);
+
+struct rec_header {
+    int version; /* REC_FORMAT_VERSION */
+    int minor;
+    char brink[32]; /* version of the brink that wrote it */
+    uint64_t start_wall_ms;
+    char host[256];
+    const char *config_text; /* "" when none; owned by the reader */
+    double hist_precision;   /* relative precision of stored histograms */
+};
+
+struct rec_trailer {
+    uint64_t ticks;
+    int is_complete;
+    char reason[TICK_TEXT_MAX];
+    uint64_t end_wall_ms;
+    uint64_t ticks_dropped;
+    uint64_t ticks_not_recorded;
+};
+
+/* How the file ended, valid once rec_read_next returned 0. */
+struct rec_end {
+    int has_trailer;        /* a trailer line was read */
+    int is_cut;             /* the last line had no newline (or was cut mid-way) */
+    uint64_t lines;         /* lines seen */
+    uint64_t lines_skipped; /* lines rejected with a notice */
+    uint64_t ticks;         /* ticks returned */
+    uint64_t last_ms;       /* end of the last tick read, ms since the run started */
+};
+
+/*
+ * Opens path (rec_read_open) or reads f from its current position
+ * (rec_read_stream, f stays the caller's; name is used in messages), and
+ * reads the header. notice may be NULL. Returns 0 with *out set, or -EINVAL
+ * when the first line is not a header of this format, -ENOTSUP for an
+ * unknown major version, -ENODATA for an empty file, or the negative errno of
+ * fopen, with a sentence in err.
+ */
+int rec_read_open(const char *path, rec_notice_fn *notice, void *arg, char *err, size_t err_len,
+                  struct rec_reader **out);
+int rec_read_stream(FILE *f, const char *name, rec_notice_fn *notice, void *arg, char *err,
+                    size_t err_len, struct rec_reader **out);
+
+const struct rec_header *rec_read_header(const struct rec_reader *r);
+
+/*
+ * The next tick of the file: returns 1 with *out a new tick (free it with
+ * tick_free; its histograms are back in data, so tick_get_hist works), or 0
+ * at the end, after a notice when the file ends abruptly ("recording ends
+ * abruptly at line N (t=12.0 s): ...") or has no trailer. Returns a negative
+ * errno on a read error.
+ */
+int rec_read_next(struct rec_reader *r, struct tick **out);
+
+/* The trailer, or NULL when none was read (yet). */
+const struct rec_trailer *rec_read_trailer(const struct rec_reader *r);
+void rec_read_end(const struct rec_reader *r, struct rec_end *out);
+/* Closes the file (if the reader opened it) and frees r; NULL is a no-op. */
+void rec_read_close(struct rec_reader *r);
+
+/*
+ * Parses one tick line (no newline) into a new tick, for the reader and its
+ * fuzz target. Returns 0 with *out set, 1 when the line is valid JSON but no
+ * tick (a header, a trailer, an unknown type), or -EINVAL with a reason in
+ * why.
+ */
+int rec_parse_tick_line(const char *line, size_t len, struct tick **out, char *why, size_t why_len);
+
+#endif

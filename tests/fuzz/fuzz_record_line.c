@@ -1,0 +1,134 @@
+/*
+ * Fuzzes the session reader. The first byte chooses the mode:
+ *   - even: the rest is one line for rec_parse_tick_line. A tick it accepts
+ *     must be within the tick's bounds, and writing it again and parsing
+ *     that gives the same tick: every field equal and every histogram the
+ *     same bytes (stored histograms are at storage precision already, so
+ *     they re-pack to the same text); only where the histograms sit in
+ *     data may change, as the writer stores a histogram equal to the
+ *     total's once;
+ *   - odd: the rest is a whole file for the streaming reader, which must
+ *     end with 0 and report every bad line through its notice callback.
+ */
+#include "record/record.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/internal.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_bounds(const struct tick *t)
+{
+    if (t->n_kinds > TICK_MAX_KINDS || t->n_probes > TICK_MAX_PROBES ||
+        t->n_events > TICK_MAX_EVENTS || t->n_status > TICK_MAX_STATUS || t->data_len > t->data_cap)
+        abort();
+    if ((size_t)t->total.hist_offset + t->total.hist_len > t->data_len)
+        abort();
+    for (uint32_t i = 0; i < t->n_kinds; i++) {
+        if ((size_t)t->kinds[i].hist_offset + t->kinds[i].hist_len > t->data_len ||
+            strnlen(t->kinds[i].name, TICK_NAME_MAX) == TICK_NAME_MAX)
+            abort();
+    }
+}
+
+static void same_hist(const struct tick *a, const struct tick_kind *ka, const struct tick *b,
+                      const struct tick_kind *kb)
+{
+    if (ka->hist_len != kb->hist_len ||
+        memcmp(a->data + ka->hist_offset, b->data + kb->hist_offset, ka->hist_len) != 0)
+        abort();
+}
+
+/* Every field equal, histograms compared by content, not by place. */
+static void same_tick(const struct tick *a, const struct tick *b)
+{
+    static struct tick x, y;
+
+    memcpy(&x, a, offsetof(struct tick, data_cap));
+    memcpy(&y, b, offsetof(struct tick, data_cap));
+    x.total.hist_offset = y.total.hist_offset = 0;
+    for (uint32_t i = 0; i < TICK_MAX_KINDS; i++)
+        x.kinds[i].hist_offset = y.kinds[i].hist_offset = 0;
+    if (memcmp(&x, &y, offsetof(struct tick, data_cap)) != 0)
+        abort();
+    same_hist(a, &a->total, b, &b->total);
+    for (uint32_t i = 0; i < a->n_kinds; i++)
+        same_hist(a, &a->kinds[i], b, &b->kinds[i]);
+}
+
+static void fuzz_line(const char *line, size_t len)
+{
+    char why[256];
+    struct tick *t, *again;
+    json_t *o;
+    char *text;
+
+    if (rec_parse_tick_line(line, len, &t, why, sizeof(why)) != 0) {
+        if (t)
+            abort();
+        return;
+    }
+    check_bounds(t);
+    o = rec_tick_to_json(t);
+    text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+    if (!text || rec_parse_tick_line(text, strlen(text), &again, why, sizeof(why)) != 0)
+        abort();
+    same_tick(t, again);
+    tick_free(again);
+    free(text);
+    json_decref(o);
+    tick_free(t);
+}
+
+static void count_notice(void *arg, uint64_t line, const char *msg)
+{
+    (void)line;
+    if (!msg[0])
+        abort();
+    (*(int *)arg)++;
+}
+
+static void fuzz_file(const uint8_t *data, size_t size)
+{
+    FILE *f = size ? fmemopen((void *)data, size, "r") : NULL;
+    struct rec_reader *r;
+    struct rec_end end;
+    struct tick *t;
+    char err[256];
+    int notices = 0, rc;
+
+    if (!f)
+        return;
+    if (rec_read_stream(f, "fuzz", count_notice, &notices, err, sizeof(err), &r) != 0) {
+        if (!err[0])
+            abort();
+        fclose(f);
+        return;
+    }
+    while ((rc = rec_read_next(r, &t)) == 1) {
+        check_bounds(t);
+        tick_free(t);
+    }
+    rec_read_end(r, &end);
+    if (rc != 0 || (end.lines_skipped > 0 && notices == 0))
+        abort();
+    rec_read_close(r);
+    fclose(f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    if (data[0] % 2 == 0)
+        fuzz_line((const char *)data + 1, size - 1);
+    else
+        fuzz_file(data + 1, size - 1);
+    return 0;
+}

@@ -1,0 +1,490 @@
+/* Session files: the format round trip, the golden file and every prefix of
+ * it, a damaged file's notices, stored histograms and their size. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "record_fixture.h"
+#include "record/internal.h"
+
+#define GOLDEN BRINK_SOURCE_DIR "/tests/data/sessions/golden.jsonl"
+#define GOLDEN_TICKS 10
+#define GOLDEN_CONFIG                                                                              \
+    "[target]\nurl = https://shop.example/api?token=<redacted>\n"                                  \
+    "header = Authorization: <redacted>\nheader = X-Api-Key: ${API_KEY}\n\n"                       \
+    "[load]\nconcurrency = 100\n"
+
+/* Notices gathered by a reader. */
+struct notes {
+    int n;
+    uint64_t lines[64];
+    char text[64][REC_REASON_MAX + 200];
+};
+
+static void collect(void *arg, uint64_t line, const char *msg)
+{
+    struct notes *nt = arg;
+
+    if (nt->n < 64) {
+        nt->lines[nt->n] = line;
+        snprintf(nt->text[nt->n], sizeof(nt->text[0]), "%s", msg);
+    }
+    nt->n++;
+}
+
+static int notes_have(const struct notes *nt, const char *needle)
+{
+    for (int i = 0; i < nt->n && i < 64; i++) {
+        if (strstr(nt->text[i], needle))
+            return 1;
+    }
+    return 0;
+}
+
+/* Writes the golden session to path (the same bytes every time). */
+static void write_golden(const char *path)
+{
+    struct rec_header_info hi = {.brink_version = "0.1.0",
+                                 .start_wall_ms = 1764531600000ULL,
+                                 .host = "loadgen-1",
+                                 .config_text = GOLDEN_CONFIG};
+    struct rec_trailer_info ti = {
+        .is_complete = 1, .reason = "done", .end_wall_ms = 1764531610000ULL};
+    struct rec_writer *w;
+    char err[256];
+
+    assert_int_equal(rec_open(path, &hi, err, sizeof(err), &w), 0);
+    for (uint64_t i = 0; i < GOLDEN_TICKS; i++) {
+        struct tick *t = fx_tick(i, 2, 120, 1);
+
+        assert_int_equal(rec_write_tick(w, t), 0);
+        tick_free(t);
+    }
+    assert_int_equal(rec_close(w, &ti), 0);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    buf[n] = '\0';
+    *len = (size_t)n;
+    return buf;
+}
+
+static void ticks_read_back_identical_field_by_field(void **state)
+{
+    char path[128], err[256];
+    struct rec_header_info hi = {.start_wall_ms = 5, .host = "h", .config_text = "[load]\n"};
+    struct rec_trailer_info ti = {.is_complete = 1, .reason = "done", .end_wall_ms = 9};
+    struct rec_writer *w;
+    struct rec_reader *r;
+    struct tick *in[6], *out;
+    struct notes nt = {0};
+
+    (void)state;
+    fx_temp_path(path, sizeof(path), "roundtrip.jsonl");
+    assert_int_equal(rec_open(path, &hi, err, sizeof(err), &w), 0);
+    for (int i = 0; i < 6; i++) {
+        in[i] = fx_tick((uint64_t)i, 1 + (uint32_t)i % 3, 3000, i % 2 == 0);
+        assert_int_equal(rec_write_tick(w, in[i]), 0);
+    }
+    assert_int_equal(rec_writer_ticks(w), 6);
+    assert_int_equal(rec_close(w, &ti), 0);
+    assert_int_equal(rec_read_open(path, collect, &nt, err, sizeof(err), &r), 0);
+    assert_string_equal(rec_read_header(r)->brink, BRINK_VERSION);
+    assert_string_equal(rec_read_header(r)->host, "h");
+    assert_string_equal(rec_read_header(r)->config_text, "[load]\n");
+    assert_int_equal(rec_read_header(r)->start_wall_ms, 5);
+    assert_true(rec_read_header(r)->hist_precision == REC_HIST_PRECISION);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(rec_read_next(r, &out), 1);
+        fx_assert_same_tick(in[i], out);
+        tick_free(out);
+        tick_free(in[i]);
+    }
+    assert_int_equal(rec_read_next(r, &out), 0);
+    assert_null(out);
+    assert_int_equal(nt.n, 0);
+    assert_non_null(rec_read_trailer(r));
+    assert_int_equal(rec_read_trailer(r)->ticks, 6);
+    assert_true(rec_read_trailer(r)->is_complete);
+    assert_string_equal(rec_read_trailer(r)->reason, "done");
+    assert_int_equal(rec_read_trailer(r)->end_wall_ms, 9);
+    rec_read_close(r);
+    unlink(path);
+}
+
+static void golden_file_is_what_the_writer_writes_today(void **state)
+{
+    char path[128];
+    size_t a_len, b_len;
+    char *a, *b;
+
+    (void)state;
+    if (getenv("BRINK_UPDATE_GOLDEN")) {
+        unlink(GOLDEN);
+        write_golden(GOLDEN);
+    }
+    fx_temp_path(path, sizeof(path), "golden.jsonl");
+    write_golden(path);
+    a = slurp(GOLDEN, &a_len);
+    b = slurp(path, &b_len);
+    assert_int_equal(a_len, b_len);
+    assert_memory_equal(a, b, a_len);
+    free(a);
+    free(b);
+    unlink(path);
+}
+
+/* A tick read back and written again gives the same line, byte for byte. */
+static void read_ticks_write_back_to_the_same_lines(void **state)
+{
+    char path[128], err[256];
+    struct rec_reader *r;
+    struct tick *t;
+    size_t len;
+    char *golden = slurp(GOLDEN, &len), *line = strchr(golden, '\n') + 1;
+
+    (void)state;
+    assert_int_equal(rec_read_open(GOLDEN, NULL, NULL, err, sizeof(err), &r), 0);
+    fx_temp_path(path, sizeof(path), "rewrite.jsonl");
+    while (rec_read_next(r, &t) == 1) {
+        json_t *o = rec_tick_to_json(t);
+        char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+        size_t n = strlen(s);
+
+        assert_memory_equal(s, line, n);
+        assert_int_equal(line[n], '\n');
+        line += n + 1;
+        free(s);
+        json_decref(o);
+        tick_free(t);
+    }
+    rec_read_close(r);
+    free(golden);
+}
+
+/* Reads a whole prefix of buf; returns the ticks read. */
+static int read_prefix(const char *buf, size_t len, struct notes *nt, int *rc_open)
+{
+    FILE *f = len ? fmemopen((void *)buf, len, "r") : fopen("/dev/null", "r");
+    struct rec_reader *r;
+    struct tick *t;
+    char err[256];
+    int n = 0;
+
+    assert_non_null(f);
+    *rc_open = rec_read_stream(f, "golden", collect, nt, err, sizeof(err), &r);
+    if (*rc_open == 0) {
+        while (rec_read_next(r, &t) == 1) {
+            n++;
+            tick_free(t);
+        }
+        rec_read_close(r);
+    } else {
+        assert_true(err[0] != '\0');
+    }
+    fclose(f);
+    return n;
+}
+
+static void every_prefix_of_the_golden_file_reads_and_says_where_it_ends(void **state)
+{
+    size_t len;
+    char *buf = slurp(GOLDEN, &len);
+    size_t header_end = (size_t)(strchr(buf, '\n') - buf);
+
+    (void)state;
+    for (size_t cut = 0; cut <= len; cut++) {
+        struct notes nt = {0};
+        int rc, lines = 0, full = 0, base;
+        int ticks = read_prefix(buf, cut, &nt, &rc);
+        char expect[96];
+
+        for (size_t i = 0; i < cut; i++)
+            full += buf[i] == '\n';
+        lines = full + (cut > 0 && buf[cut - 1] != '\n');
+        if (cut < header_end) {
+            assert_true(rc == -EINVAL || rc == -ENODATA);
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        /* Header, then ticks: the complete lines are the ticks read, plus
+         * one when the cut falls just before a tick's newline. */
+        base = full - 1 < GOLDEN_TICKS ? full - 1 : GOLDEN_TICKS;
+        assert_true(ticks == base || ticks == base + 1);
+        if (cut + 1 >= len) {
+            assert_int_equal(ticks, GOLDEN_TICKS);
+            assert_int_equal(nt.n, 0);
+            continue;
+        }
+        assert_int_equal(nt.n, 1);
+        snprintf(expect, sizeof(expect), "recording ends abruptly at line %d (t=%d.0 s)", lines,
+                 ticks);
+        if (!strstr(nt.text[0], expect))
+            fail_msg("cut at %zu: \"%s\", expected \"%s\"", cut, nt.text[0], expect);
+        assert_int_equal(nt.lines[0], (uint64_t)lines);
+    }
+    free(buf);
+}
+
+static void flipped_bytes_are_skipped_lines_not_crashes(void **state)
+{
+    size_t len;
+    char *buf = slurp(GOLDEN, &len);
+    uint64_t s = 42;
+
+    (void)state;
+    for (int round = 0; round < 600; round++) {
+        struct notes nt = {0};
+        size_t pos = (size_t)(fx_unit(&s) * (double)len);
+        char old = buf[pos];
+        size_t line_start;
+        int rc, ticks;
+
+        buf[pos] = (char)(fx_unit(&s) * 256.0);
+        ticks = read_prefix(buf, len, &nt, &rc);
+        assert_true(ticks <= GOLDEN_TICKS + 1);
+        /* A lost tick is reported, unless the flip renamed its type (lines of
+         * unknown types are ignored on purpose) or split the line. */
+        line_start = pos;
+        while (line_start > 0 && buf[line_start - 1] != '\n')
+            line_start--;
+        if (rc == 0 && ticks < GOLDEN_TICKS && buf[pos] != '\n' && pos - line_start > 14)
+            assert_true(nt.n >= 1);
+        buf[pos] = old;
+    }
+    free(buf);
+}
+
+static int read_text(const char *text, struct notes *nt, int *ticks, char *err, size_t err_len)
+{
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    struct rec_reader *r;
+    struct tick *t;
+    int rc = rec_read_stream(f, "t.jsonl", collect, nt, err, err_len, &r);
+
+    *ticks = 0;
+    if (rc == 0) {
+        while (rec_read_next(r, &t) == 1) {
+            (*ticks)++;
+            tick_free(t);
+        }
+        rec_read_close(r);
+    }
+    fclose(f);
+    return rc;
+}
+
+#define HEADER "{\"type\":\"header\",\"format\":\"brink-session\",\"version\":1}\n"
+#define TICK_AT(ms)                                                                                \
+    "{\"type\":\"tick\",\"start_ms\":" #ms                                                         \
+    ",\"state\":\"running\",\"model\":\"open\",\"total\":{}}\n"
+
+static void unknown_major_version_and_other_files_are_refused(void **state)
+{
+    struct notes nt = {0};
+    char err[256];
+    int ticks;
+
+    (void)state;
+    assert_int_equal(read_text("{\"type\":\"header\",\"format\":\"brink-session\",\"version\":2}\n",
+                               &nt, &ticks, err, sizeof(err)),
+                     -ENOTSUP);
+    assert_non_null(strstr(err, "t.jsonl: session format version 2"));
+    assert_int_equal(read_text("{\"type\":\"header\",\"format\":\"asciicast\",\"version\":1}\n",
+                               &nt, &ticks, err, sizeof(err)),
+                     -EINVAL);
+    assert_non_null(strstr(err, "t.jsonl:1: not a brink session file"));
+    assert_int_equal(read_text("hello\n", &nt, &ticks, err, sizeof(err)), -EINVAL);
+    assert_int_equal(read_text("\n", &nt, &ticks, err, sizeof(err)), -EINVAL);
+}
+
+static void bad_lines_are_skipped_with_their_line_numbers(void **state)
+{
+    static const char text[] = HEADER TICK_AT(
+        0) "garbage\n"                                                                  /* 3 */
+           "{\"type\":\"tick\",\"state\":\"flying\",\"model\":\"open\",\"total\":{}}\n" /* 4 */
+           "{\"type\":\"tick\",\"seq\":-1,\"state\":\"done\",\"model\":\"open\",\"total\":{}}\n"
+           "{\"type\":\"tick\",\"state\":\"done\",\"model\":\"open\",\"total\":{\"errors\":{\"gremlins\":1}}}\n"
+           "{\"type\":\"tick\",\"state\":\"done\",\"model\":\"open\",\"total\":{\"hist\":\"AAAA\"}}\n"
+           "{\"type\":\"tick\",\"state\":\"done\",\"model\":\"open\",\"total\":{},\"status\":[[70000,1]]}\n"
+           "{\"type\":\"future\",\"x\":1}\n" /* 9 */
+           "[1,2]\n" TICK_AT(2000) "{\"type\":\"trailer\",\"ticks\":2,\"complete\":true}\n";
+    static const char *const why[] = {"line 3: skipped: not JSON",
+                                      "line 4: skipped: state",
+                                      "line 5: skipped: seq",
+                                      "line 6: skipped: errors",
+                                      "line 7: skipped: hist",
+                                      "line 8: skipped: status",
+                                      "line 10: skipped: not a JSON object"};
+    struct notes nt = {0};
+    char err[256];
+    int ticks;
+
+    (void)state;
+    assert_int_equal(read_text(text, &nt, &ticks, err, sizeof(err)), 0);
+    assert_int_equal(ticks, 2);
+    assert_int_equal(nt.n, 7);
+    for (int i = 0; i < 7; i++) {
+        if (!strstr(nt.text[i], why[i]))
+            fail_msg("notice %d: \"%s\", expected \"%s\"", i, nt.text[i], why[i]);
+    }
+}
+
+static void too_many_kinds_and_an_over_long_line_are_refused(void **state)
+{
+    size_t n = strlen(HEADER) + REC_LINE_MAX + 4096;
+    char *text = malloc(n), *p = text;
+    struct notes nt = {0};
+    char err[256];
+    int ticks;
+
+    (void)state;
+    p += sprintf(
+        p, "%s{\"type\":\"tick\",\"state\":\"done\",\"model\":\"open\",\"total\":{},\"kinds\":[",
+        HEADER);
+    for (int i = 0; i < TICK_MAX_KINDS + 1; i++)
+        p += sprintf(p, "%s{}", i ? "," : "");
+    p += sprintf(p, "]}\n");
+    memset(p, ' ', REC_LINE_MAX + 1);
+    p += REC_LINE_MAX + 1;
+    p += sprintf(p, "\n%s", TICK_AT(1000));
+    assert_int_equal(read_text(text, &nt, &ticks, err, sizeof(err)), 0);
+    assert_int_equal(ticks, 1);
+    assert_true(notes_have(&nt, "line 2: skipped: kinds: more entries than a tick holds"));
+    assert_true(notes_have(&nt, "line 3: skipped: longer than 1 MiB"));
+    assert_true(notes_have(&nt, "recording ends abruptly at line 4 (t=1.0 s): no trailer"));
+    free(text);
+}
+
+static void time_going_backwards_is_clamped_and_flagged(void **state)
+{
+    static const char text[] =
+        HEADER TICK_AT(5000) TICK_AT(3000) "{\"type\":\"trailer\",\"ticks\":2,\"complete\":true}\n";
+    struct notes nt = {0};
+    char err[256];
+    int ticks;
+
+    (void)state;
+    assert_int_equal(read_text(text, &nt, &ticks, err, sizeof(err)), 0);
+    assert_int_equal(ticks, 2);
+    assert_int_equal(nt.n, 1);
+    assert_non_null(strstr(nt.text[0], "line 3: time goes backwards (t=3.0 s after 5.0 s)"));
+}
+
+/* Stored histograms: exact count, min, max and clamped; values within 1%. */
+static void stored_histograms_keep_their_shape(void **state)
+{
+    static const uint64_t values[] = {0,
+                                      1,
+                                      127,
+                                      128,
+                                      129,
+                                      2047,
+                                      2048,
+                                      99999,
+                                      123456789,
+                                      HIST_MAX_VALUE_US,
+                                      HIST_MAX_VALUE_US + 7};
+    struct hist *h = hist_new(), *back = hist_new();
+    char *text;
+
+    (void)state;
+    text = rech_pack(h);
+    assert_int_equal(rech_unpack(back, text, strlen(text)), 0);
+    assert_int_equal(hist_count(back), 0);
+    free(text);
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        hist_reset(h);
+        hist_record(h, values[i]);
+        text = rech_pack(h);
+        assert_int_equal(rech_unpack(back, text, strlen(text)), 0);
+        assert_int_equal(hist_min(back), hist_min(h));
+        assert_int_equal(hist_clamped(back), hist_clamped(h));
+        free(text);
+        for (size_t j = 0; j <= i; j++)
+            hist_record_n(h, values[j], j + 1);
+        text = rech_pack(h);
+        assert_int_equal(rech_unpack(back, text, strlen(text)), 0);
+        assert_int_equal(hist_count(back), hist_count(h));
+        assert_int_equal(hist_min(back), hist_min(h));
+        assert_int_equal(hist_max(back), hist_max(h));
+        assert_int_equal(hist_clamped(back), hist_clamped(h));
+        for (double p = 0; p <= 100; p += 2.5) {
+            double x = (double)hist_percentile(h, p), y = (double)hist_percentile(back, p);
+
+            assert_true(fabs(x - y) <= REC_HIST_PRECISION * x + 1.0);
+        }
+        free(text);
+    }
+    assert_int_equal(rech_unpack(back, "AQ==", 4), -EINVAL);
+    assert_int_equal(rech_unpack(back, "AQAAAA=", 7), -EINVAL);
+    assert_int_equal(rech_unpack(back, "AQAAAAAA", 8), -EINVAL);
+    hist_free(h);
+    hist_free(back);
+}
+
+/* The budget: a one-hour session at c=100 with two probes under 10 MB. */
+static void a_busy_tick_fits_the_size_budget(void **state)
+{
+    size_t sizes[3];
+
+    (void)state;
+    for (uint32_t kinds = 1; kinds <= 3; kinds++) {
+        size_t sum = 0;
+
+        for (uint64_t seq = 10; seq < 20; seq++) {
+            struct tick *t = fx_tick(seq, kinds, 3000, 1);
+            json_t *o = rec_tick_to_json(t);
+            char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+
+            sum += strlen(s) + 1;
+            free(s);
+            json_decref(o);
+            tick_free(t);
+        }
+        sizes[kinds - 1] = sum / 10;
+        printf("# c=100, 3000 requests per tick, 2 probes, %u kind(s): %zu bytes per tick, "
+               "%.2f MB per hour\n",
+               kinds, sizes[kinds - 1], (double)sizes[kinds - 1] * 3600 / 1e6);
+    }
+    assert_true(sizes[0] * 3600 < 10 * 1000 * 1000);
+    assert_true(sizes[1] * 3600 < 10 * 1000 * 1000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ticks_read_back_identical_field_by_field),
+        cmocka_unit_test(golden_file_is_what_the_writer_writes_today),
+        cmocka_unit_test(read_ticks_write_back_to_the_same_lines),
+        cmocka_unit_test(every_prefix_of_the_golden_file_reads_and_says_where_it_ends),
+        cmocka_unit_test(flipped_bytes_are_skipped_lines_not_crashes),
+        cmocka_unit_test(unknown_major_version_and_other_files_are_refused),
+        cmocka_unit_test(bad_lines_are_skipped_with_their_line_numbers),
+        cmocka_unit_test(too_many_kinds_and_an_over_long_line_are_refused),
+        cmocka_unit_test(time_going_backwards_is_clamped_and_flagged),
+        cmocka_unit_test(stored_histograms_keep_their_shape),
+        cmocka_unit_test(a_busy_tick_fits_the_size_budget),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
