@@ -11,6 +11,8 @@
 #include "config/config.h"
 #include "core/sanitize.h"
 #include "demo.h"
+#include "replay.h"
+#include "report_cmd.h"
 #include "run.h"
 #include "target/target.h"
 
@@ -39,7 +41,8 @@ static const struct cmd commands[] = {
                 "Either way the final report goes to stdout (format: docs/report.md).\n"
                 "q, Ctrl-C or SIGTERM stops the load, waits up to 5 s for requests in\n"
                 "flight and still prints the report; a second one aborts them. SIGHUP (a\n"
-                "dropped SSH session) stops the load at once.\n"
+                "dropped SSH session) stops the load at once. Every run is recorded into a\n"
+                "new file of sessions/ ([record] dir) for brink replay and brink report.\n"
                 "\n"
                 "options (each overrides the same key of FILE):\n"
                 "  --config FILE         experiment file (see docs/config.md)\n"
@@ -52,6 +55,8 @@ static const struct cmd commands[] = {
                 "  --timeout D           [target] timeout per request (default 30s)\n"
                 "  --seed N              seed for {rand}, {uuid} and the request mix\n"
                 "  --headless            no console, even in a terminal\n"
+                "  --record FILE         record the session into FILE (never overwritten)\n"
+                "  --no-record           no session file ([record] enabled = no does the same)\n"
                 "\n"
                 "Console keys: + and - step, ] and [ double and halve, = an exact\n"
                 "concurrency, p pause/resume, d drop N connections, m mark, ? help, q quit.\n"
@@ -73,6 +78,47 @@ static const struct cmd commands[] = {
                 "latency, the 503s and the resets arrive; q stops and prints the report.\n"
                 "Takes the options of brink run except --url and --config.\n",
         .run = demo_main,
+    },
+    {
+        .name = "replay",
+        .usage = "brink replay FILE [--headless]",
+        .summary = "play a recorded session again in the console",
+        .help = "Plays the session file FILE (recorded by brink run or brink demo) in the\n"
+                "console at the pace it was recorded: space pauses and plays, the left and\n"
+                "right arrows move 10 s, < and > halve and double the speed (x0.5 to x16),\n"
+                "n and N jump to the next and previous tick with events, q ends. A cut or\n"
+                "damaged file plays up to the damage and says which line. Replay never\n"
+                "opens a connection and never runs a probe. Without a terminal (or with\n"
+                "--headless) it prints the ticks as progress lines. Then the session's\n"
+                "report follows, as brink run prints it.\n",
+        .run = replay_main,
+    },
+    {
+        .name = "report",
+        .usage = "brink report FILE [--format text|json|csv|hdr]",
+        .summary = "print a recorded session's report and step table",
+        .help = "Reads the session file FILE and prints, by --format:\n"
+                "  text (default)  the report a run prints at its end, then the step table:\n"
+                "                  one row per concurrency (or rate) the run held, with its\n"
+                "                  duration, requests, req/s, MB/s, p50, p99, max, errors by\n"
+                "                  class and each probe's max and last value\n"
+                "  json            the same figures as one JSON document\n"
+                "  csv             one row per tick, for spreadsheets\n"
+                "  hdr             the latency distribution in HdrHistogram's text format\n"
+                "Layouts: docs/report.md. A cut or damaged file is read up to the damage;\n"
+                "stderr names the line.\n",
+        .run = report_main,
+    },
+    {
+        .name = "compare",
+        .usage = "brink compare A B [C ...] [--label NAME ...]",
+        .summary = "the step tables of several sessions side by side",
+        .help = "Reads two or more session files (up to 16) and prints their step tables\n"
+                "side by side: one row per concurrency (or rate) level any of them held,\n"
+                "one column group per session (req/s, p50, p99, errors), blank where a\n"
+                "session did not run that level. Each --label names a session in order;\n"
+                "by default a session is named by its file name.\n",
+        .run = compare_main,
     },
     {
         .name = "check",

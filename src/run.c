@@ -19,6 +19,8 @@
 #include "core/units.h"
 #include "engine/engine.h"
 #include "probes/probes.h"
+#include "recording.h"
+#include "signals.h"
 #include "report/summary.h"
 #include "ui/ui.h"
 
@@ -43,19 +45,9 @@ struct run_args {
     size_t n_overrides;
     uint64_t seed;
     int is_headless;
+    const char *record_path; /* --record FILE */
+    int is_record_off;       /* --no-record */
 };
-
-static volatile sig_atomic_t stop_signals;
-static volatile sig_atomic_t hangup;
-
-static void on_stop_signal(int sig)
-{
-    /* A dropped SSH session stops the load too; the console also stops
-     * drawing on the dead terminal. */
-    if (sig == SIGHUP)
-        hangup = 1;
-    stop_signals++;
-}
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -89,6 +81,14 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 
         if (strcmp(argv[i], "--headless") == 0) {
             a->is_headless = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--no-record") == 0) {
+            a->is_record_off = 1;
+            continue;
+        }
+        if ((v = flag_value(argc, argv, &i, "--record")) != NULL) {
+            a->record_path = v;
             continue;
         }
         if ((v = flag_value(argc, argv, &i, "--config")) != NULL) {
@@ -139,18 +139,6 @@ static int load_config(const struct run_args *a, struct config *c)
     if (a->config_path)
         return config_load_file(c, a->config_path, &opts, stderr);
     return config_load_string(c, "command line", "", &opts, stderr);
-}
-
-static void print_events(const struct tick *t)
-{
-    char text[2 * TICK_TEXT_MAX], at[UNITS_FMT_MAX];
-
-    for (uint32_t i = 0; i < t->n_events; i++) {
-        sanitize_display(t->events[i].text, strlen(t->events[i].text), text, sizeof(text), 0);
-        /* The same clock format as the report's event rows. */
-        units_format_duration(t->events[i].at_ms * 1000, at, sizeof(at));
-        fprintf(stderr, "  [%s] %s: %s\n", at, event_kind_name(t->events[i].kind), text);
-    }
 }
 
 /* How long after a stop command the engine may take to close the channel
@@ -227,31 +215,49 @@ static struct tick *wait_next(struct chan *ch, struct input *in, int timeout_ms)
     return chan_take(ch);
 }
 
+/* Where each tick goes after the front end has it: the final report and
+ * the session file. */
+struct sinks {
+    struct summary *summary;
+    struct recording *recording;
+    int has_told_problem; /* headless: the recording's problem was printed */
+};
+
+static void take_tick(void *arg, const struct tick *t)
+{
+    struct sinks *k = arg;
+
+    summary_add_tick(k->summary, t);
+    recording_push(k->recording, t);
+}
+
 /*
  * Reads ticks until the engine closes the channel; turns signals into stop
  * commands (a second one aborts what is in flight) and passes on commands
  * from standard input. Returns 0, or -ETIMEDOUT when the engine did not end
  * within STOP_GRACE_MS of a stop: brink must never hang on the operator.
  */
-static int follow(struct chan *ch, struct summary *s)
+static int follow(struct chan *ch, struct sinks *k)
 {
     struct input in = {.is_open = 1};
     struct stopper st;
-    char line[1024]; /* the progress line grows with the probes */
 
     stopper_init(&st, STOP_GRACE_MS);
     while (!chan_is_done(ch)) {
         struct tick *t = wait_next(ch, &in, 200);
 
-        if (stopper_update(&st, ch, (unsigned)stop_signals, clock_now_ns()) != 0) {
+        if (stopper_update(&st, ch, (unsigned)signals_stops, clock_now_ns()) != 0) {
             tick_free(t);
             return -ETIMEDOUT;
         }
         if (!t)
             continue;
-        summary_add_tick(s, t);
-        fprintf(stderr, "%s\n", summary_progress_line(t, line, sizeof(line)));
-        print_events(t);
+        take_tick(k, t);
+        summary_print_tick(t, stderr);
+        if (recording_problem(k->recording)[0] && !k->has_told_problem) {
+            fprintf(stderr, "brink: run: %s; the run goes on\n", recording_problem(k->recording));
+            k->has_told_problem = 1;
+        }
         tick_free(t);
     }
     return 0;
@@ -277,21 +283,18 @@ static void target_label(const struct config *c, char *out, size_t cap)
         snprintf(out, cap, "%s", shown);
 }
 
-static void add_to_summary(void *arg, const struct tick *t)
-{
-    summary_add_tick(arg, t);
-}
-
 /* The console when it can open, else headless; -ETIMEDOUT as follow. */
 static int front_end(const struct run_args *a, const struct config *c, struct chan *ch,
-                     struct summary *s)
+                     struct sinks *k)
 {
     struct ui_params p = {
         .chan = ch,
-        .on_tick = add_to_summary,
-        .on_tick_arg = s,
-        .stop_signals = &stop_signals,
-        .hangup = &hangup,
+        .recording = recording_path(k->recording),
+        .recording_problem = recording_problem(k->recording),
+        .on_tick = take_tick,
+        .on_tick_arg = k,
+        .stop_signals = &signals_stops,
+        .hangup = &signals_hangup,
         .stop_grace_ms = STOP_GRACE_MS,
     };
     struct ui *ui;
@@ -299,34 +302,16 @@ static int front_end(const struct run_args *a, const struct config *c, struct ch
     int end;
 
     if (a->is_headless || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-        return follow(ch, s);
+        return follow(ch, k);
     if (ui_open(&ui, why, sizeof(why)) != 0) {
         fprintf(stderr, "brink: run: no console (%s); running headless\n", why);
-        return follow(ch, s);
+        return follow(ch, k);
     }
     target_label(c, target, sizeof(target));
     p.target = target;
     end = ui_run(ui, &p);
     ui_close(ui);
     return end == UI_END_STUCK ? -ETIMEDOUT : 0;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa, old;
-
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    /* nohup (or a shell that ignores SIGHUP for its jobs) means: survive the
-     * logout. Headless, that is kept; the console still stops when its
-     * terminal hangs up, which it sees on the terminal itself. */
-    if (sigaction(SIGHUP, NULL, &old) != 0 || old.sa_handler != SIG_IGN)
-        sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &sa, NULL);
 }
 
 /* What runs beside the front end: the probes and the engine, which share
@@ -373,16 +358,29 @@ static int run_load(const struct run_args *a, const struct config *c)
 {
     struct chan *ch = chan_new(CHAN_TICKS_DEFAULT, CHAN_COMMANDS_DEFAULT);
     struct run_threads th = {.board = board_new()};
-    struct summary *s = summary_new();
-    int rc = start_threads(a, c, ch, &th);
+    struct sinks k = {.summary = summary_new()};
+    char err[1400];
+    int rc, is_stuck;
 
-    if (rc != 0)
+    /* The session file first: a path that cannot be written starts nothing. */
+    rc = recording_start(c, a->record_path, a->is_record_off, err, sizeof(err), &k.recording);
+    if (rc != 0) {
+        fprintf(stderr, "%s\n", err);
+        rc = 2;
         goto out_free;
-    if (front_end(a, c, ch, s) != 0) {
+    }
+    rc = start_threads(a, c, ch, &th);
+    if (rc != 0) {
+        recording_discard(k.recording);
+        goto out_free;
+    }
+    is_stuck = front_end(a, c, ch, &k) != 0;
+    if (is_stuck) {
         /* The workers are stuck; report what ran and leave them behind. */
         fprintf(stderr, "brink: run: the engine did not stop within %d ms of the stop; exiting\n",
                 STOP_GRACE_MS);
-        summary_print(s, stdout);
+        recording_stop(k.recording, 0, "the engine did not stop");
+        summary_print(k.summary, stdout);
         return 1;
     }
     probes_stop(th.probes);
@@ -390,11 +388,13 @@ static int run_load(const struct run_args *a, const struct config *c)
     if (chan_dropped(ch))
         fprintf(stderr, "brink: run: %llu ticks were dropped before they were shown\n",
                 (unsigned long long)chan_dropped(ch));
-    rc = summary_print(s, stdout) == 0 ? 0 : 1;
+    rc = summary_print(k.summary, stdout) == 0 ? 0 : 1;
+    if (recording_stop(k.recording, !chan_dropped(ch), signals_stops ? "stopped" : "done") != 0)
+        rc = 1;
     engine_free(th.engine);
 out_free:
     board_free(th.board);
-    summary_free(s);
+    summary_free(k.summary);
     chan_free(ch);
     return rc;
 }
@@ -419,7 +419,7 @@ int run_preset_main(int argc, char **argv, const struct run_preset *preset)
     }
     if (load_config(&a, &c) != 0)
         return 2;
-    install_signals();
+    signals_install();
     if (engine_global_init(err, sizeof(err)) != 0) {
         fprintf(stderr, "%s\n", err);
         config_free(&c);

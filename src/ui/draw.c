@@ -179,3 +179,12 @@ char *fmt_value(double v, char *buf, size_t len)
         snprintf(buf, len, "%.3g", v);
     return buf;
 }
+
+char *fmt_clock(uint64_t ms, char *buf, size_t len)
+{
+    uint64_t s = ms / 1000;
+
+    snprintf(buf, len, "%02llu:%02llu:%02llu", (unsigned long long)(s / 3600),
+             (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60));
+    return buf;
+}

@@ -145,6 +145,14 @@ enum action {
     ACT_HELP,
     ACT_QUIT,
     ACT_REDRAW,
+    /* replay */
+    ACT_PLAY_PAUSE,
+    ACT_SEEK_BACK,
+    ACT_SEEK_FORWARD,
+    ACT_SLOWER,
+    ACT_FASTER,
+    ACT_NEXT_EVENT,
+    ACT_PREVIOUS_EVENT,
 };
 
 struct keymap_entry {
@@ -154,12 +162,17 @@ struct keymap_entry {
     const char *help;  /* one line */
 };
 
-extern const struct keymap_entry keymap[];
-extern const size_t keymap_len;
+struct keymap {
+    const struct keymap_entry *entries;
+    size_t len;
+};
 
-/* The action bound to key (a curses key code or a character), ACT_NONE when
- * none is. */
-enum action keymap_action(int key);
+extern const struct keymap keymap_live;   /* a run: the load's keys */
+extern const struct keymap keymap_replay; /* a replay: moving in time */
+
+/* The action bound to key (a curses key code or a character) in map,
+ * ACT_NONE when none is. */
+enum action keymap_action(const struct keymap *map, int key);
 
 /* ---- theme.c: semantic roles and glyphs ---- */
 
@@ -238,11 +251,18 @@ struct view {
     const struct theme *th;
     const char *target;
     const char *recording;
+    const char *recording_problem; /* "" or NULL while the recording is fine */
     const char *pending;   /* a command sent and not yet seen applied, or NULL */
     const char *status;    /* a message for the key line, or NULL */
     const char *prompt;    /* an open prompt's label, or NULL */
     const char *input;     /* what was typed into it */
     int show_help;
+    const struct keymap *keys;
+    /* A replay: the session's length, the speed and whether it plays. */
+    int is_replay;
+    uint64_t replay_total_ms;
+    double replay_speed;
+    int is_replay_paused;
 };
 
 void view_header(const struct view *v, struct rect r);
@@ -262,6 +282,8 @@ void view_screen(const struct view *v, int cols, int rows);
 
 /* Formats a rate per second as "3120", "12.3k", "4.56M". */
 char *fmt_rate(double per_s, char *buf, size_t len);
+/* Formats ms since the start as HH:MM:SS. */
+char *fmt_clock(uint64_t ms, char *buf, size_t len);
 /* Formats a probe value: integers plainly, others with 3 significant digits. */
 char *fmt_value(double v, char *buf, size_t len);
 

@@ -1,9 +1,12 @@
-/* The console's keys: one table, read by the dispatcher and the help. */
+/* The console's keys: one table per mode, read by the dispatcher and the
+ * help. */
 #include "ui/internal.h"
+
+#include <curses.h>
 
 #define CTRL(c) ((c) & 0x1f)
 
-const struct keymap_entry keymap[] = {
+static const struct keymap_entry live[] = {
     {'+', ACT_STEP_UP, "+", "one step more virtual users"},
     {'-', ACT_STEP_DOWN, "-", "one step fewer (surplus users finish first)"},
     {']', ACT_DOUBLE, "]", "double the concurrency"},
@@ -17,13 +20,27 @@ const struct keymap_entry keymap[] = {
     {CTRL('l'), ACT_REDRAW, "^L", "redraw the screen"},
 };
 
-const size_t keymap_len = sizeof(keymap) / sizeof(keymap[0]);
+static const struct keymap_entry replay[] = {
+    {' ', ACT_PLAY_PAUSE, "space", "play or pause"},
+    {KEY_LEFT, ACT_SEEK_BACK, "<-", "10 s back"},
+    {KEY_RIGHT, ACT_SEEK_FORWARD, "->", "10 s forward"},
+    {'<', ACT_SLOWER, "<", "half as fast (down to x0.5)"},
+    {'>', ACT_FASTER, ">", "twice as fast (up to x16)"},
+    {'n', ACT_NEXT_EVENT, "n", "to the next event"},
+    {'N', ACT_PREVIOUS_EVENT, "N", "to the previous event"},
+    {'?', ACT_HELP, "?", "this help (any key closes it)"},
+    {'q', ACT_QUIT, "q", "quit and print the session's report"},
+    {CTRL('l'), ACT_REDRAW, "^L", "redraw the screen"},
+};
 
-enum action keymap_action(int key)
+const struct keymap keymap_live = {live, sizeof(live) / sizeof(live[0])};
+const struct keymap keymap_replay = {replay, sizeof(replay) / sizeof(replay[0])};
+
+enum action keymap_action(const struct keymap *map, int key)
 {
-    for (size_t i = 0; i < keymap_len; i++) {
-        if (keymap[i].key == key)
-            return keymap[i].action;
+    for (size_t i = 0; i < map->len; i++) {
+        if (map->entries[i].key == key)
+            return map->entries[i].action;
     }
     return ACT_NONE;
 }

@@ -55,7 +55,16 @@ struct ui {
     char pending[48];
     unsigned pending_ticks;
     unsigned spins;
+    const struct keymap *keys;
+    unsigned speed_index; /* a replay's speed: speeds[speed_index] */
+    int is_replay_paused;
 };
+
+/* A replay's speeds; each step of < and > moves one along. */
+static const double speeds[] = {0.5, 1, 2, 4, 8, 16};
+#define N_SPEEDS (sizeof(speeds) / sizeof(speeds[0]))
+#define SPEED_NORMAL 1 /* speeds[1] is x1 */
+#define SEEK_MS 10000
 
 int ui_open(struct ui **out, char *why, size_t why_len)
 {
@@ -95,8 +104,11 @@ static void send(struct ui *ui, const struct command *cmd, const char *label)
         set_status(ui, "too many commands queued; the engine is behind, try again");
         return;
     }
-    snprintf(ui->pending, sizeof(ui->pending), "%s sent", label);
-    ui->pending_ticks = 0;
+    if (!ui->p->replay) {
+        /* A load change shows as pending until the engine applies it. */
+        snprintf(ui->pending, sizeof(ui->pending), "%s sent", label);
+        ui->pending_ticks = 0;
+    }
     snprintf(text, sizeof(text), "sent: %s", label);
     set_status(ui, text);
 }
@@ -161,10 +173,46 @@ static void prompt_key(struct ui *ui, int key)
 static void quit(struct ui *ui)
 {
     ui->quits++;
-    if (ui->quits == 1)
+    if (ui->p->replay)
+        set_status(ui, "ending the replay");
+    else if (ui->quits == 1)
         set_status(ui, "stopping: requests in flight finish first (q again aborts them)");
     else
         set_status(ui, "aborting the requests in flight");
+}
+
+static void replay_speed(struct ui *ui, int step)
+{
+    char text[32];
+
+    if ((step < 0 && ui->speed_index == 0) || (step > 0 && ui->speed_index + 1 == N_SPEEDS)) {
+        set_status(ui, step < 0 ? "already at the slowest, x0.5" : "already at the fastest, x16");
+        return;
+    }
+    if (step < 0)
+        ui->speed_index--;
+    else
+        ui->speed_index++;
+    snprintf(text, sizeof(text), "speed x%g", speeds[ui->speed_index]);
+    send_simple(ui, CMD_REPLAY_SPEED, step, text);
+}
+
+/* The keys of a replay; 0 when a is not one of them. */
+static int act_replay(struct ui *ui, enum action a)
+{
+    switch (a) {
+    case ACT_PLAY_PAUSE:
+        ui->is_replay_paused = !ui->is_replay_paused;
+        send_simple(ui, CMD_REPLAY_PAUSE, 0, ui->is_replay_paused ? "pause" : "play");
+        return 1;
+    case ACT_SEEK_BACK: send_simple(ui, CMD_REPLAY_SEEK, -SEEK_MS, "10 s back"); return 1;
+    case ACT_SEEK_FORWARD: send_simple(ui, CMD_REPLAY_SEEK, SEEK_MS, "10 s forward"); return 1;
+    case ACT_SLOWER: replay_speed(ui, -1); return 1;
+    case ACT_FASTER: replay_speed(ui, 1); return 1;
+    case ACT_NEXT_EVENT: send_simple(ui, CMD_REPLAY_EVENT, 1, "next event"); return 1;
+    case ACT_PREVIOUS_EVENT: send_simple(ui, CMD_REPLAY_EVENT, -1, "previous event"); return 1;
+    default: return 0;
+    }
 }
 
 static void act(struct ui *ui, enum action a, int key)
@@ -172,6 +220,8 @@ static void act(struct ui *ui, enum action a, int key)
     const struct tick *t = ui->m->last;
     char text[64];
 
+    if (act_replay(ui, a))
+        return;
     switch (a) {
     case ACT_STEP_UP: send_simple(ui, CMD_STEP, 1, "step up"); break;
     case ACT_STEP_DOWN: send_simple(ui, CMD_STEP, -1, "step down"); break;
@@ -189,7 +239,7 @@ static void act(struct ui *ui, enum action a, int key)
     case ACT_HELP: ui->show_help = 1; ui->is_dirty = 1; break;
     case ACT_QUIT: quit(ui); break;
     case ACT_REDRAW: clearok(curscr, TRUE); ui->is_dirty = 1; break;
-    case ACT_NONE:
+    default:
         if (key >= 32 && key < 127)
             snprintf(text, sizeof(text), "no action on '%c' (? lists the keys)", key);
         else
@@ -214,11 +264,16 @@ static void on_key(struct ui *ui, int key)
         prompt_key(ui, key);
         return;
     }
-    act(ui, keymap_action(key), key);
+    act(ui, keymap_action(ui->keys, key), key);
 }
 
 static void on_tick(struct ui *ui, const struct tick *t)
 {
+    if (t->is_restart) {
+        /* A replay jumped: the charts and totals start again there. */
+        model_free(ui->m);
+        ui->m = model_new();
+    }
     model_add_tick(ui->m, t);
     if (ui->p->on_tick)
         ui->p->on_tick(ui->p->on_tick_arg, t);
@@ -240,11 +295,17 @@ static void draw(struct ui *ui)
         .th = &ui->th,
         .target = ui->p->target,
         .recording = ui->p->recording,
+        .recording_problem = ui->p->recording_problem,
         .pending = ui->pending[0] ? ui->pending : NULL,
         .status = ui->status[0] ? ui->status : NULL,
         .prompt = ui->prompt != PROMPT_NONE ? prompts[ui->prompt].label : NULL,
         .input = ui->input,
         .show_help = ui->show_help,
+        .keys = ui->keys,
+        .is_replay = ui->p->replay != NULL,
+        .replay_total_ms = ui->p->replay ? ui->p->replay->total_ms : 0,
+        .replay_speed = speeds[ui->speed_index],
+        .is_replay_paused = ui->is_replay_paused,
     };
 
     view_screen(&v, COLS, LINES);
@@ -300,6 +361,8 @@ int ui_run(struct ui *ui, const struct ui_params *p)
 
     ui->p = p;
     ui->is_dirty = 1;
+    ui->keys = p->replay ? &keymap_replay : &keymap_live;
+    ui->speed_index = SPEED_NORMAL;
     stopper_init(&st, p->stop_grace_ms);
     while (!chan_is_done(p->chan)) {
         unsigned stops;

@@ -21,10 +21,20 @@ struct ui;
  * report and, later, the recorder feed on it). t is borrowed for the call. */
 typedef void ui_tick_fn(void *arg, const struct tick *t);
 
+/* A replay (brink replay): the console moves in time instead of steering a
+ * load; its keys become CMD_REPLAY_* commands and q a CMD_STOP. */
+struct ui_replay {
+    uint64_t total_ms; /* the session's length, for the position bar */
+};
+
 struct ui_params {
     struct chan *chan;          /* borrowed: ticks in, commands out */
     const char *target;         /* what is loaded (secrets already redacted) */
     const char *recording;      /* the session file, or NULL when not recording */
+    /* The caller's text, "" while the recording is fine, read at each draw
+     * (the caller changes it from on_tick, on this thread). May be NULL. */
+    const char *recording_problem;
+    const struct ui_replay *replay; /* NULL for a live run */
     ui_tick_fn *on_tick;        /* may be NULL */
     void *on_tick_arg;
     /* Set by the caller's signal handlers: SIGINT/SIGTERM count (a first

@@ -27,12 +27,11 @@ static int kind_role(enum event_kind k)
 static void event_row(const struct view *v, int y, int x, int w, const struct model_event *e)
 {
     const struct theme *th = v->th;
-    uint64_t s = e->at_ms / 1000;
+    char at[16];
     int used;
 
-    used = draw_fmt(th, y, x, w, th->attr[ROLE_DIM], "%02llu:%02llu:%02llu ",
-                    (unsigned long long)(s / 3600), (unsigned long long)(s / 60 % 60),
-                    (unsigned long long)(s % 60));
+    fmt_clock(e->at_ms, at, sizeof(at));
+    used = draw_fmt(th, y, x, w, th->attr[ROLE_DIM], "%s ", at);
     used += draw_fmt(th, y, x + used, w - used, th->attr[kind_role(e->kind)], "%-12s",
                      event_kind_name(e->kind));
     draw_outside(th, y, x + used, w - used, th->attr[ROLE_NORMAL], e->text);
@@ -56,6 +55,30 @@ void view_events(const struct view *v, struct rect r)
         event_row(v, r.y + r.h - 1 - (int)i, r.x, r.w, model_event(m, i));
 }
 
+/* A replay's line: play or pause, the speed, a position bar, the time. */
+static void replay_line(const struct view *v, struct rect r)
+{
+    const struct theme *th = v->th;
+    uint64_t at = v->m->last ? v->m->last->start_ms + v->m->last->duration_ms : 0;
+    char now[16], total[16];
+    int x = r.x, bar, fill;
+
+    fmt_clock(at, now, sizeof(now));
+    fmt_clock(v->replay_total_ms, total, sizeof(total));
+    x += draw_fmt(th, r.y, x, r.w, th->attr[ROLE_STATE], " %s x%g ",
+                  v->is_replay_paused ? "PAUSED" : "PLAY", v->replay_speed);
+    x += draw_fmt(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_VALUE], " %s/%s ", now, total);
+    bar = r.w - (x - r.x) - (int)sizeof(" ? keys") + 1;
+    if (bar >= 4) {
+        fill = v->replay_total_ms ? (int)((double)at / (double)v->replay_total_ms * bar + 0.5) : 0;
+        fill = fill > bar ? bar : fill;
+        draw_repeat(r.y, x, fill, th->attr[ROLE_CHART], th->glyph[GL_BAR_FULL]);
+        draw_repeat(r.y, x + fill, bar - fill, th->attr[ROLE_DIM], th->glyph[GL_BAR_EMPTY]);
+        x += bar;
+    }
+    draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_KEY], " ? keys");
+}
+
 void view_keys(const struct view *v, struct rect r)
 {
     static const char *const keys[][2] = {
@@ -75,6 +98,10 @@ void view_keys(const struct view *v, struct rect r)
     }
     if (v->status) {
         draw_outside(th, r.y, x, r.w, th->attr[ROLE_MARK], v->status);
+        return;
+    }
+    if (v->is_replay) {
+        replay_line(v, r);
         return;
     }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && x < r.x + r.w; i++) {

@@ -24,10 +24,7 @@ static const char *state_label(const struct model *m)
 
 static void elapsed(const struct model *m, char *buf, size_t len)
 {
-    uint64_t s = m->last ? (m->last->start_ms + m->last->duration_ms) / 1000 : 0;
-
-    snprintf(buf, len, "%02llu:%02llu:%02llu", (unsigned long long)(s / 3600),
-             (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60));
+    fmt_clock(m->last ? m->last->start_ms + m->last->duration_ms : 0, buf, len);
 }
 
 static void first_row(const struct view *v, struct rect r)
@@ -78,9 +75,16 @@ static void second_row(const struct view *v, struct rect r)
     x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_VALUE], "%u", t->in_flight);
     x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  new conns %llu",
                   (unsigned long long)t->connections_opened);
-    x += draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  rec ");
-    x += draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_DIM],
-                      v->recording ? v->recording : "off");
+    if (v->recording_problem && v->recording_problem[0]) {
+        /* Loud: the operator may be counting on this session file. */
+        x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_BAD], "  %s ",
+                      th->glyph[GL_MARK_ERROR]);
+        x += draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_BAD], v->recording_problem);
+    } else {
+        x += draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  rec ");
+        x += draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_DIM],
+                          v->recording ? v->recording : "off");
+    }
     units_format_duration(t->health.loop_lag_us, lag, sizeof(lag));
     draw_fmt(th, r.y + 1, x, end - x,
              th->attr[t->health.loop_lag_us > LAG_WARN_US ? ROLE_WARN : ROLE_DIM],

@@ -40,21 +40,23 @@ void view_compact(const struct view *v, struct rect r)
 
 void view_help(const struct view *v, int cols, int rows)
 {
+    const struct keymap *map = v->keys ? v->keys : &keymap_live;
     struct rect box;
     int y;
 
     box.w = cols < 64 ? cols : 64;
-    box.h = rows < (int)keymap_len + 4 ? rows : (int)keymap_len + 4;
+    box.h = rows < (int)map->len + 4 ? rows : (int)map->len + 4;
     box.y = (rows - box.h) / 2;
     box.x = (cols - box.w) / 2;
     draw_clear(box);
     draw_title(v->th, (struct rect){box.y, box.x + 1, 1, box.w - 2}, "Keys", "any key closes");
     y = box.y + 1;
-    for (size_t i = 0; i < keymap_len && y < box.y + box.h - 1; i++, y++) {
-        draw_text(v->th, y, box.x + 2, 4, v->th->attr[ROLE_KEY], keymap[i].keys);
-        draw_text(v->th, y, box.x + 7, box.w - 8, v->th->attr[ROLE_NORMAL], keymap[i].help);
+    for (size_t i = 0; i < map->len && y < box.y + box.h - 1; i++, y++) {
+        draw_text(v->th, y, box.x + 2, 6, v->th->attr[ROLE_KEY], map->entries[i].keys);
+        draw_text(v->th, y, box.x + 9, box.w - 10, v->th->attr[ROLE_NORMAL],
+                  map->entries[i].help);
     }
-    if (y + 1 < box.y + box.h - 1)
+    if (y + 1 < box.y + box.h - 1 && !v->is_replay)
         draw_text(v->th, y + 1, box.x + 2, box.w - 3, v->th->attr[ROLE_DIM],
                   "Ctrl-C stops too; a second one aborts what is in flight");
     if (box.h >= 3)

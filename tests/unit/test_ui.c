@@ -108,18 +108,25 @@ static void layout_grows_the_charts_and_shows_kinds_when_taller(void **state)
 
 /* ---- keymap ---- */
 
-static void keymap_binds_each_key_once_with_help(void **state)
+static void keymaps_bind_each_key_once_with_help(void **state)
 {
+    const struct keymap *maps[] = {&keymap_live, &keymap_replay};
+
     (void)state;
-    assert_int_equal(keymap_action('+'), ACT_STEP_UP);
-    assert_int_equal(keymap_action(']'), ACT_DOUBLE);
-    assert_int_equal(keymap_action('='), ACT_ASK_CONCURRENCY);
-    assert_int_equal(keymap_action('q'), ACT_QUIT);
-    assert_int_equal(keymap_action('x'), ACT_NONE);
-    for (size_t i = 0; i < keymap_len; i++) {
-        assert_true(keymap[i].help[0] && keymap[i].keys[0]);
-        for (size_t j = i + 1; j < keymap_len; j++)
-            assert_int_not_equal(keymap[i].key, keymap[j].key);
+    assert_int_equal(keymap_action(&keymap_live, '+'), ACT_STEP_UP);
+    assert_int_equal(keymap_action(&keymap_live, ']'), ACT_DOUBLE);
+    assert_int_equal(keymap_action(&keymap_live, '='), ACT_ASK_CONCURRENCY);
+    assert_int_equal(keymap_action(&keymap_live, 'q'), ACT_QUIT);
+    assert_int_equal(keymap_action(&keymap_live, 'x'), ACT_NONE);
+    assert_int_equal(keymap_action(&keymap_replay, ' '), ACT_PLAY_PAUSE);
+    assert_int_equal(keymap_action(&keymap_replay, '>'), ACT_FASTER);
+    assert_int_equal(keymap_action(&keymap_replay, ']'), ACT_NONE); /* no load to change */
+    for (size_t m = 0; m < 2; m++) {
+        for (size_t i = 0; i < maps[m]->len; i++) {
+            assert_true(maps[m]->entries[i].help[0] && maps[m]->entries[i].keys[0]);
+            for (size_t j = i + 1; j < maps[m]->len; j++)
+                assert_int_not_equal(maps[m]->entries[i].key, maps[m]->entries[j].key);
+        }
     }
 }
 
@@ -312,23 +319,16 @@ static SCREEN *open_screen(void)
     return s;
 }
 
-/* Draws the model at cols x rows and reads the screen back as text. */
-static void render(const struct model *m, int cols, int rows, int is_utf8, int help, char *out,
-                   size_t cap)
+/* Draws v (its theme set here) at cols x rows and reads the screen back. */
+static void render_view(struct view *v, int cols, int rows, int is_utf8, char *out, size_t cap)
 {
     struct theme th;
-    struct view v = {
-        .m = m,
-        .th = &th,
-        .target = "http://127.0.0.1:8098/kv/demo-{rand:1..20}",
-        .recording = NULL,
-        .show_help = help,
-    };
     size_t len = 0;
 
     resize_term(rows, cols);
     theme_init(&th, is_utf8, 0);
-    view_screen(&v, cols, rows);
+    v->th = &th;
+    view_screen(v, cols, rows);
     for (int y = 0; y < rows; y++) {
         size_t line_start = len, last = len;
 
@@ -356,6 +356,19 @@ static void render(const struct model *m, int cols, int rows, int is_utf8, int h
         out[len++] = '\n';
     }
     out[len] = '\0';
+}
+
+/* Draws the model at cols x rows and reads the screen back as text. */
+static void render(const struct model *m, int cols, int rows, int is_utf8, int help, char *out,
+                   size_t cap)
+{
+    struct view v = {
+        .m = m,
+        .target = "http://127.0.0.1:8098/kv/demo-{rand:1..20}",
+        .show_help = help,
+    };
+
+    render_view(&v, cols, rows, is_utf8, out, cap);
 }
 
 static void compare_golden(const char *name, const char *screen)
@@ -472,6 +485,33 @@ static void hostile_strings_are_drawn_escaped(void **state)
     model_free(m);
 }
 
+static void a_replay_shows_its_speed_position_and_keys(void **state)
+{
+    struct model *m = synthetic_model(90, 0, 0);
+    char *screen = malloc(SCREEN_MAX);
+    struct view v = {
+        .m = m,
+        .target = "sessions/x.jsonl",
+        .keys = &keymap_replay,
+        .is_replay = 1,
+        .replay_total_ms = 180000,
+        .replay_speed = 2,
+    };
+
+    (void)state;
+    render_view(&v, 80, 24, 0, screen, SCREEN_MAX);
+    assert_non_null(strstr(screen, " PLAY x2  00:01:30/00:03:00 "));
+    /* Half the session played: half the bar filled. */
+    assert_non_null(strstr(screen, "#################................."));
+    v.is_replay_paused = 1;
+    v.show_help = 1;
+    render_view(&v, 80, 24, 0, screen, SCREEN_MAX);
+    assert_non_null(strstr(screen, "twice as fast"));
+    assert_null(strstr(screen, "double the concurrency"));
+    free(screen);
+    model_free(m);
+}
+
 static void tiny_screens_draw_inside_their_bounds(void **state)
 {
     struct model *m = synthetic_model(70, 2, 1);
@@ -497,7 +537,7 @@ int main(void)
         cmocka_unit_test(layout_below_the_minimum_is_one_compact_line),
         cmocka_unit_test(layout_at_the_minimum_gives_every_panel_room),
         cmocka_unit_test(layout_grows_the_charts_and_shows_kinds_when_taller),
-        cmocka_unit_test(keymap_binds_each_key_once_with_help),
+        cmocka_unit_test(keymaps_bind_each_key_once_with_help),
         cmocka_unit_test(model_memory_is_bounded_and_keeps_the_newest),
         cmocka_unit_test(model_marks_concurrency_changes_and_first_errors),
         cmocka_unit_test(model_probe_change_is_against_the_previous_sample),
@@ -508,6 +548,7 @@ int main(void)
         cmocka_unit_test(screen_132x40_matches_its_golden_file),
         cmocka_unit_test(ascii_screens_hold_only_printable_ascii),
         cmocka_unit_test(hostile_strings_are_drawn_escaped),
+        cmocka_unit_test(a_replay_shows_its_speed_position_and_keys),
         cmocka_unit_test(tiny_screens_draw_inside_their_bounds),
     };
     int failed = cmocka_run_group_tests_name("ui (pure)", pure, NULL, NULL);

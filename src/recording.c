@@ -1,0 +1,162 @@
+/*
+ * recording: a run's session file, wired to the run: where it goes ([record]
+ * dir, --record FILE, --no-record), what its header holds (the effective
+ * config as `brink check` prints it: ${ENV} references as written, secrets
+ * redacted), the recorder thread that writes it off the console's thread,
+ * and what the console and the exit status learn when it fails.
+ */
+#include "recording.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "core/clock.h"
+#include "core/xalloc.h"
+#include "record/record.h"
+
+#define QUEUE_TICKS 256  /* ticks the recorder may lag behind */
+#define CONFIG_TEXT_MAX (1u << 20)
+
+struct recording {
+    struct rec_recorder *rec;
+    char path[1024];
+    char problem[REC_REASON_MAX]; /* "" or "recording stopped: ..." */
+};
+
+/* The config as `brink check` writes it, as one string (the caller frees). */
+static char *config_text(const struct config *c)
+{
+    FILE *f = tmpfile();
+    char *text;
+    size_t n;
+
+    if (!f)
+        return xstrdup("");
+    if (config_write(c, f) != 0 || fflush(f) != 0) {
+        fclose(f);
+        return xstrdup("");
+    }
+    text = xmalloc(CONFIG_TEXT_MAX + 1);
+    rewind(f);
+    n = fread(text, 1, CONFIG_TEXT_MAX, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static int choose_path(const struct config *c, const char *path, struct recording *r, char *err,
+                       size_t err_len)
+{
+    char host[256] = "";
+
+    if (path) {
+        snprintf(r->path, sizeof(r->path), "%s", path);
+        return 0;
+    }
+    gethostname(host, sizeof(host) - 1);
+    return rec_session_path(c->record.dir.value ? c->record.dir.value : "sessions",
+                            clock_wall_ms(), host, (long)getpid(), r->path, sizeof(r->path), err,
+                            err_len);
+}
+
+int recording_start(const struct config *c, const char *path, int is_off, char *err,
+                    size_t err_len, struct recording **out)
+{
+    struct rec_header_info info = {.start_wall_ms = clock_wall_ms()};
+    struct recording *r;
+    struct rec_writer *w = NULL;
+    char host[256] = "", detail[512] = "";
+    int rc;
+
+    *out = NULL;
+    if (is_off || (!path && !c->record.enabled))
+        return 0;
+    r = xcalloc(1, sizeof(*r));
+    rc = choose_path(c, path, r, detail, sizeof(detail));
+    if (rc == 0) {
+        gethostname(host, sizeof(host) - 1);
+        info.host = host;
+        info.config_text = config_text(c);
+        rc = rec_open(r->path, &info, detail, sizeof(detail), &w);
+        free((char *)info.config_text);
+    }
+    if (rc == 0)
+        rc = rec_recorder_start(w, QUEUE_TICKS, &r->rec);
+    if (rc != 0) {
+        if (w && !r->rec)
+            rec_close(w, NULL);
+        /* The record module's messages are whole lines already. */
+        if (strncmp(detail, "brink: ", 7) == 0)
+            snprintf(err, err_len, "%s (--no-record runs without a recording)", detail);
+        else
+            snprintf(err, err_len, "brink: run: recording: %s (--no-record runs without one)",
+                     detail[0] ? detail : strerror(-rc));
+        free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+void recording_push(struct recording *r, const struct tick *t)
+{
+    struct rec_result res;
+
+    if (!r)
+        return;
+    rec_recorder_push(r->rec, t);
+    if (!r->problem[0]) {
+        rec_recorder_status(r->rec, &res);
+        if (res.error)
+            snprintf(r->problem, sizeof(r->problem), "%s", res.reason);
+        else if (res.ticks_dropped)
+            snprintf(r->problem, sizeof(r->problem),
+                     "recording fell behind: %llu ticks not recorded",
+                     (unsigned long long)res.ticks_dropped);
+    }
+}
+
+const char *recording_path(const struct recording *r)
+{
+    return r ? r->path : NULL;
+}
+
+const char *recording_problem(const struct recording *r)
+{
+    return r ? r->problem : "";
+}
+
+int recording_stop(struct recording *r, int is_complete, const char *reason)
+{
+    struct rec_trailer_info t = {
+        .is_complete = is_complete, .reason = reason, .end_wall_ms = clock_wall_ms()};
+    struct rec_result res;
+    int rc;
+
+    if (!r)
+        return 0;
+    rc = rec_recorder_stop(r->rec, &t, &res);
+    if (rc || res.ticks_dropped || res.ticks_not_recorded) {
+        fprintf(stderr, "brink: run: the recording %s is incomplete: %s\n", r->path,
+                res.reason[0] ? res.reason : "ticks were dropped");
+        rc = rc ? rc : -EIO;
+    } else {
+        fprintf(stderr, "brink: run: recorded %llu ticks in %s\n",
+                (unsigned long long)res.ticks_written, r->path);
+    }
+    free(r);
+    return rc;
+}
+
+void recording_discard(struct recording *r)
+{
+    if (!r)
+        return;
+    rec_recorder_stop(r->rec, NULL, NULL);
+    unlink(r->path);
+    free(r);
+}

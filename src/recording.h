@@ -1,0 +1,38 @@
+/*
+ * recording: the session file of a run (see recording.c). Main thread only:
+ * the recorder's own thread does the writing.
+ */
+#ifndef PROG_RECORDING_H
+#define PROG_RECORDING_H
+
+#include <stddef.h>
+
+struct config;
+struct recording;
+struct tick;
+
+/*
+ * Starts recording the run of c into path, or, when path is NULL, into a
+ * new file of [record] dir (default sessions/, created 0700). Nothing is
+ * recorded (*out NULL, returns 0) when is_off is set, or path is NULL and
+ * [record] enabled is no. Returns 0, or a negative errno with one line in
+ * err (an existing path is never overwritten).
+ */
+int recording_start(const struct config *c, const char *path, int is_off, char *err,
+                    size_t err_len, struct recording **out);
+/* Hands a copy of t to the recorder; never waits on the disk. r may be NULL. */
+void recording_push(struct recording *r, const struct tick *t);
+/* The file, or NULL when not recording. */
+const char *recording_path(const struct recording *r);
+/* "" while all is well, else what went wrong ("recording stopped: ..."),
+ * for the console's banner. */
+const char *recording_problem(const struct recording *r);
+/* Writes the trailer and closes the file; one line on stderr says where the
+ * session is, or that it is incomplete and why. Returns 0, or a negative
+ * errno when the recording is incomplete (the run's exit status says so).
+ * Frees r; NULL is a no-op returning 0. */
+int recording_stop(struct recording *r, int is_complete, const char *reason);
+/* Stops and deletes a recording of a run that never started. */
+void recording_discard(struct recording *r);
+
+#endif

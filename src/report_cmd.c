@@ -1,0 +1,223 @@
+/*
+ * `brink report FILE` and `brink compare A B ...`: a session file read back
+ * through the same sinks a live run feeds (the summary, the step table), and
+ * printed in the format asked for. Files are never trusted: the reader's
+ * notices (cut or damaged lines) go to stderr, escaped, and the figures are
+ * those of the ticks it could read.
+ */
+#include "report_cmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sanitize.h"
+#include "core/tick.h"
+#include "record/record.h"
+#include "report/formats.h"
+#include "report/steps.h"
+#include "report/summary.h"
+
+#define MAX_SESSIONS 16
+
+enum format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HDR };
+
+static const char *const format_names[] = {"text", "json", "csv", "hdr"};
+
+/* A session read back: its summary and its finished step table. */
+struct session {
+    struct summary *summary;
+    struct steps *steps;
+};
+
+static void on_notice(void *arg, uint64_t line, const char *msg)
+{
+    char shown[512];
+
+    (void)line;
+    sanitize_display(msg, strlen(msg), shown, sizeof(shown), 1);
+    fprintf(stderr, "brink: %s: %s\n", (const char *)arg, shown);
+}
+
+/* Reads path into s (and every tick into csv when not NULL). */
+static int read_session(const char *cmd, const char *path, struct session *s,
+                        struct format_csv *csv)
+{
+    struct rec_reader *r;
+    struct tick *t;
+    char err[512];
+    int rc = rec_read_open(path, on_notice, (void *)cmd, err, sizeof(err), &r);
+
+    if (rc) {
+        /* A whole line already ("brink: FILE: ..."); the path is the user's. */
+        char shown[sizeof(err) * 2];
+
+        (void)cmd;
+        sanitize_display(err, strlen(err), shown, sizeof(shown), 1);
+        fprintf(stderr, "%s\n", shown);
+        return rc;
+    }
+    s->summary = summary_new();
+    s->steps = steps_new();
+    while ((rc = rec_read_next(r, &t)) > 0) {
+        summary_add_tick(s->summary, t);
+        steps_add_tick(s->steps, t);
+        if (csv)
+            format_csv_tick(csv, t);
+        tick_free(t);
+    }
+    steps_finish(s->steps);
+    rec_read_close(r);
+    if (rc < 0)
+        fprintf(stderr, "brink: %s: %s: read error: %s\n", cmd, path, strerror(-rc));
+    return rc < 0 ? rc : 0;
+}
+
+static void free_session(struct session *s)
+{
+    summary_free(s->summary);
+    steps_free(s->steps);
+}
+
+static int print(enum format f, const struct session *s)
+{
+    struct summary_totals total;
+
+    switch (f) {
+    case FMT_TEXT:
+        if (summary_print(s->summary, stdout) != 0)
+            return -EIO;
+        return format_steps_text(s->steps, stdout);
+    case FMT_JSON:
+        return format_json(s->summary, s->steps, stdout);
+    case FMT_HDR:
+        summary_totals(s->summary, SUMMARY_TOTAL, &total);
+        return format_hdr(total.hist, stdout);
+    case FMT_CSV:
+        break; /* written as the ticks were read */
+    }
+    return 0;
+}
+
+static int usage(const char *cmd, const char *what, const char *arg, const char *usage_line)
+{
+    char shown[128];
+
+    sanitize_display(arg, strlen(arg), shown, sizeof(shown), 1);
+    fprintf(stderr, "brink: %s: %s \"%s\" (usage: %s)\n", cmd, what, shown, usage_line);
+    return 2;
+}
+
+#define REPORT_USAGE "brink report FILE [--format text|json|csv|hdr]"
+
+static int parse_format(const char *v, enum format *out)
+{
+    for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
+        if (strcmp(v, format_names[i]) == 0) {
+            *out = (enum format)i;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+int report_main(int argc, char **argv)
+{
+    enum format f = FMT_TEXT;
+    const char *path = NULL;
+    struct session s = {0};
+    struct format_csv *csv = NULL;
+    int rc;
+
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+
+        if (strncmp(argv[i], "--format=", 9) == 0)
+            v = argv[i] + 9;
+        else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+            v = argv[++i];
+        if (v) {
+            if (parse_format(v, &f) != 0)
+                return usage("report", "--format: expected text, json, csv or hdr, got", v,
+                             REPORT_USAGE);
+        } else if (argv[i][0] == '-' || path) {
+            return usage("report", "unexpected argument", argv[i], REPORT_USAGE);
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "brink: report: missing FILE (usage: %s)\n", REPORT_USAGE);
+        return 2;
+    }
+    if (f == FMT_CSV)
+        csv = format_csv_new(stdout);
+    rc = read_session("report", path, &s, csv);
+    if (rc == 0)
+        rc = csv ? format_csv_finish(csv) : print(f, &s);
+    format_csv_free(csv);
+    if (s.summary)
+        free_session(&s);
+    return rc == 0 ? 0 : 1;
+}
+
+#define COMPARE_USAGE "brink compare A B [C ...] [--label NAME ...]"
+
+/* The label of a session: its --label, else the file name without its
+ * directory and .jsonl. */
+static void default_label(const char *path, char *out, size_t cap)
+{
+    const char *base = strrchr(path, '/');
+    size_t n;
+
+    base = base ? base + 1 : path;
+    n = strlen(base);
+    if (n > 6 && strcmp(base + n - 6, ".jsonl") == 0)
+        n -= 6;
+    snprintf(out, cap, "%.*s", (int)n, base);
+}
+
+int compare_main(int argc, char **argv)
+{
+    const char *paths[MAX_SESSIONS], *labels[MAX_SESSIONS];
+    char names[MAX_SESSIONS][64];
+    struct session s[MAX_SESSIONS] = {{0}};
+    const struct steps *tables[MAX_SESSIONS];
+    size_t n = 0, n_labels = 0;
+    int rc = 0;
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--label") == 0 && i + 1 < argc) {
+            if (n_labels == MAX_SESSIONS)
+                return usage("compare", "too many labels at", argv[i + 1], COMPARE_USAGE);
+            labels[n_labels++] = argv[++i];
+        } else if (argv[i][0] == '-') {
+            return usage("compare", "unexpected argument", argv[i], COMPARE_USAGE);
+        } else if (n == MAX_SESSIONS) {
+            return usage("compare", "more than 16 sessions at", argv[i], COMPARE_USAGE);
+        } else {
+            paths[n++] = argv[i];
+        }
+    }
+    if (n < 2) {
+        fprintf(stderr, "brink: compare: expected at least two session files (usage: %s)\n",
+                COMPARE_USAGE);
+        return 2;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = read_session("compare", paths[i], &s[i], NULL);
+        tables[i] = s[i].steps;
+        if (i >= n_labels) {
+            default_label(paths[i], names[i], sizeof(names[i]));
+            labels[i] = names[i];
+        }
+    }
+    if (rc == 0)
+        rc = format_compare(tables, labels, n, stdout);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].summary)
+            free_session(&s[i]);
+    }
+    return rc == 0 ? 0 : 1;
+}
