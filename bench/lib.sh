@@ -24,6 +24,7 @@
 #   free_port             prints a free TCP port on 127.0.0.1
 #   wait_url URL          polls until URL answers (curl), at most 10 s
 #   start_nginx PATH      serves $tmp/www (the caller fills it) on 127.0.0.1
+#                         (config: scripts/nginx-conf, shared with the tests)
 #                         with one worker, keep-alive and no access log,
 #                         nginx in the foreground pinned to core 0; sets
 #                         nginx_pid and nginx_port and waits until
@@ -97,29 +98,7 @@ wait_url() {
 start_nginx() {
     mkdir -p "$tmp/www" "$tmp/logs"
     nginx_port=$(free_port)
-    cat >"$tmp/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $tmp/nginx.pid;
-error_log $tmp/logs/error.log;
-user $(id -un);
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $tmp/body;
-    proxy_temp_path $tmp/proxy;
-    fastcgi_temp_path $tmp/fastcgi;
-    uwsgi_temp_path $tmp/uwsgi;
-    scgi_temp_path $tmp/scgi;
-    keepalive_requests 1000000;
-    keepalive_timeout 300s;
-    server {
-        listen 127.0.0.1:$nginx_port;
-        root $tmp/www;
-        location / { }
-    }
-}
-EOF
+    sh scripts/nginx-conf "$tmp" "$nginx_port" >"$tmp/nginx.conf"
     taskset -c 0 nginx -p "$tmp" -c "$tmp/nginx.conf" &
     nginx_pid=$!
     if ! wait_url "http://127.0.0.1:$nginx_port/$1"; then

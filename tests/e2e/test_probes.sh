@@ -146,30 +146,7 @@ check_ge "c=16: progress lines show it above 1 ($(ticks_with up_c16 ' siblings=(
 mkdir -p "$tmp/www" "$tmp/logs"
 head -c 4096 /dev/zero | tr '\0' x >"$tmp/www/file"
 nginx_port=$(free_port)
-cat >"$tmp/nginx.conf" <<EOF
-worker_processes 1;
-daemon off;
-pid $tmp/nginx.pid;
-error_log $tmp/logs/error.log;
-user $(id -un);
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $tmp/body;
-    proxy_temp_path $tmp/proxy;
-    fastcgi_temp_path $tmp/fastcgi;
-    uwsgi_temp_path $tmp/uwsgi;
-    scgi_temp_path $tmp/scgi;
-    keepalive_requests 1000000;
-    keepalive_timeout 300s;
-    server {
-        listen 127.0.0.1:$nginx_port;
-        root $tmp/www;
-        location / { }
-        location /status { stub_status; }
-    }
-}
-EOF
+sh "$src/scripts/nginx-conf" "$tmp" "$nginx_port" >"$tmp/nginx.conf"
 nginx -p "$tmp" -e "$tmp/logs/error.log" -c "$tmp/nginx.conf" 2>"$tmp/nginx.err" &
 nginx_pid=$!
 nginx_url=http://127.0.0.1:$nginx_port
