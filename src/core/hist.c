@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/varint.h"
 #include "core/xalloc.h"
 
 /* First byte of every encoding; a decoder rejects any other. */
 #define ENCODING_VERSION 1
 /* A uint64_t takes at most 10 LEB128 bytes (7 bits each). */
-#define VARINT_MAX_BYTES 10
 
 struct hist {
     uint64_t count;                /* values recorded, clamped ones included */
@@ -308,11 +308,7 @@ static void put_byte(struct writer *w, unsigned char b)
 
 static void put_varint(struct writer *w, uint64_t v)
 {
-    while (v > 0x7f) {
-        put_byte(w, (unsigned char)(v & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    put_byte(w, (unsigned char)v);
+    w->len = varint_put(w->buf, w->cap, w->len, v);
 }
 
 size_t hist_encode(const struct hist *h, unsigned char *buf, size_t cap)
@@ -337,33 +333,10 @@ size_t hist_encode(const struct hist *h, unsigned char *buf, size_t cap)
     return w.len;
 }
 
-struct reader {
-    const unsigned char *buf;
-    size_t len;
-    size_t pos;
-};
-
-/* Reads one varint; false when it is truncated, longer than 64 bits, or not in
- * its shortest form (so decoding then encoding gives back the same bytes). */
-static bool get_varint(struct reader *r, uint64_t *out)
+/* Reads one varint (see varint_get for what it refuses). */
+static bool get_varint(struct varint_reader *r, uint64_t *out)
 {
-    uint64_t v = 0;
-
-    for (unsigned n = 0; n < VARINT_MAX_BYTES && r->pos < r->len; n++) {
-        unsigned char b = r->buf[r->pos++];
-        uint64_t bits = b & 0x7f;
-
-        if (n == VARINT_MAX_BYTES - 1 && bits > 1)
-            return false;
-        v |= bits << (7 * n);
-        if (!(b & 0x80)) {
-            if (b == 0 && n > 0)
-                return false;
-            *out = v;
-            return true;
-        }
-    }
-    return false;
+    return varint_get(r, out) == 0;
 }
 
 /* The header fields must agree with each other before any bucket is read. */
@@ -380,7 +353,7 @@ static bool header_is_valid(const struct hist *h)
 
 /* Reads the (gap, count) pairs into h->counts until they add up to h->count.
  * The buckets must run from min's to max's, each holding at least one value. */
-static bool read_buckets(struct reader *r, struct hist *h)
+static bool read_buckets(struct varint_reader *r, struct hist *h)
 {
     size_t first = bucket_of(h->min);
     size_t last = bucket_of(h->max);
@@ -410,7 +383,7 @@ static bool read_buckets(struct reader *r, struct hist *h)
 
 int hist_decode(struct hist *h, const unsigned char *buf, size_t len)
 {
-    struct reader r = {.buf = buf, .len = len, .pos = 1};
+    struct varint_reader r = {.buf = buf, .len = len, .pos = 1};
 
     hist_reset(h);
     if (len == 0 || buf[0] != ENCODING_VERSION)

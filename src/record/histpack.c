@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "core/hist.h"
+#include "core/varint.h"
 #include "core/xalloc.h"
 
-#define VARINT_MAX_BYTES 10
 /* The storage bucket of HIST_MAX_VALUE_US (2^31 <= it < 2^32). */
 #define LAST_INDEX ((25u << RECH_SUB_BITS) + (HIST_MAX_VALUE_US >> 25))
 
@@ -62,11 +62,11 @@ static void put_byte(struct bytes *b, unsigned char c)
 
 static void put_varint(struct bytes *b, uint64_t v)
 {
-    while (v > 0x7f) {
-        put_byte(b, (unsigned char)(v & 0x7f) | 0x80);
-        v >>= 7;
+    while (b->len + VARINT_MAX_BYTES > b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 256;
+        b->buf = xrealloc(b->buf, b->cap);
     }
-    put_byte(b, (unsigned char)v);
+    b->len = varint_put(b->buf, b->cap, b->len, v);
 }
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -172,31 +172,6 @@ static long unbase64(const char *in, size_t len, unsigned char *out)
     return (long)o;
 }
 
-struct reader {
-    const unsigned char *buf;
-    size_t len;
-    size_t pos;
-};
-
-static int get_varint(struct reader *r, uint64_t *out)
-{
-    uint64_t v = 0;
-
-    for (unsigned n = 0; n < VARINT_MAX_BYTES && r->pos < r->len; n++) {
-        unsigned char c = r->buf[r->pos++];
-        uint64_t bits = c & 0x7f;
-
-        if (n == VARINT_MAX_BYTES - 1 && bits > 1)
-            return -1;
-        v |= bits << (7 * n);
-        if (!(c & 0x80)) {
-            *out = v;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 struct head {
     uint64_t count, min, max, clamped;
 };
@@ -248,7 +223,7 @@ static int rebuild_bucket(struct hist *h, const struct head *hd, size_t i, uint6
     return 0;
 }
 
-static int unpack_bytes(struct hist *h, struct reader *r)
+static int unpack_bytes(struct hist *h, struct varint_reader *r)
 {
     struct head hd;
     size_t i;
@@ -257,19 +232,19 @@ static int unpack_bytes(struct hist *h, struct reader *r)
     if (r->len == 0 || r->buf[0] != RECH_VERSION)
         return -1;
     r->pos = 1;
-    if (get_varint(r, &hd.count) || get_varint(r, &hd.min) || get_varint(r, &hd.max) ||
-        get_varint(r, &hd.clamped) || !head_is_valid(&hd))
+    if (varint_get(r, &hd.count) || varint_get(r, &hd.min) || varint_get(r, &hd.max) ||
+        varint_get(r, &hd.clamped) || !head_is_valid(&hd))
         return -1;
     i = index_of(hd.min);
     while (sum < hd.count) {
         uint64_t n, skip;
 
-        if (get_varint(r, &n))
+        if (varint_get(r, &n))
             return -1;
         if (n == 0) {
             /* A run of empty buckets never starts or ends the range. */
-            if (sum == 0 || i > LAST_INDEX || get_varint(r, &skip) || skip > LAST_INDEX - i ||
-                get_varint(r, &n) || n == 0)
+            if (sum == 0 || i > LAST_INDEX || varint_get(r, &skip) || skip > LAST_INDEX - i ||
+                varint_get(r, &n) || n == 0)
                 return -1;
             i += (size_t)skip + 1;
         }
@@ -289,7 +264,7 @@ static int unpack_bytes(struct hist *h, struct reader *r)
 
 int rech_unpack(struct hist *h, const char *text, size_t len)
 {
-    struct reader r = {0};
+    struct varint_reader r = {0};
     unsigned char *buf;
     long n;
     int rc = -EINVAL;

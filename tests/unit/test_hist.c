@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "core/hist.h"
+#include "core/varint.h"
 
 #define ACCURACY_VALUES 1000000
 #define MAX_REL_ERROR 0.001 /* 0.1%, what the UI and reports may rely on */
@@ -902,9 +903,41 @@ static void bucket_walk_visits_every_value_once_in_order(void **state)
     hist_free(h);
 }
 
+static void varints_round_trip_and_refuse_what_is_not_shortest(void **state)
+{
+    static const uint64_t values[] = {0, 1, 127, 128, 16383, 16384, UINT64_MAX};
+    unsigned char buf[VARINT_MAX_BYTES], bad[][11] = {
+        {0x80, 0x00},                                                     /* not shortest */
+        {0x80},                                                           /* cut short */
+        {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02},     /* over 64 bits */
+        {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, /* 11 bytes */
+    };
+    static const size_t bad_len[] = {2, 1, 10, 11};
+    uint64_t v;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        size_t n = varint_put(buf, sizeof(buf), 0, values[i]);
+        struct varint_reader r = {buf, n, 0};
+
+        assert_true(n >= 1 && n <= VARINT_MAX_BYTES);
+        assert_int_equal(varint_get(&r, &v), 0);
+        assert_true(v == values[i]);
+        assert_int_equal(r.pos, n);
+    }
+    /* Past cap the bytes are counted, not written. */
+    assert_int_equal(varint_put(buf, 0, 0, UINT64_MAX), VARINT_MAX_BYTES);
+    for (size_t i = 0; i < sizeof(bad_len) / sizeof(bad_len[0]); i++) {
+        struct varint_reader r = {bad[i], bad_len[i], 0};
+
+        assert_int_equal(varint_get(&r, &v), -EINVAL);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(varints_round_trip_and_refuse_what_is_not_shortest),
         cmocka_unit_test(percentiles_of_uniform_values_are_within_a_tenth_of_a_percent),
         cmocka_unit_test(percentiles_of_lognormal_values_are_within_a_tenth_of_a_percent),
         cmocka_unit_test(percentiles_of_bimodal_values_are_within_a_tenth_of_a_percent),
