@@ -5,6 +5,16 @@
 passed=0
 failed=0
 
+# now_ms: milliseconds since the epoch (GNU date), for deadlines.
+now_ms() {
+    date +%s%3N
+}
+
+# need_tmux: the console's scripts skip (exit 77) where tmux is missing.
+need_tmux() {
+    command -v tmux >/dev/null 2>&1 || { echo "skip: tmux missing"; exit 77; }
+}
+
 ok() {
     passed=$((passed + 1))
     printf 'ok   %s\n' "$1"

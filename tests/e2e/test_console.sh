@@ -26,7 +26,7 @@ src=$2
 . "$src/tests/e2e/lib.sh"
 . "$src/tests/e2e/target_lib.sh"
 
-command -v tmux >/dev/null 2>&1 || { echo "skip: tmux missing"; exit 77; }
+need_tmux
 target_setup
 case $brink in /*) ;; *) brink=$PWD/$brink ;; esac
 
@@ -40,11 +40,6 @@ cleanup_all() {
 trap cleanup_all EXIT
 
 esc=$(printf '\033')
-
-# now_ms: milliseconds since the epoch (GNU date).
-now_ms() {
-    date +%s%3N
-}
 
 # console NAME COLS ROWS ENV... : starts `brink run` in a new tmux server
 # ($T, session s) at COLS x ROWS, against $url/bytes/16 at concurrency 2,

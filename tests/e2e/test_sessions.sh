@@ -37,7 +37,7 @@ src=$2
 . "$src/tests/e2e/lib.sh"
 . "$src/tests/e2e/target_lib.sh"
 
-command -v tmux >/dev/null 2>&1 || { echo "skip: tmux missing"; exit 77; }
+need_tmux
 target_setup
 case $brink in /*) ;; *) brink=$PWD/$brink ;; esac
 
@@ -51,10 +51,6 @@ cleanup_all() {
 trap cleanup_all EXIT
 # A command written to the FIFO after brink exited must fail, not kill us.
 trap '' PIPE
-
-now_ms() {
-    date +%s%3N
-}
 
 # wait_count FILE PATTERN N SECONDS: polls until FILE has N lines matching
 # the grep -E PATTERN (or the run $run_pid is gone); fails after SECONDS.
