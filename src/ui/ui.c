@@ -96,13 +96,15 @@ static void set_status(struct ui *ui, const char *text)
     ui->is_dirty = 1;
 }
 
-static void send(struct ui *ui, const struct command *cmd, const char *label)
+/* Sends cmd; returns 0, or -EAGAIN (said on the key line) when the ring is
+ * full and nothing was sent. */
+static int send(struct ui *ui, const struct command *cmd, const char *label)
 {
     char text[TICK_TEXT_MAX];
 
     if (chan_send(ui->p->chan, cmd) != 0) {
         set_status(ui, "too many commands queued; the engine is behind, try again");
-        return;
+        return -EAGAIN;
     }
     if (!ui->p->replay) {
         /* A load change shows as pending until the engine applies it. */
@@ -111,13 +113,14 @@ static void send(struct ui *ui, const struct command *cmd, const char *label)
     }
     snprintf(text, sizeof(text), "sent: %s", label);
     set_status(ui, text);
+    return 0;
 }
 
-static void send_simple(struct ui *ui, enum cmd_kind kind, int64_t n, const char *label)
+static int send_simple(struct ui *ui, enum cmd_kind kind, int64_t n, const char *label)
 {
     struct command cmd = {.kind = kind, .n = n};
 
-    send(ui, &cmd, label);
+    return send(ui, &cmd, label);
 }
 
 static void open_prompt(struct ui *ui, enum prompt_kind k)
@@ -181,30 +184,36 @@ static void quit(struct ui *ui)
         set_status(ui, "aborting the requests in flight");
 }
 
+/* The replay's speed and pause mirror the player's; they change only once
+ * the command that changes the player was sent. */
 static void replay_speed(struct ui *ui, int step)
 {
+    unsigned to = ui->speed_index;
     char text[32];
 
-    if ((step < 0 && ui->speed_index == 0) || (step > 0 && ui->speed_index + 1 == N_SPEEDS)) {
+    if ((step < 0 && to == 0) || (step > 0 && to + 1 == N_SPEEDS)) {
         set_status(ui, step < 0 ? "already at the slowest, x0.5" : "already at the fastest, x16");
         return;
     }
-    if (step < 0)
-        ui->speed_index--;
-    else
-        ui->speed_index++;
-    snprintf(text, sizeof(text), "speed x%g", speeds[ui->speed_index]);
-    send_simple(ui, CMD_REPLAY_SPEED, step, text);
+    to = step < 0 ? to - 1 : to + 1;
+    snprintf(text, sizeof(text), "speed x%g", speeds[to]);
+    if (send_simple(ui, CMD_REPLAY_SPEED, step, text) == 0)
+        ui->speed_index = to;
+}
+
+static void replay_pause(struct ui *ui)
+{
+    int to = !ui->is_replay_paused;
+
+    if (send_simple(ui, CMD_REPLAY_PAUSE, 0, to ? "pause" : "play") == 0)
+        ui->is_replay_paused = to;
 }
 
 /* The keys of a replay; 0 when a is not one of them. */
 static int act_replay(struct ui *ui, enum action a)
 {
     switch (a) {
-    case ACT_PLAY_PAUSE:
-        ui->is_replay_paused = !ui->is_replay_paused;
-        send_simple(ui, CMD_REPLAY_PAUSE, 0, ui->is_replay_paused ? "pause" : "play");
-        return 1;
+    case ACT_PLAY_PAUSE: replay_pause(ui); return 1;
     case ACT_SEEK_BACK: send_simple(ui, CMD_REPLAY_SEEK, -SEEK_MS, "10 s back"); return 1;
     case ACT_SEEK_FORWARD: send_simple(ui, CMD_REPLAY_SEEK, SEEK_MS, "10 s forward"); return 1;
     case ACT_SLOWER: replay_speed(ui, -1); return 1;
