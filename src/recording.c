@@ -89,12 +89,13 @@ int recording_start(const struct config *c, const char *path, int is_off, char *
     if (rc != 0) {
         if (w && !r->rec)
             rec_close(w, NULL);
-        /* The record module's messages are whole lines already. */
-        if (strncmp(detail, "brink: ", 7) == 0)
+        /* The record module says what failed in a whole line; only a
+         * thread that would not start leaves it to us. */
+        if (detail[0])
             snprintf(err, err_len, "%s (--no-record runs without a recording)", detail);
         else
-            snprintf(err, err_len, "brink: run: recording: %s (--no-record runs without one)",
-                     detail[0] ? detail : strerror(-rc));
+            snprintf(err, err_len, "brink: run: recording: starting its thread: %s",
+                     strerror(-rc));
         free(r);
         return rc;
     }

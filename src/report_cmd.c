@@ -53,7 +53,6 @@ static int read_session(const char *cmd, const char *path, struct session *s,
         /* A whole line already ("brink: FILE: ..."); the path is the user's. */
         char shown[sizeof(err) * 2];
 
-        (void)cmd;
         sanitize_display(err, strlen(err), shown, sizeof(shown), 1);
         fprintf(stderr, "%s\n", shown);
         return rc;

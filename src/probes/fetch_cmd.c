@@ -80,10 +80,8 @@ static void keep_output(struct command_run *run, const char *p, size_t n)
 {
     size_t room = PROBE_OUTPUT_MAX - run->len;
 
-    if (n > room) {
-        n = room;
-        run->is_cut = 1;
-    }
+    if (n > room)
+        n = room; /* the rest is read and dropped: the cap is documented */
     if (!n)
         return;
     run->text = xrealloc(run->text, run->len + n + 1);
@@ -130,7 +128,6 @@ static void on_exit(uv_process_t *p, int64_t status, int term_signal)
 {
     struct command_run *run = container_of(p, struct command_run, process);
 
-    run->has_exited = 1;
     run->exit_status = status;
     run->term_signal = run->is_timed_out ? 0 : term_signal;
     /* Children it left behind would hold the pipes open: end them too. */

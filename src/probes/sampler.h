@@ -54,8 +54,6 @@ struct command_run {
     size_t len;
     char err_text[PROBE_WHY_MAX];
     size_t err_len;
-    int is_cut;
-    int has_exited;
     int64_t exit_status;
     int term_signal;
     int is_timed_out;
