@@ -7,7 +7,9 @@
 #include "probes/sampler.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/xalloc.h"
 
@@ -73,20 +75,39 @@ void extractor_free(struct extractor *ex)
     free(ex);
 }
 
-int extractor_read(const struct extractor *ex, const char *text, size_t len, double *out,
-                   char *why, size_t why_len)
+void page_open(struct page *pg, const struct config_probe *cfg, const char *text, size_t len)
+{
+    memset(pg, 0, sizeof(*pg));
+    pg->text = text;
+    pg->len = len;
+    if (cfg->type == CONFIG_PROBE_TYPE_JSON)
+        pg->doc_rc = probe_json_open(text, len, &pg->doc, pg->doc_why, sizeof(pg->doc_why));
+}
+
+void page_close(struct page *pg)
+{
+    probe_json_close(pg->doc);
+    pg->doc = NULL;
+}
+
+int extractor_read(const struct extractor *ex, const struct page *pg, double *out, char *why,
+                   size_t why_len)
 {
     size_t n_series;
 
     switch (ex->how) {
     case HOW_JSON:
-        return probe_parse_json(text, len, ex->arg, out, why, why_len);
+        if (pg->doc_rc) {
+            snprintf(why, why_len, "%s", pg->doc_why);
+            return pg->doc_rc;
+        }
+        return probe_json_get(pg->doc, ex->arg, out, why, why_len);
     case HOW_KEY:
-        return probe_parse_text_key(text, len, ex->arg, out, why, why_len);
+        return probe_parse_text_key(pg->text, pg->len, ex->arg, out, why, why_len);
     case HOW_REGEX:
-        return probe_regex_match(ex->re, text, len, out, why, why_len);
+        return probe_regex_match(ex->re, pg->text, pg->len, out, why, why_len);
     case HOW_PROM:
-        return probe_prom_eval(ex->prom, text, len, out, &n_series, why, why_len);
+        return probe_prom_eval(ex->prom, pg->text, pg->len, out, &n_series, why, why_len);
     }
     return -EINVAL;
 }

@@ -22,27 +22,19 @@ struct probes_params {
     const struct config *config; /* borrowed; must outlive the probes */
     struct board *board;         /* borrowed; the probes' names are added to it */
     uint64_t start_ns;           /* clock_now_ns() of the run's start: times are since then */
-    int allow_commands;          /* 0: type = command probes are refused (see probes_check) */
+    int allow_commands;          /* 0: type = command probes are refused (a replay) */
 };
 
 /*
- * Checks what probes_start would refuse, without starting anything:
- * command probes when the config file (path, NULL for a built-in config) is
- * writable by its group or by others, or not owned by the user running
- * brink (someone else could make brink run their command), or when
- * allow_commands is 0. Returns 0, or -EPERM with one line in err naming the
- * file, the probe and the fix.
- */
-int probes_check(const struct config *c, const char *path, int allow_commands, char *err,
-                 size_t err_len);
-
-/*
- * Compiles every probe (selectors, patterns), adds its series to the board
- * (pending) and starts the probe thread, which samples each probe at once
- * and then on its interval. With no probe configured it starts nothing and
- * *out is NULL. Signals should be blocked in the calling thread while this
- * runs. Returns 0, or a negative errno with one line in err (nothing left
- * running).
+ * Refuses command probes when allow_commands is 0, or when the config file
+ * can be written by its group or others or is not the user's (someone else
+ * could make brink run their command). Then compiles every probe
+ * (selectors, patterns), adds its series to the board (pending) and starts
+ * the probe thread, which samples each probe at once and then on its
+ * interval. With no probe configured it starts nothing and *out is NULL.
+ * Signals should be blocked in the calling thread while this runs. Returns
+ * 0, or a negative errno with one line in err and nothing left running
+ * (-EPERM for a refused command probe).
  */
 int probes_start(const struct probes_params *p, char *err, size_t err_len, struct probes **out);
 

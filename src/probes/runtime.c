@@ -127,12 +127,15 @@ void source_done(struct source *src, struct result *res)
      * takes its own time: timing samples from their start keeps a
      * counter's rate from following the fetch's speed. */
     uint64_t now_ns = src->busy_since_ns;
+    struct page pg;
 
     src->is_busy = 0;
     if (atomic_load(&ps->is_stopping)) {
         free(res->text);
         return;
     }
+    if (res->rc == 0)
+        page_open(&pg, src->cfg, res->text, res->len);
     for (uint32_t i = 0; i < src->n_series; i++) {
         struct series *s = &ps->series[src->first_series + i];
         char why[PROBE_WHY_MAX];
@@ -140,12 +143,14 @@ void source_done(struct source *src, struct result *res)
 
         if (res->rc != 0)
             set_failing(src, s, res->why);
-        else if (extractor_read(s->ex, res->text, res->len, &v, why, sizeof(why)) != 0)
+        else if (extractor_read(s->ex, &pg, &v, why, sizeof(why)) != 0)
             set_failing(src, s, why);
         else
             set_value(src, s, v, now_ns);
         board_set(ps->board, s->board_index, &s->shown);
     }
+    if (res->rc == 0)
+        page_close(&pg);
     free(res->text);
     res->text = NULL;
 }
@@ -311,6 +316,45 @@ static int setup(struct probes *ps, const struct probes_params *p, char *err, si
     return 0;
 }
 
+static int has_command(const struct config *c, const char **name)
+{
+    for (uint32_t i = 0; i < c->n_probes; i++) {
+        if (c->probes[i].type == CONFIG_PROBE_TYPE_COMMAND) {
+            *name = c->probes[i].name;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int check_commands(const struct config *c, const char *path, int allow_commands,
+                          char *err, size_t err_len)
+{
+    const char *name;
+    struct stat st;
+
+    if (!has_command(c, &name))
+        return 0;
+    if (!allow_commands) {
+        snprintf(err, err_len, "brink: [probe %s]: command probes run only from your own config file, never here", name);
+        return -EPERM;
+    }
+    if (!path)
+        return 0;
+    if (stat(path, &st) != 0) {
+        snprintf(err, err_len, "brink: %s: [probe %s]: cannot check who may write the file: %s",
+                 path, name, strerror(errno));
+        return -EPERM;
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_uid != geteuid()) {
+        snprintf(err, err_len,
+                 "brink: %s: [probe %s]: refusing to run a command from a file others can write (mode %03o, owner %u; expected yours, e.g. chmod go-w)",
+                 path, name, (unsigned)(st.st_mode & 0777), (unsigned)st.st_uid);
+        return -EPERM;
+    }
+    return 0;
+}
+
 int probes_start(const struct probes_params *p, char *err, size_t err_len, struct probes **out)
 {
     struct probes *ps;
@@ -319,7 +363,7 @@ int probes_start(const struct probes_params *p, char *err, size_t err_len, struc
     *out = NULL;
     if (!p->config->n_probes)
         return 0;
-    rc = probes_check(p->config, p->config->path, p->allow_commands, err, err_len);
+    rc = check_commands(p->config, p->config->path, p->allow_commands, err, err_len);
     if (rc)
         return rc;
     ps = xcalloc(1, sizeof(*ps));
@@ -368,43 +412,4 @@ void probes_stop(struct probes *ps)
     /* Every handle was closed in the loop; closing the loop cannot fail. */
     uv_loop_close(&ps->loop);
     free_probes(ps);
-}
-
-static int has_command(const struct config *c, const char **name)
-{
-    for (uint32_t i = 0; i < c->n_probes; i++) {
-        if (c->probes[i].type == CONFIG_PROBE_TYPE_COMMAND) {
-            *name = c->probes[i].name;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-int probes_check(const struct config *c, const char *path, int allow_commands, char *err,
-                 size_t err_len)
-{
-    const char *name;
-    struct stat st;
-
-    if (!has_command(c, &name))
-        return 0;
-    if (!allow_commands) {
-        snprintf(err, err_len, "brink: [probe %s]: command probes run only from your own config file, never here", name);
-        return -EPERM;
-    }
-    if (!path)
-        return 0;
-    if (stat(path, &st) != 0) {
-        snprintf(err, err_len, "brink: %s: [probe %s]: cannot check who may write the file: %s",
-                 path, name, strerror(errno));
-        return -EPERM;
-    }
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_uid != geteuid()) {
-        snprintf(err, err_len,
-                 "brink: %s: [probe %s]: refusing to run a command from a file others can write (mode %03o, owner %u; expected yours, e.g. chmod go-w)",
-                 path, name, (unsigned)(st.st_mode & 0777), (unsigned)st.st_uid);
-        return -EPERM;
-    }
-    return 0;
 }

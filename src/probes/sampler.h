@@ -113,7 +113,20 @@ void fetch_cmd_kill(struct source *src);
 int extractor_new(const struct config_probe *cfg, uint32_t index, char *why, size_t why_len,
                   struct extractor **out);
 void extractor_free(struct extractor *ex);
-int extractor_read(const struct extractor *ex, const char *text, size_t len, double *out,
-                   char *why, size_t why_len);
+
+/* What a source brought back, parsed once for all its series: a JSON
+ * document is read once however many pointers look into it. */
+struct page {
+    const char *text; /* borrowed */
+    size_t len;
+    struct probe_json *doc; /* JSON sources: the parsed document, or NULL */
+    int doc_rc;             /* why it did not parse (0 when it did) */
+    char doc_why[PROBE_WHY_MAX];
+};
+
+void page_open(struct page *pg, const struct config_probe *cfg, const char *text, size_t len);
+void page_close(struct page *pg);
+int extractor_read(const struct extractor *ex, const struct page *pg, double *out, char *why,
+                   size_t why_len);
 
 #endif
