@@ -33,6 +33,7 @@ void config_init(struct config *c)
     config__apply_defaults(SECTION_TARGET, &c->target);
     config__apply_defaults(SECTION_LOAD, &c->load);
     config__apply_defaults(SECTION_RECORD, &c->record);
+    config__apply_defaults(SECTION_RAMP, &c->ramp);
 }
 
 static void free_str(struct config_str *s)
@@ -88,6 +89,8 @@ static void *base_of(struct config *c, enum config_section_kind kind, uint32_t i
         return &c->load;
     case SECTION_RECORD:
         return &c->record;
+    case SECTION_RAMP:
+        return &c->ramp;
     case SECTION_REQUEST:
         return &c->requests[index];
     case SECTION_PROBE:
@@ -265,6 +268,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
             config__apply_override(&ctx, &opts->overrides[i]);
         resolve_requests(&ctx);
         config__resolve_probes(&ctx);
+        config__resolve_ramp(&ctx);
         apply_string_defaults(c);
         rc = ctx.n_errors ? -EINVAL : 0;
     }

@@ -62,6 +62,20 @@ enum config_request_key {
 
 enum config_record_key { CONFIG_RECORD_ENABLED, CONFIG_RECORD_DIR, CONFIG_RECORD_KEYS };
 
+enum config_ramp_key {
+    CONFIG_RAMP_STEPS,
+    CONFIG_RAMP_START,
+    CONFIG_RAMP_STEP,
+    CONFIG_RAMP_MAX,
+    CONFIG_RAMP_GROWTH,
+    CONFIG_RAMP_HOLD,
+    CONFIG_RAMP_REQUESTS_PER_USER,
+    CONFIG_RAMP_WARMUP,
+    CONFIG_RAMP_STOP_WHEN,
+    CONFIG_RAMP_ACTION,
+    CONFIG_RAMP_KEYS
+};
+
 enum config_probe_key {
     CONFIG_PROBE_TYPE,
     CONFIG_PROBE_URL,
@@ -187,6 +201,58 @@ struct config_record {
     struct config_str dir; /* session files go here, default "sessions" */
 };
 
+#define CONFIG_MAX_RAMP_STEPS 256 /* steps of a [ramp] plan */
+#define CONFIG_MAX_RULES 16       /* conditions of stop_when */
+
+/* How start/step/max make the steps of a plan ([ramp] growth). */
+enum config_growth {
+    CONFIG_GROWTH_ADD,    /* start, start + step, start + 2 step, ... */
+    CONFIG_GROWTH_DOUBLE, /* start, 2 start, 4 start, ... */
+};
+
+/* What a plan does when a step fails a stop condition ([ramp] action). */
+enum config_ramp_action {
+    CONFIG_ACTION_STOP, /* end the run */
+    CONFIG_ACTION_HOLD, /* stay at the failing step's level, stop stepping */
+    CONFIG_ACTION_BACK, /* return to the last step that passed and stay there */
+};
+
+/* What a stop condition measures over a step. */
+enum config_rule_metric {
+    CONFIG_RULE_ERROR_RATE,      /* failed / completed, a fraction */
+    CONFIG_RULE_P50,             /* latency percentiles, µs */
+    CONFIG_RULE_P90,
+    CONFIG_RULE_P99,
+    CONFIG_RULE_P999,
+    CONFIG_RULE_THROUGHPUT_DROP, /* 1 - req/s over the best earlier step's, a fraction */
+    CONFIG_RULE_PROBE,           /* a probe's largest (>) or smallest (<) value */
+};
+
+/* One condition of stop_when: metric op value; it trips when it holds. */
+struct config_rule {
+    enum config_rule_metric metric;
+    int is_below;                    /* < instead of > */
+    double value;                    /* fraction, µs, or the probe's unit */
+    char probe[CONFIG_NAME_MAX + 1]; /* CONFIG_RULE_PROBE: the NAME of [probe NAME] */
+};
+
+/* [ramp]: a staircase of load levels, each held for a time or an amount of
+ * work, judged against stop_when when its hold ends. */
+struct config_ramp {
+    uint32_t line;
+    uint32_t key_line[CONFIG_RAMP_KEYS];
+    uint32_t n_steps;                     /* 0: no plan */
+    double steps[CONFIG_MAX_RAMP_STEPS];  /* levels (whole users); from steps or start/max */
+    uint32_t start, step, max;            /* the other way to write the steps */
+    enum config_growth growth;            /* default add */
+    uint64_t hold_us;                     /* per step, default 10 s; 0 when requests_per_user */
+    uint32_t requests_per_user;           /* per step, 0: hold by time */
+    uint64_t warmup_us;                   /* at the start of each step, out of its figures */
+    uint32_t n_rules;
+    struct config_rule rules[CONFIG_MAX_RULES];
+    enum config_ramp_action action;       /* default stop */
+};
+
 struct config {
     char *path; /* the file it was read from, or the name given */
     struct config_target target;
@@ -196,6 +262,7 @@ struct config {
     uint32_t n_probes;
     struct config_probe probes[CONFIG_MAX_PROBES];
     struct config_record record;
+    struct config_ramp ramp;
 };
 
 /* Looks up an environment variable; the tests inject their own. */

@@ -19,7 +19,7 @@ static const struct section_def {
     int has_name; /* [request NAME], [probe NAME] */
 } sections[] = {
     {"target", SECTION_TARGET, 0}, {"load", SECTION_LOAD, 0},   {"request", SECTION_REQUEST, 1},
-    {"record", SECTION_RECORD, 0}, {"probe", SECTION_PROBE, 1},
+    {"record", SECTION_RECORD, 0}, {"probe", SECTION_PROBE, 1},     {"ramp", SECTION_RAMP, 0},
 };
 
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
@@ -44,6 +44,8 @@ static struct section_slot slot_of(struct config *c, enum config_section_kind ki
         return (struct section_slot){&c->load, &c->load.line, c->load.key_line};
     case SECTION_RECORD:
         return (struct section_slot){&c->record, &c->record.line, c->record.key_line};
+    case SECTION_RAMP:
+        return (struct section_slot){&c->ramp, &c->ramp.line, c->ramp.key_line};
     case SECTION_REQUEST:
         return (struct section_slot){r, &r->line, r->key_line};
     case SECTION_PROBE:
@@ -87,7 +89,7 @@ static void report_unknown_section(struct config_load_ctx *ctx, const char *word
     else
         config__error(
             ctx, ctx->lineno, ctx->label,
-            "unknown section (expected [target], [load], [request NAME], [probe NAME] or [record])");
+            "unknown section (expected [target], [load], [request NAME], [probe NAME], [ramp] or [record])");
 }
 
 /* Also the NAME of [probe NAME]. */

@@ -27,6 +27,7 @@ enum config_section_kind {
     SECTION_REQUEST,
     SECTION_RECORD,
     SECTION_PROBE,
+    SECTION_RAMP,
 };
 
 struct config_key;
@@ -79,6 +80,10 @@ extern const struct config_type config__duration, config__size, config__count32,
 /* Value types of [probe NAME] keys, defined in probe.c. */
 extern const struct config_type config__probe_type, config__probe_url, config__pointer,
     config__probe_text, config__probe_kind, config__alert;
+
+/* Value types of [ramp] keys, defined in ramp.c. */
+extern const struct config_type config__ramp_steps, config__ramp_count, config__ramp_work,
+    config__ramp_hold, config__growth, config__stop_when, config__ramp_action;
 
 struct config_load_ctx {
     struct config *c;
@@ -165,6 +170,16 @@ void config__join_url(struct config_load_ctx *ctx, struct config_str *url, const
 /* probe.c: the checks of each [probe NAME] that need the whole file: the
  * keys its type needs and refuses, and its url joined to [target] url. */
 void config__resolve_probes(struct config_load_ctx *ctx);
+
+/* ramp.c: the checks of [ramp] that need the whole file: steps written
+ * one way, not two; hold or requests_per_user; probes named by stop_when
+ * exist. Fills in the steps of start/step/max. */
+void config__resolve_ramp(struct config_load_ctx *ctx);
+
+/* probe.c: numbers in any locale (see parse_number there), and written back
+ * in the fewest digits that read back to the same double. */
+int config__parse_number(const char *s, double *out);
+void config__format_number(double v, char *buf, size_t len);
 
 /* values.c */
 /* Expands ${NAME} and $$ in raw into a new string (*out). Returns 0 or

@@ -204,7 +204,7 @@ static size_t skip_digits(const char **p)
  * checked here and strtod only ever sees digits, a sign and an exponent,
  * which every locale reads alike ("12.5" is handed over as "125e-1").
  */
-static int parse_number(const char *s, double *out)
+int config__parse_number(const char *s, double *out)
 {
     char buf[ALERT_NUMBER_MAX + 16];
     const char *p = s + (*s == '-' || *s == '+');
@@ -260,7 +260,7 @@ static int parse_alert(struct config_load_ctx *ctx, const struct config_key *k, 
         p->alert_value = 0;
         return 0;
     }
-    if ((s[0] != '>' && s[0] != '<') || parse_number(s + 1 + strspn(s + 1, " \t"), &n) < 0) {
+    if ((s[0] != '>' && s[0] != '<') || config__parse_number(s + 1 + strspn(s + 1, " \t"), &n) < 0) {
         snprintf(
             why, why_len,
             "expected > N, < N, changes or none, with N a number such as 100 or -0.5, got \"%s\"",
@@ -290,12 +290,12 @@ static int format_exactly(double v, int is_plain, int digits, char *buf, size_t 
         *at = '.';
         memmove(at + 1, at + strlen(point), strlen(at + strlen(point)) + 1);
     }
-    return parse_number(buf, &back) == 0 && back == v;
+    return config__parse_number(buf, &back) == 0 && back == v;
 }
 
 /* Writes v in the fewest digits that read back to it: as a plain decimal
  * (100, -0.25) when one fits in len, else with an exponent (1e-20). */
-static void format_number(double v, char *buf, size_t len)
+void config__format_number(double v, char *buf, size_t len)
 {
     for (int digits = 0; digits <= 17; digits++) {
         if (format_exactly(v, 1, digits, buf, len))
@@ -321,7 +321,7 @@ static void write_alert(const struct config_key *k, const void *base, FILE *out)
         return;
     case CONFIG_ALERT_ABOVE:
     case CONFIG_ALERT_BELOW:
-        format_number(p->alert_value, buf, sizeof(buf));
+        config__format_number(p->alert_value, buf, sizeof(buf));
         fprintf(out, "%s = %c %s\n", k->name, p->alert_op == CONFIG_ALERT_ABOVE ? '>' : '<', buf);
         return;
     }

@@ -79,6 +79,10 @@ int config_write(const struct config *c, FILE *out)
         fprintf(out, "\n[probe %s]\n", c->probes[i].name);
         write_section(SECTION_PROBE, &c->probes[i], out);
     }
+    if (c->ramp.n_steps) {
+        fprintf(out, "\n[ramp]\n");
+        write_section(SECTION_RAMP, &c->ramp, out);
+    }
     fprintf(out, "\n[record]\n");
     write_section(SECTION_RECORD, &c->record, out);
     if (fflush(out) != 0 || ferror(out))

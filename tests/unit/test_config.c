@@ -263,6 +263,125 @@ static void record_keys_are_read(void **state)
     config_free(&c);
 }
 
+static void ramp_keys_are_read(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[probe siblings]\ntype = json\nurl = /stats\npointer = /s\n"
+                       "[ramp]\nsteps = 1, 8,16 ,32\nrequests_per_user = 4\nwarmup = 2s\n"
+                       "stop_when = error_rate > 1%, p99 > 2s, probe.siblings > 100, "
+                       "throughput_drop > 20%, probe.siblings < 0.5\naction = back\n");
+    assert_int_equal(c.ramp.n_steps, 4);
+    assert_true(c.ramp.steps[0] == 1 && c.ramp.steps[1] == 8 && c.ramp.steps[3] == 32);
+    assert_int_equal(c.ramp.requests_per_user, 4);
+    assert_int_equal(c.ramp.warmup_us, 2000000);
+    assert_int_equal(c.ramp.action, CONFIG_ACTION_BACK);
+    assert_int_equal(c.ramp.n_rules, 5);
+    assert_int_equal(c.ramp.rules[0].metric, CONFIG_RULE_ERROR_RATE);
+    assert_true(c.ramp.rules[0].value > 0.0099 && c.ramp.rules[0].value < 0.0101);
+    assert_int_equal(c.ramp.rules[1].metric, CONFIG_RULE_P99);
+    assert_true(c.ramp.rules[1].value == 2e6);
+    assert_int_equal(c.ramp.rules[2].metric, CONFIG_RULE_PROBE);
+    assert_string_equal(c.ramp.rules[2].probe, "siblings");
+    assert_true(c.ramp.rules[2].value == 100 && !c.ramp.rules[2].is_below);
+    assert_int_equal(c.ramp.rules[3].metric, CONFIG_RULE_THROUGHPUT_DROP);
+    assert_true(c.ramp.rules[4].is_below && c.ramp.rules[4].value == 0.5);
+    config_free(&c);
+}
+
+static void ramp_steps_are_made_from_start_step_max(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[ramp]\nstart = 10\nstep = 20\nmax = 75\n");
+    assert_int_equal(c.ramp.n_steps, 5); /* 10 30 50 70, then max itself */
+    assert_true(c.ramp.steps[3] == 70 && c.ramp.steps[4] == 75);
+    assert_int_equal(c.ramp.hold_us, 10000000); /* the default hold */
+    config_free(&c);
+    load_ok(&c, TARGET "[ramp]\nstart = 1\nmax = 64\ngrowth = double\n");
+    assert_int_equal(c.ramp.n_steps, 7); /* 1 2 4 8 16 32 64 */
+    assert_true(c.ramp.steps[6] == 64);
+    config_free(&c);
+}
+
+static void ramp_without_section_is_no_plan(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET);
+    assert_int_equal(c.ramp.n_steps, 0);
+    config_free(&c);
+}
+
+static void ramp_errors_say_what_was_expected(void **state)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {TARGET "[ramp]\nhold = 5s\n",
+         "brink: t.ini:3: [ramp]: no steps (expected steps = 1, 8, 16, 32 or start, step and max)\n"},
+        {TARGET "[ramp]\nsteps = 1, x\n",
+         "brink: t.ini:4: [ramp] steps: expected a whole number such as 100, 10k or 2M, got \"x\"\n"},
+        {TARGET "[ramp]\nsteps = 1,,2\n",
+         "brink: t.ini:4: [ramp] steps: expected a whole number such as 100, 10k or 2M, got \"\"\n"},
+        {TARGET "[ramp]\nsteps = 1, 2\nmax = 8\n",
+         "brink: t.ini:5: [ramp]: steps are given at line 4; use steps or start/step/max, not both\n"},
+        {TARGET "[ramp]\nstart = 9\nmax = 8\n",
+         "brink: t.ini:5: [ramp] max: max 8 is below start 9\n"},
+        {TARGET "[ramp]\nsteps = 1\nhold = 5s\nrequests_per_user = 2\n",
+         "brink: t.ini:6: [ramp] requests_per_user: hold is set at line 5; a step holds for a time or for work, not both\n"},
+        {TARGET "[ramp]\nmax = 8\ngrowth = triple\n",
+         "brink: t.ini:5: [ramp] growth: expected add or double, got \"triple\"\n"},
+        {TARGET "[ramp]\nsteps = 1\naction = hodl\n",
+         "brink: t.ini:5: [ramp] action: expected stop, hold or back, got \"hodl\" (did you mean hold?)\n"},
+        {TARGET "[ramp]\nsteps = 1\nstop_when = p99 >= 2s\n",
+         "brink: t.ini:5: [ramp] stop_when: condition \"p99 >= 2s\": expected a duration such as 250ms, 30s, 2m or 1h, got \"= 2s\"\n"},
+        {TARGET "[ramp]\nsteps = 1\nstop_when = latency > 2s\n",
+         "brink: t.ini:5: [ramp] stop_when: condition \"latency > 2s\": unknown metric (expected error_rate, p50, p90, p99, p99.9, throughput_drop or probe.NAME)\n"},
+        {TARGET "[ramp]\nsteps = 1\nstop_when = error_rate > 1\n",
+         "brink: t.ini:5: [ramp] stop_when: condition \"error_rate > 1\": expected a percentage such as 1% or 0.5%, got \"1\" (the % sign is missing)\n"},
+        {TARGET "[ramp]\nsteps = 1\nstop_when = p99 < 1s\n",
+         "brink: t.ini:5: [ramp] stop_when: condition \"p99 < 1s\": p99 only trips above a limit (expected >)\n"},
+        {TARGET "[ramp]\nsteps = 1\nstop_when = probe.nope > 1\n",
+         "brink: t.ini:5: [ramp] stop_when: probe.nope names no [probe nope] section\n"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        load_fails(cases[i].text, cases[i].want);
+}
+
+static void ramp_round_trips_through_config_write(void **state)
+{
+    struct config c, back;
+    char *text, *again;
+
+    (void)state;
+    load_ok(&c, TARGET "[probe q]\ntype = json\nurl = /stats\npointer = /q\n"
+                       "[ramp]\nstart = 2\nmax = 16\ngrowth = double\nrequests_per_user = 3\n"
+                       "stop_when = error_rate > 0.5%, p99.9 > 150ms, probe.q < -2.5\naction = hold\n");
+    text = write_to_string(&c);
+    assert_non_null(strstr(text, "[ramp]\nsteps = 2, 4, 8, 16\n"));
+    assert_non_null(strstr(text, "stop_when = error_rate > 0.5%, p99.9 > 150ms, probe.q < -2.5\n"));
+    assert_non_null(strstr(text, "requests_per_user = 3\n"));
+    load_ok(&back, text);
+    /* Read back, the steps are listed: start and max are no longer used. */
+    again = write_to_string(&back);
+    assert_non_null(strstr(again, "[ramp]\nsteps = 2, 4, 8, 16\n; start: not used"));
+    assert_non_null(strstr(again, "stop_when = error_rate > 0.5%, p99.9 > 150ms, probe.q < -2.5\n"));
+    assert_int_equal(back.ramp.n_steps, 4);
+    assert_true(back.ramp.steps[3] == 16);
+    assert_int_equal(back.ramp.requests_per_user, 3);
+    assert_int_equal(back.ramp.action, CONFIG_ACTION_HOLD);
+    free(text);
+    free(again);
+    config_free(&c);
+    config_free(&back);
+}
+
 static void key_lines_say_where_each_key_was_set(void **state)
 {
     struct config c;
@@ -484,9 +603,9 @@ static void unknown_name_with_nothing_close_lists_the_valid_ones(void **state)
 {
     (void)state;
     load_fails(
-        TARGET "[record]\npath = x\n[ramp]\n",
+        TARGET "[record]\npath = x\n[plot]\n",
         "brink: t.ini:4: [record] path: unknown key (expected one of enabled, dir)\n"
-        "brink: t.ini:5: [ramp]: unknown section (expected [target], [load], [request NAME], [probe NAME] or [record])\n");
+        "brink: t.ini:5: [plot]: unknown section (expected [target], [load], [request NAME], [probe NAME], [ramp] or [record])\n");
 }
 
 static void every_error_of_a_file_is_reported_with_its_line(void **state)
@@ -652,7 +771,7 @@ static void unprintable_text_in_messages_is_escaped(void **state)
     load_fails(
         TARGET "[lo\x1b]ad]\n[load]\nc\x07 = 1\n",
         "brink: t.ini:3: [lo\\e]: text after the section name (expected a comment or nothing after ], got \"ad]\")\n"
-        "brink: t.ini:3: [lo\\e]: unknown section (expected [target], [load], [request NAME], [probe NAME] or [record])\n"
+        "brink: t.ini:3: [lo\\e]: unknown section (expected [target], [load], [request NAME], [probe NAME], [ramp] or [record])\n"
         "brink: t.ini:5: [load] c\\x07: unknown key (expected one of concurrency, threads, duration, requests, tick, think_time, step)\n");
 }
 
@@ -1213,6 +1332,11 @@ int main(void)
         cmocka_unit_test(method_is_kept_as_written),
         cmocka_unit_test(random_body_size_is_parsed),
         cmocka_unit_test(record_keys_are_read),
+        cmocka_unit_test(ramp_keys_are_read),
+        cmocka_unit_test(ramp_steps_are_made_from_start_step_max),
+        cmocka_unit_test(ramp_without_section_is_no_plan),
+        cmocka_unit_test(ramp_errors_say_what_was_expected),
+        cmocka_unit_test(ramp_round_trips_through_config_write),
         cmocka_unit_test(key_lines_say_where_each_key_was_set),
         cmocka_unit_test(bad_value_of_every_key_is_reported),
         cmocka_unit_test(env_references_are_expanded_and_the_raw_text_kept),
