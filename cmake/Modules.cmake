@@ -3,7 +3,8 @@
 # (curses in the engine, libuv in the UI) stops the configure step.
 set(BRINK_ALLOWED_core    Threads::Threads m)
 set(BRINK_ALLOWED_config  brink_core PkgConfig::INIH)
-set(BRINK_ALLOWED_engine  brink_core brink_config PkgConfig::UV CURL::libcurl HttpParser::HttpParser)
+set(BRINK_ALLOWED_ramp    brink_core brink_config m)
+set(BRINK_ALLOWED_engine  brink_core brink_config brink_ramp PkgConfig::UV CURL::libcurl HttpParser::HttpParser)
 set(BRINK_ALLOWED_probes  brink_core brink_config PkgConfig::UV CURL::libcurl PkgConfig::JANSSON)
 set(BRINK_ALLOWED_ui      brink_core PkgConfig::NCURSESW)
 set(BRINK_ALLOWED_record  brink_core PkgConfig::JANSSON)

@@ -54,15 +54,19 @@ static const struct cmd commands[] = {
                 "  --tick D              [load] tick, the reporting interval (default 1s)\n"
                 "  --timeout D           [target] timeout per request (default 30s)\n"
                 "  --seed N              seed for {rand}, {uuid} and the request mix\n"
+                "  --ramp                start the file's [ramp] plan at once\n"
+                "  --ramp=N,N,...        the same with these steps ([ramp] steps)\n"
                 "  --headless            no console, even in a terminal\n"
                 "  --record FILE         record the session into FILE (never overwritten)\n"
                 "  --no-record           no session file ([record] enabled = no does the same)\n"
                 "\n"
                 "Console keys: + and - step, ] and [ double and halve, = an exact\n"
-                "concurrency, p pause/resume, d drop N connections, m mark, ? help, q quit.\n"
+                "concurrency, p pause/resume, d drop N connections, m mark, r start/stop\n"
+                "the ramp plan, n its next step, t the step table, ? help, q quit.\n"
                 "Headless, the same commands can be typed or piped on stdin, one a line:\n"
                 "  concurrency N (or = N), step [N], + and -, double (]), halve ([),\n"
-                "  pause (p), resume (r), drop N (d N), mark TEXT (m TEXT), stop (q)\n",
+                "  pause (p), resume (r), drop N (d N), mark TEXT (m TEXT), ramp, next,\n"
+                "  stop (q)\n",
         .run = run_main,
     },
     {

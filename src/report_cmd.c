@@ -16,7 +16,7 @@
 #include "core/tick.h"
 #include "record/record.h"
 #include "report/formats.h"
-#include "report/steps.h"
+#include "core/steps.h"
 #include "report/summary.h"
 
 #define MAX_SESSIONS 16

@@ -21,6 +21,8 @@
 #include "probes/probes.h"
 #include "recording.h"
 #include "signals.h"
+#include "core/steps.h"
+#include "report/formats.h"
 #include "report/summary.h"
 #include "ui/ui.h"
 
@@ -47,6 +49,7 @@ struct run_args {
     int is_headless;
     const char *record_path; /* --record FILE */
     int is_record_off;       /* --no-record */
+    int is_ramp;             /* --ramp: start the [ramp] plan at once */
 };
 
 static int usage_error(const char *what, const char *arg)
@@ -85,6 +88,19 @@ static int parse_args(int argc, char **argv, struct run_args *a)
         }
         if (strcmp(argv[i], "--no-record") == 0) {
             a->is_record_off = 1;
+            continue;
+        }
+        /* --ramp alone starts the file's plan; --ramp=1,8,16 gives its steps. */
+        if (strcmp(argv[i], "--ramp") == 0) {
+            a->is_ramp = 1;
+            continue;
+        }
+        if (strncmp(argv[i], "--ramp=", 7) == 0) {
+            if (a->n_overrides == MAX_OVERRIDES)
+                return usage_error("too many options at", argv[i]);
+            a->is_ramp = 1;
+            a->overrides[a->n_overrides++] =
+                (struct config_override){"--ramp", "ramp", "steps", argv[i] + 7};
             continue;
         }
         if ((v = flag_value(argc, argv, &i, "--record")) != NULL) {
@@ -219,15 +235,29 @@ static struct tick *wait_next(struct chan *ch, struct input *in, int timeout_ms)
  * the session file. */
 struct sinks {
     struct summary *summary;
+    struct steps *steps; /* the step table, printed when the load changed */
     struct recording *recording;
     int has_told_problem; /* headless: the recording's problem was printed */
 };
+
+/* The final report: the summary, then the step table when the run held
+ * more than one level (a plan, or the operator's changes). */
+static int print_report(struct sinks *k)
+{
+    if (summary_print(k->summary, stdout) != 0)
+        return -EIO;
+    steps_finish(k->steps);
+    if (steps_count(k->steps) + steps_rows_not_kept(k->steps) < 2)
+        return 0;
+    return format_steps_text(k->steps, stdout);
+}
 
 static void take_tick(void *arg, const struct tick *t)
 {
     struct sinks *k = arg;
 
     summary_add_tick(k->summary, t);
+    steps_add_tick(k->steps, t);
     recording_push(k->recording, t);
 }
 
@@ -329,8 +359,12 @@ static int start_threads(const struct run_args *a, const struct config *c, struc
 {
     struct probes_params pp = {
         .config = c, .board = th->board, .start_ns = clock_now_ns(), .allow_commands = 1};
-    struct engine_params ep = {.config = c, .chan = ch, .seed = a->seed, .board = th->board,
-                               .start_ns = pp.start_ns};
+    struct engine_params ep = {.config = c,
+                               .chan = ch,
+                               .seed = a->seed,
+                               .board = th->board,
+                               .start_ns = pp.start_ns,
+                               .start_ramp = a->is_ramp};
     char err[512] = "";
     sigset_t all, old;
     int rc;
@@ -358,7 +392,7 @@ static int run_load(const struct run_args *a, const struct config *c)
 {
     struct chan *ch = chan_new(CHAN_TICKS_DEFAULT, CHAN_COMMANDS_DEFAULT);
     struct run_threads th = {.board = board_new()};
-    struct sinks k = {.summary = summary_new()};
+    struct sinks k = {.summary = summary_new(), .steps = steps_new()};
     char err[1400];
     int rc, is_stuck;
 
@@ -380,7 +414,7 @@ static int run_load(const struct run_args *a, const struct config *c)
         fprintf(stderr, "brink: run: the engine did not stop within %d ms of the stop; exiting\n",
                 STOP_GRACE_MS);
         recording_stop(k.recording, 0, "the engine did not stop");
-        summary_print(k.summary, stdout);
+        print_report(&k);
         return 1;
     }
     probes_stop(th.probes);
@@ -388,13 +422,14 @@ static int run_load(const struct run_args *a, const struct config *c)
     if (chan_dropped(ch))
         fprintf(stderr, "brink: run: %llu ticks were dropped before they were shown\n",
                 (unsigned long long)chan_dropped(ch));
-    rc = summary_print(k.summary, stdout) == 0 ? 0 : 1;
+    rc = print_report(&k) == 0 ? 0 : 1;
     if (recording_stop(k.recording, !chan_dropped(ch), signals_stops ? "stopped" : "done") != 0)
         rc = 1;
     engine_free(th.engine);
 out_free:
     board_free(th.board);
     summary_free(k.summary);
+    steps_free(k.steps);
     chan_free(ch);
     return rc;
 }
@@ -419,6 +454,13 @@ int run_preset_main(int argc, char **argv, const struct run_preset *preset)
     }
     if (load_config(&a, &c) != 0)
         return 2;
+    if (a.is_ramp && c.ramp.n_steps == 0) {
+        fprintf(stderr, "brink: --ramp: %s has no [ramp] steps (expected a [ramp] section with "
+                        "steps = 1, 8, 16, 32, or --ramp=1,8,16,32)\n",
+                a.config_path ? "the config" : "the command line");
+        config_free(&c);
+        return 2;
+    }
     signals_install();
     if (engine_global_init(err, sizeof(err)) != 0) {
         fprintf(stderr, "%s\n", err);

@@ -18,6 +18,8 @@ static const char *names[CMD__COUNT] = {
     [CMD_DROP] = "drop",
     [CMD_MARK] = "mark",
     [CMD_STOP] = "stop",
+    [CMD_RAMP] = "ramp",
+    [CMD_RAMP_NEXT] = "ramp_next",
     [CMD_REPLAY_PAUSE] = "replay_pause",
     [CMD_REPLAY_SEEK] = "replay_seek",
     [CMD_REPLAY_SPEED] = "replay_speed",
@@ -47,11 +49,14 @@ static const struct {
     {"drop", "d", CMD_DROP, ARG_COUNT},
     {"mark", "m", CMD_MARK, ARG_TEXT},
     {"stop", "q", CMD_STOP, ARG_NONE},
+    {"ramp", NULL, CMD_RAMP, ARG_NONE},
+    {"next", NULL, CMD_RAMP_NEXT, ARG_NONE},
 };
 
 #define N_WORDS (sizeof(words) / sizeof(words[0]))
 #define COMMAND_WORDS                                                                              \
-    "concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT or stop"
+    "concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT, ramp, next "   \
+    "or stop"
 
 static const char *skip_blanks(const char *s)
 {

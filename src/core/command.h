@@ -21,6 +21,8 @@ enum cmd_kind {
     CMD_DROP, /* n: abort n transfers in flight mid-stream */
     CMD_MARK, /* note: a mark in the record */
     CMD_STOP, /* drain, then end the run (a replay: end it) */
+    CMD_RAMP,      /* start the [ramp] plan, resume it when paused, stop it when running */
+    CMD_RAMP_NEXT, /* end the plan's current step now and move on */
     /* Replay only (a live engine ignores them): */
     CMD_REPLAY_PAUSE, /* play or pause */
     CMD_REPLAY_SEEK,  /* n: move by n ms of the session (negative: back) */
@@ -48,6 +50,8 @@ const char *cmd_kind_name(enum cmd_kind k);
  *   drop N | d N             abort N transfers in flight
  *   mark TEXT | m TEXT       a mark with a note in the record
  *   stop | q                 drain and end the run
+ *   ramp                     start, resume or stop the [ramp] plan
+ *   next                     end the plan's current step now
  * Blank lines and lines starting with # hold no command. Returns 1 and *out,
  * 0 for no command, or -EINVAL with one line in why (why_len bytes). Pure.
  */

@@ -1,4 +1,4 @@
-#include "report/steps.h"
+#include "core/steps.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -195,11 +195,20 @@ static double level_of_tick(const struct tick *t)
     return t->model == LOAD_OPEN ? t->target_rate_per_s : (double)t->target_concurrency;
 }
 
+/* The plan step a tick belongs to; 0 outside a plan's steps (a plan that
+ * holds after a failure holds a plain level). */
+static uint32_t plan_step_of(const struct tick *t)
+{
+    return t->plan.phase == PLAN_WARMUP || t->plan.phase == PLAN_MEASURE ? t->plan.step : 0;
+}
+
 static void open_row(struct steps *s, const struct tick *t)
 {
     memset(&s->cur, 0, sizeof(s->cur));
     s->cur.model = t->model;
     s->cur.level = level_of_tick(t);
+    s->cur.plan_step = plan_step_of(t);
+    s->cur.plan_n_steps = s->cur.plan_step ? t->plan.n_steps : 0;
     s->cur.n_rows = 1;
     s->cur.start_ms = t->start_ms;
     s->is_open = 1;
@@ -253,11 +262,23 @@ int steps_add_tick(struct steps *s, const struct tick *t)
         /* A row of folded ticks only takes the first held level. */
         s->cur.model = t->model;
         s->cur.level = level_of_tick(t);
-    } else if (holds && level_cmp(t->model, level_of_tick(t), &s->cur) != 0) {
+        s->cur.plan_step = plan_step_of(t);
+        s->cur.plan_n_steps = s->cur.plan_step ? t->plan.n_steps : 0;
+    } else if (holds && (level_cmp(t->model, level_of_tick(t), &s->cur) != 0 ||
+                         plan_step_of(t) != s->cur.plan_step)) {
         close_row(s);
         open_row(s, t);
     }
     r = &s->cur;
+    if (t->plan.verdict != VERDICT_NONE && r->plan_step) {
+        r->verdict = t->plan.verdict;
+        tick_copy_text(r->why, sizeof(r->why), t->plan.why);
+    }
+    if (holds && t->plan.phase == PLAN_WARMUP) {
+        s->cur_holds = 1;
+        r->warmup_ms += t->duration_ms;
+        return 0;
+    }
     if (holds) {
         s->cur_holds = 1;
         r->duration_ms += t->duration_ms;

@@ -7,15 +7,20 @@
  *
  * Which ticks hold a level: RUNNING and STARTING ticks do; a change of model
  * or level between them closes the open row and opens a new one (returning
- * to an earlier level later opens a new row too). PAUSED, STOPPING and DONE
+ * to an earlier level later opens a new row too), and so does a new step of
+ * a ramp plan. PAUSED, STOPPING and DONE
  * ticks are folded into the open row: their completions, errors, latencies
  * and probe values count in it (so the rows add up to the run's totals), but
  * they never open or close a row and their length goes to folded_ms, not to
  * duration_ms, so a pause does not dilute the step's req/s. A row opened by
  * folded ticks alone takes the level of the first tick that holds one.
+ *
+ * A plan's warm-up ticks stay out of their step's figures: only their length
+ * is counted, in warmup_ms. So the rows of a run with a plan add up to its
+ * totals less the warm-ups.
  */
-#ifndef PROG_REPORT_STEPS_H
-#define PROG_REPORT_STEPS_H
+#ifndef PROG_CORE_STEPS_H
+#define PROG_CORE_STEPS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +49,11 @@ struct step_row {
     uint64_t start_ms;           /* start of its first tick, ms since the run started */
     uint64_t duration_ms;        /* sum of the lengths of the ticks that held the level */
     uint64_t folded_ms;          /* sum of the lengths of the paused, stopping, done ticks */
+    uint64_t warmup_ms;          /* sum of the lengths of its plan step's warm-up ticks */
+    uint32_t plan_step;          /* 1-based step of a ramp plan; 0: not a plan step */
+    uint32_t plan_n_steps;       /* steps in that plan */
+    enum plan_verdict verdict;   /* how the plan judged the step */
+    char why[TICK_TEXT_MAX];     /* VERDICT_FAIL: the condition that tripped (raw) */
     uint64_t n_ticks;            /* ticks in the row, folded ones included */
     uint64_t completed;          /* requests finished with any outcome */
     uint64_t ok;                 /* finished without an error class */

@@ -141,6 +141,18 @@ static const char *load_model_names[] = {
     [LOAD_OPEN] = "open",
 };
 
+static const char *plan_phase_names[] = {
+    [PLAN_OFF] = "off",       [PLAN_WARMUP] = "warmup", [PLAN_MEASURE] = "measure",
+    [PLAN_HOLDING] = "holding", [PLAN_PAUSED] = "paused",
+};
+
+static const char *plan_verdict_names[] = {
+    [VERDICT_NONE] = "none",
+    [VERDICT_PASS] = "pass",
+    [VERDICT_FAIL] = "fail",
+    [VERDICT_CUT] = "cut",
+};
+
 static const char *name_in(const char *const *table, size_t n, unsigned v)
 {
     return v < n && table[v] ? table[v] : "?";
@@ -166,6 +178,16 @@ const char *probe_state_name(enum probe_state s)
 const char *load_model_name(enum load_model m)
 {
     return NAME_OF(load_model_names, m);
+}
+
+const char *plan_phase_name(enum plan_phase p)
+{
+    return NAME_OF(plan_phase_names, p);
+}
+
+const char *plan_verdict_name(enum plan_verdict v)
+{
+    return NAME_OF(plan_verdict_names, v);
 }
 
 static int value_of(const char *const *table, size_t n, const char *name)
@@ -197,6 +219,16 @@ int probe_state_from_name(const char *name)
 int load_model_from_name(const char *name)
 {
     return VALUE_OF(load_model_names, name);
+}
+
+int plan_phase_from_name(const char *name)
+{
+    return VALUE_OF(plan_phase_names, name);
+}
+
+int plan_verdict_from_name(const char *name)
+{
+    return VALUE_OF(plan_verdict_names, name);
 }
 
 int tick_name_row(void *rows, size_t stride, uint32_t *n, uint32_t max, const char *name)

@@ -59,6 +59,33 @@ enum probe_state {
     PROBE_FAILING, /* the last attempt failed; error says why */
 };
 
+/* Where a ramp plan is (struct tick_plan). */
+enum plan_phase {
+    PLAN_OFF,     /* no plan running */
+    PLAN_WARMUP,  /* the start of a step, kept out of its figures */
+    PLAN_MEASURE, /* the figures of this tick count for the step */
+    PLAN_HOLDING, /* a stop condition tripped; the plan holds a level */
+    PLAN_PAUSED,  /* the operator changed the load by hand; r resumes */
+};
+
+/* How a step ended (struct tick_plan.verdict, on the tick that ended it). */
+enum plan_verdict {
+    VERDICT_NONE,
+    VERDICT_PASS, /* it met every stop condition */
+    VERDICT_FAIL, /* a condition tripped; why says which, with figures */
+    VERDICT_CUT,  /* it ended before it measured anything (n, or the run ended) */
+};
+
+/* The ramp plan's state during a tick. */
+struct tick_plan {
+    enum plan_phase phase;
+    uint32_t step;             /* 1-based; 0 when phase is PLAN_OFF */
+    uint32_t n_steps;          /* steps in the plan */
+    double level;              /* the step's level: users (or requests/s) */
+    enum plan_verdict verdict; /* set on the last tick of a step */
+    char why[TICK_TEXT_MAX];   /* VERDICT_FAIL: the condition with its figures */
+};
+
 /* Latency figures of one histogram, in µs; all zero when count is 0. */
 struct tick_latency {
     uint64_t count;
@@ -141,6 +168,7 @@ struct tick {
     uint32_t events_dropped;     /* events beyond TICK_MAX_EVENTS */
     struct tick_event events[TICK_MAX_EVENTS];
     struct tick_health health;
+    struct tick_plan plan;
     size_t data_cap;             /* bytes available in data */
     size_t data_len;             /* bytes used in data */
     unsigned char data[];        /* encoded histograms, see hist_encode */
@@ -181,12 +209,16 @@ const char *run_state_name(enum run_state s);
 const char *event_kind_name(enum event_kind k);
 const char *probe_state_name(enum probe_state s);
 const char *load_model_name(enum load_model m);
+const char *plan_phase_name(enum plan_phase p);
+const char *plan_verdict_name(enum plan_verdict v);
 /* The inverses, for reading session files: the value named name, or -1 when
  * no value has that name ("?" included). */
 int run_state_from_name(const char *name);
 int event_kind_from_name(const char *name);
 int probe_state_from_name(const char *name);
 int load_model_from_name(const char *name);
+int plan_phase_from_name(const char *name);
+int plan_verdict_from_name(const char *name);
 
 /* Copies src into dst (cap bytes, NUL-terminated), cutting at a UTF-8
  * boundary when it does not fit. Returns the length copied. */

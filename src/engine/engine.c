@@ -143,6 +143,10 @@ static void apply(struct engine *e, const struct command *cmd, char *text, size_
                      ENGINE_DRAIN_MS);
         }
         return;
+    case CMD_RAMP:
+    case CMD_RAMP_NEXT:
+        /* plan_command took them. */
+        return;
     case CMD_REPLAY_PAUSE:
     case CMD_REPLAY_SEEK:
     case CMD_REPLAY_SPEED:
@@ -164,13 +168,34 @@ static enum run_state state_of(const struct control *c)
     return c->is_paused ? RUN_PAUSED : RUN_RUNNING;
 }
 
+void engine_set_concurrency(struct engine *e, double level, const char *who)
+{
+    char text[TICK_TEXT_MAX], why[96];
+    uint32_t before, after;
+
+    pthread_mutex_lock(&e->lock);
+    before = e->control.concurrency;
+    after = clamp_concurrency(e, (int64_t)level, why, sizeof(why));
+    e->control.concurrency = after;
+    merger_set_state(e->merger, state_of(&e->control), after);
+    pthread_mutex_unlock(&e->lock);
+    snprintf(text, sizeof(text), "%s: concurrency %u -> %u%s", who, before, after, why);
+    merger_event(e->merger, EV_COMMAND, now_ns(e), text);
+}
+
+
 void engine_drain_commands(struct engine *e)
 {
     struct command cmd;
     char text[TICK_TEXT_MAX];
     int n = 0;
 
+    n += plan_apply_todo(e);
     while (chan_recv(e->chan, &cmd)) {
+        if (plan_command(e, &cmd)) {
+            n++;
+            continue;
+        }
         pthread_mutex_lock(&e->lock);
         apply(e, &cmd, text, sizeof(text));
         merger_set_state(e->merger, state_of(&e->control), e->control.concurrency);
@@ -264,6 +289,7 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
     /* uv_hrtime and clock_now_ns read the same monotonic clock. */
     e->start_ns = p->start_ns ? p->start_ns : uv_hrtime();
     merger_set_board(e->merger, p->board);
+    plan_init(e, p->start_ramp);
     for (uint32_t i = 0; i < e->n_workers; i++) {
         rc = worker_new(e, i, err, err_len, &e->workers[i]);
         if (rc != 0)
@@ -302,6 +328,7 @@ void engine_free(struct engine *e)
         worker_free(e->workers[i]);
     free(e->workers);
     free(e->drop_pending);
+    plan_free(e);
     merger_free(e->merger);
     h1_plan_free(e->h1);
     workload_free(e->workload);

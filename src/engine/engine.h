@@ -31,6 +31,7 @@ struct engine_params {
     uint64_t seed;               /* workload randomness ({rand}, {uuid}, the mix) */
     struct board *board;         /* borrowed or NULL: probes' samples copied into each tick */
     uint64_t start_ns;           /* clock_now_ns() the run's times count from; 0: at start */
+    int start_ramp;              /* start the [ramp] plan at once (brink run --ramp) */
 };
 
 /*

@@ -24,6 +24,7 @@
 #include "core/errclass.h"
 #include "core/tick.h"
 #include "engine/engine.h"
+#include "ramp/ramp.h"
 
 struct hist;
 struct workload;
@@ -33,6 +34,7 @@ struct h1_kind;
 struct h1_slot;
 struct h1_worker;
 struct transfer_result;
+struct ramp;
 
 /* Counts of one request kind (or of all) over one interval. */
 struct kind_stats {
@@ -91,6 +93,10 @@ void merger_set_transport(struct merger *m, const char *name);
 /* Each tick gets a copy of the probes' board (NULL: none). Before the
  * workers start. */
 void merger_set_board(struct merger *m, struct board *b);
+/* fn sees every tick after it is built, before it is published, under the
+ * merger's lock: it may stamp fields and add events. Before the workers
+ * start. */
+void merger_set_observer(struct merger *m, void (*fn)(void *arg, struct tick *t), void *arg);
 /* Run state shown in ticks (running, paused, stopping). */
 void merger_set_state(struct merger *m, enum run_state state, uint32_t target_concurrency);
 
@@ -157,6 +163,11 @@ struct engine {
     uint32_t *drop_pending; /* per worker: transfers to abort */
     uint32_t n_workers;
     struct worker **workers;
+    /* The ramp plan and detections (plan.c), under ramp_lock. */
+    pthread_mutex_t ramp_lock;
+    struct ramp *ramp;
+    struct ramp_out ramp_todo; /* what the plan asked, for worker 0 to apply */
+    int ramp_is_detached;      /* worker 0's wake is closing: nobody to ask */
 };
 
 /* One open socket of a worker, polled by libuv on behalf of libcurl. */
@@ -277,6 +288,22 @@ void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_i
 
 /* engine.c: commands, from worker 0's wake. */
 void engine_drain_commands(struct engine *e);
+/* Sets the target concurrency to level (clamped, said in an event that
+ * names who asked). engine.lock not held; the caller wakes the workers. */
+void engine_set_concurrency(struct engine *e, double level, const char *who);
+
+/* plan.c: the ramp plan. plan_init creates it and hooks it to the merger,
+ * starting it when start is set (before the workers start); plan_command
+ * handles CMD_RAMP and CMD_RAMP_NEXT (returns 1) and tells the plan about
+ * manual changes (returns 0: the engine applies them); plan_apply_todo
+ * does, on worker 0, what the plan asked; plan_detach is worker 0's last
+ * word before its wake closes. */
+void plan_init(struct engine *e, int start);
+void plan_free(struct engine *e);
+int plan_command(struct engine *e, const struct command *cmd);
+/* Returns whether there was anything to do. */
+int plan_apply_todo(struct engine *e);
+void plan_detach(struct engine *e);
 /* Called by worker 0 when the duration is reached or the drain times out. */
 void engine_request_stop(struct engine *e, const char *why, int abort_now);
 

@@ -46,6 +46,8 @@ struct merger {
     uint32_t fds_limit;
     const char *transport; /* "curl" or "h1" */
     struct board *board;   /* NULL: no probes */
+    void (*observer)(void *arg, struct tick *t);
+    void *observer_arg;
     uint64_t last_end_ns; /* where the last published tick ended */
     uint64_t last_end_ms; /* the same in whole ms, so durations add up exactly */
     int is_closed;
@@ -101,6 +103,12 @@ void merger_set_transport(struct merger *m, const char *name)
 void merger_set_board(struct merger *m, struct board *b)
 {
     m->board = b;
+}
+
+void merger_set_observer(struct merger *m, void (*fn)(void *arg, struct tick *t), void *arg)
+{
+    m->observer = fn;
+    m->observer_arg = arg;
 }
 
 static void add_event(struct merger *m, enum event_kind kind, uint64_t at_ns, const char *text)
@@ -222,6 +230,8 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->health.loop_lag_us = iv->loop_lag_us;
     t->health.fds_used = iv->fds_used;
     t->health.fds_limit = m->fds_limit;
+    if (m->observer)
+        m->observer(m->observer_arg, t);
     return t;
 }
 

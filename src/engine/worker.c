@@ -61,6 +61,8 @@ static void on_teardown(uv_timer_t *t)
 {
     struct worker *w = container_of(t, struct worker, end_timer);
 
+    if (w->id == 0)
+        plan_detach(w->e);
     w->e->tp->close(w);
     close_own_handles(w);
 }

@@ -358,6 +358,28 @@ static int get_probes_and_events(struct ctx *c, json_t *o)
     return 0;
 }
 
+/* Files written before plans existed have no plan: it reads as off. */
+static int get_plan(struct ctx *c, json_t *o, struct tick_plan *p)
+{
+    json_t *v;
+    int phase, verdict = VERDICT_NONE;
+
+    memset(p, 0, sizeof(*p));
+    if (get_kind_of(c, o, "plan", 0, &v) != 0)
+        return -EINVAL;
+    if (!v)
+        return 0;
+    if (get_name(c, v, "phase", plan_phase_from_name, &phase) ||
+        (json_object_get(v, "verdict") &&
+         get_name(c, v, "verdict", plan_verdict_from_name, &verdict)) ||
+        get_u32(c, v, "step", &p->step) || get_u32(c, v, "n_steps", &p->n_steps) ||
+        get_real(c, v, "level", &p->level) || get_text(c, v, "why", p->why, sizeof(p->why)))
+        return -EINVAL;
+    p->phase = (enum plan_phase)phase;
+    p->verdict = (enum plan_verdict)verdict;
+    return 0;
+}
+
 static int get_top(struct ctx *c, json_t *o)
 {
     struct tick *t = c->t;
@@ -375,7 +397,8 @@ static int get_top(struct ctx *c, json_t *o)
         get_u32(c, o, "in_flight", &t->in_flight) ||
         get_count(c, o, "connections_opened", &t->connections_opened) ||
         get_count(c, o, "dropped", &t->dropped) || get_count(c, o, "aborted", &t->aborted) ||
-        get_count(c, o, "bodies_cut", &t->bodies_cut) || get_kind_of(c, o, "health", 0, &health))
+        get_count(c, o, "bodies_cut", &t->bodies_cut) || get_kind_of(c, o, "health", 0, &health) ||
+        get_plan(c, o, &t->plan))
         return -EINVAL;
     t->state = (enum run_state)state;
     t->model = (enum load_model)model;

@@ -15,7 +15,7 @@
 #include "core/units.h"
 #include "core/xalloc.h"
 #include "report/internal.h"
-#include "report/steps.h"
+#include "core/steps.h"
 
 #define LEVEL_W 12 /* the level column */
 #define RATE_W 9   /* req/s */

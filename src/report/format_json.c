@@ -15,7 +15,7 @@
 #include "core/hist.h"
 #include "core/tick.h"
 #include "report/internal.h"
-#include "report/steps.h"
+#include "core/steps.h"
 #include "report/summary.h"
 
 /* The length of the valid UTF-8 sequence at s (at most n bytes), or 0 when

@@ -5,19 +5,22 @@
  */
 #include "report/formats.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/errclass.h"
+#include "core/steps.h"
 #include "core/tick.h"
 #include "core/units.h"
 #include "report/internal.h"
-#include "report/steps.h"
 
 #define CELL_MAX (REPORT_NAME_MAX + 8) /* a cell: a number, or a probe name and " last" */
+#define VERDICT_MAX (TICK_TEXT_MAX + 8) /* the verdict cell: "FAIL: " and why */
 
 enum col {
+    COL_PLAN,
     COL_LEVEL,
     COL_START,
     COL_DURATION,
@@ -27,11 +30,11 @@ enum col {
     COL_P50,
     COL_P99,
     COL_MAX,
-    COL__FIXED, /* then one per error class seen, then two per probe */
+    COL__FIXED, /* then one per error class seen, two per probe, the verdict */
 };
 
 static const char *const fixed_heads[COL__FIXED] = {
-    "level", "start", "duration", "requests", "req/s", "MB/s in", "p50", "p99", "max",
+    "step", "level", "start", "duration", "requests", "req/s", "MB/s in", "p50", "p99", "max",
 };
 
 /* The columns of a table: the fixed ones, the error classes seen, the probes. */
@@ -39,8 +42,10 @@ struct layout {
     int n_err;
     enum errclass err[ERR__COUNT];
     uint32_t n_probes;
+    int has_plan; /* some row is a ramp step: the step and verdict columns */
+    int first_col;
     int n_cols;
-    size_t width[COL__FIXED + ERR__COUNT + 2 * TICK_MAX_PROBES];
+    size_t width[COL__FIXED + ERR__COUNT + 2 * TICK_MAX_PROBES + 1];
 };
 
 static const char *latency(const struct step_row *r, uint64_t us, char *buf)
@@ -59,12 +64,34 @@ static const char *probe_cell(const struct step_row *r, int col, char *buf)
     return report_fmt_g(col % 2 == 0 ? p->max : p->last, 6, buf);
 }
 
+/* How the plan judged the row (the failed condition is last on the line,
+ * so it may be long). */
+static const char *verdict_cell(const struct step_row *r, char *buf)
+{
+    char why[TICK_TEXT_MAX];
+
+    switch (r->verdict) {
+    case VERDICT_PASS:
+        return "pass";
+    case VERDICT_FAIL:
+        snprintf(buf, VERDICT_MAX, "FAIL: %s", report_shown(r->why, TICK_TEXT_MAX, why, sizeof(why)));
+        return buf;
+    case VERDICT_CUT:
+        return "cut short";
+    case VERDICT_NONE:
+        break;
+    }
+    return r->plan_step ? "running" : "-";
+}
+
 /* The text of column col in row r (r NULL: the header). */
 static const char *cell(const struct steps *st, const struct layout *l, const struct step_row *r,
                         int col, char *buf)
 {
     char name[REPORT_NAME_MAX];
 
+    if (l->has_plan && col == l->n_cols - 1)
+        return r ? verdict_cell(r, buf) : "verdict";
     if (col >= COL__FIXED + l->n_err) {
         col -= COL__FIXED + l->n_err;
         if (r != NULL)
@@ -83,6 +110,11 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
     if (r == NULL)
         return fixed_heads[col];
     switch ((enum col)col) {
+    case COL_PLAN:
+        if (r->plan_step == 0)
+            return "-";
+        snprintf(buf, CELL_MAX, "%" PRIu32 "/%" PRIu32, r->plan_step, r->plan_n_steps);
+        return buf;
     case COL_LEVEL:
         return report_fmt_level(r->model == LOAD_OPEN, r->level, buf);
     case COL_START:
@@ -109,10 +141,13 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
 
 static void plan(const struct steps *st, struct layout *l)
 {
-    char buf[CELL_MAX];
+    char buf[VERDICT_MAX];
     size_t n = steps_count(st);
 
     memset(l, 0, sizeof(*l));
+    for (size_t i = 0; i < n; i++)
+        l->has_plan |= steps_row(st, i)->plan_step != 0;
+    l->first_col = l->has_plan ? COL_PLAN : COL_LEVEL;
     for (int c = 0; c < ERR__COUNT; c++) {
         for (size_t i = 0; i < n; i++) {
             if (steps_row(st, i)->errors[c] != 0) {
@@ -122,8 +157,8 @@ static void plan(const struct steps *st, struct layout *l)
         }
     }
     l->n_probes = steps_n_probes(st);
-    l->n_cols = COL__FIXED + l->n_err + 2 * (int)l->n_probes;
-    for (int col = 0; col < l->n_cols; col++) {
+    l->n_cols = COL__FIXED + l->n_err + 2 * (int)l->n_probes + l->has_plan;
+    for (int col = l->first_col; col < l->n_cols; col++) {
         l->width[col] = strlen(cell(st, l, NULL, col, buf));
         for (size_t i = 0; i < n; i++) {
             size_t w = strlen(cell(st, l, steps_row(st, i), col, buf));
@@ -134,17 +169,57 @@ static void plan(const struct steps *st, struct layout *l)
     }
 }
 
-/* One line: the level left-aligned, every other column right-aligned, two
- * spaces between columns. */
+/* One line: the step and level left-aligned, the numbers right-aligned,
+ * the verdict left-aligned and last (unpadded), two spaces between columns. */
 static void print_line(FILE *out, const struct steps *st, const struct layout *l,
                        const struct step_row *r)
 {
-    char buf[CELL_MAX];
+    char buf[VERDICT_MAX];
 
-    fprintf(out, "  %-*s", (int)l->width[0], cell(st, l, r, 0, buf));
-    for (int col = 1; col < l->n_cols; col++)
-        fprintf(out, "  %*s", (int)l->width[col], cell(st, l, r, col, buf));
+    for (int col = l->first_col; col < l->n_cols; col++) {
+        const char *text = cell(st, l, r, col, buf);
+
+        if (l->has_plan && col == l->n_cols - 1)
+            fprintf(out, "  %s", text);
+        else if (col <= COL_LEVEL)
+            fprintf(out, "  %-*s", (int)l->width[col], text);
+        else
+            fprintf(out, "  %*s", (int)l->width[col], text);
+    }
     fputc('\n', out);
+}
+
+/* The plan's result in one line: the highest step that passed and the
+ * first that failed, or that none did. */
+static void print_breaking_point(FILE *out, const struct steps *st)
+{
+    const struct step_row *good = NULL, *bad = NULL;
+    char lv[REPORT_NUM_MAX], rate[REPORT_NUM_MAX], p99[CELL_MAX], why[TICK_TEXT_MAX];
+
+    for (size_t i = 0; i < steps_count(st); i++) {
+        const struct step_row *r = steps_row(st, i);
+
+        if (r->verdict == VERDICT_PASS && !bad && (!good || r->level >= good->level))
+            good = r;
+        if (r->verdict == VERDICT_FAIL && !bad)
+            bad = r;
+    }
+    if (!good && !bad)
+        return;
+    fputs("breaking point: ", out);
+    if (good)
+        fprintf(out, "highest step that passed %" PRIu32 " (%s, %s req/s, p99 %s)",
+                good->plan_step, report_fmt_level(good->model == LOAD_OPEN, good->level, lv),
+                report_fmt_rate(report_per_second(good->completed, good->duration_ms), rate),
+                latency(good, good->p99_us, p99));
+    else
+        fputs("no step passed", out);
+    if (bad)
+        fprintf(out, "; first failed %" PRIu32 " (%s): %s\n", bad->plan_step,
+                report_fmt_level(bad->model == LOAD_OPEN, bad->level, lv),
+                report_shown(bad->why, TICK_TEXT_MAX, why, sizeof(why)));
+    else
+        fputs("; no step failed\n", out);
 }
 
 int format_steps_text(const struct steps *st, FILE *out)
@@ -160,6 +235,7 @@ int format_steps_text(const struct steps *st, FILE *out)
         for (size_t i = 0; i < rows; i++)
             print_line(out, st, &l, steps_row(st, i));
     }
+    print_breaking_point(out, st);
     if (steps_rows_not_kept(st))
         fprintf(out, "  and %s more steps (%s requests), not kept\n",
                 report_fmt_grouped(steps_rows_not_kept(st), n),

@@ -64,6 +64,14 @@ check_ge() {
     if [ "$3" -ge "$2" ] 2>/dev/null; then ok "$1"; else not_ok "$1" "expected >= $2, got \"$3\""; fi
 }
 
+# holds NAME EXPR: ok when the awk expression EXPR (over numbers passed as
+# -v variables before it) is true. Usage: holds "name" "x > 1" -v x=2
+holds() {
+    name=$1 expr=$2
+    shift 2
+    if awk "$@" "BEGIN { exit !($expr) }" </dev/null; then ok "$name"; else not_ok "$name" "$expr is false ($*)"; fi
+}
+
 # json_get URL KEY...: one value of a JSON document (nested keys).
 json_get() {
     u=$1

@@ -74,14 +74,6 @@ requests() {
     sed -n 's/^duration [^,]*, \([0-9,]*\) requests.*/\1/p' "$tmp/$1.out" | tr -d ,
 }
 
-# holds NAME EXPR: ok when the awk expression EXPR (over numbers passed as
-# -v variables before it) is true. Usage: holds "name" "x > 1" -v x=2
-holds() {
-    name=$1 expr=$2
-    shift 2
-    if awk "$@" "BEGIN { exit !($expr) }" </dev/null; then ok "$name"; else not_ok "$name" "$expr is false ($*)"; fi
-}
-
 # ticks_with NAME PATTERN: how many progress lines match the grep -E PATTERN.
 ticks_with() {
     grep -Ec -- "$2" "$tmp/$1.err"

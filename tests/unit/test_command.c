@@ -83,7 +83,7 @@ static void bad_lines_say_what_was_expected(void **state)
     (void)state;
     parse_fails(
         "faster",
-        "expected concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT or stop, got \"faster\"");
+        "expected concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT, ramp, next or stop, got \"faster\"");
     parse_fails("drop", "expected a whole number after the command, such as drop 5, got \"drop\"");
     parse_fails("drop -2",
                 "expected a whole number after the command, such as drop 5, got \"drop -2\"");
@@ -95,7 +95,7 @@ static void bad_lines_say_what_was_expected(void **state)
     parse_fails("++", "expected nothing after the command, got \"++\"");
     parse_fails(
         "stop\x1b[2J",
-        "expected concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT or stop, got \"stop\\e[2J\"");
+        "expected concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT, ramp, next or stop, got \"stop\\e[2J\"");
 }
 
 int main(void)

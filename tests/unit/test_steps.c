@@ -19,9 +19,9 @@
 
 #include "core/errclass.h"
 #include "core/hist.h"
+#include "core/steps.h"
 #include "core/tick.h"
 #include "report/formats.h"
-#include "report/steps.h"
 #include "report/summary.h"
 
 #define TEST_DATA_CAP 65536

@@ -1,0 +1,589 @@
+/*
+ * The step plan: which step runs, when its warm-up and hold end, how it is
+ * judged, and what a failed step does. Figures of a step come from the
+ * ticks of its measure phase only; the knee and the stop conditions read
+ * them when the step ends.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "core/hist.h"
+#include "core/units.h"
+#include "core/xalloc.h"
+#include "ramp/ramp.h"
+
+#define POINTS_MAX 256 /* judged steps the knee looks at; older ones are dropped */
+
+/* What one step (or a level held by hand) measured. */
+struct step_figures {
+    double level;
+    uint64_t ticks;
+    uint64_t duration_ms;
+    uint64_t completed;
+    uint64_t failed;
+    double latency_sum_us; /* mean x count, summed over ticks */
+    double rate_sum;       /* per-tick throughputs: sum and sum of squares, */
+    double rate_sum2;      /* for the standard error of the step's throughput */
+    struct hist *hist;
+    uint32_t n_probes;
+    struct {
+        char name[TICK_NAME_MAX];
+        int has_value;
+        double max, min;
+    } probes[TICK_MAX_PROBES];
+};
+
+struct ramp {
+    const struct config_ramp *cfg;
+    double think_s;
+    enum plan_phase phase;
+    uint32_t step;           /* 0-based index of the current step */
+    double level;            /* the level the plan set last */
+    uint64_t warm_ms;        /* warm-up done in the current step */
+    int has_passed;          /* some step passed */
+    double last_good;        /* the level of the last step that passed */
+    uint32_t last_good_step; /* and its index */
+    double last_good_rate;   /* its throughput */
+    uint64_t last_good_p99;  /* and its p99, µs */
+    double best_rate;        /* the best throughput of a passed step */
+    int cut_now;             /* n was pressed: end the step on the next tick */
+    struct step_figures cur; /* the current step, or the level held by hand */
+    struct hist *scratch;
+    struct knee_point points[POINTS_MAX];
+    size_t n_points;
+    int knee_found;
+    int pct_over; /* a percentile limit was crossed in this step */
+    int is_manual_level; /* cur follows a level set by hand (no plan) */
+};
+
+static const struct config_ramp empty_plan;
+
+struct ramp *ramp_new(const struct config_ramp *cfg, uint64_t think_us)
+{
+    struct ramp *r = xcalloc(1, sizeof(*r));
+
+    r->cfg = cfg ? cfg : &empty_plan;
+    r->think_s = (double)think_us / 1e6;
+    r->cur.hist = hist_new();
+    r->scratch = hist_new();
+    return r;
+}
+
+void ramp_free(struct ramp *r)
+{
+    if (!r)
+        return;
+    hist_free(r->cur.hist);
+    hist_free(r->scratch);
+    free(r);
+}
+
+int ramp_has_plan(const struct ramp *r)
+{
+    return r->cfg->n_steps > 0;
+}
+
+/* ---- text ---- */
+
+static void fmt_level(double level, char *buf, size_t len)
+{
+    snprintf(buf, len, "c=%.0f", level);
+}
+
+static void out_event(struct ramp_out *out, uint64_t at_ms, enum event_kind kind,
+                      const char *fmt, ...)
+{
+    struct tick_event *e;
+    va_list ap;
+
+    if (out->n_events == RAMP_OUT_EVENTS)
+        return;
+    e = &out->events[out->n_events++];
+    e->at_ms = at_ms;
+    e->kind = kind;
+    va_start(ap, fmt);
+    vsnprintf(e->text, sizeof(e->text), fmt, ap);
+    va_end(ap);
+}
+
+static void tick_event(struct tick *t, enum event_kind kind, const char *fmt, ...)
+{
+    char text[TICK_TEXT_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    tick_add_event(t, kind, t->start_ms + t->duration_ms, text);
+}
+
+/* ---- figures ---- */
+
+static void figures_reset(struct step_figures *f, double level)
+{
+    struct hist *h = f->hist;
+
+    memset(f, 0, sizeof(*f));
+    f->hist = h;
+    f->level = level;
+    hist_reset(h);
+}
+
+static void figures_add(struct ramp *r, struct step_figures *f, const struct tick *t)
+{
+    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+    double rate = t->duration_ms ? (double)t->total.completed * 1000.0 / (double)t->duration_ms : 0;
+
+    f->ticks++;
+    f->duration_ms += t->duration_ms;
+    f->completed += t->total.completed;
+    f->failed += t->total.completed - t->total.ok;
+    f->latency_sum_us += t->total.window.mean_us * (double)t->total.window.count;
+    f->rate_sum += rate;
+    f->rate_sum2 += rate * rate;
+    if (tick_get_hist(t, &t->total, r->scratch) == 0)
+        hist_merge(f->hist, r->scratch);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tick_probe *p = &t->probes[i];
+        int k = tick_name_row(f->probes, sizeof(f->probes[0]), &f->n_probes, TICK_MAX_PROBES,
+                              p->name);
+
+        if (k < 0 || !p->has_value)
+            continue;
+        if (!f->probes[k].has_value || p->value > f->probes[k].max)
+            f->probes[k].max = p->value;
+        if (!f->probes[k].has_value || p->value < f->probes[k].min)
+            f->probes[k].min = p->value;
+        f->probes[k].has_value = 1;
+    }
+}
+
+static double figures_rate(const struct step_figures *f)
+{
+    return f->duration_ms ? (double)f->completed * 1000.0 / (double)f->duration_ms : 0;
+}
+
+static struct knee_point figures_point(const struct step_figures *f)
+{
+    struct knee_point p = {.users = f->level, .throughput = figures_rate(f)};
+    double n = (double)f->ticks;
+
+    if (f->ticks > 1) {
+        double var = (f->rate_sum2 - f->rate_sum * f->rate_sum / n) / (n - 1);
+
+        p.throughput_se = var > 0 ? sqrt(var / n) : 0;
+    }
+    if (f->completed)
+        p.mean_latency_s = f->latency_sum_us / (double)f->completed / 1e6;
+    return p;
+}
+
+static uint64_t figures_pct(const struct step_figures *f, enum config_rule_metric m)
+{
+    static const double pct[] = {[CONFIG_RULE_P50] = 50.0,
+                                 [CONFIG_RULE_P90] = 90.0,
+                                 [CONFIG_RULE_P99] = 99.0,
+                                 [CONFIG_RULE_P999] = 99.9};
+
+    return hist_count(f->hist) ? hist_percentile(f->hist, pct[m]) : 0;
+}
+
+/* ---- judging ---- */
+
+static const char *rule_name(const struct config_rule *rule)
+{
+    static const char *const names[] = {
+        [CONFIG_RULE_ERROR_RATE] = "error_rate", [CONFIG_RULE_P50] = "p50",
+        [CONFIG_RULE_P90] = "p90",               [CONFIG_RULE_P99] = "p99",
+        [CONFIG_RULE_P999] = "p99.9",            [CONFIG_RULE_THROUGHPUT_DROP] = "throughput_drop",
+    };
+
+    return rule->metric == CONFIG_RULE_PROBE ? rule->probe : names[rule->metric];
+}
+
+/* Whether rule trips on f; why gets the figures when it does. */
+static int rule_trips(const struct ramp *r, const struct step_figures *f,
+                      const struct config_rule *rule, char *why, size_t len)
+{
+    char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX];
+    double v;
+
+    switch (rule->metric) {
+    case CONFIG_RULE_ERROR_RATE:
+        v = f->completed ? (double)f->failed / (double)f->completed : 0;
+        if (v <= rule->value)
+            return 0;
+        snprintf(why, len, "error_rate %.2f%% > %.2f%% (%llu of %llu failed)", v * 100,
+                 rule->value * 100, (unsigned long long)f->failed,
+                 (unsigned long long)f->completed);
+        return 1;
+    case CONFIG_RULE_P50:
+    case CONFIG_RULE_P90:
+    case CONFIG_RULE_P99:
+    case CONFIG_RULE_P999:
+        v = (double)figures_pct(f, rule->metric);
+        if (v <= rule->value)
+            return 0;
+        snprintf(why, len, "%s %s > %s", rule_name(rule),
+                 units_format_duration((uint64_t)v, a, sizeof(a)),
+                 units_format_duration((uint64_t)rule->value, b, sizeof(b)));
+        return 1;
+    case CONFIG_RULE_THROUGHPUT_DROP:
+        if (!r->has_passed || r->best_rate <= 0)
+            return 0;
+        v = 1.0 - figures_rate(f) / r->best_rate;
+        if (v <= rule->value)
+            return 0;
+        snprintf(why, len, "throughput_drop %.1f%% > %.1f%% (%.0f req/s, best %.0f)", v * 100,
+                 rule->value * 100, figures_rate(f), r->best_rate);
+        return 1;
+    case CONFIG_RULE_PROBE:
+        for (uint32_t i = 0; i < f->n_probes; i++) {
+            if (strcmp(f->probes[i].name, rule->probe) != 0 || !f->probes[i].has_value)
+                continue;
+            v = rule->is_below ? f->probes[i].min : f->probes[i].max;
+            if (rule->is_below ? v >= rule->value : v <= rule->value)
+                return 0;
+            snprintf(why, len, "probe %s %g %c %g", rule->probe, v, rule->is_below ? '<' : '>',
+                     rule->value);
+            return 1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* VERDICT_PASS or VERDICT_FAIL, with the first condition that tripped. */
+static enum plan_verdict judge(const struct ramp *r, const struct step_figures *f, char *why,
+                               size_t len)
+{
+    if (f->completed == 0) {
+        snprintf(why, len, "no request completed in %llu ms",
+                 (unsigned long long)f->duration_ms);
+        return VERDICT_FAIL;
+    }
+    for (uint32_t i = 0; i < r->cfg->n_rules; i++) {
+        if (rule_trips(r, f, &r->cfg->rules[i], why, len))
+            return VERDICT_FAIL;
+    }
+    why[0] = '\0';
+    return VERDICT_PASS;
+}
+
+/* ---- the knee and the percentile limits ---- */
+
+static void add_point(struct ramp *r, struct tick *t, const struct step_figures *f)
+{
+    struct knee_why why;
+    char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX];
+    long k;
+
+    if (f->ticks == 0)
+        return;
+    if (r->n_points == POINTS_MAX) {
+        memmove(r->points, r->points + 1, (POINTS_MAX - 1) * sizeof(r->points[0]));
+        r->n_points--;
+    }
+    r->points[r->n_points++] = figures_point(f);
+    if (r->knee_found)
+        return;
+    k = knee_find(r->points, r->n_points, r->think_s, &why);
+    if (k < 0 || (size_t)k != r->n_points - 1)
+        return;
+    r->knee_found = 1;
+    tick_event(t, EV_DETECTION,
+               "knee: c=%.0f adds no throughput over c=%.0f (%.0f vs %.0f req/s, %.0f%% of linear); mean latency %s, Little's law predicts %s",
+               r->points[k].users, r->points[why.scaled].users, r->points[k].throughput,
+               r->points[why.scaled].throughput, why.gain * 100,
+               units_format_duration((uint64_t)(r->points[k].mean_latency_s * 1e6), a, sizeof(a)),
+               units_format_duration((uint64_t)(why.little_s * 1e6), b, sizeof(b)));
+}
+
+/* A percentile limit of stop_when crossed in this tick: said once a step. */
+static void check_pct_limits(struct ramp *r, struct tick *t)
+{
+    static const int pct_index[] = {[CONFIG_RULE_P50] = 0,
+                                    [CONFIG_RULE_P90] = 1,
+                                    [CONFIG_RULE_P99] = 2,
+                                    [CONFIG_RULE_P999] = 3};
+    char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX];
+
+    if (r->pct_over || t->total.window.count == 0)
+        return;
+    for (uint32_t i = 0; i < r->cfg->n_rules; i++) {
+        const struct config_rule *rule = &r->cfg->rules[i];
+        uint64_t v;
+
+        if (rule->metric < CONFIG_RULE_P50 || rule->metric > CONFIG_RULE_P999)
+            continue;
+        v = t->total.window.pct_us[pct_index[rule->metric]];
+        if ((double)v <= rule->value)
+            continue;
+        r->pct_over = 1;
+        tick_event(t, EV_DETECTION, "%s %s crossed its limit %s at concurrency %u",
+                   rule_name(rule), units_format_duration(v, a, sizeof(a)),
+                   units_format_duration((uint64_t)rule->value, b, sizeof(b)),
+                   t->target_concurrency);
+        return;
+    }
+}
+
+/* ---- moving through the plan ---- */
+
+static uint32_t n_steps(const struct ramp *r)
+{
+    return r->cfg->n_steps;
+}
+
+/* Enters step i: its level, its warm-up, fresh figures. */
+static void enter_step(struct ramp *r, uint32_t i, uint64_t at_ms, struct ramp_out *out,
+                       struct tick *t)
+{
+    char lv[32], hold[UNITS_FMT_MAX + 32], warm[UNITS_FMT_MAX];
+
+    r->step = i;
+    r->level = r->cfg->steps[i];
+    r->warm_ms = 0;
+    r->pct_over = 0;
+    r->phase = r->cfg->warmup_us ? PLAN_WARMUP : PLAN_MEASURE;
+    figures_reset(&r->cur, r->level);
+    out->set_level = 1;
+    out->level = r->level;
+    fmt_level(r->level, lv, sizeof(lv));
+    if (r->cfg->requests_per_user)
+        snprintf(hold, sizeof(hold), "%u requests per user",
+                 (unsigned)r->cfg->requests_per_user);
+    else
+        units_format_duration(r->cfg->hold_us, hold, sizeof(hold));
+    units_format_duration(r->cfg->warmup_us, warm, sizeof(warm));
+    if (t)
+        tick_event(t, EV_COMMAND, "ramp step %u/%u: %s (warm-up %s, then hold %s)", i + 1,
+                   n_steps(r), lv, warm, hold);
+    else
+        out_event(out, at_ms, EV_COMMAND, "ramp step %u/%u: %s (warm-up %s, then hold %s)", i + 1,
+                  n_steps(r), lv, warm, hold);
+}
+
+static void begin_plan(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
+{
+    r->has_passed = 0;
+    r->best_rate = 0;
+    r->n_points = 0;
+    r->knee_found = 0;
+    r->is_manual_level = 0;
+    enter_step(r, 0, at_ms, out, NULL);
+}
+
+void ramp_start(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
+{
+    if (!ramp_has_plan(r)) {
+        out_event(out, at_ms, EV_NOTICE,
+                  "no ramp plan: add a [ramp] section (steps = 1, 8, 16, 32) to the config");
+        return;
+    }
+    begin_plan(r, at_ms, out);
+}
+
+void ramp_toggle(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
+{
+    switch (r->phase) {
+    case PLAN_OFF:
+        ramp_start(r, at_ms, out);
+        return;
+    case PLAN_PAUSED:
+        out_event(out, at_ms, EV_COMMAND, "ramp resumed: step %u/%u starts again", r->step + 1,
+                  n_steps(r));
+        enter_step(r, r->step, at_ms, out, NULL);
+        return;
+    case PLAN_WARMUP:
+    case PLAN_MEASURE:
+    case PLAN_HOLDING:
+        r->phase = PLAN_OFF;
+        out_event(out, at_ms, EV_COMMAND, "ramp stopped at step %u/%u; the load stays as it is",
+                  r->step + 1, n_steps(r));
+        return;
+    }
+}
+
+void ramp_manual(struct ramp *r, uint64_t at_ms, const char *what, struct ramp_out *out)
+{
+    if (r->phase != PLAN_WARMUP && r->phase != PLAN_MEASURE && r->phase != PLAN_HOLDING)
+        return;
+    r->phase = PLAN_PAUSED;
+    out_event(out, at_ms, EV_NOTICE, "ramp paused at step %u/%u by a manual %s (r resumes it)",
+              r->step + 1, n_steps(r), what);
+}
+
+/* The breaking point, said when a step fails. */
+static void say_breaking_point(struct ramp *r, struct tick *t, const char *why)
+{
+    char lv[32], good[32], p99[UNITS_FMT_MAX];
+
+    fmt_level(r->level, lv, sizeof(lv));
+    if (!r->has_passed) {
+        tick_event(t, EV_DETECTION, "breaking point: step %u (%s) failed, no step passed: %s",
+                   r->step + 1, lv, why);
+        return;
+    }
+    fmt_level(r->last_good, good, sizeof(good));
+    units_format_duration(r->last_good_p99, p99, sizeof(p99));
+    tick_event(t, EV_DETECTION,
+               "breaking point: step %u (%s) failed: %s; last good: step %u (%s, %.0f req/s, p99 %s)",
+               r->step + 1, lv, why, r->last_good_step + 1, good, r->last_good_rate, p99);
+}
+
+/* The step's action after a failure. */
+static void act_on_failure(struct ramp *r, struct tick *t, const char *why, struct ramp_out *out)
+{
+    char lv[32];
+
+    say_breaking_point(r, t, why);
+    switch (r->cfg->action) {
+    case CONFIG_ACTION_STOP:
+        r->phase = PLAN_OFF;
+        out->stop = 1;
+        snprintf(out->stop_why, sizeof(out->stop_why), "ramp: step %u failed", r->step + 1);
+        return;
+    case CONFIG_ACTION_HOLD:
+        r->phase = PLAN_HOLDING;
+        fmt_level(r->level, lv, sizeof(lv));
+        tick_event(t, EV_COMMAND, "ramp holds at step %u (%s)", r->step + 1, lv);
+        return;
+    case CONFIG_ACTION_BACK:
+        r->phase = PLAN_HOLDING;
+        if (!r->has_passed) {
+            fmt_level(r->level, lv, sizeof(lv));
+            tick_event(t, EV_COMMAND, "ramp holds at step %u (%s): no step passed to go back to",
+                       r->step + 1, lv);
+            return;
+        }
+        r->step = r->last_good_step;
+        r->level = r->last_good;
+        out->set_level = 1;
+        out->level = r->level;
+        fmt_level(r->level, lv, sizeof(lv));
+        tick_event(t, EV_COMMAND, "ramp goes back to step %u (%s) and holds", r->step + 1, lv);
+        return;
+    }
+}
+
+/* Ends the current step on tick t (its last): verdict, knee, what next. */
+static void end_step(struct ramp *r, struct tick *t, struct ramp_out *out)
+{
+    struct step_figures *f = &r->cur;
+    char why[TICK_TEXT_MAX], lv[32], p99[UNITS_FMT_MAX];
+    enum plan_verdict v;
+
+    fmt_level(r->level, lv, sizeof(lv));
+    if (f->ticks == 0) {
+        t->plan.verdict = VERDICT_CUT;
+        tick_event(t, EV_NOTICE, "ramp step %u/%u (%s) ended before it measured anything",
+                   r->step + 1, n_steps(r), lv);
+    } else {
+        v = judge(r, f, why, sizeof(why));
+        t->plan.verdict = v;
+        add_point(r, t, f);
+        units_format_duration(figures_pct(f, CONFIG_RULE_P99), p99, sizeof(p99));
+        if (v == VERDICT_FAIL) {
+            tick_copy_text(t->plan.why, sizeof(t->plan.why), why);
+            act_on_failure(r, t, why, out);
+            return;
+        }
+        tick_event(t, EV_DETECTION, "ramp step %u/%u (%s) passed: %.0f req/s, p99 %s",
+                   r->step + 1, n_steps(r), lv, figures_rate(f), p99);
+        r->has_passed = 1;
+        r->last_good = r->level;
+        r->last_good_step = r->step;
+        r->last_good_rate = figures_rate(f);
+        r->last_good_p99 = figures_pct(f, CONFIG_RULE_P99);
+        if (figures_rate(f) > r->best_rate)
+            r->best_rate = figures_rate(f);
+    }
+    if (r->step + 1 < n_steps(r)) {
+        enter_step(r, r->step + 1, 0, out, t);
+        return;
+    }
+    r->phase = PLAN_OFF;
+    out->stop = 1;
+    snprintf(out->stop_why, sizeof(out->stop_why), "ramp: the last step ended");
+    tick_event(t, EV_DETECTION, "ramp done: all %u steps ran, none failed its conditions",
+               n_steps(r));
+}
+
+void ramp_next(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
+{
+    if (r->phase != PLAN_WARMUP && r->phase != PLAN_MEASURE) {
+        out_event(out, at_ms, EV_NOTICE, "n: no ramp step is running (r starts the plan)");
+        return;
+    }
+    r->cut_now = 1;
+}
+
+/* Whether the current step's hold is over. */
+static int hold_done(const struct ramp *r)
+{
+    const struct step_figures *f = &r->cur;
+
+    if (r->cfg->requests_per_user)
+        return f->completed >= (uint64_t)r->cfg->requests_per_user * (uint64_t)r->level;
+    return f->duration_ms * 1000 >= r->cfg->hold_us;
+}
+
+/* Levels held by hand, with no plan running: each is a step for the knee,
+ * its first tick left out as the warm-up. */
+static void follow_manual(struct ramp *r, struct tick *t)
+{
+    double level = (double)t->target_concurrency;
+    int holds = t->state == RUN_RUNNING;
+
+    if (!r->is_manual_level || level != r->cur.level || !holds) {
+        if (r->is_manual_level)
+            add_point(r, t, &r->cur);
+        figures_reset(&r->cur, level);
+        r->is_manual_level = holds;
+        r->pct_over = 0;
+        return;
+    }
+    figures_add(r, &r->cur, t);
+}
+
+void ramp_on_tick(struct ramp *r, struct tick *t, struct ramp_out *out)
+{
+    int is_running = r->phase == PLAN_WARMUP || r->phase == PLAN_MEASURE;
+    int run_ends = t->state == RUN_STOPPING || t->state == RUN_DONE;
+
+    memset(out, 0, sizeof(*out));
+    memset(&t->plan, 0, sizeof(t->plan));
+    t->plan.phase = r->phase;
+    if (r->phase != PLAN_OFF) {
+        t->plan.step = r->step + 1;
+        t->plan.n_steps = n_steps(r);
+        t->plan.level = r->level;
+    }
+    check_pct_limits(r, t);
+    if (!is_running) {
+        if (r->phase == PLAN_OFF)
+            follow_manual(r, t);
+        return;
+    }
+    if (r->phase == PLAN_MEASURE)
+        figures_add(r, &r->cur, t);
+    else if ((r->warm_ms += t->duration_ms) * 1000 >= r->cfg->warmup_us)
+        r->phase = PLAN_MEASURE;
+    if (run_ends) {
+        r->phase = PLAN_OFF;
+        t->plan.verdict = VERDICT_CUT;
+        tick_event(t, EV_NOTICE, "ramp stopped: the run ends during step %u/%u", r->step + 1,
+                   n_steps(r));
+        return;
+    }
+    if (r->cut_now || (t->plan.phase == PLAN_MEASURE && hold_done(r))) {
+        r->cut_now = 0;
+        end_step(r, t, out);
+    }
+}

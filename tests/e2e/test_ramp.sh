@@ -1,0 +1,158 @@
+#!/bin/sh
+# Ramp plans end to end, against brink target set up to break at known
+# points: its queue overflows (503) above 8 users, and the sibling count of
+# a multipart manifest passes 20 only with more than 16 writers. A ramp
+# 1, 8, 16, 32, 64 must name the right breaking step, take its action, list
+# every step it ran in the report's step table, and the detections must come
+# back in a replay of the session.
+# Usage: sh test_ramp.sh BRINK SRCDIR
+brink=$1
+src=$2
+. "$src/tests/e2e/lib.sh"
+. "$src/tests/e2e/target_lib.sh"
+
+target_setup
+
+# run NAME CONFIG ARGS...: a bounded headless run (stdin empty); report in
+# $tmp/NAME.out, progress in $tmp/NAME.err, exit status in $status.
+run() {
+    name=$1 cfg=$2
+    shift 2
+    timeout 90 "$brink" run --headless --config "$cfg" --record "$tmp/$name.jsonl" "$@" \
+        >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
+    status=$?
+}
+
+# step_row NAME STEP: the report's step table row of plan step STEP ("3/5").
+step_row() {
+    sed -n "/^steps:/,/^breaking point:/s|^  $2 *||p" "$tmp/$1.out"
+}
+
+# ---- 1. the queue: 4 workers of 5 ms and 4 places, so 503s above 8 users ----
+cat >"$tmp/queue.json" <<'JSON'
+{"workers": 4, "queue_max": 4, "service_ms": {"bytes": 5}}
+JSON
+start_target --config "$tmp/queue.json" || {
+    not_ok "brink target starts" "$(cat "$tmp/target.err")"
+    finish
+    exit 1
+}
+cat >"$tmp/queue.ini" <<INI
+[target]
+url = $url/bytes/100
+
+[ramp]
+steps = 1, 8, 16, 32, 64
+hold = 2s
+warmup = 1s
+stop_when = error_rate > 1%, p99 > 2s
+action = stop
+INI
+start=$(now_ms)
+run queue "$tmp/queue.ini" --ramp --duration 60s
+took=$(($(now_ms) - start))
+check "queue: exit status" 0 "$status"
+grep -q 'breaking point: step 3 (c=16) failed: error_rate' "$tmp/queue.err" &&
+    ok "queue: the breaking step is 3 (c=16), by its error rate" ||
+    not_ok "queue: the breaking step is 3 (c=16), by its error rate" "$(grep -E 'ramp|breaking' "$tmp/queue.err")"
+grep -q 'first http_5xx at concurrency 16' "$tmp/queue.err" &&
+    ok "queue: the first 503 is detected at concurrency 16" ||
+    not_ok "queue: the first 503 is detected at concurrency 16" "$(grep -E 'first' "$tmp/queue.err")"
+grep -q 'ramp: step 3 failed: draining' "$tmp/queue.err" &&
+    ok "queue: action stop ends the run after step 3" ||
+    not_ok "queue: action stop ends the run after step 3" "$(tail -5 "$tmp/queue.err")"
+holds "queue: it stopped by itself long before the 60 s duration (${took} ms)" "t < 30000" -v t="$took"
+for s in 1/5 2/5; do
+    row=$(step_row queue $s)
+    case "$row" in
+    *pass) ok "queue: step $s passed: $row" ;;
+    *) not_ok "queue: step $s passed" "row: '$row'" ;;
+    esac
+done
+row=$(step_row queue 3/5)
+case "$row" in
+c=16*"FAIL: error_rate"*) ok "queue: step 3/5 (c=16) failed: $row" ;;
+*) not_ok "queue: step 3/5 (c=16) failed" "row: '$row'" ;;
+esac
+check "queue: no step after the failed one ran" "" "$(step_row queue 4/5)"
+grep -q '^breaking point: highest step that passed 2 (c=8, .*; first failed 3 (c=16): error_rate' "$tmp/queue.out" &&
+    ok "queue: the report's breaking point names steps 2 and 3" ||
+    not_ok "queue: the report's breaking point names steps 2 and 3" "$(grep '^breaking' "$tmp/queue.out")"
+# Every step the plan ran shows its figures: requests and a p99.
+"$brink" report "$tmp/queue.jsonl" >"$tmp/queue.report" 2>&1
+n=$(sed -n '/^steps:/,/^breaking point:/p' "$tmp/queue.report" | grep -cE '^  [1-5]/5 +c=[0-9]+ +[0-9.]+[mu]?s +[0-9.]+s +[0-9,]+ +[0-9,.]+')
+check "queue: brink report of the session lists the 3 steps with figures" 3 "$n"
+"$brink" replay --headless "$tmp/queue.jsonl" >/dev/null 2>"$tmp/queue.replay"
+for d in 'breaking point: step 3 \(c=16\)' 'first http_5xx at concurrency 16' 'ramp step 2/5 \(c=8\) passed'; do
+    grep -Eq "$d" "$tmp/queue.replay" && ok "queue: replay shows \"$d\"" ||
+        not_ok "queue: replay shows \"$d\"" "$(grep -E 'ramp|first|breaking' "$tmp/queue.replay" | head)"
+done
+stop_target
+
+# ---- 2. siblings: writers to one manifest each add one while they overlap ----
+start_target --seed 3 || {
+    not_ok "brink target starts again" "$(cat "$tmp/target.err")"
+    finish
+    exit 1
+}
+cat >"$tmp/sib.ini" <<INI
+[target]
+url = $url
+
+[request put]
+weight = 3
+method = PUT
+url = /mp/ramp/{seq}
+body = random:1k
+
+[request get]
+weight = 1
+url = /mp/ramp
+
+[probe siblings]
+type = json
+url = /stats
+pointer = /node_get_fsm_siblings_100
+interval = 200ms
+
+[ramp]
+steps = 1, 8, 16, 32, 64
+hold = 2s
+warmup = 1s
+stop_when = probe.siblings > 20, error_rate > 5%
+action = back
+INI
+run sib "$tmp/sib.ini" --ramp --duration 18s
+check "siblings: exit status" 0 "$status"
+grep -q 'breaking point: step 4 (c=32) failed: probe siblings' "$tmp/sib.err" &&
+    ok "siblings: the breaking step is 4 (c=32), by the sibling probe" ||
+    not_ok "siblings: the breaking step is 4 (c=32), by the sibling probe" "$(grep -E 'ramp|breaking|siblings=' "$tmp/sib.err" | head -30)"
+grep -q 'ramp goes back to step 3 (c=16) and holds' "$tmp/sib.err" &&
+    ok "siblings: action back returns to step 3 (c=16)" ||
+    not_ok "siblings: action back returns to step 3 (c=16)" "$(grep -E 'ramp' "$tmp/sib.err")"
+last=$(grep '^t=' "$tmp/sib.err" | tail -2 | head -1 | sed -n 's/^t=[^ ]* c=\([0-9]*\) .*/\1/p')
+check "siblings: it holds 16 users until the duration ends" 16 "$last"
+for s in 1/5 2/5 3/5; do
+    row=$(step_row sib $s)
+    case "$row" in
+    *pass) ok "siblings: step $s passed: $row" ;;
+    *) not_ok "siblings: step $s passed" "row: '$row'" ;;
+    esac
+done
+row=$(step_row sib 4/5)
+case "$row" in
+c=32*"FAIL: probe siblings"*) ok "siblings: step 4/5 (c=32) failed: $row" ;;
+*) not_ok "siblings: step 4/5 (c=32) failed" "row: '$row'" ;;
+esac
+grep -Eq '^  - +c=16 ' "$tmp/sib.out" && ok "siblings: the held level has its own row" ||
+    not_ok "siblings: the held level has its own row" "$(sed -n '/^steps:/,$p' "$tmp/sib.out")"
+"$brink" replay --headless "$tmp/sib.jsonl" >/dev/null 2>"$tmp/sib.replay"
+grep -q 'breaking point: step 4 (c=32) failed: probe siblings' "$tmp/sib.replay" &&
+    ok "siblings: replay shows the breaking point" ||
+    not_ok "siblings: replay shows the breaking point" "$(grep -E 'ramp|breaking' "$tmp/sib.replay" | head)"
+
+# ---- 3. --ramp without a plan is a usage error ----
+expect_run "--ramp without [ramp] steps: one line, exit 2" 2 "" \
+    '^brink: --ramp: the command line has no \[ramp\] steps' -- \
+    "$brink" run --headless --no-record --url "$url/bytes/1" --ramp --duration 1s
+finish
