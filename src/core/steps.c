@@ -303,6 +303,15 @@ void steps_finish(struct steps *s)
 
 /* ---- accessors ---- */
 
+int steps_current(const struct steps *s, struct step_row *out)
+{
+    if (!s->is_open)
+        return -ENOENT;
+    *out = s->cur;
+    set_latency(out, s->cur_hist);
+    return 0;
+}
+
 size_t steps_count(const struct steps *s)
 {
     return s->n_rows;

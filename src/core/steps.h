@@ -91,6 +91,10 @@ int steps_add_tick(struct steps *s, const struct tick *t);
  * Calling it twice is harmless. */
 void steps_finish(struct steps *s);
 
+/* The open row so far (percentiles computed now), for a live table: 0 and
+ * *out, or -ENOENT when no row is open. */
+int steps_current(const struct steps *s, struct step_row *out);
+
 /* Closed rows in order, 0 to steps_count - 1; NULL past the end. Valid until
  * the next steps_add_tick, steps_finish or steps_free. */
 size_t steps_count(const struct steps *s);

@@ -56,6 +56,7 @@ struct model_probe {
 
 struct model {
     struct tick *last; /* the latest tick without its histograms; NULL before one */
+    struct steps *steps; /* the step table so far (core/steps.h) */
     uint64_t ticks;    /* ticks seen */
     struct model_point points[MODEL_HISTORY];
     unsigned n_points;
@@ -145,6 +146,9 @@ enum action {
     ACT_HELP,
     ACT_QUIT,
     ACT_REDRAW,
+    ACT_RAMP,      /* start, resume or stop the ramp plan */
+    ACT_RAMP_NEXT, /* end the plan's current step */
+    ACT_STEPS,     /* the step table instead of the event log, or back */
     /* replay */
     ACT_PLAY_PAUSE,
     ACT_SEEK_BACK,
@@ -257,6 +261,7 @@ struct view {
     const char *prompt;    /* an open prompt's label, or NULL */
     const char *input;     /* what was typed into it */
     int show_help;
+    int show_steps; /* the step table takes the event log's place */
     const struct keymap *keys;
     /* A replay: the session's length, the speed and whether it plays. */
     int is_replay;
@@ -272,6 +277,7 @@ void view_errors(const struct view *v, struct rect r);
 void view_counters(const struct view *v, struct rect r);
 void view_kinds(const struct view *v, struct rect r);
 void view_events(const struct view *v, struct rect r);
+void view_steps(const struct view *v, struct rect r);
 void view_keys(const struct view *v, struct rect r);
 void view_compact(const struct view *v, struct rect r);
 void view_help(const struct view *v, int cols, int rows);

@@ -9,11 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/steps.h"
 #include "core/xalloc.h"
 
 struct model *model_new(void)
 {
-    return xcalloc(1, sizeof(struct model));
+    struct model *m = xcalloc(1, sizeof(struct model));
+
+    m->steps = steps_new();
+    return m;
 }
 
 void model_free(struct model *m)
@@ -21,6 +25,7 @@ void model_free(struct model *m)
     if (!m)
         return;
     tick_free(m->last);
+    steps_free(m->steps);
     free(m);
 }
 
@@ -149,6 +154,8 @@ void model_add_tick(struct model *m, const struct tick *t)
     add_totals(m, t);
     add_events(m, t);
     add_probes(m, t);
+    /* A damaged histogram only leaves latency out of its row. */
+    (void)steps_add_tick(m->steps, t);
     if (!m->last)
         m->last = tick_new(0);
     /* The histograms stay behind: the views need only the figures. */

@@ -46,6 +46,7 @@ struct ui {
     int is_dirty;
     int is_hung_up;
     int show_help;
+    int show_steps;
     unsigned quits; /* q presses, counted like stop signals */
     enum prompt_kind prompt;
     char input[INPUT_MAX];
@@ -245,6 +246,9 @@ static void act(struct ui *ui, enum action a, int key)
     case ACT_ASK_CONCURRENCY: open_prompt(ui, PROMPT_CONCURRENCY); break;
     case ACT_ASK_DROP: open_prompt(ui, PROMPT_DROP); break;
     case ACT_ASK_MARK: open_prompt(ui, PROMPT_MARK); break;
+    case ACT_RAMP: send_simple(ui, CMD_RAMP, 0, "ramp"); break;
+    case ACT_RAMP_NEXT: send_simple(ui, CMD_RAMP_NEXT, 0, "next step"); break;
+    case ACT_STEPS: ui->show_steps = !ui->show_steps; ui->is_dirty = 1; break;
     case ACT_HELP: ui->show_help = 1; ui->is_dirty = 1; break;
     case ACT_QUIT: quit(ui); break;
     case ACT_REDRAW: clearok(curscr, TRUE); ui->is_dirty = 1; break;
@@ -310,6 +314,7 @@ static void draw(struct ui *ui)
         .prompt = ui->prompt != PROMPT_NONE ? prompts[ui->prompt].label : NULL,
         .input = ui->input,
         .show_help = ui->show_help,
+        .show_steps = ui->show_steps,
         .keys = ui->keys,
         .is_replay = ui->p->replay != NULL,
         .replay_total_ms = ui->p->replay ? ui->p->replay->total_ms : 0,

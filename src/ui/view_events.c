@@ -81,9 +81,10 @@ static void replay_line(const struct view *v, struct rect r)
 
 void view_keys(const struct view *v, struct rect r)
 {
+    /* d (drop) and m (mark) are in the help: 80 columns hold no more. */
     static const char *const keys[][2] = {
-        {"+/-", "step"}, {"]/[", "x2 /2"}, {"=", "set"},   {"p", "pause"},
-        {"d", "drop"},   {"m", "mark"},    {"?", "help"}, {"q", "quit"},
+        {"+/-", "step"}, {"]/[", "x2 /2"}, {"=", "set"},  {"p", "pause"}, {"r", "ramp"},
+        {"t", "steps"},  {"?", "help"},    {"q", "quit"},
     };
     const struct theme *th = v->th;
     int x = r.x;

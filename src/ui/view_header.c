@@ -55,6 +55,24 @@ static void first_row(const struct view *v, struct rect r)
     }
 }
 
+/* Where the ramp plan is: "  ramp 3/5 warm-up"; nothing when none runs. */
+static int plan_badge(const struct view *v, int y, int x, int w, const struct tick_plan *p)
+{
+    static const char *const phases[] = {
+        [PLAN_OFF] = "", [PLAN_WARMUP] = "warm-up", [PLAN_MEASURE] = "measuring",
+        [PLAN_HOLDING] = "holding", [PLAN_PAUSED] = "paused (r resumes)",
+    };
+    const struct theme *th = v->th;
+    int used;
+
+    if (p->phase == PLAN_OFF || p->phase > PLAN_PAUSED)
+        return 0;
+    used = draw_text(th, y, x, w, th->attr[ROLE_LABEL], "  ramp ");
+    return used + draw_fmt(th, y, x + used, w - used,
+                           th->attr[p->phase == PLAN_PAUSED ? ROLE_WARN : ROLE_MARK], "%u/%u %s",
+                           p->step, p->n_steps, phases[p->phase]);
+}
+
 static void second_row(const struct view *v, struct rect r)
 {
     const struct theme *th = v->th;
@@ -71,6 +89,7 @@ static void second_row(const struct view *v, struct rect r)
                   t->target_concurrency);
     if (v->pending)
         x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
+    x += plan_badge(v, r.y + 1, x, end - x, &t->plan);
     x += draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  in flight ");
     x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_VALUE], "%u", t->in_flight);
     x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  new conns %llu",

@@ -78,7 +78,11 @@ void view_screen(const struct view *v, int cols, int rows)
     erase();
     layout_compute(cols, rows, v->m->last ? v->m->last->n_kinds : 0, &l);
     for (int p = 0; p < PANEL__COUNT; p++) {
-        if (l.r[p].h > 0 && l.r[p].w > 0)
+        if (l.r[p].h <= 0 || l.r[p].w <= 0)
+            continue;
+        if (p == PANEL_EVENTS && v->show_steps)
+            view_steps(v, l.r[p]);
+        else
             draw[p](v, l.r[p]);
     }
     if (v->show_help && !l.is_compact)

@@ -139,14 +139,22 @@ users_row() { # ACTUAL TARGET IN_FLIGHT
 }
 # A rate above zero at the start of the throughput panel: 12, 0.5, 12.3k.
 nonzero_rate='^(0\.[0-9]*[1-9][0-9]*|[1-9][0-9]*(\.[0-9]+)?)[kMG]? req/s'
-keys_line='^\+/- step  \]/\[ x2 /2  = set  p pause  d drop  m mark  \? help  q quit'
+keys_line='^\+/- step  \]/\[ x2 /2  = set  p pause  r ramp  t steps  \? help  q quit'
 
-# pane.sh PREFIX BRINK URL ENV...: brink run in a tmux pane (see console).
+# pane.sh PREFIX BRINK URL ENV... [-- ARGS...]: brink run in a tmux pane (see
+# console), ARGS added to its command line.
 cat >"$tmp/pane.sh" <<'PANE'
 prefix=$1 brink=$2 url=$3
 shift 3
+envs=""
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    envs="$envs $1"
+    shift
+done
+[ "${1:-}" = -- ] && shift
+# shellcheck disable=SC2086 # one VAR=value a word
 sh -c 'echo $$ >"$0.pid.new" && mv "$0.pid.new" "$0.pid" && exec "$@"' "$prefix" \
-    env "$@" "$brink" run --url "$url" --concurrency 2 --duration 30s
+    env $envs "$brink" run --url "$url" --concurrency 2 --duration 30s "$@"
 echo $? >"$prefix.status.new" && mv "$prefix.status.new" "$prefix.status"
 PANE
 
@@ -343,6 +351,46 @@ passed=$((passed + $(grep -c '^ok ' "$tmp/pty.out")))
 failed=$((failed + $(grep -c '^FAIL ' "$tmp/pty.out")))
 if grep -q Traceback "$tmp/pty.out"; then
     not_ok "the pty harness ran to its end"
+fi
+
+# --- a ramp plan driven from the keys: r, n, t and a manual change -------------------
+# Steps hold 30 s, so only n moves the plan on within the run.
+cat >"$tmp/ramp.ini" <<'INI'
+[ramp]
+steps = 2, 4, 8
+hold = 30s
+warmup = 1s
+INI
+if console ramp 132 40 -- --config "$tmp/ramp.ini" --ramp; then
+    expect_screen "ramp: --ramp starts the plan at step 1 (2 users)" \
+        "^users 2/2  ramp 1/3 (warm-up|measuring)  in flight"
+    expect_screen "ramp: its first step is in the event log" "command +ramp step 1/3: c=2"
+    expect_screen "ramp: the plan measures after its warm-up" "ramp 1/3 measuring"
+    $T send-keys -t s n
+    expect_screen "ramp: n ends step 1 and starts step 2 (4 users)" \
+        "^users 4/4  ramp 2/3 (warm-up|measuring)  in flight 4"
+    expect_screen "ramp: step 1's verdict is in the event log" \
+        "detection +ramp step 1/3 \(c=2\) passed: [0-9]+ req/s"
+    $T send-keys -t s t
+    expect_screen "ramp: t shows the step table with step 1 passed" "^1/3 +c=2 .* pass\$"
+    expect_screen "ramp: and the running step" "^2/3 +c=4 .* running\$"
+    $T send-keys -t s +
+    expect_screen "ramp: + pauses the plan" "^users 5/5  ramp 2/3 paused \(r resumes\)"
+    $T send-keys -t s t
+    expect_screen "ramp: t again shows the events: the pause is there" \
+        "notice +ramp paused at step 2/3 by a manual step \(r resumes it\)"
+    $T send-keys -t s r
+    expect_screen "ramp: r resumes step 2 at its level" "^users 4/4  ramp 2/3 (warm-up|measuring)"
+    $T send-keys -t s r
+    expect_screen "ramp: r again stops the plan; the load stays" \
+        "command +ramp stopped at step 2/3; the load stays as it is"
+    expect_screen "ramp: the header no longer shows the plan" "^users 4/4  in flight 4"
+    $T send-keys -t s q
+    check "ramp: q exits with status 0" 0 "$(exit_status ramp 15)"
+    expect_screen "ramp: the final report lists the plan's steps" "^  1/3 +c=2 .* pass\$"
+    $T kill-server
+else
+    not_ok "brink starts in tmux (ramp)"
 fi
 
 # --- tmux kill-server: SIGHUP to the pane ---------------------------------------------

@@ -436,6 +436,49 @@ static void screen_132x40_matches_its_golden_file(void **state)
     model_free(m);
 }
 
+/* The synthetic run as a ramp plan of three 30 s steps (10, 20, 40 users,
+ * 5 s warm-ups); the third fails on its errors and the plan holds there. */
+static void stamp_plan(struct tick *t)
+{
+    uint32_t step = (uint32_t)(t->seq / 30);
+    uint64_t in_step = t->seq % 30;
+
+    t->plan.step = step + 1;
+    t->plan.n_steps = 3;
+    t->plan.level = t->target_concurrency;
+    t->plan.phase = in_step < 5 ? PLAN_WARMUP : PLAN_MEASURE;
+    if (step == 2 && in_step > 10)
+        t->plan.phase = PLAN_HOLDING;
+    if (in_step == 29 && step < 2)
+        t->plan.verdict = VERDICT_PASS;
+    if (step == 2 && in_step == 10) {
+        t->plan.verdict = VERDICT_FAIL;
+        snprintf(t->plan.why, sizeof(t->plan.why), "error_rate 0.23%% > 0.10%% (27 of 11,620)");
+    }
+}
+
+static void screen_with_a_ramp_plan_shows_its_steps(void **state)
+{
+    struct model *m = model_new();
+    char *screen = malloc(SCREEN_MAX);
+    struct view v = {.m = m, .target = "http://127.0.0.1:8098/kv/demo", .show_steps = 1};
+
+    (void)state;
+    for (uint64_t seq = 0; seq < 85; seq++) {
+        struct tick *t = synthetic_tick(seq, 0, 1);
+
+        stamp_plan(t);
+        model_add_tick(m, t);
+        tick_free(t);
+    }
+    render_view(&v, 132, 40, 1, screen, SCREEN_MAX);
+    compare_golden("console-132x40-steps.txt", screen);
+    assert_non_null(strstr(screen, "ramp 3/3 holding"));
+    assert_non_null(strstr(screen, "FAIL: error_rate 0.23% > 0.10%"));
+    free(screen);
+    model_free(m);
+}
+
 static int is_printable_ascii(const char *s)
 {
     for (; *s; s++) {
@@ -546,6 +589,7 @@ int main(void)
     const struct CMUnitTest screens[] = {
         cmocka_unit_test(screen_80x24_matches_its_golden_file),
         cmocka_unit_test(screen_132x40_matches_its_golden_file),
+        cmocka_unit_test(screen_with_a_ramp_plan_shows_its_steps),
         cmocka_unit_test(ascii_screens_hold_only_printable_ascii),
         cmocka_unit_test(hostile_strings_are_drawn_escaped),
         cmocka_unit_test(a_replay_shows_its_speed_position_and_keys),

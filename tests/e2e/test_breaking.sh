@@ -5,7 +5,7 @@
 # 1, 8, 16, 32, 64 must name the right breaking step, take its action, list
 # every step it ran in the report's step table, and the detections must come
 # back in a replay of the session.
-# Usage: sh test_ramp.sh BRINK SRCDIR
+# Usage: sh test_breaking.sh BRINK SRCDIR
 brink=$1
 src=$2
 . "$src/tests/e2e/lib.sh"
