@@ -201,7 +201,7 @@ static int parse_name(const char *const *names, const char *what, const struct c
 static int parse_growth(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                         const struct config_value *v, char *why, size_t why_len)
 {
-    int i;
+    int i = 0;
 
     (void)ctx;
     if (parse_name(growth_names, "add or double", v, &i, why, why_len) < 0)
@@ -213,7 +213,7 @@ static int parse_growth(struct config_load_ctx *ctx, const struct config_key *k,
 static int parse_action(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                         const struct config_value *v, char *why, size_t why_len)
 {
-    int i;
+    int i = 0;
 
     (void)ctx;
     if (parse_name(action_names, "stop, hold or back", v, &i, why, why_len) < 0)
@@ -298,7 +298,7 @@ static int parse_rule(const char *item, struct config_rule *rule, char *why, siz
             return -EINVAL;
         }
         rule->metric = CONFIG_RULE_PROBE;
-        snprintf(rule->probe, sizeof(rule->probe), "%s", probe);
+        memcpy(rule->probe, probe, strlen(probe) + 1); /* fits: checked above */
         unit = "";
     }
     for (size_t i = 0; !unit && i < N_METRICS; i++) {

@@ -169,6 +169,14 @@ static void put_step(FILE *out, const struct steps *st, const struct step_row *r
             "},\"histogram_gaps\":%" PRIu64,
             r->timed, r->p50_us, r->p90_us, r->p99_us, r->p999_us, r->max_us, r->hist_gaps);
     put_probes(out, st, r);
+    if (r->plan_step) {
+        fprintf(out,
+                ",\"plan\":{\"step\":%" PRIu32 ",\"n_steps\":%" PRIu32
+                ",\"warmup_ms\":%" PRIu64 ",\"verdict\":\"%s\",\"why\":",
+                r->plan_step, r->plan_n_steps, r->warmup_ms, plan_verdict_name(r->verdict));
+        put_string(out, r->why, TICK_TEXT_MAX);
+        fputc('}', out);
+    }
     fputc('}', out);
 }
 

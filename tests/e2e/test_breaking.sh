@@ -4,7 +4,8 @@
 # a multipart manifest passes 20 only with more than 16 writers. A ramp
 # 1, 8, 16, 32, 64 must name the right breaking step, take its action, list
 # every step it ran in the report's step table, and the detections must come
-# back in a replay of the session.
+# back in a replay of the session. With 4 workers and no queue limit, the
+# knee (800 requests/s whatever the users) is found at 8 users.
 # Usage: sh test_breaking.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -151,7 +152,35 @@ grep -q 'breaking point: step 4 (c=32) failed: probe siblings' "$tmp/sib.replay"
     ok "siblings: replay shows the breaking point" ||
     not_ok "siblings: replay shows the breaking point" "$(grep -E 'ramp|breaking' "$tmp/sib.replay" | head)"
 
-# ---- 3. --ramp without a plan is a usage error ----
+# ---- 3. the knee: 4 workers of 5 ms serve 800 requests/s, whatever the users ----
+stop_target
+cat >"$tmp/knee.json" <<'JSON'
+{"workers": 4, "queue_max": 1000, "service_ms": {"bytes": 5}}
+JSON
+start_target --config "$tmp/knee.json" || {
+    not_ok "brink target starts a third time" "$(cat "$tmp/target.err")"
+    finish
+    exit 1
+}
+cat >"$tmp/knee.ini" <<INI
+[target]
+url = $url/bytes/100
+
+[ramp]
+steps = 1, 2, 4, 8, 16
+hold = 2s
+warmup = 1s
+INI
+run knee "$tmp/knee.ini" --ramp --duration 60s
+grep -q 'detection: knee: c=8 adds no throughput over c=4 ' "$tmp/knee.err" &&
+    ok "knee: detected at c=8 over c=4 ($(sed -n 's/.*knee: //p' "$tmp/knee.err"))" ||
+    not_ok "knee: detected at c=8 over c=4" "$(grep -E 'knee|passed' "$tmp/knee.err")"
+check "knee: detected once" 1 "$(grep -c 'detection: knee' "$tmp/knee.err")"
+grep -q '^breaking point: highest step that passed 5 (c=16, .*; no step failed$' "$tmp/knee.out" &&
+    ok "knee: with no stop condition every step passes" ||
+    not_ok "knee: with no stop condition every step passes" "$(sed -n '/^steps:/,$p' "$tmp/knee.out")"
+
+# ---- 4. --ramp without a plan is a usage error ----
 expect_run "--ramp without [ramp] steps: one line, exit 2" 2 "" \
     '^brink: --ramp: the command line has no \[ramp\] steps' -- \
     "$brink" run --headless --no-record --url "$url/bytes/1" --ramp --duration 1s
