@@ -23,9 +23,11 @@
 #include "core/chan.h"
 #include "core/clock.h"
 #include "core/sanitize.h"
+#include "core/steps.h"
 #include "core/tick.h"
 #include "core/xalloc.h"
 #include "record/record.h"
+#include "report/formats.h"
 #include "report/summary.h"
 #include "signals.h"
 #include "ui/ui.h"
@@ -86,7 +88,7 @@ static int open_reader(const char *path, struct index *ix, struct rec_reader **o
 }
 
 /* Reads the whole file once: the index, and the session's report. */
-static int build_index(const char *path, struct index *ix, struct summary *s)
+static int build_index(const char *path, struct index *ix, struct summary *s, struct steps *st)
 {
     struct rec_reader *r;
     struct tick *t;
@@ -109,6 +111,7 @@ static int build_index(const char *path, struct index *ix, struct summary *s)
         ix->has_events[ix->n] = t->n_events > 0;
         ix->n++;
         summary_add_tick(s, t);
+        steps_add_tick(st, t);
         tick_free(t);
     }
     rec_read_close(r);
@@ -374,6 +377,7 @@ int replay_main(int argc, char **argv)
 {
     struct player p = {.speed = 1};
     struct summary *s;
+    struct steps *st;
     const char *path = NULL;
     int is_headless = 0, rc = 0;
     char why[256];
@@ -397,8 +401,10 @@ int replay_main(int argc, char **argv)
         return 2;
     }
     s = summary_new();
-    if (build_index(path, &p.ix, s) != 0) {
+    st = steps_new();
+    if (build_index(path, &p.ix, s, st) != 0) {
         summary_free(s);
+        steps_free(st);
         return 1;
     }
     signals_install();
@@ -415,10 +421,11 @@ int replay_main(int argc, char **argv)
         rc = lines(path) < 0;
     }
     print_notices(&p.ix);
-    if (summary_print(s, stdout) != 0)
+    if (format_final(s, st, stdout) != 0)
         rc = 1;
     free(p.ix.end_ms);
     free(p.ix.has_events);
     summary_free(s);
+    steps_free(st);
     return rc;
 }

@@ -240,18 +240,6 @@ struct sinks {
     int has_told_problem; /* headless: the recording's problem was printed */
 };
 
-/* The final report: the summary, then the step table when the run held
- * more than one level (a plan, or the operator's changes). */
-static int print_report(struct sinks *k)
-{
-    if (summary_print(k->summary, stdout) != 0)
-        return -EIO;
-    steps_finish(k->steps);
-    if (steps_count(k->steps) + steps_rows_not_kept(k->steps) < 2)
-        return 0;
-    return format_steps_text(k->steps, stdout);
-}
-
 static void take_tick(void *arg, const struct tick *t)
 {
     struct sinks *k = arg;
@@ -414,7 +402,7 @@ static int run_load(const struct run_args *a, const struct config *c)
         fprintf(stderr, "brink: run: the engine did not stop within %d ms of the stop; exiting\n",
                 STOP_GRACE_MS);
         recording_stop(k.recording, 0, "the engine did not stop");
-        print_report(&k);
+        format_final(k.summary, k.steps, stdout);
         return 1;
     }
     probes_stop(th.probes);
@@ -422,7 +410,7 @@ static int run_load(const struct run_args *a, const struct config *c)
     if (chan_dropped(ch))
         fprintf(stderr, "brink: run: %llu ticks were dropped before they were shown\n",
                 (unsigned long long)chan_dropped(ch));
-    rc = print_report(&k) == 0 ? 0 : 1;
+    rc = format_final(k.summary, k.steps, stdout) == 0 ? 0 : 1;
     if (recording_stop(k.recording, !chan_dropped(ch), signals_stops ? "stopped" : "done") != 0)
         rc = 1;
     engine_free(th.engine);

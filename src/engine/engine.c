@@ -172,14 +172,19 @@ void engine_set_concurrency(struct engine *e, double level, const char *who)
 {
     char text[TICK_TEXT_MAX], why[96];
     uint32_t before, after;
+    int was_paused;
 
     pthread_mutex_lock(&e->lock);
     before = e->control.concurrency;
     after = clamp_concurrency(e, (int64_t)level, why, sizeof(why));
     e->control.concurrency = after;
+    /* A level asked for is a level to run at: a paused run resumes. */
+    was_paused = e->control.is_paused;
+    e->control.is_paused = 0;
     merger_set_state(e->merger, state_of(&e->control), after);
     pthread_mutex_unlock(&e->lock);
-    snprintf(text, sizeof(text), "%s: concurrency %u -> %u%s", who, before, after, why);
+    snprintf(text, sizeof(text), "%s: concurrency %u -> %u%s%s", who, before, after, why,
+             was_paused ? " (resumed)" : "");
     merger_event(e->merger, EV_COMMAND, now_ns(e), text);
 }
 

@@ -289,7 +289,8 @@ void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_i
 /* engine.c: commands, from worker 0's wake. */
 void engine_drain_commands(struct engine *e);
 /* Sets the target concurrency to level (clamped, said in an event that
- * names who asked). engine.lock not held; the caller wakes the workers. */
+ * names who asked), resuming a paused run. engine.lock not held; the caller
+ * wakes the workers. */
 void engine_set_concurrency(struct engine *e, double level, const char *who);
 
 /* plan.c: the ramp plan. plan_init creates it and hooks it to the merger,

@@ -5,6 +5,7 @@
  */
 #include "report/formats.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "core/tick.h"
 #include "core/units.h"
 #include "report/internal.h"
+#include "report/summary.h"
 
 #define CELL_MAX (REPORT_NAME_MAX + 8) /* a cell: a number, or a probe name and " last" */
 #define VERDICT_MAX (TICK_TEXT_MAX + 8) /* the verdict cell: "FAIL: " and why */
@@ -241,4 +243,14 @@ int format_steps_text(const struct steps *st, FILE *out)
                 report_fmt_grouped(steps_rows_not_kept(st), n),
                 report_fmt_grouped(steps_completed_not_kept(st), m));
     return report_finish(out);
+}
+
+int format_final(const struct summary *sum, struct steps *st, FILE *out)
+{
+    if (summary_print(sum, out) != 0)
+        return -EIO;
+    steps_finish(st);
+    if (steps_count(st) + steps_rows_not_kept(st) < 2)
+        return 0;
+    return format_steps_text(st, out);
 }

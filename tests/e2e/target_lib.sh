@@ -72,6 +72,17 @@ holds() {
     if awk "$@" "BEGIN { exit !($expr) }" </dev/null; then ok "$name"; else not_ok "$name" "$expr is false ($*)"; fi
 }
 
+# wait_count FILE PATTERN N SECONDS: polls until FILE has N lines matching
+# the grep -E PATTERN (or the run $run_pid is gone); fails after SECONDS.
+wait_count() {
+    deadline=$(($(now_ms) + $4 * 1000))
+    while [ "$(grep -Ec -- "$2" "$1" 2>/dev/null)" -lt "$3" ]; do
+        [ "$(now_ms)" -ge "$deadline" ] && return 1
+        [ -n "$run_pid" ] && ! kill -0 "$run_pid" 2>/dev/null && return 1
+        sleep 0.05
+    done
+}
+
 # json_get URL KEY...: one value of a JSON document (nested keys).
 json_get() {
     u=$1

@@ -180,7 +180,41 @@ grep -q '^breaking point: highest step that passed 5 (c=16, .*; no step failed$'
     ok "knee: with no stop condition every step passes" ||
     not_ok "knee: with no stop condition every step passes" "$(sed -n '/^steps:/,$p' "$tmp/knee.out")"
 
-# ---- 4. --ramp without a plan is a usage error ----
+# ---- 4. the text commands: ramp starts a plan (resuming a paused run), next
+# ends a step, a manual change pauses the plan; steps hold 30 s, so only
+# next moves it on. Each command waits for the progress lines to show the
+# last one applied; stop ends the run (--duration 60s bounds it if a wait
+# fails).
+trap '' PIPE
+mkfifo "$tmp/cmd"
+"$brink" run --headless --no-record --config "$tmp/knee.ini" --concurrency 3 --duration 60s \
+    <"$tmp/cmd" >"$tmp/cmd.out" 2>"$tmp/cmd.err" &
+run_pid=$!
+exec 3>"$tmp/cmd"
+sent=0
+wait_count "$tmp/cmd.err" '^t=[0-9]+s c=3 ' 1 20 && echo pause >&3 && sent=1
+[ $sent = 1 ] && wait_count "$tmp/cmd.err" '^t=[0-9]+s c=0/3 ' 1 20 && echo ramp >&3 && sent=2
+[ $sent = 2 ] && wait_count "$tmp/cmd.err" 'command: ramp: concurrency 3 -> 1 \(resumed\)' 1 20 &&
+    wait_count "$tmp/cmd.err" '^t=[0-9]+s c=1 ' 2 20 && echo next >&3 && sent=3
+[ $sent = 3 ] && wait_count "$tmp/cmd.err" '^t=[0-9]+s c=2 ' 1 20 && echo + >&3 && sent=4
+[ $sent = 4 ] && wait_count "$tmp/cmd.err" 'ramp paused at step 2/5 by a manual step' 1 20 &&
+    echo stop >&3 && sent=5
+[ $sent = 5 ] || kill "$run_pid" 2>/dev/null
+wait "$run_pid"
+status=$?
+run_pid=""
+exec 3>&-
+check "commands: pause, ramp, next, +, stop were each applied in turn" 5 "$sent"
+check "commands: exit status" 0 "$status"
+grep -q 'command: ramp step 1/5: c=1' "$tmp/cmd.err" && ok "commands: ramp starts the plan at step 1" ||
+    not_ok "commands: ramp starts the plan at step 1" "$(grep -E 'ramp|command' "$tmp/cmd.err")"
+grep -q 'detection: ramp step 1/5 (c=1) passed' "$tmp/cmd.err" &&
+    ok "commands: next ends step 1 with its verdict" ||
+    not_ok "commands: next ends step 1 with its verdict" "$(grep -E 'ramp' "$tmp/cmd.err")"
+grep -q 'step: concurrency 2 -> 3' "$tmp/cmd.err" && ok "commands: + still applies after pausing the plan" ||
+    not_ok "commands: + still applies after pausing the plan" "$(grep -E 'command' "$tmp/cmd.err")"
+
+# ---- 5. --ramp without a plan is a usage error ----
 expect_run "--ramp without [ramp] steps: one line, exit 2" 2 "" \
     '^brink: --ramp: the command line has no \[ramp\] steps' -- \
     "$brink" run --headless --no-record --url "$url/bytes/1" --ramp --duration 1s
