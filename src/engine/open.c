@@ -34,7 +34,9 @@ static void on_sched_timer(uv_timer_t *t)
 }
 
 /* Wakes the worker at the next intended start (libuv counts in ms, so a
- * request may go up to 1 ms late; it is still charged from its time). */
+ * request may go up to 1 ms late; it is still charged from its time).
+ * now_ns is when the caller counted what was due: anything due then has
+ * started or waits for the cap. */
 static void arm(struct worker *w, uint64_t now_ns)
 {
     uint64_t next = schedule_next_ns(&w->sched);
@@ -70,7 +72,9 @@ void open_pump(struct worker *w, struct slot *hint)
             w->iv.sched_lag_us = (now - at) / 1000;
         hint = NULL;
     }
-    arm(w, worker_now_ns(w));
+    /* The same now as the count: with a later one, an arrival that came due
+     * meanwhile would stop the timer although nothing is in flight to pump. */
+    arm(w, now);
 }
 
 void open_apply(struct worker *w, const struct control *c, int was_paused)
