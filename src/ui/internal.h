@@ -145,6 +145,8 @@ enum action {
     ACT_HELP,
     ACT_QUIT,
     ACT_REDRAW,
+    ACT_SWITCH_MODEL,   /* closed <-> open */
+    ACT_LATENCY_TOGGLE, /* corrected or service latency (open model) */
     /* replay */
     ACT_PLAY_PAUSE,
     ACT_SEEK_BACK,
@@ -257,6 +259,7 @@ struct view {
     const char *prompt;    /* an open prompt's label, or NULL */
     const char *input;     /* what was typed into it */
     int show_help;
+    int shows_service; /* open model: the latency panel shows service times */
     const struct keymap *keys;
     /* A replay: the session's length, the speed and whether it plays. */
     int is_replay;

@@ -28,13 +28,14 @@
 #define INPUT_MAX CMD_NOTE_MAX
 #define SPIN_LIMIT 20         /* readable-but-empty wake-ups in a row: the tty is gone */
 
-enum prompt_kind { PROMPT_NONE, PROMPT_CONCURRENCY, PROMPT_DROP, PROMPT_MARK };
+enum prompt_kind { PROMPT_NONE, PROMPT_CONCURRENCY, PROMPT_RATE, PROMPT_DROP, PROMPT_MARK };
 
 static const struct {
     const char *label;
     const char *verb; /* the command language word it completes */
 } prompts[] = {
     [PROMPT_CONCURRENCY] = {"concurrency", "concurrency"},
+    [PROMPT_RATE] = {"rate per second", "rate"},
     [PROMPT_DROP] = {"drop how many connections", "drop"},
     [PROMPT_MARK] = {"mark note", "mark"},
 };
@@ -46,6 +47,7 @@ struct ui {
     int is_dirty;
     int is_hung_up;
     int show_help;
+    int shows_service; /* the latency panel shows service times, not corrected ones */
     unsigned quits; /* q presses, counted like stop signals */
     enum prompt_kind prompt;
     char input[INPUT_MAX];
@@ -148,6 +150,8 @@ static void submit_prompt(struct ui *ui)
     }
     if (k == PROMPT_MARK)
         snprintf(label, sizeof(label), "mark");
+    else if (k == PROMPT_RATE)
+        snprintf(label, sizeof(label), "rate %.6g/s", cmd.rate_per_s);
     else
         snprintf(label, sizeof(label), "%s %lld", prompts[k].verb, (long long)cmd.n);
     send(ui, &cmd, label);
@@ -232,6 +236,11 @@ static void act(struct ui *ui, enum action a, int key)
     if (act_replay(ui, a))
         return;
     switch (a) {
+    case ACT_LATENCY_TOGGLE:
+        ui->shows_service = !ui->shows_service;
+        set_status(ui, ui->shows_service ? "latency: service time (from the actual start)"
+                                         : "latency: corrected (from the intended start)");
+        break;
     case ACT_STEP_UP: send_simple(ui, CMD_STEP, 1, "step up"); break;
     case ACT_STEP_DOWN: send_simple(ui, CMD_STEP, -1, "step down"); break;
     case ACT_DOUBLE: send_simple(ui, CMD_DOUBLE, 0, "x2"); break;
@@ -242,7 +251,11 @@ static void act(struct ui *ui, enum action a, int key)
         else
             send_simple(ui, CMD_PAUSE, 0, "pause");
         break;
-    case ACT_ASK_CONCURRENCY: open_prompt(ui, PROMPT_CONCURRENCY); break;
+    case ACT_ASK_CONCURRENCY:
+        /* Under the open model = asks for the rate, as + and - step it. */
+        open_prompt(ui, t && t->model == LOAD_OPEN ? PROMPT_RATE : PROMPT_CONCURRENCY);
+        break;
+    case ACT_SWITCH_MODEL: send_simple(ui, CMD_SET_MODEL, CMD_MODEL_SWITCH, "switch model"); break;
     case ACT_ASK_DROP: open_prompt(ui, PROMPT_DROP); break;
     case ACT_ASK_MARK: open_prompt(ui, PROMPT_MARK); break;
     case ACT_HELP: ui->show_help = 1; ui->is_dirty = 1; break;
@@ -310,6 +323,7 @@ static void draw(struct ui *ui)
         .prompt = ui->prompt != PROMPT_NONE ? prompts[ui->prompt].label : NULL,
         .input = ui->input,
         .show_help = ui->show_help,
+        .shows_service = ui->shows_service,
         .keys = ui->keys,
         .is_replay = ui->p->replay != NULL,
         .replay_total_ms = ui->p->replay ? ui->p->replay->total_ms : 0,
