@@ -53,16 +53,21 @@ static const struct cmd commands[] = {
                 "  --threads N           [load] threads, engine workers (default 1)\n"
                 "  --tick D              [load] tick, the reporting interval (default 1s)\n"
                 "  --timeout D           [target] timeout per request (default 30s)\n"
+                "  --rate R              [load] rate with mode = rate: R requests/s on a fixed\n"
+                "                        schedule, latency from each intended start\n"
+                "  --max-in-flight N     [load] max_in_flight under the open model (default 1000)\n"
                 "  --seed N              seed for {rand}, {uuid} and the request mix\n"
                 "  --headless            no console, even in a terminal\n"
                 "  --record FILE         record the session into FILE (never overwritten)\n"
                 "  --no-record           no session file ([record] enabled = no does the same)\n"
                 "\n"
                 "Console keys: + and - step, ] and [ double and halve, = an exact\n"
-                "concurrency, p pause/resume, d drop N connections, m mark, ? help, q quit.\n"
+                "concurrency, p pause/resume, d drop N connections, m mark, o closed/open\n"
+                "model, l corrected/service latency, ? help, q quit.\n"
                 "Headless, the same commands can be typed or piped on stdin, one a line:\n"
                 "  concurrency N (or = N), step [N], + and -, double (]), halve ([),\n"
-                "  pause (p), resume (r), drop N (d N), mark TEXT (m TEXT), stop (q)\n",
+                "  pause (p), resume (r), drop N (d N), mark TEXT (m TEXT), stop (q),\n"
+                "  rate N[/s], model [open|closed] (o)\n",
         .run = run_main,
     },
     {
