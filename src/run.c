@@ -32,10 +32,14 @@ static const struct run_flag {
     const char *section;
     const char *key;
 } flags[] = {
-    {"--url", "target", "url"},         {"--concurrency", "load", "concurrency"},
-    {"--duration", "load", "duration"}, {"--requests", "load", "requests"},
-    {"--threads", "load", "threads"},   {"--tick", "load", "tick"},
-    {"--timeout", "target", "timeout"}, {"--rate", "load", "rate"},
+    {"--url", "target", "url"},
+    {"--concurrency", "load", "concurrency"},
+    {"--duration", "load", "duration"},
+    {"--requests", "load", "requests"},
+    {"--threads", "load", "threads"},
+    {"--tick", "load", "tick"},
+    {"--timeout", "target", "timeout"},
+    {"--rate", "load", "rate"},
     {"--max-in-flight", "load", "max_in_flight"},
 };
 

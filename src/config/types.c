@@ -427,7 +427,8 @@ static int parse_load_mode(struct config_load_ctx *ctx, const struct config_key 
 
 static void write_load_mode(const struct config_key *k, const void *base, FILE *out)
 {
-    fprintf(out, "%s = %s\n", k->name, mode_names[*(const enum config_load_mode *)cfield_of(k, base)]);
+    fprintf(out, "%s = %s\n", k->name,
+            mode_names[*(const enum config_load_mode *)cfield_of(k, base)]);
 }
 
 /* Requests per second, "250", "2.5" or "250/s". The key's min is 0 when 0

@@ -18,9 +18,9 @@ enum cmd_kind {
     CMD_HALVE,           /* half of it, at least 1 */
     CMD_PAUSE,           /* no new requests; those in flight finish */
     CMD_RESUME,
-    CMD_DROP, /* n: abort n transfers in flight mid-stream */
-    CMD_MARK, /* note: a mark in the record */
-    CMD_STOP, /* drain, then end the run (a replay: end it) */
+    CMD_DROP,      /* n: abort n transfers in flight mid-stream */
+    CMD_MARK,      /* note: a mark in the record */
+    CMD_STOP,      /* drain, then end the run (a replay: end it) */
     CMD_SET_RATE,  /* rate_per_s: the open model's arrival rate */
     CMD_SET_MODEL, /* n: LOAD_CLOSED or LOAD_OPEN, or CMD_MODEL_SWITCH */
     /* Replay only (a live engine ignores them): */
@@ -32,7 +32,7 @@ enum cmd_kind {
 };
 
 #define CMD_MODEL_SWITCH (-1) /* CMD_SET_MODEL: the other model than the current one */
-#define COMMAND_RATE_MAX 1e7 /* requests per second a rate command may ask for */
+#define COMMAND_RATE_MAX 1e7  /* requests per second a rate command may ask for */
 
 struct command {
     enum cmd_kind kind;

@@ -21,7 +21,8 @@ struct tick *tick_new(size_t data_cap)
 
 int tick_schedule_kept(const struct tick *t)
 {
-    return t->model != LOAD_OPEN || (t->sched_capped == 0 && t->sched_lag_us <= TICK_SCHED_SLACK_US);
+    return t->model != LOAD_OPEN ||
+           (t->sched_capped == 0 && t->sched_lag_us <= TICK_SCHED_SLACK_US);
 }
 
 void tick_free(struct tick *t)

@@ -147,12 +147,12 @@ struct tick {
     /* Open model (all 0 in closed intervals). total's latencies count from
      * each request's intended start (coordinated omission corrected);
      * service's from its actual start, for the same requests. */
-    struct tick_kind service;    /* name "service"; completed, window, run and histogram */
-    uint32_t max_in_flight;      /* the cap on requests in flight */
-    uint64_t sched_called;       /* requests the schedule called for in the interval */
-    uint64_t sched_backlog;      /* of those and earlier ones, due at the end and not started */
-    uint64_t sched_lag_us;       /* worst lag of a start (or of the oldest due) behind its time */
-    uint64_t sched_capped;       /* times due requests waited because max_in_flight were in flight */
+    struct tick_kind service; /* name "service"; completed, window, run and histogram */
+    uint32_t max_in_flight;   /* the cap on requests in flight */
+    uint64_t sched_called;    /* requests the schedule called for in the interval */
+    uint64_t sched_backlog;   /* of those and earlier ones, due at the end and not started */
+    uint64_t sched_lag_us;    /* worst lag of a start (or of the oldest due) behind its time */
+    uint64_t sched_capped;    /* times due requests waited because max_in_flight were in flight */
     size_t data_cap;             /* bytes available in data */
     size_t data_len;             /* bytes used in data */
     unsigned char data[];        /* encoded histograms, see hist_encode */

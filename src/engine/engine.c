@@ -144,17 +144,18 @@ static void apply_model(struct engine *e, const struct command *cmd, char *text,
 {
     struct control *c = &e->control;
     enum load_model before = c->model;
-    enum load_model want = cmd->n == CMD_MODEL_SWITCH ? (before == LOAD_OPEN ? LOAD_CLOSED : LOAD_OPEN)
-                           : cmd->n == LOAD_OPEN      ? LOAD_OPEN
-                                                      : LOAD_CLOSED;
+    enum load_model want = cmd->n == CMD_MODEL_SWITCH
+                               ? (before == LOAD_OPEN ? LOAD_CLOSED : LOAD_OPEN)
+                           : cmd->n == LOAD_OPEN ? LOAD_OPEN
+                                                 : LOAD_CLOSED;
     char why[96];
 
     c->model = want;
     if (want == LOAD_OPEN && c->rate_per_s <= 0) {
         double last = merger_last_rate(e->merger);
 
-        c->rate_per_s = clamp_rate(last > 0 ? last : e->config->load.rate_step_per_s, why,
-                                   sizeof(why));
+        c->rate_per_s =
+            clamp_rate(last > 0 ? last : e->config->load.rate_step_per_s, why, sizeof(why));
     }
     if (want == LOAD_OPEN)
         snprintf(text, len, "set_model: %s -> open at %.6g/s, at most %u in flight",
@@ -369,8 +370,8 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
     e->control.model = c->load.mode == CONFIG_MODE_RATE ? LOAD_OPEN : LOAD_CLOSED;
     e->control.rate_per_s = c->load.rate_per_s;
     /* Every request in flight holds a connection: the cap fits the fds. */
-    e->control.max_in_flight = c->load.max_in_flight < e->max_concurrency ? c->load.max_in_flight
-                                                                          : e->max_concurrency;
+    e->control.max_in_flight =
+        c->load.max_in_flight < e->max_concurrency ? c->load.max_in_flight : e->max_concurrency;
     e->n_workers = c->load.threads;
     e->drop_pending = xcalloc(e->n_workers, sizeof(*e->drop_pending));
     e->workers = xcalloc(e->n_workers, sizeof(*e->workers));

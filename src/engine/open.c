@@ -117,9 +117,8 @@ void open_interval_end(struct worker *w, uint64_t now_ns)
     /* Called for = started + now owed - owed before: every due request is
      * either started or still owed. A restart (pause) can drop what was
      * owed, hence the floor. */
-    iv->sched_called = iv->sched_taken + owed > w->owed_at_start
-                           ? iv->sched_taken + owed - w->owed_at_start
-                           : 0;
+    iv->sched_called =
+        iv->sched_taken + owed > w->owed_at_start ? iv->sched_taken + owed - w->owed_at_start : 0;
     if (lag > iv->sched_lag_us)
         iv->sched_lag_us = lag;
     w->owed_at_start = owed;

@@ -455,9 +455,9 @@ static void print_schedule(FILE *out, const struct summary *s)
     if (sc->ticks_not_kept == 0)
         fprintf(out, "kept (max lag %s)\n", lag);
     else
-        fprintf(out, "NOT KEPT in %s of %" PRIu64 " ticks (max lag %s, in-flight cap reached %s times)\n",
-                report_fmt_grouped(sc->ticks_not_kept, n), sc->open_ticks, lag,
-                report_fmt_grouped(sc->capped, req));
+        fprintf(out, "NOT KEPT in %s of %s ticks (max lag %s, in-flight cap reached %s times)\n",
+                report_fmt_grouped(sc->ticks_not_kept, n), report_fmt_grouped(sc->open_ticks, got),
+                lag, report_fmt_grouped(sc->capped, req));
     if (s->service.completed == 0)
         return;
     fputs("service time (actual start to end, not corrected):\n", out);
@@ -617,8 +617,7 @@ static void append_schedule(const struct tick *t, char *buf, size_t cap)
 char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
 {
     const struct tick_kind *k = &t->total;
-    char load[2 * NUM_MAX + 32], mb[NUM_MAX], err[NUM_MAX], p50[UNITS_FMT_MAX],
-        p99[UNITS_FMT_MAX];
+    char load[2 * NUM_MAX + 32], mb[NUM_MAX], err[NUM_MAX], p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX];
     /* Only the states an operator must not miss; running is the norm. */
     int shows_state = t->state == RUN_PAUSED || t->state == RUN_STOPPING;
 
@@ -634,12 +633,11 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
     snprintf(err, sizeof(err), "-");
     if (k->completed > 0)
         fmt_percent(errors_sum(k->errors), k->completed, 1, err);
-    snprintf(buf, cap,
-             "t=%" PRIu64 "s %s %" PRIu64 " req/s %s MB/s p50 %s p99 %s err %s%s%s",
+    snprintf(buf, cap, "t=%" PRIu64 "s %s %" PRIu64 " req/s %s MB/s p50 %s p99 %s err %s%s%s",
              (t->start_ms + t->duration_ms + 500) / 1000, load,
              report_round_u64(report_per_second(k->completed, t->duration_ms)),
-             report_fmt_fixed(report_per_second(k->bytes_in, t->duration_ms) / 1e6, 1, mb), p50, p99, err,
-             shows_state ? " " : "", shows_state ? run_state_name(t->state) : "");
+             report_fmt_fixed(report_per_second(k->bytes_in, t->duration_ms) / 1e6, 1, mb), p50,
+             p99, err, shows_state ? " " : "", shows_state ? run_state_name(t->state) : "");
     append_schedule(t, buf, cap);
     append_probes(t, buf, cap);
     return buf;

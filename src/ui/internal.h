@@ -140,8 +140,8 @@ enum action {
     ACT_HALVE,
     ACT_ASK_CONCURRENCY, /* prompt for an exact number */
     ACT_PAUSE_TOGGLE,
-    ACT_ASK_DROP,        /* prompt for how many transfers to abort */
-    ACT_ASK_MARK,        /* prompt for a note */
+    ACT_ASK_DROP, /* prompt for how many transfers to abort */
+    ACT_ASK_MARK, /* prompt for a note */
     ACT_HELP,
     ACT_QUIT,
     ACT_REDRAW,

@@ -255,7 +255,9 @@ static void act(struct ui *ui, enum action a, int key)
         /* Under the open model = asks for the rate, as + and - step it. */
         open_prompt(ui, t && t->model == LOAD_OPEN ? PROMPT_RATE : PROMPT_CONCURRENCY);
         break;
-    case ACT_SWITCH_MODEL: send_simple(ui, CMD_SET_MODEL, CMD_MODEL_SWITCH, "switch model"); break;
+    case ACT_SWITCH_MODEL:
+        send_simple(ui, CMD_SET_MODEL, CMD_MODEL_SWITCH, "switch model");
+        break;
     case ACT_ASK_DROP: open_prompt(ui, PROMPT_DROP); break;
     case ACT_ASK_MARK: open_prompt(ui, PROMPT_MARK); break;
     case ACT_HELP: ui->show_help = 1; ui->is_dirty = 1; break;

@@ -90,8 +90,7 @@ static int open_load(const struct view *v, int y, int x, int end)
     if (v->pending)
         x += draw_fmt(th, y, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
     x += draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "  in flight ");
-    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->in_flight,
-                  t->max_in_flight);
+    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->in_flight, t->max_in_flight);
     units_format_duration(t->sched_lag_us, lag, sizeof(lag));
     if (!tick_schedule_kept(t))
         x += draw_fmt(th, y, x, end - x, th->attr[ROLE_BAD], "  %s SCHEDULE NOT KEPT: lag %s%s",

@@ -109,12 +109,17 @@ static void rates_take_an_optional_per_second(void **state)
     assert_true(cmd.rate_per_s == 250.0);
     cmd = parse_ok("  rate 2.5/s  ");
     assert_true(cmd.rate_per_s == 2.5);
-    parse_fails("rate", "expected a positive rate after the command, such as rate 250/s, got \"rate\"");
-    parse_fails("rate 0", "expected a positive rate after the command, such as rate 250/s, got \"rate 0\"");
-    parse_fails("rate -5", "expected a positive rate after the command, such as rate 250/s, got \"rate -5\"");
-    parse_fails("rate 5/min",
-                "expected a positive rate after the command, such as rate 250/s, got \"rate 5/min\"");
-    parse_fails("rate nan", "expected a positive rate after the command, such as rate 250/s, got \"rate nan\"");
+    parse_fails("rate",
+                "expected a positive rate after the command, such as rate 250/s, got \"rate\"");
+    parse_fails("rate 0",
+                "expected a positive rate after the command, such as rate 250/s, got \"rate 0\"");
+    parse_fails("rate -5",
+                "expected a positive rate after the command, such as rate 250/s, got \"rate -5\"");
+    parse_fails(
+        "rate 5/min",
+        "expected a positive rate after the command, such as rate 250/s, got \"rate 5/min\"");
+    parse_fails("rate nan",
+                "expected a positive rate after the command, such as rate 250/s, got \"rate nan\"");
 }
 
 static void model_names_one_or_switches(void **state)

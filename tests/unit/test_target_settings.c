@@ -111,8 +111,7 @@ static void a_pause_holds_what_arrives_or_is_served_in_it_until_it_ends(void **s
     settings_default(&s);
     /* No pause set: answers go out when they are ready. */
     assert_int_equal(settings_pause_release_ns(&s, 9500 * MS, 9500 * MS), 9500 * MS);
-    assert_int_equal(apply(&s, "{\"pause\": {\"every_ms\": 10000, \"for_ms\": 1000}}", 0, err),
-                     0);
+    assert_int_equal(apply(&s, "{\"pause\": {\"every_ms\": 10000, \"for_ms\": 1000}}", 0, err), 0);
     assert_int_equal(s.pause_every_ms, 10000);
     assert_int_equal(s.pause_for_ms, 1000);
     /* Runs 0..9 s, pauses 9..10 s, runs 10..19 s, pauses 19..20 s. */
