@@ -53,6 +53,9 @@ static const struct cmd commands[] = {
                 "  --threads N           [load] threads, engine workers (default 1)\n"
                 "  --tick D              [load] tick, the reporting interval (default 1s)\n"
                 "  --timeout D           [target] timeout per request (default 30s)\n"
+                "  --rate R              [load] rate with mode = rate: R requests/s on a fixed\n"
+                "                        schedule, latency from each intended start\n"
+                "  --max-in-flight N     [load] max_in_flight under the open model (default 1000)\n"
                 "  --seed N              seed for {rand}, {uuid} and the request mix\n"
                 "  --ramp                start the file's [ramp] plan at once\n"
                 "  --ramp=N,N,...        the same with these steps ([ramp] steps)\n"
@@ -61,12 +64,13 @@ static const struct cmd commands[] = {
                 "  --no-record           no session file ([record] enabled = no does the same)\n"
                 "\n"
                 "Console keys: + and - step, ] and [ double and halve, = an exact\n"
-                "concurrency, p pause/resume, d drop N connections, m mark, r start/stop\n"
-                "the ramp plan, n its next step, t the step table, ? help, q quit.\n"
+                "concurrency, p pause/resume, d drop N connections, m mark, o closed/open\n"
+                "model, l corrected/service latency, r start/stop the ramp plan, n its next\n"
+                "step, t the step table, ? help, q quit.\n"
                 "Headless, the same commands can be typed or piped on stdin, one a line:\n"
                 "  concurrency N (or = N), step [N], + and -, double (]), halve ([),\n"
-                "  pause (p), resume (r), drop N (d N), mark TEXT (m TEXT), ramp, next,\n"
-                "  stop (q)\n",
+                "  pause (p), resume (r), drop N (d N), mark TEXT (m TEXT), stop (q),\n"
+                "  rate N[/s], model [open|closed] (o), ramp, next\n",
         .run = run_main,
     },
     {

@@ -34,10 +34,15 @@ static const struct run_flag {
     const char *section;
     const char *key;
 } flags[] = {
-    {"--url", "target", "url"},         {"--concurrency", "load", "concurrency"},
-    {"--duration", "load", "duration"}, {"--requests", "load", "requests"},
-    {"--threads", "load", "threads"},   {"--tick", "load", "tick"},
+    {"--url", "target", "url"},
+    {"--concurrency", "load", "concurrency"},
+    {"--duration", "load", "duration"},
+    {"--requests", "load", "requests"},
+    {"--threads", "load", "threads"},
+    {"--tick", "load", "tick"},
     {"--timeout", "target", "timeout"},
+    {"--rate", "load", "rate"},
+    {"--max-in-flight", "load", "max_in_flight"},
 };
 
 struct run_args {
@@ -132,6 +137,10 @@ static int parse_args(int argc, char **argv, struct run_args *a)
             return usage_error("too many options at", argv[i]);
         a->overrides[a->n_overrides++] =
             (struct config_override){flags[f].name, flags[f].section, flags[f].key, v};
+        /* A rate asked for on the command line is a rate to keep. */
+        if (strcmp(flags[f].key, "rate") == 0 && a->n_overrides < MAX_OVERRIDES)
+            a->overrides[a->n_overrides++] =
+                (struct config_override){flags[f].name, "load", "mode", "rate"};
     }
     return 0;
 }

@@ -223,6 +223,17 @@ static void resolve_requests(struct config_load_ctx *ctx)
 }
 
 /* The directory @FILE bodies are looked up in: that of the config file. */
+/* The [load] keys that only make sense together. */
+static void check_load(struct config_load_ctx *ctx)
+{
+    const struct config_load *l = &ctx->c->load;
+    uint32_t line = l->key_line[CONFIG_LOAD_MODE];
+
+    if (l->mode == CONFIG_MODE_RATE && l->rate_per_s <= 0)
+        config__error(ctx, line == CONFIG_LINE_COMMAND_LINE ? 0 : line, "[load] rate",
+                      "mode = rate needs a rate (expected a rate such as rate = 100/s, got none)");
+}
+
 static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -269,6 +280,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
         resolve_requests(&ctx);
         config__resolve_probes(&ctx);
         config__resolve_ramp(&ctx);
+        check_load(&ctx);
         apply_string_defaults(c);
         rc = ctx.n_errors ? -EINVAL : 0;
     }

@@ -47,6 +47,10 @@ enum config_load_key {
     CONFIG_LOAD_TICK,
     CONFIG_LOAD_THINK_TIME,
     CONFIG_LOAD_STEP,
+    CONFIG_LOAD_MODE,
+    CONFIG_LOAD_RATE,
+    CONFIG_LOAD_MAX_IN_FLIGHT,
+    CONFIG_LOAD_RATE_STEP,
     CONFIG_LOAD_KEYS
 };
 
@@ -141,6 +145,12 @@ struct config_target {
     struct config_str headers[CONFIG_MAX_HEADERS]; /* sent with every request */
 };
 
+/* How load is made ([load] mode). */
+enum config_load_mode {
+    CONFIG_MODE_CLOSED, /* concurrency virtual users, each waits for its reply */
+    CONFIG_MODE_RATE,   /* rate arrivals per second whatever the replies do */
+};
+
 struct config_load {
     uint32_t line;
     uint32_t key_line[CONFIG_LOAD_KEYS];
@@ -151,6 +161,10 @@ struct config_load {
     uint64_t tick_us;       /* statistics interval, default 1 s */
     uint64_t think_time_us; /* pause of a user between requests, default 0 */
     uint32_t step;          /* concurrency added or removed by one step, default 1 */
+    enum config_load_mode mode; /* default closed */
+    double rate_per_s;          /* mode = rate: arrivals per second; 0 when unset */
+    uint32_t max_in_flight;     /* mode = rate: requests in flight at most, default 1000 */
+    double rate_step_per_s;     /* rate added or removed by one step, default 10/s */
 };
 
 /* What a probe reads ([probe NAME] type). */
@@ -225,6 +239,7 @@ enum config_rule_metric {
     CONFIG_RULE_P99,
     CONFIG_RULE_P999,
     CONFIG_RULE_THROUGHPUT_DROP, /* 1 - req/s over the best earlier step's, a fraction */
+    CONFIG_RULE_RATE_SHORTFALL,  /* open model: 1 - req/s over the step's rate, a fraction */
     CONFIG_RULE_PROBE,           /* a probe's largest (>) or smallest (<) value */
 };
 

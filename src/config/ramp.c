@@ -69,6 +69,9 @@ static int parse_steps(struct config_load_ctx *ctx, const struct config_key *k, 
             snprintf(why, why_len, "expected at most %d steps", CONFIG_MAX_RAMP_STEPS);
             return -EINVAL;
         }
+        /* Rates may say so: 100/s (a level is users or requests/s by [load] mode). */
+        if (strlen(item) > 2 && strcmp(item + strlen(item) - 2, "/s") == 0)
+            item[strlen(item) - 2] = '\0';
         if (units_parse_count(item, k->min, k->max, &level, why, why_len) < 0) {
             config__tidy_why(why, why_len);
             return -EINVAL;
@@ -77,7 +80,7 @@ static int parse_steps(struct config_load_ctx *ctx, const struct config_key *k, 
     }
     if (rc == -E2BIG || n == 0 || s[strspn(s, " \t")] != '\0') {
         snprintf(why, why_len,
-                 "expected concurrencies separated by commas, such as 1, 8, 16, 32, got \"%s\"",
+                 "expected levels separated by commas, such as 1, 8, 16, 32 (users) or 100/s, 200/s (rates), got \"%s\"",
                  config__show(v->value, shown));
         return -EINVAL;
     }
@@ -241,6 +244,7 @@ static const struct {
     {"p99", CONFIG_RULE_P99, "duration"},
     {"p99.9", CONFIG_RULE_P999, "duration"},
     {"throughput_drop", CONFIG_RULE_THROUGHPUT_DROP, "%"},
+    {"rate_shortfall", CONFIG_RULE_RATE_SHORTFALL, "%"},
 };
 
 #define N_METRICS (sizeof(metrics) / sizeof(metrics[0]))
@@ -310,7 +314,7 @@ static int parse_rule(const char *item, struct config_rule *rule, char *why, siz
     if (!unit) {
         snprintf(
             why, why_len,
-            "unknown metric (expected error_rate, p50, p90, p99, p99.9, throughput_drop or probe.NAME)");
+            "unknown metric (expected error_rate, p50, p90, p99, p99.9, throughput_drop, rate_shortfall or probe.NAME)");
         return -EINVAL;
     }
     if (rule->is_below && rule->metric != CONFIG_RULE_PROBE) {

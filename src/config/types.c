@@ -400,6 +400,68 @@ static void write_transport(const struct config_key *k, const void *base, FILE *
             transport_names[*(const enum config_transport *)cfield_of(k, base)]);
 }
 
+/* Names of enum config_load_mode, in its order; "open" reads as "rate". */
+static const char *const mode_names[] = {"closed", "rate", NULL};
+
+static int parse_load_mode(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                           const struct config_value *v, char *why, size_t why_len)
+{
+    char shown[CONFIG_SHOW_MAX];
+    enum config_load_mode *mode = field_of(k, base);
+
+    (void)ctx;
+    if (strcmp(v->value, "open") == 0) {
+        *mode = CONFIG_MODE_RATE;
+        return 0;
+    }
+    for (int i = 0; mode_names[i]; i++) {
+        if (strcmp(v->value, mode_names[i]) == 0) {
+            *mode = (enum config_load_mode)i;
+            return 0;
+        }
+    }
+    snprintf(why, why_len, "expected closed or rate (open), got \"%s\"",
+             config__show(v->value, shown));
+    return -EINVAL;
+}
+
+static void write_load_mode(const struct config_key *k, const void *base, FILE *out)
+{
+    fprintf(out, "%s = %s\n", k->name,
+            mode_names[*(const enum config_load_mode *)cfield_of(k, base)]);
+}
+
+/* Requests per second, "250", "2.5" or "250/s". The key's min is 0 when 0
+ * is accepted (as "unset") and 1 when the rate must be above 0; its max is
+ * the largest rate. */
+static int parse_rate(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                      const struct config_value *v, char *why, size_t why_len)
+{
+    char shown[CONFIG_SHOW_MAX];
+    const char *s = v->value;
+    char *end = (char *)s;
+    double r;
+
+    (void)ctx;
+    errno = 0;
+    r = *s == '-' || *s == '+' ? -1 : strtod(s, &end);
+    if (r >= 0 && !errno && end != s && strcmp(end, "/s") == 0)
+        end += 2;
+    if (r < 0 || errno || end == s || *end != '\0' || !(r >= 0) || r > (double)k->max ||
+        (k->min > 0 && r == 0)) {
+        snprintf(why, why_len, "expected %s rate up to %" PRIu64 "/s, such as 100/s, got \"%s\"",
+                 k->min > 0 ? "a positive" : "a", k->max, config__show(v->value, shown));
+        return -EINVAL;
+    }
+    *(double *)field_of(k, base) = r;
+    return 0;
+}
+
+static void write_rate(const struct config_key *k, const void *base, FILE *out)
+{
+    fprintf(out, "%s = %.15g/s\n", k->name, *(const double *)cfield_of(k, base));
+}
+
 const struct config_type config__duration = {parse_duration, write_duration, 0};
 const struct config_type config__size = {parse_size, write_size, 0};
 const struct config_type config__count32 = {parse_count32, write_count32, 0};
@@ -412,3 +474,5 @@ const struct config_type config__method = {parse_method, config__write_raw, 1};
 const struct config_type config__body = {parse_body, config__write_raw, 1};
 const struct config_type config__dir = {parse_dir, config__write_raw, 1};
 const struct config_type config__transport = {parse_transport, write_transport, 0};
+const struct config_type config__load_mode = {parse_load_mode, write_load_mode, 0};
+const struct config_type config__rate = {parse_rate, write_rate, 0};

@@ -20,6 +20,8 @@ static const char *names[CMD__COUNT] = {
     [CMD_STOP] = "stop",
     [CMD_RAMP] = "ramp",
     [CMD_RAMP_NEXT] = "ramp_next",
+    [CMD_SET_RATE] = "set_rate",
+    [CMD_SET_MODEL] = "set_model",
     [CMD_REPLAY_PAUSE] = "replay_pause",
     [CMD_REPLAY_SEEK] = "replay_seek",
     [CMD_REPLAY_SPEED] = "replay_speed",
@@ -32,7 +34,7 @@ const char *cmd_kind_name(enum cmd_kind k)
 }
 
 /* Words of the command language; arg says what follows the word. */
-enum cmd_arg { ARG_NONE, ARG_COUNT, ARG_OPTIONAL_STEPS, ARG_TEXT };
+enum cmd_arg { ARG_NONE, ARG_COUNT, ARG_OPTIONAL_STEPS, ARG_TEXT, ARG_RATE, ARG_MODEL };
 
 static const struct {
     const char *word;
@@ -51,12 +53,14 @@ static const struct {
     {"stop", "q", CMD_STOP, ARG_NONE},
     {"ramp", NULL, CMD_RAMP, ARG_NONE},
     {"next", NULL, CMD_RAMP_NEXT, ARG_NONE},
+    {"rate", NULL, CMD_SET_RATE, ARG_RATE},
+    {"model", "o", CMD_SET_MODEL, ARG_MODEL},
 };
 
 #define N_WORDS (sizeof(words) / sizeof(words[0]))
 #define COMMAND_WORDS                                                                              \
-    "concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT, ramp, next "   \
-    "or stop"
+    "concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT, rate N, "     \
+    "model [open|closed], ramp, next or stop"
 
 static const char *skip_blanks(const char *s)
 {
@@ -79,6 +83,50 @@ static int parse_int(const char *s, int is_signed, int64_t *out)
     if (errno || end == s || *skip_blanks(end) != '\0')
         return -EINVAL;
     *out = v;
+    return 0;
+}
+
+/* A positive rate, "250", "2.5" or "250/s", filling the rest of s. */
+static int parse_rate(const char *s, double *out)
+{
+    char *end;
+    double v;
+
+    s = skip_blanks(s);
+    if (*s == '\0' || *s == '-' || *s == '+')
+        return -EINVAL;
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || !(v > 0) || v > COMMAND_RATE_MAX)
+        return -EINVAL;
+    if (strncmp(end, "/s", 2) == 0)
+        end += 2;
+    if (*skip_blanks(end) != '\0')
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+/* True when s is word, blanks aside. */
+static int is_word(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+
+    return strncmp(s, word, n) == 0 && *skip_blanks(s + n) == '\0';
+}
+
+/* "open" (or "rate"), "closed", or nothing for the other model. */
+static int parse_model(const char *s, int64_t *out)
+{
+    s = skip_blanks(s);
+    if (*s == '\0')
+        *out = CMD_MODEL_SWITCH;
+    else if (is_word(s, "open") || is_word(s, "rate"))
+        *out = LOAD_OPEN;
+    else if (is_word(s, "closed"))
+        *out = LOAD_CLOSED;
+    else
+        return -EINVAL;
     return 0;
 }
 
@@ -107,6 +155,14 @@ static int parse_arg(const char *line, const char *rest, enum cmd_arg arg, struc
         out->n = 1;
         if (*skip_blanks(rest) != '\0' && parse_int(rest, 1, &out->n) != 0)
             return bad(line, why, why_len, "a whole number of steps, such as step -2");
+        return 1;
+    case ARG_RATE:
+        if (parse_rate(rest, &out->rate_per_s) != 0)
+            return bad(line, why, why_len, "a positive rate after the command, such as rate 250/s");
+        return 1;
+    case ARG_MODEL:
+        if (parse_model(rest, &out->n) != 0)
+            return bad(line, why, why_len, "open or closed after model");
         return 1;
     case ARG_TEXT:
         rest = skip_blanks(rest);

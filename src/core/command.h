@@ -18,9 +18,11 @@ enum cmd_kind {
     CMD_HALVE,           /* half of it, at least 1 */
     CMD_PAUSE,           /* no new requests; those in flight finish */
     CMD_RESUME,
-    CMD_DROP, /* n: abort n transfers in flight mid-stream */
-    CMD_MARK, /* note: a mark in the record */
-    CMD_STOP, /* drain, then end the run (a replay: end it) */
+    CMD_DROP,      /* n: abort n transfers in flight mid-stream */
+    CMD_MARK,      /* note: a mark in the record */
+    CMD_STOP,      /* drain, then end the run (a replay: end it) */
+    CMD_SET_RATE,  /* rate_per_s: the open model's arrival rate */
+    CMD_SET_MODEL, /* n: LOAD_CLOSED or LOAD_OPEN, or CMD_MODEL_SWITCH */
     CMD_RAMP,      /* start the [ramp] plan, resume it when paused, stop it when running */
     CMD_RAMP_NEXT, /* end the plan's current step now and move on */
     /* Replay only (a live engine ignores them): */
@@ -31,9 +33,13 @@ enum cmd_kind {
     CMD__COUNT
 };
 
+#define CMD_MODEL_SWITCH (-1) /* CMD_SET_MODEL: the other model than the current one */
+#define COMMAND_RATE_MAX 1e7  /* requests per second a rate command may ask for */
+
 struct command {
     enum cmd_kind kind;
-    int64_t n;               /* for SET_CONCURRENCY, STEP, DROP and the replay moves */
+    int64_t n;               /* for SET_CONCURRENCY, STEP, DROP, SET_MODEL and the replay moves */
+    double rate_per_s;       /* for SET_RATE: positive */
     char note[CMD_NOTE_MAX]; /* for MARK; NUL-terminated */
 };
 
@@ -50,8 +56,12 @@ const char *cmd_kind_name(enum cmd_kind k);
  *   drop N | d N             abort N transfers in flight
  *   mark TEXT | m TEXT       a mark with a note in the record
  *   stop | q                 drain and end the run
+ *   rate N[/s]               the open model's arrival rate, requests per second
+ *   model [open|closed] | o  switch to that load model (alone: to the other one)
  *   ramp                     start, resume or stop the [ramp] plan
  *   next                     end the plan's current step now
+ * Under the open model the engine reads step, double, halve and = as rate
+ * changes.
  * Blank lines and lines starting with # hold no command. Returns 1 and *out,
  * 0 for no command, or -EINVAL with one line in why (why_len bytes). Pure.
  */

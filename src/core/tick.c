@@ -15,7 +15,14 @@ struct tick *tick_new(size_t data_cap)
 
     t->data_cap = data_cap;
     tick_copy_text(t->total.name, sizeof(t->total.name), "total");
+    tick_copy_text(t->service.name, sizeof(t->service.name), "service");
     return t;
+}
+
+int tick_schedule_kept(const struct tick *t)
+{
+    return t->model != LOAD_OPEN ||
+           (t->sched_capped == 0 && t->sched_lag_us <= TICK_SCHED_SLACK_US);
 }
 
 void tick_free(struct tick *t)

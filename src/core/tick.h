@@ -24,6 +24,9 @@ struct hist;
 #define TICK_NAME_MAX 64    /* request kind and probe names */
 #define TICK_TEXT_MAX 160   /* event texts and error messages */
 #define TICK_NPCT 4         /* percentiles precomputed: see tick_pcts */
+/* Open model: a start this much behind its intended time means the schedule
+ * was not kept (timers and the loop account for a few ms). */
+#define TICK_SCHED_SLACK_US 10000
 
 /* The percentiles precomputed in every struct tick_latency: 50, 90, 99, 99.9. */
 extern const double tick_pcts[TICK_NPCT];
@@ -169,6 +172,15 @@ struct tick {
     struct tick_event events[TICK_MAX_EVENTS];
     struct tick_health health;
     struct tick_plan plan;
+    /* Open model (all 0 in closed intervals). total's latencies count from
+     * each request's intended start (coordinated omission corrected);
+     * service's from its actual start, for the same requests. */
+    struct tick_kind service; /* name "service"; completed, window, run and histogram */
+    uint32_t max_in_flight;   /* the cap on requests in flight */
+    uint64_t sched_called;    /* requests the schedule called for in the interval */
+    uint64_t sched_backlog;   /* of those and earlier ones, due at the end and not started */
+    uint64_t sched_lag_us;    /* worst lag of a start (or of the oldest due) behind its time */
+    uint64_t sched_capped;    /* times due requests waited because max_in_flight were in flight */
     size_t data_cap;             /* bytes available in data */
     size_t data_len;             /* bytes used in data */
     unsigned char data[];        /* encoded histograms, see hist_encode */
@@ -202,6 +214,11 @@ void tick_status_add(struct tick_status *table, uint32_t *n_used, uint64_t *othe
 /* Appends an event with text (copied, cut to TICK_TEXT_MAX - 1 bytes at a
  * UTF-8 boundary); counts it in events_dropped when the tick is full. */
 void tick_add_event(struct tick *t, enum event_kind kind, uint64_t at_ms, const char *text);
+
+/* Whether t kept its schedule: always for a closed interval; for an open one,
+ * no request waited for the in-flight cap and none started more than
+ * TICK_SCHED_SLACK_US late. */
+int tick_schedule_kept(const struct tick *t);
 
 /* Stable lower-case names, a format like errclass names ("running", "mark",
  * "failing", "closed"); "?" when out of range. */

@@ -90,6 +90,81 @@ static uint32_t clamp_concurrency(const struct engine *e, int64_t want, char *wh
     return (uint32_t)want;
 }
 
+/* Clamps a requested rate and says why when it had to. */
+static double clamp_rate(double want, char *why, size_t len)
+{
+    why[0] = '\0';
+    if (!(want >= ENGINE_RATE_MIN_PER_S)) {
+        snprintf(why, len, " (asked %.6g/s; at least %g/s, pause to stop sending)", want,
+                 ENGINE_RATE_MIN_PER_S);
+        return ENGINE_RATE_MIN_PER_S;
+    }
+    if (want > ENGINE_RATE_MAX_PER_S) {
+        snprintf(why, len, " (asked %.6g/s; at most %g/s)", want, ENGINE_RATE_MAX_PER_S);
+        return ENGINE_RATE_MAX_PER_S;
+    }
+    return want;
+}
+
+/* A rate command, or a concurrency key under the open model (lock held). */
+static void apply_rate(struct engine *e, const struct command *cmd, char *text, size_t len)
+{
+    struct control *c = &e->control;
+    double before = c->rate_per_s, want = before;
+    char why[96];
+
+    switch (cmd->kind) {
+    case CMD_SET_RATE:
+        want = cmd->rate_per_s;
+        break;
+    case CMD_SET_CONCURRENCY:
+        want = (double)cmd->n;
+        break;
+    case CMD_STEP:
+        want = before + (double)cmd->n * e->config->load.rate_step_per_s;
+        break;
+    case CMD_DOUBLE:
+        want = before * 2;
+        break;
+    case CMD_HALVE:
+        want = before / 2;
+        break;
+    default:
+        break;
+    }
+    c->rate_per_s = clamp_rate(want, why, sizeof(why));
+    snprintf(text, len, "%s: rate %.6g/s -> %.6g/s%s%s", cmd_kind_name(cmd->kind), before,
+             c->rate_per_s, why, c->model == LOAD_OPEN ? "" : " (used when the model is open)");
+}
+
+/* Switches the load model (lock held). An open model without a rate yet
+ * starts at the rate the closed one was getting, so the switch does not
+ * change the load by itself. */
+static void apply_model(struct engine *e, const struct command *cmd, char *text, size_t len)
+{
+    struct control *c = &e->control;
+    enum load_model before = c->model;
+    enum load_model want = cmd->n == CMD_MODEL_SWITCH
+                               ? (before == LOAD_OPEN ? LOAD_CLOSED : LOAD_OPEN)
+                           : cmd->n == LOAD_OPEN ? LOAD_OPEN
+                                                 : LOAD_CLOSED;
+    char why[96];
+
+    c->model = want;
+    if (want == LOAD_OPEN && c->rate_per_s <= 0) {
+        double last = merger_last_rate(e->merger);
+
+        c->rate_per_s =
+            clamp_rate(last > 0 ? last : e->config->load.rate_step_per_s, why, sizeof(why));
+    }
+    if (want == LOAD_OPEN)
+        snprintf(text, len, "set_model: %s -> open at %.6g/s, at most %u in flight",
+                 load_model_name(before), c->rate_per_s, c->max_in_flight);
+    else
+        snprintf(text, len, "set_model: %s -> closed at concurrency %u", load_model_name(before),
+                 c->concurrency);
+}
+
 /* Applies one command to the control state (lock held); text says what. */
 static void apply(struct engine *e, const struct command *cmd, char *text, size_t len)
 {
@@ -98,7 +173,18 @@ static void apply(struct engine *e, const struct command *cmd, char *text, size_
     int64_t want = before;
     char why[96] = "";
 
+    if (c->model == LOAD_OPEN && (cmd->kind == CMD_SET_CONCURRENCY || cmd->kind == CMD_STEP ||
+                                  cmd->kind == CMD_DOUBLE || cmd->kind == CMD_HALVE)) {
+        apply_rate(e, cmd, text, len);
+        return;
+    }
     switch (cmd->kind) {
+    case CMD_SET_RATE:
+        apply_rate(e, cmd, text, len);
+        return;
+    case CMD_SET_MODEL:
+        apply_model(e, cmd, text, len);
+        return;
     case CMD_SET_CONCURRENCY:
         want = cmd->n;
         break;
@@ -117,7 +203,10 @@ static void apply(struct engine *e, const struct command *cmd, char *text, size_
         return;
     case CMD_RESUME:
         c->is_paused = 0;
-        snprintf(text, len, "resume at concurrency %u", before);
+        if (c->model == LOAD_OPEN)
+            snprintf(text, len, "resume at %.6g/s", c->rate_per_s);
+        else
+            snprintf(text, len, "resume at concurrency %u", before);
         return;
     case CMD_DROP: {
         /* More than the users there can be would only wrap the counters. */
@@ -168,23 +257,50 @@ static enum run_state state_of(const struct control *c)
     return c->is_paused ? RUN_PAUSED : RUN_RUNNING;
 }
 
-void engine_set_concurrency(struct engine *e, double level, const char *who)
+/* Tells the merger what ticks should show of the control state (lock held). */
+static void publish_control(struct engine *e)
 {
-    char text[TICK_TEXT_MAX], why[96];
-    uint32_t before, after;
+    const struct control *c = &e->control;
+
+    merger_set_state(e->merger, state_of(c), c->concurrency);
+    merger_set_load(e->merger, c->model, c->rate_per_s, c->max_in_flight);
+}
+
+/* Applies cmd and logs what it did; the caller wakes the workers. */
+static void apply_one(struct engine *e, const struct command *cmd)
+{
+    char text[TICK_TEXT_MAX];
+
+    pthread_mutex_lock(&e->lock);
+    apply(e, cmd, text, sizeof(text));
+    publish_control(e);
+    pthread_mutex_unlock(&e->lock);
+    merger_event(e->merger, cmd->kind == CMD_MARK ? EV_MARK : EV_COMMAND, now_ns(e), text);
+}
+
+void engine_set_level(struct engine *e, double level, const char *who)
+{
+    char text[2 * TICK_TEXT_MAX], applied[TICK_TEXT_MAX], why[96]; /* the event cuts text */
     int was_paused;
 
     pthread_mutex_lock(&e->lock);
-    before = e->control.concurrency;
-    after = clamp_concurrency(e, (int64_t)level, why, sizeof(why));
-    e->control.concurrency = after;
     /* A level asked for is a level to run at: a paused run resumes. */
     was_paused = e->control.is_paused;
     e->control.is_paused = 0;
-    merger_set_state(e->merger, state_of(&e->control), after);
+    if (e->control.model == LOAD_OPEN) {
+        struct command cmd = {.kind = CMD_SET_RATE, .rate_per_s = level};
+
+        apply(e, &cmd, applied, sizeof(applied));
+    } else {
+        uint32_t before = e->control.concurrency;
+
+        e->control.concurrency = clamp_concurrency(e, (int64_t)level, why, sizeof(why));
+        snprintf(applied, sizeof(applied), "concurrency %u -> %u%s", before,
+                 e->control.concurrency, why);
+    }
+    publish_control(e);
     pthread_mutex_unlock(&e->lock);
-    snprintf(text, sizeof(text), "%s: concurrency %u -> %u%s%s", who, before, after, why,
-             was_paused ? " (resumed)" : "");
+    snprintf(text, sizeof(text), "%s: %s%s", who, applied, was_paused ? " (resumed)" : "");
     merger_event(e->merger, EV_COMMAND, now_ns(e), text);
 }
 
@@ -192,7 +308,6 @@ void engine_set_concurrency(struct engine *e, double level, const char *who)
 void engine_drain_commands(struct engine *e)
 {
     struct command cmd;
-    char text[TICK_TEXT_MAX];
     int n = 0;
 
     n += plan_apply_todo(e);
@@ -201,11 +316,7 @@ void engine_drain_commands(struct engine *e)
             n++;
             continue;
         }
-        pthread_mutex_lock(&e->lock);
-        apply(e, &cmd, text, sizeof(text));
-        merger_set_state(e->merger, state_of(&e->control), e->control.concurrency);
-        pthread_mutex_unlock(&e->lock);
-        merger_event(e->merger, cmd.kind == CMD_MARK ? EV_MARK : EV_COMMAND, now_ns(e), text);
+        apply_one(e, &cmd);
         n++;
     }
     if (n)
@@ -226,7 +337,7 @@ void engine_request_stop(struct engine *e, const char *why, int abort_now)
         e->control.is_stopping = 1;
         changed = 1;
     }
-    merger_set_state(e->merger, state_of(&e->control), e->control.concurrency);
+    publish_control(e);
     pthread_mutex_unlock(&e->lock);
     if (!changed)
         return;
@@ -284,6 +395,11 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
     }
     pthread_mutex_init(&e->lock, NULL);
     e->control.concurrency = c->load.concurrency;
+    e->control.model = c->load.mode == CONFIG_MODE_RATE ? LOAD_OPEN : LOAD_CLOSED;
+    e->control.rate_per_s = c->load.rate_per_s;
+    /* Every request in flight holds a connection: the cap fits the fds. */
+    e->control.max_in_flight =
+        c->load.max_in_flight < e->max_concurrency ? c->load.max_in_flight : e->max_concurrency;
     e->n_workers = c->load.threads;
     e->drop_pending = xcalloc(e->n_workers, sizeof(*e->drop_pending));
     e->workers = xcalloc(e->n_workers, sizeof(*e->workers));
@@ -291,6 +407,14 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
     merger_set_fds_limit(e->merger, e->fds_limit);
     merger_set_transport(e->merger, e->tp->name);
     merger_set_state(e->merger, RUN_RUNNING, e->control.concurrency);
+    merger_set_load(e->merger, e->control.model, e->control.rate_per_s, e->control.max_in_flight);
+    if (e->control.max_in_flight < c->load.max_in_flight) {
+        char text[TICK_TEXT_MAX];
+
+        snprintf(text, sizeof(text), "max_in_flight %u lowered to %u: the fd limit is %u",
+                 c->load.max_in_flight, e->control.max_in_flight, e->fds_limit);
+        merger_event(e->merger, EV_NOTICE, 0, text);
+    }
     /* uv_hrtime and clock_now_ns read the same monotonic clock. */
     e->start_ns = p->start_ns ? p->start_ns : uv_hrtime();
     merger_set_board(e->merger, p->board);

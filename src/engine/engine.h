@@ -1,6 +1,7 @@
 /*
  * engine: makes the load. Worker threads, each one libuv loop driving one
- * libcurl multi handle, run virtual users (closed model) against the
+ * libcurl multi handle, run virtual users (closed model) or a fixed arrival
+ * rate (open model, latency from each request's intended start) against the
  * workload of a config, apply the commands that arrive through the channel
  * within one tick, and publish one merged tick per interval. Never touches
  * curses. engine_start, engine_join and engine_free are for the thread that
@@ -18,6 +19,8 @@ struct config;
 struct engine;
 
 #define ENGINE_DRAIN_MS 5000 /* how long a stop waits for requests in flight */
+#define ENGINE_RATE_MIN_PER_S 0.1 /* the open model's rate is clamped to this range */
+#define ENGINE_RATE_MAX_PER_S 1e7
 
 /* Process-wide set-up: libcurl's global init. Call once from main before any
  * thread starts (libcurl's init is not thread-safe). Returns 0 or -EIO with

@@ -25,6 +25,7 @@
 #include "core/tick.h"
 #include "engine/engine.h"
 #include "ramp/ramp.h"
+#include "engine/schedule.h"
 
 struct hist;
 struct workload;
@@ -68,6 +69,15 @@ struct interval {
     uint32_t active;    /* its slots that may run */
     uint32_t in_flight; /* its transfers in flight at the end */
     uint32_t fds_used;
+    /* Open model: service times (actual start to end) of its requests, and
+     * how the schedule was kept. */
+    struct hist *service;
+    uint64_t service_completed;
+    uint64_t sched_taken;   /* requests started from the schedule */
+    uint64_t sched_called;  /* requests the schedule called for */
+    uint64_t sched_backlog; /* due at the end and not started */
+    uint64_t sched_lag_us;  /* worst lag */
+    uint64_t sched_capped;  /* times the cap held due requests back */
 };
 
 void interval_init(struct interval *iv, size_t n_kinds);
@@ -99,6 +109,12 @@ void merger_set_board(struct merger *m, struct board *b);
 void merger_set_observer(struct merger *m, void (*fn)(void *arg, struct tick *t), void *arg);
 /* Run state shown in ticks (running, paused, stopping). */
 void merger_set_state(struct merger *m, enum run_state state, uint32_t target_concurrency);
+/* The load model shown in ticks, with the open model's rate and cap. */
+void merger_set_load(struct merger *m, enum load_model model, double rate_per_s,
+                     uint32_t max_in_flight);
+/* Requests completed per second in the last tick published (0 before the
+ * first): where a switch to the open model starts when no rate was set. */
+double merger_last_rate(struct merger *m);
 
 /* Control state: what the commands asked for. Guarded by engine.lock. */
 struct control {
@@ -107,6 +123,9 @@ struct control {
     int is_stopping;
     int is_aborting;     /* a second stop, or the drain timed out */
     uint64_t stop_at_ns; /* since the run started; when the drain gives up */
+    enum load_model model;
+    double rate_per_s;      /* open model: total arrivals per second (kept while closed) */
+    uint32_t max_in_flight; /* open model: total cap, within the fd limit */
 };
 
 /*
@@ -190,6 +209,8 @@ struct slot {
     uint64_t seq;       /* of the request in flight (requests started before it) */
     uint64_t n_started; /* requests this user has started */
     uint64_t start_ns;
+    uint64_t intended_ns; /* when the request was meant to start (closed: start_ns) */
+    int is_scheduled;     /* started by the open model's schedule */
     /* curl: one easy handle, reused for every request. */
     CURL *easy;
     size_t last_kind;    /* whose options the handle holds; SIZE_MAX: none */
@@ -228,6 +249,13 @@ struct worker {
     size_t socks_cap;
     uint64_t rng;
     uint64_t next_tick_ns; /* the boundary the tick timer waits for */
+    /* Open model: its part of the rate and of the cap, and its schedule. */
+    uv_timer_t sched_timer; /* the next intended start */
+    struct schedule sched;
+    int is_open;
+    double rate_per_s;
+    uint32_t cap;
+    uint64_t owed_at_start; /* requests due and not started when the interval began */
     struct interval iv;
     char url[65536]; /* scratch for expanding URLs; libcurl copies it */
 };
@@ -252,6 +280,20 @@ void worker_apply_control(struct worker *w);
 void worker_fill(struct worker *w);
 /* After s finished a transfer: its next request, or the end of the worker. */
 void worker_next(struct worker *w, struct slot *s);
+/* Ends the worker when nothing is in flight and nothing more may start. */
+void worker_check_finished(struct worker *w);
+/* Adds slots until it has n. */
+void worker_grow_slots(struct worker *w, uint32_t n);
+
+/* open.c: the open model on a worker. */
+/* Takes the model, rate and cap of c (engine.lock not held; c a copy);
+ * was_paused is the worker's state before c. */
+void open_apply(struct worker *w, const struct control *c, int was_paused);
+/* Starts the requests due, on hint first when it is idle, up to the cap,
+ * and arms the timer for the next. A no-op unless open and running. */
+void open_pump(struct worker *w, struct slot *hint);
+/* Fills the schedule's figures of the interval ending at now_ns. */
+void open_interval_end(struct worker *w, uint64_t now_ns);
 
 /* http.c: the libcurl <-> libuv glue. */
 int http_init(struct worker *w, char *err, size_t err_len);
@@ -278,9 +320,12 @@ void h1_plan_free(struct h1_plan *p);
 /* slot.c */
 struct slot *slot_new(struct worker *w, uint32_t index);
 void slot_free(struct slot *s);
-/* Sets up and starts the next request of s. Returns 0 or -EAGAIN when no
+#define SLOT_NOW UINT64_MAX /* slot_start: no intended time, the closed model */
+
+/* Sets up and starts the next request of s, meant to start at intended_ns
+ * (SLOT_NOW: now); latency counts from then. Returns 0 or -EAGAIN when no
  * request may start (limit reached). */
-int slot_start(struct slot *s);
+int slot_start(struct slot *s, uint64_t intended_ns);
 /* Records the finished transfer of s: r classifies it, bytes in and out
  * are its traffic, words the transport's own message ("" when none). */
 void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_in,
@@ -288,10 +333,10 @@ void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_i
 
 /* engine.c: commands, from worker 0's wake. */
 void engine_drain_commands(struct engine *e);
-/* Sets the target concurrency to level (clamped, said in an event that
- * names who asked), resuming a paused run. engine.lock not held; the caller
- * wakes the workers. */
-void engine_set_concurrency(struct engine *e, double level, const char *who);
+/* Sets the load to level: the concurrency, or under the open model the
+ * rate (clamped, said in an event that names who asked), resuming a paused
+ * run. engine.lock not held; the caller wakes the workers. */
+void engine_set_level(struct engine *e, double level, const char *who);
 
 /* plan.c: the ramp plan. plan_init creates it and hooks it to the merger,
  * starting it when start is set (before the workers start); plan_command

@@ -40,6 +40,7 @@ void interval_init(struct interval *iv, size_t n_kinds)
     iv->kinds = xcalloc(n_kinds, sizeof(*iv->kinds));
     for (size_t i = 0; i < n_kinds; i++)
         stats_init(&iv->kinds[i]);
+    iv->service = hist_new();
 }
 
 /* Empties iv for the next interval; the histograms are kept, not freed. */
@@ -47,9 +48,12 @@ void interval_reset(struct interval *iv)
 {
     struct kind_stats total = iv->total;
     struct kind_stats *kinds = iv->kinds;
+    struct hist *service = iv->service;
     size_t n = iv->n_kinds;
 
     memset(iv, 0, sizeof(*iv));
+    iv->service = service;
+    hist_reset(service);
     iv->total = total;
     stats_reset(&iv->total);
     iv->kinds = kinds;
@@ -63,6 +67,8 @@ void interval_free(struct interval *iv)
     if (!iv->kinds)
         return;
     hist_free(iv->total.hist);
+    hist_free(iv->service);
+    iv->service = NULL;
     for (size_t i = 0; i < iv->n_kinds; i++)
         hist_free(iv->kinds[i].hist);
     free(iv->kinds);
@@ -92,6 +98,14 @@ void interval_add(struct interval *dst, const struct interval *src)
     dst->bodies_cut += src->bodies_cut;
     if (src->loop_lag_us > dst->loop_lag_us)
         dst->loop_lag_us = src->loop_lag_us;
+    hist_merge(dst->service, src->service);
+    dst->service_completed += src->service_completed;
+    dst->sched_taken += src->sched_taken;
+    dst->sched_called += src->sched_called;
+    dst->sched_backlog += src->sched_backlog;
+    dst->sched_capped += src->sched_capped;
+    if (src->sched_lag_us > dst->sched_lag_us)
+        dst->sched_lag_us = src->sched_lag_us;
     if (src->end_ns > dst->end_ns)
         dst->end_ns = src->end_ns;
     dst->target += src->target;

@@ -36,6 +36,7 @@ struct merger {
     uint32_t n_done;
     struct pending pending[PENDING_MAX];
     struct hist *run_total;
+    struct hist *run_service;
     struct hist **run_kinds;
     uint64_t run_errors[ERR__COUNT];
     struct tick_event events[EVENTS_MAX];
@@ -43,6 +44,10 @@ struct merger {
     uint32_t events_dropped;
     enum run_state state;
     uint32_t target;
+    enum load_model model;
+    double rate_per_s;
+    uint32_t max_in_flight;
+    double last_rate_per_s; /* completions per second in the last tick */
     uint32_t fds_limit;
     const char *transport; /* "curl" or "h1" */
     struct board *board;   /* NULL: no probes */
@@ -67,6 +72,7 @@ struct merger *merger_new(uint32_t n_workers, const struct workload *wl, struct 
     m->next_seq = xcalloc(n_workers, sizeof(*m->next_seq));
     m->is_done = xcalloc(n_workers, sizeof(*m->is_done));
     m->run_total = hist_new();
+    m->run_service = hist_new();
     m->run_kinds = xcalloc(m->n_kinds, sizeof(*m->run_kinds));
     for (size_t i = 0; i < m->n_kinds; i++)
         m->run_kinds[i] = hist_new();
@@ -84,6 +90,7 @@ void merger_free(struct merger *m)
         hist_free(m->run_kinds[i]);
     free(m->run_kinds);
     hist_free(m->run_total);
+    hist_free(m->run_service);
     free(m->next_seq);
     free(m->is_done);
     pthread_mutex_destroy(&m->lock);
@@ -140,6 +147,50 @@ void merger_set_state(struct merger *m, enum run_state state, uint32_t target)
     pthread_mutex_unlock(&m->lock);
 }
 
+void merger_set_load(struct merger *m, enum load_model model, double rate_per_s,
+                     uint32_t max_in_flight)
+{
+    pthread_mutex_lock(&m->lock);
+    m->model = model;
+    m->rate_per_s = rate_per_s;
+    m->max_in_flight = max_in_flight;
+    pthread_mutex_unlock(&m->lock);
+}
+
+double merger_last_rate(struct merger *m)
+{
+    double r;
+
+    pthread_mutex_lock(&m->lock);
+    r = m->last_rate_per_s;
+    pthread_mutex_unlock(&m->lock);
+    return r;
+}
+
+/* The open model's figures: service times and how the schedule was kept.
+ * A closed interval has none, unless requests started open were still
+ * finishing after a switch. */
+static void fill_open(struct merger *m, struct tick *t, const struct interval *iv)
+{
+    struct tick_kind *k = &t->service;
+
+    if (m->model == LOAD_OPEN) {
+        t->target_rate_per_s = m->rate_per_s;
+        t->max_in_flight = m->max_in_flight;
+    }
+    t->sched_called = iv->sched_called;
+    t->sched_backlog = iv->sched_backlog;
+    t->sched_lag_us = iv->sched_lag_us;
+    t->sched_capped = iv->sched_capped;
+    hist_merge(m->run_service, iv->service);
+    k->started = iv->sched_taken;
+    k->completed = iv->service_completed;
+    tick_latency_from_hist(&k->window, iv->service);
+    tick_latency_from_hist(&k->run, m->run_service);
+    if (iv->service_completed)
+        tick_put_hist(t, k, iv->service);
+}
+
 /* Copies the counts of s into the tick kind k and encodes its histogram. */
 static void fill_kind(struct tick *t, struct tick_kind *k, const struct kind_stats *s,
                       const struct hist *run)
@@ -181,6 +232,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
 
     for (size_t i = 0; i < m->n_kinds; i++)
         cap += hist_encode(iv->kinds[i].hist, NULL, 0);
+    cap += hist_encode(iv->service, NULL, 0);
     hist_merge(m->run_total, iv->total.hist);
     for (size_t i = 0; i < m->n_kinds; i++)
         hist_merge(m->run_kinds[i], iv->kinds[i].hist);
@@ -197,7 +249,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->duration_ms = m->last_end_ns / 1000000 - m->last_end_ms;
     m->last_end_ms += t->duration_ms;
     t->state = is_last ? RUN_DONE : m->state;
-    t->model = LOAD_CLOSED;
+    t->model = m->model;
     tick_copy_text(t->transport, sizeof(t->transport), m->transport ? m->transport : "");
     t->target_concurrency = m->target;
     t->actual_concurrency = iv->active;
@@ -230,6 +282,9 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->health.loop_lag_us = iv->loop_lag_us;
     t->health.fds_used = iv->fds_used;
     t->health.fds_limit = m->fds_limit;
+    fill_open(m, t, iv);
+    if (t->duration_ms)
+        m->last_rate_per_s = (double)iv->total.completed * 1000.0 / (double)t->duration_ms;
     if (m->observer)
         m->observer(m->observer_arg, t);
     return t;

@@ -25,7 +25,7 @@ static void apply_out(struct engine *e, const struct ramp_out *out)
         merger_event(e->merger, out->events[i].kind, out->events[i].at_ms * 1000000,
                      out->events[i].text);
     if (out->set_level)
-        engine_set_concurrency(e, out->level, "ramp");
+        engine_set_level(e, out->level, "ramp");
     if (out->stop)
         engine_request_stop(e, out->stop_why, 0);
 }
@@ -56,7 +56,8 @@ void plan_init(struct engine *e, int start)
     struct ramp_out out;
 
     pthread_mutex_init(&e->ramp_lock, NULL);
-    e->ramp = ramp_new(&e->config->ramp, e->config->load.think_time_us);
+    e->ramp = ramp_new(&e->config->ramp, e->config->load.think_time_us,
+                       e->config->load.mode == CONFIG_MODE_RATE ? LOAD_OPEN : LOAD_CLOSED);
     merger_set_observer(e->merger, observe, e);
     if (!start)
         return;
@@ -106,6 +107,10 @@ static const char *manual_change(enum cmd_kind k)
         return "halve";
     case CMD_PAUSE:
         return "pause";
+    case CMD_SET_RATE:
+        return "rate change";
+    case CMD_SET_MODEL:
+        return "model switch";
     default:
         return NULL;
     }

@@ -1,7 +1,8 @@
 /*
  * A slot is one virtual user of the closed model: it sends a request, waits
  * for the whole reply, records it, and sends the next, over one connection
- * it keeps (with keep-alive). How the request travels is the transport's
+ * it keeps (with keep-alive). Under the open model it is one connection of
+ * the pool the schedule's requests take turns on. How the request travels is the transport's
  * business; what is counted, and how, is the same for every transport.
  */
 #include <errno.h>
@@ -41,7 +42,7 @@ static int take_ticket(struct engine *e)
     return atomic_fetch_add(&e->tickets, 1) < e->request_limit;
 }
 
-int slot_start(struct slot *s)
+int slot_start(struct slot *s, uint64_t intended_ns)
 {
     struct worker *w = s->w;
     struct engine *e = w->e;
@@ -51,6 +52,8 @@ int slot_start(struct slot *s)
     s->kind = workload_pick(e->workload, &w->rng);
     s->seq = s->n_started++;
     s->start_ns = worker_now_ns(w);
+    s->is_scheduled = intended_ns != SLOT_NOW;
+    s->intended_ns = s->is_scheduled && intended_ns < s->start_ns ? intended_ns : s->start_ns;
     s->is_in_flight = 1;
     w->in_flight++;
     w->iv.total.started++;
@@ -76,12 +79,20 @@ void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_i
 {
     struct worker *w = s->w;
     struct interval *iv = &w->iv;
-    uint64_t latency_us;
+    uint64_t latency_us, now_ns;
     int cls;
 
     /* Timeouts and failures enter the histogram at their elapsed time too:
-     * dropping them would hide exactly the slow requests. */
-    latency_us = (worker_now_ns(w) - s->start_ns) / 1000;
+     * dropping them would hide exactly the slow requests. Latency counts
+     * from the intended start, so a request the schedule had to hold back
+     * is charged for its wait (coordinated omission); the service time,
+     * from the actual start, goes to its own histogram. */
+    now_ns = worker_now_ns(w);
+    latency_us = (now_ns - s->intended_ns) / 1000;
+    if (s->is_scheduled) {
+        hist_record(iv->service, (now_ns - s->start_ns) / 1000);
+        iv->service_completed++;
+    }
     s->is_in_flight = 0;
     w->in_flight--;
     cls = classify_transfer(r);

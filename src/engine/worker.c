@@ -44,6 +44,12 @@ static void submit(struct worker *w, uint64_t end_ns, int is_final)
         iv->active = 0;
     iv->in_flight = w->in_flight;
     iv->fds_used = w->fds_used;
+    if (w->is_open) {
+        /* The pool and its cap, not the closed model's users. */
+        iv->target = w->cap;
+        iv->active = w->is_paused || w->is_stopping ? 0 : w->n_slots < w->cap ? w->n_slots : w->cap;
+    }
+    open_interval_end(w, end_ns);
     merger_submit(w->e->merger, w->id, iv, is_final);
 }
 
@@ -52,6 +58,7 @@ static void close_own_handles(struct worker *w)
 {
     uv_close((uv_handle_t *)&w->tick_timer, NULL);
     uv_close((uv_handle_t *)&w->end_timer, NULL);
+    uv_close((uv_handle_t *)&w->sched_timer, NULL);
     uv_close((uv_handle_t *)&w->wake, NULL);
 }
 
@@ -76,10 +83,11 @@ static void finish(struct worker *w)
     w->is_done = 1;
     submit(w, worker_now_ns(w), 1);
     uv_timer_stop(&w->tick_timer);
+    uv_timer_stop(&w->sched_timer);
     uv_timer_start(&w->end_timer, on_teardown, 0, 0);
 }
 
-static void check_finished(struct worker *w)
+void worker_check_finished(struct worker *w)
 {
     if (w->in_flight == 0 && (w->is_stopping || !tickets_left(w)))
         finish(w);
@@ -87,27 +95,32 @@ static void check_finished(struct worker *w)
 
 void worker_next(struct worker *w, struct slot *s)
 {
-    if (may_run(w, s) && slot_start(s) == 0)
+    if (w->is_open) {
+        open_pump(w, s);
+    } else if (may_run(w, s) && slot_start(s, SLOT_NOW) == 0) {
         return;
-    check_finished(w);
+    }
+    worker_check_finished(w);
 }
 
 void worker_fill(struct worker *w)
 {
     if (w->is_done)
         return;
-    if (!w->is_paused && !w->is_stopping) {
+    if (w->is_open) {
+        open_pump(w, NULL);
+    } else if (!w->is_paused && !w->is_stopping) {
         for (uint32_t i = 0; i < w->share && i < w->n_slots; i++) {
             struct slot *s = w->slots[i];
 
-            if (!s->is_in_flight && slot_start(s) != 0)
+            if (!s->is_in_flight && slot_start(s, SLOT_NOW) != 0)
                 break;
         }
     }
-    check_finished(w);
+    worker_check_finished(w);
 }
 
-static void grow_slots(struct worker *w, uint32_t n)
+void worker_grow_slots(struct worker *w, uint32_t n)
 {
     if (n <= w->n_slots)
         return;
@@ -156,6 +169,7 @@ void worker_apply_control(struct worker *w)
     struct engine *e = w->e;
     struct control c;
     uint32_t drop;
+    int was_paused = w->is_paused;
 
     if (w->is_done)
         return;
@@ -173,7 +187,9 @@ void worker_apply_control(struct worker *w)
          * replaces the duration, which no longer matters). */
         uv_timer_start(&w->end_timer, on_end, ENGINE_DRAIN_MS, 0);
     }
-    grow_slots(w, w->share);
+    open_apply(w, &c, was_paused);
+    if (!w->is_open)
+        worker_grow_slots(w, w->share);
     if (drop)
         abort_in_flight(w, drop, 0);
     if (c.is_aborting)
@@ -264,6 +280,7 @@ int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct 
     }
     uv_timer_init(&w->loop, &w->tick_timer);
     uv_timer_init(&w->loop, &w->end_timer);
+    uv_timer_init(&w->loop, &w->sched_timer);
     uv_async_init(&w->loop, &w->wake, on_wake);
     rc = e->tp->init(w, err, err_len);
     if (rc != 0) {

@@ -24,6 +24,7 @@ struct step_figures {
     double level;
     uint64_t ticks;
     uint64_t duration_ms;
+    uint64_t started;
     uint64_t completed;
     uint64_t failed;
     double latency_sum_us; /* mean x count, summed over ticks */
@@ -41,6 +42,7 @@ struct step_figures {
 struct ramp {
     const struct config_ramp *cfg;
     double think_s;
+    enum load_model model;   /* of the latest tick: what a level means */
     enum plan_phase phase;
     uint32_t step;           /* 0-based index of the current step */
     double level;            /* the level the plan set last */
@@ -63,11 +65,12 @@ struct ramp {
 
 static const struct config_ramp empty_plan;
 
-struct ramp *ramp_new(const struct config_ramp *cfg, uint64_t think_us)
+struct ramp *ramp_new(const struct config_ramp *cfg, uint64_t think_us, enum load_model model)
 {
     struct ramp *r = xcalloc(1, sizeof(*r));
 
     r->cfg = cfg ? cfg : &empty_plan;
+    r->model = model;
     r->think_s = (double)think_us / 1e6;
     r->cur.hist = hist_new();
     r->scratch = hist_new();
@@ -90,9 +93,12 @@ int ramp_has_plan(const struct ramp *r)
 
 /* ---- text ---- */
 
-static void fmt_level(double level, char *buf, size_t len)
+static void fmt_level(const struct ramp *r, double level, char *buf, size_t len)
 {
-    snprintf(buf, len, "c=%.0f", level);
+    if (r->model == LOAD_OPEN)
+        snprintf(buf, len, "%.0f/s", level);
+    else
+        snprintf(buf, len, "c=%.0f", level);
 }
 
 static void out_event(struct ramp_out *out, uint64_t at_ms, enum event_kind kind,
@@ -141,6 +147,7 @@ static void figures_add(struct ramp *r, struct step_figures *f, const struct tic
 
     f->ticks++;
     f->duration_ms += t->duration_ms;
+    f->started += t->total.started;
     f->completed += t->total.completed;
     f->failed += t->total.completed - t->total.ok;
     f->latency_sum_us += t->total.window.mean_us * (double)t->total.window.count;
@@ -201,6 +208,7 @@ static const char *rule_name(const struct config_rule *rule)
         [CONFIG_RULE_ERROR_RATE] = "error_rate", [CONFIG_RULE_P50] = "p50",
         [CONFIG_RULE_P90] = "p90",               [CONFIG_RULE_P99] = "p99",
         [CONFIG_RULE_P999] = "p99.9",            [CONFIG_RULE_THROUGHPUT_DROP] = "throughput_drop",
+        [CONFIG_RULE_RATE_SHORTFALL] = "rate_shortfall",
     };
 
     return rule->metric == CONFIG_RULE_PROBE ? rule->probe : names[rule->metric];
@@ -211,7 +219,7 @@ static int rule_trips(const struct ramp *r, const struct step_figures *f,
                       const struct config_rule *rule, char *why, size_t len)
 {
     char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX];
-    double v;
+    double v, rate;
 
     switch (rule->metric) {
     case CONFIG_RULE_ERROR_RATE:
@@ -241,6 +249,18 @@ static int rule_trips(const struct ramp *r, const struct step_figures *f,
             return 0;
         snprintf(why, len, "throughput_drop %.1f%% > %.1f%% (%.0f req/s, best %.0f)", v * 100,
                  rule->value * 100, figures_rate(f), r->best_rate);
+        return 1;
+    case CONFIG_RULE_RATE_SHORTFALL:
+        /* Only a rate asked for can fall short; users take what they get. */
+        if (r->model != LOAD_OPEN || f->level <= 0)
+            return 0;
+        /* What started, not what completed: the schedule is about starts. */
+        rate = f->duration_ms ? (double)f->started * 1000.0 / (double)f->duration_ms : 0;
+        v = 1.0 - rate / f->level;
+        if (v <= rule->value)
+            return 0;
+        snprintf(why, len, "rate_shortfall %.1f%% > %.1f%% (%.0f of %.0f requests/s started)",
+                 v * 100, rule->value * 100, rate, f->level);
         return 1;
     case CONFIG_RULE_PROBE:
         for (uint32_t i = 0; i < f->n_probes; i++) {
@@ -290,7 +310,7 @@ static void add_point(struct ramp *r, struct tick *t, const struct step_figures 
         r->n_points--;
     }
     r->points[r->n_points++] = figures_point(f);
-    if (r->knee_found)
+    if (r->knee_found || r->model == LOAD_OPEN)
         return;
     k = knee_find(r->points, r->n_points, r->think_s, &why);
     if (k < 0 || (size_t)k != r->n_points - 1)
@@ -325,10 +345,16 @@ static void check_pct_limits(struct ramp *r, struct tick *t)
         if ((double)v <= rule->value)
             continue;
         r->pct_over = 1;
-        tick_event(t, EV_DETECTION, "%s %s crossed its limit %s at concurrency %u",
-                   rule_name(rule), units_format_duration(v, a, sizeof(a)),
-                   units_format_duration((uint64_t)rule->value, b, sizeof(b)),
-                   t->target_concurrency);
+        if (t->model == LOAD_OPEN)
+            tick_event(t, EV_DETECTION, "%s %s crossed its limit %s at %.0f requests/s",
+                       rule_name(rule), units_format_duration(v, a, sizeof(a)),
+                       units_format_duration((uint64_t)rule->value, b, sizeof(b)),
+                       t->target_rate_per_s);
+        else
+            tick_event(t, EV_DETECTION, "%s %s crossed its limit %s at concurrency %u",
+                       rule_name(rule), units_format_duration(v, a, sizeof(a)),
+                       units_format_duration((uint64_t)rule->value, b, sizeof(b)),
+                       t->target_concurrency);
         return;
     }
 }
@@ -354,7 +380,7 @@ static void enter_step(struct ramp *r, uint32_t i, uint64_t at_ms, struct ramp_o
     figures_reset(&r->cur, r->level);
     out->set_level = 1;
     out->level = r->level;
-    fmt_level(r->level, lv, sizeof(lv));
+    fmt_level(r, r->level, lv, sizeof(lv));
     if (r->cfg->requests_per_user)
         snprintf(hold, sizeof(hold), "%u requests per user",
                  (unsigned)r->cfg->requests_per_user);
@@ -424,13 +450,13 @@ static void say_breaking_point(struct ramp *r, struct tick *t, const char *why)
 {
     char lv[32], good[32], p99[UNITS_FMT_MAX];
 
-    fmt_level(r->level, lv, sizeof(lv));
+    fmt_level(r, r->level, lv, sizeof(lv));
     if (!r->has_passed) {
         tick_event(t, EV_DETECTION, "breaking point: step %u (%s) failed, no step passed: %s",
                    r->step + 1, lv, why);
         return;
     }
-    fmt_level(r->last_good, good, sizeof(good));
+    fmt_level(r, r->last_good, good, sizeof(good));
     units_format_duration(r->last_good_p99, p99, sizeof(p99));
     tick_event(t, EV_DETECTION,
                "breaking point: step %u (%s) failed: %s; last good: step %u (%s, %.0f req/s, p99 %s)",
@@ -451,13 +477,13 @@ static void act_on_failure(struct ramp *r, struct tick *t, const char *why, stru
         return;
     case CONFIG_ACTION_HOLD:
         r->phase = PLAN_HOLDING;
-        fmt_level(r->level, lv, sizeof(lv));
+        fmt_level(r, r->level, lv, sizeof(lv));
         tick_event(t, EV_COMMAND, "ramp holds at step %u (%s)", r->step + 1, lv);
         return;
     case CONFIG_ACTION_BACK:
         r->phase = PLAN_HOLDING;
         if (!r->has_passed) {
-            fmt_level(r->level, lv, sizeof(lv));
+            fmt_level(r, r->level, lv, sizeof(lv));
             tick_event(t, EV_COMMAND, "ramp holds at step %u (%s): no step passed to go back to",
                        r->step + 1, lv);
             return;
@@ -466,7 +492,7 @@ static void act_on_failure(struct ramp *r, struct tick *t, const char *why, stru
         r->level = r->last_good;
         out->set_level = 1;
         out->level = r->level;
-        fmt_level(r->level, lv, sizeof(lv));
+        fmt_level(r, r->level, lv, sizeof(lv));
         tick_event(t, EV_COMMAND, "ramp goes back to step %u (%s) and holds", r->step + 1, lv);
         return;
     }
@@ -479,7 +505,7 @@ static void end_step(struct ramp *r, struct tick *t, struct ramp_out *out)
     char why[TICK_TEXT_MAX], lv[32], p99[UNITS_FMT_MAX];
     enum plan_verdict v;
 
-    fmt_level(r->level, lv, sizeof(lv));
+    fmt_level(r, r->level, lv, sizeof(lv));
     if (f->ticks == 0) {
         t->plan.verdict = VERDICT_CUT;
         tick_event(t, EV_NOTICE, "ramp step %u/%u (%s) ended before it measured anything",
@@ -524,21 +550,29 @@ void ramp_next(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
     r->cut_now = 1;
 }
 
-/* Whether the current step's hold is over. */
-static int hold_done(const struct ramp *r)
+/* Whether ms of ticks cover want_us: ticks are whole, and one a ms short
+ * (ticks add up to the wall time, so one may be 999 ms) still counts, so
+ * the cover is taken to half a tick (tick_ms, the latest one's length). */
+static int covers(uint64_t ms, uint64_t tick_ms, uint64_t want_us)
+{
+    return (ms + tick_ms / 2) * 1000 >= want_us;
+}
+
+/* Whether the current step's hold is over after a tick of tick_ms. */
+static int hold_done(const struct ramp *r, uint64_t tick_ms)
 {
     const struct step_figures *f = &r->cur;
 
     if (r->cfg->requests_per_user)
         return f->completed >= (uint64_t)r->cfg->requests_per_user * (uint64_t)r->level;
-    return f->duration_ms * 1000 >= r->cfg->hold_us;
+    return covers(f->duration_ms, tick_ms, r->cfg->hold_us);
 }
 
 /* Levels held by hand, with no plan running: each is a step for the knee,
  * its first tick left out as the warm-up. */
 static void follow_manual(struct ramp *r, struct tick *t)
 {
-    double level = (double)t->target_concurrency;
+    double level = t->model == LOAD_OPEN ? t->target_rate_per_s : (double)t->target_concurrency;
     int holds = t->state == RUN_RUNNING;
 
     if (!r->is_manual_level || level != r->cur.level || !holds) {
@@ -559,6 +593,7 @@ void ramp_on_tick(struct ramp *r, struct tick *t, struct ramp_out *out)
 
     memset(out, 0, sizeof(*out));
     memset(&t->plan, 0, sizeof(t->plan));
+    r->model = t->model;
     t->plan.phase = r->phase;
     if (r->phase != PLAN_OFF) {
         t->plan.step = r->step + 1;
@@ -573,7 +608,7 @@ void ramp_on_tick(struct ramp *r, struct tick *t, struct ramp_out *out)
     }
     if (r->phase == PLAN_MEASURE)
         figures_add(r, &r->cur, t);
-    else if ((r->warm_ms += t->duration_ms) * 1000 >= r->cfg->warmup_us)
+    else if (covers(r->warm_ms += t->duration_ms, t->duration_ms, r->cfg->warmup_us))
         r->phase = PLAN_MEASURE;
     if (run_ends) {
         r->phase = PLAN_OFF;
@@ -582,7 +617,7 @@ void ramp_on_tick(struct ramp *r, struct tick *t, struct ramp_out *out)
                    n_steps(r));
         return;
     }
-    if (r->cut_now || (t->plan.phase == PLAN_MEASURE && hold_done(r))) {
+    if (r->cut_now || (t->plan.phase == PLAN_MEASURE && hold_done(r, t->duration_ms))) {
         r->cut_now = 0;
         end_step(r, t, out);
     }

@@ -32,7 +32,7 @@ struct config_ramp;
 /* What a call asks of the engine. */
 struct ramp_out {
     int set_level;                      /* move the load to level */
-    double level;                       /* users (closed model) */
+    double level;                       /* users, or requests/s (open model) */
     int stop;                           /* end the run (drain) */
     char stop_why[TICK_TEXT_MAX];       /* what to say when it does */
     uint32_t n_events;                  /* events to log (controls only; */
@@ -42,9 +42,12 @@ struct ramp_out {
 struct ramp;
 
 /* A ramp for the plan of cfg (borrowed; n_steps 0: no plan, detections
- * only). think_us is [load] think_time, for Little's law. Aborts on
+ * only). think_us is [load] think_time, for Little's law; model is the
+ * load model at the start (the ticks say when it changes): under the open
+ * model the levels are rates and there is no knee to find (arrivals do not
+ * wait for replies, so Little's law ties nothing to the level). Aborts on
  * exhaustion. */
-struct ramp *ramp_new(const struct config_ramp *cfg, uint64_t think_us);
+struct ramp *ramp_new(const struct config_ramp *cfg, uint64_t think_us, enum load_model model);
 void ramp_free(struct ramp *r);
 
 /* Whether cfg had steps. */

@@ -409,6 +409,26 @@ static int get_top(struct ctx *c, json_t *o)
     return 0;
 }
 
+/* The open model's figures; a tick without them (closed, or written before
+ * they existed) reads as zeros. */
+static int get_open(struct ctx *c, json_t *o)
+{
+    struct tick *t = c->t;
+    json_t *service;
+
+    if (get_u32(c, o, "max_in_flight", &t->max_in_flight) ||
+        get_count(c, o, "sched_called", &t->sched_called) ||
+        get_count(c, o, "sched_backlog", &t->sched_backlog) ||
+        get_count(c, o, "sched_lag_us", &t->sched_lag_us) ||
+        get_count(c, o, "sched_capped", &t->sched_capped) ||
+        get_kind_of(c, o, "service", 0, &service))
+        return -EINVAL;
+    if (service && get_kind(c, service, &t->service, NULL) != 0)
+        return -EINVAL;
+    tick_copy_text(t->service.name, sizeof(t->service.name), "service");
+    return 0;
+}
+
 int rec_tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len)
 {
     struct ctx c = {.why = why, .why_len = why_len};
@@ -426,6 +446,8 @@ int rec_tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len
         rc = get_status(&c, obj);
     if (rc == 0)
         rc = get_probes_and_events(&c, obj);
+    if (rc == 0)
+        rc = get_open(&c, obj);
     if (rc == 0) {
         /* The fields are final: move them to a tick with room for the data. */
         *out = tick_new(c.data_len);

@@ -317,6 +317,22 @@ static json_t *plan_json(const struct tick_plan *p)
     return bad ? (json_decref(o), NULL) : o;
 }
 
+/* The open model's figures, left out of closed ticks (older readers and
+ * closed runs see nothing new). */
+static int put_open(json_t *o, const struct tick *t)
+{
+    int bad = 0;
+
+    bad |= put_nonzero(o, "max_in_flight", t->max_in_flight);
+    bad |= put_nonzero(o, "sched_called", t->sched_called);
+    bad |= put_nonzero(o, "sched_backlog", t->sched_backlog);
+    bad |= put_nonzero(o, "sched_lag_us", t->sched_lag_us);
+    bad |= put_nonzero(o, "sched_capped", t->sched_capped);
+    if (t->service.completed || t->service.started || t->service.hist_len)
+        bad |= json_object_set_new(o, "service", kind_json(t, &t->service, HIST_OWN));
+    return bad;
+}
+
 json_t *rec_tick_to_json(const struct tick *t)
 {
     json_t *plan = plan_json(&t->plan);
@@ -352,6 +368,7 @@ json_t *rec_tick_to_json(const struct tick *t)
         bad |= json_object_set_new(o, "plan", plan);
     else
         bad |= t->plan.phase != PLAN_OFF || t->plan.verdict != VERDICT_NONE;
+    bad |= put_open(o, t);
     if (bad) {
         json_decref(o);
         return NULL;

@@ -71,6 +71,9 @@ static void put_header(struct format_csv *c, const struct tick *t)
           out);
     for (int e = 0; e < ERR__COUNT; e++)
         fprintf(out, ",err_%s", errclass_name((enum errclass)e));
+    fputs(",model,target_rate_per_s,max_in_flight,sched_called,sched_backlog,sched_lag_us,"
+          "sched_capped,service_p50_us,service_p99_us",
+          out);
     for (uint32_t i = 0; i < c->n_probes; i++) {
         fputc(',', out);
         put_quoted(out, c->probes[i], TICK_NAME_MAX);
@@ -97,6 +100,27 @@ static void put_probe(FILE *out, const struct tick *t, const char *name)
     }
 }
 
+/* The load model and, when open, its rate, cap, schedule and service
+ * times (corrected latency is in the p*_us columns); empty when closed. */
+static void put_open(FILE *out, const struct tick *t)
+{
+    char rate[REPORT_NUM_MAX];
+
+    fprintf(out, ",%s", load_model_name(t->model));
+    if (t->model != LOAD_OPEN) {
+        fputs(",,,,,,,,", out);
+        return;
+    }
+    fprintf(out, ",%s,%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+            report_fmt_fixed(t->target_rate_per_s, 3, rate), t->max_in_flight, t->sched_called,
+            t->sched_backlog, t->sched_lag_us, t->sched_capped);
+    if (t->service.window.count > 0)
+        fprintf(out, ",%" PRIu64 ",%" PRIu64, t->service.window.pct_us[0],
+                t->service.window.pct_us[2]);
+    else
+        fputs(",,", out);
+}
+
 int format_csv_tick(struct format_csv *c, const struct tick *t)
 {
     const struct tick_kind *k = &t->total;
@@ -120,6 +144,7 @@ int format_csv_tick(struct format_csv *c, const struct tick *t)
         fputs(",,,,,", out); /* no latency in an interval that timed nothing */
     for (int e = 0; e < ERR__COUNT; e++)
         fprintf(out, ",%" PRIu64, k->errors[e]);
+    put_open(out, t);
     for (uint32_t i = 0; i < c->n_probes; i++)
         put_probe(out, t, c->probes[i]);
     fputs("\r\n", out);

@@ -199,6 +199,30 @@ static void put_steps(FILE *out, const struct steps *st)
     fprintf(out, "],\n\"levels_not_kept\":{\"rows\":%" PRIu64 "}", steps_levels_not_kept(st));
 }
 
+/* Open model only: the service times (total's latency counts from the
+ * intended start) and how the schedule was kept. */
+static void put_open(FILE *out, const struct summary *sum, uint64_t d)
+{
+    const struct summary_schedule *sc = summary_schedule(sum);
+    struct summary_totals k;
+
+    if (sc->open_ticks == 0)
+        return;
+    fputs(",\n\"service\":", out);
+    summary_totals(sum, SUMMARY_SERVICE, &k);
+    k.name = NULL;
+    put_totals(out, &k, d);
+    fprintf(out, ",\n\"schedule\":{\"open_ms\":%" PRIu64 ",", sc->open_ms);
+    put_rate(out, "requested_per_s", sc->open_ms ? sc->rate_ms / (double)sc->open_ms : 0);
+    fputc(',', out);
+    put_rate(out, "achieved_per_s", report_per_second(sc->started, sc->open_ms));
+    fprintf(out,
+            ",\"started\":%" PRIu64 ",\"called\":%" PRIu64 ",\"max_lag_us\":%" PRIu64
+            ",\"capped\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"ticks_not_kept\":%" PRIu64 "}",
+            sc->started, sc->called, sc->max_lag_us, sc->capped, sc->open_ticks,
+            sc->ticks_not_kept);
+}
+
 int format_json(const struct summary *sum, const struct steps *st, FILE *out)
 {
     struct summary_totals k;
@@ -208,6 +232,7 @@ int format_json(const struct summary *sum, const struct steps *st, FILE *out)
     summary_totals(sum, SUMMARY_TOTAL, &k);
     k.name = NULL;
     put_totals(out, &k, d);
+    put_open(out, sum, d);
     fputs(",\n\"kinds\":[", out);
     for (uint32_t i = 0; i < summary_n_kinds(sum); i++) {
         summary_totals(sum, (int)i, &k);

@@ -65,6 +65,8 @@ struct summary {
     uint64_t aborted;
     uint64_t bodies_cut;
     struct kind_totals total;
+    struct kind_totals service; /* open model: service times (actual start to end) */
+    struct summary_schedule sched;
     uint32_t n_kinds;
     struct kind_totals kinds[TICK_MAX_KINDS];
     uint64_t unmatched_completed; /* completed requests of kinds past the table */
@@ -86,6 +88,8 @@ struct summary *summary_new(void)
 
     tick_copy_text(s->total.name, sizeof(s->total.name), "total");
     s->total.hist = hist_new();
+    tick_copy_text(s->service.name, sizeof(s->service.name), "service");
+    s->service.hist = hist_new();
     s->scratch = hist_new();
     return s;
 }
@@ -97,6 +101,7 @@ void summary_free(struct summary *s)
     for (uint32_t i = 0; i < s->n_kinds; i++)
         hist_free(s->kinds[i].hist);
     hist_free(s->total.hist);
+    hist_free(s->service.hist);
     hist_free(s->scratch);
     free(s);
 }
@@ -200,6 +205,25 @@ static void add_run_figures(struct summary *s, const struct tick *t)
     s->bodies_cut += t->bodies_cut;
 }
 
+/* How the open model's schedule was kept, over its ticks. */
+static void add_schedule(struct summary *s, const struct tick *t)
+{
+    struct summary_schedule *sc = &s->sched;
+
+    if (t->model != LOAD_OPEN)
+        return;
+    sc->open_ticks++;
+    sc->open_ms += t->duration_ms;
+    sc->started += t->total.started;
+    sc->called += t->sched_called;
+    sc->capped += t->sched_capped;
+    sc->rate_ms += t->target_rate_per_s * (double)t->duration_ms;
+    if (t->sched_lag_us > sc->max_lag_us)
+        sc->max_lag_us = t->sched_lag_us;
+    if (!tick_schedule_kept(t))
+        sc->ticks_not_kept++;
+}
+
 static struct probe_totals *probe_named(struct summary *s, const char *name)
 {
     int i = tick_name_row(s->probes, sizeof(s->probes[0]), &s->n_probes, TICK_MAX_PROBES, name);
@@ -236,6 +260,9 @@ int summary_add_tick(struct summary *s, const struct tick *t)
     uint32_t n_status = t->n_status < TICK_MAX_STATUS ? t->n_status : TICK_MAX_STATUS;
     int rc = add_kind(&s->total, t, &t->total, s->scratch);
 
+    if (t->service.completed && add_kind(&s->service, t, &t->service, s->scratch) != 0)
+        rc = -EINVAL;
+    add_schedule(s, t);
     add_run_figures(s, t);
     for (uint32_t i = 0; i < n_kinds; i++) {
         struct kind_totals *k = kind_named(s, t->kinds[i].name);
@@ -411,6 +438,32 @@ static void print_model(FILE *out, const struct summary *s)
               out);
 }
 
+/* The open model: requested against achieved, and whether the schedule was
+ * kept, then the service times beside the corrected latency above. */
+static void print_schedule(FILE *out, const struct summary *s)
+{
+    const struct summary_schedule *sc = &s->sched;
+    char req[NUM_MAX], got[NUM_MAX], lag[UNITS_FMT_MAX], n[NUM_MAX];
+
+    if (sc->open_ticks == 0)
+        return;
+    fprintf(out, "schedule: requested %s/s, achieved %s/s over %s of open model; ",
+            report_fmt_rate(sc->open_ms ? sc->rate_ms / (double)sc->open_ms : 0, req),
+            report_fmt_rate(report_per_second(sc->started, sc->open_ms), got),
+            units_format_duration(sc->open_ms * 1000, lag, sizeof(lag)));
+    units_format_duration(sc->max_lag_us, lag, sizeof(lag));
+    if (sc->ticks_not_kept == 0)
+        fprintf(out, "kept (max lag %s)\n", lag);
+    else
+        fprintf(out, "NOT KEPT in %s of %s ticks (max lag %s, in-flight cap reached %s times)\n",
+                report_fmt_grouped(sc->ticks_not_kept, n), report_fmt_grouped(sc->open_ticks, got),
+                lag, report_fmt_grouped(sc->capped, req));
+    if (s->service.completed == 0)
+        return;
+    fputs("service time (actual start to end, not corrected):\n", out);
+    print_latency(out, &s->service);
+}
+
 static void print_statuses(FILE *out, const struct summary *s)
 {
     char n[NUM_MAX];
@@ -491,6 +544,7 @@ int summary_print(const struct summary *s, FILE *out)
     print_concurrency(out, s);
     print_model(out, s);
     print_outcomes(out, &s->total, s->first_error);
+    print_schedule(out, s);
     print_statuses(out, s);
     fprintf(out,
             "dropped %" PRIu64 ", aborted at stop %" PRIu64 ", bodies cut %" PRIu64
@@ -523,20 +577,53 @@ static void append_probes(const struct tick *t, char *buf, size_t cap)
     }
 }
 
+/* Under the open model the load is a rate: "rate=1000/s" (asked), and the
+ * in-flight count against its cap. */
+static void load_field(const struct tick *t, char *buf, size_t cap)
+{
+    char rate[NUM_MAX];
+
+    if (t->model == LOAD_OPEN)
+        snprintf(buf, cap, "rate=%s/s inflight=%" PRIu32 "/%" PRIu32,
+                 report_fmt_rate(t->target_rate_per_s, rate), t->in_flight, t->max_in_flight);
+    else if (t->target_concurrency != 0 && t->target_concurrency != t->actual_concurrency)
+        snprintf(buf, cap, "c=%" PRIu32 "/%" PRIu32 " inflight=%" PRIu32, t->actual_concurrency,
+                 t->target_concurrency, t->in_flight);
+    else
+        snprintf(buf, cap, "c=%" PRIu32 " inflight=%" PRIu32, t->actual_concurrency, t->in_flight);
+}
+
+/* Open model: the service p99 beside the corrected one, and a loud note
+ * when the schedule was not kept. */
+static void append_schedule(const struct tick *t, char *buf, size_t cap)
+{
+    char p99[UNITS_FMT_MAX], lag[UNITS_FMT_MAX];
+    size_t used = strlen(buf);
+
+    if (t->model != LOAD_OPEN)
+        return;
+    if (t->service.window.count > 0) {
+        snprintf(buf + used, cap - used, " svc p99 %s",
+                 units_format_duration(t->service.window.pct_us[2], p99, sizeof(p99)));
+        used = strlen(buf);
+    }
+    if (!tick_schedule_kept(t))
+        snprintf(buf + used, cap - used,
+                 " SCHEDULE NOT KEPT (lag %s, %" PRIu64 " owed, cap hit %" PRIu64 "x)",
+                 units_format_duration(t->sched_lag_us, lag, sizeof(lag)), t->sched_backlog,
+                 t->sched_capped);
+}
+
 char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
 {
     const struct tick_kind *k = &t->total;
-    char c[NUM_MAX], mb[NUM_MAX], err[NUM_MAX], p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX];
+    char load[2 * NUM_MAX + 32], mb[NUM_MAX], err[NUM_MAX], p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX];
     /* Only the states an operator must not miss; running is the norm. */
     int shows_state = t->state == RUN_PAUSED || t->state == RUN_STOPPING;
 
     if (cap == 0)
         return buf;
-    if (t->target_concurrency != 0 && t->target_concurrency != t->actual_concurrency)
-        snprintf(c, sizeof(c), "%" PRIu32 "/%" PRIu32, t->actual_concurrency,
-                 t->target_concurrency);
-    else
-        snprintf(c, sizeof(c), "%" PRIu32, t->actual_concurrency);
+    load_field(t, load, sizeof(load));
     snprintf(p50, sizeof(p50), "-");
     snprintf(p99, sizeof(p99), "-");
     if (k->window.count > 0) {
@@ -546,13 +633,12 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
     snprintf(err, sizeof(err), "-");
     if (k->completed > 0)
         fmt_percent(errors_sum(k->errors), k->completed, 1, err);
-    snprintf(buf, cap,
-             "t=%" PRIu64 "s c=%s inflight=%" PRIu32 " %" PRIu64
-             " req/s %s MB/s p50 %s p99 %s err %s%s%s",
-             (t->start_ms + t->duration_ms + 500) / 1000, c, t->in_flight,
+    snprintf(buf, cap, "t=%" PRIu64 "s %s %" PRIu64 " req/s %s MB/s p50 %s p99 %s err %s%s%s",
+             (t->start_ms + t->duration_ms + 500) / 1000, load,
              report_round_u64(report_per_second(k->completed, t->duration_ms)),
-             report_fmt_fixed(report_per_second(k->bytes_in, t->duration_ms) / 1e6, 1, mb), p50, p99, err,
-             shows_state ? " " : "", shows_state ? run_state_name(t->state) : "");
+             report_fmt_fixed(report_per_second(k->bytes_in, t->duration_ms) / 1e6, 1, mb), p50,
+             p99, err, shows_state ? " " : "", shows_state ? run_state_name(t->state) : "");
+    append_schedule(t, buf, cap);
     append_probes(t, buf, cap);
     return buf;
 }
@@ -562,6 +648,11 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
 uint64_t summary_duration_ms(const struct summary *s)
 {
     return s->duration_ms;
+}
+
+const struct summary_schedule *summary_schedule(const struct summary *s)
+{
+    return &s->sched;
 }
 
 uint32_t summary_n_kinds(const struct summary *s)
@@ -575,6 +666,8 @@ int summary_totals(const struct summary *s, int kind, struct summary_totals *out
 
     if (kind == SUMMARY_TOTAL)
         k = &s->total;
+    else if (kind == SUMMARY_SERVICE)
+        k = &s->service;
     else if (kind >= 0 && (uint32_t)kind < s->n_kinds)
         k = &s->kinds[kind];
     else

@@ -58,7 +58,10 @@ int summary_print(const struct summary *s, FILE *out);
  * units_format_duration writes them, "-" when it timed no request; err the
  * failed share of completed requests ("<0.1%" when not zero but below 0.05%,
  * "-" when none completed); " paused" or " stopping" appended in those
- * states. Written into buf (cap bytes, NUL-terminated, cut when short, no
+ * states. Under the open model "rate=R/s inflight=N/CAP" stands for c=,
+ * " svc p99 X" (the service time's p99) follows err, and, when the tick did
+ * not keep its schedule, " SCHEDULE NOT KEPT (lag L, N owed, cap hit Kx)".
+ * Written into buf (cap bytes, NUL-terminated, cut when short, no
  * newline); returns buf. Any thread.
  */
 char *summary_progress_line(const struct tick *t, char *buf, size_t cap);
@@ -81,13 +84,29 @@ struct summary_totals {
     const struct hist *hist; /* the interval histograms merged (µs) */
 };
 
-#define SUMMARY_TOTAL (-1) /* the kind index of the run's totals */
+#define SUMMARY_TOTAL (-1)   /* the kind index of the run's totals */
+#define SUMMARY_SERVICE (-2) /* open model: the service times (actual start to end) */
+
+/* How the open model's schedule was kept, over the run's open ticks. */
+struct summary_schedule {
+    uint64_t open_ticks;     /* ticks under the open model */
+    uint64_t open_ms;        /* their duration */
+    double rate_ms;          /* sum of target rate x duration (ms): the mean requested rate */
+    uint64_t started;        /* requests started in them */
+    uint64_t called;         /* requests the schedule called for */
+    uint64_t capped;         /* times the in-flight cap held requests back */
+    uint64_t max_lag_us;     /* worst schedule lag */
+    uint64_t ticks_not_kept; /* ticks whose schedule was not kept (tick_schedule_kept) */
+};
+
+/* The run's schedule figures (all 0 for a closed run); borrowed from s. */
+const struct summary_schedule *summary_schedule(const struct summary *s);
 
 /* The run's length (sum of the ticks' durations), in ms. */
 uint64_t summary_duration_ms(const struct summary *s);
 /* Request kinds seen (at most TICK_MAX_KINDS). */
 uint32_t summary_n_kinds(const struct summary *s);
-/* Fills out for kind (SUMMARY_TOTAL or 0 .. summary_n_kinds - 1); returns 0,
+/* Fills out for kind (SUMMARY_TOTAL, SUMMARY_SERVICE or 0 .. summary_n_kinds - 1); returns 0,
  * or -ENOENT when there is no such kind. */
 int summary_totals(const struct summary *s, int kind, struct summary_totals *out);
 

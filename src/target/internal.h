@@ -73,6 +73,7 @@ struct target {
     atomic_uint max_connections; /* copy of settings.max_connections */
     atomic_int fast_bytes;       /* /bytes needs no fault draw and no service time */
     int files_dir_fd;            /* -1 when no files_dir */
+    uint64_t start_ns;           /* clock_now_ns at start: the pauses' origin */
 };
 
 /* Raw bytes written by the scheduler thread to a suspended connection:

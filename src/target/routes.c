@@ -368,6 +368,21 @@ static enum MHD_Result finish(struct target *t, struct MHD_Connection *conn, str
                    r->fault == FAULT_CLOSE_MID_BODY ? 0 : r->reply.len);
 }
 
+/* The wait stretched to the end of a server-wide pause it meets. The
+ * counters and the control endpoint stay available, so a test can still
+ * watch and steer a paused server. */
+static uint64_t paused_wait_us(const struct target *t, const struct settings *s, enum endpoint ep,
+                               uint64_t wait_us)
+{
+    uint64_t now, answer;
+
+    if (!s->pause_every_ms || ep == EP_STATS || ep == EP_METRICS || ep == EP_CONTROL)
+        return wait_us;
+    now = clock_now_ns() - t->start_ns;
+    answer = settings_pause_release_ns(s, now, now + wait_us * 1000u);
+    return (answer - now + 999) / 1000;
+}
+
 /* The body is in: prepare, admit to the capacity model, wait or answer. */
 static enum MHD_Result start(struct target *t, struct MHD_Connection *conn, struct req *r,
                              const char *url, const char *method)
@@ -411,6 +426,7 @@ static enum MHD_Result start(struct target *t, struct MHD_Connection *conn, stru
         r->in_model = 1;
     }
     wait_us += r->extra_us;
+    wait_us = paused_wait_us(t, &s, r->ep, wait_us);
     r->phase = PH_WAIT;
     if (wait_us > 0)
         return suspend_for(t, conn, r, wait_us, NULL, NULL);

@@ -105,6 +105,8 @@ static const struct field fields[] = {
     FIELD("kv", "read_us_per_kib", F_U32, kv_read_us_per_kib, 0, 1000000, 0),
     FIELD("multipart", "backpressure_siblings", F_U32, mp_backpressure_siblings, 0, 1000000, 0),
     FIELD("multipart", "backpressure_ms", F_U32, mp_backpressure_ms, 1, 60000, 0),
+    FIELD("pause", "every_ms", F_U32, pause_every_ms, 0, 3600000, 0),
+    FIELD("pause", "for_ms", F_U32, pause_for_ms, 0, 3600000, 0),
 };
 
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -315,6 +317,15 @@ static int apply_key(struct settings *s, const char *key, const json_t *v, int a
 
     if (!strcmp(key, "kv") || !strcmp(key, "multipart"))
         return apply_section(s, key, v, at_start, err, err_len);
+    if (!strcmp(key, "pause")) {
+        if (apply_section(s, key, v, at_start, err, err_len))
+            return -EINVAL;
+        if (s->pause_every_ms && s->pause_for_ms >= s->pause_every_ms)
+            return fail(err, err_len,
+                        "pause: for_ms (%u) must be below every_ms (%u), or the server never runs",
+                        s->pause_for_ms, s->pause_every_ms);
+        return 0;
+    }
     if (!strcmp(key, "service_ms"))
         return apply_service(s, v, err, err_len);
     if (!strcmp(key, "faults"))
@@ -442,6 +453,9 @@ char *settings_to_json(const struct settings *s)
                                   "max_object_bytes", (json_int_t)s->kv_max_object_bytes,
                                   "write_ms", ms(s->kv_write_us), "read_us_per_kib",
                                   (int)s->kv_read_us_per_kib));
+    json_object_set_new(doc, "pause",
+                        json_pack("{s:i, s:i}", "every_ms", (int)s->pause_every_ms, "for_ms",
+                                  (int)s->pause_for_ms));
     json_object_set_new(doc, "multipart",
                         json_pack("{s:i, s:i}", "backpressure_siblings",
                                   (int)s->mp_backpressure_siblings, "backpressure_ms",
@@ -449,4 +463,21 @@ char *settings_to_json(const struct settings *s)
     text = json_dumps(doc, JSON_INDENT(2));
     json_decref(doc);
     return text;
+}
+
+uint64_t settings_pause_release_ns(const struct settings *s, uint64_t now_ns, uint64_t answer_ns)
+{
+    uint64_t every, len, k;
+
+    if (!s->pause_every_ms || !s->pause_for_ms || s->pause_for_ms >= s->pause_every_ms)
+        return answer_ns;
+    every = (uint64_t)s->pause_every_ms * 1000000u;
+    len = (uint64_t)s->pause_for_ms * 1000000u;
+    /* Pause k spans [(k + 1) * every - len, (k + 1) * every); the first that
+     * has not ended at now, then every later one the answer reaches into. */
+    for (k = now_ns / every; (k + 1) * every - len <= answer_ns; k++) {
+        if ((k + 1) * every > answer_ns)
+            answer_ns = (k + 1) * every;
+    }
+    return answer_ns;
 }

@@ -65,6 +65,8 @@ struct settings {
     uint32_t kv_read_us_per_kib;            /* read service time per KiB of siblings */
     uint32_t mp_backpressure_siblings;      /* delay parts while manifest has more; 0 off */
     uint32_t mp_backpressure_ms;            /* one delay step */
+    uint32_t pause_every_ms;                /* the whole server pauses once per this; 0 never */
+    uint32_t pause_for_ms;                  /* for this long, at the end of each period */
     /* A forced fault requested by the document (control): applied to the next
      * force_count requests. force_count 0 means no request. */
     enum fault force_fault;
@@ -85,6 +87,16 @@ void settings_default(struct settings *s);
  */
 int settings_apply_json(struct settings *s, const char *text, size_t len, int at_start, char *err,
                         size_t err_len);
+
+/*
+ * The server-wide pause ("pause": {"every_ms": E, "for_ms": F}): it runs
+ * E - F ms, then pauses F ms, from its start, over and over. A request that
+ * arrives at now_ns or would be answered at answer_ns (both ns since the
+ * server started, answer_ns >= now_ns) while a pause is on is held until
+ * that pause ends. Returns when it may be answered: answer_ns, or the end
+ * of the last pause it meets. Pure.
+ */
+uint64_t settings_pause_release_ns(const struct settings *s, uint64_t now_ns, uint64_t answer_ns);
 
 /* Returns the settings as a JSON document of the same schema (malloc'd). */
 char *settings_to_json(const struct settings *s);

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/sanitize.h"
 #include "core/xalloc.h"
 #include "target/internal.h"
@@ -190,6 +191,7 @@ static void target_init(struct target *t, const struct settings *s)
     t->kv = kv_new(s->kv_max_bytes);
     t->cap = capacity_new();
     t->files_dir_fd = -1;
+    t->start_ns = clock_now_ns();
     sibwin_init(&t->sibwin);
     content_init();
     control_install(t, s);

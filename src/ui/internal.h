@@ -141,14 +141,16 @@ enum action {
     ACT_HALVE,
     ACT_ASK_CONCURRENCY, /* prompt for an exact number */
     ACT_PAUSE_TOGGLE,
-    ACT_ASK_DROP,        /* prompt for how many transfers to abort */
-    ACT_ASK_MARK,        /* prompt for a note */
+    ACT_ASK_DROP, /* prompt for how many transfers to abort */
+    ACT_ASK_MARK, /* prompt for a note */
     ACT_HELP,
     ACT_QUIT,
     ACT_REDRAW,
     ACT_RAMP,      /* start, resume or stop the ramp plan */
     ACT_RAMP_NEXT, /* end the plan's current step */
     ACT_STEPS,     /* the step table instead of the event log, or back */
+    ACT_SWITCH_MODEL,   /* closed <-> open */
+    ACT_LATENCY_TOGGLE, /* corrected or service latency (open model) */
     /* replay */
     ACT_PLAY_PAUSE,
     ACT_SEEK_BACK,
@@ -262,6 +264,7 @@ struct view {
     const char *input;     /* what was typed into it */
     int show_help;
     int show_steps; /* the step table takes the event log's place */
+    int shows_service; /* open model: the latency panel shows service times */
     const struct keymap *keys;
     /* A replay: the session's length, the speed and whether it plays. */
     int is_replay;

@@ -7,11 +7,13 @@
 #define CTRL(c) ((c) & 0x1f)
 
 static const struct keymap_entry live[] = {
-    {'+', ACT_STEP_UP, "+", "one step more virtual users"},
-    {'-', ACT_STEP_DOWN, "-", "one step fewer (surplus users finish first)"},
-    {']', ACT_DOUBLE, "]", "double the concurrency"},
-    {'[', ACT_HALVE, "[", "halve the concurrency"},
-    {'=', ACT_ASK_CONCURRENCY, "=", "type an exact concurrency, then Enter"},
+    {'+', ACT_STEP_UP, "+", "one step more users (open model: rate_step more per second)"},
+    {'-', ACT_STEP_DOWN, "-", "one step fewer (surplus users finish first; open: less rate)"},
+    {']', ACT_DOUBLE, "]", "double the concurrency (open model: the rate)"},
+    {'[', ACT_HALVE, "[", "halve the concurrency (open model: the rate)"},
+    {'=', ACT_ASK_CONCURRENCY, "=", "type an exact concurrency (open: rate), then Enter"},
+    {'o', ACT_SWITCH_MODEL, "o", "switch between the closed and the open (rate) model"},
+    {'l', ACT_LATENCY_TOGGLE, "l", "latency: corrected (intended start) or service time"},
     {'p', ACT_PAUSE_TOGGLE, "p", "pause (in-flight requests finish) or resume"},
     {'d', ACT_ASK_DROP, "d", "drop N connections mid-transfer"},
     {'m', ACT_ASK_MARK, "m", "mark this moment with a note"},
@@ -32,6 +34,7 @@ static const struct keymap_entry replay[] = {
     {'n', ACT_NEXT_EVENT, "n", "to the next event"},
     {'N', ACT_PREVIOUS_EVENT, "N", "to the previous event"},
     {'t', ACT_STEPS, "t", "the step table instead of the events, or back"},
+    {'l', ACT_LATENCY_TOGGLE, "l", "latency: corrected (intended start) or service time"},
     {'?', ACT_HELP, "?", "this help (any key closes it)"},
     {'q', ACT_QUIT, "q", "quit and print the session's report"},
     {CTRL('l'), ACT_REDRAW, "^L", "redraw the screen"},

@@ -28,13 +28,14 @@
 #define INPUT_MAX CMD_NOTE_MAX
 #define SPIN_LIMIT 20         /* readable-but-empty wake-ups in a row: the tty is gone */
 
-enum prompt_kind { PROMPT_NONE, PROMPT_CONCURRENCY, PROMPT_DROP, PROMPT_MARK };
+enum prompt_kind { PROMPT_NONE, PROMPT_CONCURRENCY, PROMPT_RATE, PROMPT_DROP, PROMPT_MARK };
 
 static const struct {
     const char *label;
     const char *verb; /* the command language word it completes */
 } prompts[] = {
     [PROMPT_CONCURRENCY] = {"concurrency", "concurrency"},
+    [PROMPT_RATE] = {"rate per second", "rate"},
     [PROMPT_DROP] = {"drop how many connections", "drop"},
     [PROMPT_MARK] = {"mark note", "mark"},
 };
@@ -47,6 +48,7 @@ struct ui {
     int is_hung_up;
     int show_help;
     int show_steps;
+    int shows_service; /* the latency panel shows service times, not corrected ones */
     unsigned quits; /* q presses, counted like stop signals */
     enum prompt_kind prompt;
     char input[INPUT_MAX];
@@ -149,6 +151,8 @@ static void submit_prompt(struct ui *ui)
     }
     if (k == PROMPT_MARK)
         snprintf(label, sizeof(label), "mark");
+    else if (k == PROMPT_RATE)
+        snprintf(label, sizeof(label), "rate %.6g/s", cmd.rate_per_s);
     else
         snprintf(label, sizeof(label), "%s %lld", prompts[k].verb, (long long)cmd.n);
     send(ui, &cmd, label);
@@ -233,6 +237,11 @@ static void act(struct ui *ui, enum action a, int key)
     if (act_replay(ui, a))
         return;
     switch (a) {
+    case ACT_LATENCY_TOGGLE:
+        ui->shows_service = !ui->shows_service;
+        set_status(ui, ui->shows_service ? "latency: service time (from the actual start)"
+                                         : "latency: corrected (from the intended start)");
+        break;
     case ACT_STEP_UP: send_simple(ui, CMD_STEP, 1, "step up"); break;
     case ACT_STEP_DOWN: send_simple(ui, CMD_STEP, -1, "step down"); break;
     case ACT_DOUBLE: send_simple(ui, CMD_DOUBLE, 0, "x2"); break;
@@ -243,7 +252,13 @@ static void act(struct ui *ui, enum action a, int key)
         else
             send_simple(ui, CMD_PAUSE, 0, "pause");
         break;
-    case ACT_ASK_CONCURRENCY: open_prompt(ui, PROMPT_CONCURRENCY); break;
+    case ACT_ASK_CONCURRENCY:
+        /* Under the open model = asks for the rate, as + and - step it. */
+        open_prompt(ui, t && t->model == LOAD_OPEN ? PROMPT_RATE : PROMPT_CONCURRENCY);
+        break;
+    case ACT_SWITCH_MODEL:
+        send_simple(ui, CMD_SET_MODEL, CMD_MODEL_SWITCH, "switch model");
+        break;
     case ACT_ASK_DROP: open_prompt(ui, PROMPT_DROP); break;
     case ACT_ASK_MARK: open_prompt(ui, PROMPT_MARK); break;
     case ACT_RAMP: send_simple(ui, CMD_RAMP, 0, "ramp"); break;
@@ -315,6 +330,7 @@ static void draw(struct ui *ui)
         .input = ui->input,
         .show_help = ui->show_help,
         .show_steps = ui->show_steps,
+        .shows_service = ui->shows_service,
         .keys = ui->keys,
         .is_replay = ui->p->replay != NULL,
         .replay_total_ms = ui->p->replay ? ui->p->replay->total_ms : 0,

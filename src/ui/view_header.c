@@ -73,6 +73,53 @@ static int plan_badge(const struct view *v, int y, int x, int w, const struct ti
                            p->step, p->n_steps, phases[p->phase]);
 }
 
+/* Closed model: the users active against the target, and in flight. */
+static int closed_load(const struct view *v, int y, int x, int end)
+{
+    const struct theme *th = v->th;
+    const struct tick *t = v->m->last;
+    int x0 = x;
+
+    x += draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "users ");
+    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->actual_concurrency,
+                  t->target_concurrency);
+    if (v->pending)
+        x += draw_fmt(th, y, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
+    x += plan_badge(v, y, x, end - x, &t->plan);
+    x += draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "  in flight ");
+    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u", t->in_flight);
+    return x - x0;
+}
+
+/* Open model: the rate asked for and the one achieved, in flight against
+ * the cap, and, loud, a schedule that was not kept (the latency shown then
+ * includes the wait, which is the point). */
+static int open_load(const struct view *v, int y, int x, int end)
+{
+    const struct theme *th = v->th;
+    const struct tick *t = v->m->last;
+    double got = t->duration_ms ? (double)t->total.started * 1000.0 / (double)t->duration_ms : 0;
+    char lag[UNITS_FMT_MAX];
+    int x0 = x;
+
+    x += draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "rate ");
+    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%.0f/s", t->target_rate_per_s);
+    x += draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], " got ");
+    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%.0f/s", got);
+    if (v->pending)
+        x += draw_fmt(th, y, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
+    x += plan_badge(v, y, x, end - x, &t->plan);
+    x += draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "  in flight ");
+    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->in_flight, t->max_in_flight);
+    units_format_duration(t->sched_lag_us, lag, sizeof(lag));
+    if (!tick_schedule_kept(t))
+        x += draw_fmt(th, y, x, end - x, th->attr[ROLE_BAD], "  %s SCHEDULE NOT KEPT: lag %s%s",
+                      th->glyph[GL_MARK_ERROR], lag, t->sched_capped ? ", cap reached" : "");
+    else
+        x += draw_fmt(th, y, x, end - x, th->attr[ROLE_DIM], "  sched lag %s", lag);
+    return x - x0;
+}
+
 static void second_row(const struct view *v, struct rect r)
 {
     const struct theme *th = v->th;
@@ -84,14 +131,10 @@ static void second_row(const struct view *v, struct rect r)
         draw_text(th, r.y + 1, x, r.w, th->attr[ROLE_DIM], "waiting for the first tick");
         return;
     }
-    x += draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "users ");
-    x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->actual_concurrency,
-                  t->target_concurrency);
-    if (v->pending)
-        x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
-    x += plan_badge(v, r.y + 1, x, end - x, &t->plan);
-    x += draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  in flight ");
-    x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_VALUE], "%u", t->in_flight);
+    if (t->model == LOAD_OPEN)
+        x += open_load(v, r.y + 1, x, end);
+    else
+        x += closed_load(v, r.y + 1, x, end);
     x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  new conns %llu",
                   (unsigned long long)t->connections_opened);
     if (v->recording_problem && v->recording_problem[0]) {

@@ -134,9 +134,29 @@ static void p99_chart(const struct view *v, struct rect c)
     draw_chart(v->th, c, values, roles, n, top);
 }
 
+/* The figures shown and the title that says which they are: under the
+ * open model the corrected latency (from each request's intended start)
+ * unless l asked for the service time (from its actual start). */
+static const struct tick_kind *shown(const struct view *v, const char **title)
+{
+    const struct tick *t = v->m->last;
+
+    *title = "Latency";
+    if (t->model != LOAD_OPEN)
+        return &t->total;
+    if (v->shows_service) {
+        *title = "Latency: service time (l: corrected)";
+        return &t->service;
+    }
+    *title = "Latency: from intended start (l: service)";
+    return &t->total;
+}
+
 void view_latency(const struct view *v, struct rect r)
 {
     char extra[64], lo_s[UNITS_FMT_MAX], hi_s[UNITS_FMT_MAX];
+    const struct tick_kind *k;
+    const char *title;
     struct row rows[ROWS];
     double lo, hi;
     int y;
@@ -147,17 +167,18 @@ void view_latency(const struct view *v, struct rect r)
         draw_title(v->th, r, "Latency", NULL);
         return;
     }
-    rows_of(&v->m->last->total, rows);
+    k = shown(v, &title);
+    rows_of(k, rows);
     scale(rows, &lo, &hi);
     snprintf(extra, sizeof(extra), "log %s..%s, %s run",
              units_format_duration((uint64_t)lo, lo_s, sizeof(lo_s)),
              units_format_duration((uint64_t)hi, hi_s, sizeof(hi_s)), v->th->glyph[GL_RUN_TICK]);
-    draw_title(v->th, r, "Latency", extra);
+    draw_title(v->th, r, title, extra);
     y = r.y + 1;
     for (int i = 0; i < ROWS && y < r.y + r.h; i++, y++)
         bar_row(v, y, r.x, r.w, &rows[i], lo, hi);
     if (y < r.y + r.h)
-        moments(v, y++, r.x, r.w, &v->m->last->total);
+        moments(v, y++, r.x, r.w, k);
     if (r.y + r.h - y >= 3)
         p99_chart(v, (struct rect){.y = y, .x = r.x, .h = r.y + r.h - y, .w = r.w});
 }

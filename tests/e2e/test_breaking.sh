@@ -180,7 +180,39 @@ grep -q '^breaking point: highest step that passed 5 (c=16, .*; no step failed$'
     ok "knee: with no stop condition every step passes" ||
     not_ok "knee: with no stop condition every step passes" "$(sed -n '/^steps:/,$p' "$tmp/knee.out")"
 
-# ---- 4. the text commands: ramp starts a plan (resuming a paused run), next
+# ---- 4. rates as steps: the same 800 requests/s of capacity, offered at
+# 100, 400 and 1600 per second; at 1600 the in-flight cap is reached and
+# the schedule falls short by half. ----
+cat >"$tmp/rate.ini" <<INI
+[target]
+url = $url/bytes/100
+
+[load]
+mode = rate
+rate = 100
+max_in_flight = 64
+
+[ramp]
+steps = 100/s, 400/s, 1600/s
+hold = 2s
+warmup = 1s
+stop_when = rate_shortfall > 10%
+action = stop
+INI
+run rate "$tmp/rate.ini" --ramp --duration 60s
+check "rates: exit status" 0 "$status"
+grep -q 'breaking point: step 3 (1600/s) failed: rate_shortfall' "$tmp/rate.err" &&
+    ok "rates: the breaking step is 3 (1600/s), by its shortfall ($(sed -n 's/.*failed: \(rate_shortfall[^;]*\);.*/\1/p' "$tmp/rate.err"))" ||
+    not_ok "rates: the breaking step is 3 (1600/s), by its shortfall" "$(grep -E 'ramp|breaking' "$tmp/rate.err")"
+for s in 1/3 2/3; do
+    row=$(step_row rate $s)
+    case "$row" in
+    rate=*pass) ok "rates: step $s passed: $row" ;;
+    *) not_ok "rates: step $s passed" "row: '$row'" ;;
+    esac
+done
+
+# ---- 5. the text commands: ramp starts a plan (resuming a paused run), next
 # ends a step, a manual change pauses the plan; steps hold 30 s, so only
 # next moves it on. Each command waits for the progress lines to show the
 # last one applied; stop ends the run (--duration 60s bounds it if a wait
@@ -214,7 +246,7 @@ grep -q 'detection: ramp step 1/5 (c=1) passed' "$tmp/cmd.err" &&
 grep -q 'step: concurrency 2 -> 3' "$tmp/cmd.err" && ok "commands: + still applies after pausing the plan" ||
     not_ok "commands: + still applies after pausing the plan" "$(grep -E 'command' "$tmp/cmd.err")"
 
-# ---- 5. --ramp without a plan is a usage error ----
+# ---- 6. --ramp without a plan is a usage error ----
 expect_run "--ramp without [ramp] steps: one line, exit 2" 2 "" \
     '^brink: --ramp: the command line has no \[ramp\] steps' -- \
     "$brink" run --headless --no-record --url "$url/bytes/1" --ramp --duration 1s

@@ -197,6 +197,12 @@ static inline void fx_assert_same_tick(const struct tick *a, const struct tick *
     assert_int_equal(a->n_kinds, b->n_kinds);
     for (uint32_t i = 0; i < a->n_kinds; i++)
         fx_assert_same_kind(a, &a->kinds[i], b, &b->kinds[i]);
+    fx_assert_same_kind(a, &a->service, b, &b->service);
+    assert_int_equal(a->max_in_flight, b->max_in_flight);
+    assert_int_equal(a->sched_called, b->sched_called);
+    assert_int_equal(a->sched_backlog, b->sched_backlog);
+    assert_int_equal(a->sched_lag_us, b->sched_lag_us);
+    assert_int_equal(a->sched_capped, b->sched_capped);
     for (int c = 0; c < ERR__COUNT; c++)
         assert_string_equal(a->first_error[c], b->first_error[c]);
     assert_int_equal(a->n_status, b->n_status);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "core/command.h"
+#include "core/tick.h"
 
 static struct command parse_ok(const char *line)
 {
@@ -83,7 +84,7 @@ static void bad_lines_say_what_was_expected(void **state)
     (void)state;
     parse_fails(
         "faster",
-        "expected concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT, ramp, next or stop, got \"faster\"");
+        "expected concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT, rate N, model [open|closed], ramp, next or stop, got \"faster\"");
     parse_fails("drop", "expected a whole number after the command, such as drop 5, got \"drop\"");
     parse_fails("drop -2",
                 "expected a whole number after the command, such as drop 5, got \"drop -2\"");
@@ -95,7 +96,42 @@ static void bad_lines_say_what_was_expected(void **state)
     parse_fails("++", "expected nothing after the command, got \"++\"");
     parse_fails(
         "stop\x1b[2J",
-        "expected concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT, ramp, next or stop, got \"stop\\e[2J\"");
+        "expected concurrency N, step [N], +, -, double, halve, pause, resume, drop N, mark TEXT, rate N, model [open|closed], ramp, next or stop, got \"stop\\e[2J\"");
+}
+
+static void rates_take_an_optional_per_second(void **state)
+{
+    struct command cmd;
+
+    (void)state;
+    cmd = parse_ok("rate 250");
+    assert_int_equal(cmd.kind, CMD_SET_RATE);
+    assert_true(cmd.rate_per_s == 250.0);
+    cmd = parse_ok("  rate 2.5/s  ");
+    assert_true(cmd.rate_per_s == 2.5);
+    parse_fails("rate",
+                "expected a positive rate after the command, such as rate 250/s, got \"rate\"");
+    parse_fails("rate 0",
+                "expected a positive rate after the command, such as rate 250/s, got \"rate 0\"");
+    parse_fails("rate -5",
+                "expected a positive rate after the command, such as rate 250/s, got \"rate -5\"");
+    parse_fails(
+        "rate 5/min",
+        "expected a positive rate after the command, such as rate 250/s, got \"rate 5/min\"");
+    parse_fails("rate nan",
+                "expected a positive rate after the command, such as rate 250/s, got \"rate nan\"");
+}
+
+static void model_names_one_or_switches(void **state)
+{
+    (void)state;
+    assert_int_equal(parse_ok("model open").n, LOAD_OPEN);
+    assert_int_equal(parse_ok("model rate").n, LOAD_OPEN);
+    assert_int_equal(parse_ok("model closed ").n, LOAD_CLOSED);
+    assert_int_equal(parse_ok("model").kind, CMD_SET_MODEL);
+    assert_int_equal(parse_ok("model").n, CMD_MODEL_SWITCH);
+    assert_int_equal(parse_ok("o").n, CMD_MODEL_SWITCH);
+    parse_fails("model fast", "expected open or closed after model, got \"model fast\"");
 }
 
 int main(void)
@@ -106,6 +142,8 @@ int main(void)
         cmocka_unit_test(mark_keeps_its_note),
         cmocka_unit_test(blank_and_comment_lines_hold_no_command),
         cmocka_unit_test(bad_lines_say_what_was_expected),
+        cmocka_unit_test(rates_take_an_optional_per_second),
+        cmocka_unit_test(model_names_one_or_switches),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

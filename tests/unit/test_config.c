@@ -128,6 +128,10 @@ static void config_init_sets_every_default(void **state)
     assert_int_equal(c.load.tick_us, SECOND_US);
     assert_int_equal(c.load.think_time_us, 0);
     assert_int_equal(c.load.step, 1);
+    assert_int_equal(c.load.mode, CONFIG_MODE_CLOSED);
+    assert_true(c.load.rate_per_s == 0);
+    assert_int_equal(c.load.max_in_flight, 1000);
+    assert_true(c.load.rate_step_per_s == 10);
     assert_int_equal(c.n_requests, 0);
     assert_int_equal(c.record.enabled, 1);
     /* String defaults come with a load, so an unloaded config owns nothing. */
@@ -200,6 +204,27 @@ static void load_keys_are_read(void **state)
     assert_int_equal(c.load.tick_us, 100000);
     assert_int_equal(c.load.think_time_us, 50000);
     assert_int_equal(c.load.step, 25);
+    config_free(&c);
+}
+
+static void open_model_keys_are_read(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[load]\n"
+                       "mode = rate\n"
+                       "rate = 1000/s\n"
+                       "max_in_flight = 4\n"
+                       "rate_step = 2.5\n");
+    assert_int_equal(c.load.mode, CONFIG_MODE_RATE);
+    assert_true(c.load.rate_per_s == 1000);
+    assert_int_equal(c.load.max_in_flight, 4);
+    assert_true(c.load.rate_step_per_s == 2.5);
+    config_free(&c);
+    load_ok(&c, TARGET "[load]\nmode = open\nrate = 0.5\n");
+    assert_int_equal(c.load.mode, CONFIG_MODE_RATE);
+    assert_true(c.load.rate_per_s == 0.5);
     config_free(&c);
 }
 
@@ -340,7 +365,7 @@ static void ramp_errors_say_what_was_expected(void **state)
         {TARGET "[ramp]\nsteps = 1\nstop_when = p99 >= 2s\n",
          "brink: t.ini:5: [ramp] stop_when: condition \"p99 >= 2s\": expected a duration such as 250ms, 30s, 2m or 1h, got \"= 2s\"\n"},
         {TARGET "[ramp]\nsteps = 1\nstop_when = latency > 2s\n",
-         "brink: t.ini:5: [ramp] stop_when: condition \"latency > 2s\": unknown metric (expected error_rate, p50, p90, p99, p99.9, throughput_drop or probe.NAME)\n"},
+         "brink: t.ini:5: [ramp] stop_when: condition \"latency > 2s\": unknown metric (expected error_rate, p50, p90, p99, p99.9, throughput_drop, rate_shortfall or probe.NAME)\n"},
         {TARGET "[ramp]\nsteps = 1\nstop_when = error_rate > 1\n",
          "brink: t.ini:5: [ramp] stop_when: condition \"error_rate > 1\": expected a percentage such as 1% or 0.5%, got \"1\" (the % sign is missing)\n"},
         {TARGET "[ramp]\nsteps = 1\nstop_when = p99 < 1s\n",
@@ -429,6 +454,20 @@ static void bad_value_of_every_key_is_reported(void **state)
          "brink: t.ini:4: [load] think_time: expected a duration from 0 to 1h, got \"2h\"\n"},
         {TARGET "[load]\nstep = 0\n",
          "brink: t.ini:4: [load] step: expected a count from 1 to 100000, got \"0\"\n"},
+        {TARGET "[load]\nmode = fast\n",
+         "brink: t.ini:4: [load] mode: expected closed or rate (open), got \"fast\"\n"},
+        {TARGET "[load]\nrate = ten\n",
+         "brink: t.ini:4: [load] rate: expected a rate up to 10000000/s, such as 100/s, got \"ten\"\n"},
+        {TARGET "[load]\nrate = -5/s\n",
+         "brink: t.ini:4: [load] rate: expected a rate up to 10000000/s, such as 100/s, got \"-5/s\"\n"},
+        {TARGET "[load]\nrate = 5/min\n",
+         "brink: t.ini:4: [load] rate: expected a rate up to 10000000/s, such as 100/s, got \"5/min\"\n"},
+        {TARGET "[load]\nrate_step = 0\n",
+         "brink: t.ini:4: [load] rate_step: expected a positive rate up to 10000000/s, such as 100/s, got \"0\"\n"},
+        {TARGET "[load]\nmax_in_flight = 0\n",
+         "brink: t.ini:4: [load] max_in_flight: expected a count from 1 to 100000, got \"0\"\n"},
+        {TARGET "[load]\nmode = rate\n",
+         "brink: t.ini:4: [load] rate: mode = rate needs a rate (expected a rate such as rate = 100/s, got none)\n"},
         {TARGET "[request r]\nweight = 0\n",
          "brink: t.ini:4: [request r] weight: expected a count from 1 to 1000000, got \"0\"\n"},
         {TARGET "[request r]\nmethod = GET/1\n",
@@ -772,7 +811,7 @@ static void unprintable_text_in_messages_is_escaped(void **state)
         TARGET "[lo\x1b]ad]\n[load]\nc\x07 = 1\n",
         "brink: t.ini:3: [lo\\e]: text after the section name (expected a comment or nothing after ], got \"ad]\")\n"
         "brink: t.ini:3: [lo\\e]: unknown section (expected [target], [load], [request NAME], [probe NAME], [ramp] or [record])\n"
-        "brink: t.ini:5: [load] c\\x07: unknown key (expected one of concurrency, threads, duration, requests, tick, think_time, step)\n");
+        "brink: t.ini:5: [load] c\\x07: unknown key (expected one of concurrency, threads, duration, requests, tick, think_time, step, mode, rate, max_in_flight, rate_step)\n");
 }
 
 static void failed_load_leaves_the_config_as_config_init_did(void **state)
@@ -869,6 +908,10 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
                         "tick = 1500ms\n"
                         "think_time = 1500us\n"
                         "step = 1\n"
+                        "mode = closed\n"
+                        "rate = 0/s\n"
+                        "max_in_flight = 1000\n"
+                        "rate_step = 10/s\n"
                         "\n"
                         "[request put]\n"
                         "weight = 1\n"
@@ -1328,6 +1371,7 @@ int main(void)
         cmocka_unit_test(minimal_file_gets_every_default),
         cmocka_unit_test(target_keys_are_read),
         cmocka_unit_test(load_keys_are_read),
+        cmocka_unit_test(open_model_keys_are_read),
         cmocka_unit_test(request_keys_are_read),
         cmocka_unit_test(method_is_kept_as_written),
         cmocka_unit_test(random_body_size_is_parsed),

@@ -165,7 +165,7 @@ static void take_out(struct fixture *f)
 
 static void start(struct fixture *f)
 {
-    f->r = ramp_new(&f->cfg, 0);
+    f->r = ramp_new(&f->cfg, 0, LOAD_CLOSED);
     memset(&f->out, 0, sizeof(f->out));
     ramp_start(f->r, 0, &f->out);
     take_out(f);
@@ -255,6 +255,30 @@ static void plan_walks_its_steps_with_warmups_and_holds(void **state)
     assert_string_equal(f.out.stop_why, "ramp: the last step ended");
     p = feed_plan(&f, 100, 0);
     assert_int_equal(p.phase, PLAN_OFF);
+    ramp_free(f.r);
+}
+
+static void a_tick_a_millisecond_short_still_counts(void **state)
+{
+    static const double steps[] = {1, 2};
+    struct fixture f;
+    struct tick *t;
+
+    (void)state;
+    plan_setup(&f, steps, 2); /* warm-up 1 s, hold 2 s */
+    start(&f);
+    for (int i = 0; i < 3; i++) {
+        t = tick_new(DATA_CAP);
+        t->duration_ms = i == 1 ? 999 : 1000; /* ticks add up to the wall time */
+        t->state = RUN_RUNNING;
+        t->total.completed = t->total.ok = 10;
+        ramp_on_tick(f.r, t, &f.out);
+        take_out(&f);
+        assert_int_equal(t->plan.phase, i == 0 ? PLAN_WARMUP : PLAN_MEASURE);
+        assert_int_equal(t->plan.verdict, i == 2 ? VERDICT_PASS : VERDICT_NONE);
+        tick_free(t);
+    }
+    assert_true(f.level == 2);
     ramp_free(f.r);
 }
 
@@ -502,10 +526,56 @@ static void plan_reports_the_knee_it_meets(void **state)
     ramp_free(f.r);
 }
 
+static void rates_are_levels_under_the_open_model(void **state)
+{
+    static const double steps[] = {100, 400};
+    struct fixture f;
+    struct tick *t;
+
+    (void)state;
+    plan_setup(&f, steps, 2);
+    f.cfg.warmup_us = 0;
+    f.cfg.hold_us = 1000000;
+    add_rule(&f, CONFIG_RULE_RATE_SHORTFALL, 0, 0.10, NULL);
+    f.r = ramp_new(&f.cfg, 0, LOAD_OPEN);
+    memset(&f.out, 0, sizeof(f.out));
+    ramp_start(f.r, 0, &f.out);
+    take_out(&f);
+    assert_true(f.level == 100);
+    assert_string_equal(f.out.events[0].text,
+                        "ramp step 1/2: 100/s (warm-up 0us, then hold 1.00s)");
+    /* 95 of 100 requests/s started: 5% short, within the 10%. */
+    t = tick_new(DATA_CAP);
+    t->duration_ms = 1000;
+    t->state = RUN_RUNNING;
+    t->model = LOAD_OPEN;
+    t->target_rate_per_s = 100;
+    t->total.started = 95;
+    t->total.completed = 95;
+    t->total.ok = 95;
+    ramp_on_tick(f.r, t, &f.out);
+    take_out(&f);
+    assert_int_equal(t->plan.verdict, VERDICT_PASS);
+    assert_true(f.level == 400);
+    /* 300 of 400: 25% short. */
+    memset(&t->plan, 0, sizeof(t->plan));
+    t->n_events = 0;
+    t->target_rate_per_s = 400;
+    t->total.started = 300;
+    t->total.completed = 300;
+    t->total.ok = 300;
+    ramp_on_tick(f.r, t, &f.out);
+    assert_int_equal(t->plan.verdict, VERDICT_FAIL);
+    assert_string_equal(t->plan.why, "rate_shortfall 25.0% > 10.0% (300 of 400 requests/s started)");
+    assert_true(has_event(t, EV_DETECTION, "breaking point: step 2 (400/s) failed: rate_shortfall"));
+    tick_free(t);
+    ramp_free(f.r);
+}
+
 static void no_plan_says_so(void **state)
 {
     struct ramp_out out;
-    struct ramp *r = ramp_new(NULL, 0);
+    struct ramp *r = ramp_new(NULL, 0, LOAD_CLOSED);
 
     (void)state;
     memset(&out, 0, sizeof(out));
@@ -530,6 +600,7 @@ int main(void)
         cmocka_unit_test(no_knee_while_throughput_scales),
         cmocka_unit_test(no_knee_when_latency_does_not_follow_littles_law),
         cmocka_unit_test(plan_walks_its_steps_with_warmups_and_holds),
+        cmocka_unit_test(a_tick_a_millisecond_short_still_counts),
         cmocka_unit_test(hold_by_work_counts_requests_per_user),
         cmocka_unit_test(failed_step_stops_holds_or_goes_back),
         cmocka_unit_test(probe_percentile_and_drop_conditions),
@@ -537,6 +608,7 @@ int main(void)
         cmocka_unit_test(next_ends_the_step_now),
         cmocka_unit_test(run_ending_mid_step_cuts_it),
         cmocka_unit_test(plan_reports_the_knee_it_meets),
+        cmocka_unit_test(rates_are_levels_under_the_open_model),
         cmocka_unit_test(no_plan_says_so),
     };
 

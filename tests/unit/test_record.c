@@ -131,6 +131,65 @@ static void ticks_read_back_identical_field_by_field(void **state)
     unlink(path);
 }
 
+/* An open-model tick: fx_tick's, plus service times and the schedule's
+ * figures. */
+static struct tick *open_tick(uint64_t seq)
+{
+    struct tick *base = fx_tick(seq, 2, 1000, 1);
+    struct hist *h = hist_new();
+    struct tick *t;
+    uint64_t rng = seq + 7;
+
+    for (int i = 0; i < 1000; i++)
+        hist_record(h, fx_latency_us(&rng, 400.0, 0.3));
+    t = tick_new(base->data_len + hist_encode(h, NULL, 0));
+    memcpy(t, base, offsetof(struct tick, data_cap));
+    memcpy(t->data, base->data, base->data_len);
+    t->data_len = base->data_len;
+    t->model = LOAD_OPEN;
+    t->target_rate_per_s = 1000;
+    t->max_in_flight = 4;
+    t->sched_called = 1000;
+    t->sched_backlog = 96;
+    t->sched_lag_us = 1000000;
+    t->sched_capped = 120;
+    t->service.started = 1000;
+    t->service.completed = 1000;
+    tick_latency_from_hist(&t->service.window, h);
+    tick_latency_from_hist(&t->service.run, h);
+    assert_int_equal(tick_put_hist(t, &t->service, h), 0);
+    hist_free(h);
+    tick_free(base);
+    return t;
+}
+
+static void open_model_ticks_read_back_with_service_times_and_schedule(void **state)
+{
+    char path[128], err[256];
+    struct rec_header_info hi = {.start_wall_ms = 5, .host = "h", .config_text = ""};
+    struct rec_trailer_info ti = {.is_complete = 1, .reason = "done", .end_wall_ms = 9};
+    struct rec_writer *w;
+    struct rec_reader *r;
+    struct tick *in = open_tick(3), *out;
+    struct notes nt = {0};
+
+    (void)state;
+    fx_temp_path(path, sizeof(path), "open.jsonl");
+    assert_int_equal(rec_open(path, &hi, err, sizeof(err), &w), 0);
+    assert_int_equal(rec_write_tick(w, in), 0);
+    assert_int_equal(rec_close(w, &ti), 0);
+    assert_int_equal(rec_read_open(path, collect, &nt, err, sizeof(err), &r), 0);
+    assert_int_equal(rec_read_next(r, &out), 1);
+    fx_assert_same_tick(in, out);
+    assert_string_equal(out->service.name, "service");
+    assert_false(tick_schedule_kept(out));
+    tick_free(out);
+    rec_read_close(r);
+    unlink(path);
+    tick_free(in);
+    assert_int_equal(nt.n, 0);
+}
+
 static void golden_file_is_what_the_writer_writes_today(void **state)
 {
     char path[128];
@@ -475,6 +534,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ticks_read_back_identical_field_by_field),
         cmocka_unit_test(golden_file_is_what_the_writer_writes_today),
+        cmocka_unit_test(open_model_ticks_read_back_with_service_times_and_schedule),
         cmocka_unit_test(read_ticks_write_back_to_the_same_lines),
         cmocka_unit_test(every_prefix_of_the_golden_file_reads_and_says_where_it_ends),
         cmocka_unit_test(flipped_bytes_are_skipped_lines_not_crashes),

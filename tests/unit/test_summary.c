@@ -282,6 +282,89 @@ static void open_and_mixed_models_label_their_latency(void **state)
     summary_free(s);
 }
 
+/* An open tick at 100/s: corrected latencies from_us..to_us, service times
+ * of 1 ms, and the schedule's figures. */
+static struct tick *open_tick(uint64_t start_ms, uint64_t from_us, uint64_t to_us, int is_kept)
+{
+    struct tick *t = new_tick(start_ms, 1000);
+    struct hist *h = hist_new();
+
+    t->model = LOAD_OPEN;
+    t->target_rate_per_s = 100;
+    t->max_in_flight = 4;
+    put_latencies(t, &t->total, from_us, to_us - 1, (to_us - from_us) / 100);
+    t->total.started = t->total.completed;
+    t->sched_called = 100;
+    t->sched_capped = is_kept ? 0 : 96;
+    t->sched_lag_us = is_kept ? 500 : 990000;
+    hist_record_n(h, 1000, t->total.completed);
+    t->service.completed = t->service.started = t->total.completed;
+    tick_latency_from_hist(&t->service.window, h);
+    assert_int_equal(tick_put_hist(t, &t->service, h), 0);
+    hist_free(h);
+    return t;
+}
+
+static void open_runs_report_the_schedule_and_the_service_time(void **state)
+{
+    struct summary *s = summary_new();
+    struct summary_totals k;
+    char *text;
+
+    (void)state;
+    add_and_free(s, open_tick(0, 1000, 2000, 1));
+    text = report_of(s);
+    assert_line(text, "schedule: requested 100/s, achieved 100/s over 1.00s of open model; kept "
+                      "(max lag 500us)");
+    assert_line(text, "service time (actual start to end, not corrected):");
+    free(text);
+    add_and_free(s, open_tick(1000, 10000, 1000000, 0));
+    text = report_of(s);
+    assert_line(text, "schedule: requested 100/s, achieved 100/s over 2.00s of open model; NOT "
+                      "KEPT in 1 of 2 ticks (max lag 990ms, in-flight cap reached 96 times)");
+    free(text);
+    assert_int_equal(summary_totals(s, SUMMARY_SERVICE, &k), 0);
+    assert_int_equal(hist_count(k.hist), 200);
+    assert_int_equal(hist_percentile(k.hist, 99), 1000);
+    assert_int_equal(summary_schedule(s)->ticks_not_kept, 1);
+    summary_free(s);
+}
+
+static void a_closed_run_has_no_schedule_line(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *t = new_tick(0, 1000);
+    char *text;
+
+    (void)state;
+    put_latencies(t, &t->total, 1000, 2000, 10);
+    add_and_free(s, t);
+    text = report_of(s);
+    assert_null(strstr(text, "schedule:"));
+    assert_null(strstr(text, "service time"));
+    free(text);
+    summary_free(s);
+}
+
+static void progress_line_under_the_open_model_shows_rate_cap_and_a_missed_schedule(void **state)
+{
+    struct tick *t = open_tick(14000, 1000, 900000, 1);
+    char buf[256];
+
+    (void)state;
+    t->in_flight = 3;
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=15s rate=100/s inflight=3/4 100 req/s 0.0 MB/s p50 441ms p99 882ms err "
+                        "0.0% svc p99 1.00ms");
+    t->sched_capped = 96;
+    t->sched_lag_us = 990000;
+    t->sched_backlog = 7;
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=15s rate=100/s inflight=3/4 100 req/s 0.0 MB/s p50 441ms p99 882ms err "
+                        "0.0% svc p99 1.00ms SCHEDULE NOT KEPT (lag 990ms, 7 owed, cap hit 96x)");
+    tick_free(t);
+}
+
 static void each_kind_gets_its_own_block_matched_by_name(void **state)
 {
     struct summary *s = summary_new();
@@ -676,6 +759,9 @@ int main(void)
         cmocka_unit_test(print_to_a_full_device_fails_with_eio),
         cmocka_unit_test(probes_report_last_max_and_failing_ticks),
         cmocka_unit_test(progress_line_ends_with_each_probe),
+        cmocka_unit_test(open_runs_report_the_schedule_and_the_service_time),
+        cmocka_unit_test(a_closed_run_has_no_schedule_line),
+        cmocka_unit_test(progress_line_under_the_open_model_shows_rate_cap_and_a_missed_schedule),
         cmocka_unit_test(progress_line_shows_rates_percentiles_and_errors),
         cmocka_unit_test(tiny_error_share_never_reads_as_zero),
         cmocka_unit_test(progress_line_of_an_empty_paused_interval_has_dashes),

@@ -79,6 +79,9 @@ static void errors_read_as_sentences(void **state)
          "faults: the probabilities add up to 1.2, more than 1"},
         {"{\"force\": {\"fault\": \"boom\"}}", "force.fault: unknown fault \"boom\""},
         {"{\"hostile_stats\": 1}", "hostile_stats: expected true or false"},
+        {"{\"pause\": {\"every_ms\": 1000, \"for_ms\": 1000}}",
+         "pause: for_ms (1000) must be below every_ms (1000), or the server never runs"},
+        {"{\"pause\": {\"often\": 1}}", "pause.often: unknown key"},
         {"[1, 2]", "expected a JSON object at the top level"},
         {"{\"workers\": 1, \"workers\": 2}", NULL}, /* jansson's duplicate message */
         {"{", NULL},                                /* jansson's syntax message */
@@ -95,6 +98,33 @@ static void errors_read_as_sentences(void **state)
         else
             assert_true(strlen(err) > 5);
     }
+}
+
+#define MS 1000000ULL
+
+static void a_pause_holds_what_arrives_or_is_served_in_it_until_it_ends(void **state)
+{
+    struct settings s;
+    char err[256];
+
+    (void)state;
+    settings_default(&s);
+    /* No pause set: answers go out when they are ready. */
+    assert_int_equal(settings_pause_release_ns(&s, 9500 * MS, 9500 * MS), 9500 * MS);
+    assert_int_equal(apply(&s, "{\"pause\": {\"every_ms\": 10000, \"for_ms\": 1000}}", 0, err), 0);
+    assert_int_equal(s.pause_every_ms, 10000);
+    assert_int_equal(s.pause_for_ms, 1000);
+    /* Runs 0..9 s, pauses 9..10 s, runs 10..19 s, pauses 19..20 s. */
+    assert_int_equal(settings_pause_release_ns(&s, 100 * MS, 101 * MS), 101 * MS);
+    assert_int_equal(settings_pause_release_ns(&s, 9000 * MS, 9000 * MS), 10000 * MS);
+    assert_int_equal(settings_pause_release_ns(&s, 9990 * MS, 9991 * MS), 10000 * MS);
+    /* Being served when the pause starts is held too. */
+    assert_int_equal(settings_pause_release_ns(&s, 8999 * MS, 9001 * MS), 10000 * MS);
+    assert_int_equal(settings_pause_release_ns(&s, 8990 * MS, 8999 * MS), 8999 * MS);
+    assert_int_equal(settings_pause_release_ns(&s, 10000 * MS, 10000 * MS), 10000 * MS);
+    /* A long service meets two pauses and ends after the second. */
+    assert_int_equal(settings_pause_release_ns(&s, 8000 * MS, 19500 * MS), 20000 * MS);
+    assert_int_equal(settings_pause_release_ns(&s, 8000 * MS, 20500 * MS), 20500 * MS);
 }
 
 static void assert_printable_line(const char *err)
@@ -245,6 +275,7 @@ static void names_map_both_ways(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_pause_holds_what_arrives_or_is_served_in_it_until_it_ends),
         cmocka_unit_test(defaults_are_sane),
         cmocka_unit_test(a_document_changes_only_the_keys_it_names),
         cmocka_unit_test(a_bad_value_changes_nothing_and_names_the_key),

@@ -1,0 +1,125 @@
+/*
+ * The open model on one worker: requests start when its schedule says, on
+ * whichever connection (slot) of its pool is idle, up to its part of
+ * max_in_flight. Arrivals the cap or a busy loop holds back stay owed (a
+ * count in the schedule) and go out as soon as a slot frees, each with its
+ * intended start, so their latency shows the wait. Runs on the worker's
+ * thread.
+ */
+#include "config/config.h"
+#include "engine/internal.h"
+
+/* An idle slot under the cap: hint when it is one, else the first idle one,
+ * else a new one (the pool grows only as far as the load needs). */
+static struct slot *idle_slot(struct worker *w, struct slot *hint)
+{
+    if (hint && !hint->is_in_flight && hint->index < w->cap)
+        return hint;
+    for (uint32_t i = 0; i < w->n_slots && i < w->cap; i++) {
+        if (!w->slots[i]->is_in_flight)
+            return w->slots[i];
+    }
+    if (w->n_slots >= w->cap)
+        return NULL;
+    worker_grow_slots(w, w->n_slots + 1);
+    return w->slots[w->n_slots - 1];
+}
+
+static void on_sched_timer(uv_timer_t *t)
+{
+    struct worker *w = container_of(t, struct worker, sched_timer);
+
+    open_pump(w, NULL);
+    worker_check_finished(w);
+}
+
+/* Wakes the worker at the next intended start (libuv counts in ms, so a
+ * request may go up to 1 ms late; it is still charged from its time).
+ * now_ns is when the caller counted what was due: anything due then has
+ * started or waits for the cap. */
+static void arm(struct worker *w, uint64_t now_ns)
+{
+    uint64_t next = schedule_next_ns(&w->sched);
+
+    if (next == SCHEDULE_NONE || next <= now_ns) {
+        /* Nothing coming, or owed and waiting for a slot: a reply pumps. */
+        uv_timer_stop(&w->sched_timer);
+        return;
+    }
+    uv_update_time(&w->loop);
+    uv_timer_start(&w->sched_timer, on_sched_timer, (next - now_ns + 999999) / 1000000, 0);
+}
+
+void open_pump(struct worker *w, struct slot *hint)
+{
+    uint64_t now = worker_now_ns(w), n;
+    int is_capped = 0;
+
+    if (!w->is_open || w->is_paused || w->is_stopping || w->is_done)
+        return;
+    n = schedule_may_start(&w->sched, now, w->in_flight, w->cap, &is_capped);
+    if (is_capped)
+        w->iv.sched_capped++;
+    for (; n > 0; n--) {
+        struct slot *s = idle_slot(w, hint);
+        uint64_t at = schedule_next_ns(&w->sched);
+
+        if (!s || slot_start(s, at) != 0)
+            break;
+        schedule_take(&w->sched);
+        w->iv.sched_taken++;
+        if (now - at > w->iv.sched_lag_us * 1000)
+            w->iv.sched_lag_us = (now - at) / 1000;
+        hint = NULL;
+    }
+    /* The same now as the count: with a later one, an arrival that came due
+     * meanwhile would stop the timer although nothing is in flight to pump. */
+    arm(w, now);
+}
+
+void open_apply(struct worker *w, const struct control *c, int was_paused)
+{
+    struct engine *e = w->e;
+    uint64_t now = worker_now_ns(w);
+    int is_open = c->model == LOAD_OPEN;
+    double rate;
+
+    w->cap = (uint32_t)engine_share(c->max_in_flight, e->n_workers, w->id);
+    /* The rate follows the cap's split, so a worker without a slot gets no
+     * arrivals it could never send. */
+    rate = c->max_in_flight ? c->rate_per_s * w->cap / c->max_in_flight : 0;
+    if (c->is_paused || c->is_stopping)
+        rate = 0;
+    if (is_open && (!w->is_open || was_paused != c->is_paused)) {
+        /* A new start: what would be owed over a pause, or was under the
+         * closed model, is not a stall of the server. */
+        schedule_start(&w->sched, rate, now);
+        w->owed_at_start = 0;
+    } else if (is_open && rate != w->rate_per_s) {
+        schedule_set_rate(&w->sched, rate, now);
+    }
+    if (!is_open)
+        uv_timer_stop(&w->sched_timer);
+    w->is_open = is_open;
+    w->rate_per_s = rate;
+}
+
+void open_interval_end(struct worker *w, uint64_t now_ns)
+{
+    struct interval *iv = &w->iv;
+    uint64_t owed, lag;
+
+    if (!w->is_open)
+        return;
+    owed = schedule_due(&w->sched, now_ns);
+    lag = schedule_lag_ns(&w->sched, now_ns) / 1000;
+    iv->sched_backlog = owed;
+    /* Called for = started + now owed - owed before: every due request is
+     * either started or still owed. A restart (pause) can drop what was
+     * owed, hence the floor. */
+    iv->sched_called =
+        iv->sched_taken + owed > w->owed_at_start ? iv->sched_taken + owed - w->owed_at_start : 0;
+    if (lag > iv->sched_lag_us)
+        iv->sched_lag_us = lag;
+    w->owed_at_start = owed;
+}
