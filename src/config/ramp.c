@@ -105,21 +105,6 @@ static int is_set(const struct config_key *k, const void *base)
     return ((const struct config_ramp *)base)->key_line[k->index] != 0;
 }
 
-/* start, step, max: counts that only make steps. */
-static int parse_count(struct config_load_ctx *ctx, const struct config_key *k, void *base,
-                       const struct config_value *v, char *why, size_t why_len)
-{
-    uint64_t n;
-
-    (void)ctx;
-    if (units_parse_count(v->value, k->min, k->max, &n, why, why_len) < 0) {
-        config__tidy_why(why, why_len);
-        return -EINVAL;
-    }
-    *(uint32_t *)field_of(k, base) = (uint32_t)n;
-    return 0;
-}
-
 /* The steps line holds what start, step, max and growth made. */
 static void write_maker(const struct config_key *k, const void *base, FILE *out)
 {
@@ -143,26 +128,6 @@ static void write_requests_per_user(const struct config_key *k, const void *base
         fprintf(out, "%s = %" PRIu32 "\n", k->name, r->requests_per_user);
     else
         fprintf(out, "; %s: not set, steps hold for a time\n", k->name);
-}
-
-static int parse_hold(struct config_load_ctx *ctx, const struct config_key *k, void *base,
-                      const struct config_value *v, char *why, size_t why_len)
-{
-    char shown[CONFIG_SHOW_MAX];
-    uint64_t us;
-
-    (void)ctx;
-    if (units_parse_duration(v->value, &us, why, why_len) < 0) {
-        config__tidy_why(why, why_len);
-        return -EINVAL;
-    }
-    if (us < k->min || us > k->max) {
-        snprintf(why, why_len, "expected a duration from 100ms to 24h, got \"%s\"",
-                 config__show(v->value, shown));
-        return -EINVAL;
-    }
-    *(uint64_t *)field_of(k, base) = us;
-    return 0;
 }
 
 static void write_hold(const struct config_key *k, const void *base, FILE *out)
@@ -201,27 +166,19 @@ static int parse_name(const char *const *names, const char *what, const struct c
     return -EINVAL;
 }
 
-static int parse_growth(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+/* growth and action: one word of a list, the list picked by the key. */
+static int parse_choice(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                         const struct config_value *v, char *why, size_t why_len)
 {
+    int is_growth = k->index == CONFIG_RAMP_GROWTH;
     int i = 0;
 
     (void)ctx;
-    if (parse_name(growth_names, "add or double", v, &i, why, why_len) < 0)
+    if (parse_name(is_growth ? growth_names : action_names,
+                   is_growth ? "add or double" : "stop, hold or back", v, &i, why, why_len) < 0)
         return -EINVAL;
-    *(enum config_growth *)field_of(k, base) = (enum config_growth)i;
-    return 0;
-}
-
-static int parse_action(struct config_load_ctx *ctx, const struct config_key *k, void *base,
-                        const struct config_value *v, char *why, size_t why_len)
-{
-    int i = 0;
-
-    (void)ctx;
-    if (parse_name(action_names, "stop, hold or back", v, &i, why, why_len) < 0)
-        return -EINVAL;
-    *(enum config_ramp_action *)field_of(k, base) = (enum config_ramp_action)i;
+    /* Both enums count from 0 in the order of their names. */
+    *(int *)field_of(k, base) = i;
     return 0;
 }
 
@@ -399,12 +356,25 @@ static void write_stop_when(const struct config_key *k, const void *base, FILE *
 }
 
 const struct config_type config__ramp_steps = {parse_steps, write_steps, 0};
+/* Parsed as any count or duration (types.c), written as the plan uses them. */
+static int parse_count(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                       const struct config_value *v, char *why, size_t why_len)
+{
+    return config__count32.parse(ctx, k, base, v, why, why_len);
+}
+
+static int parse_hold(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                      const struct config_value *v, char *why, size_t why_len)
+{
+    return config__duration.parse(ctx, k, base, v, why, why_len);
+}
+
 const struct config_type config__ramp_count = {parse_count, write_maker, 0};
 const struct config_type config__ramp_work = {parse_count, write_requests_per_user, 0};
 const struct config_type config__ramp_hold = {parse_hold, write_hold, 0};
-const struct config_type config__growth = {parse_growth, write_maker, 0};
+const struct config_type config__growth = {parse_choice, write_maker, 0};
 const struct config_type config__stop_when = {parse_stop_when, write_stop_when, 0};
-const struct config_type config__ramp_action = {parse_action, write_action, 0};
+const struct config_type config__ramp_action = {parse_choice, write_action, 0};
 
 /* ---- the whole section ---- */
 

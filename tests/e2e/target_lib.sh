@@ -112,6 +112,16 @@ wait_for() {
     return 1
 }
 
+# expect_line NAME FILE PATTERN SECONDS: wait_for as a check; a failure
+# shows the last lines of FILE.
+expect_line() {
+    if wait_for "$2" "$3" "$4"; then
+        ok "$1"
+    else
+        not_ok "$1" "$(tail -n 3 "$2")"
+    fi
+}
+
 # wait_truth KEY WANT: polls the ground truth (at most 5 s) until KEY is
 # WANT; prints the value last seen.
 wait_truth() {

@@ -24,6 +24,16 @@ run() {
     status=$?
 }
 
+# new_target ARGS...: stops the target running, if any, and starts one with
+# ARGS; a target that does not start ends the test.
+new_target() {
+    [ -n "$pid" ] && stop_target
+    start_target "$@" && return 0
+    not_ok "brink target $* starts" "$(cat "$tmp/target.err")"
+    finish
+    exit 1
+}
+
 # step_row NAME STEP: the report's step table row of plan step STEP ("3/5").
 step_row() {
     sed -n "/^steps:/,/^breaking point:/s|^  $2 *||p" "$tmp/$1.out"
@@ -33,11 +43,7 @@ step_row() {
 cat >"$tmp/queue.json" <<'JSON'
 {"workers": 4, "queue_max": 4, "service_ms": {"bytes": 5}}
 JSON
-start_target --config "$tmp/queue.json" || {
-    not_ok "brink target starts" "$(cat "$tmp/target.err")"
-    finish
-    exit 1
-}
+new_target --config "$tmp/queue.json"
 cat >"$tmp/queue.ini" <<INI
 [target]
 url = $url/bytes/100
@@ -88,14 +94,9 @@ for d in 'breaking point: step 3 \(c=16\)' 'first http_5xx at concurrency 16' 'r
     grep -Eq "$d" "$tmp/queue.replay" && ok "queue: replay shows \"$d\"" ||
         not_ok "queue: replay shows \"$d\"" "$(grep -E 'ramp|first|breaking' "$tmp/queue.replay" | head)"
 done
-stop_target
 
 # ---- 2. siblings: writers to one manifest each add one while they overlap ----
-start_target --seed 3 || {
-    not_ok "brink target starts again" "$(cat "$tmp/target.err")"
-    finish
-    exit 1
-}
+new_target --seed 3
 cat >"$tmp/sib.ini" <<INI
 [target]
 url = $url
@@ -156,15 +157,10 @@ grep -q 'breaking point: step 4 (c=32) failed: probe siblings' "$tmp/sib.replay"
 # users. (20 ms, not less, so that brink's own ~1 ms a request, more on a
 # busy machine, leaves 4 users close to the 200: the knee is where 8 add
 # almost nothing.) ----
-stop_target
 cat >"$tmp/knee.json" <<'JSON'
 {"workers": 4, "queue_max": 1000, "service_ms": {"bytes": 20}}
 JSON
-start_target --config "$tmp/knee.json" || {
-    not_ok "brink target starts a third time" "$(cat "$tmp/target.err")"
-    finish
-    exit 1
-}
+new_target --config "$tmp/knee.json"
 cat >"$tmp/knee.ini" <<INI
 [target]
 url = $url/bytes/100

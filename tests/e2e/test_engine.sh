@@ -176,23 +176,11 @@ timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/del
     >"$tmp/live.out" 2>"$tmp/live.err" &
 run_pid=$!
 exec 3>"$tmp/cmds"
-if wait_for "$tmp/live.err" '^t=[0-9]+s c=2 inflight=2 ' 10; then
-    ok "the run starts at concurrency 2 with 2 in flight"
-else
-    not_ok "the run starts at concurrency 2 with 2 in flight" "$(tail -n 3 "$tmp/live.err")"
-fi
+expect_line "the run starts at concurrency 2 with 2 in flight" "$tmp/live.err" '^t=[0-9]+s c=2 inflight=2 ' 10
 echo "concurrency 7" >&3
-if wait_for "$tmp/live.err" '^t=[0-9]+s c=7 inflight=7 ' 10; then
-    ok "set concurrency 7: the next ticks show 7 in flight"
-else
-    not_ok "set concurrency 7: the next ticks show 7 in flight" "$(tail -n 3 "$tmp/live.err")"
-fi
+expect_line "set concurrency 7: the next ticks show 7 in flight" "$tmp/live.err" '^t=[0-9]+s c=7 inflight=7 ' 10
 echo "pause" >&3
-if wait_for "$tmp/live.err" ' 0 req/s .* paused$' 10; then
-    ok "pause: the rate falls to 0"
-else
-    not_ok "pause: the rate falls to 0" "$(tail -n 3 "$tmp/live.err")"
-fi
+expect_line "pause: the rate falls to 0" "$tmp/live.err" ' 0 req/s .* paused$' 10
 echo "resume" >&3
 echo "mark after resume" >&3
 if wait_for "$tmp/live.err" 'mark: after resume' 10; then ok "a mark shows in the event log"; else not_ok "a mark shows in the event log"; fi
@@ -211,11 +199,7 @@ timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/del
 run_pid=$!
 exec 4>"$tmp/cmds2"
 before=$(truth client_aborts)
-if wait_for "$tmp/drop.err" '^t=[0-9]+s c=6 inflight=6 ' 10; then
-    ok "six requests are in flight before the drop"
-else
-    not_ok "six requests are in flight before the drop" "$(tail -n 3 "$tmp/drop.err")"
-fi
+expect_line "six requests are in flight before the drop" "$tmp/drop.err" '^t=[0-9]+s c=6 inflight=6 ' 10
 echo "drop 4" >&4
 got=$(wait_truth client_aborts $((before + 4)))
 check "drop 4: the target counts 4 clients gone mid-request" $((before + 4)) "$got"

@@ -133,29 +133,13 @@ timeout 60 "$brink" run --headless --config "$tmp/live.ini" --rate 50 <"$tmp/cmd
     >"$tmp/live.out" 2>"$tmp/live.err" &
 run_pid=$!
 exec 3>"$tmp/cmds"
-if wait_for "$tmp/live.err" '^t=[0-9]+s rate=50(\.0)?/s inflight=[0-9]+/1000 (4[89]|5[0-2]) req/s' 10; then
-    ok "the run starts at 50/s"
-else
-    not_ok "the run starts at 50/s" "$(tail -n 3 "$tmp/live.err")"
-fi
+expect_line "the run starts at 50/s" "$tmp/live.err" '^t=[0-9]+s rate=50(\.0)?/s inflight=[0-9]+/1000 (4[89]|5[0-2]) req/s' 10
 echo "rate 200/s" >&3
-if wait_for "$tmp/live.err" '^t=[0-9]+s rate=200/s inflight=[0-9]+/1000 (19[0-9]|20[0-9]|210) req/s' 10; then
-    ok "rate 200/s: a whole tick then completes 200 requests (5% either way)"
-else
-    not_ok "rate 200/s: a whole tick then completes 200 requests (5% either way)" "$(tail -n 3 "$tmp/live.err")"
-fi
+expect_line "rate 200/s: a whole tick then completes 200 requests (5% either way)" "$tmp/live.err" '^t=[0-9]+s rate=200/s inflight=[0-9]+/1000 (19[0-9]|20[0-9]|210) req/s' 10
 echo "+" >&3
-if wait_for "$tmp/live.err" 'command: step: rate 200/s -> 210/s' 10; then
-    ok "+ under the open model adds rate_step to the rate"
-else
-    not_ok "+ under the open model adds rate_step to the rate" "$(tail -n 3 "$tmp/live.err")"
-fi
+expect_line "+ under the open model adds rate_step to the rate" "$tmp/live.err" 'command: step: rate 200/s -> 210/s' 10
 echo "model closed" >&3
-if wait_for "$tmp/live.err" '^t=[0-9]+s c=10 inflight=' 10; then
-    ok "model closed: the run goes on with the 10 users of [load] concurrency"
-else
-    not_ok "model closed: the run goes on with the 10 users of [load] concurrency" "$(tail -n 3 "$tmp/live.err")"
-fi
+expect_line "model closed: the run goes on with the 10 users of [load] concurrency" "$tmp/live.err" '^t=[0-9]+s c=10 inflight=' 10
 echo "o" >&3
 if wait_for "$tmp/live.err" 'command: set_model: closed -> open at 210/s' 10 &&
     wait_for "$tmp/live.err" '^t=[0-9]+s rate=210/s inflight=[0-9]+/1000 (20[0-9]|21[0-9]|220) req/s' 10; then
