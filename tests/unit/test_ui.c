@@ -479,6 +479,73 @@ static void screen_with_a_ramp_plan_shows_its_steps(void **state)
     model_free(m);
 }
 
+/* The synthetic run under the open model at 500 requests/s: the server
+ * stalls from tick 80, in-flight reaches its cap of 64 and the schedule
+ * falls behind; corrected latency grows, service time does not. */
+static void make_open(struct tick *t)
+{
+    int stalled = t->seq >= 80;
+    uint64_t done = stalled ? 120 : 500;
+
+    t->model = LOAD_OPEN;
+    t->target_concurrency = 0;
+    t->actual_concurrency = 0;
+    memset(t->total.errors, 0, sizeof(t->total.errors));
+    memset(t->first_error, 0, sizeof(t->first_error));
+    t->n_status = 0;
+    tick_count_status(t, 200, done);
+    t->total.completed = t->total.ok = done;
+    t->total.bytes_in = done * 13400;
+    latency(&t->total.window, done, 900);
+    latency(&t->total.run, (t->seq + 1) * done, 950);
+    t->n_events = 0;
+    if (t->seq == 0)
+        tick_add_event(t, EV_COMMAND, 0, "set_model: closed -> open at 500/s");
+    if (t->seq == 80)
+        tick_add_event(t, EV_NOTICE, 80000, "schedule not kept: in flight at its cap of 64");
+    t->target_rate_per_s = 500;
+    t->max_in_flight = 64;
+    t->in_flight = stalled ? 64 : 3;
+    t->sched_called = 500;
+    t->total.started = stalled ? 120 : 500;
+    t->sched_capped = stalled ? 380 : 0;
+    t->sched_backlog = stalled ? 380 * (t->seq - 79) : 0;
+    t->sched_lag_us = stalled ? 760000 * (t->seq - 79) : 900;
+    tick_copy_text(t->service.name, sizeof(t->service.name), "service");
+    t->service.completed = t->total.completed;
+    latency(&t->service.window, t->total.completed, 700);
+    latency(&t->service.run, t->total.completed * (t->seq + 1), 700);
+    if (stalled)
+        latency(&t->total.window, done, 400000 * (t->seq - 79));
+}
+
+static void screen_open_model_shows_the_schedule_and_both_latencies(void **state)
+{
+    struct model *m = model_new();
+    char *screen = malloc(SCREEN_MAX);
+    struct view v = {.m = m, .target = "http://127.0.0.1:8098/kv/demo"};
+
+    (void)state;
+    for (uint64_t seq = 0; seq < 85; seq++) {
+        struct tick *t = synthetic_tick(seq, 0, 0);
+
+        make_open(t);
+        model_add_tick(m, t);
+        tick_free(t);
+    }
+    render_view(&v, 132, 40, 1, screen, SCREEN_MAX);
+    compare_golden("console-132x40-open.txt", screen);
+    assert_non_null(strstr(screen, "rate 500/s got 120/s"));
+    assert_non_null(strstr(screen, "in flight 64/64"));
+    assert_non_null(strstr(screen, "SCHEDULE NOT KEPT: lag 3.80s, cap reached"));
+    assert_non_null(strstr(screen, "Latency: from intended start (l: service)"));
+    v.shows_service = 1;
+    render_view(&v, 132, 40, 1, screen, SCREEN_MAX);
+    assert_non_null(strstr(screen, "Latency: service time (l: corrected)"));
+    free(screen);
+    model_free(m);
+}
+
 static int is_printable_ascii(const char *s)
 {
     for (; *s; s++) {
@@ -590,6 +657,7 @@ int main(void)
         cmocka_unit_test(screen_80x24_matches_its_golden_file),
         cmocka_unit_test(screen_132x40_matches_its_golden_file),
         cmocka_unit_test(screen_with_a_ramp_plan_shows_its_steps),
+        cmocka_unit_test(screen_open_model_shows_the_schedule_and_both_latencies),
         cmocka_unit_test(ascii_screens_hold_only_printable_ascii),
         cmocka_unit_test(hostile_strings_are_drawn_escaped),
         cmocka_unit_test(a_replay_shows_its_speed_position_and_keys),
