@@ -266,6 +266,24 @@ static void model_marks_concurrency_changes_and_first_errors(void **state)
     model_free(m);
 }
 
+static void model_marks_detections_on_the_chart(void **state)
+{
+    struct model *m = model_new();
+    struct tick *t = synthetic_tick(0, 0, 0);
+
+    (void)state;
+    model_add_tick(m, t);
+    tick_free(t);
+    t = synthetic_tick(1, 0, 0);
+    tick_add_event(t, EV_DETECTION, 1500, "knee: c=8 adds no throughput over c=4");
+    model_add_tick(m, t);
+    tick_free(t);
+    assert_false(model_point(m, 1)->marks & MARK_EVENT);
+    assert_true(model_point(m, 0)->marks & MARK_EVENT);
+    assert_int_equal(model_event(m, 0)->kind, EV_DETECTION);
+    model_free(m);
+}
+
 static void model_probe_change_is_against_the_previous_sample(void **state)
 {
     struct model *m = synthetic_model(62, 0, 1);
@@ -650,6 +668,7 @@ int main(void)
         cmocka_unit_test(keymaps_bind_each_key_once_with_help),
         cmocka_unit_test(model_memory_is_bounded_and_keeps_the_newest),
         cmocka_unit_test(model_marks_concurrency_changes_and_first_errors),
+        cmocka_unit_test(model_marks_detections_on_the_chart),
         cmocka_unit_test(model_probe_change_is_against_the_previous_sample),
         cmocka_unit_test(model_columns_cover_the_history_aligned_on_ticks),
     };
