@@ -101,6 +101,17 @@ static void fmt_level(const struct ramp *r, double level, char *buf, size_t len)
         snprintf(buf, len, "c=%.0f", level);
 }
 
+#if defined(__GNUC__)
+#define RAMP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define RAMP_PRINTF(f, a)
+#endif
+
+static void out_event(struct ramp_out *out, uint64_t at_ms, enum event_kind kind,
+                      const char *fmt, ...) RAMP_PRINTF(4, 5);
+static void tick_event(struct tick *t, enum event_kind kind, const char *fmt, ...)
+    RAMP_PRINTF(3, 4);
+
 static void out_event(struct ramp_out *out, uint64_t at_ms, enum event_kind kind,
                       const char *fmt, ...)
 {
