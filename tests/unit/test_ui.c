@@ -218,17 +218,26 @@ static struct tick *synthetic_tick(uint64_t seq, uint32_t n_kinds, int with_prob
     return t;
 }
 
-static struct model *synthetic_model(uint64_t n, uint32_t n_kinds, int with_probes)
+/* The model of n synthetic ticks, each changed by stamp first (NULL: none). */
+static struct model *stamped_model(uint64_t n, uint32_t n_kinds, int with_probes,
+                                   void (*stamp)(struct tick *))
 {
     struct model *m = model_new();
 
     for (uint64_t seq = 0; seq < n; seq++) {
         struct tick *t = synthetic_tick(seq, n_kinds, with_probes);
 
+        if (stamp)
+            stamp(t);
         model_add_tick(m, t);
         tick_free(t);
     }
     return m;
+}
+
+static struct model *synthetic_model(uint64_t n, uint32_t n_kinds, int with_probes)
+{
+    return stamped_model(n, n_kinds, with_probes, NULL);
 }
 
 /* ---- model ---- */
@@ -477,18 +486,11 @@ static void stamp_plan(struct tick *t)
 
 static void screen_with_a_ramp_plan_shows_its_steps(void **state)
 {
-    struct model *m = model_new();
+    struct model *m = stamped_model(85, 0, 1, stamp_plan);
     char *screen = malloc(SCREEN_MAX);
     struct view v = {.m = m, .target = "http://127.0.0.1:8098/kv/demo", .show_steps = 1};
 
     (void)state;
-    for (uint64_t seq = 0; seq < 85; seq++) {
-        struct tick *t = synthetic_tick(seq, 0, 1);
-
-        stamp_plan(t);
-        model_add_tick(m, t);
-        tick_free(t);
-    }
     render_view(&v, 132, 40, 1, screen, SCREEN_MAX);
     compare_golden("console-132x40-steps.txt", screen);
     assert_non_null(strstr(screen, "ramp 3/3 holding"));
@@ -539,18 +541,11 @@ static void make_open(struct tick *t)
 
 static void screen_open_model_shows_the_schedule_and_both_latencies(void **state)
 {
-    struct model *m = model_new();
+    struct model *m = stamped_model(85, 0, 0, make_open);
     char *screen = malloc(SCREEN_MAX);
     struct view v = {.m = m, .target = "http://127.0.0.1:8098/kv/demo"};
 
     (void)state;
-    for (uint64_t seq = 0; seq < 85; seq++) {
-        struct tick *t = synthetic_tick(seq, 0, 0);
-
-        make_open(t);
-        model_add_tick(m, t);
-        tick_free(t);
-    }
     render_view(&v, 132, 40, 1, screen, SCREEN_MAX);
     compare_golden("console-132x40-open.txt", screen);
     assert_non_null(strstr(screen, "rate 500/s got 120/s"));
