@@ -56,11 +56,14 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
     else
         snprintf(p99, sizeof(p99), "-");
     snprintf(err, sizeof(err), "%.1f%%", err_pct(row));
+    /* A judged step stays open while the run ends after it: its verdict
+     * shows, not "running". */
+    is_open = is_open && row->verdict == VERDICT_NONE;
     if (is_open)
         snprintf(verdict, sizeof(verdict), "%s",
-                 row->plan_step                                                  ? "running"
+                 row->plan_step                                         ? "running"
                  : v->m->last && v->m->last->plan.phase == PLAN_HOLDING ? "holding"
-                                                                                 : "now");
+                                                                        : "now");
     else if (row->verdict == VERDICT_PASS)
         snprintf(verdict, sizeof(verdict), "pass");
     else if (row->verdict == VERDICT_FAIL)

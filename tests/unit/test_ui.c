@@ -499,6 +499,36 @@ static void screen_with_a_ramp_plan_shows_its_steps(void **state)
     model_free(m);
 }
 
+/* A one-step plan that fails at tick 10; the run then drains and ends. */
+static void stamp_failed_then_stopping(struct tick *t)
+{
+    t->plan.step = 1;
+    t->plan.n_steps = 3;
+    t->plan.level = t->target_concurrency;
+    t->plan.phase = t->seq <= 10 ? PLAN_MEASURE : PLAN_OFF;
+    if (t->seq == 10) {
+        t->plan.verdict = VERDICT_FAIL;
+        snprintf(t->plan.why, sizeof(t->plan.why), "p99 2.40s > 2.00s");
+    }
+    if (t->seq > 10)
+        t->state = t->seq == 14 ? RUN_DONE : RUN_STOPPING;
+}
+
+static void steps_view_shows_a_verdict_while_its_row_is_open(void **state)
+{
+    struct model *m = stamped_model(15, 0, 0, stamp_failed_then_stopping);
+    char *screen = malloc(SCREEN_MAX);
+    struct view v = {.m = m, .target = "http://127.0.0.1:8098/", .show_steps = 1};
+
+    (void)state;
+    /* The draining ticks fold into the failed step's row, still open. */
+    render_view(&v, 100, 30, 0, screen, SCREEN_MAX);
+    assert_non_null(strstr(screen, "FAIL: p99 2.40s > 2.00s"));
+    assert_null(strstr(screen, "running"));
+    free(screen);
+    model_free(m);
+}
+
 /* The synthetic run under the open model at 500 requests/s: the server
  * stalls from tick 80, in-flight reaches its cap of 64 and the schedule
  * falls behind; corrected latency grows, service time does not. */
@@ -672,6 +702,7 @@ int main(void)
         cmocka_unit_test(screen_132x40_matches_its_golden_file),
         cmocka_unit_test(screen_with_a_ramp_plan_shows_its_steps),
         cmocka_unit_test(screen_open_model_shows_the_schedule_and_both_latencies),
+        cmocka_unit_test(steps_view_shows_a_verdict_while_its_row_is_open),
         cmocka_unit_test(ascii_screens_hold_only_printable_ascii),
         cmocka_unit_test(hostile_strings_are_drawn_escaped),
         cmocka_unit_test(a_replay_shows_its_speed_position_and_keys),
