@@ -21,9 +21,10 @@ static const char target_settings[] =
     " \"service_ms\": {\"kv\": 2},"
     " \"kv\": {\"write_ms\": 10, \"read_us_per_kib\": 20}}";
 
-/* brink's side: a write-heavy mix on eight keys, and the target's own
- * counters: the sibling count reads see (alert above 10), the queue, and
- * resets per second. %s is the target's URL. */
+/* brink's side: a write-heavy mix on eight keys, the target's own
+ * counters (the sibling count reads see, alert above 10; the queue; resets
+ * per second), and a ramp plan that r (or --ramp) walks until the 503s
+ * start, then goes back a step. %s is the target's URL. */
 static const char config_format[] =
     "[target]\n"
     "url = %s\n"
@@ -54,7 +55,13 @@ static const char config_format[] =
     "type = prometheus\n"
     "url = /metrics\n"
     "metric = brink_target_resets_sent_total\n"
-    "kind = counter\n";
+    "kind = counter\n"
+    "[ramp]\n"
+    "steps = 2, 4, 8, 16, 32, 64\n"
+    "hold = 5s\n"
+    "warmup = 1s\n"
+    "stop_when = error_rate > 1%%, p99 > 1s\n"
+    "action = back\n";
 
 /* Without a terminal nobody can press q: the demo then stops by itself. */
 #define HEADLESS_SECONDS "10s"

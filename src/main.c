@@ -84,6 +84,8 @@ static const struct cmd commands[] = {
                 "with a queue of 12 answer 503 once about 16 requests wait, and\n"
                 "connections beyond 48 are reset. Press ] a few times and watch the\n"
                 "latency, the 503s and the resets arrive; q stops and prints the report.\n"
+                "Or press r (or start with --ramp): a plan doubles the users every 6 s\n"
+                "from 2 to 64, names the step where the 503s start, and goes back one.\n"
                 "Takes the options of brink run except --url and --config.\n",
         .run = demo_main,
     },

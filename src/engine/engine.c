@@ -281,7 +281,7 @@ static void apply_one(struct engine *e, const struct command *cmd)
 void engine_set_level(struct engine *e, double level, const char *who)
 {
     char text[2 * TICK_TEXT_MAX], applied[TICK_TEXT_MAX], why[96]; /* the event cuts text */
-    int was_paused;
+    int was_paused, is_same = 0;
 
     pthread_mutex_lock(&e->lock);
     /* A level asked for is a level to run at: a paused run resumes. */
@@ -290,16 +290,21 @@ void engine_set_level(struct engine *e, double level, const char *who)
     if (e->control.model == LOAD_OPEN) {
         struct command cmd = {.kind = CMD_SET_RATE, .rate_per_s = level};
 
+        is_same = e->control.rate_per_s == level;
         apply(e, &cmd, applied, sizeof(applied));
     } else {
         uint32_t before = e->control.concurrency;
 
         e->control.concurrency = clamp_concurrency(e, (int64_t)level, why, sizeof(why));
+        is_same = e->control.concurrency == before && !why[0];
         snprintf(applied, sizeof(applied), "concurrency %u -> %u%s", before,
                  e->control.concurrency, why);
     }
     publish_control(e);
     pthread_mutex_unlock(&e->lock);
+    /* The plan said its step already; a level that did not move needs no line. */
+    if (is_same && !was_paused)
+        return;
     snprintf(text, sizeof(text), "%s: %s%s", who, applied, was_paused ? " (resumed)" : "");
     merger_event(e->merger, EV_COMMAND, now_ns(e), text);
 }
