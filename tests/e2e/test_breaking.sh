@@ -5,7 +5,8 @@
 # 1, 8, 16, 32, 64 must name the right breaking step, take its action, list
 # every step it ran in the report's step table, and the detections must come
 # back in a replay of the session. With 4 workers and no queue limit, the
-# knee (200 requests/s whatever the users) is found at 8 users.
+# knee (200 requests/s whatever the users) is found at 8 users; brink demo
+# --ramp finds its target's breaking point as the README says.
 # Usage: sh test_breaking.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -245,7 +246,20 @@ grep -q 'detection: ramp step 1/5 (c=1) passed' "$tmp/cmd.err" &&
 grep -q 'step: concurrency 2 -> 3' "$tmp/cmd.err" && ok "commands: + still applies after pausing the plan" ||
     not_ok "commands: + still applies after pausing the plan" "$(grep -E 'command' "$tmp/cmd.err")"
 
-# ---- 6. --ramp without a plan is a usage error ----
+# ---- 6. brink demo --ramp: its plan doubles the users every 6 s from 2;
+# the in-process target's queue overflows at 32, and the plan goes back to
+# 16 (what the README's walkthrough says). ----
+timeout 90 "$brink" demo --ramp --headless --no-record --duration 32s \
+    >"$tmp/demo.out" 2>"$tmp/demo.err" </dev/null
+check "demo: exit status" 0 "$?"
+grep -q 'breaking point: step 5 (c=32) failed: error_rate .*; last good: step 4 (c=16,' "$tmp/demo.err" &&
+    ok "demo: the breaking step is 5 (c=32)" ||
+    not_ok "demo: the breaking step is 5 (c=32)" "$(grep -E 'ramp|breaking|first' "$tmp/demo.err")"
+grep -q 'ramp goes back to step 4 (c=16) and holds' "$tmp/demo.err" &&
+    ok "demo: the plan goes back to 16 users" ||
+    not_ok "demo: the plan goes back to 16 users" "$(grep -E 'ramp' "$tmp/demo.err")"
+
+# ---- 7. --ramp without a plan is a usage error ----
 expect_run "--ramp without [ramp] steps: one line, exit 2" 2 "" \
     '^brink: --ramp: the command line has no \[ramp\] steps' -- \
     "$brink" run --headless --no-record --url "$url/bytes/1" --ramp --duration 1s
