@@ -1,6 +1,7 @@
 #include "core/steps.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,21 @@ uint64_t steps_row_failed(const struct step_row *r)
     return n;
 }
 
+double steps_row_rate(const struct step_row *r)
+{
+    return r->duration_ms ? (double)r->completed * 1000.0 / (double)r->duration_ms : 0;
+}
+
+double steps_row_rate_se(const struct step_row *r)
+{
+    double n = (double)r->held_ticks, var;
+
+    if (r->held_ticks < 2)
+        return 0;
+    var = (r->rate_sum2 - r->rate_sum * r->rate_sum / n) / (n - 1);
+    return var > 0 ? sqrt(var / n) : 0;
+}
+
 /* ---- levels ---- */
 
 static int level_cmp(enum load_model m, double level, const struct step_row *r)
@@ -124,6 +140,10 @@ static void level_add(struct steps *s, const struct step_row *r)
     sum->duration_ms += r->duration_ms;
     sum->folded_ms += r->folded_ms;
     sum->n_ticks += r->n_ticks;
+    sum->held_ticks += r->held_ticks;
+    sum->rate_sum += r->rate_sum;
+    sum->rate_sum2 += r->rate_sum2;
+    sum->started += r->started;
     sum->completed += r->completed;
     sum->ok += r->ok;
     sum->bytes_in += r->bytes_in;
@@ -138,6 +158,8 @@ static void level_add(struct steps *s, const struct step_row *r)
             continue;
         if (!sum->probes[i].has_value || p->max > sum->probes[i].max)
             sum->probes[i].max = p->max;
+        if (!sum->probes[i].has_value || p->min < sum->probes[i].min)
+            sum->probes[i].min = p->min;
         sum->probes[i].last = p->last;
         sum->probes[i].has_value = 1;
     }
@@ -157,6 +179,7 @@ static void set_latency(struct step_row *r, const struct hist *h)
     r->timed = hist_count(h);
     if (r->timed == 0)
         return;
+    r->mean_us = (uint64_t)(hist_mean(h) + 0.5);
     r->p50_us = hist_percentile(h, 50.0);
     r->p90_us = hist_percentile(h, 90.0);
     r->p99_us = hist_percentile(h, 99.0);
@@ -230,6 +253,8 @@ static void add_probes(struct steps *s, const struct tick *t)
         p = &s->cur.probes[k];
         if (!p->has_value || tp->value > p->max)
             p->max = tp->value;
+        if (!p->has_value || tp->value < p->min)
+            p->min = tp->value;
         p->last = tp->value;
         p->has_value = 1;
     }
@@ -280,12 +305,19 @@ int steps_add_tick(struct steps *s, const struct tick *t)
         return 0;
     }
     if (holds) {
+        double rate = t->duration_ms ? (double)t->total.completed * 1000.0 / (double)t->duration_ms
+                                     : 0;
+
         s->cur_holds = 1;
         r->duration_ms += t->duration_ms;
+        r->held_ticks++;
+        r->rate_sum += rate;
+        r->rate_sum2 += rate * rate;
     } else {
         r->folded_ms += t->duration_ms;
     }
     r->n_ticks++;
+    r->started += t->total.started;
     r->completed += t->total.completed;
     r->ok += t->total.ok;
     r->bytes_in += t->total.bytes_in;

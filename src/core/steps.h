@@ -38,6 +38,7 @@ struct steps;
 struct step_probe {
     int has_value;
     double max;  /* largest value seen in the row's ticks */
+    double min;  /* smallest */
     double last; /* value in the last tick of the row that had one */
 };
 
@@ -55,6 +56,9 @@ struct step_row {
     enum plan_verdict verdict;   /* how the plan judged the step */
     char why[TICK_TEXT_MAX];     /* VERDICT_FAIL: the condition that tripped (raw) */
     uint64_t n_ticks;            /* ticks in the row, folded ones included */
+    uint64_t held_ticks;         /* ticks that held the level (not folded, not warm-up) */
+    double rate_sum, rate_sum2;  /* their req/s, summed and squared: see steps_row_rate_se */
+    uint64_t started;            /* requests started */
     uint64_t completed;          /* requests finished with any outcome */
     uint64_t ok;                 /* finished without an error class */
     uint64_t bytes_in;           /* response bytes */
@@ -62,6 +66,7 @@ struct step_row {
     uint64_t errors[ERR__COUNT]; /* failed requests by class */
     uint64_t timed;              /* requests the latency figures cover (histograms merged) */
     uint64_t hist_gaps;          /* ticks whose histogram was damaged or missing */
+    uint64_t mean_us;            /* latency mean of the merged histogram, µs */
     uint64_t p50_us;             /* latency percentiles of the merged histogram, µs; */
     uint64_t p90_us;             /* all 0 when timed is 0 */
     uint64_t p99_us;
@@ -123,5 +128,10 @@ uint64_t steps_levels_not_kept(const struct steps *s);
 
 /* Failed requests of a row: the sum over the classes. */
 uint64_t steps_row_failed(const struct step_row *r);
+/* Its req/s over the time it held its level (0 for none). */
+double steps_row_rate(const struct step_row *r);
+/* The standard error of that rate, from the spread of its held ticks'
+ * rates; 0 with fewer than two. */
+double steps_row_rate_se(const struct step_row *r);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * The step plan: which step runs, when its warm-up and hold end, how it is
- * judged, and what a failed step does. Figures of a step come from the
- * ticks of its measure phase only; the knee and the stop conditions read
- * them when the step ends.
+ * judged, and what a failed step does. A step's figures are its row of a
+ * step table (core/steps.h) fed every tick once the plan's state is stamped
+ * in it, so they leave the warm-up out exactly as the reports' table does;
+ * the knee and the stop conditions read that row when the step ends.
  */
 #include <errno.h>
 #include <math.h>
@@ -12,32 +13,12 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "core/hist.h"
+#include "core/steps.h"
 #include "core/units.h"
 #include "core/xalloc.h"
 #include "ramp/ramp.h"
 
 #define POINTS_MAX 256 /* judged steps the knee looks at; older ones are dropped */
-
-/* What one step (or a level held by hand) measured. */
-struct step_figures {
-    double level;
-    uint64_t ticks;
-    uint64_t duration_ms;
-    uint64_t started;
-    uint64_t completed;
-    uint64_t failed;
-    double latency_sum_us; /* mean x count, summed over ticks */
-    double rate_sum;       /* per-tick throughputs: sum and sum of squares, */
-    double rate_sum2;      /* for the standard error of the step's throughput */
-    struct hist *hist;
-    uint32_t n_probes;
-    struct {
-        char name[TICK_NAME_MAX];
-        int has_value;
-        double max, min;
-    } probes[TICK_MAX_PROBES];
-};
 
 struct ramp {
     const struct config_ramp *cfg;
@@ -54,13 +35,12 @@ struct ramp {
     uint64_t last_good_p99;  /* and its p99, µs */
     double best_rate;        /* the best throughput of a passed step */
     int cut_now;             /* n was pressed: end the step on the next tick */
-    struct step_figures cur; /* the current step, or the level held by hand */
-    struct hist *scratch;
+    struct steps *steps;     /* every tick's figures, by step or level held */
+    uint64_t rows_seen;      /* closed rows of steps looked at for the knee */
     struct knee_point points[POINTS_MAX];
     size_t n_points;
     int knee_found;
     int pct_over; /* a percentile limit was crossed in this step */
-    int is_manual_level; /* cur follows a level set by hand (no plan) */
 };
 
 static const struct config_ramp empty_plan;
@@ -72,8 +52,7 @@ struct ramp *ramp_new(const struct config_ramp *cfg, uint64_t think_us, enum loa
     r->cfg = cfg ? cfg : &empty_plan;
     r->model = model;
     r->think_s = (double)think_us / 1e6;
-    r->cur.hist = hist_new();
-    r->scratch = hist_new();
+    r->steps = steps_new();
     return r;
 }
 
@@ -81,8 +60,7 @@ void ramp_free(struct ramp *r)
 {
     if (!r)
         return;
-    hist_free(r->cur.hist);
-    hist_free(r->scratch);
+    steps_free(r->steps);
     free(r);
 }
 
@@ -141,74 +119,38 @@ static void tick_event(struct tick *t, enum event_kind kind, const char *fmt, ..
 
 /* ---- figures ---- */
 
-static void figures_reset(struct step_figures *f, double level)
+/* The figures of the current step so far: the open row of the table when
+ * it is the step's, else an empty row (nothing measured yet). */
+static void current_row(const struct ramp *r, struct step_row *row)
 {
-    struct hist *h = f->hist;
-
-    memset(f, 0, sizeof(*f));
-    f->hist = h;
-    f->level = level;
-    hist_reset(h);
-}
-
-static void figures_add(struct ramp *r, struct step_figures *f, const struct tick *t)
-{
-    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
-    double rate = t->duration_ms ? (double)t->total.completed * 1000.0 / (double)t->duration_ms : 0;
-
-    f->ticks++;
-    f->duration_ms += t->duration_ms;
-    f->started += t->total.started;
-    f->completed += t->total.completed;
-    f->failed += t->total.completed - t->total.ok;
-    f->latency_sum_us += t->total.window.mean_us * (double)t->total.window.count;
-    f->rate_sum += rate;
-    f->rate_sum2 += rate * rate;
-    if (tick_get_hist(t, &t->total, r->scratch) == 0)
-        hist_merge(f->hist, r->scratch);
-    for (uint32_t i = 0; i < n; i++) {
-        const struct tick_probe *p = &t->probes[i];
-        int k = tick_name_row(f->probes, sizeof(f->probes[0]), &f->n_probes, TICK_MAX_PROBES,
-                              p->name);
-
-        if (k < 0 || !p->has_value)
-            continue;
-        if (!f->probes[k].has_value || p->value > f->probes[k].max)
-            f->probes[k].max = p->value;
-        if (!f->probes[k].has_value || p->value < f->probes[k].min)
-            f->probes[k].min = p->value;
-        f->probes[k].has_value = 1;
+    if (steps_current(r->steps, row) != 0 || row->plan_step != r->step + 1) {
+        memset(row, 0, sizeof(*row));
+        row->level = r->level;
     }
 }
 
-static double figures_rate(const struct step_figures *f)
+static struct knee_point row_point(const struct step_row *row)
 {
-    return f->duration_ms ? (double)f->completed * 1000.0 / (double)f->duration_ms : 0;
-}
+    struct knee_point p = {.users = row->level,
+                           .throughput = steps_row_rate(row),
+                           .throughput_se = steps_row_rate_se(row),
+                           .mean_latency_s = (double)row->mean_us / 1e6};
 
-static struct knee_point figures_point(const struct step_figures *f)
-{
-    struct knee_point p = {.users = f->level, .throughput = figures_rate(f)};
-    double n = (double)f->ticks;
-
-    if (f->ticks > 1) {
-        double var = (f->rate_sum2 - f->rate_sum * f->rate_sum / n) / (n - 1);
-
-        p.throughput_se = var > 0 ? sqrt(var / n) : 0;
-    }
-    if (f->completed)
-        p.mean_latency_s = f->latency_sum_us / (double)f->completed / 1e6;
     return p;
 }
 
-static uint64_t figures_pct(const struct step_figures *f, enum config_rule_metric m)
+static uint64_t row_pct(const struct step_row *row, enum config_rule_metric m)
 {
-    static const double pct[] = {[CONFIG_RULE_P50] = 50.0,
-                                 [CONFIG_RULE_P90] = 90.0,
-                                 [CONFIG_RULE_P99] = 99.0,
-                                 [CONFIG_RULE_P999] = 99.9};
-
-    return hist_count(f->hist) ? hist_percentile(f->hist, pct[m]) : 0;
+    switch (m) {
+    case CONFIG_RULE_P50:
+        return row->p50_us;
+    case CONFIG_RULE_P90:
+        return row->p90_us;
+    case CONFIG_RULE_P99:
+        return row->p99_us;
+    default:
+        return row->p999_us;
+    }
 }
 
 /* ---- judging ---- */
@@ -226,7 +168,7 @@ static const char *rule_name(const struct config_rule *rule)
 }
 
 /* Whether rule trips on f; why gets the figures when it does. */
-static int rule_trips(const struct ramp *r, const struct step_figures *f,
+static int rule_trips(const struct ramp *r, const struct step_row *f,
                       const struct config_rule *rule, char *why, size_t len)
 {
     char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX];
@@ -234,18 +176,18 @@ static int rule_trips(const struct ramp *r, const struct step_figures *f,
 
     switch (rule->metric) {
     case CONFIG_RULE_ERROR_RATE:
-        v = f->completed ? (double)f->failed / (double)f->completed : 0;
+        v = f->completed ? (double)steps_row_failed(f) / (double)f->completed : 0;
         if (v <= rule->value)
             return 0;
         snprintf(why, len, "error_rate %.2f%% > %.2f%% (%llu of %llu failed)", v * 100,
-                 rule->value * 100, (unsigned long long)f->failed,
+                 rule->value * 100, (unsigned long long)steps_row_failed(f),
                  (unsigned long long)f->completed);
         return 1;
     case CONFIG_RULE_P50:
     case CONFIG_RULE_P90:
     case CONFIG_RULE_P99:
     case CONFIG_RULE_P999:
-        v = (double)figures_pct(f, rule->metric);
+        v = (double)row_pct(f, rule->metric);
         if (v <= rule->value)
             return 0;
         snprintf(why, len, "%s %s > %s", rule_name(rule),
@@ -255,11 +197,11 @@ static int rule_trips(const struct ramp *r, const struct step_figures *f,
     case CONFIG_RULE_THROUGHPUT_DROP:
         if (!r->has_passed || r->best_rate <= 0)
             return 0;
-        v = 1.0 - figures_rate(f) / r->best_rate;
+        v = 1.0 - steps_row_rate(f) / r->best_rate;
         if (v <= rule->value)
             return 0;
         snprintf(why, len, "throughput_drop %.1f%% > %.1f%% (%.0f req/s, best %.0f)", v * 100,
-                 rule->value * 100, figures_rate(f), r->best_rate);
+                 rule->value * 100, steps_row_rate(f), r->best_rate);
         return 1;
     case CONFIG_RULE_RATE_SHORTFALL:
         /* Only a rate asked for can fall short; users take what they get. */
@@ -274,8 +216,8 @@ static int rule_trips(const struct ramp *r, const struct step_figures *f,
                  v * 100, rule->value * 100, rate, f->level);
         return 1;
     case CONFIG_RULE_PROBE:
-        for (uint32_t i = 0; i < f->n_probes; i++) {
-            if (strcmp(f->probes[i].name, rule->probe) != 0 || !f->probes[i].has_value)
+        for (uint32_t i = 0; i < steps_n_probes(r->steps); i++) {
+            if (strcmp(steps_probe_name(r->steps, i), rule->probe) != 0 || !f->probes[i].has_value)
                 continue;
             v = rule->is_below ? f->probes[i].min : f->probes[i].max;
             if (rule->is_below ? v >= rule->value : v <= rule->value)
@@ -290,7 +232,7 @@ static int rule_trips(const struct ramp *r, const struct step_figures *f,
 }
 
 /* VERDICT_PASS or VERDICT_FAIL, with the first condition that tripped. */
-static enum plan_verdict judge(const struct ramp *r, const struct step_figures *f, char *why,
+static enum plan_verdict judge(const struct ramp *r, const struct step_row *f, char *why,
                                size_t len)
 {
     if (f->completed == 0) {
@@ -308,19 +250,19 @@ static enum plan_verdict judge(const struct ramp *r, const struct step_figures *
 
 /* ---- the knee and the percentile limits ---- */
 
-static void add_point(struct ramp *r, struct tick *t, const struct step_figures *f)
+static void add_point(struct ramp *r, struct tick *t, const struct step_row *f)
 {
     struct knee_why why;
     char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX];
     long k;
 
-    if (f->ticks == 0)
+    if (f->held_ticks == 0)
         return;
     if (r->n_points == POINTS_MAX) {
         memmove(r->points, r->points + 1, (POINTS_MAX - 1) * sizeof(r->points[0]));
         r->n_points--;
     }
-    r->points[r->n_points++] = figures_point(f);
+    r->points[r->n_points++] = row_point(f);
     if (r->knee_found || r->model == LOAD_OPEN)
         return;
     k = knee_find(r->points, r->n_points, r->think_s, &why);
@@ -388,7 +330,6 @@ static void enter_step(struct ramp *r, uint32_t i, uint64_t at_ms, struct ramp_o
     r->warm_ms = 0;
     r->pct_over = 0;
     r->phase = r->cfg->warmup_us ? PLAN_WARMUP : PLAN_MEASURE;
-    figures_reset(&r->cur, r->level);
     out->set_level = 1;
     out->level = r->level;
     fmt_level(r, r->level, lv, sizeof(lv));
@@ -412,7 +353,6 @@ static void begin_plan(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
     r->best_rate = 0;
     r->n_points = 0;
     r->knee_found = 0;
-    r->is_manual_level = 0;
     enter_step(r, 0, at_ms, out, NULL);
 }
 
@@ -512,12 +452,13 @@ static void act_on_failure(struct ramp *r, struct tick *t, const char *why, stru
 /* Ends the current step on tick t (its last): verdict, knee, what next. */
 static void end_step(struct ramp *r, struct tick *t, struct ramp_out *out)
 {
-    struct step_figures *f = &r->cur;
+    struct step_row row, *f = &row;
     char why[TICK_TEXT_MAX], lv[32], p99[UNITS_FMT_MAX];
     enum plan_verdict v;
 
+    current_row(r, f);
     fmt_level(r, r->level, lv, sizeof(lv));
-    if (f->ticks == 0) {
+    if (f->held_ticks == 0) {
         t->plan.verdict = VERDICT_CUT;
         tick_event(t, EV_NOTICE, "ramp step %u/%u (%s) ended before it measured anything",
                    r->step + 1, n_steps(r), lv);
@@ -525,21 +466,21 @@ static void end_step(struct ramp *r, struct tick *t, struct ramp_out *out)
         v = judge(r, f, why, sizeof(why));
         t->plan.verdict = v;
         add_point(r, t, f);
-        units_format_duration(figures_pct(f, CONFIG_RULE_P99), p99, sizeof(p99));
+        units_format_duration(f->p99_us, p99, sizeof(p99));
         if (v == VERDICT_FAIL) {
             tick_copy_text(t->plan.why, sizeof(t->plan.why), why);
             act_on_failure(r, t, why, out);
             return;
         }
         tick_event(t, EV_DETECTION, "ramp step %u/%u (%s) passed: %.0f req/s, p99 %s",
-                   r->step + 1, n_steps(r), lv, figures_rate(f), p99);
+                   r->step + 1, n_steps(r), lv, steps_row_rate(f), p99);
         r->has_passed = 1;
         r->last_good = r->level;
         r->last_good_step = r->step;
-        r->last_good_rate = figures_rate(f);
-        r->last_good_p99 = figures_pct(f, CONFIG_RULE_P99);
-        if (figures_rate(f) > r->best_rate)
-            r->best_rate = figures_rate(f);
+        r->last_good_rate = steps_row_rate(f);
+        r->last_good_p99 = f->p99_us;
+        if (steps_row_rate(f) > r->best_rate)
+            r->best_rate = steps_row_rate(f);
     }
     if (r->step + 1 < n_steps(r)) {
         enter_step(r, r->step + 1, 0, out, t);
@@ -572,29 +513,30 @@ static int covers(uint64_t ms, uint64_t tick_ms, uint64_t want_us)
 /* Whether the current step's hold is over after a tick of tick_ms. */
 static int hold_done(const struct ramp *r, uint64_t tick_ms)
 {
-    const struct step_figures *f = &r->cur;
+    struct step_row f;
 
+    current_row(r, &f);
     if (r->cfg->requests_per_user)
-        return f->completed >= (uint64_t)r->cfg->requests_per_user * (uint64_t)r->level;
-    return covers(f->duration_ms, tick_ms, r->cfg->hold_us);
+        return f.completed >= (uint64_t)r->cfg->requests_per_user * (uint64_t)r->level;
+    return covers(f.duration_ms, tick_ms, r->cfg->hold_us);
 }
 
-/* Levels held by hand, with no plan running: each is a step for the knee,
- * its first tick left out as the warm-up. */
-static void follow_manual(struct ramp *r, struct tick *t)
+/* Adds t to the step table; a level held by hand (no plan step) that has
+ * just closed is a step for the knee, and a new level may cross its
+ * percentile limit again. */
+static void add_to_table(struct ramp *r, struct tick *t)
 {
-    double level = t->model == LOAD_OPEN ? t->target_rate_per_s : (double)t->target_concurrency;
-    int holds = t->state == RUN_RUNNING;
+    uint64_t closed;
 
-    if (!r->is_manual_level || level != r->cur.level || !holds) {
-        if (r->is_manual_level)
-            add_point(r, t, &r->cur);
-        figures_reset(&r->cur, level);
-        r->is_manual_level = holds;
+    (void)steps_add_tick(r->steps, t); /* a damaged histogram only leaves latency out */
+    closed = steps_count(r->steps) + steps_rows_not_kept(r->steps);
+    for (; r->rows_seen < closed; r->rows_seen++) {
+        const struct step_row *row = steps_row(r->steps, (size_t)r->rows_seen);
+
         r->pct_over = 0;
-        return;
+        if (row && row->plan_step == 0 && row->model == LOAD_CLOSED)
+            add_point(r, t, row);
     }
-    figures_add(r, &r->cur, t);
 }
 
 void ramp_on_tick(struct ramp *r, struct tick *t, struct ramp_out *out)
@@ -611,15 +553,12 @@ void ramp_on_tick(struct ramp *r, struct tick *t, struct ramp_out *out)
         t->plan.n_steps = n_steps(r);
         t->plan.level = r->level;
     }
+    add_to_table(r, t);
     check_pct_limits(r, t);
-    if (!is_running) {
-        if (r->phase == PLAN_OFF)
-            follow_manual(r, t);
+    if (!is_running)
         return;
-    }
-    if (r->phase == PLAN_MEASURE)
-        figures_add(r, &r->cur, t);
-    else if (covers(r->warm_ms += t->duration_ms, t->duration_ms, r->cfg->warmup_us))
+    if (r->phase == PLAN_WARMUP &&
+        covers(r->warm_ms += t->duration_ms, t->duration_ms, r->cfg->warmup_us))
         r->phase = PLAN_MEASURE;
     if (run_ends) {
         r->phase = PLAN_OFF;

@@ -137,7 +137,8 @@ static void plan_setup(struct fixture *f, const double *steps, uint32_t n)
 {
     memset(f, 0, sizeof(*f));
     f->cfg.n_steps = n;
-    memcpy(f->cfg.steps, steps, n * sizeof(*steps));
+    if (n)
+        memcpy(f->cfg.steps, steps, n * sizeof(*steps));
     f->cfg.hold_us = 2000000;
     f->cfg.warmup_us = 1000000;
     f->cfg.action = CONFIG_ACTION_STOP;
@@ -572,6 +573,31 @@ static void rates_are_levels_under_the_open_model(void **state)
     ramp_free(f.r);
 }
 
+static void levels_held_by_hand_are_steps_for_the_knee(void **state)
+{
+    struct fixture f;
+    struct tick *t;
+    int seen_at = -1;
+
+    (void)state;
+    plan_setup(&f, NULL, 0);
+    f.r = ramp_new(&f.cfg, 0, LOAD_CLOSED);
+    /* No plan: 4 users for 3 s at 4000/s, 8 users for 3 s at 4100/s (the
+     * server is full), then 16. The 8-user level closes at the first tick
+     * of 16, and that is where the knee is said. */
+    for (int i = 0; i < 7; i++) {
+        f.level = i < 3 ? 4 : i < 6 ? 8 : 16;
+        t = feed(&f, i < 3 ? 4000 + (uint64_t)(i % 2) * 10 : 4100 + (uint64_t)(i % 2) * 10, 0,
+                 (uint64_t)(f.level / (i < 3 ? 4000.0 : 4100.0) * 1e6), NAN, RUN_RUNNING);
+        assert_int_equal(t->plan.phase, PLAN_OFF);
+        if (has_event(t, EV_DETECTION, "knee: c=8 adds no throughput over c=4"))
+            seen_at = i;
+        tick_free(t);
+    }
+    assert_int_equal(seen_at, 6);
+    ramp_free(f.r);
+}
+
 static void no_plan_says_so(void **state)
 {
     struct ramp_out out;
@@ -609,6 +635,7 @@ int main(void)
         cmocka_unit_test(run_ending_mid_step_cuts_it),
         cmocka_unit_test(plan_reports_the_knee_it_meets),
         cmocka_unit_test(rates_are_levels_under_the_open_model),
+        cmocka_unit_test(levels_held_by_hand_are_steps_for_the_knee),
         cmocka_unit_test(no_plan_says_so),
     };
 
