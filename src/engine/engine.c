@@ -280,32 +280,31 @@ static void apply_one(struct engine *e, const struct command *cmd)
 
 void engine_set_level(struct engine *e, double level, const char *who)
 {
-    char text[2 * TICK_TEXT_MAX], applied[TICK_TEXT_MAX], why[96]; /* the event cuts text */
-    int was_paused, is_same = 0;
+    char text[2 * TICK_TEXT_MAX], applied[TICK_TEXT_MAX]; /* the event cuts text */
+    struct command cmd = {.kind = CMD_SET_CONCURRENCY, .n = (int64_t)level};
+    const char *what;
+    uint32_t before;
+    double before_rate;
+    int was_paused, has_moved;
 
     pthread_mutex_lock(&e->lock);
+    if (e->control.model == LOAD_OPEN)
+        cmd = (struct command){.kind = CMD_SET_RATE, .rate_per_s = level};
+    before = e->control.concurrency;
+    before_rate = e->control.rate_per_s;
     /* A level asked for is a level to run at: a paused run resumes. */
     was_paused = e->control.is_paused;
     e->control.is_paused = 0;
-    if (e->control.model == LOAD_OPEN) {
-        struct command cmd = {.kind = CMD_SET_RATE, .rate_per_s = level};
-
-        is_same = e->control.rate_per_s == level;
-        apply(e, &cmd, applied, sizeof(applied));
-    } else {
-        uint32_t before = e->control.concurrency;
-
-        e->control.concurrency = clamp_concurrency(e, (int64_t)level, why, sizeof(why));
-        is_same = e->control.concurrency == before && !why[0];
-        snprintf(applied, sizeof(applied), "concurrency %u -> %u%s", before,
-                 e->control.concurrency, why);
-    }
+    apply(e, &cmd, applied, sizeof(applied));
+    has_moved = e->control.concurrency != before || e->control.rate_per_s != before_rate;
     publish_control(e);
     pthread_mutex_unlock(&e->lock);
     /* The plan said its step already; a level that did not move needs no line. */
-    if (is_same && !was_paused)
+    if (!was_paused && !has_moved)
         return;
-    snprintf(text, sizeof(text), "%s: %s%s", who, applied, was_paused ? " (resumed)" : "");
+    /* who, not the command's name ("set_concurrency: "), says who asked. */
+    what = strstr(applied, ": ") ? strstr(applied, ": ") + 2 : applied;
+    snprintf(text, sizeof(text), "%s: %s%s", who, what, was_paused ? " (resumed)" : "");
     merger_event(e->merger, EV_COMMAND, now_ns(e), text);
 }
 
