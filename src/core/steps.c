@@ -72,6 +72,21 @@ uint64_t steps_row_failed(const struct step_row *r)
     return n;
 }
 
+const char *steps_verdict_label(enum plan_verdict v)
+{
+    switch (v) {
+    case VERDICT_PASS:
+        return "pass";
+    case VERDICT_FAIL:
+        return "FAIL";
+    case VERDICT_CUT:
+        return "cut short";
+    case VERDICT_NONE:
+        break;
+    }
+    return "";
+}
+
 double steps_row_rate(const struct step_row *r)
 {
     return r->duration_ms ? (double)r->completed * 1000.0 / (double)r->duration_ms : 0;

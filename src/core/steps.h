@@ -128,6 +128,9 @@ uint64_t steps_levels_not_kept(const struct steps *s);
 
 /* Failed requests of a row: the sum over the classes. */
 uint64_t steps_row_failed(const struct step_row *r);
+/* How a plan judged a row, for display: "pass", "FAIL" (the condition is
+ * in why), "cut short", or "" when it was not judged. */
+const char *steps_verdict_label(enum plan_verdict v);
 /* Its req/s over the time it held its level (0 for none). */
 double steps_row_rate(const struct step_row *r);
 /* The standard error of that rate, from the spread of its held ticks'

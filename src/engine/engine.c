@@ -410,8 +410,7 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
     e->merger = merger_new(e->n_workers, e->workload, e->chan, e->tick_ns);
     merger_set_fds_limit(e->merger, e->fds_limit);
     merger_set_transport(e->merger, e->tp->name);
-    merger_set_state(e->merger, RUN_RUNNING, e->control.concurrency);
-    merger_set_load(e->merger, e->control.model, e->control.rate_per_s, e->control.max_in_flight);
+    publish_control(e); /* no worker runs yet: no lock needed */
     if (e->control.max_in_flight < c->load.max_in_flight) {
         char text[TICK_TEXT_MAX];
 

@@ -72,17 +72,13 @@ static const char *verdict_cell(const struct step_row *r, char *buf)
 {
     char why[TICK_TEXT_MAX];
 
-    switch (r->verdict) {
-    case VERDICT_PASS:
-        return "pass";
-    case VERDICT_FAIL:
-        snprintf(buf, VERDICT_MAX, "FAIL: %s", report_shown(r->why, TICK_TEXT_MAX, why, sizeof(why)));
+    if (r->verdict == VERDICT_FAIL) {
+        snprintf(buf, VERDICT_MAX, "%s: %s", steps_verdict_label(r->verdict),
+                 report_shown(r->why, TICK_TEXT_MAX, why, sizeof(why)));
         return buf;
-    case VERDICT_CUT:
-        return "cut short";
-    case VERDICT_NONE:
-        break;
     }
+    if (r->verdict != VERDICT_NONE)
+        return steps_verdict_label(r->verdict);
     return r->plan_step ? "running" : "-";
 }
 

@@ -64,14 +64,9 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
                  row->plan_step                                         ? "running"
                  : v->m->last && v->m->last->plan.phase == PLAN_HOLDING ? "holding"
                                                                         : "now");
-    else if (row->verdict == VERDICT_PASS)
-        snprintf(verdict, sizeof(verdict), "pass");
-    else if (row->verdict == VERDICT_FAIL)
-        snprintf(verdict, sizeof(verdict), "FAIL: ");
-    else if (row->verdict == VERDICT_CUT)
-        snprintf(verdict, sizeof(verdict), "cut short");
     else
-        verdict[0] = '\0';
+        snprintf(verdict, sizeof(verdict), "%s%s", steps_verdict_label(row->verdict),
+                 row->verdict == VERDICT_FAIL ? ": " : "");
     used = draw_fmt(th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %6s  ", step,
                     level, held, rate, p99, err);
     used += draw_text(th, y, r.x + used, r.w - used, th->attr[verdict_role(row, is_open)],
