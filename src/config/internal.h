@@ -152,6 +152,11 @@ void config__tidy_why(char *why, size_t why_len);
 const char *config__closest(const char *word, const char *const *candidates);
 
 /* types.c: helpers that the probe types share. */
+/* Finds v's value in names (NULL-terminated): 0 and its index in *out, or
+ * -EINVAL with why "expected WHAT, got "value"" and a did-you-mean when a
+ * name is close. */
+int config__parse_word(const char *const *names, const char *what, const struct config_value *v,
+                       int *out, char *why, size_t why_len);
 /* Replaces *s with copies of v's raw and expanded text. */
 void config__set_str(struct config_str *s, const struct config_value *v);
 /* Writes a URL as written, credentials and secret query values redacted;

@@ -44,25 +44,15 @@ static const void *cfield_of(const struct config_key *k, const void *base)
 static int parse_type(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                       const struct config_value *v, char *why, size_t why_len)
 {
-    char shown[CONFIG_SHOW_MAX];
-    const char *best;
-    size_t used;
+    int i;
 
-    for (int i = 0; type_names[i]; i++) {
-        if (strcmp(v->value, type_names[i]) == 0) {
-            *(enum config_probe_type *)field_of(k, base) = (enum config_probe_type)i;
-            if (ctx)
-                ctx->is_probe_typed[(struct config_probe *)base - ctx->c->probes] = 1;
-            return 0;
-        }
-    }
-    snprintf(why, why_len, "expected json, text, prometheus or command, got \"%s\"",
-             config__show(v->value, shown));
-    best = config__closest(v->value, type_names);
-    used = strlen(why);
-    if (best)
-        snprintf(why + used, why_len - used, " (did you mean %s?)", best);
-    return -EINVAL;
+    if (config__parse_word(type_names, "json, text, prometheus or command", v, &i, why,
+                           why_len) < 0)
+        return -EINVAL;
+    *(enum config_probe_type *)field_of(k, base) = (enum config_probe_type)i;
+    if (ctx)
+        ctx->is_probe_typed[(struct config_probe *)base - ctx->c->probes] = 1;
+    return 0;
 }
 
 static void write_type(const struct config_key *k, const void *base, FILE *out)
@@ -165,17 +155,13 @@ static int parse_text(struct config_load_ctx *ctx, const struct config_key *k, v
 static int parse_kind(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                       const struct config_value *v, char *why, size_t why_len)
 {
-    char shown[CONFIG_SHOW_MAX];
+    int i;
 
     (void)ctx;
-    for (int i = 0; kind_names[i]; i++) {
-        if (strcmp(v->value, kind_names[i]) == 0) {
-            *(enum config_probe_kind *)field_of(k, base) = (enum config_probe_kind)i;
-            return 0;
-        }
-    }
-    snprintf(why, why_len, "expected gauge or counter, got \"%s\"", config__show(v->value, shown));
-    return -EINVAL;
+    if (config__parse_word(kind_names, "gauge or counter", v, &i, why, why_len) < 0)
+        return -EINVAL;
+    *(enum config_probe_kind *)field_of(k, base) = (enum config_probe_kind)i;
+    return 0;
 }
 
 static void write_kind(const struct config_key *k, const void *base, FILE *out)

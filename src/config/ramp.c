@@ -145,27 +145,6 @@ static void write_hold(const struct config_key *k, const void *base, FILE *out)
 
 /* ---- growth and action ---- */
 
-static int parse_name(const char *const *names, const char *what, const struct config_value *v,
-                      int *out, char *why, size_t why_len)
-{
-    char shown[CONFIG_SHOW_MAX];
-    const char *best;
-    size_t used;
-
-    for (int i = 0; names[i]; i++) {
-        if (strcmp(v->value, names[i]) == 0) {
-            *out = i;
-            return 0;
-        }
-    }
-    snprintf(why, why_len, "expected %s, got \"%s\"", what, config__show(v->value, shown));
-    best = config__closest(v->value, names);
-    used = strlen(why);
-    if (best)
-        snprintf(why + used, why_len - used, " (did you mean %s?)", best);
-    return -EINVAL;
-}
-
 /* growth and action: one word of a list, the list picked by the key. */
 static int parse_choice(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                         const struct config_value *v, char *why, size_t why_len)
@@ -174,7 +153,7 @@ static int parse_choice(struct config_load_ctx *ctx, const struct config_key *k,
     int i = 0;
 
     (void)ctx;
-    if (parse_name(is_growth ? growth_names : action_names,
+    if (config__parse_word(is_growth ? growth_names : action_names,
                    is_growth ? "add or double" : "stop, hold or back", v, &i, why, why_len) < 0)
         return -EINVAL;
     /* Both enums count from 0 in the order of their names. */

@@ -378,20 +378,37 @@ static int parse_dir(struct config_load_ctx *ctx, const struct config_key *k, vo
 /* Names of enum config_transport, in its order. */
 static const char *const transport_names[] = {"auto", "curl", "h1", NULL};
 
-static int parse_transport(struct config_load_ctx *ctx, const struct config_key *k, void *base,
-                           const struct config_value *v, char *why, size_t why_len)
+int config__parse_word(const char *const *names, const char *what, const struct config_value *v,
+                       int *out, char *why, size_t why_len)
 {
     char shown[CONFIG_SHOW_MAX];
+    const char *best;
+    size_t used;
 
-    (void)ctx;
-    for (int i = 0; transport_names[i]; i++) {
-        if (strcmp(v->value, transport_names[i]) == 0) {
-            *(enum config_transport *)field_of(k, base) = (enum config_transport)i;
+    for (int i = 0; names[i]; i++) {
+        if (strcmp(v->value, names[i]) == 0) {
+            *out = i;
             return 0;
         }
     }
-    snprintf(why, why_len, "expected auto, curl or h1, got \"%s\"", config__show(v->value, shown));
+    snprintf(why, why_len, "expected %s, got \"%s\"", what, config__show(v->value, shown));
+    best = config__closest(v->value, names);
+    used = strlen(why);
+    if (best)
+        snprintf(why + used, why_len - used, " (did you mean %s?)", best);
     return -EINVAL;
+}
+
+static int parse_transport(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                           const struct config_value *v, char *why, size_t why_len)
+{
+    int i;
+
+    (void)ctx;
+    if (config__parse_word(transport_names, "auto, curl or h1", v, &i, why, why_len) < 0)
+        return -EINVAL;
+    *(enum config_transport *)field_of(k, base) = (enum config_transport)i;
+    return 0;
 }
 
 static void write_transport(const struct config_key *k, const void *base, FILE *out)
@@ -406,23 +423,18 @@ static const char *const mode_names[] = {"closed", "rate", NULL};
 static int parse_load_mode(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                            const struct config_value *v, char *why, size_t why_len)
 {
-    char shown[CONFIG_SHOW_MAX];
     enum config_load_mode *mode = field_of(k, base);
+    int i;
 
     (void)ctx;
     if (strcmp(v->value, "open") == 0) {
         *mode = CONFIG_MODE_RATE;
         return 0;
     }
-    for (int i = 0; mode_names[i]; i++) {
-        if (strcmp(v->value, mode_names[i]) == 0) {
-            *mode = (enum config_load_mode)i;
-            return 0;
-        }
-    }
-    snprintf(why, why_len, "expected closed or rate (open), got \"%s\"",
-             config__show(v->value, shown));
-    return -EINVAL;
+    if (config__parse_word(mode_names, "closed or rate (open)", v, &i, why, why_len) < 0)
+        return -EINVAL;
+    *mode = (enum config_load_mode)i;
+    return 0;
 }
 
 static void write_load_mode(const struct config_key *k, const void *base, FILE *out)
