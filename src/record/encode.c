@@ -296,16 +296,12 @@ static json_t *health_json(const struct tick_health *h)
     return bad ? (json_decref(o), NULL) : o;
 }
 
-/* The ramp plan's state; NULL (nothing written) when no plan runs. */
+/* The ramp plan's state (written only while a plan runs or ends a step). */
 static json_t *plan_json(const struct tick_plan *p)
 {
-    json_t *o;
-    int bad;
+    json_t *o = json_object();
+    int bad = !o;
 
-    if (p->phase == PLAN_OFF && p->verdict == VERDICT_NONE)
-        return NULL;
-    o = json_object();
-    bad = !o;
     bad |= json_object_set_new(o, "phase", json_string(plan_phase_name(p->phase)));
     bad |= json_object_set_new(o, "step", json_integer(p->step));
     bad |= json_object_set_new(o, "n_steps", json_integer(p->n_steps));
@@ -335,7 +331,6 @@ static int put_open(json_t *o, const struct tick *t)
 
 json_t *rec_tick_to_json(const struct tick *t)
 {
-    json_t *plan = plan_json(&t->plan);
     json_t *o = json_object();
     int bad = !o;
 
@@ -364,10 +359,8 @@ json_t *rec_tick_to_json(const struct tick *t)
     bad |= put_nonempty(o, "events", events_json(t));
     bad |= put_nonzero(o, "events_dropped", t->events_dropped);
     bad |= json_object_set_new(o, "health", health_json(&t->health));
-    if (plan)
-        bad |= json_object_set_new(o, "plan", plan);
-    else
-        bad |= t->plan.phase != PLAN_OFF || t->plan.verdict != VERDICT_NONE;
+    if (t->plan.phase != PLAN_OFF || t->plan.verdict != VERDICT_NONE)
+        bad |= json_object_set_new(o, "plan", plan_json(&t->plan));
     bad |= put_open(o, t);
     if (bad) {
         json_decref(o);

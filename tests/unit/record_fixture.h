@@ -203,6 +203,12 @@ static inline void fx_assert_same_tick(const struct tick *a, const struct tick *
     assert_int_equal(a->sched_backlog, b->sched_backlog);
     assert_int_equal(a->sched_lag_us, b->sched_lag_us);
     assert_int_equal(a->sched_capped, b->sched_capped);
+    assert_int_equal(a->plan.phase, b->plan.phase);
+    assert_int_equal(a->plan.step, b->plan.step);
+    assert_int_equal(a->plan.n_steps, b->plan.n_steps);
+    assert_true(a->plan.level == b->plan.level);
+    assert_int_equal(a->plan.verdict, b->plan.verdict);
+    assert_string_equal(a->plan.why, b->plan.why);
     for (int c = 0; c < ERR__COUNT; c++)
         assert_string_equal(a->first_error[c], b->first_error[c]);
     assert_int_equal(a->n_status, b->n_status);

@@ -190,6 +190,47 @@ static void open_model_ticks_read_back_with_service_times_and_schedule(void **st
     assert_int_equal(nt.n, 0);
 }
 
+static void plan_state_reads_back_and_is_left_out_when_off(void **state)
+{
+    char path[128], err[256];
+    struct rec_header_info hi = {.start_wall_ms = 5, .host = "h", .config_text = ""};
+    struct rec_trailer_info ti = {.is_complete = 1, .reason = "done", .end_wall_ms = 9};
+    struct rec_writer *w;
+    struct rec_reader *r;
+    struct tick *judged = fx_tick(4, 1, 500, 1), *off = fx_tick(5, 1, 500, 1), *out;
+    struct notes nt = {0};
+    size_t len;
+    char *text;
+
+    (void)state;
+    judged->plan = (struct tick_plan){.phase = PLAN_MEASURE, .step = 3, .n_steps = 5,
+                                      .level = 16, .verdict = VERDICT_FAIL};
+    snprintf(judged->plan.why, sizeof(judged->plan.why), "error_rate 3.10%% > 1.00%%");
+    fx_temp_path(path, sizeof(path), "plan.jsonl");
+    assert_int_equal(rec_open(path, &hi, err, sizeof(err), &w), 0);
+    assert_int_equal(rec_write_tick(w, judged), 0);
+    assert_int_equal(rec_write_tick(w, off), 0);
+    assert_int_equal(rec_close(w, &ti), 0);
+    text = slurp(path, &len);
+    /* Only the tick with a plan carries the field. */
+    assert_non_null(strstr(text, "\"plan\":{"));
+    assert_null(strstr(strstr(text, "\"plan\":{") + 1, "\"plan\":"));
+    free(text);
+    assert_int_equal(rec_read_open(path, collect, &nt, err, sizeof(err), &r), 0);
+    assert_int_equal(rec_read_next(r, &out), 1);
+    fx_assert_same_tick(judged, out);
+    tick_free(out);
+    assert_int_equal(rec_read_next(r, &out), 1);
+    assert_int_equal(out->plan.phase, PLAN_OFF);
+    assert_int_equal(out->plan.verdict, VERDICT_NONE);
+    tick_free(out);
+    rec_read_close(r);
+    unlink(path);
+    tick_free(judged);
+    tick_free(off);
+    assert_int_equal(nt.n, 0);
+}
+
 static void golden_file_is_what_the_writer_writes_today(void **state)
 {
     char path[128];
@@ -535,6 +576,7 @@ int main(void)
         cmocka_unit_test(ticks_read_back_identical_field_by_field),
         cmocka_unit_test(golden_file_is_what_the_writer_writes_today),
         cmocka_unit_test(open_model_ticks_read_back_with_service_times_and_schedule),
+        cmocka_unit_test(plan_state_reads_back_and_is_left_out_when_off),
         cmocka_unit_test(read_ticks_write_back_to_the_same_lines),
         cmocka_unit_test(every_prefix_of_the_golden_file_reads_and_says_where_it_ends),
         cmocka_unit_test(flipped_bytes_are_skipped_lines_not_crashes),
