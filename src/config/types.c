@@ -450,16 +450,10 @@ static int parse_rate(struct config_load_ctx *ctx, const struct config_key *k, v
                       const struct config_value *v, char *why, size_t why_len)
 {
     char shown[CONFIG_SHOW_MAX];
-    const char *s = v->value;
-    char *end = (char *)s;
     double r;
 
     (void)ctx;
-    errno = 0;
-    r = *s == '-' || *s == '+' ? -1 : strtod(s, &end);
-    if (r >= 0 && !errno && end != s && strcmp(end, "/s") == 0)
-        end += 2;
-    if (r < 0 || errno || end == s || *end != '\0' || !(r >= 0) || r > (double)k->max ||
+    if (units_parse_rate(v->value, &r, NULL, 0) != 0 || r > (double)k->max ||
         (k->min > 0 && r == 0)) {
         snprintf(why, why_len, "expected %s rate up to %" PRIu64 "/s, such as 100/s, got \"%s\"",
                  k->min > 0 ? "a positive" : "a", k->max, config__show(v->value, shown));

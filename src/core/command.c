@@ -7,6 +7,7 @@
 
 #include "core/sanitize.h"
 #include "core/tick.h"
+#include "core/units.h"
 
 static const char *names[CMD__COUNT] = {
     [CMD_SET_CONCURRENCY] = "set_concurrency",
@@ -89,19 +90,9 @@ static int parse_int(const char *s, int is_signed, int64_t *out)
 /* A positive rate, "250", "2.5" or "250/s", filling the rest of s. */
 static int parse_rate(const char *s, double *out)
 {
-    char *end;
     double v;
 
-    s = skip_blanks(s);
-    if (*s == '\0' || *s == '-' || *s == '+')
-        return -EINVAL;
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno || end == s || !(v > 0) || v > COMMAND_RATE_MAX)
-        return -EINVAL;
-    if (strncmp(end, "/s", 2) == 0)
-        end += 2;
-    if (*skip_blanks(end) != '\0')
+    if (units_parse_rate(s, &v, NULL, 0) != 0 || !(v > 0) || v > COMMAND_RATE_MAX)
         return -EINVAL;
     *out = v;
     return 0;

@@ -90,6 +90,16 @@ static const struct kind percent_kind = {
     .range = "a percentage from 0% to 100%",
 };
 
+static const struct kind rate_kind = {
+    .expected = "a rate such as 100 or 2.5/s",
+    .no_unit = "",
+    .units = " (the only unit is /s)",
+    .fraction = "",
+    .range = "a rate of at most 1e15/s",
+};
+
+#define RATE_MAX_WHOLE 1000000000000000ULL
+
 #define BOOL_EXPECTED "yes/no, true/false, on/off or 1/0"
 
 struct unit {
@@ -485,6 +495,27 @@ int units_parse_percent(const char *s, double *out_fraction, char *why, size_t w
         return reject(&percent_kind, DEFECT_TOO_BIG, b, e, why, why_len);
     /* One division of two exact integers gives the double nearest the value. */
     *out_fraction = (double)(d.whole * d.frac_den + d.frac) / (double)(d.frac_den * 100);
+    return 0;
+}
+
+int units_parse_rate(const char *s, double *out_per_s, char *why, size_t why_len)
+{
+    const char *b, *e, *p;
+    struct decimal d;
+    enum defect defect;
+
+    trim(s != NULL ? s : "", &b, &e);
+    p = b;
+    if (scan_decimal(&p, e, &d, &defect) != 0)
+        return reject(&rate_kind, defect, b, e, why, why_len);
+    if (e - p == 2 && p[0] == '/' && p[1] == 's')
+        p = e;
+    if (p != e)
+        return reject(&rate_kind, DEFECT_UNKNOWN_UNIT, b, e, why, why_len);
+    if (d.whole > RATE_MAX_WHOLE || (d.whole == RATE_MAX_WHOLE && d.frac != 0))
+        return reject(&rate_kind, DEFECT_TOO_BIG, b, e, why, why_len);
+    /* Exact integers, one division: the double nearest the value. */
+    *out_per_s = (double)d.whole + (double)d.frac / (double)d.frac_den;
     return 0;
 }
 

@@ -51,6 +51,11 @@ int units_parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out, 
  * A number without % is refused: "50" could mean 50% or 0.5. */
 int units_parse_percent(const char *s, double *out_fraction, char *why, size_t why_len);
 
+/* Rates: a number (decimals allowed), optionally followed by /s: "100",
+ * "2.5/s"; 0 included. The result is per second, at most 1e15 (-ERANGE
+ * above). Callers check their own range. */
+int units_parse_rate(const char *s, double *out_per_s, char *why, size_t why_len);
+
 /* Booleans: yes/no, true/false, on/off, 1/0 (any case); *out is 1 or 0. */
 int units_parse_bool(const char *s, int *out, char *why, size_t why_len);
 

@@ -464,6 +464,33 @@ static void count_in_words_or_negative_is_rejected(void **state)
 
 /* Percentages. */
 
+static void rate_reads_a_number_with_an_optional_per_second(void **state)
+{
+    static const struct {
+        const char *s;
+        double want;
+    } good[] = {{"100", 100}, {"2.5/s", 2.5}, {" 250/s ", 250}, {"0", 0}, {"1k", -1},
+                {"1e3", -1},  {"-5", -1},     {"5/min", -1},     {"nan", -1}, {"", -1},
+                {"1,5", -1}};
+    char why[WHY_MAX];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        double v = -7;
+        int rc = units_parse_rate(good[i].s, &v, why, sizeof(why));
+
+        if (good[i].want < 0) {
+            assert_int_not_equal(rc, 0);
+            assert_true(v == -7);
+        } else {
+            assert_int_equal(rc, 0);
+            assert_true(v == good[i].want);
+        }
+    }
+    assert_int_equal(units_parse_rate("5/min", NULL, why, sizeof(why)), -EINVAL);
+    assert_string_equal(why, "expected a rate such as 100 or 2.5/s, got \"5/min\" (the only unit is /s)");
+}
+
 static void percentage_becomes_a_fraction(void **state)
 {
     (void)state;
@@ -696,6 +723,7 @@ int main(void)
         cmocka_unit_test(count_that_is_not_whole_is_rejected),
         cmocka_unit_test(count_with_unknown_suffix_names_the_suffixes),
         cmocka_unit_test(count_in_words_or_negative_is_rejected),
+        cmocka_unit_test(rate_reads_a_number_with_an_optional_per_second),
         cmocka_unit_test(percentage_becomes_a_fraction),
         cmocka_unit_test(percentage_without_sign_is_rejected),
         cmocka_unit_test(percentage_above_100_is_out_of_range),
