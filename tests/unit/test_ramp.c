@@ -24,6 +24,10 @@
 
 /* ---- the knee ---- */
 
+/* Users doubling from 1 to 64, the staircase most tests climb. */
+static const double doubling[] = {1, 2, 4, 8, 16, 32, 64};
+#define N_DOUBLING (sizeof(doubling) / sizeof(doubling[0]))
+
 /* A closed system of n users that serves at most cap requests per second,
  * each user 1000 per second on its own; noise (a fraction) is applied to
  * the throughput of step i as +noise, -noise, +noise... */
@@ -59,17 +63,16 @@ static void knee_on_a_clean_plateau(void **state)
 
 static void knee_on_a_noisy_plateau(void **state)
 {
-    static const double users[] = {1, 2, 4, 8, 16, 32, 64};
-    struct knee_point pts[7];
+    struct knee_point pts[N_DOUBLING];
 
     (void)state;
     /* +-4%: the rising steps still gain most of what linear scaling would,
      * the plateau gains at most 8% of 8000. */
-    staircase(pts, users, 7, 8000, 0.04);
+    staircase(pts, doubling, N_DOUBLING, 8000, 0.04);
     assert_int_equal(knee_find(pts, 7, 0, NULL), 4);
     /* A plateau that starts between two steps: 6000 is reached at 8 users
      * only partly (8000 would be linear), then flat. */
-    staircase(pts, users, 7, 6000, 0.04);
+    staircase(pts, doubling, N_DOUBLING, 6000, 0.04);
     assert_int_equal(knee_find(pts, 7, 0, NULL), 4);
 }
 
@@ -90,14 +93,13 @@ static void knee_needs_a_step_big_enough_to_measure(void **state)
 
 static void no_knee_while_throughput_scales(void **state)
 {
-    static const double users[] = {1, 2, 4, 8, 16, 32, 64};
-    struct knee_point pts[7];
+    struct knee_point pts[N_DOUBLING];
 
     (void)state;
-    staircase(pts, users, 7, 1e9, 0.04);
+    staircase(pts, doubling, N_DOUBLING, 1e9, 0.04);
     assert_int_equal(knee_find(pts, 7, 0, NULL), -1);
     /* Users going down is no knee either. */
-    staircase(pts, users, 7, 4000, 0);
+    staircase(pts, doubling, N_DOUBLING, 4000, 0);
     for (size_t i = 0; i < 7; i++)
         pts[i].users = 64.0 / (double)(1u << i);
     assert_int_equal(knee_find(pts, 7, 0, NULL), -1);
