@@ -44,7 +44,7 @@ static const void *cfield_of(const struct config_key *k, const void *base)
 static int parse_type(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                       const struct config_value *v, char *why, size_t why_len)
 {
-    int i;
+    int i = 0;
 
     if (config__parse_word(type_names, "json, text, prometheus or command", v, &i, why,
                            why_len) < 0)
@@ -155,7 +155,7 @@ static int parse_text(struct config_load_ctx *ctx, const struct config_key *k, v
 static int parse_kind(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                       const struct config_value *v, char *why, size_t why_len)
 {
-    int i;
+    int i = 0;
 
     (void)ctx;
     if (config__parse_word(kind_names, "gauge or counter", v, &i, why, why_len) < 0)

@@ -402,7 +402,7 @@ int config__parse_word(const char *const *names, const char *what, const struct 
 static int parse_transport(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                            const struct config_value *v, char *why, size_t why_len)
 {
-    int i;
+    int i = 0;
 
     (void)ctx;
     if (config__parse_word(transport_names, "auto, curl or h1", v, &i, why, why_len) < 0)
@@ -424,7 +424,7 @@ static int parse_load_mode(struct config_load_ctx *ctx, const struct config_key 
                            const struct config_value *v, char *why, size_t why_len)
 {
     enum config_load_mode *mode = field_of(k, base);
-    int i;
+    int i = 0;
 
     (void)ctx;
     if (strcmp(v->value, "open") == 0) {
