@@ -105,7 +105,7 @@ static const struct cmd commands[] = {
     },
     {
         .name = "report",
-        .usage = "brink report FILE [--format text|json|csv|hdr]",
+        .usage = "brink report FILE [--format text|json|csv|hdr|hdr-failed]",
         .summary = "print a recorded session's report and step table",
         .help = "Reads the session file FILE and prints, by --format:\n"
                 "  text (default)  the report a run prints at its end, then the step table:\n"
@@ -114,7 +114,12 @@ static const struct cmd commands[] = {
                 "                  class and each probe's max and last value\n"
                 "  json            the same figures as one JSON document\n"
                 "  csv             one row per tick, for spreadsheets\n"
-                "  hdr             the latency distribution in HdrHistogram's text format\n"
+                "  hdr             the latency distribution of the successes in\n"
+                "                  HdrHistogram's text format\n"
+                "  hdr-failed      the same for the failed requests\n"
+                "Latency figures are those of the successes; failed requests are timed\n"
+                "apart (\"latency of failed requests\" in text, failed_latency_us in JSON,\n"
+                "failed_p50_us... in CSV).\n"
                 "Layouts: docs/report.md. A cut or damaged file is read up to the damage;\n"
                 "stderr names the line.\n",
         .run = report_main,

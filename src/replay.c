@@ -107,7 +107,7 @@ static int build_index(const char *path, struct index *ix, struct summary *s, st
             ix->end_ms = xrealloc(ix->end_ms, cap * sizeof(*ix->end_ms));
             ix->has_events = xrealloc(ix->has_events, cap);
         }
-        ix->end_ms[ix->n] = t->start_ms + t->duration_ms;
+        ix->end_ms[ix->n] = tick_end_ms(t);
         ix->has_events[ix->n] = t->n_events > 0;
         ix->n++;
         summary_add_tick(s, t);
@@ -162,7 +162,7 @@ static void publish(struct player *p, int is_restart)
     read_ahead(p);
     if (!p->ahead) {
         for (unsigned i = 0; i < p->ix.n_notices; i++)
-            tick_add_event(t, EV_NOTICE, t->start_ms + t->duration_ms, p->ix.notices[i]);
+            tick_add_event(t, EV_NOTICE, tick_end_ms(t), p->ix.notices[i]);
     }
     chan_publish(p->ch, t);
 }
@@ -302,7 +302,7 @@ static void *play(void *arg)
         if (p->is_done)
             break;
         if (!p->is_paused && p->ahead &&
-            session_now_ms(p) >= p->ahead->start_ms + p->ahead->duration_ms) {
+            session_now_ms(p) >= tick_end_ms(p->ahead)) {
             publish(p, 0);
             continue;
         }

@@ -21,9 +21,9 @@
 
 #define MAX_SESSIONS 16
 
-enum format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HDR };
+enum format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HDR, FMT_HDR_FAILED };
 
-static const char *const format_names[] = {"text", "json", "csv", "hdr"};
+static const char *const format_names[] = {"text", "json", "csv", "hdr", "hdr-failed"};
 
 /* A session read back: its summary and its finished step table. */
 struct session {
@@ -91,7 +91,8 @@ static int print(enum format f, const struct session *s)
     case FMT_JSON:
         return format_json(s->summary, s->steps, stdout);
     case FMT_HDR:
-        summary_totals(s->summary, SUMMARY_TOTAL, &total);
+    case FMT_HDR_FAILED:
+        summary_totals(s->summary, f == FMT_HDR ? SUMMARY_TOTAL : SUMMARY_FAILED, &total);
         return format_hdr(total.hist, stdout);
     case FMT_CSV:
         break; /* written as the ticks were read */
@@ -108,7 +109,7 @@ static int usage(const char *cmd, const char *what, const char *arg, const char 
     return 2;
 }
 
-#define REPORT_USAGE "brink report FILE [--format text|json|csv|hdr]"
+#define REPORT_USAGE "brink report FILE [--format text|json|csv|hdr|hdr-failed]"
 
 static int parse_format(const char *v, enum format *out)
 {
@@ -138,7 +139,7 @@ int report_main(int argc, char **argv)
             v = argv[++i];
         if (v) {
             if (parse_format(v, &f) != 0)
-                return usage("report", "--format: expected text, json, csv or hdr, got", v,
+                return usage("report", "--format: expected text, json, csv, hdr or hdr-failed, got", v,
                              REPORT_USAGE);
         } else if (argv[i][0] == '-' || path) {
             return usage("report", "unexpected argument", argv[i], REPORT_USAGE);

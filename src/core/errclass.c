@@ -58,3 +58,12 @@ int errclass_from_name(const char *name)
     }
     return -1;
 }
+
+uint64_t errclass_sum(const uint64_t counts[ERR__COUNT])
+{
+    uint64_t n = 0;
+
+    for (int c = 0; c < ERR__COUNT; c++)
+        n += counts[c];
+    return n;
+}

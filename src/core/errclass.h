@@ -7,6 +7,8 @@
 #ifndef PROG_CORE_ERRCLASS_H
 #define PROG_CORE_ERRCLASS_H
 
+#include <stdint.h>
+
 enum errclass {
     ERR_REFUSED,         /* refused: connection refused (RST to SYN) */
     ERR_CONNECT_TIMEOUT, /* connect_timeout: no answer to the connect in time */
@@ -41,5 +43,8 @@ const char *errclass_describe(enum errclass c);
 enum err_origin errclass_origin(enum errclass c);
 /* The class named name, or -1 when there is none (for reading session files). */
 int errclass_from_name(const char *name);
+/* Failed requests in a table of counts by class: their sum, each failure
+ * being in exactly one class. */
+uint64_t errclass_sum(const uint64_t counts[ERR__COUNT]);
 
 #endif

@@ -65,11 +65,7 @@ void steps_free(struct steps *s)
 
 uint64_t steps_row_failed(const struct step_row *r)
 {
-    uint64_t n = 0;
-
-    for (int c = 0; c < ERR__COUNT; c++)
-        n += r->errors[c];
-    return n;
+    return errclass_sum(r->errors);
 }
 
 const char *steps_verdict_label(enum plan_verdict v)
@@ -89,7 +85,7 @@ const char *steps_verdict_label(enum plan_verdict v)
 
 double steps_row_rate(const struct step_row *r)
 {
-    return r->duration_ms ? (double)r->completed * 1000.0 / (double)r->duration_ms : 0;
+    return tick_per_s(r->completed, r->duration_us);
 }
 
 double steps_row_rate_se(const struct step_row *r)
@@ -136,7 +132,7 @@ static struct level_acc *level_of(struct steps *s, const struct step_row *r)
     memset(l, 0, sizeof(*l));
     l->sum.model = r->model;
     l->sum.level = r->level;
-    l->sum.start_ms = r->start_ms;
+    l->sum.start_us = r->start_us;
     return l;
 }
 
@@ -152,8 +148,8 @@ static void level_add(struct steps *s, const struct step_row *r)
     }
     sum = &l->sum;
     sum->n_rows++;
-    sum->duration_ms += r->duration_ms;
-    sum->folded_ms += r->folded_ms;
+    sum->duration_us += r->duration_us;
+    sum->folded_us += r->folded_us;
     sum->n_ticks += r->n_ticks;
     sum->held_ticks += r->held_ticks;
     sum->rate_sum += r->rate_sum;
@@ -248,7 +244,7 @@ static void open_row(struct steps *s, const struct tick *t)
     s->cur.plan_step = plan_step_of(t);
     s->cur.plan_n_steps = s->cur.plan_step ? t->plan.n_steps : 0;
     s->cur.n_rows = 1;
-    s->cur.start_ms = t->start_ms;
+    s->cur.start_us = t->start_us;
     s->is_open = 1;
     s->cur_holds = 0;
 }
@@ -285,7 +281,7 @@ static int add_hist(struct steps *s, const struct tick *t)
         return 0;
     }
     /* An interval without requests may carry no histogram at all. */
-    if (rc == -ENOENT && t->total.completed == 0 && t->total.window.count == 0)
+    if (rc == -ENOENT && t->total.ok == 0 && t->total.window.count == 0)
         return 0;
     s->cur.hist_gaps++;
     return rc == -EINVAL ? -EINVAL : 0;
@@ -316,20 +312,23 @@ int steps_add_tick(struct steps *s, const struct tick *t)
     }
     if (holds && t->plan.phase == PLAN_WARMUP) {
         s->cur_holds = 1;
-        r->warmup_ms += t->duration_ms;
+        r->warmup_us += t->duration_us;
         return 0;
     }
     if (holds) {
-        double rate = t->duration_ms ? (double)t->total.completed * 1000.0 / (double)t->duration_ms
-                                     : 0;
+        double rate = tick_per_s(t->total.completed, t->duration_us);
 
         s->cur_holds = 1;
-        r->duration_ms += t->duration_ms;
+        r->duration_us += t->duration_us;
         r->held_ticks++;
         r->rate_sum += rate;
         r->rate_sum2 += rate * rate;
+    } else if (t->state == RUN_PAUSED) {
+        r->folded_us += t->duration_us;
     } else {
-        r->folded_ms += t->duration_ms;
+        /* The run's tail: what it completes was sent at this level, so
+         * its length counts too, or the row's req/s would be overstated. */
+        r->duration_us += t->duration_us;
     }
     r->n_ticks++;
     r->started += t->total.started;

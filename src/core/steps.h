@@ -11,12 +11,15 @@
  * a ramp plan. PAUSED, STOPPING and DONE
  * ticks are folded into the open row: their completions, errors, latencies
  * and probe values count in it (so the rows add up to the run's totals), but
- * they never open or close a row and their length goes to folded_ms, not to
- * duration_ms, so a pause does not dilute the step's req/s. A row opened by
+ * they never open or close a row. A PAUSED tick's length goes to folded_us,
+ * not to duration_us, so a pause does not dilute the step's req/s; the
+ * length of STOPPING and DONE ticks (the run's tail, when it ends on its
+ * duration, its request limit or a stop) goes to duration_us, since the
+ * requests they complete were sent at the row's level. A row opened by
  * folded ticks alone takes the level of the first tick that holds one.
  *
  * A plan's warm-up ticks stay out of their step's figures: only their length
- * is counted, in warmup_ms. So the rows of a run with a plan add up to its
+ * is counted, in warmup_us. So the rows of a run with a plan add up to its
  * totals less the warm-ups.
  */
 #ifndef PROG_CORE_STEPS_H
@@ -47,10 +50,10 @@ struct step_row {
     enum load_model model;       /* LOAD_CLOSED: level is a concurrency; LOAD_OPEN: a rate */
     double level;                /* target concurrency (whole) or target rate per s */
     uint32_t n_rows;             /* rows merged: 1 for a row of steps_row */
-    uint64_t start_ms;           /* start of its first tick, ms since the run started */
-    uint64_t duration_ms;        /* sum of the lengths of the ticks that held the level */
-    uint64_t folded_ms;          /* sum of the lengths of the paused, stopping, done ticks */
-    uint64_t warmup_ms;          /* sum of the lengths of its plan step's warm-up ticks */
+    uint64_t start_us;           /* start of its first tick, µs since the run started */
+    uint64_t duration_us;        /* sum of the lengths of the ticks that held the level */
+    uint64_t folded_us;          /* sum of the lengths of the paused ticks */
+    uint64_t warmup_us;          /* sum of the lengths of its plan step's warm-up ticks */
     uint32_t plan_step;          /* 1-based step of a ramp plan; 0: not a plan step */
     uint32_t plan_n_steps;       /* steps in that plan */
     enum plan_verdict verdict;   /* how the plan judged the step */
@@ -116,7 +119,7 @@ const char *steps_probe_name(const struct steps *s, uint32_t i);
 /*
  * Grouping by level, for compare: one merged row per distinct (model, level),
  * sorted closed before open, then by level. Counts, durations and errors are
- * sums, start_ms is the first row's, the percentiles are those of the rows'
+ * sums, start_us is the first row's, the percentiles are those of the rows'
  * histograms merged (exact, not averaged), a probe's max is the largest and
  * its last the one of the latest row. Levels past STEPS_MAX_LEVELS distinct
  * ones are not grouped; steps_levels_not_kept counts their rows.

@@ -99,7 +99,9 @@ struct tick_latency {
     uint64_t pct_us[TICK_NPCT]; /* at tick_pcts */
 };
 
-/* Counts for one request kind, or for all of them (struct tick.total). */
+/* Counts for one request kind, or for all of them (struct tick.total). Its
+ * latency figures and histogram are those of the requests that succeeded
+ * (ok); failed requests are timed apart, in struct tick.failed. */
 struct tick_kind {
     char name[TICK_NAME_MAX];
     uint64_t started;             /* requests started in the interval */
@@ -145,8 +147,8 @@ struct tick_health {
 struct tick {
     uint64_t seq;                /* 0, 1, 2, ... in a run */
     int is_restart;              /* a replay jumped here: sinks keeping a history start again */
-    uint64_t start_ms;           /* interval start, ms since the run started */
-    uint64_t duration_ms;        /* interval length */
+    uint64_t start_us;           /* interval start, µs since the run started */
+    uint64_t duration_us;        /* interval length, µs */
     enum run_state state;
     enum load_model model;
     char transport[8];           /* the engine's transport: "curl" or "h1"; "" from other sources */
@@ -181,6 +183,11 @@ struct tick {
     uint64_t sched_backlog;   /* of those and earlier ones, due at the end and not started */
     uint64_t sched_lag_us;    /* worst lag of a start (or of the oldest due) behind its time */
     uint64_t sched_capped;    /* times due requests waited because max_in_flight were in flight */
+    /* The latency of failed requests, all kinds together (name "failed"):
+     * completed and errors count them, window, run and the histogram time
+     * them the way total times the successes. Apart, so that a flood of
+     * fast errors cannot make latency look better as a server breaks. */
+    struct tick_kind failed;
     size_t data_cap;             /* bytes available in data */
     size_t data_len;             /* bytes used in data */
     unsigned char data[];        /* encoded histograms, see hist_encode */
@@ -219,6 +226,19 @@ void tick_add_event(struct tick *t, enum event_kind kind, uint64_t at_ms, const 
  * no request waited for the in-flight cap and none started more than
  * TICK_SCHED_SLACK_US late. */
 int tick_schedule_kept(const struct tick *t);
+
+/* n per second over duration_us (a tick's or a row's length); 0 when the
+ * duration is 0. */
+static inline double tick_per_s(uint64_t n, uint64_t duration_us)
+{
+    return duration_us ? (double)n * 1e6 / (double)duration_us : 0.0;
+}
+
+/* Where t ends, in whole ms since the run started (event times are ms). */
+static inline uint64_t tick_end_ms(const struct tick *t)
+{
+    return (t->start_us + t->duration_us) / 1000;
+}
 
 /* Stable lower-case names, a format like errclass names ("running", "mark",
  * "failing", "closed"); "?" when out of range. */

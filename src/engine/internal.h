@@ -45,7 +45,7 @@ struct kind_stats {
     uint64_t bytes_in;
     uint64_t bytes_out;
     uint64_t errors[ERR__COUNT];
-    struct hist *hist; /* latencies of completed requests, µs */
+    struct hist *hist; /* latencies of the requests that succeeded (ok), µs */
 };
 
 /* What one worker saw in one interval; merged across workers into a tick. */
@@ -73,6 +73,9 @@ struct interval {
      * how the schedule was kept. */
     struct hist *service;
     uint64_t service_completed;
+    /* Latencies of failed requests, all kinds together: apart from the
+     * successes', so a flood of fast errors cannot pull those down. */
+    struct hist *failed;
     uint64_t sched_taken;   /* requests started from the schedule */
     uint64_t sched_called;  /* requests the schedule called for */
     uint64_t sched_backlog; /* due at the end and not started */

@@ -37,6 +37,7 @@ struct merger {
     struct pending pending[PENDING_MAX];
     struct hist *run_total;
     struct hist *run_service;
+    struct hist *run_failed;
     struct hist **run_kinds;
     uint64_t run_errors[ERR__COUNT];
     struct tick_event events[EVENTS_MAX];
@@ -54,7 +55,7 @@ struct merger {
     void (*observer)(void *arg, struct tick *t);
     void *observer_arg;
     uint64_t last_end_ns; /* where the last published tick ended */
-    uint64_t last_end_ms; /* the same in whole ms, so durations add up exactly */
+    uint64_t last_end_us; /* the same in whole µs, so durations add up exactly */
     int is_closed;
 };
 
@@ -73,6 +74,7 @@ struct merger *merger_new(uint32_t n_workers, const struct workload *wl, struct 
     m->is_done = xcalloc(n_workers, sizeof(*m->is_done));
     m->run_total = hist_new();
     m->run_service = hist_new();
+    m->run_failed = hist_new();
     m->run_kinds = xcalloc(m->n_kinds, sizeof(*m->run_kinds));
     for (size_t i = 0; i < m->n_kinds; i++)
         m->run_kinds[i] = hist_new();
@@ -91,6 +93,7 @@ void merger_free(struct merger *m)
     free(m->run_kinds);
     hist_free(m->run_total);
     hist_free(m->run_service);
+    hist_free(m->run_failed);
     free(m->next_seq);
     free(m->is_done);
     pthread_mutex_destroy(&m->lock);
@@ -191,6 +194,21 @@ static void fill_open(struct merger *m, struct tick *t, const struct interval *i
         tick_put_hist(t, k, iv->service);
 }
 
+/* The latency of failed requests, all kinds together, kept apart from the
+ * successes' (struct tick.failed). */
+static void fill_failed(struct merger *m, struct tick *t, const struct interval *iv)
+{
+    struct tick_kind *k = &t->failed;
+
+    hist_merge(m->run_failed, iv->failed);
+    k->completed = errclass_sum(iv->total.errors);
+    memcpy(k->errors, iv->total.errors, sizeof(k->errors));
+    tick_latency_from_hist(&k->window, iv->failed);
+    tick_latency_from_hist(&k->run, m->run_failed);
+    if (k->completed)
+        tick_put_hist(t, k, iv->failed);
+}
+
 /* Copies the counts of s into the tick kind k and encodes its histogram. */
 static void fill_kind(struct tick *t, struct tick_kind *k, const struct kind_stats *s,
                       const struct hist *run)
@@ -203,7 +221,7 @@ static void fill_kind(struct tick *t, struct tick_kind *k, const struct kind_sta
     memcpy(k->errors, s->errors, sizeof(k->errors));
     tick_latency_from_hist(&k->window, s->hist);
     tick_latency_from_hist(&k->run, run);
-    if (s->completed)
+    if (s->ok)
         tick_put_hist(t, k, s->hist);
 }
 
@@ -215,8 +233,12 @@ static void note_first_errors(struct merger *m, const struct interval *iv)
     for (int c = 0; c < ERR__COUNT; c++) {
         if (iv->total.errors[c] == 0 || m->run_errors[c] != 0)
             continue;
-        snprintf(text, sizeof(text), "first %s at concurrency %u: %s",
-                 errclass_name((enum errclass)c), m->target, iv->first_error[c]);
+        if (m->model == LOAD_OPEN)
+            snprintf(text, sizeof(text), "first %s at rate %.0f/s: %s",
+                     errclass_name((enum errclass)c), m->rate_per_s, iv->first_error[c]);
+        else
+            snprintf(text, sizeof(text), "first %s at concurrency %u: %s",
+                     errclass_name((enum errclass)c), m->target, iv->first_error[c]);
         add_event(m, EV_FIRST_ERROR, iv->start_ns, text);
     }
     for (int c = 0; c < ERR__COUNT; c++)
@@ -233,6 +255,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     for (size_t i = 0; i < m->n_kinds; i++)
         cap += hist_encode(iv->kinds[i].hist, NULL, 0);
     cap += hist_encode(iv->service, NULL, 0);
+    cap += hist_encode(iv->failed, NULL, 0);
     hist_merge(m->run_total, iv->total.hist);
     for (size_t i = 0; i < m->n_kinds; i++)
         hist_merge(m->run_kinds[i], iv->kinds[i].hist);
@@ -245,9 +268,9 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
      * when a late timer stretched one of them. */
     if (iv->end_ns > m->last_end_ns)
         m->last_end_ns = iv->end_ns;
-    t->start_ms = m->last_end_ms;
-    t->duration_ms = m->last_end_ns / 1000000 - m->last_end_ms;
-    m->last_end_ms += t->duration_ms;
+    t->start_us = m->last_end_us;
+    t->duration_us = m->last_end_ns / 1000 - m->last_end_us;
+    m->last_end_us += t->duration_us;
     t->state = is_last ? RUN_DONE : m->state;
     t->model = m->model;
     tick_copy_text(t->transport, sizeof(t->transport), m->transport ? m->transport : "");
@@ -283,8 +306,9 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->health.fds_used = iv->fds_used;
     t->health.fds_limit = m->fds_limit;
     fill_open(m, t, iv);
-    if (t->duration_ms)
-        m->last_rate_per_s = (double)iv->total.completed * 1000.0 / (double)t->duration_ms;
+    fill_failed(m, t, iv);
+    if (t->duration_us)
+        m->last_rate_per_s = (double)iv->total.completed * 1000.0 / (double)t->duration_us;
     if (m->observer)
         m->observer(m->observer_arg, t);
     return t;

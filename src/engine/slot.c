@@ -67,11 +67,12 @@ static void count(struct kind_stats *k, uint64_t latency_us, int cls, uint64_t i
     k->completed++;
     k->bytes_in += in;
     k->bytes_out += out;
-    if (cls < 0)
+    if (cls < 0) {
         k->ok++;
-    else
+        hist_record(k->hist, latency_us);
+    } else {
         k->errors[cls]++;
-    hist_record(k->hist, latency_us);
+    }
 }
 
 void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_in,
@@ -82,20 +83,23 @@ void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_i
     uint64_t latency_us, now_ns;
     int cls;
 
-    /* Timeouts and failures enter the histogram at their elapsed time too:
-     * dropping them would hide exactly the slow requests. Latency counts
+    /* Timeouts and failures are timed too, at their elapsed time, but in a
+     * histogram of their own: mixed in, a flood of fast 503s would pull the
+     * successes' percentiles down as the server breaks. Latency counts
      * from the intended start, so a request the schedule had to hold back
-     * is charged for its wait (coordinated omission); the service time,
-     * from the actual start, goes to its own histogram. */
+     * is charged for its wait (coordinated omission); the service time of
+     * a success, from the actual start, goes to its own histogram. */
     now_ns = worker_now_ns(w);
     latency_us = (now_ns - s->intended_ns) / 1000;
-    if (s->is_scheduled) {
-        hist_record(iv->service, (now_ns - s->start_ns) / 1000);
-        iv->service_completed++;
-    }
     s->is_in_flight = 0;
     w->in_flight--;
     cls = classify_transfer(r);
+    if (cls >= 0) {
+        hist_record(iv->failed, latency_us);
+    } else if (s->is_scheduled) {
+        hist_record(iv->service, (now_ns - s->start_ns) / 1000);
+        iv->service_completed++;
+    }
     count(&iv->total, latency_us, cls, bytes_in, bytes_out);
     count(&iv->kinds[s->kind], latency_us, cls, bytes_in, bytes_out);
     if (r->http_status > 0 && r->http_status < 1000)

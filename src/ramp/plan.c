@@ -27,7 +27,7 @@ struct ramp {
     enum plan_phase phase;
     uint32_t step;           /* 0-based index of the current step */
     double level;            /* the level the plan set last */
-    uint64_t warm_ms;        /* warm-up done in the current step */
+    uint64_t warm_us;        /* warm-up done in the current step */
     int has_passed;          /* some step passed */
     double last_good;        /* the level of the last step that passed */
     uint32_t last_good_step; /* and its index */
@@ -114,7 +114,7 @@ static void tick_event(struct tick *t, enum event_kind kind, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    tick_add_event(t, kind, t->start_ms + t->duration_ms, text);
+    tick_add_event(t, kind, tick_end_ms(t), text);
 }
 
 /* ---- figures ---- */
@@ -208,7 +208,7 @@ static int rule_trips(const struct ramp *r, const struct step_row *f,
         if (r->model != LOAD_OPEN || f->level <= 0)
             return 0;
         /* What started, not what completed: the schedule is about starts. */
-        rate = f->duration_ms ? (double)f->started * 1000.0 / (double)f->duration_ms : 0;
+        rate = tick_per_s(f->started, f->duration_us);
         v = 1.0 - rate / f->level;
         if (v <= rule->value)
             return 0;
@@ -235,9 +235,11 @@ static int rule_trips(const struct ramp *r, const struct step_row *f,
 static enum plan_verdict judge(const struct ramp *r, const struct step_row *f, char *why,
                                size_t len)
 {
+    char d[32];
+
     if (f->completed == 0) {
-        snprintf(why, len, "no request completed in %llu ms",
-                 (unsigned long long)f->duration_ms);
+        snprintf(why, len, "no request completed in %s",
+                 units_format_duration(f->duration_us, d, sizeof(d)));
         return VERDICT_FAIL;
     }
     for (uint32_t i = 0; i < r->cfg->n_rules; i++) {
@@ -327,7 +329,7 @@ static void enter_step(struct ramp *r, uint32_t i, uint64_t at_ms, struct ramp_o
 
     r->step = i;
     r->level = r->cfg->steps[i];
-    r->warm_ms = 0;
+    r->warm_us = 0;
     r->pct_over = 0;
     r->phase = r->cfg->warmup_us ? PLAN_WARMUP : PLAN_MEASURE;
     out->set_level = 1;
@@ -502,23 +504,23 @@ void ramp_next(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
     r->cut_now = 1;
 }
 
-/* Whether ms of ticks cover want_us: ticks are whole, and one a ms short
- * (ticks add up to the wall time, so one may be 999 ms) still counts, so
- * the cover is taken to half a tick (tick_ms, the latest one's length). */
-static int covers(uint64_t ms, uint64_t tick_ms, uint64_t want_us)
+/* Whether us of ticks cover want_us: ticks are whole, and one a little short
+ * (ticks add up to the wall time, so one may be 999.8 ms) still counts, so
+ * the cover is taken to half a tick (tick_us, the latest one's length). */
+static int covers(uint64_t us, uint64_t tick_us, uint64_t want_us)
 {
-    return (ms + tick_ms / 2) * 1000 >= want_us;
+    return us + tick_us / 2 >= want_us;
 }
 
-/* Whether the current step's hold is over after a tick of tick_ms. */
-static int hold_done(const struct ramp *r, uint64_t tick_ms)
+/* Whether the current step's hold is over after a tick of tick_us. */
+static int hold_done(const struct ramp *r, uint64_t tick_us)
 {
     struct step_row f;
 
     current_row(r, &f);
     if (r->cfg->requests_per_user)
         return f.completed >= (uint64_t)r->cfg->requests_per_user * (uint64_t)r->level;
-    return covers(f.duration_ms, tick_ms, r->cfg->hold_us);
+    return covers(f.duration_us, tick_us, r->cfg->hold_us);
 }
 
 /* Adds t to the step table; a level held by hand (no plan step) that has
@@ -558,7 +560,7 @@ void ramp_on_tick(struct ramp *r, struct tick *t, struct ramp_out *out)
     if (!is_running)
         return;
     if (r->phase == PLAN_WARMUP &&
-        covers(r->warm_ms += t->duration_ms, t->duration_ms, r->cfg->warmup_us))
+        covers(r->warm_us += t->duration_us, t->duration_us, r->cfg->warmup_us))
         r->phase = PLAN_MEASURE;
     if (run_ends) {
         r->phase = PLAN_OFF;
@@ -567,7 +569,7 @@ void ramp_on_tick(struct ramp *r, struct tick *t, struct ramp_out *out)
                    n_steps(r));
         return;
     }
-    if (r->cut_now || (t->plan.phase == PLAN_MEASURE && hold_done(r, t->duration_ms))) {
+    if (r->cut_now || (t->plan.phase == PLAN_MEASURE && hold_done(r, t->duration_us))) {
         r->cut_now = 0;
         end_step(r, t, out);
     }

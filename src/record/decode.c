@@ -46,6 +46,20 @@ static int get_count(struct ctx *c, json_t *o, const char *key, uint64_t *out)
     return 0;
 }
 
+/* A time in µs: key_us, or in a version 1 file key_ms (whole ms). */
+static int get_time_us(struct ctx *c, json_t *o, const char *us_key, const char *ms_key,
+                       uint64_t *out)
+{
+    if (json_object_get(o, us_key) || !json_object_get(o, ms_key))
+        return get_count(c, o, us_key, out);
+    if (get_count(c, o, ms_key, out) != 0)
+        return -EINVAL;
+    if (*out > UINT64_MAX / 1000)
+        return fail(c, ms_key, "out of range");
+    *out *= 1000;
+    return 0;
+}
+
 static int get_u32(struct ctx *c, json_t *o, const char *key, uint32_t *out)
 {
     uint64_t v;
@@ -386,8 +400,9 @@ static int get_top(struct ctx *c, json_t *o)
     json_t *health;
     int state, model;
 
-    if (get_count(c, o, "seq", &t->seq) || get_count(c, o, "start_ms", &t->start_ms) ||
-        get_count(c, o, "duration_ms", &t->duration_ms) ||
+    if (get_count(c, o, "seq", &t->seq) ||
+        get_time_us(c, o, "start_us", "start_ms", &t->start_us) ||
+        get_time_us(c, o, "duration_us", "duration_ms", &t->duration_us) ||
         get_name(c, o, "state", run_state_from_name, &state) ||
         get_name(c, o, "model", load_model_from_name, &model) ||
         get_text(c, o, "transport", t->transport, sizeof(t->transport)) ||
@@ -429,6 +444,20 @@ static int get_open(struct ctx *c, json_t *o)
     return 0;
 }
 
+/* The latency of failed requests (absent before version 2, and when none
+ * failed: a version 1 file timed them with the successes). */
+static int get_failed(struct ctx *c, json_t *o)
+{
+    json_t *failed;
+
+    if (get_kind_of(c, o, "failed", 0, &failed) != 0)
+        return -EINVAL;
+    if (failed && get_kind(c, failed, &c->t->failed, NULL) != 0)
+        return -EINVAL;
+    tick_copy_text(c->t->failed.name, sizeof(c->t->failed.name), "failed");
+    return 0;
+}
+
 int rec_tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len)
 {
     struct ctx c = {.why = why, .why_len = why_len};
@@ -448,6 +477,8 @@ int rec_tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len
         rc = get_probes_and_events(&c, obj);
     if (rc == 0)
         rc = get_open(&c, obj);
+    if (rc == 0)
+        rc = get_failed(&c, obj);
     if (rc == 0) {
         /* The fields are final: move them to a tick with room for the data. */
         *out = tick_new(c.data_len);

@@ -326,6 +326,8 @@ static int put_open(json_t *o, const struct tick *t)
     bad |= put_nonzero(o, "sched_capped", t->sched_capped);
     if (t->service.completed || t->service.started || t->service.hist_len)
         bad |= json_object_set_new(o, "service", kind_json(t, &t->service, HIST_OWN));
+    if (t->failed.completed || t->failed.hist_len || t->failed.run.count)
+        bad |= json_object_set_new(o, "failed", kind_json(t, &t->failed, HIST_OWN));
     return bad;
 }
 
@@ -336,8 +338,8 @@ json_t *rec_tick_to_json(const struct tick *t)
 
     bad |= json_object_set_new(o, "type", json_string("tick"));
     bad |= json_object_set_new(o, "seq", rec_json_count(t->seq));
-    bad |= json_object_set_new(o, "start_ms", rec_json_count(t->start_ms));
-    bad |= json_object_set_new(o, "duration_ms", rec_json_count(t->duration_ms));
+    bad |= json_object_set_new(o, "start_us", rec_json_count(t->start_us));
+    bad |= json_object_set_new(o, "duration_us", rec_json_count(t->duration_us));
     bad |= json_object_set_new(o, "state", json_string(run_state_name(t->state)));
     bad |= json_object_set_new(o, "model", json_string(load_model_name(t->model)));
     bad |= json_object_set_new(o, "transport", json_string(t->transport));

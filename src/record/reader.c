@@ -28,7 +28,7 @@ struct rec_reader {
     size_t cap;
     int has_newline; /* the current line ended with '\n' */
     int is_done;     /* the end notice was given */
-    uint64_t last_start_ms;
+    uint64_t last_start_us;
     struct rec_header header;
     char *config_text;
     int has_trailer;
@@ -155,11 +155,11 @@ static int read_header(struct rec_reader *r, char *err, size_t err_len)
         return -EINVAL;
     }
     r->header.version = (int)json_integer_value(json_object_get(o, "version"));
-    if (r->header.version != REC_FORMAT_VERSION) {
+    if (r->header.version < REC_FORMAT_OLDEST || r->header.version > REC_FORMAT_VERSION) {
         rec_msg(
             err, err_len,
-            "brink: %s: session format version %d is not one this brink reads (version %d): use a matching brink",
-            r->name, r->header.version, REC_FORMAT_VERSION);
+            "brink: %s: session format version %d is not one this brink reads (versions %d to %d): use a matching brink",
+            r->name, r->header.version, REC_FORMAT_OLDEST, REC_FORMAT_VERSION);
         json_decref(o);
         return -ENOTSUP;
     }
@@ -258,14 +258,14 @@ static void finish(struct rec_reader *r)
 /* Takes a parsed tick: keeps time moving forward, counts it. */
 static void accept_tick(struct rec_reader *r, struct tick *t)
 {
-    if (t->start_ms < r->last_start_ms) {
+    if (t->start_us < r->last_start_us) {
         notice(r, r->end.lines, "line %llu: time goes backwards (t=%.1f s after %.1f s), clamped",
-               (unsigned long long)r->end.lines, (double)t->start_ms / 1000.0,
-               (double)r->last_start_ms / 1000.0);
-        t->start_ms = r->last_start_ms;
+               (unsigned long long)r->end.lines, (double)t->start_us / 1e6,
+               (double)r->last_start_us / 1e6);
+        t->start_us = r->last_start_us;
     }
-    r->last_start_ms = t->start_ms;
-    r->end.last_ms = t->start_ms + t->duration_ms;
+    r->last_start_us = t->start_us;
+    r->end.last_ms = tick_end_ms(t);
     r->end.ticks++;
 }
 

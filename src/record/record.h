@@ -15,7 +15,8 @@
 #include "core/tick.h"
 
 #define REC_FORMAT_NAME "brink-session"
-#define REC_FORMAT_VERSION 1       /* major: readers reject any other */
+#define REC_FORMAT_VERSION 2       /* major: what the writer writes */
+#define REC_FORMAT_OLDEST 1        /* the oldest major the reader still reads */
 #define REC_FORMAT_MINOR 0         /* minor: additions old readers ignore */
 #define REC_LINE_MAX (1024 * 1024) /* longest line, newline excluded */
 #define REC_HIST_PRECISION 0.01    /* stored histogram values are within 1% */

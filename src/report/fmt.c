@@ -84,11 +84,6 @@ char *report_fmt_g(double v, int precision, char *buf)
     return buf;
 }
 
-double report_per_second(uint64_t n, uint64_t duration_ms)
-{
-    return duration_ms ? (double)n * 1000.0 / (double)duration_ms : 0.0;
-}
-
 const char *report_shown(const char *raw, size_t raw_cap, char *buf, size_t cap)
 {
     sanitize_display(raw, strnlen(raw, raw_cap), buf, cap, 1);

@@ -113,7 +113,7 @@ static void put_group(struct line *l, const struct step_row *r)
         return;
     }
     append(l, "  %*s  %*s  %*s  %*s", RATE_W,
-           report_fmt_rate(report_per_second(r->completed, r->duration_ms), rate), LAT_W,
+           report_fmt_rate(tick_per_s(r->completed, r->duration_us), rate), LAT_W,
            lat(r, r->p50_us, p50), LAT_W, lat(r, r->p99_us, p99), ERR_W,
            report_fmt_grouped(steps_row_failed(r), err));
 }

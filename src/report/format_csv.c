@@ -66,8 +66,9 @@ static void put_header(struct format_csv *c, const struct tick *t)
             tick_name_row(c->probes, sizeof(c->probes[0]), &c->n_probes, TICK_MAX_PROBES,
                           t->probes[i].name);
     }
-    fputs("seq,start_ms,duration_ms,state,target_concurrency,actual_concurrency,in_flight,"
-          "completed,ok,req_per_s,bytes_in,p50_us,p90_us,p99_us,p999_us,max_us",
+    fputs("seq,start_us,duration_us,state,target_concurrency,actual_concurrency,in_flight,"
+          "completed,ok,req_per_s,bytes_in,p50_us,p90_us,p99_us,p999_us,max_us,"
+          "failed_p50_us,failed_p99_us,failed_max_us",
           out);
     for (int e = 0; e < ERR__COUNT; e++)
         fprintf(out, ",err_%s", errclass_name((enum errclass)e));
@@ -132,9 +133,9 @@ int format_csv_tick(struct format_csv *c, const struct tick *t)
     fprintf(out,
             "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64
             ",%" PRIu64 ",%s,%" PRIu64,
-            t->seq, t->start_ms, t->duration_ms, run_state_name(t->state), t->target_concurrency,
+            t->seq, t->start_us, t->duration_us, run_state_name(t->state), t->target_concurrency,
             t->actual_concurrency, t->in_flight, k->completed, k->ok,
-            report_fmt_fixed(report_per_second(k->completed, t->duration_ms), 3, rate),
+            report_fmt_fixed(tick_per_s(k->completed, t->duration_us), 3, rate),
             k->bytes_in);
     if (k->window.count > 0)
         fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
@@ -142,6 +143,11 @@ int format_csv_tick(struct format_csv *c, const struct tick *t)
                 k->window.max_us);
     else
         fputs(",,,,,", out); /* no latency in an interval that timed nothing */
+    if (t->failed.window.count > 0)
+        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, t->failed.window.pct_us[0],
+                t->failed.window.pct_us[2], t->failed.window.max_us);
+    else
+        fputs(",,,", out);
     for (int e = 0; e < ERR__COUNT; e++)
         fprintf(out, ",%" PRIu64, k->errors[e]);
     put_open(out, t);

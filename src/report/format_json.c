@@ -97,20 +97,29 @@ static void put_rate(FILE *out, const char *key, double v)
 /* "errors":{"refused":0,...}: every class, in the class list's order. */
 static void put_errors(FILE *out, const uint64_t *errors)
 {
-    uint64_t failed = 0;
-
-    for (int c = 0; c < ERR__COUNT; c++)
-        failed += errors[c];
-    fprintf(out, "\"failed\":%" PRIu64 ",\"errors\":{", failed);
+    fprintf(out, "\"failed\":%" PRIu64 ",\"errors\":{", errclass_sum(errors));
     for (int c = 0; c < ERR__COUNT; c++)
         fprintf(out, "%s\"%s\":%" PRIu64, c ? "," : "", errclass_name((enum errclass)c), errors[c]);
     fputc('}', out);
 }
 
-static void put_totals(FILE *out, const struct summary_totals *k, uint64_t duration_ms)
+/* ,"KEY":{"timed":N,"min":...,"stddev":N}: the figures of h, in µs. */
+static void put_latency(FILE *out, const char *key, const struct hist *h)
 {
-    const struct hist *h = k->hist;
+    fprintf(out,
+            ",\"%s\":{\"timed\":%" PRIu64 ",\"min\":%" PRIu64 ",\"mean\":%" PRIu64
+            ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64
+            ",\"max\":%" PRIu64 ",\"stddev\":%" PRIu64 "}",
+            key, hist_count(h), hist_min(h), report_round_u64(hist_mean(h)),
+            hist_percentile(h, 50.0), hist_percentile(h, 90.0), hist_percentile(h, 99.0),
+            hist_percentile(h, 99.9), hist_max(h), report_round_u64(hist_stddev(h)));
+}
 
+/* A kind's totals; latency_us times its successes. failed, when not NULL,
+ * adds failed_latency_us, the latency of the failed requests. */
+static void put_totals(FILE *out, const struct summary_totals *k, const struct summary_totals *failed,
+                       uint64_t duration_us)
+{
     fputc('{', out);
     if (k->name != NULL) {
         fputs("\"name\":", out);
@@ -118,18 +127,27 @@ static void put_totals(FILE *out, const struct summary_totals *k, uint64_t durat
         fputc(',', out);
     }
     fprintf(out, "\"requests\":%" PRIu64 ",", k->completed);
-    put_rate(out, "req_per_s", report_per_second(k->completed, duration_ms));
+    put_rate(out, "req_per_s", tick_per_s(k->completed, duration_us));
     fprintf(out, ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64 ",", k->bytes_in, k->bytes_out);
-    put_rate(out, "mb_per_s_in", report_per_second(k->bytes_in, duration_ms) / 1e6);
+    put_rate(out, "mb_per_s_in", tick_per_s(k->bytes_in, duration_us) / 1e6);
     fputc(',', out);
     put_errors(out, k->errors);
-    fprintf(out,
-            ",\"latency_us\":{\"timed\":%" PRIu64 ",\"min\":%" PRIu64 ",\"mean\":%" PRIu64
-            ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64
-            ",\"max\":%" PRIu64 ",\"stddev\":%" PRIu64 "},\"histogram_gaps\":%" PRIu64 "}",
-            hist_count(h), hist_min(h), report_round_u64(hist_mean(h)), hist_percentile(h, 50.0),
-            hist_percentile(h, 90.0), hist_percentile(h, 99.0), hist_percentile(h, 99.9),
-            hist_max(h), report_round_u64(hist_stddev(h)), k->hist_gaps);
+    put_latency(out, "latency_us", k->hist);
+    if (failed)
+        put_latency(out, "failed_latency_us", failed->hist);
+    fprintf(out, ",\"histogram_gaps\":%" PRIu64 "}", k->hist_gaps + (failed ? failed->hist_gaps : 0));
+}
+
+/* ,"statuses":{"200":N,...}: responses by HTTP status code, in code order. */
+static void put_statuses(FILE *out, const struct summary *sum)
+{
+    uint32_t n;
+    const struct tick_status *st = summary_statuses(sum, &n);
+
+    fputs(",\n\"statuses\":{", out);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", (unsigned)st[i].code, st[i].count);
+    fprintf(out, "},\"statuses_other\":%" PRIu64, summary_statuses_other(sum));
 }
 
 static void put_probes(FILE *out, const struct steps *st, const struct step_row *r)
@@ -154,13 +172,13 @@ static void put_step(FILE *out, const struct steps *st, const struct step_row *r
     fprintf(out, "{\"model\":\"%s\",\"level\":", load_model_name(r->model));
     put_double(out, r->level);
     fprintf(out,
-            ",\"rows\":%" PRIu32 ",\"start_ms\":%" PRIu64 ",\"duration_ms\":%" PRIu64
-            ",\"folded_ms\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"requests\":%" PRIu64
+            ",\"rows\":%" PRIu32 ",\"start_us\":%" PRIu64 ",\"duration_us\":%" PRIu64
+            ",\"folded_us\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"requests\":%" PRIu64
             ",\"ok\":%" PRIu64 ",",
-            r->n_rows, r->start_ms, r->duration_ms, r->folded_ms, r->n_ticks, r->completed, r->ok);
-    put_rate(out, "req_per_s", report_per_second(r->completed, r->duration_ms));
+            r->n_rows, r->start_us, r->duration_us, r->folded_us, r->n_ticks, r->completed, r->ok);
+    put_rate(out, "req_per_s", tick_per_s(r->completed, r->duration_us));
     fprintf(out, ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64 ",", r->bytes_in, r->bytes_out);
-    put_rate(out, "mb_per_s_in", report_per_second(r->bytes_in, r->duration_ms) / 1e6);
+    put_rate(out, "mb_per_s_in", tick_per_s(r->bytes_in, r->duration_us) / 1e6);
     fputc(',', out);
     put_errors(out, r->errors);
     fprintf(out,
@@ -172,8 +190,8 @@ static void put_step(FILE *out, const struct steps *st, const struct step_row *r
     if (r->plan_step) {
         fprintf(out,
                 ",\"plan\":{\"step\":%" PRIu32 ",\"n_steps\":%" PRIu32
-                ",\"warmup_ms\":%" PRIu64 ",\"verdict\":\"%s\",\"why\":",
-                r->plan_step, r->plan_n_steps, r->warmup_ms, plan_verdict_name(r->verdict));
+                ",\"warmup_us\":%" PRIu64 ",\"verdict\":\"%s\",\"why\":",
+                r->plan_step, r->plan_n_steps, r->warmup_us, plan_verdict_name(r->verdict));
         put_string(out, r->why, TICK_TEXT_MAX);
         fputc('}', out);
     }
@@ -211,11 +229,11 @@ static void put_open(FILE *out, const struct summary *sum, uint64_t d)
     fputs(",\n\"service\":", out);
     summary_totals(sum, SUMMARY_SERVICE, &k);
     k.name = NULL;
-    put_totals(out, &k, d);
-    fprintf(out, ",\n\"schedule\":{\"open_ms\":%" PRIu64 ",", sc->open_ms);
-    put_rate(out, "requested_per_s", sc->open_ms ? sc->rate_ms / (double)sc->open_ms : 0);
+    put_totals(out, &k, NULL, d);
+    fprintf(out, ",\n\"schedule\":{\"open_us\":%" PRIu64 ",", sc->open_us);
+    put_rate(out, "requested_per_s", sc->open_us ? sc->rate_us / (double)sc->open_us : 0);
     fputc(',', out);
-    put_rate(out, "achieved_per_s", report_per_second(sc->started, sc->open_ms));
+    put_rate(out, "achieved_per_s", tick_per_s(sc->started, sc->open_us));
     fprintf(out,
             ",\"started\":%" PRIu64 ",\"called\":%" PRIu64 ",\"max_lag_us\":%" PRIu64
             ",\"capped\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"ticks_not_kept\":%" PRIu64 "}",
@@ -226,18 +244,22 @@ static void put_open(FILE *out, const struct summary *sum, uint64_t d)
 int format_json(const struct summary *sum, const struct steps *st, FILE *out)
 {
     struct summary_totals k;
-    uint64_t d = summary_duration_ms(sum);
+    uint64_t d = summary_duration_us(sum);
+    struct summary_totals failed;
 
-    fprintf(out, "{\"brink_report\":1,\"duration_ms\":%" PRIu64 ",\n\"total\":", d);
+    fprintf(out, "{\"brink_report\":%d,\"duration_us\":%" PRIu64 ",\n\"total\":", REPORT_JSON_VERSION,
+            d);
     summary_totals(sum, SUMMARY_TOTAL, &k);
+    summary_totals(sum, SUMMARY_FAILED, &failed);
     k.name = NULL;
-    put_totals(out, &k, d);
+    put_totals(out, &k, &failed, d);
+    put_statuses(out, sum);
     put_open(out, sum, d);
     fputs(",\n\"kinds\":[", out);
     for (uint32_t i = 0; i < summary_n_kinds(sum); i++) {
         summary_totals(sum, (int)i, &k);
         fputs(i ? ",\n" : "\n", out);
-        put_totals(out, &k, d);
+        put_totals(out, &k, NULL, d);
     }
     fputc(']', out);
     put_steps(out, st);

@@ -116,15 +116,15 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
     case COL_LEVEL:
         return report_fmt_level(r->model == LOAD_OPEN, r->level, buf);
     case COL_START:
-        return units_format_duration(r->start_ms * 1000, buf, CELL_MAX);
+        return units_format_duration(r->start_us, buf, CELL_MAX);
     case COL_DURATION:
-        return units_format_duration(r->duration_ms * 1000, buf, CELL_MAX);
+        return units_format_duration(r->duration_us, buf, CELL_MAX);
     case COL_REQUESTS:
         return report_fmt_grouped(r->completed, buf);
     case COL_RATE:
-        return report_fmt_rate(report_per_second(r->completed, r->duration_ms), buf);
+        return report_fmt_rate(tick_per_s(r->completed, r->duration_us), buf);
     case COL_MBIN:
-        return report_fmt_fixed(report_per_second(r->bytes_in, r->duration_ms) / 1e6, 2, buf);
+        return report_fmt_fixed(tick_per_s(r->bytes_in, r->duration_us) / 1e6, 2, buf);
     case COL_P50:
         return latency(r, r->p50_us, buf);
     case COL_P99:
@@ -208,7 +208,7 @@ static void print_breaking_point(FILE *out, const struct steps *st)
     if (good)
         fprintf(out, "highest step that passed %" PRIu32 " (%s, %s req/s, p99 %s)",
                 good->plan_step, report_fmt_level(good->model == LOAD_OPEN, good->level, lv),
-                report_fmt_rate(report_per_second(good->completed, good->duration_ms), rate),
+                report_fmt_rate(tick_per_s(good->completed, good->duration_us), rate),
                 latency(good, good->p99_us, p99));
     else
         fputs("no step passed", out);

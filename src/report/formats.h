@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The layout version of the JSON document ("brink_report"): 2 counts in µs
+ * and gives the latency of successes and failures apart. */
+#define REPORT_JSON_VERSION 2
+
 struct hist;
 struct steps;
 struct summary;

@@ -24,8 +24,6 @@ char *report_fmt_rate(double per_s, char *buf);
 /* A double as "%.*g" prints it in the C locale ("0.5", "1e+06"), whatever
  * LC_NUMERIC says; "null"-free: NaN and infinities give "0". */
 char *report_fmt_g(double v, int precision, char *buf);
-/* n per second over duration_ms; 0 when the duration is 0. */
-double report_per_second(uint64_t n, uint64_t duration_ms);
 /* raw (at most raw_cap bytes, maybe not NUL-terminated) escaped by
  * sanitize_display, ASCII only, cut to cap bytes; returns buf. */
 const char *report_shown(const char *raw, size_t raw_cap, char *buf, size_t cap);

@@ -38,6 +38,7 @@ struct kind_totals {
     uint64_t bytes_in;
     uint64_t bytes_out;
     uint64_t errors[ERR__COUNT];
+    uint64_t timed;     /* requests its histogram should cover: successes, or failures */
     uint64_t hist_gaps; /* interval histograms that were damaged or missing */
     struct hist *hist;  /* the interval histograms merged */
 };
@@ -54,18 +55,21 @@ struct probe_totals {
 
 struct summary {
     uint64_t n_ticks;
-    uint64_t duration_ms; /* sum of the ticks' durations */
+    uint64_t duration_us; /* sum of the ticks' durations */
     unsigned models_seen; /* bit 1 << enum load_model for each model seen */
     uint32_t min_target_concurrency;
     uint32_t max_target_concurrency;
     uint32_t max_actual_concurrency;
     double max_target_rate_per_s; /* over open-model ticks */
+    uint32_t max_in_flight;       /* the most in flight at a tick's end, open ticks */
+    uint32_t in_flight_cap;       /* the largest max_in_flight of open ticks */
     uint64_t connections_opened;
     uint64_t dropped;
     uint64_t aborted;
     uint64_t bodies_cut;
     struct kind_totals total;
     struct kind_totals service; /* open model: service times (actual start to end) */
+    struct kind_totals failed;  /* the latency of failed requests, all kinds */
     struct summary_schedule sched;
     uint32_t n_kinds;
     struct kind_totals kinds[TICK_MAX_KINDS];
@@ -90,6 +94,8 @@ struct summary *summary_new(void)
     s->total.hist = hist_new();
     tick_copy_text(s->service.name, sizeof(s->service.name), "service");
     s->service.hist = hist_new();
+    tick_copy_text(s->failed.name, sizeof(s->failed.name), "failed");
+    s->failed.hist = hist_new();
     s->scratch = hist_new();
     return s;
 }
@@ -102,6 +108,7 @@ void summary_free(struct summary *s)
         hist_free(s->kinds[i].hist);
     hist_free(s->total.hist);
     hist_free(s->service.hist);
+    hist_free(s->failed.hist);
     hist_free(s->scratch);
     free(s);
 }
@@ -124,11 +131,14 @@ static struct kind_totals *kind_named(struct summary *s, const char *name)
 
 /* Adds the counts of k and merges its interval histogram. Returns 0, or
  * -EINVAL when the histogram is damaged (the counts are added anyway). */
+/* Adds k, whose histogram times `timed` of its requests (its successes, or
+ * for tick.failed and tick.service all it counts), to acc. */
 static int add_kind(struct kind_totals *acc, const struct tick *t, const struct tick_kind *k,
-                    struct hist *scratch)
+                    uint64_t timed, struct hist *scratch)
 {
     int rc;
 
+    acc->timed += timed;
     acc->completed += k->completed;
     acc->bytes_in += k->bytes_in;
     acc->bytes_out += k->bytes_out;
@@ -139,8 +149,8 @@ static int add_kind(struct kind_totals *acc, const struct tick *t, const struct 
         hist_merge(acc->hist, scratch);
         return 0;
     }
-    /* An interval without requests may carry no histogram at all. */
-    if (rc == -ENOENT && k->completed == 0 && k->window.count == 0)
+    /* An interval without requests to time may carry no histogram at all. */
+    if (rc == -ENOENT && timed == 0 && k->window.count == 0)
         return 0;
     acc->hist_gaps++;
     return rc == -EINVAL ? -EINVAL : 0;
@@ -185,20 +195,31 @@ static void add_events(struct summary *s, const struct tick *t)
     s->events_more += t->events_dropped;
 }
 
+/* Concurrency is the closed model's level; an open interval's is its rate
+ * and what was in flight (its concurrency fields hold no user's choice). */
 static void add_run_figures(struct summary *s, const struct tick *t)
 {
-    if (s->n_ticks == 0 || t->target_concurrency < s->min_target_concurrency)
-        s->min_target_concurrency = t->target_concurrency;
-    if (t->target_concurrency > s->max_target_concurrency)
-        s->max_target_concurrency = t->target_concurrency;
-    if (t->actual_concurrency > s->max_actual_concurrency)
-        s->max_actual_concurrency = t->actual_concurrency;
+    int is_first_closed = !(s->models_seen & (1u << LOAD_CLOSED));
+
+    if (t->model == LOAD_CLOSED) {
+        if (is_first_closed || t->target_concurrency < s->min_target_concurrency)
+            s->min_target_concurrency = t->target_concurrency;
+        if (t->target_concurrency > s->max_target_concurrency)
+            s->max_target_concurrency = t->target_concurrency;
+        if (t->actual_concurrency > s->max_actual_concurrency)
+            s->max_actual_concurrency = t->actual_concurrency;
+    } else if (t->model == LOAD_OPEN) {
+        if (t->target_rate_per_s > s->max_target_rate_per_s)
+            s->max_target_rate_per_s = t->target_rate_per_s;
+        if (t->in_flight > s->max_in_flight)
+            s->max_in_flight = t->in_flight;
+        if (t->max_in_flight > s->in_flight_cap)
+            s->in_flight_cap = t->max_in_flight;
+    }
     if (t->model == LOAD_CLOSED || t->model == LOAD_OPEN)
         s->models_seen |= 1u << t->model;
-    if (t->model == LOAD_OPEN && t->target_rate_per_s > s->max_target_rate_per_s)
-        s->max_target_rate_per_s = t->target_rate_per_s;
     s->n_ticks++;
-    s->duration_ms += t->duration_ms;
+    s->duration_us += t->duration_us;
     s->connections_opened += t->connections_opened;
     s->dropped += t->dropped;
     s->aborted += t->aborted;
@@ -213,11 +234,11 @@ static void add_schedule(struct summary *s, const struct tick *t)
     if (t->model != LOAD_OPEN)
         return;
     sc->open_ticks++;
-    sc->open_ms += t->duration_ms;
+    sc->open_us += t->duration_us;
     sc->started += t->total.started;
     sc->called += t->sched_called;
     sc->capped += t->sched_capped;
-    sc->rate_ms += t->target_rate_per_s * (double)t->duration_ms;
+    sc->rate_us += t->target_rate_per_s * (double)t->duration_us;
     if (t->sched_lag_us > sc->max_lag_us)
         sc->max_lag_us = t->sched_lag_us;
     if (!tick_schedule_kept(t))
@@ -258,9 +279,13 @@ int summary_add_tick(struct summary *s, const struct tick *t)
 {
     uint32_t n_kinds = t->n_kinds < TICK_MAX_KINDS ? t->n_kinds : TICK_MAX_KINDS;
     uint32_t n_status = t->n_status < TICK_MAX_STATUS ? t->n_status : TICK_MAX_STATUS;
-    int rc = add_kind(&s->total, t, &t->total, s->scratch);
+    int rc = add_kind(&s->total, t, &t->total, t->total.ok, s->scratch);
 
-    if (t->service.completed && add_kind(&s->service, t, &t->service, s->scratch) != 0)
+    if (t->service.completed &&
+        add_kind(&s->service, t, &t->service, t->service.completed, s->scratch) != 0)
+        rc = -EINVAL;
+    if (t->failed.completed &&
+        add_kind(&s->failed, t, &t->failed, t->failed.completed, s->scratch) != 0)
         rc = -EINVAL;
     add_schedule(s, t);
     add_run_figures(s, t);
@@ -271,7 +296,7 @@ int summary_add_tick(struct summary *s, const struct tick *t)
             s->unmatched_completed += t->kinds[i].completed;
             continue;
         }
-        if (add_kind(k, t, &t->kinds[i], s->scratch) != 0)
+        if (add_kind(k, t, &t->kinds[i], t->kinds[i].ok, s->scratch) != 0)
             rc = -EINVAL;
     }
     for (int c = 0; c < ERR__COUNT; c++) {
@@ -310,27 +335,17 @@ static char *fmt_duration(double us, char *buf)
     return units_format_duration(report_round_u64(us), buf, UNITS_FMT_MAX);
 }
 
-/* Failed requests: the sum over the classes, each failure being in one. */
-static uint64_t errors_sum(const uint64_t errors[ERR__COUNT])
-{
-    uint64_t n = 0;
-
-    for (int c = 0; c < ERR__COUNT; c++)
-        n += errors[c];
-    return n;
-}
-
 /* ---- the report ---- */
 
 /* "93,512 requests, 3,117 req/s, 3.12 MB/s in, 0.10 MB/s out" */
-static void print_volume(FILE *out, const struct kind_totals *k, uint64_t duration_ms)
+static void print_volume(FILE *out, const struct kind_totals *k, uint64_t duration_us)
 {
     char n[NUM_MAX], rate[NUM_MAX], in[NUM_MAX], sent[NUM_MAX];
 
     fprintf(out, "%s request%s, %s req/s, %s MB/s in, %s MB/s out\n", report_fmt_grouped(k->completed, n),
-            k->completed == 1 ? "" : "s", report_fmt_rate(report_per_second(k->completed, duration_ms), rate),
-            report_fmt_fixed(report_per_second(k->bytes_in, duration_ms) / 1e6, 2, in),
-            report_fmt_fixed(report_per_second(k->bytes_out, duration_ms) / 1e6, 2, sent));
+            k->completed == 1 ? "" : "s", report_fmt_rate(tick_per_s(k->completed, duration_us), rate),
+            report_fmt_fixed(tick_per_s(k->bytes_in, duration_us) / 1e6, 2, in),
+            report_fmt_fixed(tick_per_s(k->bytes_out, duration_us) / 1e6, 2, sent));
 }
 
 static void print_gap_note(FILE *out, const struct kind_totals *k)
@@ -343,13 +358,17 @@ static void print_gap_note(FILE *out, const struct kind_totals *k)
             "note: %" PRIu64
             " interval histogram%s damaged or missing; latency covers %s of %s requests\n",
             k->hist_gaps, k->hist_gaps == 1 ? " was" : "s were",
-            report_fmt_grouped(hist_count(k->hist), timed), report_fmt_grouped(k->completed, all));
+            report_fmt_grouped(hist_count(k->hist), timed), report_fmt_grouped(k->timed, all));
 }
 
 static void print_latency(FILE *out, const struct kind_totals *k)
 {
     char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX], c[UNITS_FMT_MAX], d[UNITS_FMT_MAX];
 
+    if (k->timed == 0) {
+        fputs("latency: no request succeeded\n", out);
+        return;
+    }
     if (hist_count(k->hist) == 0) {
         fputs("latency: no histogram data\n", out);
         print_gap_note(out, k);
@@ -374,7 +393,7 @@ static void print_errors(FILE *out, const struct kind_totals *k,
                          const char (*first_error)[TICK_TEXT_MAX])
 {
     char n[NUM_MAX], all[NUM_MAX], pct[NUM_MAX], msg[MESSAGE_SHOWN_MAX];
-    uint64_t failed = errors_sum(k->errors);
+    uint64_t failed = errclass_sum(k->errors);
 
     if (failed == 0) {
         fputs("errors: none\n", out);
@@ -407,19 +426,38 @@ static void print_outcomes(FILE *out, const struct kind_totals *k,
     print_errors(out, k, first_error);
 }
 
+/* The latency of failed requests, timed apart from the successes' above. */
+static void print_failed_latency(FILE *out, const struct summary *s)
+{
+    const struct hist *h = s->failed.hist;
+    char n[NUM_MAX], a[UNITS_FMT_MAX], b[UNITS_FMT_MAX], c[UNITS_FMT_MAX], d[UNITS_FMT_MAX];
+
+    if (hist_count(h) == 0)
+        return;
+    fprintf(out, "latency of failed requests (%s timed): p50 %s, p90 %s, p99 %s, max %s\n",
+            report_fmt_grouped(hist_count(h), n),
+            units_format_duration(hist_percentile(h, 50.0), a, sizeof(a)),
+            units_format_duration(hist_percentile(h, 90.0), b, sizeof(b)),
+            units_format_duration(hist_percentile(h, 99.0), c, sizeof(c)),
+            units_format_duration(hist_max(h), d, sizeof(d)));
+}
+
 static void print_concurrency(FILE *out, const struct summary *s)
 {
     char rate[NUM_MAX];
 
-    if (s->min_target_concurrency == s->max_target_concurrency)
-        fprintf(out, "concurrency: target %" PRIu32, s->max_target_concurrency);
-    else
-        fprintf(out, "concurrency: target %" PRIu32 " to %" PRIu32, s->min_target_concurrency,
-                s->max_target_concurrency);
-    fprintf(out, ", max active %" PRIu32, s->max_actual_concurrency);
+    if (s->models_seen & (1u << LOAD_CLOSED)) {
+        if (s->min_target_concurrency == s->max_target_concurrency)
+            fprintf(out, "concurrency: target %" PRIu32, s->max_target_concurrency);
+        else
+            fprintf(out, "concurrency: target %" PRIu32 " to %" PRIu32,
+                    s->min_target_concurrency, s->max_target_concurrency);
+        fprintf(out, ", max active %" PRIu32 "\n", s->max_actual_concurrency);
+    }
     if (s->models_seen & (1u << LOAD_OPEN))
-        fprintf(out, ", max target rate %s/s", report_fmt_rate(s->max_target_rate_per_s, rate));
-    fputc('\n', out);
+        fprintf(out, "rate: max target %s/s, max in flight %" PRIu32 " (cap %" PRIu32 ")\n",
+                report_fmt_rate(s->max_target_rate_per_s, rate), s->max_in_flight,
+                s->in_flight_cap);
 }
 
 static void print_model(FILE *out, const struct summary *s)
@@ -427,14 +465,14 @@ static void print_model(FILE *out, const struct summary *s)
     unsigned closed = 1u << LOAD_CLOSED, open = 1u << LOAD_OPEN;
 
     if (s->models_seen == closed)
-        fprintf(out, "latency: closed-loop, from the actual send (load model %s)\n",
+        fprintf(out, "latency: closed-loop, from the actual send (load model %s); successes only\n",
                 load_model_name(LOAD_CLOSED));
     else if (s->models_seen == open)
-        fprintf(out, "latency: from the intended send (load model %s)\n",
+        fprintf(out, "latency: from the intended send (load model %s); successes only\n",
                 load_model_name(LOAD_OPEN));
     else if (s->models_seen != 0)
         fputs("latency: closed-loop in closed intervals, from the intended send in open ones "
-              "(load model mixed)\n",
+              "(load model mixed); successes only\n",
               out);
 }
 
@@ -448,9 +486,9 @@ static void print_schedule(FILE *out, const struct summary *s)
     if (sc->open_ticks == 0)
         return;
     fprintf(out, "schedule: requested %s/s, achieved %s/s over %s of open model; ",
-            report_fmt_rate(sc->open_ms ? sc->rate_ms / (double)sc->open_ms : 0, req),
-            report_fmt_rate(report_per_second(sc->started, sc->open_ms), got),
-            units_format_duration(sc->open_ms * 1000, lag, sizeof(lag)));
+            report_fmt_rate(sc->open_us ? sc->rate_us / (double)sc->open_us : 0, req),
+            report_fmt_rate(tick_per_s(sc->started, sc->open_us), got),
+            units_format_duration(sc->open_us, lag, sizeof(lag)));
     units_format_duration(sc->max_lag_us, lag, sizeof(lag));
     if (sc->ticks_not_kept == 0)
         fprintf(out, "kept (max lag %s)\n", lag);
@@ -527,7 +565,7 @@ static void print_kinds(FILE *out, const struct summary *s)
         const struct kind_totals *k = &s->kinds[i];
 
         fprintf(out, "\nkind %s: ", report_shown(k->name, sizeof(k->name), name, sizeof(name)));
-        print_volume(out, k, s->duration_ms);
+        print_volume(out, k, s->duration_us);
         print_outcomes(out, k, NULL);
     }
     if (s->unmatched_completed)
@@ -539,11 +577,12 @@ int summary_print(const struct summary *s, FILE *out)
 {
     char d[UNITS_FMT_MAX];
 
-    fprintf(out, "duration %s, ", units_format_duration(s->duration_ms * 1000, d, sizeof(d)));
-    print_volume(out, &s->total, s->duration_ms);
+    fprintf(out, "duration %s, ", units_format_duration(s->duration_us, d, sizeof(d)));
+    print_volume(out, &s->total, s->duration_us);
     print_concurrency(out, s);
     print_model(out, s);
     print_outcomes(out, &s->total, s->first_error);
+    print_failed_latency(out, s);
     print_schedule(out, s);
     print_statuses(out, s);
     fprintf(out,
@@ -614,10 +653,29 @@ static void append_schedule(const struct tick *t, char *buf, size_t cap)
                  t->sched_capped);
 }
 
+/* "3120 req/s 3.1 MB/s" over the tick; the last tick of a run, the drain
+ * after the load stopped, is a stub of any length (a request in half a ms
+ * is not 2000 req/s), so it says what it held: "final 1 req in 512us". */
+static void volume_field(const struct tick *t, char *buf, size_t cap)
+{
+    const struct tick_kind *k = &t->total;
+    char mb[NUM_MAX], d[UNITS_FMT_MAX];
+
+    if (t->state == RUN_DONE) {
+        snprintf(buf, cap, "final %" PRIu64 " req in %s", k->completed,
+                 units_format_duration(t->duration_us, d, sizeof(d)));
+        return;
+    }
+    snprintf(buf, cap, "%" PRIu64 " req/s %s MB/s",
+             report_round_u64(tick_per_s(k->completed, t->duration_us)),
+             report_fmt_fixed(tick_per_s(k->bytes_in, t->duration_us) / 1e6, 1, mb));
+}
+
 char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
 {
     const struct tick_kind *k = &t->total;
-    char load[2 * NUM_MAX + 32], mb[NUM_MAX], err[NUM_MAX], p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX];
+    char load[2 * NUM_MAX + 32], vol[2 * NUM_MAX + 32], err[NUM_MAX], p50[UNITS_FMT_MAX];
+    char p99[UNITS_FMT_MAX];
     /* Only the states an operator must not miss; running is the norm. */
     int shows_state = t->state == RUN_PAUSED || t->state == RUN_STOPPING;
 
@@ -632,12 +690,11 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
     }
     snprintf(err, sizeof(err), "-");
     if (k->completed > 0)
-        fmt_percent(errors_sum(k->errors), k->completed, 1, err);
-    snprintf(buf, cap, "t=%" PRIu64 "s %s %" PRIu64 " req/s %s MB/s p50 %s p99 %s err %s%s%s",
-             (t->start_ms + t->duration_ms + 500) / 1000, load,
-             report_round_u64(report_per_second(k->completed, t->duration_ms)),
-             report_fmt_fixed(report_per_second(k->bytes_in, t->duration_ms) / 1e6, 1, mb), p50,
-             p99, err, shows_state ? " " : "", shows_state ? run_state_name(t->state) : "");
+        fmt_percent(errclass_sum(k->errors), k->completed, 1, err);
+    volume_field(t, vol, sizeof(vol));
+    snprintf(buf, cap, "t=%" PRIu64 "s %s %s p50 %s p99 %s err %s%s%s",
+             (t->start_us + t->duration_us + 500000) / 1000000, load, vol, p50, p99, err,
+             shows_state ? " " : "", shows_state ? run_state_name(t->state) : "");
     append_schedule(t, buf, cap);
     append_probes(t, buf, cap);
     return buf;
@@ -645,9 +702,20 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
 
 /* ---- accessors for the other formats ---- */
 
-uint64_t summary_duration_ms(const struct summary *s)
+const struct tick_status *summary_statuses(const struct summary *s, uint32_t *n)
 {
-    return s->duration_ms;
+    *n = s->n_status;
+    return s->status;
+}
+
+uint64_t summary_statuses_other(const struct summary *s)
+{
+    return s->status_other;
+}
+
+uint64_t summary_duration_us(const struct summary *s)
+{
+    return s->duration_us;
 }
 
 const struct summary_schedule *summary_schedule(const struct summary *s)
@@ -668,6 +736,8 @@ int summary_totals(const struct summary *s, int kind, struct summary_totals *out
         k = &s->total;
     else if (kind == SUMMARY_SERVICE)
         k = &s->service;
+    else if (kind == SUMMARY_FAILED)
+        k = &s->failed;
     else if (kind >= 0 && (uint32_t)kind < s->n_kinds)
         k = &s->kinds[kind];
     else

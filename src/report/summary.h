@@ -13,6 +13,7 @@
 
 struct hist;
 struct tick;
+struct tick_status;
 struct summary;
 
 /* An empty summary. Its memory is bounded whatever the run's length: one
@@ -54,7 +55,9 @@ int summary_print(const struct summary *s, FILE *out);
  *   t=12s c=40 3120 req/s 3.1 MB/s p50 1.20ms p99 8.40ms err 0.0%
  * t is the interval's end in whole seconds (rounded); c the active virtual
  * users, as c=38/40 when the target differs (and is not 0); req/s and MB/s
- * (10^6 bytes in) over the interval; p50 and p99 of the interval as
+ * (10^6 bytes in) over the interval, except on the run's last tick (the
+ * drain after the load stopped, of any length), where "final N req in D"
+ * stands for them; p50 and p99 of the interval as
  * units_format_duration writes them, "-" when it timed no request; err the
  * failed share of completed requests ("<0.1%" when not zero but below 0.05%,
  * "-" when none completed); " paused" or " stopping" appended in those
@@ -81,17 +84,19 @@ struct summary_totals {
     uint64_t bytes_out;
     const uint64_t *errors;  /* ERR__COUNT counts, by class */
     uint64_t hist_gaps;      /* interval histograms damaged or missing */
-    const struct hist *hist; /* the interval histograms merged (µs) */
+    const struct hist *hist; /* the interval histograms merged (µs): successes, except for
+                                SUMMARY_FAILED */
 };
 
 #define SUMMARY_TOTAL (-1)   /* the kind index of the run's totals */
 #define SUMMARY_SERVICE (-2) /* open model: the service times (actual start to end) */
+#define SUMMARY_FAILED (-3)  /* the latency of failed requests, all kinds together */
 
 /* How the open model's schedule was kept, over the run's open ticks. */
 struct summary_schedule {
     uint64_t open_ticks;     /* ticks under the open model */
-    uint64_t open_ms;        /* their duration */
-    double rate_ms;          /* sum of target rate x duration (ms): the mean requested rate */
+    uint64_t open_us;        /* their duration */
+    double rate_us;          /* sum of target rate x duration (ms): the mean requested rate */
     uint64_t started;        /* requests started in them */
     uint64_t called;         /* requests the schedule called for */
     uint64_t capped;         /* times the in-flight cap held requests back */
@@ -99,11 +104,16 @@ struct summary_schedule {
     uint64_t ticks_not_kept; /* ticks whose schedule was not kept (tick_schedule_kept) */
 };
 
+/* Responses by HTTP status code over the run, sorted by code: *n rows
+ * (borrowed from s); and those past the table. */
+const struct tick_status *summary_statuses(const struct summary *s, uint32_t *n);
+uint64_t summary_statuses_other(const struct summary *s);
+
 /* The run's schedule figures (all 0 for a closed run); borrowed from s. */
 const struct summary_schedule *summary_schedule(const struct summary *s);
 
-/* The run's length (sum of the ticks' durations), in ms. */
-uint64_t summary_duration_ms(const struct summary *s);
+/* The run's length (sum of the ticks' durations), in µs. */
+uint64_t summary_duration_us(const struct summary *s);
 /* Request kinds seen (at most TICK_MAX_KINDS). */
 uint32_t summary_n_kinds(const struct summary *s);
 /* Fills out for kind (SUMMARY_TOTAL, SUMMARY_SERVICE or 0 .. summary_n_kinds - 1); returns 0,

@@ -29,20 +29,6 @@ void model_free(struct model *m)
     free(m);
 }
 
-static double per_s(uint64_t n, uint64_t duration_ms)
-{
-    return duration_ms ? (double)n * 1000.0 / (double)duration_ms : 0.0;
-}
-
-static uint64_t failed(const struct tick_kind *k)
-{
-    uint64_t n = 0;
-
-    for (int c = 0; c < ERR__COUNT; c++)
-        n += k->errors[c];
-    return n;
-}
-
 static unsigned marks_of(const struct model *m, const struct tick *t)
 {
     unsigned marks = 0;
@@ -71,9 +57,9 @@ static void add_point(struct model *m, const struct tick *t)
 {
     struct model_point *p = &m->points[m->head];
 
-    p->req_per_s = per_s(t->total.completed, t->duration_ms);
-    p->bytes_per_s = per_s(t->total.bytes_in, t->duration_ms);
-    p->err_per_s = per_s(failed(&t->total), t->duration_ms);
+    p->req_per_s = tick_per_s(t->total.completed, t->duration_us);
+    p->bytes_per_s = tick_per_s(t->total.bytes_in, t->duration_us);
+    p->err_per_s = tick_per_s(errclass_sum(t->total.errors), t->duration_us);
     p->p99_us = t->total.window.count ? t->total.window.pct_us[2] : 0;
     p->target_concurrency = t->target_concurrency;
     p->marks = marks_of(m, t);

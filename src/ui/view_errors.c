@@ -47,7 +47,7 @@ static void class_row(const struct view *v, int y, int x, int w, int c)
 {
     const struct theme *th = v->th;
     const struct tick *t = v->m->last;
-    double rate = t->duration_ms ? (double)t->total.errors[c] * 1000.0 / (double)t->duration_ms : 0;
+    double rate = tick_per_s(t->total.errors[c], t->duration_us);
     char r[16], total[16];
     int used;
 

@@ -59,7 +59,7 @@ void view_events(const struct view *v, struct rect r)
 static void replay_line(const struct view *v, struct rect r)
 {
     const struct theme *th = v->th;
-    uint64_t at = v->m->last ? v->m->last->start_ms + v->m->last->duration_ms : 0;
+    uint64_t at = v->m->last ? tick_end_ms(v->m->last) : 0;
     char now[16], total[16];
     int x = r.x, bar, fill;
 

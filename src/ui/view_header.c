@@ -24,7 +24,7 @@ static const char *state_label(const struct model *m)
 
 static void elapsed(const struct model *m, char *buf, size_t len)
 {
-    fmt_clock(m->last ? m->last->start_ms + m->last->duration_ms : 0, buf, len);
+    fmt_clock(m->last ? tick_end_ms(m->last) : 0, buf, len);
 }
 
 static void first_row(const struct view *v, struct rect r)
@@ -98,7 +98,7 @@ static int open_load(const struct view *v, int y, int x, int end)
 {
     const struct theme *th = v->th;
     const struct tick *t = v->m->last;
-    double got = t->duration_ms ? (double)t->total.started * 1000.0 / (double)t->duration_ms : 0;
+    double got = tick_per_s(t->total.started, t->duration_us);
     char lag[UNITS_FMT_MAX];
     int x0 = x;
 

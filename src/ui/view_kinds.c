@@ -22,24 +22,19 @@ static void cell_duration(const struct theme *th, int y, int x, uint64_t us, int
 }
 
 static void kind_row(const struct view *v, int y, int x, int w, const struct tick_kind *k,
-                     uint64_t duration_ms)
+                     uint64_t duration_us)
 {
     const struct theme *th = v->th;
-    uint64_t failed = 0;
+    uint64_t failed = errclass_sum(k->errors);
     char rate[16], err[16];
     int cx = x + NAME_W;
 
-    for (int c = 0; c < ERR__COUNT; c++)
-        failed += k->errors[c];
     draw_outside(th, y, x, NAME_W - 1, th->attr[ROLE_LABEL], k->name);
     if (cx + 2 * COL_W <= x + w) {
         draw_fmt(th, y, cx, COL_W, th->attr[ROLE_VALUE], "%*s", COL_W - 1,
-                 fmt_rate(duration_ms ? (double)k->completed * 1000 / (double)duration_ms : 0,
-                          rate, sizeof(rate)));
-        draw_fmt(th, y, cx + COL_W, COL_W, th->attr[failed ? ROLE_BAD : ROLE_DIM], "%*s",
-                 COL_W - 1,
-                 fmt_rate(duration_ms ? (double)failed * 1000 / (double)duration_ms : 0, err,
-                          sizeof(err)));
+                 fmt_rate(tick_per_s(k->completed, duration_us), rate, sizeof(rate)));
+        draw_fmt(th, y, cx + COL_W, COL_W, th->attr[failed ? ROLE_BAD : ROLE_DIM], "%*s", COL_W - 1,
+                 fmt_rate(tick_per_s(failed, duration_us), err, sizeof(err)));
     }
     cx += 2 * COL_W;
     for (int i = 0; i < TICK_NPCT && cx + COL_W <= x + w; i++, cx += COL_W)
@@ -53,8 +48,8 @@ static void kind_row(const struct view *v, int y, int x, int w, const struct tic
 
 void view_kinds(const struct view *v, struct rect r)
 {
-    static const char *const heads[] = {"req/s", "err/s", "p50", "p90", "p99", "p99.9", "max",
-                                        "run p99"};
+    static const char *const heads[] = {"req/s", "err/s", "p50", "p90",
+                                        "p99",   "p99.9", "max", "run p99"};
     const struct tick *t = v->m->last;
     int x = r.x + NAME_W;
 
@@ -68,5 +63,5 @@ void view_kinds(const struct view *v, struct rect r)
          i++, x += COL_W)
         draw_fmt(v->th, r.y + 1, x, COL_W, v->th->attr[ROLE_DIM], "%*s", COL_W - 1, heads[i]);
     for (uint32_t i = 0; i < t->n_kinds && (int)i + 2 < r.h; i++)
-        kind_row(v, r.y + 2 + (int)i, r.x, r.w, &t->kinds[i], t->duration_ms);
+        kind_row(v, r.y + 2 + (int)i, r.x, r.w, &t->kinds[i], t->duration_us);
 }

@@ -15,7 +15,7 @@ void view_compact(const struct view *v, struct rect r)
     const struct model *m = v->m;
     const struct theme *th = v->th;
     char rate[16], p99[UNITS_FMT_MAX];
-    uint64_t failed = 0;
+    uint64_t failed;
     int used;
 
     if (r.h < 1 || r.w < 1)
@@ -24,8 +24,7 @@ void view_compact(const struct view *v, struct rect r)
         draw_text(th, r.y, r.x, r.w, th->attr[ROLE_DIM], "brink: waiting for the first tick");
         return;
     }
-    for (int c = 0; c < ERR__COUNT; c++)
-        failed += m->last->total.errors[c];
+    failed = errclass_sum(m->last->total.errors);
     units_format_duration(m->last->total.window.pct_us[2], p99, sizeof(p99));
     used = draw_fmt(th, r.y, r.x, r.w, th->attr[ROLE_VALUE], "%s/s p99 %s err %.1f%% c %u %s",
                     fmt_rate(model_point(m, 0)->req_per_s, rate, sizeof(rate)),

@@ -38,8 +38,8 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
                      int is_open)
 {
     const struct theme *th = v->th;
-    char step[16] = "-", level[24], held[UNITS_FMT_MAX], rate[16], p99[UNITS_FMT_MAX],
-         err[16], verdict[24];
+    char step[16] = "-", level[24], held[UNITS_FMT_MAX], rate[16], p99[UNITS_FMT_MAX], err[16],
+         verdict[24];
     int used;
 
     if (row->plan_step)
@@ -48,9 +48,8 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
         snprintf(level, sizeof(level), "%.0f/s", row->level);
     else
         snprintf(level, sizeof(level), "c=%.0f", row->level);
-    units_format_duration(row->duration_ms * 1000, held, sizeof(held));
-    fmt_rate(row->duration_ms ? (double)row->completed * 1000.0 / (double)row->duration_ms : 0,
-             rate, sizeof(rate));
+    units_format_duration(row->duration_us, held, sizeof(held));
+    fmt_rate(tick_per_s(row->completed, row->duration_us), rate, sizeof(rate));
     if (row->timed)
         units_format_duration(row->p99_us, p99, sizeof(p99));
     else
@@ -69,8 +68,7 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
                  row->verdict == VERDICT_FAIL ? ": " : "");
     used = draw_fmt(th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %6s  ", step,
                     level, held, rate, p99, err);
-    used += draw_text(th, y, r.x + used, r.w - used, th->attr[verdict_role(row, is_open)],
-                      verdict);
+    used += draw_text(th, y, r.x + used, r.w - used, th->attr[verdict_role(row, is_open)], verdict);
     if (!is_open && row->verdict == VERDICT_FAIL)
         draw_outside(th, y, r.x + used, r.w - used, th->attr[ROLE_BAD], row->why);
 }

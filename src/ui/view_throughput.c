@@ -100,8 +100,8 @@ static void title(const struct view *v, struct rect r, unsigned n, unsigned k, d
     uint64_t ticks = (uint64_t)n * k < m->n_points ? (uint64_t)n * k : m->n_points;
     char extra[80], top_s[16], span[UNITS_FMT_MAX], col[UNITS_FMT_MAX];
 
-    units_format_duration(ticks * m->last->duration_ms * 1000, span, sizeof(span));
-    units_format_duration(k * m->last->duration_ms * 1000, col, sizeof(col));
+    units_format_duration(ticks * m->last->duration_us, span, sizeof(span));
+    units_format_duration(k * m->last->duration_us, col, sizeof(col));
     fmt_rate(top, top_s, sizeof(top_s));
     snprintf(extra, sizeof(extra), "last %s, %s/col, top %s/s", span, col, top_s);
     /* Narrow panels drop the column's span first: the top matters more. */

@@ -62,8 +62,8 @@ static inline struct tick *fx_tick(uint64_t seq, uint32_t n_kinds, uint32_t requ
         need += hist_encode(kinds[k], NULL, 0);
     t = tick_new(need);
     t->seq = seq;
-    t->start_ms = seq * 1000;
-    t->duration_ms = 1000;
+    t->start_us = seq * 1000000;
+    t->duration_us = 1000000;
     t->state = seq == 0 ? RUN_STARTING : RUN_RUNNING;
     t->model = LOAD_CLOSED;
     memcpy(t->transport, "h1", 3);
@@ -121,13 +121,13 @@ static inline struct tick *fx_tick(uint64_t seq, uint32_t n_kinds, uint32_t requ
         t->probes[0].state = PROBE_OK;
         t->probes[0].has_value = 1;
         t->probes[0].value = 0.25 + 0.01 * (double)seq;
-        t->probes[0].sampled_ms = t->start_ms + 500;
+        t->probes[0].sampled_ms = t->start_us / 1000 + 500;
         t->probes[0].alerting = seq == 5;
         tick_copy_text(t->probes[1].name, TICK_NAME_MAX, "db_conns");
         t->probes[1].state = seq == 6 ? PROBE_FAILING : PROBE_OK;
         t->probes[1].has_value = seq != 6;
         t->probes[1].value = 42.0 + (double)seq;
-        t->probes[1].sampled_ms = t->start_ms + 700;
+        t->probes[1].sampled_ms = t->start_us / 1000 + 700;
         if (seq == 6)
             tick_copy_text(t->probes[1].error, TICK_TEXT_MAX, "connect: refused");
     }
@@ -180,8 +180,8 @@ static inline void fx_assert_same_kind(const struct tick *a, const struct tick_k
 static inline void fx_assert_same_tick(const struct tick *a, const struct tick *b)
 {
     assert_int_equal(a->seq, b->seq);
-    assert_int_equal(a->start_ms, b->start_ms);
-    assert_int_equal(a->duration_ms, b->duration_ms);
+    assert_int_equal(a->start_us, b->start_us);
+    assert_int_equal(a->duration_us, b->duration_us);
     assert_int_equal(a->state, b->state);
     assert_int_equal(a->model, b->model);
     assert_string_equal(a->transport, b->transport);

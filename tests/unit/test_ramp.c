@@ -183,8 +183,8 @@ static struct tick *feed(struct fixture *f, uint64_t n, uint64_t failed, uint64_
     struct hist *h = hist_new();
 
     t->seq = f->seq;
-    t->start_ms = f->seq * 1000;
-    t->duration_ms = 1000;
+    t->start_us = f->seq * 1000000;
+    t->duration_us = 1000000;
     t->state = state;
     t->target_concurrency = (uint32_t)f->level;
     hist_record_n(h, latency_us, n);
@@ -272,7 +272,7 @@ static void a_tick_a_millisecond_short_still_counts(void **state)
     start(&f);
     for (int i = 0; i < 3; i++) {
         t = tick_new(DATA_CAP);
-        t->duration_ms = i == 1 ? 999 : 1000; /* ticks add up to the wall time */
+        t->duration_us = i == 1 ? 999000 : 1000000; /* ticks add up to the wall time */
         t->state = RUN_RUNNING;
         t->total.completed = t->total.ok = 10;
         ramp_on_tick(f.r, t, &f.out);
@@ -549,7 +549,7 @@ static void rates_are_levels_under_the_open_model(void **state)
                         "ramp step 1/2: 100/s (warm-up 0us, then hold 1.00s)");
     /* 95 of 100 requests/s started: 5% short, within the 10%. */
     t = tick_new(DATA_CAP);
-    t->duration_ms = 1000;
+    t->duration_us = 1000000;
     t->state = RUN_RUNNING;
     t->model = LOAD_OPEN;
     t->target_rate_per_s = 100;

@@ -15,6 +15,7 @@
 #include "record/internal.h"
 
 #define GOLDEN BRINK_SOURCE_DIR "/tests/data/sessions/golden.jsonl"
+#define GOLDEN_V1 BRINK_SOURCE_DIR "/tests/data/sessions/golden-v1.jsonl"
 #define GOLDEN_TICKS 10
 #define GOLDEN_CONFIG                                                                              \
     "[target]\nurl = https://shop.example/api?token=<redacted>\n"                                  \
@@ -253,6 +254,26 @@ static void golden_file_is_what_the_writer_writes_today(void **state)
     unlink(path);
 }
 
+/* A version 1 file (times in whole ms) still reads: its times come in µs. */
+static void version_1_files_read_with_their_times_in_us(void **state)
+{
+    char err[256];
+    struct rec_reader *r;
+    struct tick *t;
+    uint64_t n = 0;
+
+    (void)state;
+    assert_int_equal(rec_read_open(GOLDEN_V1, NULL, NULL, err, sizeof(err), &r), 0);
+    while (rec_read_next(r, &t) == 1) {
+        assert_int_equal(t->start_us, n * 1000000);
+        assert_int_equal(t->duration_us, 1000000);
+        tick_free(t);
+        n++;
+    }
+    assert_int_equal(n, GOLDEN_TICKS);
+    rec_read_close(r);
+}
+
 /* A tick read back and written again gives the same line, byte for byte. */
 static void read_ticks_write_back_to_the_same_lines(void **state)
 {
@@ -405,10 +426,11 @@ static void unknown_major_version_and_other_files_are_refused(void **state)
     int ticks;
 
     (void)state;
-    assert_int_equal(read_text("{\"type\":\"header\",\"format\":\"brink-session\",\"version\":2}\n",
+    assert_int_equal(read_text("{\"type\":\"header\",\"format\":\"brink-session\",\"version\":3}\n",
                                &nt, &ticks, err, sizeof(err)),
                      -ENOTSUP);
-    assert_non_null(strstr(err, "t.jsonl: session format version 2"));
+    assert_non_null(strstr(err, "t.jsonl: session format version 3"));
+    assert_non_null(strstr(err, "(versions 1 to 2)"));
     assert_int_equal(read_text("{\"type\":\"header\",\"format\":\"asciicast\",\"version\":1}\n",
                                &nt, &ticks, err, sizeof(err)),
                      -EINVAL);
@@ -575,6 +597,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ticks_read_back_identical_field_by_field),
         cmocka_unit_test(golden_file_is_what_the_writer_writes_today),
+        cmocka_unit_test(version_1_files_read_with_their_times_in_us),
         cmocka_unit_test(open_model_ticks_read_back_with_service_times_and_schedule),
         cmocka_unit_test(plan_state_reads_back_and_is_left_out_when_off),
         cmocka_unit_test(read_ticks_write_back_to_the_same_lines),

@@ -34,8 +34,8 @@ static struct tick *new_tick(uint64_t seq, uint32_t c, uint64_t n, uint64_t base
     struct hist *h = hist_new();
 
     t->seq = seq;
-    t->start_ms = seq * 1000;
-    t->duration_ms = 1000;
+    t->start_us = seq * 1000000;
+    t->duration_us = 1000000;
     t->state = RUN_RUNNING;
     t->model = LOAD_CLOSED;
     t->target_concurrency = c;
@@ -142,8 +142,8 @@ static void three_levels_make_three_rows_adding_up_to_the_total(void **state)
 
         completed += r->completed;
         assert_int_equal(r->n_ticks, 3);
-        assert_int_equal(r->duration_ms, 3000);
-        assert_int_equal(r->start_ms, 3000 * i);
+        assert_int_equal(r->duration_us, 3000000);
+        assert_int_equal(r->start_us, 3000000 * i);
         assert_int_equal(r->timed, r->completed);
     }
     assert_true(steps_row(st, 0)->level == 10.0);
@@ -175,8 +175,8 @@ static void return_to_a_level_is_a_new_row_and_groups_by_level(void **state)
     assert_true(r.level == 10.0);
     assert_int_equal(r.n_rows, 2);
     assert_int_equal(r.completed, 400);
-    assert_int_equal(r.duration_ms, 2000);
-    assert_int_equal(r.start_ms, 0);
+    assert_int_equal(r.duration_us, 2000000);
+    assert_int_equal(r.start_us, 0);
     /* Merged, not averaged: 100 values near 1000 and 300 near 3000. */
     assert_int_equal(r.max_us, 3299);
     assert_true(r.p50_us >= 3000 && r.p50_us < 3300);
@@ -206,9 +206,31 @@ static void paused_ticks_fold_into_the_open_row(void **state)
     steps_finish(st); /* harmless */
     assert_int_equal(steps_count(st), 1);
     assert_int_equal(steps_row(st, 0)->completed, 205);
-    assert_int_equal(steps_row(st, 0)->duration_ms, 2000);
-    assert_int_equal(steps_row(st, 0)->folded_ms, 2000);
+    assert_int_equal(steps_row(st, 0)->duration_us, 3000000); /* the done tick counts */
+    assert_int_equal(steps_row(st, 0)->folded_us, 1000000);   /* the pause does not */
     assert_int_equal(steps_row(st, 0)->n_ticks, 4);
+    steps_free(st);
+}
+
+/* A closed run that ends on --duration or --requests: its last tick (DONE)
+ * holds most of the requests; its length must count with them. */
+static void the_runs_tail_counts_its_length_with_its_requests(void **state)
+{
+    struct steps *st = steps_new();
+    struct tick *t;
+
+    (void)state;
+    feed(st, NULL, new_tick(0, 10, 1000, 100));
+    t = new_tick(1, 10, 180, 100);
+    t->state = RUN_DONE;
+    t->duration_us = 180000;
+    feed(st, NULL, t);
+    steps_finish(st);
+    assert_int_equal(steps_count(st), 1);
+    assert_int_equal(steps_row(st, 0)->completed, 1180);
+    assert_int_equal(steps_row(st, 0)->duration_us, 1180000);
+    assert_true(steps_row_rate(steps_row(st, 0)) > 999.0);
+    assert_true(steps_row_rate(steps_row(st, 0)) < 1001.0);
     steps_free(st);
 }
 
@@ -353,7 +375,7 @@ static void csv_has_a_line_per_tick_and_quotes_hostile_names(void **state)
     assert_int_equal(count_lines(text), 6);
     assert_non_null(strstr(text, ",err_refused,"));
     assert_non_null(strstr(text, ",\"a,\"\"b\"\"\\nc\"\r\n"));
-    assert_non_null(strstr(text, "\r\n4,4000,1000,running,10,10,0,10,10,10.000,10000,"));
+    assert_non_null(strstr(text, "\r\n4,4000000,1000000,running,10,10,0,10,10,10.000,10000,"));
     assert_non_null(strstr(text, ",4\r\n"));
     free(text);
     steps_free(st);
@@ -503,6 +525,7 @@ int main(void)
         cmocka_unit_test(three_levels_make_three_rows_adding_up_to_the_total),
         cmocka_unit_test(return_to_a_level_is_a_new_row_and_groups_by_level),
         cmocka_unit_test(paused_ticks_fold_into_the_open_row),
+        cmocka_unit_test(the_runs_tail_counts_its_length_with_its_requests),
         cmocka_unit_test(probes_keep_max_and_last_per_step),
         cmocka_unit_test(errors_are_counted_per_step),
         cmocka_unit_test(open_model_steps_by_rate),

@@ -26,8 +26,8 @@ static struct tick *new_tick(uint64_t start_ms, uint64_t duration_ms)
 {
     struct tick *t = tick_new(TEST_DATA_CAP);
 
-    t->start_ms = start_ms;
-    t->duration_ms = duration_ms;
+    t->start_us = start_ms * 1000;
+    t->duration_us = duration_ms * 1000;
     t->state = RUN_RUNNING;
     t->model = LOAD_CLOSED;
     t->target_concurrency = 40;
@@ -151,7 +151,7 @@ static void run_without_completions_says_so_instead_of_a_table(void **state)
     text = report_of(s);
     assert_string_equal(text, "duration 1.00s, 0 requests, 0.0 req/s, 0.00 MB/s in, 0.00 MB/s out\n"
                               "concurrency: target 10, max active 10\n"
-                              "latency: closed-loop, from the actual send (load model closed)\n"
+                              "latency: closed-loop, from the actual send (load model closed); successes only\n"
                               "no requests completed\n"
                               "HTTP statuses: none\n"
                               "dropped 0, aborted at stop 0, bodies cut 0, connections opened 0\n");
@@ -167,7 +167,6 @@ static void summary_of_no_ticks_prints_zeros_and_no_model(void **state)
     (void)state;
     text = report_of(s);
     assert_string_equal(text, "duration 0us, 0 requests, 0.0 req/s, 0.00 MB/s in, 0.00 MB/s out\n"
-                              "concurrency: target 0, max active 0\n"
                               "no requests completed\n"
                               "HTTP statuses: none\n"
                               "dropped 0, aborted at stop 0, bodies cut 0, connections opened 0\n");
@@ -271,13 +270,15 @@ static void open_and_mixed_models_label_their_latency(void **state)
     a->target_rate_per_s = 2500.0;
     add_and_free(s, a);
     text = report_of(s);
-    assert_line(text, "latency: from the intended send (load model open)");
-    assert_line(text, "concurrency: target 40, max active 40, max target rate 2,500/s");
+    assert_line(text, "latency: from the intended send (load model open); successes only");
+    /* An open run chose no concurrency: none is reported. */
+    assert_null(strstr(text, "concurrency:"));
+    assert_line(text, "rate: max target 2,500/s, max in flight 0 (cap 0)");
     free(text);
     add_and_free(s, b);
     text = report_of(s);
     assert_line(text, "latency: closed-loop in closed intervals, from the intended send in open "
-                      "ones (load model mixed)");
+                      "ones (load model mixed); successes only");
     free(text);
     summary_free(s);
 }
@@ -625,8 +626,8 @@ static void progress_line_shows_rates_percentiles_and_errors(void **state)
         summary_progress_line(t, buf, sizeof(buf)),
         "t=12s c=38/40 inflight=37 3120 req/s 3.1 MB/s p50 1.20ms p99 8.40ms err 1.0%");
     t->state = RUN_STOPPING;
-    t->start_ms = 59400;
-    t->duration_ms = 100;
+    t->start_us = 59400000;
+    t->duration_us = 100000;
     t->total.window.pct_us[2] = 2500000;
     assert_string_equal(
         summary_progress_line(t, buf, sizeof(buf)),
@@ -718,8 +719,8 @@ static void progress_line_of_an_empty_paused_interval_has_dashes(void **state)
     t->state = RUN_PAUSED;
     assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
                         "t=13s c=40 inflight=0 0 req/s 0.0 MB/s p50 - p99 - err - paused");
-    t->duration_ms = 0;
-    t->start_ms = 499;
+    t->duration_us = 0;
+    t->start_us = 499000;
     t->state = RUN_RUNNING;
     assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
                         "t=0s c=40 inflight=0 0 req/s 0.0 MB/s p50 - p99 - err -");

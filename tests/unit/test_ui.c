@@ -154,8 +154,8 @@ static struct tick *synthetic_tick(uint64_t seq, uint32_t n_kinds, int with_prob
     uint64_t p50 = c < 40 ? 900 + (seq * 13) % 120 : 4200 + (seq * 29) % 900;
 
     t->seq = seq;
-    t->start_ms = seq * 1000;
-    t->duration_ms = 1000;
+    t->start_us = seq * 1000000;
+    t->duration_us = 1000000;
     t->state = RUN_RUNNING;
     t->model = LOAD_CLOSED;
     snprintf(t->transport, sizeof(t->transport), "h1");
