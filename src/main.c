@@ -16,7 +16,7 @@
 #include "run.h"
 #include "target/target.h"
 
-enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+#include "core/exitcode.h"
 
 struct cmd {
     const char *name;
@@ -59,6 +59,10 @@ static const struct cmd commands[] = {
                 "  --seed N              seed for {rand}, {uuid} and the request mix\n"
                 "  --ramp                start the file's [ramp] plan at once\n"
                 "  --ramp=N,N,...        the same with these steps ([ramp] steps)\n"
+                "  --fail-on 'EXPR, ...' [thresholds] fail_on: conditions on the whole run,\n"
+                "                        e.g. 'error_rate > 1%, p99 > 200ms'; any that holds\n"
+                "                        makes the run exit 3 (default error_rate > 1%;\n"
+                "                        none: never)\n"
                 "  --headless            no console, even in a terminal\n"
                 "  --record FILE         record the session into FILE (never overwritten)\n"
                 "  --no-record           no session file ([record] enabled = no does the same)\n"
@@ -174,13 +178,15 @@ static void print_usage(FILE *out)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n"
                  "Run 'brink COMMAND --help' for the options of a command.\n"
-                 "exit status: 0 success, 1 runtime failure, 2 usage or config error\n");
+                 "exit status: 0 success, 1 runtime failure, 2 usage or config error,\n"
+                 "3 a threshold or a ramp step failed (run, report --fail-on)\n");
 }
 
 static void print_command_help(const struct cmd *c)
 {
     printf("usage: %s\n\n%s\n%s", c->usage, c->summary, c->help);
-    printf("\nexit status: 0 success, 1 runtime failure, 2 usage or config error\n");
+    printf("\nexit status: 0 success, 1 runtime failure, 2 usage or config error,\n"
+           "3 a threshold or a ramp step failed (run, report --fail-on)\n");
 }
 
 /* Prints an argument the user typed, escaped: it may hold control bytes. */
@@ -207,22 +213,22 @@ static int cmd_check(int argc, char **argv)
         else
             fprintf(stderr, "brink: check: unexpected argument \"%s\" (usage: brink check FILE)\n",
                     shown(argv[2], buf, sizeof(buf)));
-        return EXIT_USAGE;
+        return BRINK_EXIT_USAGE;
     }
     if (argv[1][0] == '-') {
         fprintf(stderr, "brink: check: unknown option \"%s\" (usage: brink check FILE)\n",
                 shown(argv[1], buf, sizeof(buf)));
-        return EXIT_USAGE;
+        return BRINK_EXIT_USAGE;
     }
     config_init(&c);
     rc = config_load_file(&c, argv[1], NULL, stderr);
     if (rc == 0 && config_write(&c, stdout) != 0) {
         fprintf(stderr, "brink: check: writing the configuration failed: %s\n", strerror(EIO));
         config_free(&c);
-        return EXIT_RUNTIME;
+        return BRINK_EXIT_RUNTIME;
     }
     config_free(&c);
-    return rc == 0 ? EXIT_OK : EXIT_USAGE;
+    return rc == 0 ? BRINK_EXIT_OK : BRINK_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -231,15 +237,15 @@ int main(int argc, char **argv)
 
     if (argc < 2) {
         print_usage(stderr);
-        return EXIT_USAGE;
+        return BRINK_EXIT_USAGE;
     }
     if (is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
         print_usage(stdout);
-        return EXIT_OK;
+        return BRINK_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
         printf("brink %s\n", BRINK_VERSION);
-        return EXIT_OK;
+        return BRINK_EXIT_OK;
     }
     for (size_t i = 0; i < N_COMMANDS; i++) {
         if (strcmp(argv[1], commands[i].name) != 0)
@@ -247,7 +253,7 @@ int main(int argc, char **argv)
         for (int j = 2; j < argc; j++) {
             if (is_help(argv[j])) {
                 print_command_help(&commands[i]);
-                return EXIT_OK;
+                return BRINK_EXIT_OK;
             }
         }
         return commands[i].run(argc - 1, argv + 1);
@@ -258,5 +264,5 @@ int main(int argc, char **argv)
     else
         fprintf(stderr, "brink: unknown command \"%s\" (run 'brink --help' for the list)\n",
                 shown(argv[1], buf, sizeof(buf)));
-    return EXIT_USAGE;
+    return BRINK_EXIT_USAGE;
 }

@@ -12,6 +12,7 @@
 #include "core/board.h"
 #include "core/chan.h"
 #include "core/clock.h"
+#include "core/exitcode.h"
 #include "core/redact.h"
 #include "core/sanitize.h"
 #include "core/stopper.h"
@@ -25,6 +26,7 @@
 #include "report/formats.h"
 #include "report/summary.h"
 #include "ui/ui.h"
+#include "verdicts.h"
 
 #define MAX_OVERRIDES 16
 
@@ -43,6 +45,7 @@ static const struct run_flag {
     {"--timeout", "target", "timeout"},
     {"--rate", "load", "rate"},
     {"--max-in-flight", "load", "max_in_flight"},
+    {"--fail-on", "thresholds", "fail_on"},
 };
 
 struct run_args {
@@ -419,7 +422,10 @@ static int run_load(const struct run_args *a, const struct config *c)
     if (chan_dropped(ch))
         fprintf(stderr, "brink: run: %llu ticks were dropped before they were shown\n",
                 (unsigned long long)chan_dropped(ch));
-    rc = format_final(k.summary, k.steps, stdout) == 0 ? 0 : 1;
+    rc = format_final(k.summary, k.steps, stdout) == 0 ? BRINK_EXIT_OK : BRINK_EXIT_RUNTIME;
+    /* The demo is meant to break: it shows its verdicts but exits 0. */
+    if (verdicts_report("run", &c->thresholds.fail_on, k.steps, stdout) && rc == 0 && !a->preset)
+        rc = BRINK_EXIT_VERDICT;
     if (recording_stop(k.recording, !chan_dropped(ch), signals_stops ? "stopped" : "done") != 0)
         rc = 1;
     engine_free(th.engine);

@@ -34,6 +34,7 @@ void config_init(struct config *c)
     config__apply_defaults(SECTION_LOAD, &c->load);
     config__apply_defaults(SECTION_RECORD, &c->record);
     config__apply_defaults(SECTION_RAMP, &c->ramp);
+    config__apply_defaults(SECTION_THRESHOLDS, &c->thresholds);
 }
 
 static void free_str(struct config_str *s)
@@ -91,6 +92,8 @@ static void *base_of(struct config *c, enum config_section_kind kind, uint32_t i
         return &c->record;
     case SECTION_RAMP:
         return &c->ramp;
+    case SECTION_THRESHOLDS:
+        return &c->thresholds;
     case SECTION_REQUEST:
         return &c->requests[index];
     case SECTION_PROBE:
@@ -280,6 +283,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
         resolve_requests(&ctx);
         config__resolve_probes(&ctx);
         config__resolve_ramp(&ctx);
+        config__resolve_thresholds(&ctx);
         check_load(&ctx);
         apply_string_defaults(c);
         rc = ctx.n_errors ? -EINVAL : 0;

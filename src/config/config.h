@@ -80,6 +80,8 @@ enum config_ramp_key {
     CONFIG_RAMP_KEYS
 };
 
+enum config_thresholds_key { CONFIG_THRESHOLDS_FAIL_ON, CONFIG_THRESHOLDS_KEYS };
+
 enum config_probe_key {
     CONFIG_PROBE_TYPE,
     CONFIG_PROBE_URL,
@@ -251,6 +253,24 @@ struct config_rule {
     char probe[CONFIG_NAME_MAX + 1]; /* CONFIG_RULE_PROBE: the NAME of [probe NAME] */
 };
 
+/* A list of conditions ([ramp] stop_when, [thresholds] fail_on); a
+ * verdict fails when any holds. Both default to CONFIG_DEFAULT_RULES;
+ * "none" leaves the list empty, so that everything passes. */
+struct config_rules {
+    uint32_t n_rules;
+    struct config_rule rules[CONFIG_MAX_RULES];
+};
+
+#define CONFIG_DEFAULT_RULES "error_rate > 1%"
+
+/* [thresholds]: what the whole run must meet; brink run exits with
+ * status 3 (docs/config.md) when a condition holds. */
+struct config_thresholds {
+    uint32_t line;
+    uint32_t key_line[CONFIG_THRESHOLDS_KEYS];
+    struct config_rules fail_on; /* default CONFIG_DEFAULT_RULES */
+};
+
 /* [ramp]: a staircase of load levels, each held for a time or an amount of
  * work, judged against stop_when when its hold ends. */
 struct config_ramp {
@@ -263,8 +283,7 @@ struct config_ramp {
     uint64_t hold_us;                     /* per step, default 10 s; 0 when requests_per_user */
     uint32_t requests_per_user;           /* per step, 0: hold by time */
     uint64_t warmup_us;                   /* at the start of each step, out of its figures */
-    uint32_t n_rules;
-    struct config_rule rules[CONFIG_MAX_RULES];
+    struct config_rules stop_when;        /* a step fails when one holds */
     enum config_ramp_action action;       /* default stop */
 };
 
@@ -278,6 +297,7 @@ struct config {
     struct config_probe probes[CONFIG_MAX_PROBES];
     struct config_record record;
     struct config_ramp ramp;
+    struct config_thresholds thresholds;
 };
 
 /* Looks up an environment variable; the tests inject their own. */

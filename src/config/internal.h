@@ -28,6 +28,7 @@ enum config_section_kind {
     SECTION_RECORD,
     SECTION_PROBE,
     SECTION_RAMP,
+    SECTION_THRESHOLDS,
 };
 
 struct config_key;
@@ -83,7 +84,7 @@ extern const struct config_type config__probe_type, config__probe_url, config__p
 
 /* Value types of [ramp] keys, defined in ramp.c. */
 extern const struct config_type config__ramp_steps, config__ramp_count, config__ramp_work,
-    config__ramp_hold, config__growth, config__stop_when, config__ramp_action;
+    config__ramp_hold, config__growth, config__rules, config__ramp_action;
 
 struct config_load_ctx {
     struct config *c;
@@ -180,6 +181,8 @@ void config__resolve_probes(struct config_load_ctx *ctx);
  * one way, not two; hold or requests_per_user; probes named by stop_when
  * exist. Fills in the steps of start/step/max. */
 void config__resolve_ramp(struct config_load_ctx *ctx);
+/* Checks [thresholds] fail_on against the whole file (its probes). */
+void config__resolve_thresholds(struct config_load_ctx *ctx);
 
 /* probe.c: numbers in any locale (see parse_number there), and written back
  * in the fewest digits that read back to the same double. */

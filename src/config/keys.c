@@ -275,14 +275,22 @@ const struct config_key config__keys[] = {
     {.name = "stop_when",
      .section = SECTION_RAMP,
      .index = CONFIG_RAMP_STOP_WHEN,
-     .type = &config__stop_when,
-     .offset = RAMP(rules)},
+     .type = &config__rules,
+     .offset = RAMP(stop_when),
+     .def = CONFIG_DEFAULT_RULES},
     {.name = "action",
      .section = SECTION_RAMP,
      .index = CONFIG_RAMP_ACTION,
      .type = &config__ramp_action,
      .offset = RAMP(action),
      .def = "stop"},
+
+    {.name = "fail_on",
+     .section = SECTION_THRESHOLDS,
+     .index = CONFIG_THRESHOLDS_FAIL_ON,
+     .type = &config__rules,
+     .offset = offsetof(struct config_thresholds, fail_on),
+     .def = CONFIG_DEFAULT_RULES},
 
     /* Required; which of the keys below a probe needs or refuses depends
      * on it and is checked once the whole file is read (probe.c). */

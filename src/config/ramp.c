@@ -260,17 +260,21 @@ static int parse_rule(const char *item, struct config_rule *rule, char *why, siz
     return parse_rule_value(rule, unit, op + 1 + strspn(op + 1, " \t"), why, why_len);
 }
 
-static int parse_stop_when(struct config_load_ctx *ctx, const struct config_key *k, void *base,
-                           const struct config_value *v, char *why, size_t why_len)
+/* "none", or conditions separated by commas. */
+static int parse_rules(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                       const struct config_value *v, char *why, size_t why_len)
 {
-    struct config_ramp *r = base;
+    struct config_rules *r = field_of(k, base);
     const char *s = v->value;
     char item[RULE_TEXT_MAX], shown[CONFIG_SHOW_MAX], inner[CONFIG_WHY_MAX / 2];
     uint32_t n = 0;
     int rc;
 
     (void)ctx;
-    (void)k;
+    if (strcmp(v->value, "none") == 0) {
+        r->n_rules = 0;
+        return 0;
+    }
     while ((rc = next_item(&s, item, sizeof(item))) == 0) {
         if (n == CONFIG_MAX_RULES) {
             snprintf(why, why_len, "expected at most %d conditions", CONFIG_MAX_RULES);
@@ -286,7 +290,7 @@ static int parse_stop_when(struct config_load_ctx *ctx, const struct config_key 
     if (rc == -E2BIG || n == 0) {
         snprintf(
             why, why_len,
-            "expected conditions separated by commas, such as error_rate > 1%%, p99 > 2s, got \"%s\"",
+            "expected none or conditions separated by commas, such as error_rate > 1%%, p99 > 2s, got \"%s\"",
             config__show(v->value, shown));
         return -EINVAL;
     }
@@ -317,12 +321,12 @@ static void write_rule(const struct config_rule *rule, FILE *out)
     fprintf(out, "%s%s %c %s", PROBE_PREFIX, name, rule->is_below ? '<' : '>', buf);
 }
 
-static void write_stop_when(const struct config_key *k, const void *base, FILE *out)
+static void write_rules(const struct config_key *k, const void *base, FILE *out)
 {
-    const struct config_ramp *r = base;
+    const struct config_rules *r = cfield_of(k, base);
 
     if (r->n_rules == 0) {
-        fprintf(out, "; %s: none, every step passes\n", k->name);
+        fprintf(out, "%s = none\n", k->name);
         return;
     }
     fprintf(out, "%s = ", k->name);
@@ -352,7 +356,7 @@ const struct config_type config__ramp_count = {parse_count, write_maker, 0};
 const struct config_type config__ramp_work = {parse_count, write_requests_per_user, 0};
 const struct config_type config__ramp_hold = {parse_hold, write_hold, 0};
 const struct config_type config__growth = {parse_choice, write_maker, 0};
-const struct config_type config__stop_when = {parse_stop_when, write_stop_when, 0};
+const struct config_type config__rules = {parse_rules, write_rules, 0};
 const struct config_type config__ramp_action = {parse_choice, write_action, 0};
 
 /* ---- the whole section ---- */
@@ -382,7 +386,9 @@ static void make_steps(struct config_load_ctx *ctx, struct config_ramp *r)
     }
 }
 
-static void check_probes(struct config_load_ctx *ctx, const struct config_ramp *r)
+/* Each probe.NAME of rules (key at line, named where) names a probe. */
+static void check_probes(struct config_load_ctx *ctx, const struct config_rules *r, uint32_t line,
+                         const char *where)
 {
     char shown[CONFIG_SHOW_MAX];
 
@@ -395,7 +401,7 @@ static void check_probes(struct config_load_ctx *ctx, const struct config_ramp *
         while (j < ctx->c->n_probes && strcmp(ctx->c->probes[j].name, rule->probe) != 0)
             j++;
         if (j == ctx->c->n_probes)
-            config__error(ctx, r->key_line[CONFIG_RAMP_STOP_WHEN], "[ramp] stop_when",
+            config__error(ctx, line, where,
                           "probe.%s names no [probe %s] section", config__show(rule->probe, shown),
                           shown);
     }
@@ -435,5 +441,18 @@ void config__resolve_ramp(struct config_load_ctx *ctx)
         config__error(ctx, r->key_line[CONFIG_RAMP_REQUESTS_PER_USER], "[ramp] requests_per_user",
                       "hold is set at line %lu; a step holds for a time or for work, not both",
                       (unsigned long)r->key_line[CONFIG_RAMP_HOLD]);
-    check_probes(ctx, r);
+    check_probes(ctx, &r->stop_when, r->key_line[CONFIG_RAMP_STOP_WHEN], "[ramp] stop_when");
+}
+
+void config__resolve_thresholds(struct config_load_ctx *ctx)
+{
+    const struct config_thresholds *t = &ctx->c->thresholds;
+    uint32_t line = t->key_line[CONFIG_THRESHOLDS_FAIL_ON];
+
+    for (uint32_t i = 0; i < t->fail_on.n_rules; i++) {
+        if (t->fail_on.rules[i].metric == CONFIG_RULE_THROUGHPUT_DROP)
+            config__error(ctx, line, "[thresholds] fail_on",
+                          "throughput_drop compares the steps of a [ramp] plan, not a whole run (expected error_rate, p50, p90, p99, p99.9, rate_shortfall or probe.NAME)");
+    }
+    check_probes(ctx, &t->fail_on, line, "[thresholds] fail_on");
 }

@@ -83,6 +83,8 @@ int config_write(const struct config *c, FILE *out)
         fprintf(out, "\n[ramp]\n");
         write_section(SECTION_RAMP, &c->ramp, out);
     }
+    fprintf(out, "\n[thresholds]\n");
+    write_section(SECTION_THRESHOLDS, &c->thresholds, out);
     fprintf(out, "\n[record]\n");
     write_section(SECTION_RECORD, &c->record, out);
     if (fflush(out) != 0 || ferror(out))

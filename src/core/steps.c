@@ -39,6 +39,9 @@ struct steps {
     uint64_t levels_not_kept; /* rows of levels past STEPS_MAX_LEVELS */
     uint32_t n_probes;
     struct probe_name probes[TICK_MAX_PROBES];
+    struct step_row run;    /* the whole run: every tick, warm-ups included */
+    struct hist *run_hist;  /* its histograms merged */
+    double run_level_us;    /* sum of level x duration over held ticks */
 };
 
 struct steps *steps_new(void)
@@ -47,6 +50,7 @@ struct steps *steps_new(void)
 
     s->cur_hist = hist_new();
     s->scratch = hist_new();
+    s->run_hist = hist_new();
     return s;
 }
 
@@ -60,6 +64,7 @@ void steps_free(struct steps *s)
     free(s->rows);
     hist_free(s->cur_hist);
     hist_free(s->scratch);
+    hist_free(s->run_hist);
     free(s);
 }
 
@@ -249,7 +254,18 @@ static void open_row(struct steps *s, const struct tick *t)
     s->cur_holds = 0;
 }
 
-static void add_probes(struct steps *s, const struct tick *t)
+static void probe_add(struct step_probe *p, double v)
+{
+    if (!p->has_value || v > p->max)
+        p->max = v;
+    if (!p->has_value || v < p->min)
+        p->min = v;
+    p->last = v;
+    p->has_value = 1;
+}
+
+/* t's probe values into row r (and the run's when with_run). */
+static void add_probes(struct steps *s, struct step_row *r, const struct tick *t)
 {
     uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
 
@@ -257,25 +273,51 @@ static void add_probes(struct steps *s, const struct tick *t)
         const struct tick_probe *tp = &t->probes[i];
         int k =
             tick_name_row(s->probes, sizeof(s->probes[0]), &s->n_probes, TICK_MAX_PROBES, tp->name);
-        struct step_probe *p;
 
-        if (k < 0 || !tp->has_value)
-            continue;
-        p = &s->cur.probes[k];
-        if (!p->has_value || tp->value > p->max)
-            p->max = tp->value;
-        if (!p->has_value || tp->value < p->min)
-            p->min = tp->value;
-        p->last = tp->value;
-        p->has_value = 1;
+        if (k >= 0 && tp->has_value)
+            probe_add(&r->probes[k], tp->value);
     }
 }
 
-/* Merges t's total histogram into the open row. Returns 0 or -EINVAL. */
-static int add_hist(struct steps *s, const struct tick *t)
+/* Adds t's counts to r; is_held: its length counts in r's duration. */
+static void add_counts(struct step_row *r, const struct tick *t, int is_held)
+{
+    if (is_held)
+        r->duration_us += t->duration_us;
+    r->n_ticks++;
+    r->started += t->total.started;
+    r->completed += t->total.completed;
+    r->ok += t->total.ok;
+    r->bytes_in += t->total.bytes_in;
+    r->bytes_out += t->total.bytes_out;
+    for (int c = 0; c < ERR__COUNT; c++)
+        r->errors[c] += t->total.errors[c];
+}
+
+/* The whole run: every tick counts; only a pause's length does not. The
+ * tick's histogram is decoded into s->scratch here, once: rc says how it
+ * went, for add_hist. */
+static int add_to_run(struct steps *s, const struct tick *t)
 {
     int rc = tick_get_hist(t, &t->total, s->scratch);
 
+    if (t->state != RUN_PAUSED) {
+        s->run_level_us += level_of_tick(t) * (double)t->duration_us;
+        s->run.model = t->model;
+    }
+    add_counts(&s->run, t, t->state != RUN_PAUSED);
+    add_probes(s, &s->run, t);
+    if (rc == 0)
+        hist_merge(s->run_hist, s->scratch);
+    else if (!(rc == -ENOENT && t->total.ok == 0 && t->total.window.count == 0))
+        s->run.hist_gaps++;
+    return rc;
+}
+
+/* Merges t's total histogram, decoded by add_to_run (rc), into the open
+ * row. Returns 0 or -EINVAL. */
+static int add_hist(struct steps *s, const struct tick *t, int rc)
+{
     if (rc == 0) {
         hist_merge(s->cur_hist, s->scratch);
         return 0;
@@ -290,6 +332,7 @@ static int add_hist(struct steps *s, const struct tick *t)
 int steps_add_tick(struct steps *s, const struct tick *t)
 {
     int holds = t->state == RUN_RUNNING || t->state == RUN_STARTING;
+    int rc = add_to_run(s, t);
     struct step_row *r;
 
     if (!s->is_open) {
@@ -319,27 +362,29 @@ int steps_add_tick(struct steps *s, const struct tick *t)
         double rate = tick_per_s(t->total.completed, t->duration_us);
 
         s->cur_holds = 1;
-        r->duration_us += t->duration_us;
         r->held_ticks++;
         r->rate_sum += rate;
         r->rate_sum2 += rate * rate;
     } else if (t->state == RUN_PAUSED) {
         r->folded_us += t->duration_us;
-    } else {
-        /* The run's tail: what it completes was sent at this level, so
-         * its length counts too, or the row's req/s would be overstated. */
-        r->duration_us += t->duration_us;
     }
-    r->n_ticks++;
-    r->started += t->total.started;
-    r->completed += t->total.completed;
-    r->ok += t->total.ok;
-    r->bytes_in += t->total.bytes_in;
-    r->bytes_out += t->total.bytes_out;
-    for (int c = 0; c < ERR__COUNT; c++)
-        r->errors[c] += t->total.errors[c];
-    add_probes(s, t);
-    return add_hist(s, t);
+    /* The run's tail (STOPPING, DONE): what it completes was sent at this
+     * level, so its length counts too, or the row's req/s would be
+     * overstated. */
+    add_counts(r, t, t->state != RUN_PAUSED);
+    add_probes(s, r, t);
+    return add_hist(s, t, rc);
+}
+
+int steps_run(const struct steps *s, struct step_row *out)
+{
+    if (s->run.n_ticks == 0)
+        return -ENOENT;
+    *out = s->run;
+    out->n_rows = 1;
+    out->level = s->run.duration_us ? s->run_level_us / (double)s->run.duration_us : 0;
+    set_latency(out, s->run_hist);
+    return 0;
 }
 
 void steps_finish(struct steps *s)

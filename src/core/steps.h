@@ -103,6 +103,13 @@ void steps_finish(struct steps *s);
  * *out, or -ENOENT when no row is open. */
 int steps_current(const struct steps *s, struct step_row *out);
 
+/* The whole run as one row, for thresholds: every tick's counts (plan
+ * warm-ups included), its length less pauses, the successes' latency of all
+ * its ticks merged, each probe's extremes; level is the time-weighted mean
+ * of the levels held and model the latest. 0 and *out, or -ENOENT before
+ * the first tick. */
+int steps_run(const struct steps *s, struct step_row *out);
+
 /* Closed rows in order, 0 to steps_count - 1; NULL past the end. Valid until
  * the next steps_add_tick, steps_finish or steps_free. */
 size_t steps_count(const struct steps *s);

@@ -17,6 +17,7 @@
 #include "core/units.h"
 #include "core/xalloc.h"
 #include "ramp/ramp.h"
+#include "ramp/verdict.h"
 
 #define POINTS_MAX 256 /* judged steps the knee looks at; older ones are dropped */
 
@@ -139,98 +140,6 @@ static struct knee_point row_point(const struct step_row *row)
     return p;
 }
 
-static uint64_t row_pct(const struct step_row *row, enum config_rule_metric m)
-{
-    switch (m) {
-    case CONFIG_RULE_P50:
-        return row->p50_us;
-    case CONFIG_RULE_P90:
-        return row->p90_us;
-    case CONFIG_RULE_P99:
-        return row->p99_us;
-    default:
-        return row->p999_us;
-    }
-}
-
-/* ---- judging ---- */
-
-static const char *rule_name(const struct config_rule *rule)
-{
-    static const char *const names[] = {
-        [CONFIG_RULE_ERROR_RATE] = "error_rate", [CONFIG_RULE_P50] = "p50",
-        [CONFIG_RULE_P90] = "p90",               [CONFIG_RULE_P99] = "p99",
-        [CONFIG_RULE_P999] = "p99.9",            [CONFIG_RULE_THROUGHPUT_DROP] = "throughput_drop",
-        [CONFIG_RULE_RATE_SHORTFALL] = "rate_shortfall",
-    };
-
-    return rule->metric == CONFIG_RULE_PROBE ? rule->probe : names[rule->metric];
-}
-
-/* Whether rule trips on f; why gets the figures when it does. */
-static int rule_trips(const struct ramp *r, const struct step_row *f,
-                      const struct config_rule *rule, char *why, size_t len)
-{
-    char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX];
-    double v, rate;
-
-    switch (rule->metric) {
-    case CONFIG_RULE_ERROR_RATE:
-        v = f->completed ? (double)steps_row_failed(f) / (double)f->completed : 0;
-        if (v <= rule->value)
-            return 0;
-        snprintf(why, len, "error_rate %.2f%% > %.2f%% (%llu of %llu failed)", v * 100,
-                 rule->value * 100, (unsigned long long)steps_row_failed(f),
-                 (unsigned long long)f->completed);
-        return 1;
-    case CONFIG_RULE_P50:
-    case CONFIG_RULE_P90:
-    case CONFIG_RULE_P99:
-    case CONFIG_RULE_P999:
-        v = (double)row_pct(f, rule->metric);
-        if (v <= rule->value)
-            return 0;
-        snprintf(why, len, "%s %s > %s", rule_name(rule),
-                 units_format_duration((uint64_t)v, a, sizeof(a)),
-                 units_format_duration((uint64_t)rule->value, b, sizeof(b)));
-        return 1;
-    case CONFIG_RULE_THROUGHPUT_DROP:
-        if (!r->has_passed || r->best_rate <= 0)
-            return 0;
-        v = 1.0 - steps_row_rate(f) / r->best_rate;
-        if (v <= rule->value)
-            return 0;
-        snprintf(why, len, "throughput_drop %.1f%% > %.1f%% (%.0f req/s, best %.0f)", v * 100,
-                 rule->value * 100, steps_row_rate(f), r->best_rate);
-        return 1;
-    case CONFIG_RULE_RATE_SHORTFALL:
-        /* Only a rate asked for can fall short; users take what they get. */
-        if (r->model != LOAD_OPEN || f->level <= 0)
-            return 0;
-        /* What started, not what completed: the schedule is about starts. */
-        rate = tick_per_s(f->started, f->duration_us);
-        v = 1.0 - rate / f->level;
-        if (v <= rule->value)
-            return 0;
-        snprintf(why, len, "rate_shortfall %.1f%% > %.1f%% (%.0f of %.0f requests/s started)",
-                 v * 100, rule->value * 100, rate, f->level);
-        return 1;
-    case CONFIG_RULE_PROBE:
-        for (uint32_t i = 0; i < steps_n_probes(r->steps); i++) {
-            if (strcmp(steps_probe_name(r->steps, i), rule->probe) != 0 || !f->probes[i].has_value)
-                continue;
-            v = rule->is_below ? f->probes[i].min : f->probes[i].max;
-            if (rule->is_below ? v >= rule->value : v <= rule->value)
-                return 0;
-            snprintf(why, len, "probe %s %g %c %g", rule->probe, v, rule->is_below ? '<' : '>',
-                     rule->value);
-            return 1;
-        }
-        return 0;
-    }
-    return 0;
-}
-
 /* VERDICT_PASS or VERDICT_FAIL, with the first condition that tripped. */
 static enum plan_verdict judge(const struct ramp *r, const struct step_row *f, char *why,
                                size_t len)
@@ -242,8 +151,9 @@ static enum plan_verdict judge(const struct ramp *r, const struct step_row *f, c
                  units_format_duration(f->duration_us, d, sizeof(d)));
         return VERDICT_FAIL;
     }
-    for (uint32_t i = 0; i < r->cfg->n_rules; i++) {
-        if (rule_trips(r, f, &r->cfg->rules[i], why, len))
+    for (uint32_t i = 0; i < r->cfg->stop_when.n_rules; i++) {
+        if (verdict_rule_trips(&r->cfg->stop_when.rules[i], f, r->steps, r->model,
+                               r->has_passed ? r->best_rate : 0, why, len))
             return VERDICT_FAIL;
     }
     why[0] = '\0';
@@ -290,8 +200,8 @@ static void check_pct_limits(struct ramp *r, struct tick *t)
 
     if (r->pct_over || t->total.window.count == 0)
         return;
-    for (uint32_t i = 0; i < r->cfg->n_rules; i++) {
-        const struct config_rule *rule = &r->cfg->rules[i];
+    for (uint32_t i = 0; i < r->cfg->stop_when.n_rules; i++) {
+        const struct config_rule *rule = &r->cfg->stop_when.rules[i];
         uint64_t v;
 
         if (rule->metric < CONFIG_RULE_P50 || rule->metric > CONFIG_RULE_P999)
@@ -302,12 +212,12 @@ static void check_pct_limits(struct ramp *r, struct tick *t)
         r->pct_over = 1;
         if (t->model == LOAD_OPEN)
             tick_event(t, EV_DETECTION, "%s %s crossed its limit %s at %.0f requests/s",
-                       rule_name(rule), units_format_duration(v, a, sizeof(a)),
+                       verdict_rule_name(rule), units_format_duration(v, a, sizeof(a)),
                        units_format_duration((uint64_t)rule->value, b, sizeof(b)),
                        t->target_rate_per_s);
         else
             tick_event(t, EV_DETECTION, "%s %s crossed its limit %s at concurrency %u",
-                       rule_name(rule), units_format_duration(v, a, sizeof(a)),
+                       verdict_rule_name(rule), units_format_duration(v, a, sizeof(a)),
                        units_format_duration((uint64_t)rule->value, b, sizeof(b)),
                        t->target_concurrency);
         return;

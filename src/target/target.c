@@ -23,7 +23,7 @@
 #include "core/xalloc.h"
 #include "target/internal.h"
 
-enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+#include "core/exitcode.h"
 
 #define USAGE "usage: brink target [--listen ADDR:PORT] [--config FILE] [--seed N]"
 #define CONFIG_MAX_BYTES SETTINGS_MAX_DOC_BYTES
@@ -267,13 +267,13 @@ static int serve(struct target *t, int *fd, const char *url, const sigset_t *sto
 
     if (start_serving(t, *fd, url, err, sizeof(err)) != 0) {
         fprintf(stderr, "brink: target: %s\n", err);
-        return EXIT_RUNTIME;
+        return BRINK_EXIT_RUNTIME;
     }
     printf("%s\n", url);
     fflush(stdout);
     wait_for_stop(stop);
     stop_serving(t, fd);
-    return EXIT_OK;
+    return BRINK_EXIT_OK;
 }
 
 struct target_server {
@@ -339,10 +339,10 @@ int target_main(int argc, char **argv)
 
     rc = parse_options(argc, argv, &o);
     if (rc)
-        return rc > 0 ? EXIT_OK : EXIT_USAGE;
+        return rc > 0 ? BRINK_EXIT_OK : BRINK_EXIT_USAGE;
     settings_default(&s);
     if (o.config && load_config(o.config, &s) != 0)
-        return EXIT_USAGE;
+        return BRINK_EXIT_USAGE;
     if (o.seed) {
         char *end;
         errno = 0;
@@ -350,7 +350,7 @@ int target_main(int argc, char **argv)
         if (errno || *end || !*o.seed || o.seed[0] == '-' || s.seed > SETTINGS_SEED_MAX) {
             fprintf(stderr, "brink: target: --seed: expected a whole number 0..2^53, got \"%s\"\n",
                     shown(o.seed, buf, sizeof(buf)));
-            return EXIT_USAGE;
+            return BRINK_EXIT_USAGE;
         }
     }
     if (parse_listen(o.listen, &ss, &len) != 0) {
@@ -358,7 +358,7 @@ int target_main(int argc, char **argv)
             stderr,
             "brink: target: --listen: expected ADDR:PORT such as 127.0.0.1:8080 or [::1]:0, got \"%s\"\n",
             shown(o.listen, buf, sizeof(buf)));
-        return EXIT_USAGE;
+        return BRINK_EXIT_USAGE;
     }
     /* Block the stop signals before any thread starts, so every thread
      * inherits the mask and only sigwait below takes them. */
@@ -372,13 +372,13 @@ int target_main(int argc, char **argv)
     if (fd < 0) {
         fprintf(stderr, "brink: target: listen on %s: %s\n", shown(o.listen, buf, sizeof(buf)),
                 err);
-        return EXIT_RUNTIME;
+        return BRINK_EXIT_RUNTIME;
     }
     t = xcalloc(1, sizeof(*t));
     target_init(t, &s);
     if (files_open(t, s.files_dir, err, sizeof(err)) != 0) {
         fprintf(stderr, "brink: target: %s\n", err);
-        rc = EXIT_USAGE;
+        rc = BRINK_EXIT_USAGE;
     } else {
         rc = serve(t, &fd, url, &stop);
     }

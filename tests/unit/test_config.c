@@ -302,16 +302,16 @@ static void ramp_keys_are_read(void **state)
     assert_int_equal(c.ramp.requests_per_user, 4);
     assert_int_equal(c.ramp.warmup_us, 2000000);
     assert_int_equal(c.ramp.action, CONFIG_ACTION_BACK);
-    assert_int_equal(c.ramp.n_rules, 5);
-    assert_int_equal(c.ramp.rules[0].metric, CONFIG_RULE_ERROR_RATE);
-    assert_true(c.ramp.rules[0].value > 0.0099 && c.ramp.rules[0].value < 0.0101);
-    assert_int_equal(c.ramp.rules[1].metric, CONFIG_RULE_P99);
-    assert_true(c.ramp.rules[1].value == 2e6);
-    assert_int_equal(c.ramp.rules[2].metric, CONFIG_RULE_PROBE);
-    assert_string_equal(c.ramp.rules[2].probe, "siblings");
-    assert_true(c.ramp.rules[2].value == 100 && !c.ramp.rules[2].is_below);
-    assert_int_equal(c.ramp.rules[3].metric, CONFIG_RULE_THROUGHPUT_DROP);
-    assert_true(c.ramp.rules[4].is_below && c.ramp.rules[4].value == 0.5);
+    assert_int_equal(c.ramp.stop_when.n_rules, 5);
+    assert_int_equal(c.ramp.stop_when.rules[0].metric, CONFIG_RULE_ERROR_RATE);
+    assert_true(c.ramp.stop_when.rules[0].value > 0.0099 && c.ramp.stop_when.rules[0].value < 0.0101);
+    assert_int_equal(c.ramp.stop_when.rules[1].metric, CONFIG_RULE_P99);
+    assert_true(c.ramp.stop_when.rules[1].value == 2e6);
+    assert_int_equal(c.ramp.stop_when.rules[2].metric, CONFIG_RULE_PROBE);
+    assert_string_equal(c.ramp.stop_when.rules[2].probe, "siblings");
+    assert_true(c.ramp.stop_when.rules[2].value == 100 && !c.ramp.stop_when.rules[2].is_below);
+    assert_int_equal(c.ramp.stop_when.rules[3].metric, CONFIG_RULE_THROUGHPUT_DROP);
+    assert_true(c.ramp.stop_when.rules[4].is_below && c.ramp.stop_when.rules[4].value == 0.5);
     config_free(&c);
 }
 

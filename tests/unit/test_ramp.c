@@ -149,7 +149,7 @@ static void plan_setup(struct fixture *f, const double *steps, uint32_t n)
 static void add_rule(struct fixture *f, enum config_rule_metric m, int below, double v,
                      const char *probe)
 {
-    struct config_rule *rule = &f->cfg.rules[f->cfg.n_rules++];
+    struct config_rule *rule = &f->cfg.stop_when.rules[f->cfg.stop_when.n_rules++];
 
     rule->metric = m;
     rule->is_below = below;
