@@ -76,7 +76,8 @@ extern const size_t config__n_keys;
 /* Value types, defined in types.c. */
 extern const struct config_type config__duration, config__size, config__count32, config__count64,
     config__bool, config__target_url, config__request_url, config__header, config__method,
-    config__body, config__dir, config__transport, config__load_mode, config__rate;
+    config__body, config__dir, config__transport, config__load_mode, config__rate,
+    config__status_set;
 /* Value types of [probe NAME] keys, defined in probe.c. */
 extern const struct config_type config__probe_type, config__probe_url, config__pointer,
     config__probe_text, config__probe_kind, config__alert;
