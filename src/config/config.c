@@ -210,6 +210,8 @@ static void resolve_requests(struct config_load_ctx *ctx)
 
         if (!r->key_line[CONFIG_REQUEST_TIMEOUT])
             r->timeout_us = c->target.timeout_us;
+        if (!r->key_line[CONFIG_REQUEST_EXPECT])
+            r->expect = c->target.expect;
         if (r->key_line[CONFIG_REQUEST_URL]) {
             if (r->url.value && r->url.value[0] == '/') {
                 snprintf(where, sizeof(where), "[request %s] url", config__show(r->name, name));

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/status_set.h"
+
 #define CONFIG_MAX_REQUESTS 64 /* [request NAME] sections; TICK_MAX_KINDS too */
 #define CONFIG_MAX_HEADERS 32  /* header lines per section */
 #define CONFIG_MAX_PROBES 16   /* [probe NAME] sections */
@@ -36,6 +38,7 @@ enum config_target_key {
     CONFIG_TARGET_MAX_BODY,
     CONFIG_TARGET_TRANSPORT,
     CONFIG_TARGET_HEADER,
+    CONFIG_TARGET_EXPECT,
     CONFIG_TARGET_KEYS
 };
 
@@ -61,6 +64,7 @@ enum config_request_key {
     CONFIG_REQUEST_HEADER,
     CONFIG_REQUEST_BODY,
     CONFIG_REQUEST_TIMEOUT,
+    CONFIG_REQUEST_EXPECT,
     CONFIG_REQUEST_KEYS
 };
 
@@ -127,6 +131,7 @@ struct config_request {
     char *body_path;            /* CONFIG_BODY_FILE: resolved against the config's dir */
     uint64_t body_random_bytes; /* CONFIG_BODY_RANDOM */
     uint64_t timeout_us;        /* default [target] timeout */
+    struct status_set expect;   /* statuses that are ok, default [target] expect */
 };
 
 /*
@@ -145,6 +150,7 @@ struct config_target {
     enum config_transport transport;       /* default auto */
     uint32_t n_headers;
     struct config_str headers[CONFIG_MAX_HEADERS]; /* sent with every request */
+    struct status_set expect;                      /* statuses that are ok, default 100-399 */
 };
 
 /* How load is made ([load] mode). */

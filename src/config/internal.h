@@ -77,7 +77,8 @@ extern const size_t config__n_keys;
 /* Value types, defined in types.c. */
 extern const struct config_type config__duration, config__size, config__count32, config__count64,
     config__bool, config__target_url, config__request_url, config__header, config__method,
-    config__body, config__dir, config__transport, config__load_mode, config__rate;
+    config__body, config__dir, config__transport, config__load_mode, config__rate,
+    config__status_set;
 /* Value types of [probe NAME] keys, defined in probe.c. */
 extern const struct config_type config__probe_type, config__probe_url, config__pointer,
     config__probe_text, config__probe_kind, config__alert;
@@ -201,6 +202,10 @@ int config__expand(struct config_load_ctx *ctx, const char *raw, char **out, cha
 int config__check_url(const char *url, int may_be_path, char *why, size_t why_len);
 /* True for the characters of an HTTP token (RFC 9110 tchar). */
 int config__is_tchar(unsigned char ch);
+/* Copies the next comma-separated item of *s (trimmed) into buf and moves
+ * *s past it; returns 0, or -ENOENT at the end and -E2BIG for an item
+ * longer than len - 1. Lists such as steps and expect read with it. */
+int config__next_item(const char **s, char *buf, size_t len);
 
 /* write.c: durations and sizes in the largest unit that is exact, so that
  * they read back to the same value. */

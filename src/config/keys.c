@@ -68,6 +68,13 @@ const struct config_key config__keys[] = {
      .offset = TARGET(headers),
      .count_offset = TARGET(n_headers),
      .is_repeatable = 1},
+    /* Today's rule before expect existed: every status below 400 is ok. */
+    {.name = "expect",
+     .section = SECTION_TARGET,
+     .index = CONFIG_TARGET_EXPECT,
+     .type = &config__status_set,
+     .offset = TARGET(expect),
+     .def = "100-399"},
 
     {.name = "concurrency",
      .section = SECTION_LOAD,
@@ -196,6 +203,12 @@ const struct config_key config__keys[] = {
      .offset = REQUEST(timeout_us),
      .min = MS,
      .max = 24 * H},
+    /* Defaults to [target] expect, filled in after the whole file is read. */
+    {.name = "expect",
+     .section = SECTION_REQUEST,
+     .index = CONFIG_REQUEST_EXPECT,
+     .type = &config__status_set,
+     .offset = REQUEST(expect)},
 
     {.name = "enabled",
      .section = SECTION_RECORD,

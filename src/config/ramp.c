@@ -29,28 +29,6 @@ static const void *cfield_of(const struct config_key *k, const void *base)
     return (const char *)base + k->offset;
 }
 
-/* Copies the next comma-separated item of *s (trimmed) into buf; returns
- * 0, or -ENOENT at the end and -E2BIG for an item longer than len - 1. */
-static int next_item(const char **s, char *buf, size_t len)
-{
-    const char *p = *s + strspn(*s, " \t");
-    const char *end;
-    size_t n;
-
-    if (*p == '\0')
-        return -ENOENT;
-    end = strchr(p, ',');
-    n = end ? (size_t)(end - p) : strlen(p);
-    *s = end ? end + 1 : p + n;
-    while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-        n--;
-    if (n >= len)
-        return -E2BIG;
-    memcpy(buf, p, n);
-    buf[n] = '\0';
-    return 0;
-}
-
 /* ---- steps ---- */
 
 static int parse_steps(struct config_load_ctx *ctx, const struct config_key *k, void *base,
@@ -64,7 +42,7 @@ static int parse_steps(struct config_load_ctx *ctx, const struct config_key *k, 
     int rc;
 
     (void)ctx;
-    while ((rc = next_item(&s, item, sizeof(item))) == 0) {
+    while ((rc = config__next_item(&s, item, sizeof(item))) == 0) {
         if (n == CONFIG_MAX_RAMP_STEPS) {
             snprintf(why, why_len, "expected at most %d steps", CONFIG_MAX_RAMP_STEPS);
             return -EINVAL;
@@ -275,7 +253,7 @@ static int parse_rules(struct config_load_ctx *ctx, const struct config_key *k, 
         r->n_rules = 0;
         return 0;
     }
-    while ((rc = next_item(&s, item, sizeof(item))) == 0) {
+    while ((rc = config__next_item(&s, item, sizeof(item))) == 0) {
         if (n == CONFIG_MAX_RULES) {
             snprintf(why, why_len, "expected at most %d conditions", CONFIG_MAX_RULES);
             return -EINVAL;

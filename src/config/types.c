@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/redact.h"
+#include "core/status_set.h"
 #include "core/units.h"
 #include "core/xalloc.h"
 
@@ -468,6 +469,110 @@ static void write_rate(const struct config_key *k, const void *base, FILE *out)
     fprintf(out, "%s = %.15g/s\n", k->name, *(const double *)cfield_of(k, base));
 }
 
+/* ---- expect: status codes ---- */
+
+#define STATUS_ITEM_MAX 32
+
+/* Exactly three digits making 100 to 599, at s[0..n), blanks around them
+ * ignored. */
+static int parse_status_code(const char *s, size_t n, unsigned *out)
+{
+    unsigned code = 0;
+
+    while (n > 0 && (*s == ' ' || *s == '\t')) {
+        s++;
+        n--;
+    }
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    if (n != 3)
+        return -EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -EINVAL;
+        code = code * 10 + (unsigned)(s[i] - '0');
+    }
+    if (code < STATUS_SET_LOW || code > STATUS_SET_HIGH)
+        return -EINVAL;
+    *out = code;
+    return 0;
+}
+
+/* A class written 2xx (or 2XX): its hundred codes. */
+static int parse_status_class(const char *item, unsigned *lo, unsigned *hi)
+{
+    if (strlen(item) != 3 || item[0] < '1' || item[0] > '5' || strchr("xX", item[1]) == NULL ||
+        strchr("xX", item[2]) == NULL)
+        return -EINVAL;
+    *lo = (unsigned)(item[0] - '0') * 100;
+    *hi = *lo + 99;
+    return 0;
+}
+
+/* One item of an expect list: 404, 200-299 or 2xx, as the codes lo to hi. */
+static int parse_status_item(const char *item, unsigned *lo, unsigned *hi, char *why,
+                             size_t why_len)
+{
+    const char *dash = strchr(item, '-');
+    char shown[CONFIG_SHOW_MAX];
+
+    if (parse_status_class(item, lo, hi) == 0)
+        return 0;
+    if (!dash && parse_status_code(item, strlen(item), lo) == 0) {
+        *hi = *lo;
+        return 0;
+    }
+    if (dash && parse_status_code(item, (size_t)(dash - item), lo) == 0 &&
+        parse_status_code(dash + 1, strlen(dash + 1), hi) == 0) {
+        if (*lo <= *hi)
+            return 0;
+        snprintf(why, why_len, "expected a range from low to high such as 200-299, got \"%s\"",
+                 config__show(item, shown));
+        return -EINVAL;
+    }
+    snprintf(
+        why, why_len,
+        "expected a status code 100-599, a range such as 200-299 or a class such as 2xx, got \"%s\"",
+        config__show(item, shown));
+    return -EINVAL;
+}
+
+/* expect: items separated by commas, their codes put together. The set is
+ * replaced only when the whole list parses. */
+static int parse_status_set(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                            const struct config_value *v, char *why, size_t why_len)
+{
+    struct status_set set = {{0}};
+    const char *s = v->value;
+    char item[STATUS_ITEM_MAX], shown[CONFIG_SHOW_MAX];
+    unsigned lo, hi;
+    int rc, n = 0;
+
+    (void)ctx;
+    while ((rc = config__next_item(&s, item, sizeof(item))) == 0 && item[0]) {
+        if (parse_status_item(item, &lo, &hi, why, why_len) < 0)
+            return -EINVAL;
+        status_set_add(&set, lo, hi);
+        n++;
+    }
+    if (rc != -ENOENT || n == 0) {
+        snprintf(why, why_len,
+                 "expected status codes separated by commas, such as 200-299, 404, got \"%s\"",
+                 config__show(v->value, shown));
+        return -EINVAL;
+    }
+    *(struct status_set *)field_of(k, base) = set;
+    return 0;
+}
+
+static void write_status_set(const struct config_key *k, const void *base, FILE *out)
+{
+    char buf[STATUS_SET_TEXT_MAX];
+
+    status_set_format(cfield_of(k, base), buf, sizeof(buf));
+    fprintf(out, "%s = %s\n", k->name, buf);
+}
+
 const struct config_type config__duration = {parse_duration, write_duration, 0};
 const struct config_type config__size = {parse_size, write_size, 0};
 const struct config_type config__count32 = {parse_count32, write_count32, 0};
@@ -482,3 +587,4 @@ const struct config_type config__dir = {parse_dir, config__write_raw, 1};
 const struct config_type config__transport = {parse_transport, write_transport, 0};
 const struct config_type config__load_mode = {parse_load_mode, write_load_mode, 0};
 const struct config_type config__rate = {parse_rate, write_rate, 0};
+const struct config_type config__status_set = {parse_status_set, write_status_set, 0};

@@ -1,6 +1,7 @@
 /*
  * Checks and transformations of string values that several keys share:
- * ${ENV} expansion, URL templates, absolute URLs and HTTP tokens.
+ * ${ENV} expansion, URL templates, absolute URLs, HTTP tokens and the items
+ * of comma-separated lists.
  */
 #include "config/internal.h"
 
@@ -109,6 +110,26 @@ int config__expand(struct config_load_ctx *ctx, const char *raw, char **out, cha
 out_free_buf:
     free(buf);
     return rc;
+}
+
+int config__next_item(const char **s, char *buf, size_t len)
+{
+    const char *p = *s + strspn(*s, " \t");
+    const char *end;
+    size_t n;
+
+    if (*p == '\0')
+        return -ENOENT;
+    end = strchr(p, ',');
+    n = end ? (size_t)(end - p) : strlen(p);
+    *s = end ? end + 1 : p + n;
+    while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    if (n >= len)
+        return -E2BIG;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return 0;
 }
 
 /* Parses a decimal int64 at s; *end is just after it. */

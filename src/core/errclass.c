@@ -28,6 +28,8 @@ static const struct {
     [ERR_LOCAL_NO_PORTS] = {"local_no_ports", ERR_ORIGIN_LOCAL,
                             "brink ran out of local ports (EADDRNOTAVAIL), not the server"},
     [ERR_OTHER] = {"other", ERR_ORIGIN_LOCAL, "any other failure, with libcurl's message"},
+    [ERR_UNEXPECTED_STATUS] = {"unexpected_status", ERR_ORIGIN_TARGET,
+                               "the server answered a 1xx to 3xx status that expect does not list"},
 };
 
 static int in_range(enum errclass c)

@@ -24,6 +24,8 @@ enum errclass {
     ERR_LOCAL_FD_LIMIT,  /* local_fd_limit: brink ran out of file descriptors */
     ERR_LOCAL_NO_PORTS,  /* local_no_ports: brink ran out of local ports */
     ERR_OTHER,           /* other: anything else, with libcurl's text */
+    /* unexpected_status: a 1xx to 3xx status that expect does not list */
+    ERR_UNEXPECTED_STATUS,
     ERR__COUNT
 };
 

@@ -90,19 +90,24 @@ static const char *const reasons[ERR__COUNT] = {
     [ERR_LOCAL_NO_PORTS] =
         "brink ran out of local ports (keep keepalive on, or widen net.ipv4.ip_local_port_range)",
     [ERR_OTHER] = "request failed",
+    [ERR_UNEXPECTED_STATUS] = "unexpected status",
 };
 
-/* A complete reply judged by its status: -1 for 1xx, 2xx and 3xx. */
-static int by_status(long status)
+/* A complete reply judged by its status: -1 for one of expect (NULL: 1xx,
+ * 2xx and 3xx). A 4xx or 5xx outside it keeps the class operators watch
+ * for it; only the others are unexpected_status. */
+static int by_status(long status, const struct status_set *expect)
 {
-    if (status >= 100 && status < 400)
-        return -1;
-    if (status >= 400 && status < 500)
-        return ERR_HTTP_4XX;
-    if (status >= 500 && status < 600)
-        return ERR_HTTP_5XX;
     /* 0 means no status line came; RFC 9110 defines only 100 to 599. */
-    return ERR_MALFORMED;
+    if (status < STATUS_SET_LOW || status > STATUS_SET_HIGH)
+        return ERR_MALFORMED;
+    if (expect ? status_set_has(expect, status) : status < 400)
+        return -1;
+    if (status >= 500)
+        return ERR_HTTP_5XX;
+    if (status >= 400)
+        return ERR_HTTP_4XX;
+    return ERR_UNEXPECTED_STATUS;
 }
 
 /* Whether the reply came in full, or as far as we wanted it, so that its
@@ -120,10 +125,11 @@ static int phase_matches(enum phase p, int connected)
 int classify_transfer(const struct transfer_result *r)
 {
     if (is_complete(r))
-        return by_status(r->http_status);
-    /* With CURLOPT_FAILONERROR libcurl fails on a status >= 400. */
+        return by_status(r->http_status, r->expect);
+    /* With CURLOPT_FAILONERROR libcurl fails on a status >= 400. The reply
+     * was not read, so expect does not make it a success. */
     if (r->code == CURLE_HTTP_RETURNED_ERROR && r->http_status >= 400 && r->http_status < 600)
-        return by_status(r->http_status);
+        return by_status(r->http_status, NULL);
     /* Whatever the step, a socket, pipe or file could not be opened here. */
     if (r->os_errno == EMFILE || r->os_errno == ENFILE)
         return ERR_LOCAL_FD_LIMIT;
@@ -190,6 +196,15 @@ void classify_message_via(const struct transfer_result *r, const char *via, cons
         else
             snprintf(buf, cap, "HTTP %ld (curl %d: %.*s)", r->http_status, (int)r->code, len,
                      words);
+        return;
+    }
+    if (class == ERR_UNEXPECTED_STATUS) {
+        char set[STATUS_SET_TEXT_MAX];
+
+        /* Only a complete reply with an expect set gets here. */
+        status_set_format(r->expect, set, sizeof(set));
+        snprintf(buf, cap, "status %ld, expected %s%s", r->http_status, set,
+                 r->body_cut ? ", body cut at max_body" : "");
         return;
     }
     if (class == ERR_MALFORMED && is_complete(r)) {

@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "core/errclass.h"
+#include "core/status_set.h"
 
 struct transfer_result {
     CURLcode code;    /* from CURLMSG_DONE */
@@ -20,18 +21,25 @@ struct transfer_result {
     long http_status; /* CURLINFO_RESPONSE_CODE, 0 when no status line came */
     int connected;    /* the TCP (and TLS) connection was established */
     int body_cut;     /* our write callback stopped at max_body on purpose */
+    /* The statuses the request's kind expects ([target] or [request NAME]
+     * expect), borrowed; NULL: 100 to 399, expect's default. The transports
+     * leave it NULL and slot_done sets it, so both judge statuses alike. */
+    const struct status_set *expect;
 };
 
-/* The class of r, or -1 when the request succeeded: a reply with status
- * 1xx, 2xx or 3xx, complete or with its body cut at max_body on purpose (a
- * cut reply is judged by its status, so a cut 503 is still http_5xx). A
+/* The class of r, or -1 when the request succeeded: a reply whose status is
+ * in r->expect (1xx, 2xx or 3xx when NULL), complete or with its body cut at
+ * max_body on purpose (a cut reply is judged by its status, so a cut 503 is
+ * still http_5xx). A status outside expect is http_4xx or http_5xx by its
+ * hundred, else unexpected_status; one outside 100 to 599 is malformed. A
  * failed transfer is never -1. */
 int classify_transfer(const struct transfer_result *r);
 
 /*
  * One line for the console and the record: the class's reason with the
  * library's words, e.g. "connection reset by peer (curl 56: Recv failure:
- * Connection reset by peer)" or "HTTP 503". curl_error is the transfer's
+ * Connection reset by peer)", "HTTP 503" or, for unexpected_status, "status
+ * 200, expected 404" (the set as expect reads it). curl_error is the transfer's
  * CURLOPT_ERRORBUFFER ("" when empty). Raw text: sanitize before display.
  */
 void classify_message(const struct transfer_result *r, const char *curl_error, char *buf,

@@ -75,13 +75,19 @@ static void count(struct kind_stats *k, uint64_t latency_us, int cls, uint64_t i
     }
 }
 
-void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_in,
+void slot_done(struct slot *s, const struct transfer_result *done, uint64_t bytes_in,
                uint64_t bytes_out, const char *words)
 {
     struct worker *w = s->w;
     struct interval *iv = &w->iv;
+    /* Judged here, for every transport, against the statuses its kind
+     * expects (resolved once, in the workload). */
+    struct transfer_result judged = *done;
+    const struct transfer_result *r = &judged;
     uint64_t latency_us, now_ns;
     int cls;
+
+    judged.expect = &workload_kind(w->e->workload, s->kind)->expect;
 
     /* Timeouts and failures are timed too, at their elapsed time, but in a
      * histogram of their own: mixed in, a flood of fast 503s would pull the

@@ -642,6 +642,7 @@ static int build_default(struct kind *k, const struct config *c, char *err, size
     copy_headers(k, &c->target, NULL);
     k->pub.timeout_us = c->target.timeout_us;
     k->pub.weight = 1;
+    k->pub.expect = c->target.expect;
     rc = build_url(k, c->target.url.value, &at, err, err_len);
     publish(k);
     return rc;
@@ -660,6 +661,7 @@ static int build_request(struct kind *k, const struct config *c, const struct co
     copy_headers(k, &c->target, r);
     k->pub.timeout_us = r->timeout_us;
     k->pub.weight = r->weight;
+    k->pub.expect = r->expect;
     rc = build_url(k, r->url.value, &at, err, err_len);
     if (rc == 0)
         rc = build_body(k, r, rng, &at, err, err_len);

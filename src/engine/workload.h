@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/status_set.h"
+
 struct config;
 struct workload;
 
@@ -31,12 +33,13 @@ struct workload_kind {
     size_t body_len;
     uint64_t timeout_us;
     uint32_t weight;
+    struct status_set expect; /* statuses that count as ok ([target] expect by default) */
 };
 
 /*
  * Compiles the workload of c: its [request NAME] sections in file order, or,
  * when it has none, one kind "default" doing GET [target] url with [target]
- * headers and timeout. URL templates are parsed here, once, and refused
+ * headers, timeout and expect. URL templates are parsed here, once, and refused
  * (-EINVAL) when their longest expansion would not fit in WORKLOAD_URL_MAX.
  * Reads @file bodies (regular files of at most WORKLOAD_FILE_MAX bytes each)
  * and generates random:SIZE bodies from seed: binary bytes, the same for the

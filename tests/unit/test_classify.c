@@ -122,6 +122,73 @@ static struct transfer_result result_of(const struct row *r)
     };
 }
 
+/* The expect sets of the rows below, made by make_sets. */
+enum { SET_200_404, SET_404, SET_2XX, SET_200_503, N_SETS };
+static struct status_set sets[N_SETS];
+
+static void make_sets(void)
+{
+    memset(sets, 0, sizeof(sets));
+    status_set_add(&sets[SET_200_404], 200, 200);
+    status_set_add(&sets[SET_200_404], 404, 404);
+    status_set_add(&sets[SET_404], 404, 404);
+    status_set_add(&sets[SET_2XX], 200, 299);
+    status_set_add(&sets[SET_200_503], 200, 200);
+    status_set_add(&sets[SET_200_503], 503, 503);
+}
+
+/* Statuses against a kind's expect set: in it is ok; out of it, 4xx and 5xx
+ * keep their classes and the rest is unexpected_status. */
+static const struct expect_row {
+    int set;
+    CURLcode code;
+    long os_errno;
+    long status;
+    int body_cut;
+    int want;
+} expect_table[] = {
+    {SET_200_404, CURLE_OK, 0, 200, 0, OK},
+    {SET_200_404, CURLE_OK, 0, 404, 0, OK},
+    {SET_200_404, CURLE_OK, 0, 403, 0, ERR_HTTP_4XX},
+    {SET_200_404, CURLE_OK, 0, 503, 0, ERR_HTTP_5XX},
+    {SET_200_404, CURLE_OK, 0, 204, 0, ERR_UNEXPECTED_STATUS},
+    {SET_200_404, CURLE_OK, 0, 301, 0, ERR_UNEXPECTED_STATUS},
+    {SET_404, CURLE_OK, 0, 200, 0, ERR_UNEXPECTED_STATUS},
+    {SET_404, CURLE_OK, 0, 100, 0, ERR_UNEXPECTED_STATUS},
+    {SET_404, CURLE_OK, 0, 404, 0, OK},
+    {SET_404, CURLE_OK, 0, 405, 0, ERR_HTTP_4XX},
+    {SET_2XX, CURLE_OK, 0, 200, 0, OK},
+    {SET_2XX, CURLE_OK, 0, 299, 0, OK},
+    {SET_2XX, CURLE_OK, 0, 199, 0, ERR_UNEXPECTED_STATUS},
+    {SET_2XX, CURLE_OK, 0, 302, 0, ERR_UNEXPECTED_STATUS},
+    {SET_2XX, CURLE_OK, 0, 404, 0, ERR_HTTP_4XX},
+    {SET_200_503, CURLE_OK, 0, 503, 0, OK},
+    {SET_200_503, CURLE_OK, 0, 500, 0, ERR_HTTP_5XX},
+    /* No status line, or one no set can hold, is still malformed. */
+    {SET_2XX, CURLE_OK, 0, 0, 0, ERR_MALFORMED},
+    {SET_2XX, CURLE_OK, 0, 600, 0, ERR_MALFORMED},
+    /* A body cut on purpose is judged by its status, against the set. */
+    {SET_404, CURLE_WRITE_ERROR, 0, 404, 1, OK},
+    {SET_404, CURLE_WRITE_ERROR, 0, 200, 1, ERR_UNEXPECTED_STATUS},
+    /* A failed transfer is never ok, whatever status it had. */
+    {SET_404, CURLE_RECV_ERROR, ECONNRESET, 404, 0, ERR_RESET},
+    {SET_404, CURLE_PARTIAL_FILE, 0, 404, 0, ERR_CLOSED_EARLY},
+    {SET_404, CURLE_HTTP_RETURNED_ERROR, 0, 404, 0, ERR_HTTP_4XX},
+    {SET_404, CURLE_OPERATION_TIMEDOUT, 0, 404, 0, ERR_TIMEOUT},
+};
+
+static struct transfer_result expect_result_of(const struct expect_row *r)
+{
+    return (struct transfer_result){
+        .code = r->code,
+        .os_errno = r->os_errno,
+        .http_status = r->status,
+        .connected = 1,
+        .body_cut = r->body_cut,
+        .expect = &sets[r->set],
+    };
+}
+
 static void each_row_of_the_table_lands_in_its_class(void **state)
 {
     (void)state;
@@ -150,11 +217,79 @@ static void every_class_is_reachable(void **state)
         if (got >= 0)
             seen[got] = 1;
     }
+    make_sets();
+    for (size_t i = 0; i < sizeof(expect_table) / sizeof(expect_table[0]); i++) {
+        struct transfer_result r = expect_result_of(&expect_table[i]);
+        int got = classify_transfer(&r);
+
+        if (got >= 0)
+            seen[got] = 1;
+    }
     for (int c = 0; c < ERR__COUNT; c++) {
         if (!seen[c])
             print_error("no row reaches %s\n", errclass_name((enum errclass)c));
         assert_true(seen[c]);
     }
+}
+
+static void statuses_are_judged_against_the_kinds_expect_set(void **state)
+{
+    (void)state;
+    make_sets();
+    for (size_t i = 0; i < sizeof(expect_table) / sizeof(expect_table[0]); i++) {
+        struct transfer_result r = expect_result_of(&expect_table[i]);
+        int got = classify_transfer(&r);
+
+        if (got != expect_table[i].want)
+            print_error("expect row %zu: curl %d status %ld: got %d, want %d\n", i, (int)r.code,
+                        r.http_status, got, expect_table[i].want);
+        assert_int_equal(got, expect_table[i].want);
+    }
+}
+
+/* expect's default, 100-399, is the rule from before expect existed: with
+ * it every reply lands where it did with no set at all. */
+static void the_default_expect_set_judges_as_no_set_did(void **state)
+{
+    static const CURLcode codes[] = {CURLE_OK, CURLE_WRITE_ERROR, CURLE_HTTP_RETURNED_ERROR,
+                                     CURLE_PARTIAL_FILE};
+    struct status_set def = {{0}};
+
+    (void)state;
+    status_set_add(&def, 100, 399);
+    for (size_t c = 0; c < sizeof(codes) / sizeof(codes[0]); c++) {
+        for (long status = 0; status < 1000; status++) {
+            struct transfer_result none = {codes[c], 0, status, 1, 1, NULL};
+            struct transfer_result with = {codes[c], 0, status, 1, 1, &def};
+
+            assert_int_equal(classify_transfer(&with), classify_transfer(&none));
+        }
+    }
+}
+
+static void an_unexpected_status_names_the_status_and_the_expected_set(void **state)
+{
+    struct transfer_result r = {CURLE_OK, 0, 200, 1, 0, NULL};
+    char buf[MSG_MAX];
+
+    (void)state;
+    make_sets();
+    r.expect = &sets[SET_404];
+    classify_message(&r, "", buf, sizeof(buf));
+    assert_string_equal(buf, "status 200, expected 404");
+    r.expect = &sets[SET_2XX];
+    r.http_status = 302;
+    classify_message_via(&r, "h1", "", buf, sizeof(buf));
+    assert_string_equal(buf, "status 302, expected 200-299");
+    r.expect = &sets[SET_200_404];
+    r.http_status = 301;
+    classify_message(&r, "", buf, sizeof(buf));
+    assert_string_equal(buf, "status 301, expected 200, 404");
+    /* A 4xx outside the set keeps its usual words. */
+    r.expect = &sets[SET_2XX];
+    r.http_status = 404;
+    classify_message(&r, "", buf, sizeof(buf));
+    assert_string_equal(buf, "HTTP 404");
 }
 
 static void every_failed_transfer_lands_in_exactly_one_class(void **state)
@@ -169,8 +304,8 @@ static void every_failed_transfer_lands_in_exactly_one_class(void **state)
         for (size_t e = 0; e < sizeof(errnos) / sizeof(errnos[0]); e++) {
             for (size_t s = 0; s < sizeof(statuses) / sizeof(statuses[0]); s++) {
                 for (int connected = 0; connected <= 1; connected++) {
-                    struct transfer_result r = {(CURLcode)code, errnos[e], statuses[s], connected,
-                                                0};
+                    struct transfer_result r = {(CURLcode)code, errnos[e], statuses[s],
+                                                connected,      0,         NULL};
                     int got = classify_transfer(&r);
 
                     /* One class, never "succeeded". */
@@ -185,7 +320,7 @@ static void every_failed_transfer_lands_in_exactly_one_class(void **state)
 static const char *message(CURLcode code, long os_errno, long status, int connected,
                            const char *curl_error, char *buf)
 {
-    struct transfer_result r = {code, os_errno, status, connected, 0};
+    struct transfer_result r = {code, os_errno, status, connected, 0, NULL};
 
     classify_message(&r, curl_error, buf, MSG_MAX);
     return buf;
@@ -273,7 +408,7 @@ static void replies_without_a_usable_status_are_malformed(void **state)
 
 static void a_body_cut_on_purpose_says_so(void **state)
 {
-    struct transfer_result r = {CURLE_WRITE_ERROR, 0, 200, 1, 1};
+    struct transfer_result r = {CURLE_WRITE_ERROR, 0, 200, 1, 1, NULL};
     char buf[MSG_MAX];
 
     (void)state;
@@ -293,9 +428,9 @@ static void messages_are_one_line_and_fit_their_buffer(void **state)
         assert_true(strlen(buf) > 0);
         assert_null(strchr(buf, '\n'));
     }
-    classify_message(&(struct transfer_result){CURLE_OK, 0, 503, 1, 0}, "", small, 5);
+    classify_message(&(struct transfer_result){CURLE_OK, 0, 503, 1, 0, NULL}, "", small, 5);
     assert_string_equal(small, "HTTP");
-    classify_message(&(struct transfer_result){CURLE_OK, 0, 503, 1, 0}, "", small, 0);
+    classify_message(&(struct transfer_result){CURLE_OK, 0, 503, 1, 0, NULL}, "", small, 0);
     assert_string_equal(small, "HTTP");
 }
 
@@ -305,6 +440,9 @@ int main(void)
         cmocka_unit_test(each_row_of_the_table_lands_in_its_class),
         cmocka_unit_test(every_class_is_reachable),
         cmocka_unit_test(every_failed_transfer_lands_in_exactly_one_class),
+        cmocka_unit_test(statuses_are_judged_against_the_kinds_expect_set),
+        cmocka_unit_test(the_default_expect_set_judges_as_no_set_did),
+        cmocka_unit_test(an_unexpected_status_names_the_status_and_the_expected_set),
         cmocka_unit_test(a_refusal_shows_curls_words_and_the_errno),
         cmocka_unit_test(an_errno_already_in_curls_words_is_not_repeated),
         cmocka_unit_test(an_http_status_is_shown_alone),

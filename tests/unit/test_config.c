@@ -407,6 +407,151 @@ static void ramp_round_trips_through_config_write(void **state)
     config_free(&back);
 }
 
+/* Whether set holds exactly the codes lo to hi of 100 to 599. */
+static int holds_only(const struct status_set *set, long lo, long hi)
+{
+    for (long code = 0; code < 1000; code++) {
+        if (status_set_has(set, code) != (code >= lo && code <= hi))
+            return 0;
+    }
+    return 1;
+}
+
+static void expect_defaults_to_every_status_below_400(void **state)
+{
+    struct config c;
+
+    (void)state;
+    config_init(&c);
+    assert_true(holds_only(&c.target.expect, 100, 399));
+    load_ok(&c, TARGET "[request a]\n");
+    assert_true(holds_only(&c.target.expect, 100, 399));
+    assert_true(holds_only(&c.requests[0].expect, 100, 399));
+    assert_int_equal(c.target.key_line[CONFIG_TARGET_EXPECT], 0);
+    config_free(&c);
+}
+
+static void expect_reads_codes_ranges_and_classes(void **state)
+{
+    static const struct {
+        const char *value;
+        long lo, hi; /* the codes in the set: lo to hi, plus also */
+        long also;   /* 0: none */
+    } cases[] = {
+        {"404", 404, 404, 0},
+        {"200-299", 200, 299, 0},
+        {"200-299, 404", 200, 299, 404},
+        {"2xx,404", 200, 299, 404},
+        {"2XX", 200, 299, 0},
+        {"5xx", 500, 599, 0},
+        {" 200 - 204 , 100 ", 200, 204, 100},
+        {"100-599", 100, 599, 0},
+        {"204, 200-299", 200, 299, 0},
+        {"200-299, 404,", 200, 299, 404},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct config c;
+        char text[256];
+
+        snprintf(text, sizeof(text), TARGET "expect = %s\n", cases[i].value);
+        load_ok(&c, text);
+        for (long code = 0; code < 1000; code++) {
+            int want = (code >= cases[i].lo && code <= cases[i].hi) ||
+                       (cases[i].also && code == cases[i].also);
+
+            if (status_set_has(&c.target.expect, code) != want)
+                print_error("expect = %s: code %ld\n", cases[i].value, code);
+            assert_int_equal(status_set_has(&c.target.expect, code), want);
+        }
+        assert_int_equal(c.target.key_line[CONFIG_TARGET_EXPECT], 3);
+        config_free(&c);
+    }
+}
+
+static void target_expect_is_the_default_a_request_may_override(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "expect = 200, 404\n"
+                       "[request get]\nurl = /kv/{seq}\n"
+                       "[request put]\nmethod = PUT\nexpect = 2xx\n");
+    assert_true(status_set_has(&c.requests[0].expect, 200));
+    assert_true(status_set_has(&c.requests[0].expect, 404));
+    assert_false(status_set_has(&c.requests[0].expect, 204));
+    assert_int_equal(c.requests[0].key_line[CONFIG_REQUEST_EXPECT], 0);
+    assert_true(holds_only(&c.requests[1].expect, 200, 299));
+    assert_int_equal(c.requests[1].key_line[CONFIG_REQUEST_EXPECT], 8);
+    config_free(&c);
+}
+
+static void bad_expect_values_say_what_was_expected(void **state)
+{
+    static const struct {
+        const char *value, *want;
+    } cases[] = {
+        {"2xx-3xx",
+         "expected a status code 100-599, a range such as 200-299 or a class such as 2xx, got \"2xx-3xx\""},
+        {"99",
+         "expected a status code 100-599, a range such as 200-299 or a class such as 2xx, got \"99\""},
+        {"600",
+         "expected a status code 100-599, a range such as 200-299 or a class such as 2xx, got \"600\""},
+        {"0200",
+         "expected a status code 100-599, a range such as 200-299 or a class such as 2xx, got \"0200\""},
+        {"200-600",
+         "expected a status code 100-599, a range such as 200-299 or a class such as 2xx, got \"200-600\""},
+        {"6xx",
+         "expected a status code 100-599, a range such as 200-299 or a class such as 2xx, got \"6xx\""},
+        {"200-",
+         "expected a status code 100-599, a range such as 200-299 or a class such as 2xx, got \"200-\""},
+        {"ok",
+         "expected a status code 100-599, a range such as 200-299 or a class such as 2xx, got \"ok\""},
+        {"200 404",
+         "expected a status code 100-599, a range such as 200-299 or a class such as 2xx, got \"200 404\""},
+        {"404-400", "expected a range from low to high such as 200-299, got \"404-400\""},
+        {"", "expected status codes separated by commas, such as 200-299, 404, got \"\""},
+        {"200,,404",
+         "expected status codes separated by commas, such as 200-299, 404, got \"200,,404\""},
+        {",", "expected status codes separated by commas, such as 200-299, 404, got \",\""},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char text[256], want[512];
+
+        snprintf(text, sizeof(text), TARGET "[request r]\nexpect = %s\n", cases[i].value);
+        snprintf(want, sizeof(want), "brink: t.ini:4: [request r] expect: %s\n", cases[i].want);
+        load_fails(text, want);
+    }
+}
+
+static void expect_is_written_as_ranges_and_reads_back_the_same(void **state)
+{
+    struct config c, back;
+    char *text;
+
+    (void)state;
+    load_ok(&c, TARGET "expect = 404, 2xx, 301, 302, 303\n[request a]\n"
+                       "[request b]\nexpect = 599, 100\n");
+    text = write_to_string(&c);
+    assert_non_null(strstr(text, "[target]\n"));
+    assert_non_null(strstr(text, "expect = 200-299, 301-303, 404\n\n[load]"));
+    assert_non_null(strstr(text, "[request a]\n"));
+    assert_non_null(strstr(text, "expect = 200-299, 301-303, 404\n\n[request b]"));
+    assert_non_null(strstr(text, "expect = 100, 599\n"));
+    load_ok(&back, text);
+    assert_memory_equal(&back.target.expect, &c.target.expect, sizeof(c.target.expect));
+    assert_memory_equal(&back.requests[0].expect, &c.requests[0].expect,
+                        sizeof(c.requests[0].expect));
+    assert_memory_equal(&back.requests[1].expect, &c.requests[1].expect,
+                        sizeof(c.requests[1].expect));
+    free(text);
+    config_free(&c);
+    config_free(&back);
+}
+
 static void key_lines_say_where_each_key_was_set(void **state)
 {
     struct config c;
@@ -484,6 +629,10 @@ static void bad_value_of_every_key_is_reported(void **state)
          "brink: t.ini:4: [request r] body: @/ is not a regular file (expected @FILE naming a file)\n"},
         {TARGET "[request r]\ntimeout = 25h\n",
          "brink: t.ini:4: [request r] timeout: expected a duration from 1ms to 24h, got \"25h\"\n"},
+        {TARGET "expect = 2x\n",
+         "brink: t.ini:3: [target] expect: expected a status code 100-599, a range such as 200-299 or a class such as 2xx, got \"2x\"\n"},
+        {TARGET "[request r]\nexpect = 200, 299-200\n",
+         "brink: t.ini:4: [request r] expect: expected a range from low to high such as 200-299, got \"299-200\"\n"},
         {TARGET "[record]\nenabled = 2\n",
          "brink: t.ini:4: [record] enabled: expected yes/no, true/false, on/off or 1/0, got \"2\"\n"},
         {TARGET "[record]\ndir =\n",
@@ -899,6 +1048,7 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
                         "keepalive = yes\n"
                         "max_body = 1MB\n"
                         "transport = auto\n"
+                        "expect = 100-399\n"
                         "\n"
                         "[load]\n"
                         "concurrency = 10\n"
@@ -920,6 +1070,7 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
                         "header = X: y\n"
                         "body = random:13k\n"
                         "timeout = 90s\n"
+                        "expect = 100-399\n"
                         "\n"
                         "[record]\n"
                         "enabled = no\n"
@@ -1381,6 +1532,11 @@ int main(void)
         cmocka_unit_test(ramp_without_section_is_no_plan),
         cmocka_unit_test(ramp_errors_say_what_was_expected),
         cmocka_unit_test(ramp_round_trips_through_config_write),
+        cmocka_unit_test(expect_defaults_to_every_status_below_400),
+        cmocka_unit_test(expect_reads_codes_ranges_and_classes),
+        cmocka_unit_test(target_expect_is_the_default_a_request_may_override),
+        cmocka_unit_test(bad_expect_values_say_what_was_expected),
+        cmocka_unit_test(expect_is_written_as_ranges_and_reads_back_the_same),
         cmocka_unit_test(key_lines_say_where_each_key_was_set),
         cmocka_unit_test(bad_value_of_every_key_is_reported),
         cmocka_unit_test(env_references_are_expanded_and_the_raw_text_kept),

@@ -162,6 +162,30 @@ static void request_kinds_keep_name_method_timeout_weight_and_url(void **state)
     workload_free(w);
 }
 
+static void each_kind_carries_its_expect_set(void **state)
+{
+    struct workload *w = compile("[target]\nexpect = 200, 404\n"
+                                 "[request get]\nurl = http://h.test/kv/{seq}\n"
+                                 "[request put]\nurl = http://h.test/kv/1\nexpect = 2xx\n",
+                                 SEED);
+    struct workload *def = compile(TARGET, SEED);
+    struct workload *only = compile(TARGET "expect = 404\n", SEED);
+
+    (void)state;
+    assert_true(status_set_has(&workload_kind(w, 0)->expect, 404));
+    assert_false(status_set_has(&workload_kind(w, 0)->expect, 204));
+    assert_true(status_set_has(&workload_kind(w, 1)->expect, 204));
+    assert_false(status_set_has(&workload_kind(w, 1)->expect, 404));
+    /* The default kind takes [target] expect, 100-399 unless set. */
+    assert_true(status_set_has(&workload_kind(def, 0)->expect, 302));
+    assert_false(status_set_has(&workload_kind(def, 0)->expect, 404));
+    assert_true(status_set_has(&workload_kind(only, 0)->expect, 404));
+    assert_false(status_set_has(&workload_kind(only, 0)->expect, 200));
+    workload_free(w);
+    workload_free(def);
+    workload_free(only);
+}
+
 static void seq_and_vu_are_written_in_decimal_without_drawing(void **state)
 {
     struct workload *w = compile("[target]\nurl = http://h.test/{seq}/u{vu}/{seq}\n", SEED);
@@ -646,6 +670,7 @@ int main(void)
         cmocka_unit_test(a_config_without_requests_has_one_default_get_kind),
         cmocka_unit_test(target_headers_come_first_then_the_request_ones_in_file_order),
         cmocka_unit_test(request_kinds_keep_name_method_timeout_weight_and_url),
+        cmocka_unit_test(each_kind_carries_its_expect_set),
         cmocka_unit_test(seq_and_vu_are_written_in_decimal_without_drawing),
         cmocka_unit_test(rand_stays_within_its_bounds_and_reaches_both_ends),
         cmocka_unit_test(rand_with_equal_bounds_is_that_number),
