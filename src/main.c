@@ -179,14 +179,14 @@ static void print_usage(FILE *out)
     fprintf(out, "\n"
                  "Run 'brink COMMAND --help' for the options of a command.\n"
                  "exit status: 0 success, 1 runtime failure, 2 usage or config error,\n"
-                 "3 a threshold or a ramp step failed (run, report --fail-on)\n");
+                 "3 a threshold or a ramp step failed (brink run)\n");
 }
 
 static void print_command_help(const struct cmd *c)
 {
     printf("usage: %s\n\n%s\n%s", c->usage, c->summary, c->help);
     printf("\nexit status: 0 success, 1 runtime failure, 2 usage or config error,\n"
-           "3 a threshold or a ramp step failed (run, report --fail-on)\n");
+           "3 a threshold or a ramp step failed (brink run)\n");
 }
 
 /* Prints an argument the user typed, escaped: it may hold control bytes. */

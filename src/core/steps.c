@@ -332,8 +332,8 @@ static int add_hist(struct steps *s, const struct tick *t, int rc)
 int steps_add_tick(struct steps *s, const struct tick *t)
 {
     int holds = t->state == RUN_RUNNING || t->state == RUN_STARTING;
-    int rc = add_to_run(s, t);
     struct step_row *r;
+    int rc;
 
     if (!s->is_open) {
         open_row(s, t);
@@ -348,6 +348,8 @@ int steps_add_tick(struct steps *s, const struct tick *t)
         close_row(s);
         open_row(s, t);
     }
+    /* After the rows moved: closing one reuses the scratch histogram. */
+    rc = add_to_run(s, t);
     r = &s->cur;
     if (t->plan.verdict != VERDICT_NONE && r->plan_step) {
         r->verdict = t->plan.verdict;
