@@ -181,6 +181,13 @@ check "a run with think time exits 0" 0 "$status"
 n=$(requests think)
 holds "one user thinking 100ms sends at most 15 requests in 1s" "n >= 1 && n <= 15" -v n="${n:-0}"
 check "a thinking user is no error" 1 "$(grep -c '^errors: none$' "$tmp/think.out")"
+# The open model does not apply it, and says so before and during the run.
+brink_run think_open --config "$tmp/think.ini" --rate 20 --duration 1s
+check "think time under the open model: the run still exits 0" 0 "$status"
+check "think time under the open model: the file loads with a notice" 1 \
+    "$(grep -c '^brink: .*think.ini:[0-9]*: \[load\] think_time: not applied under mode = rate' "$tmp/think_open.err")"
+check "think time under the open model: the event log says so" 1 \
+    "$(grep -c 'notice: think_time not applied' "$tmp/think_open.out")"
 # Users thinking for an hour: the duration still ends the run (their
 # timers neither hold the loop open nor fire later), after one request
 # each.
