@@ -237,6 +237,11 @@ static void check_load(struct config_load_ctx *ctx)
     if (l->mode == CONFIG_MODE_RATE && l->rate_per_s <= 0)
         config__error(ctx, line == CONFIG_LINE_COMMAND_LINE ? 0 : line, "[load] rate",
                       "mode = rate needs a rate (expected a rate such as rate = 100/s, got none)");
+    line = l->key_line[CONFIG_LOAD_THINK_TIME];
+    if (l->mode == CONFIG_MODE_RATE && l->think_time_us > 0)
+        config__notice(
+            ctx, line == CONFIG_LINE_COMMAND_LINE ? 0 : line, "[load] think_time",
+            "not applied under mode = rate, whose requests start on their schedule (only the closed model's users think)");
 }
 
 static char *dir_of(const char *path)

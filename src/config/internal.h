@@ -143,6 +143,10 @@ void config__apply_override(struct config_load_ctx *ctx, const struct config_ove
  * "WHERE: " when where is NULL) to ctx->err and counts the error. */
 void config__error(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
                    ...) CONFIG_PRINTF(4, 5);
+/* The same line for something the file may do but probably did not mean;
+ * not an error: the file still loads. */
+void config__notice(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
+                    ...) CONFIG_PRINTF(4, 5);
 /* Writes a sanitized copy of s, cut to CONFIG_SHOW_MAX bytes, into buf. */
 const char *config__show(const char *s, char *buf);
 /* Same for the first n bytes of s. */

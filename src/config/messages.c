@@ -17,16 +17,15 @@
  * stays small. */
 #define SUGGEST_WORD_MAX 40
 
-void config__error(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
-                   ...)
+static void say(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
+                va_list ap) CONFIG_PRINTF(4, 0);
+
+static void say(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
+                va_list ap)
 {
     char msg[1024];
-    va_list ap;
 
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    ctx->n_errors++;
     if (line)
         fprintf(ctx->err, "brink: %s:%lu: ", ctx->file, (unsigned long)line);
     else
@@ -34,6 +33,27 @@ void config__error(struct config_load_ctx *ctx, uint32_t line, const char *where
     if (where)
         fprintf(ctx->err, "%s: ", where);
     fprintf(ctx->err, "%s\n", msg);
+}
+
+void config__error(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
+                   ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    say(ctx, line, where, fmt, ap);
+    va_end(ap);
+    ctx->n_errors++;
+}
+
+void config__notice(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
+                    ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    say(ctx, line, where, fmt, ap);
+    va_end(ap);
 }
 
 const char *config__show_n(const char *s, size_t n, char *buf)

@@ -158,8 +158,9 @@ static void apply_model(struct engine *e, const struct command *cmd, char *text,
             clamp_rate(last > 0 ? last : e->config->load.rate_step_per_s, why, sizeof(why));
     }
     if (want == LOAD_OPEN)
-        snprintf(text, len, "set_model: %s -> open at %.6g/s, at most %u in flight",
-                 load_model_name(before), c->rate_per_s, c->max_in_flight);
+        snprintf(text, len, "set_model: %s -> open at %.6g/s, at most %u in flight%s",
+                 load_model_name(before), c->rate_per_s, c->max_in_flight,
+                 e->think_ms ? " (think_time not applied)" : "");
     else
         snprintf(text, len, "set_model: %s -> closed at concurrency %u", load_model_name(before),
                  c->concurrency);
@@ -378,6 +379,9 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
     e->seed = p->seed ? p->seed : (uint64_t)time(NULL) ^ uv_hrtime();
     e->tick_ns = c->load.tick_us * 1000;
     e->request_limit = c->load.requests;
+    /* libuv's timers count whole milliseconds; the knee's Little's law
+     * takes this figure too, so it reasons with the pause users take. */
+    e->think_ms = (c->load.think_time_us + 999) / 1000;
     e->fds_limit = raise_fd_limit();
     e->max_concurrency = e->fds_limit > 2 * FD_RESERVE ? e->fds_limit - FD_RESERVE : FD_RESERVE;
     if (c->load.concurrency > e->max_concurrency) {
@@ -411,6 +415,9 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
     merger_set_fds_limit(e->merger, e->fds_limit);
     merger_set_transport(e->merger, e->tp->name);
     publish_control(e); /* no worker runs yet: no lock needed */
+    if (e->control.model == LOAD_OPEN && e->think_ms)
+        merger_event(e->merger, EV_NOTICE, 0,
+                     "think_time not applied: the open model starts requests on its schedule");
     if (e->control.max_in_flight < c->load.max_in_flight) {
         char text[TICK_TEXT_MAX];
 

@@ -179,6 +179,7 @@ struct engine {
     uint32_t fds_limit;
     uint32_t max_concurrency;
     uint64_t request_limit;       /* 0: none */
+    uint64_t think_ms;            /* [load] think_time as applied: whole ms, rounded up */
     atomic_uint_fast64_t tickets; /* requests started so far, all workers */
     pthread_mutex_t lock;
     struct control control;
@@ -214,6 +215,10 @@ struct slot {
     uint64_t start_ns;
     uint64_t intended_ns; /* when the request was meant to start (closed: start_ns) */
     int is_scheduled;     /* started by the open model's schedule */
+    /* Closed model: the pause ([load] think_time) between its reply and its
+     * next request. A thinking user is active but not in flight. */
+    uv_timer_t think_timer;
+    int is_thinking;
     /* curl: one easy handle, reused for every request. */
     CURL *easy;
     size_t last_kind;    /* whose options the handle holds; SIZE_MAX: none */

@@ -56,7 +56,7 @@ void plan_init(struct engine *e, int start)
     struct ramp_out out;
 
     pthread_mutex_init(&e->ramp_lock, NULL);
-    e->ramp = ramp_new(&e->config->ramp, e->config->load.think_time_us,
+    e->ramp = ramp_new(&e->config->ramp, e->think_ms * 1000,
                        e->config->load.mode == CONFIG_MODE_RATE ? LOAD_OPEN : LOAD_CLOSED);
     merger_set_observer(e->merger, observe, e);
     if (!start)

@@ -5,6 +5,7 @@
  * the pool the schedule's requests take turns on. How the request travels is the transport's
  * business; what is counted, and how, is the same for every transport.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -22,6 +23,8 @@ struct slot *slot_new(struct worker *w, uint32_t index)
     s->index = index;
     s->vu = index * w->e->n_workers + w->id;
     s->last_kind = SIZE_MAX;
+    /* Closed with the worker's own handles (worker.c), before s is freed. */
+    uv_timer_init(&w->loop, &s->think_timer);
     w->e->tp->slot_init(s);
     return s;
 }
@@ -47,6 +50,8 @@ int slot_start(struct slot *s, uint64_t intended_ns)
     struct worker *w = s->w;
     struct engine *e = w->e;
 
+    /* One request at a time, and none while the user thinks. */
+    assert(!s->is_in_flight && !s->is_thinking);
     if (!take_ticket(e))
         return -EAGAIN;
     s->kind = workload_pick(e->workload, &w->rng);

@@ -56,6 +56,8 @@ static void submit(struct worker *w, uint64_t end_ns, int is_final)
 /* Closes the handles the worker itself owns (the transport's are its own). */
 static void close_own_handles(struct worker *w)
 {
+    for (uint32_t i = 0; i < w->n_slots; i++)
+        uv_close((uv_handle_t *)&w->slots[i]->think_timer, NULL);
     uv_close((uv_handle_t *)&w->tick_timer, NULL);
     uv_close((uv_handle_t *)&w->end_timer, NULL);
     uv_close((uv_handle_t *)&w->sched_timer, NULL);
@@ -74,6 +76,22 @@ static void on_teardown(uv_timer_t *t)
     close_own_handles(w);
 }
 
+/* Ends the pause of every thinking user that may no longer run (paused,
+ * stopped, retired, the worker done) or that the open model now serves:
+ * its timer must not start a request later. When it may run again it
+ * starts at once, as a user that was not thinking does. */
+static void end_thinking(struct worker *w)
+{
+    for (uint32_t i = 0; i < w->n_slots; i++) {
+        struct slot *s = w->slots[i];
+
+        if (s->is_thinking && (w->is_open || !may_run(w, s))) {
+            uv_timer_stop(&s->think_timer);
+            s->is_thinking = 0;
+        }
+    }
+}
+
 /* The worker has nothing left to do: its last interval goes to the merger
  * and its handles close once the current callback has returned. */
 static void finish(struct worker *w)
@@ -81,6 +99,7 @@ static void finish(struct worker *w)
     if (w->is_done)
         return;
     w->is_done = 1;
+    end_thinking(w);
     submit(w, worker_now_ns(w), 1);
     uv_timer_stop(&w->tick_timer);
     uv_timer_stop(&w->sched_timer);
@@ -93,10 +112,36 @@ void worker_check_finished(struct worker *w)
         finish(w);
 }
 
+static void on_think(uv_timer_t *t)
+{
+    struct slot *s = container_of(t, struct slot, think_timer);
+    struct worker *w = s->w;
+
+    s->is_thinking = 0;
+    if (!w->is_open && may_run(w, s) && slot_start(s, SLOT_NOW) == 0)
+        return;
+    worker_check_finished(w);
+}
+
+/* Starts the think pause of s, which just had its reply. */
+static void think(struct worker *w, struct slot *s)
+{
+    /* The loop's clock was read before this pass's callbacks ran: refresh
+     * it so the pause counts from the reply, not from earlier. */
+    uv_update_time(&w->loop);
+    s->is_thinking = 1;
+    uv_timer_start(&s->think_timer, on_think, w->e->think_ms, 0);
+}
+
 void worker_next(struct worker *w, struct slot *s)
 {
     if (w->is_open) {
         open_pump(w, s);
+    } else if (may_run(w, s) && w->e->think_ms && tickets_left(w)) {
+        /* With no ticket left there is nothing to think about: the worker
+         * may end as soon as the requests in flight have. */
+        think(w, s);
+        return;
     } else if (may_run(w, s) && slot_start(s, SLOT_NOW) == 0) {
         return;
     }
@@ -113,7 +158,9 @@ void worker_fill(struct worker *w)
         for (uint32_t i = 0; i < w->share && i < w->n_slots; i++) {
             struct slot *s = w->slots[i];
 
-            if (!s->is_in_flight && slot_start(s, SLOT_NOW) != 0)
+            if (s->is_in_flight || s->is_thinking)
+                continue;
+            if (slot_start(s, SLOT_NOW) != 0)
                 break;
         }
     }
@@ -188,6 +235,7 @@ void worker_apply_control(struct worker *w)
         uv_timer_start(&w->end_timer, on_end, ENGINE_DRAIN_MS, 0);
     }
     open_apply(w, &c, was_paused);
+    end_thinking(w);
     if (!w->is_open)
         worker_grow_slots(w, w->share);
     if (drop)

@@ -77,6 +77,16 @@ dropped() {
     sed -n 's/^dropped \([0-9,]*\),.*/\1/p' "$tmp/$1.out" | tr -d ,
 }
 
+# wait_requests N: polls (for at most 10 s) until the target has served N
+# requests to /bytes; prints the count last seen.
+wait_requests() {
+    deadline=$(($(now_ms) + 10000))
+    while v=$(truth requests_by_endpoint bytes) && [ "$v" -lt "$1" ] && [ "$(now_ms)" -lt "$deadline" ]; do
+        sleep 0.05
+    done
+    echo "$v"
+}
+
 suite() {
 start_target --seed 7 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
 
@@ -160,6 +170,58 @@ gets=$(sed -n 's/^kind get: \([0-9,]*\) requests.*/\1/p' "$tmp/mix.out" | tr -d 
 puts=$(sed -n 's/^kind put: \([0-9,]*\) requests.*/\1/p' "$tmp/mix.out" | tr -d ,)
 check "GET and PUT are reported apart and add up" 400 $((gets + puts))
 check_ge "the 3:1 mix sends more GETs than PUTs" $((puts + 1)) "$gets"
+
+# --- think time: a user pauses between its reply and its next request -----------------
+# One user thinking 100 ms does about 10 requests a second (without the
+# pause, thousands); 15 leaves room for any timer slack, none for a user
+# that does not think.
+printf '[target]\nurl = %s/bytes/13\n\n[load]\nthink_time = 100ms\n' "$url" >"$tmp/think.ini"
+brink_run think --config "$tmp/think.ini" --concurrency 1 --duration 1s
+check "a run with think time exits 0" 0 "$status"
+n=$(requests think)
+holds "one user thinking 100ms sends at most 15 requests in 1s" "n >= 1 && n <= 15" -v n="${n:-0}"
+check "a thinking user is no error" 1 "$(grep -c '^errors: none$' "$tmp/think.out")"
+# The open model does not apply it, and says so before and during the run.
+brink_run think_open --config "$tmp/think.ini" --rate 20 --duration 1s
+check "think time under the open model: the run still exits 0" 0 "$status"
+check "think time under the open model: the file loads with a notice" 1 \
+    "$(grep -c '^brink: .*think.ini:[0-9]*: \[load\] think_time: not applied under mode = rate' "$tmp/think_open.err")"
+check "think time under the open model: the event log says so" 1 \
+    "$(grep -c 'notice: think_time not applied' "$tmp/think_open.out")"
+# Users thinking for an hour: the duration still ends the run (their
+# timers neither hold the loop open nor fire later), after one request
+# each.
+printf '[target]\nurl = %s/bytes/13\n\n[load]\nthink_time = 1h\n' "$url" >"$tmp/think_long.ini"
+brink_run think_long --config "$tmp/think_long.ini" --concurrency 3 --duration 1s
+check "users thinking for an hour stop at the duration" 0 "$status"
+check "users thinking for an hour sent one request each" 3 "$(requests think_long)"
+
+# Commands reach users in their pause: a retired or paused user stops
+# thinking (its timer never fires later) and starts at once when it may run
+# again. Each step waits for the target to have seen its requests.
+rm -f "$tmp/thinkcmds"
+mkfifo "$tmp/thinkcmds"
+base=$(truth requests_by_endpoint bytes)
+timeout 60 "$brink" run --headless --config "$tmp/think_long.ini" --concurrency 2 <"$tmp/thinkcmds" \
+    >"$tmp/think_cmds.out" 2>"$tmp/think_cmds.err" &
+run_pid=$!
+exec 5>"$tmp/thinkcmds"
+check "two users send one request each, then think" 2 $(($(wait_requests $((base + 2))) - base))
+echo "concurrency 1" >&5
+expect_line "concurrency 1 while both think" "$tmp/think_cmds.err" '^t=[0-9]+s c=1 inflight=0 ' 10
+echo "concurrency 3" >&5
+check "the retired user and a new one start at once" 4 $(($(wait_requests $((base + 4))) - base))
+echo "pause" >&5
+expect_line "pause while three users think" "$tmp/think_cmds.err" ' paused$' 10
+echo "resume" >&5
+check "resume starts the three paused users at once" 7 $(($(wait_requests $((base + 7))) - base))
+echo "stop" >&5
+exec 5>&-
+wait "$run_pid"
+status=$?
+run_pid=""
+check "a stop while users think ends the run with status 0" 0 "$status"
+check "the report counts the seven requests" 7 "$(requests think_cmds)"
 
 # --- bodies over max_body are cut and counted, not errors ----------------------------
 printf '[target]\nurl = %s/bytes/300000\nmax_body = 100k\n' "$url" >"$tmp/cut.ini"

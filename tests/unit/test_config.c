@@ -228,6 +228,27 @@ static void open_model_keys_are_read(void **state)
     config_free(&c);
 }
 
+static void think_time_under_the_open_model_loads_with_a_notice(void **state)
+{
+    struct config c;
+    char *err;
+
+    (void)state;
+    assert_int_equal(
+        load(&c, TARGET "[load]\nmode = rate\nrate = 10/s\nthink_time = 100ms\n", &err), 0);
+    assert_string_equal(
+        err,
+        "brink: t.ini:6: [load] think_time: not applied under mode = rate, whose requests start on their schedule (only the closed model's users think)\n");
+    assert_int_equal(c.load.think_time_us, 100000);
+    free(err);
+    config_free(&c);
+    /* No think time, or the closed model: nothing to say. */
+    load_ok(&c, TARGET "[load]\nmode = rate\nrate = 10/s\nthink_time = 0\n");
+    config_free(&c);
+    load_ok(&c, TARGET "[load]\nthink_time = 100ms\n");
+    config_free(&c);
+}
+
 static void request_keys_are_read(void **state)
 {
     struct config c;
@@ -1523,6 +1544,7 @@ int main(void)
         cmocka_unit_test(target_keys_are_read),
         cmocka_unit_test(load_keys_are_read),
         cmocka_unit_test(open_model_keys_are_read),
+        cmocka_unit_test(think_time_under_the_open_model_loads_with_a_notice),
         cmocka_unit_test(request_keys_are_read),
         cmocka_unit_test(method_is_kept_as_written),
         cmocka_unit_test(random_body_size_is_parsed),

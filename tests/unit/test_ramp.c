@@ -124,6 +124,34 @@ static void no_knee_when_latency_does_not_follow_littles_law(void **state)
     assert_int_equal(knee_find(pts, 5, 0.0005, NULL), 3);
 }
 
+static void knee_of_thinking_users_takes_their_think_time_off_littles_law(void **state)
+{
+    /* Users who think 100 ms between replies of 1 ms, against a server
+     * that serves at most 200 requests per second: each adds 1 / 0.101 s
+     * until 20 users saturate it; past that they queue, and their latency
+     * is users / throughput - think. */
+    const double think_s = 0.1, service_s = 0.001, cap = 200;
+    struct knee_point pts[N_DOUBLING];
+    struct knee_why why;
+
+    (void)state;
+    for (size_t i = 0; i < N_DOUBLING; i++) {
+        double x = doubling[i] / (service_s + think_s);
+
+        pts[i].users = doubling[i];
+        pts[i].throughput = x < cap ? x : cap;
+        pts[i].throughput_se = 0;
+        pts[i].mean_latency_s = x < cap ? service_s : doubling[i] / pts[i].throughput - think_s;
+    }
+    /* 32 users still gain 26% of linear over 16; 64 gain nothing. */
+    assert_int_equal(knee_find(pts, N_DOUBLING, think_s, &why), 6);
+    assert_int_equal(why.scaled, 5);
+    assert_true(fabs(why.little_s - (64.0 / 200 - think_s)) < 1e-9);
+    /* Without the think time, Little's law predicts 320 ms for 220 ms
+     * measured: the users would not seem to queue. */
+    assert_int_equal(knee_find(pts, N_DOUBLING, 0, NULL), -1);
+}
+
 /* ---- the plan ---- */
 
 struct fixture {
@@ -627,6 +655,7 @@ int main(void)
         cmocka_unit_test(knee_needs_a_step_big_enough_to_measure),
         cmocka_unit_test(no_knee_while_throughput_scales),
         cmocka_unit_test(no_knee_when_latency_does_not_follow_littles_law),
+        cmocka_unit_test(knee_of_thinking_users_takes_their_think_time_off_littles_law),
         cmocka_unit_test(plan_walks_its_steps_with_warmups_and_holds),
         cmocka_unit_test(a_tick_a_millisecond_short_still_counts),
         cmocka_unit_test(hold_by_work_counts_requests_per_user),
