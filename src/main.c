@@ -109,7 +109,7 @@ static const struct cmd commands[] = {
     },
     {
         .name = "report",
-        .usage = "brink report FILE [--format text|json|csv|hdr|hdr-failed]",
+        .usage = "brink report FILE [--format text|json|csv|hdr|hdr-failed] [--fail-on EXPR]",
         .summary = "print a recorded session's report and step table",
         .help = "Reads the session file FILE and prints, by --format:\n"
                 "  text (default)  the report a run prints at its end, then the step table:\n"
@@ -124,6 +124,10 @@ static const struct cmd commands[] = {
                 "Latency figures are those of the successes; failed requests are timed\n"
                 "apart (\"latency of failed requests\" in text, failed_latency_us in JSON,\n"
                 "failed_p50_us... in CSV).\n"
+                "The run is judged against the [thresholds] fail_on it was recorded with\n"
+                "(default error_rate > 1%), or --fail-on 'EXPR, ...' instead; text and\n"
+                "json name each failed condition with its value, and any failed\n"
+                "condition or ramp step makes the exit status 3.\n"
                 "Layouts: docs/report.md. A cut or damaged file is read up to the damage;\n"
                 "stderr names the line.\n",
         .run = report_main,

@@ -29,6 +29,7 @@
 #include "record/record.h"
 #include "report/formats.h"
 #include "report/summary.h"
+#include "verdicts.h"
 #include "signals.h"
 #include "ui/ui.h"
 
@@ -88,7 +89,8 @@ static int open_reader(const char *path, struct index *ix, struct rec_reader **o
 }
 
 /* Reads the whole file once: the index, and the session's report. */
-static int build_index(const char *path, struct index *ix, struct summary *s, struct steps *st)
+static int build_index(const char *path, struct index *ix, struct summary *s, struct steps *st,
+                       struct config_rules *rules)
 {
     struct rec_reader *r;
     struct tick *t;
@@ -97,6 +99,7 @@ static int build_index(const char *path, struct index *ix, struct summary *s, st
 
     if (rc)
         return rc;
+    (void)verdicts_rules("replay", rec_read_header(r)->config_text, NULL, rules);
     while ((rc = rec_read_next(r, &t)) > 0) {
         if (ix->n == MAX_INDEX) {
             tick_free(t);
@@ -378,6 +381,8 @@ int replay_main(int argc, char **argv)
     struct player p = {.speed = 1};
     struct summary *s;
     struct steps *st;
+    struct config_rules rules;
+    struct report_verdicts v;
     const char *path = NULL;
     int is_headless = 0, rc = 0;
     char why[256];
@@ -402,7 +407,7 @@ int replay_main(int argc, char **argv)
     }
     s = summary_new();
     st = steps_new();
-    if (build_index(path, &p.ix, s, st) != 0) {
+    if (build_index(path, &p.ix, s, st, &rules) != 0) {
         summary_free(s);
         steps_free(st);
         return 1;
@@ -423,6 +428,9 @@ int replay_main(int argc, char **argv)
     print_notices(&p.ix);
     if (format_final(s, st, stdout) != 0)
         rc = 1;
+    /* Judged as the run was; a replay only shows it (its status stays 0). */
+    verdicts_judge(&rules, st, &v);
+    verdicts_print("replay", &v, st, stdout);
     free(p.ix.end_ms);
     free(p.ix.has_events);
     summary_free(s);

@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/exitcode.h"
 #include "core/sanitize.h"
 #include "core/tick.h"
 #include "record/record.h"
 #include "report/formats.h"
 #include "core/steps.h"
 #include "report/summary.h"
+#include "verdicts.h"
 
 #define MAX_SESSIONS 16
 
@@ -25,10 +27,12 @@ enum format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HDR, FMT_HDR_FAILED };
 
 static const char *const format_names[] = {"text", "json", "csv", "hdr", "hdr-failed"};
 
-/* A session read back: its summary and its finished step table. */
+/* A session read back: its summary, its finished step table, and the
+ * conditions it is judged against (recorded, or --fail-on). */
 struct session {
     struct summary *summary;
     struct steps *steps;
+    struct config_rules rules;
 };
 
 static void on_notice(void *arg, uint64_t line, const char *msg)
@@ -40,9 +44,10 @@ static void on_notice(void *arg, uint64_t line, const char *msg)
     fprintf(stderr, "brink: %s: %s\n", (const char *)arg, shown);
 }
 
-/* Reads path into s (and every tick into csv when not NULL). */
-static int read_session(const char *cmd, const char *path, struct session *s,
-                        struct format_csv *csv)
+/* Reads path into s (and every tick into csv when not NULL); fail_on (may
+ * be NULL) stands for the session's recorded thresholds. */
+static int read_session(const char *cmd, const char *path, const char *fail_on,
+                        struct session *s, struct format_csv *csv)
 {
     struct rec_reader *r;
     struct tick *t;
@@ -57,6 +62,7 @@ static int read_session(const char *cmd, const char *path, struct session *s,
         fprintf(stderr, "%s\n", shown);
         return rc;
     }
+    (void)verdicts_rules(cmd, rec_read_header(r)->config_text, fail_on, &s->rules);
     s->summary = summary_new();
     s->steps = steps_new();
     while ((rc = rec_read_next(r, &t)) > 0) {
@@ -79,17 +85,22 @@ static void free_session(struct session *s)
     steps_free(s->steps);
 }
 
-static int print(enum format f, const struct session *s)
+/* Prints s in format f; *n_failed gets its failed thresholds and steps. */
+static int print(enum format f, const struct session *s, unsigned *n_failed)
 {
     struct summary_totals total;
+    struct report_verdicts v;
 
+    verdicts_judge(&s->rules, s->steps, &v);
+    *n_failed = v.n_failed + v.steps_failed;
     switch (f) {
     case FMT_TEXT:
-        if (summary_print(s->summary, stdout) != 0)
+        if (summary_print(s->summary, stdout) != 0 || format_steps_text(s->steps, stdout) != 0)
             return -EIO;
-        return format_steps_text(s->steps, stdout);
+        verdicts_print("report", &v, s->steps, stdout);
+        return ferror(stdout) ? -EIO : 0;
     case FMT_JSON:
-        return format_json(s->summary, s->steps, stdout);
+        return format_json(s->summary, s->steps, &v, stdout);
     case FMT_HDR:
     case FMT_HDR_FAILED:
         summary_totals(s->summary, f == FMT_HDR ? SUMMARY_TOTAL : SUMMARY_FAILED, &total);
@@ -109,7 +120,7 @@ static int usage(const char *cmd, const char *what, const char *arg, const char 
     return 2;
 }
 
-#define REPORT_USAGE "brink report FILE [--format text|json|csv|hdr|hdr-failed]"
+#define REPORT_USAGE "brink report FILE [--format text|json|csv|hdr|hdr-failed] [--fail-on EXPR]"
 
 static int parse_format(const char *v, enum format *out)
 {
@@ -125,14 +136,23 @@ static int parse_format(const char *v, enum format *out)
 int report_main(int argc, char **argv)
 {
     enum format f = FMT_TEXT;
-    const char *path = NULL;
+    const char *path = NULL, *fail_on = NULL;
     struct session s = {0};
     struct format_csv *csv = NULL;
+    unsigned n_failed = 0;
     int rc;
 
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
 
+        if (strncmp(argv[i], "--fail-on=", 10) == 0) {
+            fail_on = argv[i] + 10;
+            continue;
+        }
+        if (strcmp(argv[i], "--fail-on") == 0 && i + 1 < argc) {
+            fail_on = argv[++i];
+            continue;
+        }
         if (strncmp(argv[i], "--format=", 9) == 0)
             v = argv[i] + 9;
         else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
@@ -151,15 +171,22 @@ int report_main(int argc, char **argv)
         fprintf(stderr, "brink: report: missing FILE (usage: %s)\n", REPORT_USAGE);
         return 2;
     }
+    /* A bad --fail-on is a usage error, found before the file is read. */
+    if (fail_on && verdicts_rules("report", NULL, fail_on, &s.rules) != 0)
+        return BRINK_EXIT_USAGE;
     if (f == FMT_CSV)
         csv = format_csv_new(stdout);
-    rc = read_session("report", path, &s, csv);
+    rc = read_session("report", path, fail_on, &s, csv);
     if (rc == 0)
-        rc = csv ? format_csv_finish(csv) : print(f, &s);
+        rc = print(f, &s, &n_failed);
+    if (rc == 0 && csv)
+        rc = format_csv_finish(csv);
     format_csv_free(csv);
     if (s.summary)
         free_session(&s);
-    return rc == 0 ? 0 : 1;
+    if (rc != 0)
+        return BRINK_EXIT_RUNTIME;
+    return n_failed ? BRINK_EXIT_VERDICT : BRINK_EXIT_OK;
 }
 
 #define COMPARE_USAGE "brink compare A B [C ...] [--label NAME ...]"
@@ -206,7 +233,7 @@ int compare_main(int argc, char **argv)
         return 2;
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = read_session("compare", paths[i], &s[i], NULL);
+        rc = read_session("compare", paths[i], NULL, &s[i], NULL);
         tables[i] = s[i].steps;
         if (i >= n_labels) {
             default_label(paths[i], names[i], sizeof(names[i]));

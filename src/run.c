@@ -393,6 +393,7 @@ static int run_load(const struct run_args *a, const struct config *c)
     struct chan *ch = chan_new(CHAN_TICKS_DEFAULT, CHAN_COMMANDS_DEFAULT);
     struct run_threads th = {.board = board_new()};
     struct sinks k = {.summary = summary_new(), .steps = steps_new()};
+    struct report_verdicts v;
     char err[1400];
     int rc, is_stuck;
 
@@ -424,7 +425,8 @@ static int run_load(const struct run_args *a, const struct config *c)
                 (unsigned long long)chan_dropped(ch));
     rc = format_final(k.summary, k.steps, stdout) == 0 ? BRINK_EXIT_OK : BRINK_EXIT_RUNTIME;
     /* The demo is meant to break: it shows its verdicts but exits 0. */
-    if (verdicts_report("run", &c->thresholds.fail_on, k.steps, stdout) && rc == 0 && !a->preset)
+    verdicts_judge(&c->thresholds.fail_on, k.steps, &v);
+    if (verdicts_print("run", &v, k.steps, stdout) && rc == 0 && !a->preset)
         rc = BRINK_EXIT_VERDICT;
     if (recording_stop(k.recording, !chan_dropped(ch), signals_stops ? "stopped" : "done") != 0)
         rc = 1;

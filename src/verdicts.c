@@ -1,18 +1,75 @@
 #include "verdicts.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "core/sanitize.h"
 #include "ramp/verdict.h"
-#include "report/formats.h"
 
 #define SHOWN_MAX (2 * TICK_TEXT_MAX)
 
+_Static_assert(VERDICT_MAX_FAILS <= REPORT_VERDICTS_MAX, "a report holds every failed condition");
+#define FAIL_ON_MAX 1024
+
+/* The value of [thresholds] fail_on in INI text, copied into buf; 0, or
+ * -ENOENT when the text has none. */
+static int recorded_fail_on(const char *text, char *buf, size_t cap)
+{
+    int in_section = 0;
+
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+
+        if (line[0] == '[')
+            in_section = len >= 12 && strncmp(line, "[thresholds]", 12) == 0;
+        else if (in_section && len > 10 && strncmp(line, "fail_on = ", 10) == 0 &&
+                 len - 10 < cap) {
+            memcpy(buf, line + 10, len - 10);
+            buf[len - 10] = '\0';
+            return 0;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return -ENOENT;
+}
+
+int verdicts_rules(const char *cmd, const char *config_text, const char *fail_on,
+                   struct config_rules *out)
+{
+    char text[FAIL_ON_MAX], why[256], shown[2 * FAIL_ON_MAX];
+
+    if (fail_on) {
+        if (config_parse_rules(fail_on, out, why, sizeof(why)) == 0)
+            return 0;
+        sanitize_display(fail_on, strlen(fail_on), shown, sizeof(shown), 1);
+        fprintf(stderr, "brink: %s: --fail-on: \"%s\": %s\n", cmd, shown, why);
+        return -EINVAL;
+    }
+    if (recorded_fail_on(config_text ? config_text : "", text, sizeof(text)) == 0 &&
+        config_parse_rules(text, out, why, sizeof(why)) == 0)
+        return 0;
+    return config_parse_rules(CONFIG_DEFAULT_RULES, out, why, sizeof(why));
+}
+
+void verdicts_judge(const struct config_rules *rules, const struct steps *st,
+                    struct report_verdicts *v)
+{
+    struct verdict_fail fails[VERDICT_MAX_FAILS];
+
+    memset(v, 0, sizeof(*v));
+    v->n_rules = rules->n_rules;
+    v->n_failed = verdict_run(rules, st, fails);
+    for (uint32_t i = 0; i < v->n_failed; i++)
+        memcpy(v->why[i], fails[i].why, sizeof(v->why[i]));
+    for (size_t i = 0; i < steps_count(st); i++)
+        v->steps_failed += steps_row(st, i)->verdict == VERDICT_FAIL;
+}
+
 /* The ramp steps that failed: one line each on stderr. */
-static unsigned report_steps(const char *cmd, const struct steps *st)
+static void print_steps(const char *cmd, const struct steps *st)
 {
     char shown[SHOWN_MAX];
-    unsigned n = 0;
 
     for (size_t i = 0; i < steps_count(st); i++) {
         const struct step_row *r = steps_row(st, i);
@@ -23,30 +80,26 @@ static unsigned report_steps(const char *cmd, const struct steps *st)
         fprintf(stderr, "brink: %s: ramp step %u/%u (%s%.0f%s) failed: %s\n", cmd, r->plan_step,
                 r->plan_n_steps, r->model == LOAD_OPEN ? "" : "c=", r->level,
                 r->model == LOAD_OPEN ? "/s" : "", shown);
-        n++;
     }
-    return n;
 }
 
-unsigned verdicts_report(const char *cmd, const struct config_rules *rules, const struct steps *st,
-                         FILE *out)
+unsigned verdicts_print(const char *cmd, const struct report_verdicts *v, const struct steps *st,
+                        FILE *out)
 {
-    struct verdict_fail fails[VERDICT_MAX_FAILS];
     char shown[SHOWN_MAX];
-    uint32_t n = verdict_run(rules, st, fails);
 
-    if (rules->n_rules == 0)
+    if (v->n_rules == 0)
         fputs("\nthresholds: none\n", out);
-    else if (n == 0)
-        fprintf(out, "\nthresholds: all %u held\n", rules->n_rules);
+    else if (v->n_failed == 0)
+        fprintf(out, "\nthresholds: all %u held\n", v->n_rules);
     else
-        fprintf(out, "\nthresholds: %u of %u failed\n", n, rules->n_rules);
-    for (uint32_t i = 0; i < n; i++) {
-        sanitize_display(fails[i].why, strnlen(fails[i].why, sizeof(fails[i].why)), shown,
-                         sizeof(shown), 1);
+        fprintf(out, "\nthresholds: %u of %u failed\n", v->n_failed, v->n_rules);
+    for (uint32_t i = 0; i < v->n_failed; i++) {
+        sanitize_display(v->why[i], strnlen(v->why[i], sizeof(v->why[i])), shown, sizeof(shown), 1);
         fprintf(out, "  FAIL %s\n", shown);
         fprintf(stderr, "brink: %s: threshold failed: %s\n", cmd, shown);
     }
     fflush(out);
-    return n + report_steps(cmd, st);
+    print_steps(cmd, st);
+    return v->n_failed + v->steps_failed;
 }

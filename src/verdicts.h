@@ -1,7 +1,7 @@
 /*
- * verdicts: the end of a run or a report, judged. The whole run against
- * [thresholds] fail_on (or --fail-on), and the ramp plan's steps as the
- * plan judged them. Main thread only.
+ * verdicts: the end of a run, a replay or a report, judged. The whole run
+ * against [thresholds] fail_on (or --fail-on), and the ramp plan's steps as
+ * the plan judged them. Main thread only.
  */
 #ifndef PROG_VERDICTS_H
 #define PROG_VERDICTS_H
@@ -10,16 +10,31 @@
 
 #include "config/config.h"
 #include "core/steps.h"
+#include "report/formats.h"
 
 /*
- * Judges st (finished) against rules and reads its plan steps' verdicts.
- * Prints to out, after the report, "thresholds: ..." with each failed
- * condition and its measured value; and for each failure one line on
- * stderr, "brink: CMD: threshold failed: error_rate 5.02% > 1.00% (...)"
- * or "brink: CMD: ramp step 5/6 (c=32) failed: ...". Returns the number of
+ * The conditions a recorded session was run with: [thresholds] fail_on of
+ * config_text (the header's effective configuration), else the default
+ * (sessions written before thresholds existed). fail_on, when not NULL
+ * (--fail-on of brink report), wins; it is the user's and may be bad:
+ * returns 0, or -EINVAL after a one-line message naming cmd.
+ */
+int verdicts_rules(const char *cmd, const char *config_text, const char *fail_on,
+                   struct config_rules *out);
+
+/* Judges st (finished) against rules into v (the failed conditions with
+ * their measured values) and counts its plan steps that failed. */
+void verdicts_judge(const struct config_rules *rules, const struct steps *st,
+                    struct report_verdicts *v);
+
+/*
+ * Prints v after a text report: "thresholds: ..." with a "  FAIL ..." line
+ * per failed condition; and for each failure one line on stderr,
+ * "brink: CMD: threshold failed: error_rate 5.02% > 1.00% (...)" or
+ * "brink: CMD: ramp step 5/6 (c=32) failed: ...". Returns the number of
  * failures: the caller exits with BRINK_EXIT_VERDICT when it is not 0.
  */
-unsigned verdicts_report(const char *cmd, const struct config_rules *rules, const struct steps *st,
-                         FILE *out);
+unsigned verdicts_print(const char *cmd, const struct report_verdicts *v, const struct steps *st,
+                        FILE *out);
 
 #endif

@@ -346,6 +346,12 @@ int config_load_file(struct config *c, const char *path, const struct config_opt
 int config_load_string(struct config *c, const char *name, const char *text,
                        const struct config_opts *opts, FILE *err);
 
+/* Parses text in the grammar of [thresholds] fail_on ("none", or
+ * conditions separated by commas) into out, for a value that comes from
+ * elsewhere than a file (a recorded session, --fail-on of brink report).
+ * Probe names are not checked. Returns 0, or -EINVAL with why set. */
+int config_parse_rules(const char *text, struct config_rules *out, char *why, size_t why_len);
+
 /* Writes the effective configuration as INI to out: every key with its value,
  * strings as written (${ENV} references, not their values), secret header
  * values and URL credentials redacted. Returns 0 or -EIO. */

@@ -335,6 +335,20 @@ const struct config_type config__ramp_work = {parse_count, write_requests_per_us
 const struct config_type config__ramp_hold = {parse_hold, write_hold, 0};
 const struct config_type config__growth = {parse_choice, write_maker, 0};
 const struct config_type config__rules = {parse_rules, write_rules, 0};
+
+int config_parse_rules(const char *text, struct config_rules *out, char *why, size_t why_len)
+{
+    static const struct config_key key = {.name = "fail_on", .type = &config__rules};
+    struct config_value v = {text, text, 0};
+    struct config_rules parsed = {0};
+
+    if (parse_rules(NULL, &key, &parsed, &v, why, why_len) != 0) {
+        config__tidy_why(why, why_len);
+        return -EINVAL;
+    }
+    *out = parsed;
+    return 0;
+}
 const struct config_type config__ramp_action = {parse_choice, write_action, 0};
 
 /* ---- the whole section ---- */

@@ -241,7 +241,20 @@ static void put_open(FILE *out, const struct summary *sum, uint64_t d)
             sc->ticks_not_kept);
 }
 
-int format_json(const struct summary *sum, const struct steps *st, FILE *out)
+/* ,"thresholds":{"conditions":N,"failed":["why",...],"steps_failed":N} */
+static void put_verdicts(FILE *out, const struct report_verdicts *v)
+{
+    fprintf(out, ",\n\"thresholds\":{\"conditions\":%" PRIu32 ",\"failed\":[", v->n_rules);
+    for (uint32_t i = 0; i < v->n_failed && i < REPORT_VERDICTS_MAX; i++) {
+        if (i)
+            fputc(',', out);
+        put_string(out, v->why[i], TICK_TEXT_MAX);
+    }
+    fprintf(out, "],\"steps_failed\":%" PRIu32 "}", v->steps_failed);
+}
+
+int format_json(const struct summary *sum, const struct steps *st,
+                const struct report_verdicts *v, FILE *out)
 {
     struct summary_totals k;
     uint64_t d = summary_duration_us(sum);
@@ -263,6 +276,8 @@ int format_json(const struct summary *sum, const struct steps *st, FILE *out)
     }
     fputc(']', out);
     put_steps(out, st);
+    if (v)
+        put_verdicts(out, v);
     fputs("}\n", out);
     return report_finish(out);
 }

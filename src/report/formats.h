@@ -17,6 +17,19 @@
  * and gives the latency of successes and failures apart. */
 #define REPORT_JSON_VERSION 2
 
+#include "core/tick.h"
+
+/* How a run was judged (filled by the caller, which knows the rules): the
+ * conditions of [thresholds] fail_on that failed, with their measured
+ * values, and the ramp steps that failed. */
+#define REPORT_VERDICTS_MAX 16
+struct report_verdicts {
+    uint32_t n_rules;                          /* conditions judged */
+    uint32_t n_failed;                         /* of those, failed */
+    char why[REPORT_VERDICTS_MAX][TICK_TEXT_MAX]; /* each with its value (raw) */
+    uint32_t steps_failed;                     /* ramp steps the plan failed */
+};
+
 struct hist;
 struct steps;
 struct summary;
@@ -43,9 +56,12 @@ int format_final(const struct summary *sum, struct steps *st, FILE *out);
  * One JSON document (UTF-8, RFC 8259): the run's totals and per-kind totals
  * from sum, the step rows and the by-level grouping from st (finished).
  * Strings are escaped by hand ("\"", "\\", control characters as \u00XX,
- * invalid UTF-8 bytes as \ufffd); non-finite numbers are null.
+ * invalid UTF-8 bytes as \ufffd); non-finite numbers are null. v, when not
+ * NULL, adds "thresholds": the conditions judged, each failed one with its
+ * measured value, and the ramp steps that failed.
  */
-int format_json(const struct summary *sum, const struct steps *st, FILE *out);
+int format_json(const struct summary *sum, const struct steps *st,
+                const struct report_verdicts *v, FILE *out);
 
 /*
  * CSV for spreadsheets (RFC 4180, CRLF line ends): a header row, then one row

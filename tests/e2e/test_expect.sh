@@ -58,7 +58,7 @@ suite() {
     # The store is empty: every GET of a key is a 404.
     printf '[target]\nurl = %s/kv/never-written\ntransport = %s\n' "$url" "$transport" >"$d/plain.ini"
     expect_run_config plain
-    check "a run of missing keys exits 0" 0 "$status"
+    check "a run of missing keys fails the default error_rate > 1% (exit 3)" 3 "$status"
     check "it ran on the $transport transport" 1 "$(ran_on plain)"
     check "without expect a missing key is an http_4xx error" 40 "$(errors plain http_4xx)"
     check "and its 404s are counted by status" 1 "$(grep -c '^HTTP statuses: 404=40$' "$d/plain.out")"

@@ -336,6 +336,60 @@ static void ramp_keys_are_read(void **state)
     config_free(&c);
 }
 
+/* A step or a run is never judged pass while the error rate is above 1%,
+ * unless the file says otherwise: both lists default to error_rate > 1%. */
+static void stop_when_and_fail_on_default_to_an_error_rate_of_1_percent(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[ramp]\nsteps = 1, 2\n");
+    assert_int_equal(c.ramp.stop_when.n_rules, 1);
+    assert_int_equal(c.ramp.stop_when.rules[0].metric, CONFIG_RULE_ERROR_RATE);
+    assert_true(c.ramp.stop_when.rules[0].value > 0.0099 && c.ramp.stop_when.rules[0].value < 0.0101);
+    assert_int_equal(c.thresholds.fail_on.n_rules, 1);
+    assert_int_equal(c.thresholds.fail_on.rules[0].metric, CONFIG_RULE_ERROR_RATE);
+    config_free(&c);
+    load_ok(&c, TARGET "[ramp]\nsteps = 1, 2\nstop_when = none\n[thresholds]\nfail_on = none\n");
+    assert_int_equal(c.ramp.stop_when.n_rules, 0);
+    assert_int_equal(c.thresholds.fail_on.n_rules, 0);
+    config_free(&c);
+}
+
+static void thresholds_take_the_stop_when_grammar(void **state)
+{
+    struct config c;
+
+    (void)state;
+    load_ok(&c, TARGET "[probe q]\ntype = json\nurl = /stats\npointer = /q\n"
+                       "[thresholds]\nfail_on = p99 > 250ms, probe.q > 10, rate_shortfall > 5%\n");
+    assert_int_equal(c.thresholds.fail_on.n_rules, 3);
+    assert_int_equal(c.thresholds.fail_on.rules[0].metric, CONFIG_RULE_P99);
+    assert_true(c.thresholds.fail_on.rules[0].value == 250000);
+    assert_int_equal(c.thresholds.fail_on.rules[1].metric, CONFIG_RULE_PROBE);
+    assert_int_equal(c.thresholds.fail_on.rules[2].metric, CONFIG_RULE_RATE_SHORTFALL);
+    config_free(&c);
+    load_fails(TARGET "[thresholds]\nfail_on = throughput_drop > 10%\n",
+               "brink: t.ini:4: [thresholds] fail_on: throughput_drop compares the steps of a [ramp] plan, not a whole run (expected error_rate, p50, p90, p99, p99.9, rate_shortfall or probe.NAME)\n");
+    load_fails(TARGET "[thresholds]\nfail_on = probe.nope > 1\n",
+               "brink: t.ini:4: [thresholds] fail_on: probe.nope names no [probe nope] section\n");
+}
+
+static void rules_parse_from_text_for_recorded_sessions(void **state)
+{
+    struct config_rules r;
+    char why[256];
+
+    (void)state;
+    assert_int_equal(config_parse_rules("error_rate > 5%, p99.9 > 1s", &r, why, sizeof(why)), 0);
+    assert_int_equal(r.n_rules, 2);
+    assert_int_equal(r.rules[1].metric, CONFIG_RULE_P999);
+    assert_int_equal(config_parse_rules("none", &r, why, sizeof(why)), 0);
+    assert_int_equal(r.n_rules, 0);
+    assert_int_equal(config_parse_rules("p99 >> 1s", &r, why, sizeof(why)), -EINVAL);
+    assert_non_null(strstr(why, "p99 >> 1s"));
+}
+
 static void ramp_steps_are_made_from_start_step_max(void **state)
 {
     struct config c;
@@ -1093,6 +1147,9 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
                         "timeout = 90s\n"
                         "expect = 100-399\n"
                         "\n"
+                        "[thresholds]\n"
+                        "fail_on = error_rate > 1%\n"
+                        "\n"
                         "[record]\n"
                         "enabled = no\n"
                         "dir = sessions\n");
@@ -1449,6 +1506,9 @@ static void write_prints_probe_sections_and_reads_back_the_same(void **state)
                                   "kind = counter\n"
                                   "alert = < -0.1\n"
                                   "\n"
+                                  "[thresholds]\n"
+                                  "fail_on = error_rate > 1%\n"
+                                  "\n"
                                   "[record]\n"));
     load_ok(&again, first);
     second = write_to_string(&again);
@@ -1550,6 +1610,9 @@ int main(void)
         cmocka_unit_test(random_body_size_is_parsed),
         cmocka_unit_test(record_keys_are_read),
         cmocka_unit_test(ramp_keys_are_read),
+        cmocka_unit_test(stop_when_and_fail_on_default_to_an_error_rate_of_1_percent),
+        cmocka_unit_test(thresholds_take_the_stop_when_grammar),
+        cmocka_unit_test(rules_parse_from_text_for_recorded_sessions),
         cmocka_unit_test(ramp_steps_are_made_from_start_step_max),
         cmocka_unit_test(ramp_without_section_is_no_plan),
         cmocka_unit_test(ramp_errors_say_what_was_expected),

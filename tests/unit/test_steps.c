@@ -212,6 +212,35 @@ static void paused_ticks_fold_into_the_open_row(void **state)
     steps_free(st);
 }
 
+/* The whole run, for thresholds: every tick's requests and latency (plan
+ * warm-ups included), its length less the pauses. */
+static void the_whole_run_is_one_row_of_every_tick(void **state)
+{
+    struct steps *st = steps_new();
+    struct step_row run;
+    struct tick *t;
+
+    (void)state;
+    assert_int_equal(steps_run(st, &run), -ENOENT);
+    t = new_tick(0, 10, 100, 1000);
+    t->plan.phase = PLAN_WARMUP;
+    t->plan.step = 1;
+    t->plan.n_steps = 2;
+    feed(st, NULL, t);
+    feed(st, NULL, new_tick(1, 20, 200, 3000));
+    t = new_tick(2, 20, 10, 3000);
+    t->state = RUN_PAUSED;
+    feed(st, NULL, t);
+    steps_finish(st);
+    assert_int_equal(steps_run(st, &run), 0);
+    assert_int_equal(run.completed, 310);
+    assert_int_equal(run.timed, 310);
+    assert_int_equal(run.duration_us, 2000000);
+    assert_true(run.level == 15.0); /* 10 for 1 s, 20 for 1 s */
+    assert_true(run.p50_us >= 3000 && run.p50_us <= 3200 * 1.01); /* the 155th of 310 */
+    steps_free(st);
+}
+
 /* A closed run that ends on --duration or --requests: its last tick (DONE)
  * holds most of the requests; its length must count with them. */
 static void the_runs_tail_counts_its_length_with_its_requests(void **state)
@@ -447,6 +476,7 @@ static void json_is_valid_and_holds_totals_steps_and_kinds(void **state)
     FILE *f = sink_open();
     json_error_t err;
     json_t *doc, *steps;
+    struct report_verdicts v = {0};
     char *text;
     struct tick *t;
 
@@ -459,7 +489,10 @@ static void json_is_valid_and_holds_totals_steps_and_kinds(void **state)
     feed(st, sum, t);
     feed(st, sum, new_tick(1, 20, 50, 1000));
     steps_finish(st);
-    assert_int_equal(format_json(sum, st, f), 0);
+    v.n_rules = 2;
+    v.n_failed = 1;
+    tick_copy_text(v.why[0], sizeof(v.why[0]), "error_rate 5.00% > 1.00% (5 of 100 failed)");
+    assert_int_equal(format_json(sum, st, &v, f), 0);
     text = sink_text(f);
     doc = json_loads(text, JSON_REJECT_DUPLICATES, &err);
     if (doc == NULL)
@@ -479,6 +512,12 @@ static void json_is_valid_and_holds_totals_steps_and_kinds(void **state)
     assert_true(json_is_null(json_object_get(
         json_array_get(json_object_get(json_array_get(steps, 1), "probes"), 0), "max")));
     assert_int_equal(json_array_size(json_object_get(doc, "levels")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "thresholds"),
+                                                        "conditions")),
+                     2);
+    assert_string_equal(json_string_value(json_array_get(
+                            json_object_get(json_object_get(doc, "thresholds"), "failed"), 0)),
+                        "error_rate 5.00% > 1.00% (5 of 100 failed)");
     json_decref(doc);
     free(text);
     summary_free(sum);
@@ -526,6 +565,7 @@ int main(void)
         cmocka_unit_test(return_to_a_level_is_a_new_row_and_groups_by_level),
         cmocka_unit_test(paused_ticks_fold_into_the_open_row),
         cmocka_unit_test(the_runs_tail_counts_its_length_with_its_requests),
+        cmocka_unit_test(the_whole_run_is_one_row_of_every_tick),
         cmocka_unit_test(probes_keep_max_and_last_per_step),
         cmocka_unit_test(errors_are_counted_per_step),
         cmocka_unit_test(open_model_steps_by_rate),
