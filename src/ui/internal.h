@@ -252,6 +252,16 @@ void draw_repeat(int y, int x, int n, int attr, const char *glyph);
 
 /* ---- the views: each draws one panel inside r, from the model ---- */
 
+/* What the latency panel shows: the successes by default. */
+enum latency_shown {
+    LATENCY_SUCCESSES, /* requests that succeeded (open model: from the intended start) */
+    LATENCY_SERVICE,   /* open model: the successes' service time, from the actual start */
+    LATENCY_FAILED,    /* failed requests, timed apart */
+};
+
+/* The next view l gives: successes, (open model: service,) failures. */
+enum latency_shown latency_next(enum latency_shown now, int is_open);
+
 struct view {
     const struct model *m;
     const struct theme *th;
@@ -264,7 +274,7 @@ struct view {
     const char *input;     /* what was typed into it */
     int show_help;
     int show_steps; /* the step table takes the event log's place */
-    int shows_service; /* open model: the latency panel shows service times */
+    enum latency_shown latency; /* what the latency panel shows (l cycles) */
     const struct keymap *keys;
     /* A replay: the session's length, the speed and whether it plays. */
     int is_replay;

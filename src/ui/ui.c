@@ -48,7 +48,7 @@ struct ui {
     int is_hung_up;
     int show_help;
     int show_steps;
-    int shows_service; /* the latency panel shows service times, not corrected ones */
+    enum latency_shown latency; /* what the latency panel shows */
     unsigned quits; /* q presses, counted like stop signals */
     enum prompt_kind prompt;
     char input[INPUT_MAX];
@@ -238,9 +238,10 @@ static void act(struct ui *ui, enum action a, int key)
         return;
     switch (a) {
     case ACT_LATENCY_TOGGLE:
-        ui->shows_service = !ui->shows_service;
-        set_status(ui, ui->shows_service ? "latency: service time (from the actual start)"
-                                         : "latency: corrected (from the intended start)");
+        ui->latency = latency_next(ui->latency, t && t->model == LOAD_OPEN);
+        set_status(ui, ui->latency == LATENCY_SERVICE  ? "latency: service time of successes"
+                       : ui->latency == LATENCY_FAILED ? "latency: failed requests"
+                                                       : "latency: successes");
         break;
     case ACT_STEP_UP: send_simple(ui, CMD_STEP, 1, "step up"); break;
     case ACT_STEP_DOWN: send_simple(ui, CMD_STEP, -1, "step down"); break;
@@ -330,7 +331,7 @@ static void draw(struct ui *ui)
         .input = ui->input,
         .show_help = ui->show_help,
         .show_steps = ui->show_steps,
-        .shows_service = ui->shows_service,
+        .latency = ui->latency,
         .keys = ui->keys,
         .is_replay = ui->p->replay != NULL,
         .replay_total_ms = ui->p->replay ? ui->p->replay->total_ms : 0,

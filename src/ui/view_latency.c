@@ -134,21 +134,38 @@ static void p99_chart(const struct view *v, struct rect c)
     draw_chart(v->th, c, values, roles, n, top);
 }
 
-/* The figures shown and the title that says which they are: under the
- * open model the corrected latency (from each request's intended start)
- * unless l asked for the service time (from its actual start). */
+enum latency_shown latency_next(enum latency_shown now, int is_open)
+{
+    switch (now) {
+    case LATENCY_SUCCESSES:
+        return is_open ? LATENCY_SERVICE : LATENCY_FAILED;
+    case LATENCY_SERVICE:
+        return LATENCY_FAILED;
+    case LATENCY_FAILED:
+        break;
+    }
+    return LATENCY_SUCCESSES;
+}
+
+/* The figures shown and the title that says which they are: the successes
+ * by default (under the open model from each request's intended start);
+ * l moves to their service time (open model) and to the failed requests. */
 static const struct tick_kind *shown(const struct view *v, const char **title)
 {
     const struct tick *t = v->m->last;
+    int is_open = t->model == LOAD_OPEN;
 
-    *title = "Latency";
-    if (t->model != LOAD_OPEN)
-        return &t->total;
-    if (v->shows_service) {
-        *title = "Latency: service time (l: corrected)";
+    if (v->latency == LATENCY_FAILED) {
+        *title = is_open ? "Latency of failures, from intended start (l: successes)"
+                         : "Latency of failures (l: successes)";
+        return &t->failed;
+    }
+    if (is_open && v->latency == LATENCY_SERVICE) {
+        *title = "Latency of successes: service time (l: failures)";
         return &t->service;
     }
-    *title = "Latency: from intended start (l: service)";
+    *title = is_open ? "Latency of successes, from intended start (l: service)"
+                     : "Latency of successes (l: failures)";
     return &t->total;
 }
 

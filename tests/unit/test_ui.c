@@ -581,10 +581,15 @@ static void screen_open_model_shows_the_schedule_and_both_latencies(void **state
     assert_non_null(strstr(screen, "rate 500/s got 120/s"));
     assert_non_null(strstr(screen, "in flight 64/64"));
     assert_non_null(strstr(screen, "SCHEDULE NOT KEPT: lag 3.80s, cap reached"));
-    assert_non_null(strstr(screen, "Latency: from intended start (l: service)"));
-    v.shows_service = 1;
+    assert_non_null(strstr(screen, "Latency of successes, from intended start (l: service)"));
+    v.latency = LATENCY_SERVICE;
     render_view(&v, 132, 40, 1, screen, SCREEN_MAX);
-    assert_non_null(strstr(screen, "Latency: service time (l: corrected)"));
+    assert_non_null(strstr(screen, "Latency of successes: service time (l: failures)"));
+    v.latency = LATENCY_FAILED;
+    render_view(&v, 132, 40, 1, screen, SCREEN_MAX);
+    assert_non_null(strstr(screen, "Latency of failures, from intended start (l: successes)"));
+    assert_int_equal(latency_next(LATENCY_FAILED, 1), LATENCY_SUCCESSES);
+    assert_int_equal(latency_next(LATENCY_SUCCESSES, 0), LATENCY_FAILED);
     free(screen);
     model_free(m);
 }
