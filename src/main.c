@@ -109,7 +109,7 @@ static const struct cmd commands[] = {
     },
     {
         .name = "report",
-        .usage = "brink report FILE [--format text|json|csv|hdr|hdr-failed] [--fail-on EXPR]",
+        .usage = "brink report FILE [--format text|json|csv|csv-steps|hdr|hdr-failed] [--fail-on EXPR]",
         .summary = "print a recorded session's report and step table",
         .help = "Reads the session file FILE and prints, by --format:\n"
                 "  text (default)  the report a run prints at its end, then the step table:\n"
@@ -118,6 +118,7 @@ static const struct cmd commands[] = {
                 "                  class and each probe's max and last value\n"
                 "  json            the same figures as one JSON document\n"
                 "  csv             one row per tick, for spreadsheets\n"
+                "  csv-steps       the step table, one row per step and per request kind\n"
                 "  hdr             the latency distribution of the successes in\n"
                 "                  HdrHistogram's text format\n"
                 "  hdr-failed      the same for the failed requests\n"

@@ -23,9 +23,9 @@
 
 #define MAX_SESSIONS 16
 
-enum format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HDR, FMT_HDR_FAILED };
+enum format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_CSV_STEPS, FMT_HDR, FMT_HDR_FAILED };
 
-static const char *const format_names[] = {"text", "json", "csv", "hdr", "hdr-failed"};
+static const char *const format_names[] = {"text", "json", "csv", "csv-steps", "hdr", "hdr-failed"};
 
 /* A session read back: its summary, its finished step table, and the
  * conditions it is judged against (recorded, or --fail-on). */
@@ -105,6 +105,8 @@ static int print(enum format f, const struct session *s, unsigned *n_failed)
     case FMT_HDR_FAILED:
         summary_totals(s->summary, f == FMT_HDR ? SUMMARY_TOTAL : SUMMARY_FAILED, &total);
         return format_hdr(total.hist, stdout);
+    case FMT_CSV_STEPS:
+        return format_steps_csv(s->steps, stdout);
     case FMT_CSV:
         break; /* written as the ticks were read */
     }
@@ -120,7 +122,8 @@ static int usage(const char *cmd, const char *what, const char *arg, const char 
     return 2;
 }
 
-#define REPORT_USAGE "brink report FILE [--format text|json|csv|hdr|hdr-failed] [--fail-on EXPR]"
+#define REPORT_USAGE                                                                               \
+    "brink report FILE [--format text|json|csv|csv-steps|hdr|hdr-failed] [--fail-on EXPR]"
 
 static int parse_format(const char *v, enum format *out)
 {
@@ -159,7 +162,7 @@ int report_main(int argc, char **argv)
             v = argv[++i];
         if (v) {
             if (parse_format(v, &f) != 0)
-                return usage("report", "--format: expected text, json, csv, hdr or hdr-failed, got", v,
+                return usage("report", "--format: expected text, json, csv, csv-steps, hdr or hdr-failed, got", v,
                              REPORT_USAGE);
         } else if (argv[i][0] == '-' || path) {
             return usage("report", "unexpected argument", argv[i], REPORT_USAGE);

@@ -16,6 +16,8 @@ struct level_acc {
     struct step_row sum;
     unsigned char *enc;
     size_t enc_len;
+    unsigned char *kind_enc[STEPS_MAX_KINDS]; /* each kind's, the same way */
+    size_t kind_enc_len[STEPS_MAX_KINDS];
 };
 
 struct probe_name {
@@ -39,6 +41,9 @@ struct steps {
     uint64_t levels_not_kept; /* rows of levels past STEPS_MAX_LEVELS */
     uint32_t n_probes;
     struct probe_name probes[TICK_MAX_PROBES];
+    uint32_t n_kinds;
+    struct probe_name kinds[STEPS_MAX_KINDS];   /* kind names, as probes' */
+    struct hist *kind_hist[STEPS_MAX_KINDS];    /* the open row's, made on first sight */
     struct step_row run;    /* the whole run: every tick, warm-ups included */
     struct hist *run_hist;  /* its histograms merged */
     double run_level_us;    /* sum of level x duration over held ticks */
@@ -58,8 +63,13 @@ void steps_free(struct steps *s)
 {
     if (s == NULL)
         return;
-    for (size_t i = 0; i < s->n_levels; i++)
+    for (size_t i = 0; i < s->n_levels; i++) {
         free(s->levels[i].enc);
+        for (uint32_t k = 0; k < STEPS_MAX_KINDS; k++)
+            free(s->levels[i].kind_enc[k]);
+    }
+    for (uint32_t k = 0; k < s->n_kinds; k++)
+        hist_free(s->kind_hist[k]);
     free(s->levels);
     free(s->rows);
     hist_free(s->cur_hist);
@@ -141,6 +151,20 @@ static struct level_acc *level_of(struct steps *s, const struct step_row *r)
     return l;
 }
 
+/* Merges h into the encoded histogram *enc of *len bytes (none when 0). */
+static void merge_encoded(struct steps *s, unsigned char **enc, size_t *len, const struct hist *h)
+{
+    if (hist_count(h) == 0)
+        return;
+    hist_reset(s->scratch);
+    if (*len > 0 && hist_decode(s->scratch, *enc, *len) != 0)
+        hist_reset(s->scratch); /* cannot happen: we encoded it */
+    hist_merge(s->scratch, h);
+    *len = hist_encode(s->scratch, NULL, 0);
+    *enc = xrealloc(*enc, *len);
+    hist_encode(s->scratch, *enc, *len);
+}
+
 /* Adds the figures of closed row r (whose histogram is s->cur_hist) to its level. */
 static void level_add(struct steps *s, const struct step_row *r)
 {
@@ -179,15 +203,23 @@ static void level_add(struct steps *s, const struct step_row *r)
         sum->probes[i].last = p->last;
         sum->probes[i].has_value = 1;
     }
-    if (hist_count(s->cur_hist) == 0)
+    for (uint32_t k = 0; k < s->n_kinds; k++) {
+        sum->kinds[k].completed += r->kinds[k].completed;
+        sum->kinds[k].ok += r->kinds[k].ok;
+        merge_encoded(s, &l->kind_enc[k], &l->kind_enc_len[k], s->kind_hist[k]);
+    }
+    merge_encoded(s, &l->enc, &l->enc_len, s->cur_hist);
+}
+
+static void set_kind_latency(struct step_kind *k, const struct hist *h)
+{
+    k->timed = hist_count(h);
+    if (k->timed == 0)
         return;
-    hist_reset(s->scratch);
-    if (l->enc_len > 0 && hist_decode(s->scratch, l->enc, l->enc_len) != 0)
-        hist_reset(s->scratch); /* cannot happen: we encoded it */
-    hist_merge(s->scratch, s->cur_hist);
-    l->enc_len = hist_encode(s->scratch, NULL, 0);
-    l->enc = xrealloc(l->enc, l->enc_len);
-    hist_encode(s->scratch, l->enc, l->enc_len);
+    k->p50_us = hist_percentile(h, 50.0);
+    k->p90_us = hist_percentile(h, 90.0);
+    k->p99_us = hist_percentile(h, 99.0);
+    k->max_us = hist_max(h);
 }
 
 static void set_latency(struct step_row *r, const struct hist *h)
@@ -203,6 +235,13 @@ static void set_latency(struct step_row *r, const struct hist *h)
     r->max_us = hist_max(h);
 }
 
+/* The open row's kinds' latency figures into r. */
+static void set_kinds_latency(const struct steps *s, struct step_row *r)
+{
+    for (uint32_t k = 0; k < s->n_kinds; k++)
+        set_kind_latency(&r->kinds[k], s->kind_hist[k]);
+}
+
 /* ---- rows ---- */
 
 static void close_row(struct steps *s)
@@ -212,6 +251,7 @@ static void close_row(struct steps *s)
     if (!s->is_open)
         return;
     set_latency(r, s->cur_hist);
+    set_kinds_latency(s, r);
     level_add(s, r);
     if (s->n_rows == STEPS_MAX_ROWS) {
         s->rows_not_kept++;
@@ -226,6 +266,8 @@ static void close_row(struct steps *s)
         s->rows[s->n_rows++] = *r;
     }
     hist_reset(s->cur_hist);
+    for (uint32_t k = 0; k < s->n_kinds; k++)
+        hist_reset(s->kind_hist[k]);
     s->is_open = 0;
 }
 
@@ -314,6 +356,28 @@ static int add_to_run(struct steps *s, const struct tick *t)
     return rc;
 }
 
+/* t's kinds into row r: counts, and histograms into the open row's. Uses
+ * s->scratch: after add_hist. */
+static void add_kinds(struct steps *s, struct step_row *r, const struct tick *t)
+{
+    uint32_t n = t->n_kinds < TICK_MAX_KINDS ? t->n_kinds : TICK_MAX_KINDS;
+
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tick_kind *tk = &t->kinds[i];
+        int k = tick_name_row(s->kinds, sizeof(s->kinds[0]), &s->n_kinds, STEPS_MAX_KINDS,
+                              tk->name);
+
+        if (k < 0)
+            continue;
+        if (!s->kind_hist[k])
+            s->kind_hist[k] = hist_new();
+        r->kinds[k].completed += tk->completed;
+        r->kinds[k].ok += tk->ok;
+        if (tick_get_hist(t, tk, s->scratch) == 0)
+            hist_merge(s->kind_hist[k], s->scratch);
+    }
+}
+
 /* Merges t's total histogram, decoded by add_to_run (rc), into the open
  * row. Returns 0 or -EINVAL. */
 static int add_hist(struct steps *s, const struct tick *t, int rc)
@@ -375,7 +439,24 @@ int steps_add_tick(struct steps *s, const struct tick *t)
      * overstated. */
     add_counts(r, t, t->state != RUN_PAUSED);
     add_probes(s, r, t);
-    return add_hist(s, t, rc);
+    rc = add_hist(s, t, rc);
+    add_kinds(s, r, t);
+    return rc;
+}
+
+uint32_t steps_n_kinds(const struct steps *s)
+{
+    return s->n_kinds;
+}
+
+const char *steps_kind_name(const struct steps *s, uint32_t i)
+{
+    return i < s->n_kinds ? s->kinds[i].name : "";
+}
+
+double steps_kind_rate(const struct step_row *r, uint32_t i)
+{
+    return i < STEPS_MAX_KINDS ? tick_per_s(r->kinds[i].completed, r->duration_us) : 0;
 }
 
 int steps_run(const struct steps *s, struct step_row *out)
@@ -402,6 +483,7 @@ int steps_current(const struct steps *s, struct step_row *out)
         return -ENOENT;
     *out = s->cur;
     set_latency(out, s->cur_hist);
+    set_kinds_latency(s, out);
     return 0;
 }
 
@@ -450,6 +532,11 @@ int steps_level(const struct steps *s, size_t i, struct step_row *out)
     *out = l->sum;
     if (l->enc_len > 0 && hist_decode(s->scratch, l->enc, l->enc_len) == 0)
         set_latency(out, s->scratch);
+    for (uint32_t k = 0; k < s->n_kinds; k++) {
+        if (l->kind_enc_len[k] > 0 &&
+            hist_decode(s->scratch, l->kind_enc[k], l->kind_enc_len[k]) == 0)
+            set_kind_latency(&out->kinds[k], s->scratch);
+    }
     return 0;
 }
 

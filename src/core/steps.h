@@ -34,6 +34,7 @@
 
 #define STEPS_MAX_ROWS 1000  /* rows kept; later rows are counted, see steps_rows_not_kept */
 #define STEPS_MAX_LEVELS 256 /* distinct levels grouped by steps_level; others are counted */
+#define STEPS_MAX_KINDS 16   /* request kinds with rows of their own; more count in the total */
 
 struct steps;
 
@@ -43,6 +44,18 @@ struct step_probe {
     double max;  /* largest value seen in the row's ticks */
     double min;  /* smallest */
     double last; /* value in the last tick of the row that had one */
+};
+
+/* One request kind's figures in a row ("PUT times at 25 and at 250 users"),
+ * by index of steps_kind_name; completed is 0 when it had none there. */
+struct step_kind {
+    uint64_t completed; /* finished with any outcome */
+    uint64_t ok;        /* finished without an error class */
+    uint64_t timed;     /* successes its latency covers */
+    uint64_t p50_us;    /* successes' latency percentiles, µs; 0 when timed is 0 */
+    uint64_t p90_us;
+    uint64_t p99_us;
+    uint64_t max_us;
 };
 
 /* One row of the step table, or (from steps_level) all rows of one level. */
@@ -76,6 +89,7 @@ struct step_row {
     uint64_t p999_us;
     uint64_t max_us;
     struct step_probe probes[TICK_MAX_PROBES]; /* by index of steps_probe_name */
+    struct step_kind kinds[STEPS_MAX_KINDS];   /* by index of steps_kind_name */
 };
 
 /* An empty table. Memory: two histograms (HIST_BYTES each: the open row's
@@ -118,6 +132,13 @@ const struct step_row *steps_row(const struct steps *s, size_t i);
  * still in steps_level). */
 uint64_t steps_rows_not_kept(const struct steps *s);
 uint64_t steps_completed_not_kept(const struct steps *s);
+
+/* Request kind names seen, in order of first sight (the first
+ * STEPS_MAX_KINDS; raw: sanitize before display). */
+uint32_t steps_n_kinds(const struct steps *s);
+const char *steps_kind_name(const struct steps *s, uint32_t i);
+/* Its req/s in row r (over the row's duration). */
+double steps_kind_rate(const struct step_row *r, uint32_t i);
 
 /* Probe names seen, in order of first sight (raw: sanitize before display). */
 uint32_t steps_n_probes(const struct steps *s);

@@ -118,6 +118,59 @@ static void put_group(struct line *l, const struct step_row *r)
            report_fmt_grouped(steps_row_failed(r), err));
 }
 
+/* The index of kind name in st when it ran in r (not NULL), else -1. */
+static int kind_at(const struct steps *st, const struct step_row *r, const char *name)
+{
+    for (uint32_t k = 0; r && k < steps_n_kinds(st); k++) {
+        if (strcmp(steps_kind_name(st, k), name) == 0)
+            return r->kinds[k].completed ? (int)k : -1;
+    }
+    return -1;
+}
+
+/* Appends the column group of kind name at r's level in st (blank when it
+ * did not run there). */
+static void put_kind_group(struct line *l, const struct steps *st, const struct step_row *r,
+                           const char *name)
+{
+    char rate[REPORT_NUM_MAX], p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX], err[REPORT_NUM_MAX];
+    int k = kind_at(st, r, name);
+
+    if (k < 0) {
+        append(l, "%*s", GROUP_W, "");
+        return;
+    }
+    append(l, "  %*s  %*s  %*s  %*s", RATE_W, report_fmt_rate(steps_kind_rate(r, k), rate), LAT_W,
+           r->kinds[k].timed ? units_format_duration(r->kinds[k].p50_us, p50, sizeof(p50)) : "-",
+           LAT_W,
+           r->kinds[k].timed ? units_format_duration(r->kinds[k].p99_us, p99, sizeof(p99)) : "-",
+           ERR_W, report_fmt_grouped(r->kinds[k].completed - r->kinds[k].ok, err));
+}
+
+/* The request kinds shown under each level, matched by name across the
+ * tables: every table's, in order of first sight, when some table ran
+ * several (one kind is its level's line again). Returns how many. */
+static uint32_t union_kinds(const struct steps *const *tables, size_t n,
+                            const char *names[STEPS_MAX_KINDS])
+{
+    uint32_t n_names = 0;
+    int has_several = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        has_several |= steps_n_kinds(tables[i]) > 1;
+        for (uint32_t k = 0; k < steps_n_kinds(tables[i]); k++) {
+            const char *name = steps_kind_name(tables[i], k);
+            uint32_t j = 0;
+
+            while (j < n_names && strcmp(names[j], name) != 0)
+                j++;
+            if (j == n_names && n_names < STEPS_MAX_KINDS)
+                names[n_names++] = name;
+        }
+    }
+    return has_several ? n_names : 0;
+}
+
 /* Writes the line without its trailing blanks, and a newline; empties it. */
 static void put_line(FILE *out, struct line *l)
 {
@@ -150,8 +203,10 @@ int format_compare(const struct steps *const *tables, const char *const *labels,
     size_t n_keys;
     struct level_key *keys = union_levels(tables, n, &n_keys);
     /* A group is GROUP_W wide unless a figure overflows its column. */
-    struct line l = {.cap = 64 + REPORT_NUM_MAX + n * 128, .used = 0};
-    char level[REPORT_NUM_MAX];
+    struct line l = {.cap = 64 + REPORT_NAME_MAX + n * 128, .used = 0};
+    char level[REPORT_NUM_MAX], name[LEVEL_W - 1];
+    const char *kinds[STEPS_MAX_KINDS];
+    uint32_t n_kinds = union_kinds(tables, n, kinds);
     struct step_row r;
 
     l.buf = xmalloc(l.cap);
@@ -162,6 +217,21 @@ int format_compare(const struct steps *const *tables, const char *const *labels,
         for (size_t i = 0; i < n; i++)
             put_group(&l, find_level(tables[i], &keys[k], &r) == 0 ? &r : NULL);
         put_line(out, &l);
+        for (uint32_t j = 0; j < n_kinds; j++) {
+            int ran = 0;
+
+            for (size_t i = 0; i < n; i++)
+                ran |= find_level(tables[i], &keys[k], &r) == 0 &&
+                       kind_at(tables[i], &r, kinds[j]) >= 0;
+            if (!ran)
+                continue;
+            append(&l, "    %-*s", LEVEL_W - 2,
+                   report_shown(kinds[j], TICK_NAME_MAX, name, sizeof(name)));
+            for (size_t i = 0; i < n; i++)
+                put_kind_group(&l, tables[i],
+                               find_level(tables[i], &keys[k], &r) == 0 ? &r : NULL, kinds[j]);
+            put_line(out, &l);
+        }
     }
     free(l.buf);
     free(keys);

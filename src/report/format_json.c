@@ -167,6 +167,30 @@ static void put_probes(FILE *out, const struct steps *st, const struct step_row 
     fputc(']', out);
 }
 
+/* ,"kinds":[{"name":...,"requests":N,...}]: the kinds that ran in r. */
+static void put_step_kinds(FILE *out, const struct steps *st, const struct step_row *r)
+{
+    int is_first = 1;
+
+    fputs(",\"kinds\":[", out);
+    for (uint32_t k = 0; k < steps_n_kinds(st); k++) {
+        const struct step_kind *sk = &r->kinds[k];
+
+        if (sk->completed == 0)
+            continue;
+        fputs(is_first ? "{\"name\":" : ",{\"name\":", out);
+        is_first = 0;
+        put_string(out, steps_kind_name(st, k), TICK_NAME_MAX);
+        fprintf(out, ",\"requests\":%" PRIu64 ",\"ok\":%" PRIu64 ",", sk->completed, sk->ok);
+        put_rate(out, "req_per_s", steps_kind_rate(r, k));
+        fprintf(out,
+                ",\"latency_us\":{\"timed\":%" PRIu64 ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64
+                ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64 "}}",
+                sk->timed, sk->p50_us, sk->p90_us, sk->p99_us, sk->max_us);
+    }
+    fputc(']', out);
+}
+
 static void put_step(FILE *out, const struct steps *st, const struct step_row *r)
 {
     fprintf(out, "{\"model\":\"%s\",\"level\":", load_model_name(r->model));
@@ -187,6 +211,7 @@ static void put_step(FILE *out, const struct steps *st, const struct step_row *r
             "},\"histogram_gaps\":%" PRIu64,
             r->timed, r->p50_us, r->p90_us, r->p99_us, r->p999_us, r->max_us, r->hist_gaps);
     put_probes(out, st, r);
+    put_step_kinds(out, st, r);
     if (r->plan_step) {
         fprintf(out,
                 ",\"plan\":{\"step\":%" PRIu32 ",\"n_steps\":%" PRIu32

@@ -220,6 +220,74 @@ static void print_breaking_point(FILE *out, const struct steps *st)
         fputs("; no step failed\n", out);
 }
 
+/* One cell of the per-kind table of row r (NULL: the header). */
+static const char *kind_cell(const struct steps *st, const struct step_row *r, uint32_t k, int col,
+                             char *buf)
+{
+    static const char *const heads[] = {"level", "kind", "requests", "req/s", "failed",
+                                        "p50",   "p99",  "max"};
+    const struct step_kind *sk;
+
+    if (r == NULL)
+        return heads[col];
+    sk = &r->kinds[k];
+    switch (col) {
+    case 0:
+        return report_fmt_level(r->model == LOAD_OPEN, r->level, buf);
+    case 1:
+        return report_shown(steps_kind_name(st, k), TICK_NAME_MAX, buf, CELL_MAX);
+    case 2:
+        return report_fmt_grouped(sk->completed, buf);
+    case 3:
+        return report_fmt_rate(steps_kind_rate(r, k), buf);
+    case 4:
+        return report_fmt_grouped(sk->completed - sk->ok, buf);
+    default:
+        break;
+    }
+    if (sk->timed == 0)
+        return "-";
+    return units_format_duration(col == 5 ? sk->p50_us : col == 6 ? sk->p99_us : sk->max_us, buf,
+                                 CELL_MAX);
+}
+
+#define KIND_COLS 8
+
+/* "steps by kind:": each step's row again, one line per request kind that
+ * ran in it, when the run had several kinds. Latency is the successes'. */
+static void print_kinds(FILE *out, const struct steps *st)
+{
+    size_t width[KIND_COLS] = {0}, rows = steps_count(st);
+    uint32_t n_kinds = steps_n_kinds(st);
+    char buf[CELL_MAX];
+
+    if (n_kinds < 2 || rows == 0)
+        return;
+    for (int c = 0; c < KIND_COLS; c++) {
+        width[c] = strlen(kind_cell(st, NULL, 0, c, buf));
+        for (size_t i = 0; i < rows; i++) {
+            for (uint32_t k = 0; k < n_kinds; k++) {
+                size_t w = strlen(kind_cell(st, steps_row(st, i), k, c, buf));
+
+                if (w > width[c])
+                    width[c] = w;
+            }
+        }
+    }
+    fputs("\nsteps by kind:\n", out);
+    for (size_t i = 0; i <= rows; i++) {
+        const struct step_row *r = i == 0 ? NULL : steps_row(st, i - 1);
+
+        for (uint32_t k = 0; k < (r ? n_kinds : 1); k++) {
+            if (r && r->kinds[k].completed == 0)
+                continue;
+            for (int c = 0; c < KIND_COLS; c++)
+                fprintf(out, c < 2 ? "  %-*s" : "  %*s", (int)width[c], kind_cell(st, r, k, c, buf));
+            fputc('\n', out);
+        }
+    }
+}
+
 int format_steps_text(const struct steps *st, FILE *out)
 {
     struct layout l;
@@ -238,6 +306,7 @@ int format_steps_text(const struct steps *st, FILE *out)
         fprintf(out, "  and %s more steps (%s requests), not kept\n",
                 report_fmt_grouped(steps_rows_not_kept(st), n),
                 report_fmt_grouped(steps_completed_not_kept(st), m));
+    print_kinds(out, st);
     return report_finish(out);
 }
 

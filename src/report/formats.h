@@ -75,6 +75,15 @@ struct format_csv;
 struct format_csv *format_csv_new(FILE *out);
 int format_csv_tick(struct format_csv *c, const struct tick *t);
 int format_csv_finish(struct format_csv *c);
+
+/*
+ * The step table as CSV (RFC 4180, CRLF): one line per step with kind
+ * "total", then one per request kind that ran in it (names quoted and
+ * escaped), each with its requests, ok, failed, req/s over the step and
+ * the successes' p50, p90, p99 and max in µs (empty when none was timed),
+ * and the plan's verdict. st must be finished.
+ */
+int format_steps_csv(const struct steps *st, FILE *out);
 void format_csv_free(struct format_csv *c);
 
 /*

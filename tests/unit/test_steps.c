@@ -241,6 +241,78 @@ static void the_whole_run_is_one_row_of_every_tick(void **state)
     steps_free(st);
 }
 
+/* Adds kind name to t: n successes of latency us, and failed failures. */
+static void add_kind(struct tick *t, const char *name, uint64_t n, uint64_t us, uint64_t failed)
+{
+    struct tick_kind *k = &t->kinds[t->n_kinds++];
+    struct hist *h = hist_new();
+
+    tick_copy_text(k->name, sizeof(k->name), name);
+    hist_record_n(h, us, n);
+    k->completed = n + failed;
+    k->ok = n;
+    k->errors[ERR_HTTP_5XX] = failed;
+    tick_latency_from_hist(&k->window, h);
+    assert_int_equal(tick_put_hist(t, k, h), 0);
+    hist_free(h);
+}
+
+/* "PUT times at 25 and at 250 users": each step has a row per kind, in
+ * the text, JSON-ready rows, the level grouping, CSV and compare. */
+static void each_step_has_a_row_per_request_kind(void **state)
+{
+    struct steps *st = steps_new();
+    const struct steps *tables[1];
+    const char *labels[1] = {"a"};
+    struct step_row lv;
+    FILE *f;
+    char *text;
+
+    (void)state;
+    for (uint64_t i = 0; i < 4; i++) {
+        struct tick *t = new_tick(i, i < 2 ? 25 : 250, 0, 0);
+
+        add_kind(t, "put", 10, i < 2 ? 2000 : 90000, i < 2 ? 0 : 5);
+        add_kind(t, "get", 30, 500, 0);
+        feed(st, NULL, t);
+    }
+    steps_finish(st);
+    assert_int_equal(steps_n_kinds(st), 2);
+    assert_string_equal(steps_kind_name(st, 0), "put");
+    assert_int_equal(steps_row(st, 0)->kinds[0].completed, 20);
+    assert_true(steps_row(st, 0)->kinds[0].p99_us >= 1980 && steps_row(st, 0)->kinds[0].p99_us <= 2020);
+    assert_int_equal(steps_row(st, 1)->kinds[0].completed, 30);
+    assert_int_equal(steps_row(st, 1)->kinds[0].ok, 20);
+    assert_true(steps_row(st, 1)->kinds[0].p99_us >= 89100 && steps_row(st, 1)->kinds[0].p99_us <= 90900);
+    assert_true(steps_kind_rate(steps_row(st, 1), 1) > 29.9 && steps_kind_rate(steps_row(st, 1), 1) < 30.1);
+    assert_int_equal(steps_level(st, 1, &lv), 0);
+    assert_int_equal(lv.kinds[0].timed, 20);
+    assert_true(lv.kinds[0].p50_us >= 89100 && lv.kinds[0].p50_us <= 90900);
+
+    f = sink_open();
+    assert_int_equal(format_steps_text(st, f), 0);
+    text = sink_text(f);
+    assert_non_null(strstr(text, "\nsteps by kind:\n"));
+    assert_non_null(strstr(text, "\n  c=250  put         30   15.0      10  90.0ms  90.0ms  90.0ms\n"));
+    free(text);
+
+    f = sink_open();
+    assert_int_equal(format_steps_csv(st, f), 0);
+    text = sink_text(f);
+    assert_non_null(strstr(text, "\r\n2,closed,250,\"put\",2000000,2000000,30,20,10,15.000,"));
+    assert_non_null(strstr(text, "\r\n1,closed,25,\"total\","));
+    free(text);
+
+    f = sink_open();
+    tables[0] = st;
+    assert_int_equal(format_compare(tables, labels, 1, f), 0);
+    text = sink_text(f);
+    assert_non_null(strstr(text, "\n    put    "));
+    assert_non_null(strstr(text, "\n    get    "));
+    free(text);
+    steps_free(st);
+}
+
 /* A closed run that ends on --duration or --requests: its last tick (DONE)
  * holds most of the requests; its length must count with them. */
 static void the_runs_tail_counts_its_length_with_its_requests(void **state)
@@ -566,6 +638,7 @@ int main(void)
         cmocka_unit_test(paused_ticks_fold_into_the_open_row),
         cmocka_unit_test(the_runs_tail_counts_its_length_with_its_requests),
         cmocka_unit_test(the_whole_run_is_one_row_of_every_tick),
+        cmocka_unit_test(each_step_has_a_row_per_request_kind),
         cmocka_unit_test(probes_keep_max_and_last_per_step),
         cmocka_unit_test(errors_are_counted_per_step),
         cmocka_unit_test(open_model_steps_by_rate),
