@@ -401,6 +401,9 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
         free(e);
         return rc;
     }
+    e->kind_seq = xcalloc(workload_n_kinds(e->workload), sizeof(*e->kind_seq));
+    for (size_t i = 0; i < workload_n_kinds(e->workload); i++)
+        atomic_init(&e->kind_seq[i], 0);
     pthread_mutex_init(&e->lock, NULL);
     e->control.concurrency = c->load.concurrency;
     e->control.model = c->load.mode == CONFIG_MODE_RATE ? LOAD_OPEN : LOAD_CLOSED;
@@ -470,6 +473,7 @@ void engine_free(struct engine *e)
     plan_free(e);
     merger_free(e->merger);
     h1_plan_free(e->h1);
+    free(e->kind_seq);
     workload_free(e->workload);
     pthread_mutex_destroy(&e->lock);
     free(e);

@@ -178,6 +178,9 @@ struct engine {
     uint64_t request_limit;       /* 0: none */
     uint64_t think_ms;            /* [load] think_time as applied: whole ms, rounded up */
     atomic_uint_fast64_t tickets; /* requests started so far, all workers */
+    /* Per request kind: requests of it started so far, all workers; {seq}
+     * takes the next value, so no two requests of a kind share one. */
+    atomic_uint_fast64_t *kind_seq;
     pthread_mutex_t lock;
     struct control control;
     uint32_t *drop_pending; /* per worker: transfers to abort */
@@ -207,8 +210,7 @@ struct slot {
     uint32_t vu;    /* across the run */
     int is_in_flight;
     size_t kind;        /* of the request in flight */
-    uint64_t seq;       /* of the request in flight (requests started before it) */
-    uint64_t n_started; /* requests this user has started */
+    uint64_t seq;       /* of the request in flight: its {seq}, from the engine's kind_seq */
     uint64_t start_ns;
     uint64_t intended_ns; /* when the request was meant to start (closed: start_ns) */
     int is_scheduled;     /* started by the open model's schedule */
