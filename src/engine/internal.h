@@ -155,10 +155,20 @@ struct transport_ops {
 extern const struct transport_ops transport_curl;
 extern const struct transport_ops transport_h1;
 
+#define H1_ADDRS_MAX 8 /* addresses of the target's name h1 keeps */
+
+/* The target's addresses, resolved once at start: IPv4 ones first, then
+ * the others, each in getaddrinfo's order. A connect that fails for want
+ * of an address (refused, unreachable) tries the next. */
+struct h1_addrs {
+    struct sockaddr_storage at[H1_ADDRS_MAX];
+    uint32_t n; /* 1 to H1_ADDRS_MAX */
+};
+
 /* What the h1 transport sends, shared read-only by every worker. */
 struct h1_plan {
-    struct sockaddr_storage addr; /* the target, resolved once at start */
-    struct h1_kind *kinds;        /* per request kind, serialised */
+    struct h1_addrs addrs;
+    struct h1_kind *kinds; /* per request kind, serialised */
     size_t n_kinds;
     size_t head_max; /* bytes of the longest head any kind can have */
 };
