@@ -55,7 +55,7 @@ static uint32_t raise_fd_limit(void)
     return rl.rlim_cur > UINT32_MAX ? UINT32_MAX : (uint32_t)rl.rlim_cur;
 }
 
-static void wake_all(struct engine *e)
+void engine_wake_all(struct engine *e)
 {
     for (uint32_t i = 0; i < e->n_workers; i++)
         uv_async_send(&e->workers[i]->wake);
@@ -325,7 +325,7 @@ void engine_drain_commands(struct engine *e)
         n++;
     }
     if (n)
-        wake_all(e);
+        engine_wake_all(e);
 }
 
 void engine_request_stop(struct engine *e, const char *why, int abort_now)
@@ -349,7 +349,7 @@ void engine_request_stop(struct engine *e, const char *why, int abort_now)
     snprintf(text, sizeof(text), "%s: %s", why,
              abort_now ? "aborting the requests in flight" : "draining the requests in flight");
     merger_event(e->merger, EV_NOTICE, now_ns(e), text);
-    wake_all(e);
+    engine_wake_all(e);
 }
 
 static void stop_started(struct engine *e)

@@ -350,6 +350,8 @@ void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_i
 
 /* engine.c: commands, from worker 0's wake. */
 void engine_drain_commands(struct engine *e);
+/* Wakes every worker to re-read the control state (any thread). */
+void engine_wake_all(struct engine *e);
 /* Sets the load to level: the concurrency, or under the open model the
  * rate (clamped, said in an event that names who asked), resuming a paused
  * run. engine.lock not held; the caller wakes the workers. */

@@ -40,9 +40,17 @@ void slot_free(struct slot *s)
 /* Takes a ticket when the run is limited to a number of requests. */
 static int take_ticket(struct engine *e)
 {
+    uint64_t n;
+
     if (!e->request_limit)
         return 1;
-    return atomic_fetch_add(&e->tickets, 1) < e->request_limit;
+    n = atomic_fetch_add(&e->tickets, 1);
+    /* A worker whose users all think would otherwise learn that nothing
+     * is left to send only when a pause ends, maybe an hour later: the
+     * last ticket wakes every worker to see that and finish. */
+    if (n + 1 == e->request_limit && e->think_ms)
+        engine_wake_all(e);
+    return n < e->request_limit;
 }
 
 int slot_start(struct slot *s, uint64_t intended_ns)
