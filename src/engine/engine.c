@@ -55,7 +55,7 @@ static uint32_t raise_fd_limit(void)
     return rl.rlim_cur > UINT32_MAX ? UINT32_MAX : (uint32_t)rl.rlim_cur;
 }
 
-static void wake_all(struct engine *e)
+void engine_wake_all(struct engine *e)
 {
     for (uint32_t i = 0; i < e->n_workers; i++)
         uv_async_send(&e->workers[i]->wake);
@@ -325,7 +325,7 @@ void engine_drain_commands(struct engine *e)
         n++;
     }
     if (n)
-        wake_all(e);
+        engine_wake_all(e);
 }
 
 void engine_request_stop(struct engine *e, const char *why, int abort_now)
@@ -349,7 +349,7 @@ void engine_request_stop(struct engine *e, const char *why, int abort_now)
     snprintf(text, sizeof(text), "%s: %s", why,
              abort_now ? "aborting the requests in flight" : "draining the requests in flight");
     merger_event(e->merger, EV_NOTICE, now_ns(e), text);
-    wake_all(e);
+    engine_wake_all(e);
 }
 
 static void stop_started(struct engine *e)
@@ -401,6 +401,9 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
         free(e);
         return rc;
     }
+    e->kind_seq = xcalloc(workload_n_kinds(e->workload), sizeof(*e->kind_seq));
+    for (size_t i = 0; i < workload_n_kinds(e->workload); i++)
+        atomic_init(&e->kind_seq[i], 0);
     pthread_mutex_init(&e->lock, NULL);
     e->control.concurrency = c->load.concurrency;
     e->control.model = c->load.mode == CONFIG_MODE_RATE ? LOAD_OPEN : LOAD_CLOSED;
@@ -470,6 +473,7 @@ void engine_free(struct engine *e)
     plan_free(e);
     merger_free(e->merger);
     h1_plan_free(e->h1);
+    free(e->kind_seq);
     workload_free(e->workload);
     pthread_mutex_destroy(&e->lock);
     free(e);

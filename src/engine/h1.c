@@ -8,7 +8,8 @@
  * read buffer, never copied. Outcomes are stated as the CURLcode libcurl
  * would give, so classify.c puts them in the same classes. Like libcurl, a
  * reused connection that dies before any byte of the reply is retried once
- * on a fresh one.
+ * on a fresh one, and a connect refused at one address of the target tries
+ * the next.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 
 struct h1_worker {
     uv_idle_t idle;          /* completes what failed inside start, next pass */
+    uint32_t addr_at;        /* the target's address that connected last: new ones start there */
     struct h1_slot *pending; /* those completions, newest first */
     char *head;              /* where heads with placeholders are filled in */
     size_t head_cap;
@@ -52,6 +54,8 @@ struct h1_slot {
     uint64_t bytes_out;
     int is_starting; /* inside start: a failure must wait for the next pass */
     int is_retried;
+    uint32_t addr_i;  /* the address its connection tries or uses */
+    uint32_t n_tried; /* addresses its current connect has tried */
     int was_connected;
     int is_pending;
     struct h1_slot *next; /* in the pending list */
@@ -327,6 +331,17 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 
 /* ---- Connecting ------------------------------------------------------- */
 
+/* Whether a connect that failed with err (a UV_E* code) may work on
+ * another address of the target: nobody listens there, or it cannot be
+ * reached from here (an IPv6 address on a host without IPv6, say). */
+static int is_address_error(int err)
+{
+    return err == UV_ECONNREFUSED || err == UV_ENETUNREACH || err == UV_EHOSTUNREACH ||
+           err == UV_EADDRNOTAVAIL || err == UV_EAFNOSUPPORT;
+}
+
+static void connect_from(struct slot *s, uint32_t i);
+
 static void on_connect(uv_connect_t *req, int status)
 {
     struct h1_conn *c = container_of(req, struct h1_conn, connect);
@@ -336,9 +351,15 @@ static void on_connect(uv_connect_t *req, int status)
     if (status == UV_ECANCELED || !s)
         return;
     if (status < 0) {
+        if (is_address_error(status) && s->h1->n_tried < s->w->e->h1->addrs.n) {
+            conn_close(c);
+            connect_from(s, s->h1->addr_i + 1);
+            return;
+        }
         fail(s, CURLE_COULDNT_CONNECT, -status, "connect");
         return;
     }
+    s->w->h1->addr_at = s->h1->addr_i;
     c->is_connected = 1;
     s->h1->was_connected = 1;
     uv_tcp_nodelay(&c->tcp, 1);
@@ -352,28 +373,57 @@ static void on_connect(uv_connect_t *req, int status)
     send_request(s);
 }
 
-static void conn_open(struct slot *s)
+/* Starts a connection of s to the target's address i. Returns 0, or the
+ * error of uv_tcp_connect (the connection is then closing). */
+static int conn_try(struct slot *s, uint32_t i)
 {
     struct worker *w = s->w;
     struct h1_conn *c = xcalloc(1, sizeof(*c));
-    const struct config *cfg = config_of(s);
-    uint64_t limit_us = workload_kind(w->e->workload, s->kind)->timeout_us;
     int rc;
 
     uv_tcp_init(&w->loop, &c->tcp);
-    rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&w->e->h1->addr, on_connect);
+    rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&w->e->h1->addrs.at[i],
+                        on_connect);
     w->fds_used++;
     c->s = s;
     s->h1->conn = c;
+    s->h1->addr_i = i;
+    s->h1->n_tried++;
     if (rc < 0) {
-        /* No socket (EMFILE) or no local port (EADDRNOTAVAIL): brink's own
-         * limits, which classify.c shows apart. */
-        fail(s, CURLE_COULDNT_CONNECT, -rc, "connect");
-        return;
+        conn_close(c);
+        return rc;
     }
     w->iv.connections_opened++;
+    return 0;
+}
+
+/* Connects s to the target's address i (modulo their number), or to the
+ * next ones while a connect fails at once for want of an address. */
+static void connect_from(struct slot *s, uint32_t i)
+{
+    const struct config *cfg = config_of(s);
+    uint32_t n = s->w->e->h1->addrs.n;
+    uint64_t limit_us = workload_kind(s->w->e->workload, s->kind)->timeout_us;
+    int rc;
+
+    while ((rc = conn_try(s, i % n)) < 0) {
+        /* No socket (EMFILE) or no local port (EADDRNOTAVAIL on every
+         * address) are brink's own limits, which classify.c shows apart. */
+        if (!is_address_error(rc) || s->h1->n_tried >= n) {
+            fail(s, CURLE_COULDNT_CONNECT, -rc, "connect");
+            return;
+        }
+        i++;
+    }
+    /* The deadline counts from the request's start, whatever address. */
     arm_timer(s, cfg->target.connect_timeout_us < limit_us ? cfg->target.connect_timeout_us
                                                            : limit_us);
+}
+
+static void conn_open(struct slot *s)
+{
+    s->h1->n_tried = 0;
+    connect_from(s, s->w->h1->addr_at);
 }
 
 /* ---- Deadlines -------------------------------------------------------- */

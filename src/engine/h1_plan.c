@@ -19,12 +19,23 @@
 
 #define WHY_MAX 160
 
-/* Resolves o once, preferring IPv4 as most test servers listen there. */
-static int resolve(const struct h1_origin *o, struct sockaddr_storage *addr, char *why,
-                   size_t why_len)
+/* Adds the IPv4 addresses of res to out, or all the others, in res's
+ * order, as long as there is room. */
+static void keep(struct h1_addrs *out, const struct addrinfo *res, int is_v4)
+{
+    for (const struct addrinfo *a = res; a && out->n < H1_ADDRS_MAX; a = a->ai_next) {
+        if ((a->ai_family == AF_INET) != is_v4 || a->ai_addrlen > sizeof(out->at[0]))
+            continue;
+        memcpy(&out->at[out->n++], a->ai_addr, a->ai_addrlen);
+    }
+}
+
+/* Resolves o once into out, IPv4 first: most test servers listen there,
+ * and a name such as localhost often has both. */
+static int resolve(const struct h1_origin *o, struct h1_addrs *out, char *why, size_t why_len)
 {
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
-    struct addrinfo *res, *pick;
+    struct addrinfo *res;
     char port[8];
     int rc;
 
@@ -34,15 +45,14 @@ static int resolve(const struct h1_origin *o, struct sockaddr_storage *addr, cha
         snprintf(why, why_len, "cannot resolve the host: %s", gai_strerror(rc));
         return -EINVAL;
     }
-    pick = res;
-    for (struct addrinfo *a = res; a; a = a->ai_next) {
-        if (a->ai_family == AF_INET) {
-            pick = a;
-            break;
-        }
-    }
-    memcpy(addr, pick->ai_addr, pick->ai_addrlen);
+    out->n = 0;
+    keep(out, res, 1);
+    keep(out, res, 0);
     freeaddrinfo(res);
+    if (out->n == 0) {
+        snprintf(why, why_len, "the host has no address h1 can connect to");
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -99,7 +109,7 @@ void h1_plan_free(struct h1_plan *p)
 int transport_choose(struct engine *e, char *err, size_t err_len)
 {
     enum config_transport want = e->config->target.transport;
-    struct sockaddr_storage addr;
+    struct h1_addrs addrs;
     struct h1_origin o;
     char why[2 * WHY_MAX];
     int rc;
@@ -109,7 +119,7 @@ int transport_choose(struct engine *e, char *err, size_t err_len)
         return 0;
     rc = check_kinds(e->workload, &o, why, sizeof(why));
     if (rc == 0)
-        rc = resolve(&o, &addr, why, sizeof(why));
+        rc = resolve(&o, &addrs, why, sizeof(why));
     if (rc != 0) {
         if (want == CONFIG_TRANSPORT_AUTO)
             return 0;
@@ -120,7 +130,7 @@ int transport_choose(struct engine *e, char *err, size_t err_len)
         return rc;
     }
     e->h1 = plan_new(e->workload, &o);
-    e->h1->addr = addr;
+    e->h1->addrs = addrs;
     e->tp = &transport_h1;
     return 0;
 }

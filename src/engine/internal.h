@@ -158,10 +158,20 @@ struct transport_ops {
 extern const struct transport_ops transport_curl;
 extern const struct transport_ops transport_h1;
 
+#define H1_ADDRS_MAX 8 /* addresses of the target's name h1 keeps */
+
+/* The target's addresses, resolved once at start: IPv4 ones first, then
+ * the others, each in getaddrinfo's order. A connect that fails for want
+ * of an address (refused, unreachable) tries the next. */
+struct h1_addrs {
+    struct sockaddr_storage at[H1_ADDRS_MAX];
+    uint32_t n; /* 1 to H1_ADDRS_MAX */
+};
+
 /* What the h1 transport sends, shared read-only by every worker. */
 struct h1_plan {
-    struct sockaddr_storage addr; /* the target, resolved once at start */
-    struct h1_kind *kinds;        /* per request kind, serialised */
+    struct h1_addrs addrs;
+    struct h1_kind *kinds; /* per request kind, serialised */
     size_t n_kinds;
     size_t head_max; /* bytes of the longest head any kind can have */
 };
@@ -181,6 +191,9 @@ struct engine {
     uint64_t request_limit;       /* 0: none */
     uint64_t think_ms;            /* [load] think_time as applied: whole ms, rounded up */
     atomic_uint_fast64_t tickets; /* requests started so far, all workers */
+    /* Per request kind: requests of it started so far, all workers; {seq}
+     * takes the next value, so no two requests of a kind share one. */
+    atomic_uint_fast64_t *kind_seq;
     pthread_mutex_t lock;
     struct control control;
     uint32_t *drop_pending; /* per worker: transfers to abort */
@@ -210,8 +223,7 @@ struct slot {
     uint32_t vu;    /* across the run */
     int is_in_flight;
     size_t kind;        /* of the request in flight */
-    uint64_t seq;       /* of the request in flight (requests started before it) */
-    uint64_t n_started; /* requests this user has started */
+    uint64_t seq;       /* of the request in flight: its {seq}, from the engine's kind_seq */
     uint64_t start_ns;
     uint64_t intended_ns; /* when the request was meant to start (closed: start_ns) */
     int is_scheduled;     /* started by the open model's schedule */
@@ -341,6 +353,8 @@ void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_i
 
 /* engine.c: commands, from worker 0's wake. */
 void engine_drain_commands(struct engine *e);
+/* Wakes every worker to re-read the control state (any thread). */
+void engine_wake_all(struct engine *e);
 /* Sets the load to level: the concurrency, or under the open model the
  * rate (clamped, said in an event that names who asked), resuming a paused
  * run. engine.lock not held; the caller wakes the workers. */

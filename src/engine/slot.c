@@ -40,9 +40,17 @@ void slot_free(struct slot *s)
 /* Takes a ticket when the run is limited to a number of requests. */
 static int take_ticket(struct engine *e)
 {
+    uint64_t n;
+
     if (!e->request_limit)
         return 1;
-    return atomic_fetch_add(&e->tickets, 1) < e->request_limit;
+    n = atomic_fetch_add(&e->tickets, 1);
+    /* A worker whose users all think would otherwise learn that nothing
+     * is left to send only when a pause ends, maybe an hour later: the
+     * last ticket wakes every worker to see that and finish. */
+    if (n + 1 == e->request_limit && e->think_ms)
+        engine_wake_all(e);
+    return n < e->request_limit;
 }
 
 int slot_start(struct slot *s, uint64_t intended_ns)
@@ -55,7 +63,9 @@ int slot_start(struct slot *s, uint64_t intended_ns)
     if (!take_ticket(e))
         return -EAGAIN;
     s->kind = workload_pick(e->workload, &w->rng);
-    s->seq = s->n_started++;
+    /* Relaxed: the value only has to be unique, and the kind's counter is
+     * touched once per request (a shared cache line, but one add). */
+    s->seq = atomic_fetch_add_explicit(&e->kind_seq[s->kind], 1, memory_order_relaxed);
     s->start_ns = worker_now_ns(w);
     s->is_scheduled = intended_ns != SLOT_NOW;
     s->intended_ns = s->is_scheduled && intended_ns < s->start_ns ? intended_ns : s->start_ns;

@@ -64,7 +64,8 @@ const struct workload_kind *workload_kind(const struct workload *w, size_t i);
 size_t workload_pick(const struct workload *w, uint64_t *rng);
 
 /*
- * Writes the URL of kind for request number seq of virtual user vu into buf
+ * Writes the URL of kind for request number seq of that kind (the engine
+ * counts them across every user and worker) by virtual user vu into buf
  * (cap bytes, NUL-terminated), drawing {rand} and {uuid} from rng: {seq} and
  * {vu} in decimal, {rand:A..B} uniform in [A, B] in decimal (with a '-' when
  * negative), {uuid} a random RFC 4122 version 4 UUID in lower case. Returns

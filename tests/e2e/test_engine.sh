@@ -223,6 +223,42 @@ run_pid=""
 check "a stop while users think ends the run with status 0" 0 "$status"
 check "the report counts the seven requests" 7 "$(requests think_cmds)"
 
+# The last of --requests 2 is sent by the second worker while the first
+# worker's only user thinks for an hour: the run must end anyway.
+rm -f "$tmp/thinkcmds"
+mkfifo "$tmp/thinkcmds"
+base=$(truth requests_by_endpoint bytes)
+timeout 60 "$brink" run --headless --config "$tmp/think_long.ini" --concurrency 1 --threads 2 \
+    --requests 2 <"$tmp/thinkcmds" >"$tmp/think_last.out" 2>"$tmp/think_last.err" &
+run_pid=$!
+exec 5>"$tmp/thinkcmds"
+check "the first worker's user sends one request, then thinks" 1 $(($(wait_requests $((base + 1))) - base))
+echo "concurrency 2" >&5
+wait "$run_pid"
+status=$?
+run_pid=""
+exec 5>&-
+check "the last request ends the run while a user thinks" 0 "$status"
+check "the report counts both requests" 2 "$(requests think_last)"
+
+# --- {seq} counts the requests of a kind, across users and workers -------------------
+# seq_run NAME THREADS: 60 PUTs to /kv/NAME-{seq} by 3 users; the target must
+# hold 60 new keys, NAME-0 to NAME-59.
+seq_run() {
+    printf '[target]\nurl = %s\n\n[request put]\nmethod = PUT\nurl = /kv/%s-{seq}\nbody = x\n' \
+        "$url" "$1" >"$tmp/$1.ini"
+    before=$(json_get "$url/stats" kv_keys)
+    brink_run "$1" --config "$tmp/$1.ini" --concurrency 3 --threads "$2" --requests 60
+    after=$(json_get "$url/stats" kv_keys)
+    check "{seq} with 3 users on $2 worker(s): 60 PUTs write 60 keys" 60 $((after - before))
+    first=$(curl -s -o /dev/null -w '%{http_code}' "$url/kv/$1-0")
+    last=$(curl -s -o /dev/null -w '%{http_code}' "$url/kv/$1-59")
+    past=$(curl -s -o /dev/null -w '%{http_code}' "$url/kv/$1-60")
+    check "{seq} on $2 worker(s) counts from 0 to 59" "200 200 404" "$first $last $past"
+}
+seq_run seq1 1
+seq_run seq2 2
+
 # --- bodies over max_body are cut and counted, not errors ----------------------------
 printf '[target]\nurl = %s/bytes/300000\nmax_body = 100k\n' "$url" >"$tmp/cut.ini"
 brink_run cut --config "$tmp/cut.ini" --requests 10 --concurrency 2
