@@ -1,5 +1,5 @@
 #!/bin/sh
-# Verdicts that gate a CI job: against brink target with 5% resets, a run
+# Numbers and verdicts a release can stake on. Verdicts that gate a CI job: against brink target with 5% resets, a run
 # with --fail-on 'error_rate > 1%' exits 3 and names the condition with its
 # measured value on one stderr line; with no faults it exits 0; the default
 # condition (error_rate > 1%) holds without any flag; 'none' drops it; and a
@@ -67,5 +67,34 @@ INI
 run ramp --config "$tmp/ramp.ini" --ramp --duration 20s
 check "a ramp whose step fails: exit status 3" 3 "$status"
 check "stderr names the failed step" 1 "$(grep -c '^brink: run: ramp step 1/2 (c=1) failed: error_rate 100.00% > 1.00%' "$tmp/ramp.err")"
+
+# Failures are timed apart: fast 503s (nine in ten) must not pull the
+# successes' p50 (/delay/20, at least 20 ms) down, and the report gives the
+# failures' own figures.
+cat >"$tmp/mix.ini" <<INI
+[target]
+url = $url
+[load]
+concurrency = 4
+[request slow]
+url = /delay/20
+weight = 1
+[request fast503]
+url = /status/503
+weight = 9
+[thresholds]
+fail_on = none
+INI
+run mix --config "$tmp/mix.ini" --requests 400
+p50=$(sed -n 's/^ *50% *\([0-9.]*\)ms$/\1/p' "$tmp/mix.out" | head -n 1)
+holds "the successes' p50 is the slow requests' (${p50:-none} ms >= 20 ms)" "p >= 20" -v p="${p50:-0}"
+check "the failed requests have their own latency line" 1 \
+    "$(grep -c '^latency of failed requests ([0-9,]* timed): p50 ' "$tmp/mix.out")"
+
+# An open-model run names its rate, not a concurrency nobody chose.
+run open --url "$url/status/503" --rate 50 --duration 1s --fail-on none
+check "open model: the first error names the rate" 1 \
+    "$(grep -c 'first http_5xx at rate 50/s' "$tmp/open.out")"
+check "open model: no concurrency line in the report" 0 "$(grep -c '^concurrency:' "$tmp/open.out")"
 stop_target
 finish

@@ -604,6 +604,59 @@ static void print_to_a_full_device_fails_with_eio(void **state)
     summary_free(s);
 }
 
+/* Durations are µs: 200 requests in 3.5 ms are 57,143 req/s, not the
+ * 50,000 or 66,667 that whole milliseconds gave. */
+static void rates_count_microseconds(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *t = new_tick(0, 0);
+    char *text, buf[128];
+
+    (void)state;
+    t->duration_us = 3500;
+    put_latencies(t, &t->total, 100, 299, 1);
+    t->state = RUN_DONE;
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=0s c=40 inflight=0 final 200 req in 3.50ms p50 199us p99 297us err 0.0%");
+    add_and_free(s, t);
+    text = report_of(s);
+    assert_line(text, "duration 3.50ms, 200 requests, 57,143 req/s, 0.00 MB/s in, 0.00 MB/s out");
+    free(text);
+    summary_free(s);
+}
+
+/* A flood of fast failures must not pull the successes' figures down. */
+static void failures_are_timed_apart_from_successes(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *t = new_tick(0, 1000);
+    struct summary_totals k;
+    struct hist *h = hist_new();
+    char *text;
+
+    (void)state;
+    put_latencies(t, &t->total, 10000, 10099, 1); /* 100 successes, about 10 ms */
+    hist_record_n(h, 100, 1000);                   /* 1,000 fast 503s */
+    t->total.completed += 1000;
+    t->total.errors[ERR_HTTP_5XX] = 1000;
+    t->failed.completed = 1000;
+    t->failed.errors[ERR_HTTP_5XX] = 1000;
+    tick_latency_from_hist(&t->failed.window, h);
+    assert_int_equal(tick_put_hist(t, &t->failed, h), 0);
+    hist_free(h);
+    add_and_free(s, t);
+    text = report_of(s);
+    assert_line(text, "     50%    10.1ms"); /* within the histogram's 1% */
+    assert_line(text, "latency of failed requests (1,000 timed): p50 100us, p90 100us, p99 100us, "
+                      "max 100us");
+    free(text);
+    assert_int_equal(summary_totals(s, SUMMARY_TOTAL, &k), 0);
+    assert_int_equal(hist_count(k.hist), 100);
+    assert_int_equal(summary_totals(s, SUMMARY_FAILED, &k), 0);
+    assert_int_equal(hist_count(k.hist), 1000);
+    summary_free(s);
+}
+
 static void progress_line_shows_rates_percentiles_and_errors(void **state)
 {
     struct tick *t = new_tick(11000, 1000);
@@ -764,6 +817,8 @@ int main(void)
         cmocka_unit_test(a_closed_run_has_no_schedule_line),
         cmocka_unit_test(progress_line_under_the_open_model_shows_rate_cap_and_a_missed_schedule),
         cmocka_unit_test(progress_line_shows_rates_percentiles_and_errors),
+        cmocka_unit_test(rates_count_microseconds),
+        cmocka_unit_test(failures_are_timed_apart_from_successes),
         cmocka_unit_test(tiny_error_share_never_reads_as_zero),
         cmocka_unit_test(progress_line_of_an_empty_paused_interval_has_dashes),
         cmocka_unit_test(progress_line_is_cut_to_the_buffer),
