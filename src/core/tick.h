@@ -184,8 +184,8 @@ struct tick {
     uint64_t sched_lag_us;    /* worst lag of a start (or of the oldest due) behind its time */
     uint64_t sched_capped;    /* times due requests waited because max_in_flight were in flight */
     /* The latency of failed requests, all kinds together (name "failed"):
-     * completed and errors count them, window, run and the histogram time
-     * them the way total times the successes. Apart, so that a flood of
+     * completed counts them (their classes are total's errors), window, run
+     * and the histogram time them the way total times the successes. Apart, so that a flood of
      * fast errors cannot make latency look better as a server breaks. */
     struct tick_kind failed;
     size_t data_cap;             /* bytes available in data */

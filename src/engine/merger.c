@@ -201,8 +201,7 @@ static void fill_failed(struct merger *m, struct tick *t, const struct interval 
     struct tick_kind *k = &t->failed;
 
     hist_merge(m->run_failed, iv->failed);
-    k->completed = errclass_sum(iv->total.errors);
-    memcpy(k->errors, iv->total.errors, sizeof(k->errors));
+    k->completed = errclass_sum(iv->total.errors); /* their classes are the total's */
     tick_latency_from_hist(&k->window, iv->failed);
     tick_latency_from_hist(&k->run, m->run_failed);
     if (k->completed)

@@ -452,9 +452,15 @@ static int get_failed(struct ctx *c, json_t *o)
 
     if (get_kind_of(c, o, "failed", 0, &failed) != 0)
         return -EINVAL;
-    if (failed && get_kind(c, failed, &c->t->failed, NULL) != 0)
-        return -EINVAL;
     tick_copy_text(c->t->failed.name, sizeof(c->t->failed.name), "failed");
+    if (!failed)
+        return 0;
+    if (!json_is_object(failed) || get_count(c, failed, "completed", &c->t->failed.completed) ||
+        get_hist(c, failed, &c->t->failed))
+        return fail(c, "failed", "expected an object with completed and hist");
+    /* The interval's figures are those of the stored histogram. */
+    if (c->t->failed.hist_len)
+        tick_latency_from_hist(&c->t->failed.window, c->h);
     return 0;
 }
 

@@ -194,6 +194,19 @@ static int total_is_merge(const struct tick *t)
     return is_merge;
 }
 
+/* The latency of failed requests: their count and histogram only, to keep
+ * a tick small (their classes are the total's; the reader takes the
+ * interval's figures from the histogram; the run's are not kept). */
+static json_t *failed_json(const struct tick *t)
+{
+    json_t *o = json_object();
+    int bad = !o;
+
+    bad |= json_object_set_new(o, "completed", rec_json_count(t->failed.completed));
+    bad |= put_hist(o, t, &t->failed);
+    return bad ? (json_decref(o), NULL) : o;
+}
+
 static json_t *kinds_json(const struct tick *t)
 {
     json_t *a = json_array();
@@ -326,8 +339,8 @@ static int put_open(json_t *o, const struct tick *t)
     bad |= put_nonzero(o, "sched_capped", t->sched_capped);
     if (t->service.completed || t->service.started || t->service.hist_len)
         bad |= json_object_set_new(o, "service", kind_json(t, &t->service, HIST_OWN));
-    if (t->failed.completed || t->failed.hist_len || t->failed.run.count)
-        bad |= json_object_set_new(o, "failed", kind_json(t, &t->failed, HIST_OWN));
+    if (t->failed.completed || t->failed.hist_len)
+        bad |= json_object_set_new(o, "failed", failed_json(t));
     return bad;
 }
 

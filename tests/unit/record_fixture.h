@@ -44,7 +44,7 @@ static const char *const fx_kind_names[] = {"home", "search", "checkout"};
 static inline struct tick *fx_tick(uint64_t seq, uint32_t n_kinds, uint32_t requests, int is_busy)
 {
     uint64_t s = 0x9E3779B97F4A7C15ULL ^ (seq + 1) * 0x100000001B3ULL;
-    struct hist *total = hist_new(), *kinds[3];
+    struct hist *total = hist_new(), *kinds[3], *failed = hist_new();
     size_t need;
     struct tick *t;
 
@@ -57,7 +57,9 @@ static inline struct tick *fx_tick(uint64_t seq, uint32_t n_kinds, uint32_t requ
         hist_record(kinds[k], v);
         hist_record(total, v);
     }
-    need = hist_encode(total, NULL, 0);
+    hist_record_n(failed, 250 + seq, 9); /* the busy ticks' 503s, fast */
+    hist_record_n(failed, 30000000, 3); /* and their timeouts */
+    need = hist_encode(total, NULL, 0) + hist_encode(failed, NULL, 0);
     for (uint32_t k = 0; k < n_kinds; k++)
         need += hist_encode(kinds[k], NULL, 0);
     t = tick_new(need);
@@ -107,6 +109,10 @@ static inline struct tick *fx_tick(uint64_t seq, uint32_t n_kinds, uint32_t requ
         tick_count_status(t, 503, 9);
         tick_count_status(t, 404, 2);
         t->status[0].count -= 11;
+        t->failed.completed = 12;
+        tick_latency_from_hist(&t->failed.window, failed);
+        tick_latency_from_hist(&t->failed.run, failed);
+        tick_put_hist(t, &t->failed, failed);
         if (seq == 2) {
             tick_copy_text(t->first_error[ERR_HTTP_5XX], TICK_TEXT_MAX,
                            "HTTP 503 from /search?q=\"x\"\t\x1b[31mred\x1b[0m");
@@ -134,6 +140,7 @@ static inline struct tick *fx_tick(uint64_t seq, uint32_t n_kinds, uint32_t requ
     for (uint32_t k = 0; k < n_kinds; k++)
         hist_free(kinds[k]);
     hist_free(total);
+    hist_free(failed);
     return t;
 }
 
@@ -198,6 +205,8 @@ static inline void fx_assert_same_tick(const struct tick *a, const struct tick *
     for (uint32_t i = 0; i < a->n_kinds; i++)
         fx_assert_same_kind(a, &a->kinds[i], b, &b->kinds[i]);
     fx_assert_same_kind(a, &a->service, b, &b->service);
+    assert_int_equal(a->failed.completed, b->failed.completed); /* figures: from the histogram */
+    fx_assert_same_hist(a, &a->failed, b, &b->failed);
     assert_int_equal(a->max_in_flight, b->max_in_flight);
     assert_int_equal(a->sched_called, b->sched_called);
     assert_int_equal(a->sched_backlog, b->sched_backlog);
