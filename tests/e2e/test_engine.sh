@@ -14,21 +14,7 @@ src=$2
 
 target_setup
 
-transports=${BRINK_TRANSPORTS:-curl h1}
-transport=""
-
-# lib.sh's ok and not_ok, with the transport in front of the check's name.
-ok() {
-    passed=$((passed + 1))
-    printf 'ok   [%s] %s\n' "$transport" "$1"
-}
-
-not_ok() {
-    failed=$((failed + 1))
-    printf 'FAIL [%s] %s\n' "$transport" "$1"
-    [ -n "${2:-}" ] && printf '     %s\n' "$2"
-    return 0
-}
+. "$src/tests/e2e/transport_lib.sh"
 
 # use_transport ARGS...: sets tflag to the arguments that choose the
 # transport: none when ARGS name a --config file (which gets the key after

@@ -14,20 +14,7 @@ src=$2
 
 target_setup
 
-transports=${BRINK_TRANSPORTS:-curl h1}
-transport=""
-
-ok() {
-    passed=$((passed + 1))
-    printf 'ok   [%s] %s\n' "$transport" "$1"
-}
-
-not_ok() {
-    failed=$((failed + 1))
-    printf 'FAIL [%s] %s\n' "$transport" "$1"
-    [ -n "${2:-}" ] && printf '     %s\n' "$2"
-    return 0
-}
+. "$src/tests/e2e/transport_lib.sh"
 
 # expect_run_config NAME: a bounded headless run of $d/NAME.ini, recorded
 # into $d/NAME.jsonl; report in $d/NAME.out, exit status in $status. $d is
