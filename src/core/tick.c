@@ -16,6 +16,7 @@ struct tick *tick_new(size_t data_cap)
     t->data_cap = data_cap;
     tick_copy_text(t->total.name, sizeof(t->total.name), "total");
     tick_copy_text(t->service.name, sizeof(t->service.name), "service");
+    tick_copy_text(t->send_lag.name, sizeof(t->send_lag.name), "send_lag");
     return t;
 }
 

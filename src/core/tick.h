@@ -181,6 +181,11 @@ struct tick {
     uint64_t sched_backlog;   /* of those and earlier ones, due at the end and not started */
     uint64_t sched_lag_us;    /* worst lag of a start (or of the oldest due) behind its time */
     uint64_t sched_capped;    /* times due requests waited because max_in_flight were in flight */
+    /* Open model: how late brink itself sent each request, from its intended
+     * start to its hand-off to the transport (slot_start), so that per
+     * request corrected latency = send lag + service time. started and
+     * completed both count the requests sent; window, run and histogram. */
+    struct tick_kind send_lag;   /* name "send_lag" */
     size_t data_cap;             /* bytes available in data */
     size_t data_len;             /* bytes used in data */
     unsigned char data[];        /* encoded histograms, see hist_encode */

@@ -78,6 +78,9 @@ struct interval {
     uint64_t sched_backlog; /* due at the end and not started */
     uint64_t sched_lag_us;  /* worst lag */
     uint64_t sched_capped;  /* times the cap held due requests back */
+    /* Open model: send lags (intended start to slot_start) of the requests
+     * it started from the schedule, µs. */
+    struct hist *send_lag;
 };
 
 void interval_init(struct interval *iv, size_t n_kinds);

@@ -41,6 +41,7 @@ void interval_init(struct interval *iv, size_t n_kinds)
     for (size_t i = 0; i < n_kinds; i++)
         stats_init(&iv->kinds[i]);
     iv->service = hist_new();
+    iv->send_lag = hist_new();
 }
 
 /* Empties iv for the next interval; the histograms are kept, not freed. */
@@ -49,11 +50,14 @@ void interval_reset(struct interval *iv)
     struct kind_stats total = iv->total;
     struct kind_stats *kinds = iv->kinds;
     struct hist *service = iv->service;
+    struct hist *send_lag = iv->send_lag;
     size_t n = iv->n_kinds;
 
     memset(iv, 0, sizeof(*iv));
     iv->service = service;
     hist_reset(service);
+    iv->send_lag = send_lag;
+    hist_reset(send_lag);
     iv->total = total;
     stats_reset(&iv->total);
     iv->kinds = kinds;
@@ -69,6 +73,8 @@ void interval_free(struct interval *iv)
     hist_free(iv->total.hist);
     hist_free(iv->service);
     iv->service = NULL;
+    hist_free(iv->send_lag);
+    iv->send_lag = NULL;
     for (size_t i = 0; i < iv->n_kinds; i++)
         hist_free(iv->kinds[i].hist);
     free(iv->kinds);
@@ -100,6 +106,7 @@ void interval_add(struct interval *dst, const struct interval *src)
         dst->loop_lag_us = src->loop_lag_us;
     hist_merge(dst->service, src->service);
     dst->service_completed += src->service_completed;
+    hist_merge(dst->send_lag, src->send_lag);
     dst->sched_taken += src->sched_taken;
     dst->sched_called += src->sched_called;
     dst->sched_backlog += src->sched_backlog;

@@ -37,6 +37,7 @@ struct merger {
     struct pending pending[PENDING_MAX];
     struct hist *run_total;
     struct hist *run_service;
+    struct hist *run_send_lag;
     struct hist **run_kinds;
     uint64_t run_errors[ERR__COUNT];
     struct tick_event events[EVENTS_MAX];
@@ -73,6 +74,7 @@ struct merger *merger_new(uint32_t n_workers, const struct workload *wl, struct 
     m->is_done = xcalloc(n_workers, sizeof(*m->is_done));
     m->run_total = hist_new();
     m->run_service = hist_new();
+    m->run_send_lag = hist_new();
     m->run_kinds = xcalloc(m->n_kinds, sizeof(*m->run_kinds));
     for (size_t i = 0; i < m->n_kinds; i++)
         m->run_kinds[i] = hist_new();
@@ -91,6 +93,7 @@ void merger_free(struct merger *m)
     free(m->run_kinds);
     hist_free(m->run_total);
     hist_free(m->run_service);
+    hist_free(m->run_send_lag);
     free(m->next_seq);
     free(m->is_done);
     pthread_mutex_destroy(&m->lock);
@@ -167,6 +170,20 @@ double merger_last_rate(struct merger *m)
     return r;
 }
 
+/* The open model's send lags: every request started from the schedule has
+ * one, so started and completed are both its count. */
+static void fill_send_lag(struct merger *m, struct tick *t, const struct interval *iv)
+{
+    struct tick_kind *k = &t->send_lag;
+
+    hist_merge(m->run_send_lag, iv->send_lag);
+    k->started = k->completed = hist_count(iv->send_lag);
+    tick_latency_from_hist(&k->window, iv->send_lag);
+    tick_latency_from_hist(&k->run, m->run_send_lag);
+    if (k->completed)
+        tick_put_hist(t, k, iv->send_lag);
+}
+
 /* The open model's figures: service times and how the schedule was kept.
  * A closed interval has none, unless requests started open were still
  * finishing after a switch. */
@@ -189,6 +206,7 @@ static void fill_open(struct merger *m, struct tick *t, const struct interval *i
     tick_latency_from_hist(&k->run, m->run_service);
     if (iv->service_completed)
         tick_put_hist(t, k, iv->service);
+    fill_send_lag(m, t, iv);
 }
 
 /* Copies the counts of s into the tick kind k and encodes its histogram. */
@@ -233,6 +251,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     for (size_t i = 0; i < m->n_kinds; i++)
         cap += hist_encode(iv->kinds[i].hist, NULL, 0);
     cap += hist_encode(iv->service, NULL, 0);
+    cap += hist_encode(iv->send_lag, NULL, 0);
     hist_merge(m->run_total, iv->total.hist);
     for (size_t i = 0; i < m->n_kinds; i++)
         hist_merge(m->run_kinds[i], iv->kinds[i].hist);

@@ -7,6 +7,7 @@
  * thread.
  */
 #include "config/config.h"
+#include "core/hist.h"
 #include "engine/internal.h"
 
 /* An idle slot under the cap: hint when it is one, else the first idle one,
@@ -68,6 +69,10 @@ void open_pump(struct worker *w, struct slot *hint)
             break;
         schedule_take(&w->sched);
         w->iv.sched_taken++;
+        /* The send lag ends where the service time begins (s->start_ns, just
+         * before the transport got the request), so that corrected latency
+         * is exactly send lag plus service time. */
+        hist_record(w->iv.send_lag, (s->start_ns - s->intended_ns) / 1000);
         if (now - at > w->iv.sched_lag_us * 1000)
             w->iv.sched_lag_us = (now - at) / 1000;
         hint = NULL;

@@ -66,6 +66,7 @@ struct summary {
     uint64_t bodies_cut;
     struct kind_totals total;
     struct kind_totals service; /* open model: service times (actual start to end) */
+    struct kind_totals send_lag; /* open model: intended start to send, brink's own delay */
     struct summary_schedule sched;
     uint32_t n_kinds;
     struct kind_totals kinds[TICK_MAX_KINDS];
@@ -90,6 +91,8 @@ struct summary *summary_new(void)
     s->total.hist = hist_new();
     tick_copy_text(s->service.name, sizeof(s->service.name), "service");
     s->service.hist = hist_new();
+    tick_copy_text(s->send_lag.name, sizeof(s->send_lag.name), "send_lag");
+    s->send_lag.hist = hist_new();
     s->scratch = hist_new();
     return s;
 }
@@ -102,6 +105,7 @@ void summary_free(struct summary *s)
         hist_free(s->kinds[i].hist);
     hist_free(s->total.hist);
     hist_free(s->service.hist);
+    hist_free(s->send_lag.hist);
     hist_free(s->scratch);
     free(s);
 }
@@ -261,6 +265,8 @@ int summary_add_tick(struct summary *s, const struct tick *t)
     int rc = add_kind(&s->total, t, &t->total, s->scratch);
 
     if (t->service.completed && add_kind(&s->service, t, &t->service, s->scratch) != 0)
+        rc = -EINVAL;
+    if (t->send_lag.completed && add_kind(&s->send_lag, t, &t->send_lag, s->scratch) != 0)
         rc = -EINVAL;
     add_schedule(s, t);
     add_run_figures(s, t);
@@ -438,6 +444,20 @@ static void print_model(FILE *out, const struct summary *s)
               out);
 }
 
+/* Open model: how late brink sent its requests (intended start to send), the
+ * part of the corrected latency that is brink's, not the server's. */
+static void print_send_lag(FILE *out, const struct kind_totals *k)
+{
+    char p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX], max[UNITS_FMT_MAX];
+
+    if (hist_count(k->hist) == 0)
+        return;
+    fprintf(out, "send lag p50 %s p99 %s max %s\n",
+            units_format_duration(hist_percentile(k->hist, 50.0), p50, sizeof(p50)),
+            units_format_duration(hist_percentile(k->hist, 99.0), p99, sizeof(p99)),
+            units_format_duration(hist_max(k->hist), max, sizeof(max)));
+}
+
 /* The open model: requested against achieved, and whether the schedule was
  * kept, then the service times beside the corrected latency above. */
 static void print_schedule(FILE *out, const struct summary *s)
@@ -462,6 +482,7 @@ static void print_schedule(FILE *out, const struct summary *s)
         return;
     fputs("service time (actual start to end, not corrected):\n", out);
     print_latency(out, &s->service);
+    print_send_lag(out, &s->send_lag);
 }
 
 static void print_statuses(FILE *out, const struct summary *s)
@@ -668,6 +689,8 @@ int summary_totals(const struct summary *s, int kind, struct summary_totals *out
         k = &s->total;
     else if (kind == SUMMARY_SERVICE)
         k = &s->service;
+    else if (kind == SUMMARY_SEND_LAG)
+        k = &s->send_lag;
     else if (kind >= 0 && (uint32_t)kind < s->n_kinds)
         k = &s->kinds[kind];
     else

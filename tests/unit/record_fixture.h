@@ -198,6 +198,7 @@ static inline void fx_assert_same_tick(const struct tick *a, const struct tick *
     for (uint32_t i = 0; i < a->n_kinds; i++)
         fx_assert_same_kind(a, &a->kinds[i], b, &b->kinds[i]);
     fx_assert_same_kind(a, &a->service, b, &b->service);
+    fx_assert_same_kind(a, &a->send_lag, b, &b->send_lag);
     assert_int_equal(a->max_in_flight, b->max_in_flight);
     assert_int_equal(a->sched_called, b->sched_called);
     assert_int_equal(a->sched_backlog, b->sched_backlog);
