@@ -25,8 +25,9 @@
 #   svc p50       service time's p50, from the actual start (µs)
 #   diff          corr p50 - svc p50 (µs): what brink's own lateness adds
 #                 to a typical request
-#   lag p99       the send lag's p99 (µs); "-" for a brink that does not
-#                 report it
+#   lag p50, lag p99
+#                 the send lag's p50 and p99 (µs); "-" for a brink that does
+#                 not report it
 #   goal          "ok" when both diff and lag p99 are at most 50 µs, "miss"
 #                 when not, "-" when the schedule was not kept (then the
 #                 figures measure the overload, not the timer)
@@ -95,7 +96,8 @@ sc = r.get("schedule", {})
 kept = sc.get("ticks", 0) > 0 and sc.get("ticks_not_kept", 1) == 0
 corr = r["total"]["latency_us"]["p50"]
 svc = r.get("service", {}).get("latency_us", {}).get("p50", 0)
-lag = r.get("send_lag", {}).get("latency_us", {}).get("p99")
+lag_us = r.get("send_lag", {}).get("latency_us", {})
+lag50, lag = lag_us.get("p50"), lag_us.get("p99")
 diff = corr - svc
 if not kept:
     verdict = "-"
@@ -103,21 +105,21 @@ else:
     verdict = "ok" if diff <= goal and lag is not None and lag <= goal else "miss"
 print(rate, "%.0f" % sc.get("achieved_per_s", 0),
       "yes" if kept else "no(%d/%d)" % (sc.get("ticks_not_kept", 0), sc.get("ticks", 0)),
-      corr, svc, diff, "-" if lag is None else lag, verdict)
+      corr, svc, diff, "-" if lag50 is None else lag50, "-" if lag is None else lag, verdict)
 EOF
 done
 
-printf '%8s %11s %10s %9s %8s %6s %8s %5s\n' rate/s achieved/s kept "corr p50" "svc p50" diff \
-    "lag p99" goal
+printf '%8s %11s %10s %9s %8s %6s %8s %8s %5s\n' rate/s achieved/s kept "corr p50" "svc p50" \
+    diff "lag p50" "lag p99" goal
 status=0
-while read -r rate achieved kept corr svc diff lag verdict; do
+while read -r rate achieved kept corr svc diff lag50 lag verdict; do
     if [ "$achieved" = fail ]; then
         printf '%8s %11s\n' "$rate" "run failed"
         status=1
         continue
     fi
-    printf '%8s %11s %10s %9s %8s %6s %8s %5s\n' "$rate" "$achieved" "$kept" "$corr" "$svc" \
-        "$diff" "$lag" "$verdict"
+    printf '%8s %11s %10s %9s %8s %6s %8s %8s %5s\n' "$rate" "$achieved" "$kept" "$corr" "$svc" \
+        "$diff" "$lag50" "$lag" "$verdict"
     [ "$verdict" = miss ] && status=1
 done <"$tmp/rows"
 echo "(latencies in us; corr from the intended start, svc from the actual start)"
