@@ -55,6 +55,23 @@ uint64_t deadline_lead_update(uint64_t lead_ns, uint64_t latency_ns)
     return lead_ns < DEADLINE_LEAD_MAX_NS ? lead_ns : DEADLINE_LEAD_MAX_NS;
 }
 
+/* Sets the timerfd for at_ns (DEADLINE_NONE: clears it) unless it holds
+ * that already: at high rates the loop polls from one start to the next,
+ * and clearing a clear timer would cost a system call a request. */
+static void set_timer(struct deadline *d, uint64_t at_ns)
+{
+    struct itimerspec its = {{0, 0}, {0, 0}};
+
+    if (at_ns == d->woken_for_ns)
+        return;
+    if (at_ns != DEADLINE_NONE)
+        its.it_value = deadline_timespec(at_ns);
+    /* An absolute time: never late by the time it takes to get here. It
+     * fails only on a bad fd or value. */
+    timerfd_settime(d->fd, TFD_TIMER_ABSTIME, &its, NULL);
+    d->woken_for_ns = at_ns;
+}
+
 /* Fires d: disarmed first, so that fn may arm it again. */
 static void fire(struct deadline *d)
 {
@@ -77,16 +94,19 @@ static void on_idle(uv_idle_t *i)
 static void on_ready(uv_poll_t *p, int status, int events)
 {
     struct deadline *d = container_of(p, struct deadline, poll);
-    uint64_t expirations, now;
+    uint64_t expirations, now, woken_for = d->woken_for_ns;
 
     (void)status;
     (void)events;
     /* Reading clears the readiness. EAGAIN: a callback earlier in this
-     * loop pass re-armed the timer (which resets it), so it has not fired. */
-    if (read(d->fd, &expirations, sizeof(expirations)) < 0 || d->at_ns == DEADLINE_NONE)
+     * loop pass set the timer again (which resets it), so it has not fired. */
+    if (read(d->fd, &expirations, sizeof(expirations)) < 0)
+        return;
+    d->woken_for_ns = DEADLINE_NONE; /* it fired, so it is clear */
+    if (d->at_ns == DEADLINE_NONE || woken_for == DEADLINE_NONE)
         return;
     now = monotonic_ns();
-    d->lead_ns = deadline_lead_update(d->lead_ns, now - d->woken_for_ns);
+    d->lead_ns = deadline_lead_update(d->lead_ns, now - woken_for);
     if (now >= d->at_ns)
         fire(d);
     else
@@ -98,6 +118,7 @@ int deadline_init(uv_loop_t *loop, struct deadline *d, deadline_fn *fn, char *er
     int rc;
 
     d->at_ns = DEADLINE_NONE;
+    d->woken_for_ns = DEADLINE_NONE;
     d->lead_ns = 0;
     d->fn = fn;
     d->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -125,34 +146,25 @@ int deadline_init(uv_loop_t *loop, struct deadline *d, deadline_fn *fn, char *er
 
 void deadline_arm(struct deadline *d, uint64_t at_ns)
 {
-    struct itimerspec its = {{0, 0}, {0, 0}};
-    uint64_t now;
-
     /* Most pumps leave the next intended start where it was. */
     if (at_ns == d->at_ns || d->fd < 0)
         return;
     d->at_ns = at_ns;
-    now = monotonic_ns();
-    if (at_ns <= now + d->lead_ns) {
+    if (at_ns <= monotonic_ns() + d->lead_ns) {
         /* Within the stretch a wake-up would take: poll the rest. */
-        timerfd_settime(d->fd, 0, &its, NULL);
+        set_timer(d, DEADLINE_NONE);
         uv_idle_start(&d->idle, on_idle);
         return;
     }
     uv_idle_stop(&d->idle);
-    /* An absolute time: never late by the time it takes to get here. */
-    d->woken_for_ns = at_ns - d->lead_ns;
-    its.it_value = deadline_timespec(d->woken_for_ns);
-    timerfd_settime(d->fd, TFD_TIMER_ABSTIME, &its, NULL);
+    set_timer(d, at_ns - d->lead_ns);
 }
 
 void deadline_disarm(struct deadline *d)
 {
-    struct itimerspec its = {{0, 0}, {0, 0}};
-
-    if (d->at_ns == DEADLINE_NONE || d->fd < 0)
+    if (d->fd < 0)
         return;
-    timerfd_settime(d->fd, 0, &its, NULL);
+    set_timer(d, DEADLINE_NONE);
     uv_idle_stop(&d->idle);
     d->at_ns = DEADLINE_NONE;
 }

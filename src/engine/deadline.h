@@ -26,7 +26,7 @@ struct deadline {
     uv_idle_t idle;        /* running: the loop polls without sleeping until at_ns */
     int fd;                /* the timerfd; -1 when there is none */
     uint64_t at_ns;        /* CLOCK_MONOTONIC time it is armed for, or DEADLINE_NONE */
-    uint64_t woken_for_ns; /* the time the timerfd was set for (at_ns - lead_ns) */
+    uint64_t woken_for_ns; /* the time the timerfd is set for (at_ns - lead_ns), or DEADLINE_NONE */
     uint64_t lead_ns;      /* how early it is set: the wake-up latency (deadline_lead_update) */
     deadline_fn *fn;
 };
