@@ -112,6 +112,7 @@ done
 printf '%8s %11s %10s %9s %8s %6s %8s %8s %5s\n' rate/s achieved/s kept "corr p50" "svc p50" \
     diff "lag p50" "lag p99" goal
 status=0
+missed=""
 while read -r rate achieved kept corr svc diff lag50 lag verdict; do
     if [ "$achieved" = fail ]; then
         printf '%8s %11s\n' "$rate" "run failed"
@@ -120,7 +121,15 @@ while read -r rate achieved kept corr svc diff lag50 lag verdict; do
     fi
     printf '%8s %11s %10s %9s %8s %6s %8s %8s %5s\n' "$rate" "$achieved" "$kept" "$corr" "$svc" \
         "$diff" "$lag50" "$lag" "$verdict"
-    [ "$verdict" = miss ] && status=1
+    if [ "$verdict" = miss ]; then
+        missed="$missed $rate/s"
+        status=1
+    fi
 done <"$tmp/rows"
 echo "(latencies in us; corr from the intended start, svc from the actual start)"
+if [ -n "$missed" ]; then
+    echo "MISS: more than ${goal_us} us at$missed"
+elif [ "$status" -eq 0 ]; then
+    echo "PASS: at most ${goal_us} us at every rate whose schedule was kept"
+fi
 exit $status
