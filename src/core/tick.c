@@ -17,6 +17,7 @@ struct tick *tick_new(size_t data_cap)
     tick_copy_text(t->total.name, sizeof(t->total.name), "total");
     tick_copy_text(t->service.name, sizeof(t->service.name), "service");
     tick_copy_text(t->failed.name, sizeof(t->failed.name), "failed");
+    tick_copy_text(t->send_lag.name, sizeof(t->send_lag.name), "send_lag");
     return t;
 }
 

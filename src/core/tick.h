@@ -188,6 +188,11 @@ struct tick {
      * and the histogram time them the way total times the successes. Apart, so that a flood of
      * fast errors cannot make latency look better as a server breaks. */
     struct tick_kind failed;
+    /* Open model: how late brink itself sent each request, from its intended
+     * start to its hand-off to the transport (slot_start), so that per
+     * request corrected latency = send lag + service time. started and
+     * completed both count the requests sent; window, run and histogram. */
+    struct tick_kind send_lag;   /* name "send_lag" */
     size_t data_cap;             /* bytes available in data */
     size_t data_len;             /* bytes used in data */
     unsigned char data[];        /* encoded histograms, see hist_encode */

@@ -25,6 +25,7 @@
 #include "core/tick.h"
 #include "engine/engine.h"
 #include "ramp/ramp.h"
+#include "engine/deadline.h"
 #include "engine/schedule.h"
 
 struct hist;
@@ -81,6 +82,9 @@ struct interval {
     uint64_t sched_backlog; /* due at the end and not started */
     uint64_t sched_lag_us;  /* worst lag */
     uint64_t sched_capped;  /* times the cap held due requests back */
+    /* Open model: send lags (intended start to slot_start) of the requests
+     * it started from the schedule, µs. */
+    struct hist *send_lag;
 };
 
 void interval_init(struct interval *iv, size_t n_kinds);
@@ -270,7 +274,7 @@ struct worker {
     uint64_t rng;
     uint64_t next_tick_ns; /* the boundary the tick timer waits for */
     /* Open model: its part of the rate and of the cap, and its schedule. */
-    uv_timer_t sched_timer; /* the next intended start */
+    struct deadline sched_deadline; /* the next intended start */
     struct schedule sched;
     int is_open;
     double rate_per_s;
@@ -314,6 +318,8 @@ void open_apply(struct worker *w, const struct control *c, int was_paused);
 void open_pump(struct worker *w, struct slot *hint);
 /* Fills the schedule's figures of the interval ending at now_ns. */
 void open_interval_end(struct worker *w, uint64_t now_ns);
+/* The worker's sched_deadline fired: starts what is due. */
+void open_on_deadline(struct deadline *d);
 
 /* http.c: the libcurl <-> libuv glue. */
 int http_init(struct worker *w, char *err, size_t err_len);

@@ -42,6 +42,7 @@ void interval_init(struct interval *iv, size_t n_kinds)
         stats_init(&iv->kinds[i]);
     iv->service = hist_new();
     iv->failed = hist_new();
+    iv->send_lag = hist_new();
 }
 
 /* Empties iv for the next interval; the histograms are kept, not freed. */
@@ -50,6 +51,7 @@ void interval_reset(struct interval *iv)
     struct kind_stats total = iv->total;
     struct kind_stats *kinds = iv->kinds;
     struct hist *service = iv->service, *failed = iv->failed;
+    struct hist *send_lag = iv->send_lag;
     size_t n = iv->n_kinds;
 
     memset(iv, 0, sizeof(*iv));
@@ -57,6 +59,8 @@ void interval_reset(struct interval *iv)
     hist_reset(service);
     iv->failed = failed;
     hist_reset(failed);
+    iv->send_lag = send_lag;
+    hist_reset(send_lag);
     iv->total = total;
     stats_reset(&iv->total);
     iv->kinds = kinds;
@@ -74,6 +78,8 @@ void interval_free(struct interval *iv)
     iv->service = NULL;
     hist_free(iv->failed);
     iv->failed = NULL;
+    hist_free(iv->send_lag);
+    iv->send_lag = NULL;
     for (size_t i = 0; i < iv->n_kinds; i++)
         hist_free(iv->kinds[i].hist);
     free(iv->kinds);
@@ -106,6 +112,7 @@ void interval_add(struct interval *dst, const struct interval *src)
     hist_merge(dst->service, src->service);
     dst->service_completed += src->service_completed;
     hist_merge(dst->failed, src->failed);
+    hist_merge(dst->send_lag, src->send_lag);
     dst->sched_taken += src->sched_taken;
     dst->sched_called += src->sched_called;
     dst->sched_backlog += src->sched_backlog;

@@ -38,6 +38,7 @@ struct merger {
     struct hist *run_total;
     struct hist *run_service;
     struct hist *run_failed;
+    struct hist *run_send_lag;
     struct hist **run_kinds;
     uint64_t run_errors[ERR__COUNT];
     struct tick_event events[EVENTS_MAX];
@@ -75,6 +76,7 @@ struct merger *merger_new(uint32_t n_workers, const struct workload *wl, struct 
     m->run_total = hist_new();
     m->run_service = hist_new();
     m->run_failed = hist_new();
+    m->run_send_lag = hist_new();
     m->run_kinds = xcalloc(m->n_kinds, sizeof(*m->run_kinds));
     for (size_t i = 0; i < m->n_kinds; i++)
         m->run_kinds[i] = hist_new();
@@ -94,6 +96,7 @@ void merger_free(struct merger *m)
     hist_free(m->run_total);
     hist_free(m->run_service);
     hist_free(m->run_failed);
+    hist_free(m->run_send_lag);
     free(m->next_seq);
     free(m->is_done);
     pthread_mutex_destroy(&m->lock);
@@ -170,6 +173,20 @@ double merger_last_rate(struct merger *m)
     return r;
 }
 
+/* The open model's send lags: every request started from the schedule has
+ * one, so started and completed are both its count. */
+static void fill_send_lag(struct merger *m, struct tick *t, const struct interval *iv)
+{
+    struct tick_kind *k = &t->send_lag;
+
+    hist_merge(m->run_send_lag, iv->send_lag);
+    k->started = k->completed = hist_count(iv->send_lag);
+    tick_latency_from_hist(&k->window, iv->send_lag);
+    tick_latency_from_hist(&k->run, m->run_send_lag);
+    if (k->completed)
+        tick_put_hist(t, k, iv->send_lag);
+}
+
 /* The open model's figures: service times and how the schedule was kept.
  * A closed interval has none, unless requests started open were still
  * finishing after a switch. */
@@ -192,6 +209,7 @@ static void fill_open(struct merger *m, struct tick *t, const struct interval *i
     tick_latency_from_hist(&k->run, m->run_service);
     if (iv->service_completed)
         tick_put_hist(t, k, iv->service);
+    fill_send_lag(m, t, iv);
 }
 
 /* The latency of failed requests, all kinds together, kept apart from the
@@ -255,6 +273,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
         cap += hist_encode(iv->kinds[i].hist, NULL, 0);
     cap += hist_encode(iv->service, NULL, 0);
     cap += hist_encode(iv->failed, NULL, 0);
+    cap += hist_encode(iv->send_lag, NULL, 0);
     hist_merge(m->run_total, iv->total.hist);
     for (size_t i = 0; i < m->n_kinds; i++)
         hist_merge(m->run_kinds[i], iv->kinds[i].hist);

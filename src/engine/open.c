@@ -7,6 +7,7 @@
  * thread.
  */
 #include "config/config.h"
+#include "core/hist.h"
 #include "engine/internal.h"
 
 /* An idle slot under the cap: hint when it is one, else the first idle one,
@@ -25,29 +26,31 @@ static struct slot *idle_slot(struct worker *w, struct slot *hint)
     return w->slots[w->n_slots - 1];
 }
 
-static void on_sched_timer(uv_timer_t *t)
+void open_on_deadline(struct deadline *d)
 {
-    struct worker *w = container_of(t, struct worker, sched_timer);
+    struct worker *w = container_of(d, struct worker, sched_deadline);
 
     open_pump(w, NULL);
     worker_check_finished(w);
 }
 
-/* Wakes the worker at the next intended start (libuv counts in ms, so a
- * request may go up to 1 ms late; it is still charged from its time).
- * now_ns is when the caller counted what was due: anything due then has
- * started or waits for the cap. */
+/* Wakes the worker at the next intended start, to the microsecond (a
+ * request that still goes late is charged from its time). now_ns is when
+ * the caller counted what was due: anything due then has started or waits
+ * for the cap. */
 static void arm(struct worker *w, uint64_t now_ns)
 {
     uint64_t next = schedule_next_ns(&w->sched);
 
     if (next == SCHEDULE_NONE || next <= now_ns) {
         /* Nothing coming, or owed and waiting for a slot: a reply pumps. */
-        uv_timer_stop(&w->sched_timer);
+        deadline_disarm(&w->sched_deadline);
         return;
     }
-    uv_update_time(&w->loop);
-    uv_timer_start(&w->sched_timer, on_sched_timer, (next - now_ns + 999999) / 1000000, 0);
+    /* The engine's clock is uv_hrtime() - start_ns, and uv_hrtime reads
+     * CLOCK_MONOTONIC on Linux, the timerfd's clock (test_deadline checks
+     * that they agree). */
+    deadline_arm(&w->sched_deadline, w->e->start_ns + next);
 }
 
 void open_pump(struct worker *w, struct slot *hint)
@@ -68,6 +71,10 @@ void open_pump(struct worker *w, struct slot *hint)
             break;
         schedule_take(&w->sched);
         w->iv.sched_taken++;
+        /* The send lag ends where the service time begins (s->start_ns, just
+         * before the transport got the request), so that corrected latency
+         * is exactly send lag plus service time. */
+        hist_record(w->iv.send_lag, (s->start_ns - s->intended_ns) / 1000);
         if (now - at > w->iv.sched_lag_us * 1000)
             w->iv.sched_lag_us = (now - at) / 1000;
         hint = NULL;
@@ -99,7 +106,7 @@ void open_apply(struct worker *w, const struct control *c, int was_paused)
         schedule_set_rate(&w->sched, rate, now);
     }
     if (!is_open)
-        uv_timer_stop(&w->sched_timer);
+        deadline_disarm(&w->sched_deadline);
     w->is_open = is_open;
     w->rate_per_s = rate;
 }

@@ -60,7 +60,7 @@ static void close_own_handles(struct worker *w)
         uv_close((uv_handle_t *)&w->slots[i]->think_timer, NULL);
     uv_close((uv_handle_t *)&w->tick_timer, NULL);
     uv_close((uv_handle_t *)&w->end_timer, NULL);
-    uv_close((uv_handle_t *)&w->sched_timer, NULL);
+    deadline_close(&w->sched_deadline);
     uv_close((uv_handle_t *)&w->wake, NULL);
 }
 
@@ -102,7 +102,7 @@ static void finish(struct worker *w)
     end_thinking(w);
     submit(w, worker_now_ns(w), 1);
     uv_timer_stop(&w->tick_timer);
-    uv_timer_stop(&w->sched_timer);
+    deadline_disarm(&w->sched_deadline);
     uv_timer_start(&w->end_timer, on_teardown, 0, 0);
 }
 
@@ -328,9 +328,10 @@ int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct 
     }
     uv_timer_init(&w->loop, &w->tick_timer);
     uv_timer_init(&w->loop, &w->end_timer);
-    uv_timer_init(&w->loop, &w->sched_timer);
     uv_async_init(&w->loop, &w->wake, on_wake);
-    rc = e->tp->init(w, err, err_len);
+    rc = deadline_init(&w->loop, &w->sched_deadline, open_on_deadline, err, err_len);
+    if (rc == 0)
+        rc = e->tp->init(w, err, err_len);
     if (rc != 0) {
         /* Nothing has run: close the handles and let the loop finish them. */
         close_own_handles(w);

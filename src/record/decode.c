@@ -429,18 +429,21 @@ static int get_top(struct ctx *c, json_t *o)
 static int get_open(struct ctx *c, json_t *o)
 {
     struct tick *t = c->t;
-    json_t *service;
+    json_t *service, *send_lag;
 
     if (get_u32(c, o, "max_in_flight", &t->max_in_flight) ||
         get_count(c, o, "sched_called", &t->sched_called) ||
         get_count(c, o, "sched_backlog", &t->sched_backlog) ||
         get_count(c, o, "sched_lag_us", &t->sched_lag_us) ||
         get_count(c, o, "sched_capped", &t->sched_capped) ||
-        get_kind_of(c, o, "service", 0, &service))
+        get_kind_of(c, o, "service", 0, &service) || get_kind_of(c, o, "send_lag", 0, &send_lag))
         return -EINVAL;
     if (service && get_kind(c, service, &t->service, NULL) != 0)
         return -EINVAL;
+    if (send_lag && get_kind(c, send_lag, &t->send_lag, NULL) != 0)
+        return -EINVAL;
     tick_copy_text(t->service.name, sizeof(t->service.name), "service");
+    tick_copy_text(t->send_lag.name, sizeof(t->send_lag.name), "send_lag");
     return 0;
 }
 

@@ -341,6 +341,8 @@ static int put_open(json_t *o, const struct tick *t)
         bad |= json_object_set_new(o, "service", kind_json(t, &t->service, HIST_OWN));
     if (t->failed.completed || t->failed.hist_len)
         bad |= json_object_set_new(o, "failed", failed_json(t));
+    if (t->send_lag.completed || t->send_lag.hist_len)
+        bad |= json_object_set_new(o, "send_lag", kind_json(t, &t->send_lag, HIST_OWN));
     return bad;
 }
 

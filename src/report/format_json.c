@@ -242,6 +242,25 @@ static void put_steps(FILE *out, const struct steps *st)
     fprintf(out, "],\n\"levels_not_kept\":{\"rows\":%" PRIu64 "}", steps_levels_not_kept(st));
 }
 
+/* Open model only: "send_lag":{"sent":N,"latency_us":{...},"histogram_gaps":G},
+ * how late brink sent its requests; latency_us as in put_totals. */
+static void put_send_lag(FILE *out, const struct summary *sum)
+{
+    struct summary_totals k;
+    const struct hist *h;
+
+    summary_totals(sum, SUMMARY_SEND_LAG, &k);
+    h = k.hist;
+    fprintf(out,
+            ",\n\"send_lag\":{\"sent\":%" PRIu64 ",\"latency_us\":{\"timed\":%" PRIu64
+            ",\"min\":%" PRIu64 ",\"mean\":%" PRIu64 ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64
+            ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 ",\"stddev\":%" PRIu64
+            "},\"histogram_gaps\":%" PRIu64 "}",
+            k.completed, hist_count(h), hist_min(h), report_round_u64(hist_mean(h)),
+            hist_percentile(h, 50.0), hist_percentile(h, 90.0), hist_percentile(h, 99.0),
+            hist_percentile(h, 99.9), hist_max(h), report_round_u64(hist_stddev(h)), k.hist_gaps);
+}
+
 /* Open model only: the service times (total's latency counts from the
  * intended start) and how the schedule was kept. */
 static void put_open(FILE *out, const struct summary *sum, uint64_t d)
@@ -264,6 +283,7 @@ static void put_open(FILE *out, const struct summary *sum, uint64_t d)
             ",\"capped\":%" PRIu64 ",\"ticks\":%" PRIu64 ",\"ticks_not_kept\":%" PRIu64 "}",
             sc->started, sc->called, sc->max_lag_us, sc->capped, sc->open_ticks,
             sc->ticks_not_kept);
+    put_send_lag(out, sum);
 }
 
 /* ,"thresholds":{"conditions":N,"failed":["why",...],"steps_failed":N} */

@@ -70,6 +70,7 @@ struct summary {
     struct kind_totals total;
     struct kind_totals service; /* open model: service times (actual start to end) */
     struct kind_totals failed;  /* the latency of failed requests, all kinds */
+    struct kind_totals send_lag; /* open model: intended start to send, brink's own delay */
     struct summary_schedule sched;
     uint32_t n_kinds;
     struct kind_totals kinds[TICK_MAX_KINDS];
@@ -96,6 +97,8 @@ struct summary *summary_new(void)
     s->service.hist = hist_new();
     tick_copy_text(s->failed.name, sizeof(s->failed.name), "failed");
     s->failed.hist = hist_new();
+    tick_copy_text(s->send_lag.name, sizeof(s->send_lag.name), "send_lag");
+    s->send_lag.hist = hist_new();
     s->scratch = hist_new();
     return s;
 }
@@ -109,6 +112,7 @@ void summary_free(struct summary *s)
     hist_free(s->total.hist);
     hist_free(s->service.hist);
     hist_free(s->failed.hist);
+    hist_free(s->send_lag.hist);
     hist_free(s->scratch);
     free(s);
 }
@@ -286,6 +290,9 @@ int summary_add_tick(struct summary *s, const struct tick *t)
         rc = -EINVAL;
     if (t->failed.completed &&
         add_kind(&s->failed, t, &t->failed, t->failed.completed, s->scratch) != 0)
+        rc = -EINVAL;
+    if (t->send_lag.completed &&
+        add_kind(&s->send_lag, t, &t->send_lag, t->send_lag.completed, s->scratch) != 0)
         rc = -EINVAL;
     add_schedule(s, t);
     add_run_figures(s, t);
@@ -476,6 +483,20 @@ static void print_model(FILE *out, const struct summary *s)
               out);
 }
 
+/* Open model: how late brink sent its requests (intended start to send), the
+ * part of the corrected latency that is brink's, not the server's. */
+static void print_send_lag(FILE *out, const struct kind_totals *k)
+{
+    char p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX], max[UNITS_FMT_MAX];
+
+    if (hist_count(k->hist) == 0)
+        return;
+    fprintf(out, "send lag p50 %s p99 %s max %s\n",
+            units_format_duration(hist_percentile(k->hist, 50.0), p50, sizeof(p50)),
+            units_format_duration(hist_percentile(k->hist, 99.0), p99, sizeof(p99)),
+            units_format_duration(hist_max(k->hist), max, sizeof(max)));
+}
+
 /* The open model: requested against achieved, and whether the schedule was
  * kept, then the service times beside the corrected latency above. */
 static void print_schedule(FILE *out, const struct summary *s)
@@ -500,6 +521,7 @@ static void print_schedule(FILE *out, const struct summary *s)
         return;
     fputs("service time (actual start to end, not corrected):\n", out);
     print_latency(out, &s->service);
+    print_send_lag(out, &s->send_lag);
 }
 
 static void print_statuses(FILE *out, const struct summary *s)
@@ -738,6 +760,8 @@ int summary_totals(const struct summary *s, int kind, struct summary_totals *out
         k = &s->service;
     else if (kind == SUMMARY_FAILED)
         k = &s->failed;
+    else if (kind == SUMMARY_SEND_LAG)
+        k = &s->send_lag;
     else if (kind >= 0 && (uint32_t)kind < s->n_kinds)
         k = &s->kinds[kind];
     else

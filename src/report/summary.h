@@ -91,6 +91,9 @@ struct summary_totals {
 #define SUMMARY_TOTAL (-1)   /* the kind index of the run's totals */
 #define SUMMARY_SERVICE (-2) /* open model: the service times (actual start to end) */
 #define SUMMARY_FAILED (-3)  /* the latency of failed requests, all kinds together */
+/* Open model: the send lags (intended start to send), for summary_totals too;
+ * completed counts the requests sent, and bytes and errors are 0. */
+#define SUMMARY_SEND_LAG (-4)
 
 /* How the open model's schedule was kept, over the run's open ticks. */
 struct summary_schedule {

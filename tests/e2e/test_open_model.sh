@@ -48,6 +48,14 @@ check "the report says the rate was requested and achieved" 1 \
     "$(grep -c '^schedule: requested 1,000/s, achieved' "$tmp/steady.out")"
 check "the report gives the service time beside the corrected latency" 1 \
     "$(grep -c '^service time (actual start to end, not corrected):$' "$tmp/steady.out")"
+check "the report gives the send lag beside the service time" 1 \
+    "$(grep -c '^send lag p50 [0-9.]*[mu]*s p99 [0-9.]*[mu]*s max [0-9.]*[mu]*s$' "$tmp/steady.out")"
+# Every request started from the schedule has one send lag: no timing is
+# asserted, only that the figures exist and hang together.
+check "the JSON report has one send lag per request started" True \
+    "$(field steady 'r["send_lag"]["sent"] == r["schedule"]["started"] == r["send_lag"]["latency_us"]["timed"] > 0')"
+check "and its p50 <= p99 <= max" True \
+    "$(field steady 'r["send_lag"]["latency_us"]["p50"] <= r["send_lag"]["latency_us"]["p99"] <= r["send_lag"]["latency_us"]["max"]')"
 check "the progress lines show the rate and the cap" 1 \
     "$(grep -c -m 1 '^t=1s rate=1,000/s inflight=[0-9]*/1000 ' "$tmp/steady.err")"
 

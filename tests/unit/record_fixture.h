@@ -207,6 +207,7 @@ static inline void fx_assert_same_tick(const struct tick *a, const struct tick *
     fx_assert_same_kind(a, &a->service, b, &b->service);
     assert_int_equal(a->failed.completed, b->failed.completed); /* figures: from the histogram */
     fx_assert_same_hist(a, &a->failed, b, &b->failed);
+    fx_assert_same_kind(a, &a->send_lag, b, &b->send_lag);
     assert_int_equal(a->max_in_flight, b->max_in_flight);
     assert_int_equal(a->sched_called, b->sched_called);
     assert_int_equal(a->sched_backlog, b->sched_backlog);

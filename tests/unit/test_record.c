@@ -132,18 +132,20 @@ static void ticks_read_back_identical_field_by_field(void **state)
     unlink(path);
 }
 
-/* An open-model tick: fx_tick's, plus service times and the schedule's
- * figures. */
+/* An open-model tick: fx_tick's, plus service times, send lags and the
+ * schedule's figures. */
 static struct tick *open_tick(uint64_t seq)
 {
     struct tick *base = fx_tick(seq, 2, 1000, 1);
-    struct hist *h = hist_new();
+    struct hist *h = hist_new(), *lag = hist_new();
     struct tick *t;
     uint64_t rng = seq + 7;
 
-    for (int i = 0; i < 1000; i++)
+    for (int i = 0; i < 1000; i++) {
         hist_record(h, fx_latency_us(&rng, 400.0, 0.3));
-    t = tick_new(base->data_len + hist_encode(h, NULL, 0));
+        hist_record(lag, (uint64_t)i % 61);
+    }
+    t = tick_new(base->data_len + hist_encode(h, NULL, 0) + hist_encode(lag, NULL, 0));
     memcpy(t, base, offsetof(struct tick, data_cap));
     memcpy(t->data, base->data, base->data_len);
     t->data_len = base->data_len;
@@ -159,6 +161,12 @@ static struct tick *open_tick(uint64_t seq)
     tick_latency_from_hist(&t->service.window, h);
     tick_latency_from_hist(&t->service.run, h);
     assert_int_equal(tick_put_hist(t, &t->service, h), 0);
+    t->send_lag.started = 1000;
+    t->send_lag.completed = 1000;
+    tick_latency_from_hist(&t->send_lag.window, lag);
+    tick_latency_from_hist(&t->send_lag.run, lag);
+    assert_int_equal(tick_put_hist(t, &t->send_lag, lag), 0);
+    hist_free(lag);
     hist_free(h);
     tick_free(base);
     return t;
@@ -183,12 +191,42 @@ static void open_model_ticks_read_back_with_service_times_and_schedule(void **st
     assert_int_equal(rec_read_next(r, &out), 1);
     fx_assert_same_tick(in, out);
     assert_string_equal(out->service.name, "service");
+    assert_string_equal(out->send_lag.name, "send_lag");
+    assert_int_equal(out->send_lag.window.count, 1000);
+    assert_int_equal(out->send_lag.window.max_us, 60);
     assert_false(tick_schedule_kept(out));
     tick_free(out);
     rec_read_close(r);
     unlink(path);
     tick_free(in);
     assert_int_equal(nt.n, 0);
+}
+
+/* Files written before send lags existed have open ticks without them: they
+ * read as none, the rest of the tick unchanged; closed ticks never carry them. */
+static void open_ticks_without_send_lag_read_as_none(void **state)
+{
+    struct tick *in = open_tick(4), *closed = fx_tick(5, 1, 500, 1), *out;
+    json_t *o = rec_tick_to_json(in);
+    char why[256];
+
+    (void)state;
+    assert_non_null(json_object_get(o, "send_lag"));
+    assert_int_equal(json_object_del(o, "send_lag"), 0);
+    assert_int_equal(rec_tick_from_json(o, &out, why, sizeof(why)), 0);
+    assert_string_equal(out->send_lag.name, "send_lag");
+    assert_int_equal(out->send_lag.completed, 0);
+    assert_int_equal(out->send_lag.window.count, 0);
+    assert_int_equal(out->send_lag.hist_len, 0);
+    fx_assert_same_kind(in, &in->service, out, &out->service);
+    assert_int_equal(out->sched_called, in->sched_called);
+    json_decref(o);
+    tick_free(out);
+    o = rec_tick_to_json(closed);
+    assert_null(json_object_get(o, "send_lag"));
+    json_decref(o);
+    tick_free(closed);
+    tick_free(in);
 }
 
 static void plan_state_reads_back_and_is_left_out_when_off(void **state)
@@ -599,6 +637,7 @@ int main(void)
         cmocka_unit_test(golden_file_is_what_the_writer_writes_today),
         cmocka_unit_test(version_1_files_read_with_their_times_in_us),
         cmocka_unit_test(open_model_ticks_read_back_with_service_times_and_schedule),
+        cmocka_unit_test(open_ticks_without_send_lag_read_as_none),
         cmocka_unit_test(plan_state_reads_back_and_is_left_out_when_off),
         cmocka_unit_test(read_ticks_write_back_to_the_same_lines),
         cmocka_unit_test(every_prefix_of_the_golden_file_reads_and_says_where_it_ends),

@@ -284,7 +284,7 @@ static void open_and_mixed_models_label_their_latency(void **state)
 }
 
 /* An open tick at 100/s: corrected latencies from_us..to_us, service times
- * of 1 ms, and the schedule's figures. */
+ * of 1 ms, send lags of 0..99 us, and the schedule's figures. */
 static struct tick *open_tick(uint64_t start_ms, uint64_t from_us, uint64_t to_us, int is_kept)
 {
     struct tick *t = new_tick(start_ms, 1000);
@@ -302,6 +302,8 @@ static struct tick *open_tick(uint64_t start_ms, uint64_t from_us, uint64_t to_u
     t->service.completed = t->service.started = t->total.completed;
     tick_latency_from_hist(&t->service.window, h);
     assert_int_equal(tick_put_hist(t, &t->service, h), 0);
+    put_latencies(t, &t->send_lag, 0, 99, 1);
+    t->send_lag.started = t->send_lag.completed;
     hist_free(h);
     return t;
 }
@@ -318,6 +320,7 @@ static void open_runs_report_the_schedule_and_the_service_time(void **state)
     assert_line(text, "schedule: requested 100/s, achieved 100/s over 1.00s of open model; kept "
                       "(max lag 500us)");
     assert_line(text, "service time (actual start to end, not corrected):");
+    assert_line(text, "send lag p50 49us p99 98us max 99us");
     free(text);
     add_and_free(s, open_tick(1000, 10000, 1000000, 0));
     text = report_of(s);
@@ -328,6 +331,10 @@ static void open_runs_report_the_schedule_and_the_service_time(void **state)
     assert_int_equal(hist_count(k.hist), 200);
     assert_int_equal(hist_percentile(k.hist, 99), 1000);
     assert_int_equal(summary_schedule(s)->ticks_not_kept, 1);
+    assert_int_equal(summary_totals(s, SUMMARY_SEND_LAG, &k), 0);
+    assert_int_equal(k.completed, 200);
+    assert_int_equal(hist_count(k.hist), 200);
+    assert_int_equal(hist_max(k.hist), 99);
     summary_free(s);
 }
 
@@ -343,6 +350,7 @@ static void a_closed_run_has_no_schedule_line(void **state)
     text = report_of(s);
     assert_null(strstr(text, "schedule:"));
     assert_null(strstr(text, "service time"));
+    assert_null(strstr(text, "send lag"));
     free(text);
     summary_free(s);
 }

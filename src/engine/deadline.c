@@ -1,0 +1,189 @@
+/*
+ * deadline: wakes a worker's loop at an absolute time to the microsecond,
+ * for the open model's intended starts. libuv's timers count whole
+ * milliseconds, which made every request up to 1 ms late. A timerfd
+ * (Linux) on CLOCK_MONOTONIC, watched by a uv_poll_t, is armed a little
+ * before the time, by the wake-up latency it has seen; the loop then polls
+ * without sleeping (a uv_idle_t) over that last stretch, still serving its
+ * sockets, and fires on the first pass at or after the time. Runs on the
+ * worker's thread; init and close also before its thread starts.
+ */
+#include "engine/deadline.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sys/timerfd.h>
+
+#include "core/container.h"
+
+/* The lead follows this quantile of the wake-up latencies (in 1/10): 9
+ * wake-ups in 10 come early enough to poll the rest of the way. */
+#define LEAD_QUANTILE_TENTHS 9
+#define LEAD_STEP_NS 1000 /* the estimate's step, split 9:1 up and down */
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct timespec deadline_timespec(uint64_t ns)
+{
+    struct timespec ts;
+
+    ts.tv_sec = (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    return ts;
+}
+
+uint64_t deadline_lead_update(uint64_t lead_ns, uint64_t latency_ns)
+{
+    /* A frugal quantile estimate: it settles where the steps up (by 9)
+     * balance the steps down (by 1), i.e. where 1 latency in 10 is above
+     * it. One latency, however long (a preempted thread), moves it by one
+     * step only. */
+    if (latency_ns > lead_ns)
+        lead_ns += LEAD_STEP_NS * LEAD_QUANTILE_TENTHS / 10;
+    else if (lead_ns >= LEAD_STEP_NS * (10 - LEAD_QUANTILE_TENTHS) / 10)
+        lead_ns -= LEAD_STEP_NS * (10 - LEAD_QUANTILE_TENTHS) / 10;
+    return lead_ns < DEADLINE_LEAD_MAX_NS ? lead_ns : DEADLINE_LEAD_MAX_NS;
+}
+
+/* Sets the timerfd for at_ns (DEADLINE_NONE: clears it) unless it holds
+ * that already: at high rates the loop polls from one start to the next,
+ * and clearing a clear timer would cost a system call a request. */
+static void set_timer(struct deadline *d, uint64_t at_ns)
+{
+    struct itimerspec its = {{0, 0}, {0, 0}};
+
+    if (at_ns == d->woken_for_ns)
+        return;
+    if (at_ns != DEADLINE_NONE)
+        its.it_value = deadline_timespec(at_ns);
+    /* An absolute time: never late by the time it takes to get here. It
+     * fails only on a bad fd or value. */
+    timerfd_settime(d->fd, TFD_TIMER_ABSTIME, &its, NULL);
+    d->woken_for_ns = at_ns;
+}
+
+/* Fires d: disarmed first, so that fn may arm it again. */
+static void fire(struct deadline *d)
+{
+    d->at_ns = DEADLINE_NONE;
+    uv_idle_stop(&d->idle);
+    d->fn(d);
+}
+
+/* Each loop pass over the last stretch: fires once the time is reached. */
+static void on_idle(uv_idle_t *i)
+{
+    struct deadline *d = container_of(i, struct deadline, idle);
+
+    if (d->at_ns == DEADLINE_NONE)
+        uv_idle_stop(i);
+    else if (monotonic_ns() >= d->at_ns)
+        fire(d);
+}
+
+static void on_ready(uv_poll_t *p, int status, int events)
+{
+    struct deadline *d = container_of(p, struct deadline, poll);
+    uint64_t expirations, now, woken_for = d->woken_for_ns;
+
+    (void)status;
+    (void)events;
+    /* Reading clears the readiness. EAGAIN: a callback earlier in this
+     * loop pass set the timer again (which resets it), so it has not fired. */
+    if (read(d->fd, &expirations, sizeof(expirations)) < 0)
+        return;
+    d->woken_for_ns = DEADLINE_NONE; /* it fired, so it is clear */
+    if (d->at_ns == DEADLINE_NONE || woken_for == DEADLINE_NONE)
+        return;
+    now = monotonic_ns();
+    d->lead_ns = deadline_lead_update(d->lead_ns, now - woken_for);
+    if (now >= d->at_ns)
+        fire(d);
+    else
+        uv_idle_start(&d->idle, on_idle);
+}
+
+int deadline_init(uv_loop_t *loop, struct deadline *d, deadline_fn *fn, char *err, size_t err_len)
+{
+    int rc;
+
+    d->at_ns = DEADLINE_NONE;
+    d->woken_for_ns = DEADLINE_NONE;
+    d->lead_ns = 0;
+    d->fn = fn;
+    d->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (d->fd < 0) {
+        rc = -errno;
+        snprintf(err, err_len, "brink: engine: timerfd_create: %s", strerror(errno));
+        return rc;
+    }
+    uv_idle_init(loop, &d->idle);
+    rc = uv_poll_init(loop, &d->poll, d->fd);
+    if (rc != 0) {
+        snprintf(err, err_len, "brink: engine: cannot watch the timerfd: %s", uv_strerror(rc));
+        uv_close((uv_handle_t *)&d->idle, NULL);
+        close(d->fd);
+        d->fd = -1;
+        return rc;
+    }
+    rc = uv_poll_start(&d->poll, UV_READABLE, on_ready);
+    if (rc != 0) {
+        snprintf(err, err_len, "brink: engine: cannot watch the timerfd: %s", uv_strerror(rc));
+        deadline_close(d);
+    }
+    return rc;
+}
+
+void deadline_arm(struct deadline *d, uint64_t at_ns)
+{
+    /* Most pumps leave the next intended start where it was. */
+    if (at_ns == d->at_ns || d->fd < 0)
+        return;
+    d->at_ns = at_ns;
+    if (at_ns <= monotonic_ns() + d->lead_ns) {
+        /* Within the stretch a wake-up would take: poll the rest. */
+        set_timer(d, DEADLINE_NONE);
+        uv_idle_start(&d->idle, on_idle);
+        return;
+    }
+    uv_idle_stop(&d->idle);
+    set_timer(d, at_ns - d->lead_ns);
+}
+
+void deadline_disarm(struct deadline *d)
+{
+    if (d->fd < 0)
+        return;
+    set_timer(d, DEADLINE_NONE);
+    uv_idle_stop(&d->idle);
+    d->at_ns = DEADLINE_NONE;
+}
+
+/* The fd is closed once the loop no longer watches it (libuv: never close a
+ * polled fd before its handle). */
+static void on_poll_closed(uv_handle_t *h)
+{
+    struct deadline *d = container_of((uv_poll_t *)h, struct deadline, poll);
+
+    close(d->fd);
+    d->fd = -1;
+}
+
+void deadline_close(struct deadline *d)
+{
+    if (d->fd < 0 || uv_is_closing((uv_handle_t *)&d->idle))
+        return;
+    d->at_ns = DEADLINE_NONE;
+    uv_close((uv_handle_t *)&d->idle, NULL);
+    uv_close((uv_handle_t *)&d->poll, on_poll_closed);
+}

@@ -1,0 +1,148 @@
+/* The merger: the open model's send lags of several workers become one
+ * tick's figures, interval by interval and over the run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "config/config.h"
+#include "core/chan.h"
+#include "core/hist.h"
+#include "core/tick.h"
+#include "engine/internal.h"
+#include "engine/workload.h"
+
+#define TICK_NS 1000000000ULL
+#define ERR_MAX 512
+
+/* A workload of one kind, as a run against one URL has. */
+static struct workload *one_kind(void)
+{
+    struct config c;
+    struct workload *wl = NULL;
+    char err[ERR_MAX] = "";
+
+    config_init(&c);
+    assert_int_equal(
+        config_load_string(&c, "t.ini", "[target]\nurl = http://h.test/\n", NULL, stderr), 0);
+    assert_int_equal(workload_new(&c, 1, err, sizeof(err), &wl), 0);
+    config_free(&c);
+    return wl;
+}
+
+/* Worker w's interval seq of an open run: n requests sent from the schedule
+ * with send lags from_us, from_us + 1, ..., and completed in 1 ms each. */
+static void submit_open(struct merger *m, uint32_t w, uint64_t seq, uint64_t from_us, uint64_t n,
+                        int is_final)
+{
+    struct interval iv;
+
+    interval_init(&iv, 1);
+    iv.seq = seq;
+    iv.start_ns = seq * TICK_NS;
+    iv.end_ns = (seq + 1) * TICK_NS;
+    for (uint64_t i = 0; i < n; i++) {
+        hist_record(iv.send_lag, from_us + i);
+        hist_record(iv.service, 1000);
+        hist_record(iv.total.hist, 1000 + from_us + i);
+    }
+    iv.total.started = iv.total.completed = iv.total.ok = n;
+    iv.kinds[0].started = iv.kinds[0].completed = iv.kinds[0].ok = n;
+    hist_merge(iv.kinds[0].hist, iv.total.hist);
+    iv.sched_taken = iv.sched_called = n;
+    iv.service_completed = n;
+    merger_submit(m, w, &iv, is_final);
+    interval_free(&iv);
+}
+
+static void send_lags_of_two_workers_merge_into_one_tick_and_the_run(void **state)
+{
+    struct workload *wl = one_kind();
+    struct chan *ch = chan_new(8, 8);
+    struct merger *m = merger_new(2, wl, ch, TICK_NS);
+    struct hist *h = hist_new();
+    struct tick *t;
+
+    (void)state;
+    merger_set_load(m, LOAD_OPEN, 200, 10);
+    submit_open(m, 0, 0, 0, 50, 0);
+    submit_open(m, 1, 0, 50, 50, 0);
+    submit_open(m, 0, 1, 200, 10, 1);
+    submit_open(m, 1, 1, 300, 10, 1);
+
+    t = chan_take(ch);
+    assert_non_null(t);
+    assert_string_equal(t->send_lag.name, "send_lag");
+    /* One lag per request sent: 0 .. 99 us over both workers. */
+    assert_int_equal(t->send_lag.started, 100);
+    assert_int_equal(t->send_lag.completed, 100);
+    assert_int_equal(t->send_lag.window.count, t->service.started);
+    assert_int_equal(t->send_lag.window.min_us, 0);
+    assert_int_equal(t->send_lag.window.max_us, 99);
+    assert_int_equal(t->send_lag.window.pct_us[0], 49);
+    assert_int_equal(t->send_lag.window.pct_us[2], 98);
+    assert_int_equal(tick_get_hist(t, &t->send_lag, h), 0);
+    assert_int_equal(hist_count(h), 100);
+    tick_free(t);
+
+    t = chan_take(ch);
+    assert_non_null(t);
+    assert_int_equal(t->send_lag.completed, 20);
+    assert_int_equal(t->send_lag.window.min_us, 200);
+    assert_int_equal(t->send_lag.window.max_us, 309);
+    assert_true(t->send_lag.window.pct_us[2] <= t->send_lag.window.max_us);
+    /* The run's figures cover both intervals. */
+    assert_int_equal(t->send_lag.run.count, 120);
+    assert_int_equal(t->send_lag.run.min_us, 0);
+    assert_int_equal(t->send_lag.run.max_us, 309);
+    assert_int_equal(tick_get_hist(t, &t->send_lag, h), 0);
+    assert_int_equal(hist_count(h), 20);
+    tick_free(t);
+    assert_true(chan_is_done(ch));
+
+    hist_free(h);
+    merger_free(m);
+    chan_free(ch);
+    workload_free(wl);
+}
+
+/* A closed interval sends nothing from a schedule: no lag, no histogram. */
+static void a_closed_interval_has_no_send_lag(void **state)
+{
+    struct workload *wl = one_kind();
+    struct chan *ch = chan_new(8, 8);
+    struct merger *m = merger_new(1, wl, ch, TICK_NS);
+    struct interval iv;
+    struct tick *t;
+
+    (void)state;
+    interval_init(&iv, 1);
+    iv.end_ns = TICK_NS;
+    hist_record(iv.total.hist, 700);
+    iv.total.started = iv.total.completed = iv.total.ok = 1;
+    merger_submit(m, 0, &iv, 1);
+    interval_free(&iv);
+    t = chan_take(ch);
+    assert_non_null(t);
+    assert_int_equal(t->send_lag.completed, 0);
+    assert_int_equal(t->send_lag.window.count, 0);
+    assert_int_equal(t->send_lag.hist_len, 0);
+    tick_free(t);
+    merger_free(m);
+    chan_free(ch);
+    workload_free(wl);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(send_lags_of_two_workers_merge_into_one_tick_and_the_run),
+        cmocka_unit_test(a_closed_interval_has_no_send_lag),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
