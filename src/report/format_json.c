@@ -247,18 +247,11 @@ static void put_steps(FILE *out, const struct steps *st)
 static void put_send_lag(FILE *out, const struct summary *sum)
 {
     struct summary_totals k;
-    const struct hist *h;
 
     summary_totals(sum, SUMMARY_SEND_LAG, &k);
-    h = k.hist;
-    fprintf(out,
-            ",\n\"send_lag\":{\"sent\":%" PRIu64 ",\"latency_us\":{\"timed\":%" PRIu64
-            ",\"min\":%" PRIu64 ",\"mean\":%" PRIu64 ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64
-            ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 ",\"stddev\":%" PRIu64
-            "},\"histogram_gaps\":%" PRIu64 "}",
-            k.completed, hist_count(h), hist_min(h), report_round_u64(hist_mean(h)),
-            hist_percentile(h, 50.0), hist_percentile(h, 90.0), hist_percentile(h, 99.0),
-            hist_percentile(h, 99.9), hist_max(h), report_round_u64(hist_stddev(h)), k.hist_gaps);
+    fprintf(out, ",\n\"send_lag\":{\"sent\":%" PRIu64, k.completed);
+    put_latency(out, "latency_us", k.hist);
+    fprintf(out, ",\"histogram_gaps\":%" PRIu64 "}", k.hist_gaps);
 }
 
 /* Open model only: the service times (total's latency counts from the
