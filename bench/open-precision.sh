@@ -121,6 +121,7 @@ printf '%8s %11s %10s %9s %8s %6s %8s %8s %5s %5s\n' rate/s achieved/s kept "cor
     "svc p50" diff "lag p50" "lag p99" cpu goal
 status=0
 missed=""
+judged=0
 while read -r rate achieved kept corr svc diff lag50 lag cpu verdict; do
     if [ "$achieved" = fail ]; then
         printf '%8s %11s\n' "$rate" "run failed"
@@ -129,6 +130,7 @@ while read -r rate achieved kept corr svc diff lag50 lag cpu verdict; do
     fi
     printf '%8s %11s %10s %9s %8s %6s %8s %8s %5s %5s\n' "$rate" "$achieved" "$kept" "$corr" \
         "$svc" "$diff" "$lag50" "$lag" "$cpu" "$verdict"
+    [ "$verdict" = - ] || judged=$((judged + 1))
     if [ "$verdict" = miss ]; then
         missed="$missed $rate/s"
         status=1
@@ -137,6 +139,8 @@ done <"$tmp/rows"
 echo "(latencies in us; corr from the intended start, svc from the actual start)"
 if [ -n "$missed" ]; then
     echo "MISS: more than ${goal_us} us at$missed"
+elif [ "$judged" -eq 0 ]; then
+    echo "NO VERDICT: no rate kept its schedule (an overloaded machine measures the overload)"
 elif [ "$status" -eq 0 ]; then
     echo "PASS: at most ${goal_us} us at every rate whose schedule was kept"
 fi
