@@ -55,6 +55,12 @@ uint64_t deadline_lead_update(uint64_t lead_ns, uint64_t latency_ns)
     return lead_ns < DEADLINE_LEAD_MAX_NS ? lead_ns : DEADLINE_LEAD_MAX_NS;
 }
 
+/* Whether d has its handles and fd, and they are not closing. */
+static int is_usable(struct deadline *d)
+{
+    return d->fd >= 0 && !uv_is_closing((uv_handle_t *)&d->idle);
+}
+
 /* Sets the timerfd for at_ns (DEADLINE_NONE: clears it) unless it holds
  * that already: at high rates the loop polls from one start to the next,
  * and clearing a clear timer would cost a system call a request. */
@@ -147,7 +153,7 @@ int deadline_init(uv_loop_t *loop, struct deadline *d, deadline_fn *fn, char *er
 void deadline_arm(struct deadline *d, uint64_t at_ns)
 {
     /* Most pumps leave the next intended start where it was. */
-    if (at_ns == d->at_ns || d->fd < 0)
+    if (at_ns == d->at_ns || !is_usable(d))
         return;
     d->at_ns = at_ns;
     if (at_ns <= monotonic_ns() + d->lead_ns) {
@@ -162,7 +168,7 @@ void deadline_arm(struct deadline *d, uint64_t at_ns)
 
 void deadline_disarm(struct deadline *d)
 {
-    if (d->fd < 0)
+    if (!is_usable(d))
         return;
     set_timer(d, DEADLINE_NONE);
     uv_idle_stop(&d->idle);
@@ -181,7 +187,7 @@ static void on_poll_closed(uv_handle_t *h)
 
 void deadline_close(struct deadline *d)
 {
-    if (d->fd < 0 || uv_is_closing((uv_handle_t *)&d->idle))
+    if (!is_usable(d))
         return;
     d->at_ns = DEADLINE_NONE;
     uv_close((uv_handle_t *)&d->idle, NULL);

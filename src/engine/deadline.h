@@ -43,7 +43,8 @@ void deadline_arm(struct deadline *d, uint64_t at_ns);
 /* Disarms d; fn will not run until it is armed again. */
 void deadline_disarm(struct deadline *d);
 /* Closes d's handles, and its fd once they are closed; the loop must run
- * for that. Safe on a d whose init failed, and twice. */
+ * for that. Safe on a d whose init failed, and twice; arming or disarming
+ * d after it does nothing. */
 void deadline_close(struct deadline *d);
 /* ns as a struct timespec (pure; exposed for its test). */
 struct timespec deadline_timespec(uint64_t ns);

@@ -201,7 +201,8 @@ static void disarming_clears_the_timer_and_arming_replaces_it(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
-/* Closing twice is one close; the fd goes with the handle. */
+/* Closing twice is one close; the fd goes with the handle; a closed
+ * deadline can no longer be armed. */
 static void closing_releases_the_handle_and_the_fd(void **state)
 {
     uv_loop_t loop;
@@ -216,7 +217,9 @@ static void closing_releases_the_handle_and_the_fd(void **state)
     assert_true(fcntl(fd, F_GETFD) >= 0);
     deadline_close(&p.d);
     deadline_close(&p.d);
+    deadline_arm(&p.d, monotonic_ns());
     assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
+    assert_int_equal(p.fired, 0);
     assert_int_equal(p.d.fd, -1);
     assert_int_equal(fcntl(fd, F_GETFD), -1);
     assert_int_equal(errno, EBADF);
