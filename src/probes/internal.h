@@ -60,6 +60,13 @@ int probe_lines_next(struct probe_lines *it, const char **line, size_t *n);
  * can make matching exponential). */
 int probe_has_backref(const char *s);
 
+#define PROBE_REPEAT_MAX 100 /* the largest {n,m} bound a pattern may use */
+/* Why regex s cannot be compiled safely, or NULL when it can: a
+ * back-reference, a repetition count above PROBE_REPEAT_MAX, or a
+ * repetition stacked on another, which glibc's regcomp compiles in memory
+ * exponential in their number. */
+const char *probe_regex_unsafe(const char *s);
+
 /* Returns whether c is a blank (space or tab). */
 static inline int probe_is_blank(char c)
 {

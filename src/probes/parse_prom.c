@@ -157,11 +157,12 @@ static int read_op(struct compiler *c, enum prom_op *op)
 /* Compiles the regex of matcher m, anchored at both ends as PromQL does. */
 static int compile_regex(struct compiler *c, struct matcher *m)
 {
+    const char *unsafe = probe_regex_unsafe(m->value);
     char *anchored, err[128];
     int rc;
 
-    if (probe_has_backref(m->value))
-        return fail(c, "back-references (\\1 to \\9) are not supported");
+    if (unsafe)
+        return fail(c, unsafe);
     anchored = xmalloc(m->value_len + 5);
     memcpy(anchored, "^(", 2);
     memcpy(anchored + 2, m->value, m->value_len);

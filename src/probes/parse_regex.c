@@ -29,9 +29,8 @@ int probe_regex_compile(const char *regex, struct probe_regex **out, char *why, 
                   PROBE_PATTERN_MAX);
         return -EINVAL;
     }
-    if (probe_has_backref(regex)) {
-        probe_why(why, why_len, "bad regex \"%s\": back-references (\\1 to \\9) are not supported",
-                  regex);
+    if (probe_regex_unsafe(regex)) {
+        probe_why(why, why_len, "bad regex \"%s\": %s", regex, probe_regex_unsafe(regex));
         return -EINVAL;
     }
     r = xmalloc(sizeof(*r));

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probes/parse.h"
@@ -76,6 +77,37 @@ int probe_lines_next(struct probe_lines *it, const char **line, size_t *n)
     it->at = p < it->end ? p + 1 : p;
     it->lineno++;
     return 1;
+}
+
+static int is_repetition(char c)
+{
+    return c == '*' || c == '+' || c == '?' || c == '{';
+}
+
+const char *probe_regex_unsafe(const char *s)
+{
+    int in_bracket = 0;
+
+    if (probe_has_backref(s))
+        return "back-references (\\1 to \\9) are not supported";
+    for (const char *p = s; *p; p++) {
+        if (p[0] == '\\' && p[1] != '\0') {
+            p++;
+        } else if (in_bracket) {
+            in_bracket = p[0] != ']';
+        } else if (p[0] == '[') {
+            in_bracket = 1;
+            p += p[1] == '^';
+            p += p[1] == ']'; /* a ] first in a bracket is a member */
+        } else if (p[0] == '{' && strtoul(p + 1, NULL, 10) > PROBE_REPEAT_MAX) {
+            return "a repetition count above 100 is not supported";
+        } else if ((is_repetition(p[0]) || p[0] == '}') && is_repetition(p[1])) {
+            /* glibc copies the operand once per stacked repetition: "y++++"
+             * takes gigabytes to compile. */
+            return "a repetition right after another (such as ++ or *{2}) is not supported";
+        }
+    }
+    return NULL;
 }
 
 int probe_has_backref(const char *s)

@@ -565,6 +565,15 @@ static void regex_needs_exactly_one_capture_group(void **state)
     regex_fails("", 0, "(a)\\1", -EINVAL,
                 "bad regex \"(a)\\1\": back-references (\\1 to \\9) are not supported");
     regex_fails("", 0, "", -EINVAL, "bad regex: it is 0 bytes, expected 1 to 1024");
+    /* Stacked repetitions compile in memory exponential in their number
+     * (libFuzzer found "x| y+++...+" taking 2 GB); large counts likewise. */
+    regex_fails("", 0, "(y++++++++++++++++++++++++++++++)", -EINVAL,
+                "bad regex \"(y++++++++++++++++++++++++++++++)\": a repetition right after another (such as ++ or *{2}) is not supported");
+    regex_fails("", 0, "(a{2}*)", -EINVAL,
+                "bad regex \"(a{2}*)\": a repetition right after another (such as ++ or *{2}) is not supported");
+    regex_fails("", 0, "(a{101})", -EINVAL,
+                "bad regex \"(a{101})\": a repetition count above 100 is not supported");
+    regex_is("n=+7\n", 5, "n=[+*]?([0-9]+)", 7); /* in a bracket they are members */
 }
 
 static void regex_bad_syntax_is_rejected(void **state)
@@ -844,6 +853,9 @@ static void prom_bad_selectors_are_rejected(void **state)
     prom_selector_fails(
         "up{a=~\"(a)\\\\1\"}",
         "bad selector \"up{a=~\"(a)\\\\1\"}\": back-references (\\1 to \\9) are not supported at column 7");
+    prom_selector_fails(
+        "m{a=~\"x| y+++\"}",
+        "bad selector \"m{a=~\"x| y+++\"}\": a repetition right after another (such as ++ or *{2}) is not supported at column 6");
     for (int i = 0; i <= PROBE_PROM_MATCHERS_MAX; i++)
         snprintf(many + strlen(many), sizeof(many) - strlen(many), "l%d=\"v\",", i);
     strcat(many, "}");
