@@ -1,4 +1,4 @@
-# One static library per module. The table below is the layering of DESIGN.md:
+# One static library per module. The table below is the module layering:
 # a module may link only the libraries listed for it, so a stray dependency
 # (curses in the engine, libuv in the UI) stops the configure step.
 set(BRINK_ALLOWED_core    Threads::Threads m)

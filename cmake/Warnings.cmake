@@ -1,4 +1,4 @@
-# Warnings of STYLE.md section 11 for every target; -Werror when WERROR is on.
+# The project's warnings for every target; -Werror when WERROR is on.
 add_compile_options(-Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
     -Wmissing-prototypes -Wformat=2 -Wformat-security)
 if(WERROR)

@@ -1,6 +1,6 @@
 /*
- * Messages of the config loader: one line each, in the form of STYLE.md
- * section 6, with every piece of user text sanitized and cut, and the
+ * Messages of the config loader: one line each, in the form docs/config.md
+ * gives under "Messages", with every piece of user text sanitized and cut, and the
  * did-you-mean suggestions for unknown sections and keys.
  */
 #include "config/internal.h"

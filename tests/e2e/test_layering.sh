@@ -1,5 +1,5 @@
 #!/bin/sh
-# The layering of DESIGN.md, checked on the sources: the console never
+# The module layering (cmake/Modules.cmake), checked on the sources: the console never
 # includes libuv or libcurl; nothing but the console includes curses; core
 # includes no I/O library. The link graph (cmake/Modules.cmake) enforces the
 # same for libraries.
