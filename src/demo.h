@@ -2,8 +2,8 @@
  * demo: `brink demo`, the console on the built-in target with a scenario
  * that breaks in known ways as the load grows. Main thread only.
  */
-#ifndef PROG_DEMO_H
-#define PROG_DEMO_H
+#ifndef BRINK_DEMO_H
+#define BRINK_DEMO_H
 
 /* argv[0] is "demo"; takes the flags of brink run except --url and
  * --config. Returns the exit status as run_main does. */

@@ -2,8 +2,8 @@
  * recording: the session file of a run (see recording.c). Main thread only:
  * the recorder's own thread does the writing.
  */
-#ifndef PROG_RECORDING_H
-#define PROG_RECORDING_H
+#ifndef BRINK_RECORDING_H
+#define BRINK_RECORDING_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * stdout are a terminal that can take it, else headless: one progress line
  * per tick on stderr. Either way the final report goes to stdout.
  */
-#ifndef PROG_RUN_H
-#define PROG_RUN_H
+#ifndef BRINK_RUN_H
+#define BRINK_RUN_H
 
 /* A built-in experiment: its config text replaces --config FILE. */
 struct run_preset {

@@ -4,8 +4,8 @@
  * counts between draws or ticks. SIGPIPE is ignored: a closed socket or
  * pipe is an error to report, never a reason to die.
  */
-#ifndef PROG_SIGNALS_H
-#define PROG_SIGNALS_H
+#ifndef BRINK_SIGNALS_H
+#define BRINK_SIGNALS_H
 
 #include <signal.h>
 

@@ -3,8 +3,8 @@
  * against [thresholds] fail_on (or --fail-on), and the ramp plan's steps as
  * the plan judged them. Main thread only.
  */
-#ifndef PROG_VERDICTS_H
-#define PROG_VERDICTS_H
+#ifndef BRINK_VERDICTS_H
+#define BRINK_VERDICTS_H
 
 #include <stdio.h>
 

@@ -6,8 +6,8 @@
  * Never touches curses, libuv or libcurl. Call from one thread at a time.
  * docs/config.md lists every key with its default and meaning.
  */
-#ifndef PROG_CONFIG_CONFIG_H
-#define PROG_CONFIG_CONFIG_H
+#ifndef BRINK_CONFIG_CONFIG_H
+#define BRINK_CONFIG_CONFIG_H
 
 #include <stdint.h>
 #include <stdio.h>

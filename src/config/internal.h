@@ -3,8 +3,8 @@
  * inih handler and the key parsers pass around, the table of keys, and the
  * message helpers. One load runs on one thread; nothing here is global.
  */
-#ifndef PROG_CONFIG_INTERNAL_H
-#define PROG_CONFIG_INTERNAL_H
+#ifndef BRINK_CONFIG_INTERNAL_H
+#define BRINK_CONFIG_INTERNAL_H
 
 #include "config/config.h"
 

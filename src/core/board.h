@@ -7,8 +7,8 @@
  * the next tick. Every function is safe from any thread; names are added
  * before the threads start.
  */
-#ifndef PROG_CORE_BOARD_H
-#define PROG_CORE_BOARD_H
+#ifndef BRINK_CORE_BOARD_H
+#define BRINK_CORE_BOARD_H
 
 #include <stdint.h>
 

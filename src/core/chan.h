@@ -6,8 +6,8 @@
  * Every function is safe from any thread. main creates the channel before
  * either thread starts and frees it after both have joined.
  */
-#ifndef PROG_CORE_CHAN_H
-#define PROG_CORE_CHAN_H
+#ifndef BRINK_CORE_CHAN_H
+#define BRINK_CORE_CHAN_H
 
 #include <stddef.h>
 #include <stdint.h>

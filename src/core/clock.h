@@ -3,8 +3,8 @@
  * only (it never jumps); the wall clock is for labels in session files.
  * Any thread.
  */
-#ifndef PROG_CORE_CLOCK_H
-#define PROG_CORE_CLOCK_H
+#ifndef BRINK_CORE_CLOCK_H
+#define BRINK_CORE_CLOCK_H
 
 #include <stdint.h>
 

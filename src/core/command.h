@@ -3,8 +3,8 @@
  * copied through the channel's command ring; the engine applies each within
  * one tick, clamps what is out of range and says so in an EV_COMMAND event.
  */
-#ifndef PROG_CORE_COMMAND_H
-#define PROG_CORE_COMMAND_H
+#ifndef BRINK_CORE_COMMAND_H
+#define BRINK_CORE_COMMAND_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * as libuv's handles embedded in our structs need (never a first-member
  * cast). Pure macro, any thread.
  */
-#ifndef PROG_CORE_CONTAINER_H
-#define PROG_CORE_CONTAINER_H
+#ifndef BRINK_CORE_CONTAINER_H
+#define BRINK_CORE_CONTAINER_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * reports, so a name never changes once released; new classes go before
  * ERR__COUNT and old session files keep reading. Pure data, any thread.
  */
-#ifndef PROG_CORE_ERRCLASS_H
-#define PROG_CORE_ERRCLASS_H
+#ifndef BRINK_CORE_ERRCLASS_H
+#define BRINK_CORE_ERRCLASS_H
 
 #include <stdint.h>
 

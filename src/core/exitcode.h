@@ -2,8 +2,8 @@
  * exitcode: the exit statuses of every brink command, listed in each
  * command's --help and in docs/report.md. Pure data, any thread.
  */
-#ifndef PROG_CORE_EXITCODE_H
-#define PROG_CORE_EXITCODE_H
+#ifndef BRINK_CORE_EXITCODE_H
+#define BRINK_CORE_EXITCODE_H
 
 enum brink_exit {
     BRINK_EXIT_OK = 0,      /* it ran, and every threshold and ramp step held */

@@ -6,8 +6,8 @@
  * Memory is fixed whatever is recorded: HIST_BYTES (about 184 KiB) per
  * histogram. Pure data, no I/O, no locks: one thread owns a hist at a time.
  */
-#ifndef PROG_CORE_HIST_H
-#define PROG_CORE_HIST_H
+#ifndef BRINK_CORE_HIST_H
+#define BRINK_CORE_HIST_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * report or an error message sees them. Pure functions, any thread.
  * A hidden value is replaced by "<redacted len=N>".
  */
-#ifndef PROG_CORE_REDACT_H
-#define PROG_CORE_REDACT_H
+#ifndef BRINK_CORE_REDACT_H
+#define BRINK_CORE_REDACT_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * anything read from a recording) passes through it before it reaches the
  * terminal or a report. Pure function, any thread.
  */
-#ifndef PROG_CORE_SANITIZE_H
-#define PROG_CORE_SANITIZE_H
+#ifndef BRINK_CORE_SANITIZE_H
+#define BRINK_CORE_SANITIZE_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * the statuses a request kind expects ([target] expect). Plain data, copied
  * by value; the functions are pure and safe on any thread.
  */
-#ifndef PROG_CORE_STATUS_SET_H
-#define PROG_CORE_STATUS_SET_H
+#ifndef BRINK_CORE_STATUS_SET_H
+#define BRINK_CORE_STATUS_SET_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -22,8 +22,8 @@
  * is counted, in warmup_us. So the rows of a run with a plan add up to its
  * totals less the warm-ups.
  */
-#ifndef PROG_CORE_STEPS_H
-#define PROG_CORE_STEPS_H
+#ifndef BRINK_CORE_STEPS_H
+#define BRINK_CORE_STEPS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
  * gives up on it: brink must never hang on the operator. Pure state plus
  * chan_send; one thread (the front end's).
  */
-#ifndef PROG_CORE_STOPPER_H
-#define PROG_CORE_STOPPER_H
+#ifndef BRINK_CORE_STOPPER_H
+#define BRINK_CORE_STOPPER_H
 
 #include <stdint.h>
 

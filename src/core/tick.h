@@ -7,8 +7,8 @@
  * again, and one tick_free releases it. Strings in a tick are raw (they may
  * come from the server): sanitize them before display.
  */
-#ifndef PROG_CORE_TICK_H
-#define PROG_CORE_TICK_H
+#ifndef BRINK_CORE_TICK_H
+#define BRINK_CORE_TICK_H
 
 #include <stddef.h>
 #include <stdint.h>

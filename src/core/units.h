@@ -21,8 +21,8 @@
  * case-sensitive (m is minutes, M is mega). Values are computed exactly, in
  * integers, whatever LC_NUMERIC says.
  */
-#ifndef PROG_CORE_UNITS_H
-#define PROG_CORE_UNITS_H
+#ifndef BRINK_CORE_UNITS_H
+#define BRINK_CORE_UNITS_H
 
 #include <stddef.h>
 #include <stdint.h>

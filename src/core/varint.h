@@ -3,8 +3,8 @@
  * histogram encodings (hist's sparse form in ticks, the stored form in
  * session files). Pure functions, any thread.
  */
-#ifndef PROG_CORE_VARINT_H
-#define PROG_CORE_VARINT_H
+#ifndef BRINK_CORE_VARINT_H
+#define BRINK_CORE_VARINT_H
 
 #include <stddef.h>
 #include <stdint.h>

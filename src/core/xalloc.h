@@ -4,8 +4,8 @@
  * aborts. Sizes that come from input must be checked by the caller first.
  * Any thread; the hook is set once, before threads start.
  */
-#ifndef PROG_CORE_XALLOC_H
-#define PROG_CORE_XALLOC_H
+#ifndef BRINK_CORE_XALLOC_H
+#define BRINK_CORE_XALLOC_H
 
 #include <stddef.h>
 

@@ -5,8 +5,8 @@
  * outcomes in the same terms (the CURLcode libcurl would have given), so
  * both transports classify alike. Pure; any thread.
  */
-#ifndef PROG_ENGINE_CLASSIFY_H
-#define PROG_ENGINE_CLASSIFY_H
+#ifndef BRINK_ENGINE_CLASSIFY_H
+#define BRINK_ENGINE_CLASSIFY_H
 
 #include <stddef.h>
 

@@ -6,8 +6,8 @@
  * stretch the loop polls without sleeping (a uv_idle_t). Linux only. One
  * deadline belongs to one loop and is used on its thread.
  */
-#ifndef PROG_ENGINE_DEADLINE_H
-#define PROG_ENGINE_DEADLINE_H
+#ifndef BRINK_ENGINE_DEADLINE_H
+#define BRINK_ENGINE_DEADLINE_H
 
 #include <stddef.h>
 #include <stdint.h>

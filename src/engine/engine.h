@@ -7,8 +7,8 @@
  * curses. engine_start, engine_join and engine_free are for the thread that
  * owns the channel (main); everything else happens on the engine's threads.
  */
-#ifndef PROG_ENGINE_ENGINE_H
-#define PROG_ENGINE_ENGINE_H
+#ifndef BRINK_ENGINE_ENGINE_H
+#define BRINK_ENGINE_ENGINE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
  * discarded, never copied. Pure: no libuv, no sockets. Any thread; each
  * object belongs to the caller.
  */
-#ifndef PROG_ENGINE_H1_WIRE_H
-#define PROG_ENGINE_H1_WIRE_H
+#ifndef BRINK_ENGINE_H1_WIRE_H
+#define BRINK_ENGINE_H1_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
  * request path takes no lock. Workers meet in two places: the control state
  * (commands, under engine.lock) and the merger (intervals, under its lock).
  */
-#ifndef PROG_ENGINE_INTERNAL_H
-#define PROG_ENGINE_INTERNAL_H
+#ifndef BRINK_ENGINE_INTERNAL_H
+#define BRINK_ENGINE_INTERNAL_H
 
 #include <pthread.h>
 #include <stdatomic.h>

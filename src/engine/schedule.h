@@ -6,8 +6,8 @@
  * so memory stays the same however far behind the sender falls. One
  * schedule belongs to one worker and is used on its thread only.
  */
-#ifndef PROG_ENGINE_SCHEDULE_H
-#define PROG_ENGINE_SCHEDULE_H
+#ifndef BRINK_ENGINE_SCHEDULE_H
+#define BRINK_ENGINE_SCHEDULE_H
 
 #include <stdint.h>
 

@@ -6,8 +6,8 @@
  * after workload_new. Read-only after creation, so every engine worker thread
  * may share one; the RNG state is the caller's.
  */
-#ifndef PROG_ENGINE_WORKLOAD_H
-#define PROG_ENGINE_WORKLOAD_H
+#ifndef BRINK_ENGINE_WORKLOAD_H
+#define BRINK_ENGINE_WORKLOAD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * reading, reasons, quoting page text, and splitting a page into lines.
  * Pure functions, any thread.
  */
-#ifndef PROG_PROBES_INTERNAL_H
-#define PROG_PROBES_INTERNAL_H
+#ifndef BRINK_PROBES_INTERNAL_H
+#define BRINK_PROBES_INTERNAL_H
 
 #include <stddef.h>
 

@@ -25,8 +25,8 @@
  *     "inf" or "nan" except in Prometheus pages. A value beyond the range of
  *     a double is -ERANGE; one below it reads as 0.
  */
-#ifndef PROG_PROBES_PARSE_H
-#define PROG_PROBES_PARSE_H
+#ifndef BRINK_PROBES_PARSE_H
+#define BRINK_PROBES_PARSE_H
 
 #include <stddef.h>
 

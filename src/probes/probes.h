@@ -8,8 +8,8 @@
  * Never touches curses. probes_start and probes_stop are for the thread
  * that owns the run.
  */
-#ifndef PROG_PROBES_PROBES_H
-#define PROG_PROBES_PROBES_H
+#ifndef BRINK_PROBES_PROBES_H
+#define BRINK_PROBES_PROBES_H
 
 #include <stddef.h>
 #include <stdint.h>

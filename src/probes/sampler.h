@@ -7,8 +7,8 @@
  * fetch, which runs in libuv's thread pool and touches only its own
  * struct fetch. The parsers' own helpers are in internal.h.
  */
-#ifndef PROG_PROBES_SAMPLER_H
-#define PROG_PROBES_SAMPLER_H
+#ifndef BRINK_PROBES_SAMPLER_H
+#define BRINK_PROBES_SAMPLER_H
 
 #include <stdatomic.h>
 #include <stddef.h>

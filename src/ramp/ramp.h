@@ -17,8 +17,8 @@
  * its stop_when limit. (The first error of each class and probe alerts are
  * detected where they happen: the merger and the probes.)
  */
-#ifndef PROG_RAMP_RAMP_H
-#define PROG_RAMP_RAMP_H
+#ifndef BRINK_RAMP_RAMP_H
+#define BRINK_RAMP_RAMP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * (steps_run). Latency conditions read the successes' percentiles. Pure
  * functions of their arguments; any thread.
  */
-#ifndef PROG_RAMP_VERDICT_H
-#define PROG_RAMP_VERDICT_H
+#ifndef BRINK_RAMP_VERDICT_H
+#define BRINK_RAMP_VERDICT_H
 
 #include <stddef.h>
 

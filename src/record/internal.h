@@ -1,8 +1,8 @@
 /*
  * Helpers shared by the record module's files; not part of its API.
  */
-#ifndef PROG_RECORD_INTERNAL_H
-#define PROG_RECORD_INTERNAL_H
+#ifndef BRINK_RECORD_INTERNAL_H
+#define BRINK_RECORD_INTERNAL_H
 
 #include <jansson.h>
 #include <stddef.h>

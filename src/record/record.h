@@ -5,8 +5,8 @@
  * libuv, no network. Strings are stored raw (JSON-escaped, ASCII on disk):
  * sanitize what the reader returns before display.
  */
-#ifndef PROG_RECORD_RECORD_H
-#define PROG_RECORD_RECORD_H
+#ifndef BRINK_RECORD_RECORD_H
+#define BRINK_RECORD_RECORD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * write or the flush failed. Inputs are borrowed. One thread at a time; no
  * curses, no libcurl, no jansson (report links core and record only).
  */
-#ifndef PROG_REPORT_FORMATS_H
-#define PROG_REPORT_FORMATS_H
+#ifndef BRINK_REPORT_FORMATS_H
+#define BRINK_REPORT_FORMATS_H
 
 #include <stddef.h>
 #include <stdio.h>

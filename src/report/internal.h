@@ -3,8 +3,8 @@
  * compare): locale-independent number formatting and escaping of text that
  * came from outside. Not part of the public API. One thread at a time.
  */
-#ifndef PROG_REPORT_INTERNAL_H
-#define PROG_REPORT_INTERNAL_H
+#ifndef BRINK_REPORT_INTERNAL_H
+#define BRINK_REPORT_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

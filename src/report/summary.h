@@ -4,8 +4,8 @@
  * progress of each tick. Reads ticks only, so it serves a live run and a
  * recording alike. One thread at a time; no curses, no libcurl.
  */
-#ifndef PROG_REPORT_SUMMARY_H
-#define PROG_REPORT_SUMMARY_H
+#ifndef BRINK_REPORT_SUMMARY_H
+#define BRINK_REPORT_SUMMARY_H
 
 #include <stddef.h>
 #include <stdint.h>

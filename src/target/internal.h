@@ -4,8 +4,8 @@
  * comment says otherwise, functions may be called from any of
  * libmicrohttpd's pool threads and from the scheduler thread.
  */
-#ifndef PROG_TARGET_INTERNAL_H
-#define PROG_TARGET_INTERNAL_H
+#ifndef BRINK_TARGET_INTERNAL_H
+#define BRINK_TARGET_INTERNAL_H
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -6,8 +6,8 @@
  * siblings that version covered. Memory is capped: every key and sibling
  * counts its bytes plus a fixed overhead. Thread-safe (one mutex); no I/O.
  */
-#ifndef PROG_TARGET_KV_H
-#define PROG_TARGET_KV_H
+#ifndef BRINK_TARGET_KV_H
+#define BRINK_TARGET_KV_H
 
 #include <stddef.h>
 #include <stdint.h>

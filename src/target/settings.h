@@ -5,8 +5,8 @@
  * functions (jansson and the display sanitizer), any thread; the caller
  * guards shared copies.
  */
-#ifndef PROG_TARGET_SETTINGS_H
-#define PROG_TARGET_SETTINGS_H
+#ifndef BRINK_TARGET_SETTINGS_H
+#define BRINK_TARGET_SETTINGS_H
 
 #include <stddef.h>
 #include <stdint.h>

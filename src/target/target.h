@@ -8,8 +8,8 @@
  * engine. target_main is for the main thread, before any other thread
  * starts; target_start and target_stop for the thread that owns the run.
  */
-#ifndef PROG_TARGET_TARGET_H
-#define PROG_TARGET_TARGET_H
+#ifndef BRINK_TARGET_TARGET_H
+#define BRINK_TARGET_TARGET_H
 
 #include <stddef.h>
 

@@ -4,8 +4,8 @@
  * terminal; the views draw the model into the rectangles the layout gives
  * them, on stdscr, and clip themselves. Main thread only.
  */
-#ifndef PROG_UI_INTERNAL_H
-#define PROG_UI_INTERNAL_H
+#ifndef BRINK_UI_INTERNAL_H
+#define BRINK_UI_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * term: opening and closing the terminal for the console (term.c is the
  * only file that calls newterm and endwin). Main thread only.
  */
-#ifndef PROG_UI_TERM_H
-#define PROG_UI_TERM_H
+#ifndef BRINK_UI_TERM_H
+#define BRINK_UI_TERM_H
 
 #include <stddef.h>
 

@@ -6,8 +6,8 @@
  * is not thread-safe, and the signal handlers it installs restore the
  * terminal from that thread's state.
  */
-#ifndef PROG_UI_UI_H
-#define PROG_UI_UI_H
+#ifndef BRINK_UI_UI_H
+#define BRINK_UI_UI_H
 
 #include <signal.h>
 #include <stddef.h>
