@@ -18,7 +18,7 @@
  * A number as typed: whole part, then frac / frac_den for the decimals
  * (frac < frac_den, frac_den a power of ten up to 10^DECIMALS_MAX). Kept exact
  * because strtod would round "0.1s" and, worse, read "1,5" or "1.5" depending
- * on LC_NUMERIC, which the curses UI sets from the user's locale.
+ * on LC_NUMERIC, which any caller may have set from the user's locale.
  */
 struct decimal {
     uint64_t whole;

@@ -1,7 +1,7 @@
 /*
  * Number formatting for the report's formats. No %f or %g reaches the output
- * unchecked: the curses UI sets LC_NUMERIC from the user's locale, and a
- * report must read "3.12", not "3,12", whoever runs it.
+ * unchecked: a program linking brink's report may set LC_NUMERIC from the
+ * user's locale, and a report must read "3.12", not "3,12", whoever runs it.
  */
 #include "report/internal.h"
 

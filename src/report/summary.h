@@ -1,7 +1,7 @@
 /*
  * summary: a run's totals built from its ticks, printed as the final report
- * of a headless run (and, later, of `brink report`), plus the one-line
- * progress of each tick. Reads ticks only, so it serves a live run and a
+ * of a headless run and of `brink report`, plus the one-line progress of
+ * each tick. Reads ticks only, so it serves a live run and a
  * recording alike. One thread at a time; no curses, no libcurl.
  */
 #ifndef BRINK_REPORT_SUMMARY_H
