@@ -10,9 +10,10 @@ now_ms() {
     date +%s%3N
 }
 
-# need_tmux: the console's scripts skip (exit 77) where tmux is missing.
+# need_tmux: the console's scripts fail where tmux is missing (it comes
+# from scripts/install-deps; a test never skips quietly).
 need_tmux() {
-    command -v tmux >/dev/null 2>&1 || { echo "skip: tmux missing"; exit 77; }
+    command -v tmux >/dev/null 2>&1 || { echo "FAIL tmux missing: run scripts/install-deps"; exit 1; }
 }
 
 ok() {
@@ -25,6 +26,11 @@ not_ok() {
     printf 'FAIL %s\n' "$1"
     [ -n "${2:-}" ] && printf '     %s\n' "$2"
     return 0
+}
+
+# check NAME WANT GOT: equality check.
+check() {
+    if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected \"$2\", got \"$3\""; fi
 }
 
 # expect_run NAME STATUS STDOUT_PATTERN STDERR_PATTERN -- CMD...

@@ -1,12 +1,12 @@
 # Helpers for end-to-end scripts that run `brink target`: sourced after
 # lib.sh, with $brink set by the caller, which calls target_setup first.
 
-# target_setup: skips the test (77) without curl or python3, makes $tmp and
+# target_setup: fails the test without curl or python3, makes $tmp and
 # installs the EXIT trap that stops a brink run ($run_pid) and the target
 # ($pid) the test left running and removes $tmp.
 target_setup() {
-    command -v curl >/dev/null 2>&1 || { echo "skip: curl missing"; exit 77; }
-    command -v python3 >/dev/null 2>&1 || { echo "skip: python3 missing"; exit 77; }
+    command -v curl >/dev/null 2>&1 || { echo "FAIL curl missing: run scripts/install-deps"; exit 1; }
+    command -v python3 >/dev/null 2>&1 || { echo "FAIL python3 missing: run scripts/install-deps"; exit 1; }
     tmp=$(mktemp -d)
     pid=""
     run_pid=""
@@ -52,11 +52,6 @@ stop_target() {
     wait "$pid"
     stop_status=$?
     pid=""
-}
-
-# check NAME WANT GOT: equality check.
-check() {
-    if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected \"$2\", got \"$3\""; fi
 }
 
 # check_ge NAME MIN GOT

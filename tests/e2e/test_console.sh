@@ -20,7 +20,7 @@
 #     SIGSEGV leaves the terminal as it was and still reaches the previous
 #     handler (a sanitizer's report, or death by the signal)
 # Every load is bounded (--duration 30s); the script takes about 30 s.
-# Usage: sh test_console.sh BRINK SRCDIR (exit 77 without tmux)
+# Usage: sh test_console.sh BRINK SRCDIR (fails without tmux)
 brink=$1
 src=$2
 . "$src/tests/e2e/lib.sh"

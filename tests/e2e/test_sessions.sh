@@ -31,7 +31,7 @@
 #   9. the file is mode 0600; --record on an existing file or a dangling
 #      symlink exits 2 with one line and changes nothing
 # The loads are bounded (a few seconds each); the script takes about 30 s.
-# Usage: sh test_sessions.sh BRINK SRCDIR (exit 77 without tmux)
+# Usage: sh test_sessions.sh BRINK SRCDIR (fails without tmux)
 brink=$1
 src=$2
 . "$src/tests/e2e/lib.sh"
