@@ -7,11 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config/config.h"
+#include "core/xalloc.h"
 #include "engine/classify.h"
+#include "engine/curl_transport.h"
 #include "engine/internal.h"
 #include "engine/workload.h"
+
+#define WORDS_MAX 320
 
 /*
  * Receive buffers. libcurl's default 16 KiB makes large bodies cost many more
@@ -34,56 +39,66 @@ static long large_buffer_for(uint32_t index)
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 {
     struct slot *s = userp;
+    struct curl_slot *cs = s->curl;
     size_t n = size * nmemb;
 
     (void)data;
-    s->body_bytes += n;
-    if (s->body_bytes > s->w->e->config->target.max_body_bytes) {
+    cs->body_bytes += n;
+    if (cs->body_bytes > s->w->e->config->target.max_body_bytes) {
         /* Counted and cut, never buffered: returning less than n aborts. */
-        s->is_body_cut = 1;
+        cs->is_body_cut = 1;
         return 0;
     }
     return n;
 }
 
+/* ---- The ops table ---------------------------------------------------- */
+
 static void slot_init(struct slot *s)
 {
     struct worker *w = s->w;
     const struct config *c = w->e->config;
+    struct curl_slot *cs = xcalloc(1, sizeof(*cs));
+    CURL *e = curl_easy_init();
 
-    s->easy = curl_easy_init();
-    if (!s->easy) {
+    if (!e) {
         fprintf(stderr, "brink: engine: curl_easy_init failed: out of memory\n");
         abort();
     }
-    http_setup_easy(w, s);
-    curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, s);
-    s->buffer_size = BUFFER_DEFAULT;
-    curl_easy_setopt(s->easy, CURLOPT_BUFFERSIZE, s->buffer_size);
-    curl_easy_setopt(s->easy, CURLOPT_CONNECTTIMEOUT_MS,
-                     (long)(c->target.connect_timeout_us / 1000));
-    curl_easy_setopt(s->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-    curl_easy_setopt(s->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    s->curl = cs;
+    cs->easy = e;
+    cs->last_kind = SIZE_MAX;
+    curl_uv_setup_easy(w, s);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, s);
+    cs->buffer_size = BUFFER_DEFAULT;
+    curl_easy_setopt(e, CURLOPT_BUFFERSIZE, cs->buffer_size);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(c->target.connect_timeout_us / 1000));
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     /* Load goes to the target, never through a proxy named by http_proxy
      * in the environment; this also spares libcurl a getenv per request. */
-    curl_easy_setopt(s->easy, CURLOPT_PROXY, "");
+    curl_easy_setopt(e, CURLOPT_PROXY, "");
     if (!c->target.keepalive) {
-        curl_easy_setopt(s->easy, CURLOPT_FRESH_CONNECT, 1L);
-        curl_easy_setopt(s->easy, CURLOPT_FORBID_REUSE, 1L);
+        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
     }
 }
 
 static void slot_fini(struct slot *s)
 {
-    curl_easy_cleanup(s->easy);
+    if (!s->curl)
+        return;
+    curl_easy_cleanup(s->curl->easy);
+    free(s->curl);
+    s->curl = NULL;
 }
 
 /* The options that depend on the request kind, set when the kind changes. */
 static void set_kind(struct slot *s, size_t kind)
 {
     const struct workload_kind *k = workload_kind(s->w->e->workload, kind);
-    CURL *e = s->easy;
+    CURL *e = s->curl->easy;
 
     /* HTTPGET resets what a previous kind may have left: POST, NOBODY. */
     curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
@@ -99,57 +114,76 @@ static void set_kind(struct slot *s, size_t kind)
     } else {
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, k->method);
     }
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->kind_headers[kind]);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->curl->kind_headers[kind]);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(k->timeout_us / 1000));
-    s->last_kind = kind;
+    s->curl->last_kind = kind;
 }
 
-static void start(struct slot *s)
+/* Clears what the last transfer of s left, for the next one (or a retry). */
+static void reset_transfer(struct curl_slot *cs)
 {
-    struct worker *w = s->w;
-    int len;
+    cs->body_bytes = 0;
+    cs->is_body_cut = 0;
+    cs->open_errno = 0;
+    cs->error[0] = '\0';
+}
 
-    len = workload_url(w->e->workload, s->kind, s->seq, s->vu, &w->rng, w->url, sizeof(w->url));
-    /* workload_new refused templates that could expand past the buffer. */
-    assert(len >= 0);
-    (void)len;
-    if (s->kind != s->last_kind)
-        set_kind(s, s->kind);
-    curl_easy_setopt(s->easy, CURLOPT_URL, w->url);
-    s->body_bytes = 0;
-    s->is_body_cut = 0;
-    s->open_errno = 0;
-    s->error[0] = '\0';
-    if (http_add(w, s) != 0) {
+static void add(struct slot *s)
+{
+    if (curl_uv_add(s->w, s) != 0) {
         fprintf(stderr, "brink: engine: curl_multi_add_handle failed: out of memory\n");
         abort();
     }
 }
 
-static void abort_transfer(struct slot *s)
+static void start(struct slot *s)
 {
-    http_abort(s->w, s);
+    struct worker *w = s->w;
+    struct curl_slot *cs = s->curl;
+    char *url = w->curl->url;
+    int len;
+
+    len = workload_url(w->e->workload, s->kind, s->seq, s->vu, &w->rng, url, CURL_URL_MAX);
+    /* workload_new refused templates that could expand past the buffer. */
+    assert(len >= 0);
+    (void)len;
+    if (s->kind != cs->last_kind)
+        set_kind(s, s->kind);
+    curl_easy_setopt(cs->easy, CURLOPT_URL, url);
+    reset_transfer(cs);
+    add(s);
 }
 
-static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uint64_t *bytes_in,
-                   uint64_t *bytes_out)
+static void abort_transfer(struct slot *s)
 {
+    curl_uv_abort(s->w, s);
+}
+
+/* ---- Outcomes --------------------------------------------------------- */
+
+static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uint64_t *bytes_in,
+                   uint64_t *bytes_out, char *words, size_t words_cap)
+{
+    struct curl_slot *cs = s->curl;
     long header_bytes = 0, request_bytes = 0, os_errno = 0, port = 0;
     curl_off_t upload = 0;
+    const char *scheme = NULL;
 
-    r->code = code;
-    curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &r->http_status);
-    curl_easy_getinfo(s->easy, CURLINFO_OS_ERRNO, &os_errno);
-    curl_easy_getinfo(s->easy, CURLINFO_HEADER_SIZE, &header_bytes);
-    curl_easy_getinfo(s->easy, CURLINFO_REQUEST_SIZE, &request_bytes);
-    curl_easy_getinfo(s->easy, CURLINFO_SIZE_UPLOAD_T, &upload);
+    curl_easy_getinfo(cs->easy, CURLINFO_RESPONSE_CODE, &r->http_status);
+    curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
+    curl_easy_getinfo(cs->easy, CURLINFO_HEADER_SIZE, &header_bytes);
+    curl_easy_getinfo(cs->easy, CURLINFO_REQUEST_SIZE, &request_bytes);
+    curl_easy_getinfo(cs->easy, CURLINFO_SIZE_UPLOAD_T, &upload);
+    curl_easy_getinfo(cs->easy, CURLINFO_SCHEME, &scheme);
     /* The remote port is known once a connection was made or reused, so it
      * tells a connect timeout from a read timeout on a kept-alive one. */
-    curl_easy_getinfo(s->easy, CURLINFO_PRIMARY_PORT, &port);
-    r->os_errno = s->open_errno ? s->open_errno : os_errno;
+    curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
+    r->os_errno = cs->open_errno ? cs->open_errno : os_errno;
     r->connected = port > 0;
-    r->body_cut = s->is_body_cut;
-    *bytes_in = (uint64_t)header_bytes + s->body_bytes;
+    r->outcome = curl_code_outcome(code, r->os_errno, r->connected,
+                                   scheme && strcasecmp(scheme, "https") == 0, cs->is_body_cut);
+    curl_code_words(code, r->connected, cs->error, words, words_cap);
+    *bytes_in = (uint64_t)header_bytes + cs->body_bytes;
     /* libcurl sends a small body in the same write as the head and counts
      * it in the request size too; only a larger one is sent, and counted,
      * apart (the h1 transport counts the same bytes once). */
@@ -161,22 +195,24 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
 
 void curl_slot_done(struct slot *s, CURLcode code)
 {
+    struct curl_slot *cs = s->curl;
     struct transfer_result r = {0};
     uint64_t in = 0, out = 0;
+    char words[WORDS_MAX];
 
-    gather(s, code, &r, &in, &out);
-    if (s->body_bytes > BUFFER_LARGE_BODY && s->buffer_size == BUFFER_DEFAULT) {
-        s->buffer_size = large_buffer_for(s->index);
-        curl_easy_setopt(s->easy, CURLOPT_BUFFERSIZE, s->buffer_size);
+    gather(s, code, &r, &in, &out, words, sizeof(words));
+    if (cs->body_bytes > BUFFER_LARGE_BODY && cs->buffer_size == BUFFER_DEFAULT) {
+        cs->buffer_size = large_buffer_for(s->index);
+        curl_easy_setopt(cs->easy, CURLOPT_BUFFERSIZE, cs->buffer_size);
     }
-    slot_done(s, &r, in, out, s->error);
+    slot_done(s, &r, in, out, words);
 }
 
 const struct transport_ops transport_curl = {
     .name = "curl",
-    .init = http_init,
-    .close = http_close,
-    .fini = http_fini,
+    .init = curl_uv_init,
+    .close = curl_uv_close,
+    .fini = curl_uv_fini,
     .slot_init = slot_init,
     .slot_free = slot_fini,
     .start = start,

@@ -24,18 +24,12 @@
 
 int engine_global_init(char *err, size_t err_len)
 {
-    CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-
-    if (rc != CURLE_OK) {
-        snprintf(err, err_len, "brink: engine: curl_global_init: %s", curl_easy_strerror(rc));
-        return -EIO;
-    }
-    return 0;
+    return curl_uv_global_init(err, err_len);
 }
 
 void engine_global_cleanup(void)
 {
-    curl_global_cleanup();
+    curl_uv_global_cleanup();
 }
 
 /* Raises the soft fd limit to the hard one; returns the limit now in force. */
