@@ -362,7 +362,7 @@ static void stop_started(struct engine *e)
     }
 }
 
-int engine_start(const struct engine_params *p, char *err, size_t err_len, struct engine **out)
+int engine_build(const struct engine_params *p, char *err, size_t err_len, struct engine **out)
 {
     const struct config *c = p->config;
     struct engine *e = xcalloc(1, sizeof(*e));
@@ -428,9 +428,22 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
     plan_init(e, p->start_ramp);
     for (uint32_t i = 0; i < e->n_workers; i++) {
         rc = worker_new(e, i, err, err_len, &e->workers[i]);
-        if (rc != 0)
-            goto out_free_engine;
+        if (rc != 0) {
+            engine_free(e);
+            return rc;
+        }
     }
+    *out = e;
+    return 0;
+}
+
+int engine_start(const struct engine_params *p, char *err, size_t err_len, struct engine **out)
+{
+    struct engine *e;
+    int rc = engine_build(p, err, err_len, &e);
+
+    if (rc != 0)
+        return rc;
     chan_set_wake(e->chan, on_command, e);
     for (uint32_t i = 0; i < e->n_workers; i++) {
         rc = worker_start(e->workers[i], err, err_len);
@@ -443,7 +456,6 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
 out_stop_workers:
     chan_set_wake(e->chan, NULL, NULL);
     stop_started(e);
-out_free_engine:
     engine_free(e);
     return rc;
 }

@@ -249,6 +249,7 @@ struct worker {
     int is_stopping;
     int is_done;
     int is_started; /* its thread was created */
+    int has_run;    /* its loop ran to the end (its handles are closed) */
     uint32_t in_flight;
     uint32_t fds_used;
     uint64_t rng;
@@ -273,6 +274,9 @@ static inline uint64_t engine_share(uint64_t total, uint32_t n, uint32_t i)
 /* worker.c */
 int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct worker **out);
 int worker_start(struct worker *w, char *err, size_t err_len);
+/* Runs the worker's loop on the calling thread until the worker is done:
+ * what its thread does, and what in-process tests call instead. */
+void worker_run(struct worker *w);
 void worker_join(struct worker *w);
 void worker_free(struct worker *w);
 uint64_t worker_now_ns(const struct worker *w);
@@ -325,6 +329,11 @@ int slot_start(struct slot *s, uint64_t intended_ns);
  * 56: ...", "h1: read: ..."; "" when none). */
 void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_in,
                uint64_t bytes_out, const char *words);
+
+/* engine.c: engine_start without the threads: the engine and its workers
+ * built, no loop running, no wake set on the channel. In-process tests run
+ * a worker with worker_run, then engine_free. */
+int engine_build(const struct engine_params *p, char *err, size_t err_len, struct engine **out);
 
 /* engine.c: commands, from worker 0's wake. */
 void engine_drain_commands(struct engine *e);
