@@ -1,9 +1,13 @@
 /*
  * The curl transport's side of a slot: one easy handle per virtual user,
  * reused for every request it sends (and so, with keep-alive, one
- * connection), and the ops table that lets a worker drive libcurl.
+ * connection), and the ops table that lets a worker drive libcurl. Reply
+ * headers pass brink's own checks, so that what libcurl lets through and
+ * HTTP forbids is malformed here as it is with h1; and a request whose
+ * reused connection the server had closed is sent again once, as h1 does.
  */
 #include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +56,82 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
     return n;
 }
 
+/* ---- Reply headers ---------------------------------------------------- */
+
+/* Whether line (n bytes, its line end included) names header name. */
+static int names(const char *line, size_t n, const char *name)
+{
+    size_t len = strlen(name);
+
+    return n > len && line[len] == ':' && strncasecmp(line, name, len) == 0;
+}
+
+/* Whether line holds a control character other than tab before its end:
+ * HTTP forbids them in a field (RFC 9110, 5.5), and h1's parser refuses
+ * them. */
+static int has_control(const char *line, size_t n)
+{
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        n--;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)line[i];
+
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return 1;
+    }
+    return 0;
+}
+
+static int mentions_chunked(const char *line, size_t n)
+{
+    static const char word[] = "chunked";
+
+    for (size_t i = 0; i + sizeof(word) - 1 <= n; i++) {
+        if (strncasecmp(line + i, word, sizeof(word) - 1) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Checks one header line against what h1 refuses too; returns why it is
+ * refused, or NULL. */
+static const char *check_header(struct curl_head *h, const char *line, size_t n)
+{
+    if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
+        /* A status line starts a header block (a 1xx, then the reply). */
+        h->content_length = -1;
+        h->is_chunked = 0;
+        h->n_blocks++;
+        return NULL;
+    }
+    if (has_control(line, n))
+        return "a control character in a header line";
+    if (names(line, n, "Content-Length")) {
+        long v = strtol(line + strlen("Content-Length:"), NULL, 10);
+
+        if (h->content_length >= 0 && v != h->content_length)
+            return "two Content-Length headers with different values";
+        if (h->is_chunked)
+            return "Content-Length together with chunked Transfer-Encoding";
+        h->content_length = v;
+    } else if (names(line, n, "Transfer-Encoding") && mentions_chunked(line, n)) {
+        if (h->content_length >= 0)
+            return "Content-Length together with chunked Transfer-Encoding";
+        h->is_chunked = 1;
+    }
+    return NULL;
+}
+
+static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
+{
+    struct curl_slot *cs = ((struct slot *)userp)->curl;
+    size_t n = size * nmemb;
+
+    cs->head.why = check_header(&cs->head, line, n);
+    /* Returning less than n aborts the transfer (CURLE_WRITE_ERROR). */
+    return cs->head.why ? 0 : n;
+}
+
 /* ---- The ops table ---------------------------------------------------- */
 
 static void slot_init(struct slot *s)
@@ -71,6 +151,8 @@ static void slot_init(struct slot *s)
     curl_uv_setup_easy(w, s);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, s);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, s);
     cs->buffer_size = BUFFER_DEFAULT;
     curl_easy_setopt(e, CURLOPT_BUFFERSIZE, cs->buffer_size);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(c->target.connect_timeout_us / 1000));
@@ -126,6 +208,7 @@ static void reset_transfer(struct curl_slot *cs)
     cs->is_body_cut = 0;
     cs->open_errno = 0;
     cs->error[0] = '\0';
+    cs->head = (struct curl_head){.content_length = -1};
 }
 
 static void add(struct slot *s)
@@ -150,6 +233,9 @@ static void start(struct slot *s)
     if (s->kind != cs->last_kind)
         set_kind(s, s->kind);
     curl_easy_setopt(cs->easy, CURLOPT_URL, url);
+    if (cs->is_retried && s->w->e->config->target.keepalive)
+        curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, 0L);
+    cs->is_retried = 0;
     reset_transfer(cs);
     add(s);
 }
@@ -180,9 +266,15 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
     curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
     r->os_errno = cs->open_errno ? cs->open_errno : os_errno;
     r->connected = port > 0;
-    r->outcome = curl_code_outcome(code, r->os_errno, r->connected,
-                                   scheme && strcasecmp(scheme, "https") == 0, cs->is_body_cut);
-    curl_code_words(code, r->connected, cs->error, words, words_cap);
+    if (cs->head.why) {
+        r->outcome = TRANSFER_MALFORMED;
+        snprintf(words, words_cap, "curl: %s", cs->head.why);
+    } else {
+        r->outcome = curl_code_outcome(code, r->os_errno, r->connected,
+                                       scheme && strcasecmp(scheme, "https") == 0,
+                                       cs->is_body_cut);
+        curl_code_words(code, r->connected, cs->error, words, words_cap);
+    }
     *bytes_in = (uint64_t)header_bytes + cs->body_bytes;
     /* libcurl sends a small body in the same write as the head and counts
      * it in the request size too; only a larger one is sent, and counted,
@@ -193,6 +285,27 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
         *bytes_out = (uint64_t)request_bytes;
 }
 
+/*
+ * Whether a transfer that ended with code died on a reused connection the
+ * server had closed, before any byte of the reply: sent again once on a
+ * fresh connection, by the rule h1 follows too (docs/config.md). libcurl
+ * retries an empty reply itself, but not a reset or a failed send.
+ */
+static int is_dead_reuse(struct curl_slot *cs, CURLcode code)
+{
+    long new_conns = 1, header_bytes = 1, os_errno = 0;
+
+    if (cs->is_retried || cs->body_bytes > 0 || cs->head.n_blocks > 0)
+        return 0;
+    curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
+    if (!(code == CURLE_GOT_NOTHING || code == CURLE_SEND_ERROR ||
+          (code == CURLE_RECV_ERROR && (os_errno == ECONNRESET || os_errno == EPIPE))))
+        return 0;
+    curl_easy_getinfo(cs->easy, CURLINFO_NUM_CONNECTS, &new_conns);
+    curl_easy_getinfo(cs->easy, CURLINFO_HEADER_SIZE, &header_bytes);
+    return new_conns == 0 && header_bytes == 0;
+}
+
 void curl_slot_done(struct slot *s, CURLcode code)
 {
     struct curl_slot *cs = s->curl;
@@ -200,6 +313,15 @@ void curl_slot_done(struct slot *s, CURLcode code)
     uint64_t in = 0, out = 0;
     char words[WORDS_MAX];
 
+    if (is_dead_reuse(cs, code)) {
+        cs->is_retried = 1;
+        reset_transfer(cs);
+        /* Another cached connection may be as dead: this attempt gets a
+         * fresh one (start puts the option back for the next request). */
+        curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, 1L);
+        add(s);
+        return;
+    }
     gather(s, code, &r, &in, &out, words, sizeof(words));
     if (cs->body_bytes > BUFFER_LARGE_BODY && cs->buffer_size == BUFFER_DEFAULT) {
         cs->buffer_size = large_buffer_for(s->index);

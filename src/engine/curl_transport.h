@@ -43,14 +43,24 @@ struct curl_worker {
     char url[CURL_URL_MAX]; /* scratch for expanding URLs; libcurl copies it */
 };
 
+/* What brink's own checks of a reply's header lines found (curl_slot.c). */
+struct curl_head {
+    long content_length; /* -1: none seen yet in this header block */
+    int is_chunked;
+    uint32_t n_blocks; /* header blocks seen: interim (1xx) replies and the final one */
+    const char *why;   /* why the reply was refused (static text), NULL: it was not */
+};
+
 /* A slot's libcurl state: one easy handle, reused for every request. */
 struct curl_slot {
     CURL *easy;
     size_t last_kind;    /* whose options the handle holds; SIZE_MAX: none */
     uint64_t body_bytes; /* received in the current transfer */
     int is_body_cut;
+    int is_retried;   /* the transfer was sent again once on a fresh connection */
     int open_errno;   /* why our opensocket callback failed, 0 if it did not */
     long buffer_size; /* CURLOPT_BUFFERSIZE, raised after a large body */
+    struct curl_head head;
     char error[CURL_ERROR_SIZE];
 };
 

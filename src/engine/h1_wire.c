@@ -366,7 +366,13 @@ int h1_resp_keeps_alive(const struct h1_resp *r)
 
 const char *h1_resp_error(const struct h1_resp *r)
 {
+    enum http_errno e = HTTP_PARSER_ERRNO(&r->parser);
+
     if (r->error)
         return r->error;
-    return http_errno_description(HTTP_PARSER_ERRNO(&r->parser));
+    /* The parser reports a chunk size past 64 bits in its content length's
+     * words, which would point at the wrong header. */
+    if (e == HPE_INVALID_CONTENT_LENGTH && (r->parser.flags & F_CHUNKED))
+        return "chunk size too large";
+    return http_errno_description(e);
 }
