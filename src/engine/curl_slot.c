@@ -247,20 +247,29 @@ static void abort_transfer(struct slot *s)
 
 /* ---- Outcomes --------------------------------------------------------- */
 
+/* Whether the transfer went over TLS; asked only where it matters. */
+static int is_tls(struct curl_slot *cs, CURLcode code)
+{
+    const char *scheme = NULL;
+
+    if (code != CURLE_RECV_ERROR)
+        return 0;
+    curl_easy_getinfo(cs->easy, CURLINFO_SCHEME, &scheme);
+    return scheme && strcasecmp(scheme, "https") == 0;
+}
+
 static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uint64_t *bytes_in,
                    uint64_t *bytes_out, char *words, size_t words_cap)
 {
     struct curl_slot *cs = s->curl;
     long header_bytes = 0, request_bytes = 0, os_errno = 0, port = 0;
     curl_off_t upload = 0;
-    const char *scheme = NULL;
 
     curl_easy_getinfo(cs->easy, CURLINFO_RESPONSE_CODE, &r->http_status);
     curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
     curl_easy_getinfo(cs->easy, CURLINFO_HEADER_SIZE, &header_bytes);
     curl_easy_getinfo(cs->easy, CURLINFO_REQUEST_SIZE, &request_bytes);
     curl_easy_getinfo(cs->easy, CURLINFO_SIZE_UPLOAD_T, &upload);
-    curl_easy_getinfo(cs->easy, CURLINFO_SCHEME, &scheme);
     /* The remote port is known once a connection was made or reused, so it
      * tells a connect timeout from a read timeout on a kept-alive one. */
     curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
@@ -270,10 +279,12 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
         r->outcome = TRANSFER_MALFORMED;
         snprintf(words, words_cap, "curl: %s", cs->head.why);
     } else {
-        r->outcome = curl_code_outcome(code, r->os_errno, r->connected,
-                                       scheme && strcasecmp(scheme, "https") == 0,
+        r->outcome = curl_code_outcome(code, r->os_errno, r->connected, is_tls(cs, code),
                                        cs->is_body_cut);
-        curl_code_words(code, r->connected, cs->error, words, words_cap);
+        /* A complete reply's message is its status: no words to make. */
+        words[0] = '\0';
+        if (r->outcome != TRANSFER_OK && r->outcome != TRANSFER_BODY_CUT)
+            curl_code_words(code, r->connected, cs->error, words, words_cap);
     }
     *bytes_in = (uint64_t)header_bytes + cs->body_bytes;
     /* libcurl sends a small body in the same write as the head and counts

@@ -61,6 +61,7 @@ struct script {
     int want;           /* the class of every request, OK for none */
     const char *needle; /* in the class's first message, any case */
     uint32_t users;     /* concurrency; 0: 1 */
+    uint32_t timeout_ms; /* [target] timeout; 0: 5 s, far above any other outcome */
 };
 
 struct conn {
@@ -290,9 +291,10 @@ static void run(const struct script *sc, const char *transport, uint32_t n, stru
     int fd = listen_loopback(&port);
 
     snprintf(text, sizeof(text),
-             "[target]\nurl = http://127.0.0.1:%u/\ntransport = %s\ntimeout = 300ms\n"
+             "[target]\nurl = http://127.0.0.1:%u/\ntransport = %s\ntimeout = %ums\n"
              "[load]\nconcurrency = %u\nrequests = %u\n",
-             port, transport, sc->users ? sc->users : 1, n);
+             port, transport, sc->timeout_ms ? sc->timeout_ms : 5000, sc->users ? sc->users : 1,
+             n);
     config_init(&c);
     assert_int_equal(config_load_string(&c, "t.ini", text, NULL, stderr), 0);
     assert_int_equal(engine_build(&p, err, sizeof(err), &e), 0);
@@ -439,34 +441,34 @@ static void make_endless_header_line(struct script *sc)
 
 static struct script broken[] = {
     {"a bad chunk size", HEAD200 "Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 0,
-     NULL, 0, KEEP, ERR_MALFORMED, "chunk", 0},
+     NULL, 0, KEEP, ERR_MALFORMED, "chunk", 0, 0},
     {"an oversized chunk size",
      HEAD200 "Transfer-Encoding: chunked\r\n\r\n1FFFFFFFFFFFFFFFF\r\nabc\r\n0\r\n\r\n", 0, NULL,
-     0, KEEP, ERR_MALFORMED, "chunk", 0},
-    {"100 headers of 8 KiB", NULL, 0, make_many_headers, 0, KEEP, ERR_MALFORMED, "header", 0},
+     0, KEEP, ERR_MALFORMED, "chunk", 0, 0},
+    {"100 headers of 8 KiB", NULL, 0, make_many_headers, 0, KEEP, ERR_MALFORMED, "header", 0, 0},
     {"an endless run of 100 Continue", NULL, 0, make_endless_continue, 0, KEEP, ERR_MALFORMED,
-     "header", 0},
+     "header", 0, 0},
     {"Content-Length twice with different values",
      HEAD200 "Content-Length: 2\r\nContent-Length: 3\r\n\r\nok!", 0, NULL, 0, KEEP,
-     ERR_MALFORMED, "content-length", 0},
+     ERR_MALFORMED, "content-length", 0, 0},
     {"Content-Length together with chunked",
      HEAD200 "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", 0,
-     NULL, 0, KEEP, ERR_MALFORMED, "content-length", 0},
+     NULL, 0, KEEP, ERR_MALFORMED, "content-length", 0, 0},
     {"a header line that never ends", NULL, 0, make_endless_header_line, 0, KEEP, ERR_MALFORMED,
-     "header", 0},
+     "header", 0, 0},
     {"a control character first in a header value",
      HEAD200 "X-Evil: \x07" "b\r\nContent-Length: 2\r\n\r\nok", 0, NULL, 0, KEEP, ERR_MALFORMED,
-     "control character", 0},
+     "control character", 0, 0},
     /* The server closes each connection after its reply, and the close
      * reaches brink only with its next request: sent again once on a
      * fresh connection, which answers (issue 22, B). With several users,
      * libcurl's own retry takes the next cached connection, as dead. */
     {"a server that resets after every reply", HEAD200 "Content-Length: 2\r\n\r\nok", 0, NULL, 0,
-     RESET_ON_NEXT, OK, NULL, 4},
+     RESET_ON_NEXT, OK, NULL, 4, 0},
     {"a server that closes after every reply", HEAD200 "Content-Length: 2\r\n\r\nok", 0, NULL, 0,
-     CLOSE_ON_NEXT, OK, NULL, 4},
+     CLOSE_ON_NEXT, OK, NULL, 4, 0},
     {"a server whose close after every reply races the next request",
-     HEAD200 "Content-Length: 2\r\n\r\nok", 0, NULL, 0, SHUT_RESET_ON_NEXT, OK, NULL, 4},
+     HEAD200 "Content-Length: 2\r\n\r\nok", 0, NULL, 0, SHUT_RESET_ON_NEXT, OK, NULL, 4, 0},
 };
 
 static void each_broken_reply_is_the_same_class_on_both_transports(void **state)
@@ -488,7 +490,7 @@ static void each_broken_reply_is_the_same_class_on_both_transports(void **state)
 
 static void a_reset_instead_of_a_reply_is_reset(void **state)
 {
-    struct script sc = {"reset", NULL, 0, NULL, 0, RESET, ERR_RESET, "reset", 0};
+    struct script sc = {"reset", NULL, 0, NULL, 0, RESET, ERR_RESET, "reset", 0, 0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 3), 0);
@@ -496,7 +498,7 @@ static void a_reset_instead_of_a_reply_is_reset(void **state)
 
 static void a_server_that_never_answers_is_a_timeout(void **state)
 {
-    struct script sc = {"stall", NULL, 0, NULL, 0, STALL, ERR_TIMEOUT, "time", 0};
+    struct script sc = {"stall", NULL, 0, NULL, 0, STALL, ERR_TIMEOUT, "time", 0, 300};
 
     (void)state;
     assert_int_equal(check_script(&sc, 2), 0);
@@ -505,7 +507,7 @@ static void a_server_that_never_answers_is_a_timeout(void **state)
 static void a_close_in_the_middle_of_the_body_is_closed_early(void **state)
 {
     struct script sc = {"partial body", HEAD200 "Content-Length: 100\r\n\r\nabc", 0, NULL, 0,
-                        CLOSE, ERR_CLOSED_EARLY, NULL, 0};
+                        CLOSE, ERR_CLOSED_EARLY, NULL, 0, 0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 3), 0);
@@ -514,7 +516,7 @@ static void a_close_in_the_middle_of_the_body_is_closed_early(void **state)
 static void a_keep_alive_connection_closed_between_requests_is_no_error(void **state)
 {
     struct script sc = {"closed between requests", HEAD200 "Content-Length: 2\r\n\r\nok", 0, NULL,
-                        0, CLOSE, OK, NULL, 0};
+                        0, CLOSE, OK, NULL, 0, 0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 5), 0);
@@ -525,7 +527,7 @@ static void a_chunked_body_split_at_every_byte_is_whole(void **state)
     struct script sc = {"chunked, one byte at a time",
                         HEAD200 "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n10\r\n"
                                 "0123456789abcdef\r\n0\r\n\r\n",
-                        0, NULL, 1, KEEP, OK, NULL, 0};
+                        0, NULL, 1, KEEP, OK, NULL, 0, 0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 3), 0);
@@ -535,7 +537,7 @@ static void interim_replies_before_the_reply_are_skipped(void **state)
 {
     struct script sc = {"1xx", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\n"
                                "Link: </s.css>\r\n\r\n" HEAD200 "Content-Length: 2\r\n\r\nok",
-                        0, NULL, 0, KEEP, OK, NULL, 0};
+                        0, NULL, 0, KEEP, OK, NULL, 0, 0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 3), 0);
