@@ -55,7 +55,8 @@ static struct sock *sock_new(struct worker *w, curl_socket_t fd, int is_ours)
             while (cap <= (size_t)fd)
                 cap *= 2;
             w->curl->socks = xrealloc(w->curl->socks, cap * sizeof(*w->curl->socks));
-            memset(w->curl->socks + w->curl->socks_cap, 0, (cap - w->curl->socks_cap) * sizeof(*w->curl->socks));
+            memset(w->curl->socks + w->curl->socks_cap, 0,
+                   (cap - w->curl->socks_cap) * sizeof(*w->curl->socks));
             w->curl->socks_cap = cap;
         }
         /* A stale entry is a socket libcurl closed without telling us. */

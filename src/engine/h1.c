@@ -58,7 +58,7 @@ struct h1_slot {
     uint32_t n_tried; /* addresses its current connect has tried */
     int was_connected;
     int is_pending;
-    struct h1_slot *next; /* in the pending list */
+    struct h1_slot *next;          /* in the pending list */
     enum transfer_outcome outcome; /* a pending completion */
     int os_errno;
     char words[WORDS_MAX];
@@ -98,8 +98,7 @@ static void conn_close(struct h1_conn *c)
 
 /* ---- Completion ------------------------------------------------------- */
 
-static void complete(struct slot *s, enum transfer_outcome outcome, int os_errno,
-                     const char *words)
+static void complete(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *words)
 {
     struct h1_slot *h = s->h1;
     struct transfer_result r = {0};

@@ -217,8 +217,8 @@ struct slot {
     uint32_t index; /* in its worker */
     uint32_t vu;    /* across the run */
     int is_in_flight;
-    size_t kind;        /* of the request in flight */
-    uint64_t seq;       /* of the request in flight: its {seq}, from the engine's kind_seq */
+    size_t kind;  /* of the request in flight */
+    uint64_t seq; /* of the request in flight: its {seq}, from the engine's kind_seq */
     uint64_t start_ns;
     uint64_t intended_ns; /* when the request was meant to start (closed: start_ns) */
     int is_scheduled;     /* started by the open model's schedule */
@@ -239,9 +239,9 @@ struct worker {
     /* Each transport's state, behind its own pointer; NULL for the others. */
     struct curl_worker *curl; /* its multi handle and sockets (curl_transport.h) */
     struct h1_worker *h1;     /* its buffers and pending completions (h1.c) */
-    uv_timer_t tick_timer; /* interval boundaries */
-    uv_timer_t end_timer;  /* duration and drain deadlines (worker 0 only) */
-    uv_async_t wake;       /* control state changed */
+    uv_timer_t tick_timer;    /* interval boundaries */
+    uv_timer_t end_timer;     /* duration and drain deadlines (worker 0 only) */
+    uv_async_t wake;          /* control state changed */
     struct slot **slots;
     uint32_t n_slots;
     uint32_t share; /* slots [0, share) may run */

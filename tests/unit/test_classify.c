@@ -118,8 +118,8 @@ static const struct row {
 };
 
 /* A transfer libcurl ended with code, mapped as the curl transport does. */
-static struct transfer_result curl_result(CURLcode code, long os_errno, long status,
-                                          int connected, int body_cut)
+static struct transfer_result curl_result(CURLcode code, long os_errno, long status, int connected,
+                                          int body_cut)
 {
     return (struct transfer_result){
         .outcome = curl_code_outcome(code, os_errno, connected, 0, body_cut),

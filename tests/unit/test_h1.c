@@ -342,10 +342,12 @@ static void garbage_and_bad_status_lines_are_malformed(void **state)
 static void a_control_character_anywhere_in_a_header_value_is_malformed(void **state)
 {
     static const char *const replies[] = {
-        "HTTP/1.1 200 OK\r\nX-Evil: \x07" "b\r\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nX-Evil: \x07"
+        "b\r\nContent-Length: 0\r\n\r\n",
         "HTTP/1.1 200 OK\r\nX-Evil:\x1b[2J\r\nContent-Length: 0\r\n\r\n",
         "HTTP/1.1 200 OK\r\nX-Evil: \x7f\r\nContent-Length: 0\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nX-Evil: a\x07" "b\r\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nX-Evil: a\x07"
+        "b\r\nContent-Length: 0\r\n\r\n",
     };
     struct h1_resp r;
     size_t left;

@@ -35,20 +35,20 @@
 #include "engine/internal.h"
 
 #define ERR_MAX 512
-#define OK (-1)                 /* the class of a run with no error */
-#define WATCHDOG_MS 20000       /* a run that has not ended by then is stopped */
-#define MAX_CONNS 1024 /* connections a run opens at most here */
-#define REQUEST_MAX 4096        /* bytes of one request head */
+#define OK (-1)           /* the class of a run with no error */
+#define WATCHDOG_MS 20000 /* a run that has not ended by then is stopped */
+#define MAX_CONNS 1024    /* connections a run opens at most here */
+#define REQUEST_MAX 4096  /* bytes of one request head */
 
 /* What the server does once it wrote a reply (or instead of one). */
 enum after {
-    KEEP,           /* keeps the connection for the next request */
-    CLOSE,          /* closes it (FIN) once the reply is written */
-    CLOSE_ON_NEXT,  /* keeps it, and closes it (FIN) when the next request comes */
-    RESET_ON_NEXT,  /* keeps it, and resets it when the next request comes */
+    KEEP,               /* keeps the connection for the next request */
+    CLOSE,              /* closes it (FIN) once the reply is written */
+    CLOSE_ON_NEXT,      /* keeps it, and closes it (FIN) when the next request comes */
+    RESET_ON_NEXT,      /* keeps it, and resets it when the next request comes */
     SHUT_RESET_ON_NEXT, /* the same with a FIN first, as a race with a close does */
-    RESET,          /* resets it instead of replying */
-    STALL,          /* never replies */
+    RESET,              /* resets it instead of replying */
+    STALL,              /* never replies */
 };
 
 struct script {
@@ -56,11 +56,11 @@ struct script {
     const char *reply; /* written once per request; NULL: made by make() */
     size_t len;        /* 0: strlen(reply) */
     void (*make)(struct script *sc);
-    int is_drip;       /* one byte per loop pass */
+    int is_drip; /* one byte per loop pass */
     enum after after;
-    int want;           /* the class of every request, OK for none */
-    const char *needle; /* in the class's first message, any case */
-    uint32_t users;     /* concurrency; 0: 1 */
+    int want;            /* the class of every request, OK for none */
+    const char *needle;  /* in the class's first message, any case */
+    uint32_t users;      /* concurrency; 0: 1 */
     uint32_t timeout_ms; /* [target] timeout; 0: 5 s, far above any other outcome */
 };
 
@@ -293,8 +293,7 @@ static void run(const struct script *sc, const char *transport, uint32_t n, stru
     snprintf(text, sizeof(text),
              "[target]\nurl = http://127.0.0.1:%u/\ntransport = %s\ntimeout = %ums\n"
              "[load]\nconcurrency = %u\nrequests = %u\n",
-             port, transport, sc->timeout_ms ? sc->timeout_ms : 5000, sc->users ? sc->users : 1,
-             n);
+             port, transport, sc->timeout_ms ? sc->timeout_ms : 5000, sc->users ? sc->users : 1, n);
     config_init(&c);
     assert_int_equal(config_load_string(&c, "t.ini", text, NULL, stderr), 0);
     assert_int_equal(engine_build(&p, err, sizeof(err), &e), 0);
@@ -337,7 +336,8 @@ static int contains_any_case(const char *hay, const char *needle)
     for (; *hay; hay++) {
         size_t i = 0;
 
-        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
             i++;
         if (i == n)
             return 1;
@@ -361,9 +361,8 @@ static int is_as_wanted(const struct script *sc, const char *transport, uint32_t
         !contains_any_case(first, "out of memory"))
         return 1;
     print_error("%s on %s: %llu completed, %llu ok, %llu failed; want %s for all %u%s%s\n",
-                sc->name, transport, (unsigned long long)o->completed,
-                (unsigned long long)o->ok, (unsigned long long)errors,
-                sc->want == OK ? "ok" : errclass_name(sc->want), n,
+                sc->name, transport, (unsigned long long)o->completed, (unsigned long long)o->ok,
+                (unsigned long long)errors, sc->want == OK ? "ok" : errclass_name(sc->want), n,
                 sc->needle ? ", with a message naming " : "", sc->needle ? sc->needle : "");
     for (int k = 0; k < ERR__COUNT; k++) {
         if (o->errors[k])
@@ -443,22 +442,23 @@ static struct script broken[] = {
     {"a bad chunk size", HEAD200 "Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 0,
      NULL, 0, KEEP, ERR_MALFORMED, "chunk", 0, 0},
     {"an oversized chunk size",
-     HEAD200 "Transfer-Encoding: chunked\r\n\r\n1FFFFFFFFFFFFFFFF\r\nabc\r\n0\r\n\r\n", 0, NULL,
-     0, KEEP, ERR_MALFORMED, "chunk", 0, 0},
+     HEAD200 "Transfer-Encoding: chunked\r\n\r\n1FFFFFFFFFFFFFFFF\r\nabc\r\n0\r\n\r\n", 0, NULL, 0,
+     KEEP, ERR_MALFORMED, "chunk", 0, 0},
     {"100 headers of 8 KiB", NULL, 0, make_many_headers, 0, KEEP, ERR_MALFORMED, "header", 0, 0},
     {"an endless run of 100 Continue", NULL, 0, make_endless_continue, 0, KEEP, ERR_MALFORMED,
      "header", 0, 0},
     {"Content-Length twice with different values",
-     HEAD200 "Content-Length: 2\r\nContent-Length: 3\r\n\r\nok!", 0, NULL, 0, KEEP,
-     ERR_MALFORMED, "content-length", 0, 0},
+     HEAD200 "Content-Length: 2\r\nContent-Length: 3\r\n\r\nok!", 0, NULL, 0, KEEP, ERR_MALFORMED,
+     "content-length", 0, 0},
     {"Content-Length together with chunked",
-     HEAD200 "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", 0,
-     NULL, 0, KEEP, ERR_MALFORMED, "content-length", 0, 0},
+     HEAD200 "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", 0, NULL,
+     0, KEEP, ERR_MALFORMED, "content-length", 0, 0},
     {"a header line that never ends", NULL, 0, make_endless_header_line, 0, KEEP, ERR_MALFORMED,
      "header", 0, 0},
     {"a control character first in a header value",
-     HEAD200 "X-Evil: \x07" "b\r\nContent-Length: 2\r\n\r\nok", 0, NULL, 0, KEEP, ERR_MALFORMED,
-     "control character", 0, 0},
+     HEAD200 "X-Evil: \x07"
+             "b\r\nContent-Length: 2\r\n\r\nok",
+     0, NULL, 0, KEEP, ERR_MALFORMED, "control character", 0, 0},
     /* The server closes each connection after its reply, and the close
      * reaches brink only with its next request: sent again once on a
      * fresh connection, which answers (issue 22, B). With several users,
@@ -506,8 +506,16 @@ static void a_server_that_never_answers_is_a_timeout(void **state)
 
 static void a_close_in_the_middle_of_the_body_is_closed_early(void **state)
 {
-    struct script sc = {"partial body", HEAD200 "Content-Length: 100\r\n\r\nabc", 0, NULL, 0,
-                        CLOSE, ERR_CLOSED_EARLY, NULL, 0, 0};
+    struct script sc = {"partial body",
+                        HEAD200 "Content-Length: 100\r\n\r\nabc",
+                        0,
+                        NULL,
+                        0,
+                        CLOSE,
+                        ERR_CLOSED_EARLY,
+                        NULL,
+                        0,
+                        0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 3), 0);
@@ -515,8 +523,16 @@ static void a_close_in_the_middle_of_the_body_is_closed_early(void **state)
 
 static void a_keep_alive_connection_closed_between_requests_is_no_error(void **state)
 {
-    struct script sc = {"closed between requests", HEAD200 "Content-Length: 2\r\n\r\nok", 0, NULL,
-                        0, CLOSE, OK, NULL, 0, 0};
+    struct script sc = {"closed between requests",
+                        HEAD200 "Content-Length: 2\r\n\r\nok",
+                        0,
+                        NULL,
+                        0,
+                        CLOSE,
+                        OK,
+                        NULL,
+                        0,
+                        0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 5), 0);
@@ -527,7 +543,14 @@ static void a_chunked_body_split_at_every_byte_is_whole(void **state)
     struct script sc = {"chunked, one byte at a time",
                         HEAD200 "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n10\r\n"
                                 "0123456789abcdef\r\n0\r\n\r\n",
-                        0, NULL, 1, KEEP, OK, NULL, 0, 0};
+                        0,
+                        NULL,
+                        1,
+                        KEEP,
+                        OK,
+                        NULL,
+                        0,
+                        0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 3), 0);
@@ -535,9 +558,17 @@ static void a_chunked_body_split_at_every_byte_is_whole(void **state)
 
 static void interim_replies_before_the_reply_are_skipped(void **state)
 {
-    struct script sc = {"1xx", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\n"
-                               "Link: </s.css>\r\n\r\n" HEAD200 "Content-Length: 2\r\n\r\nok",
-                        0, NULL, 0, KEEP, OK, NULL, 0, 0};
+    struct script sc = {"1xx",
+                        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\n"
+                        "Link: </s.css>\r\n\r\n" HEAD200 "Content-Length: 2\r\n\r\nok",
+                        0,
+                        NULL,
+                        0,
+                        KEEP,
+                        OK,
+                        NULL,
+                        0,
+                        0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 3), 0);
