@@ -586,10 +586,13 @@ int main(void)
         cmocka_unit_test(interim_replies_before_the_reply_are_skipped),
     };
     char err[ERR_MAX];
+    int rc;
 
     if (engine_global_init(err, sizeof(err)) != 0) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    engine_global_cleanup();
+    return rc;
 }
