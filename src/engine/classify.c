@@ -5,6 +5,7 @@
 #include <string.h>
 
 #define ANY_ERRNO (-1L)
+#define WORDS_MAX 256 /* bytes of a transport's words that are shown */
 
 /* When a rule applies, by whether the connection had been established. */
 enum phase {
@@ -14,62 +15,40 @@ enum phase {
 };
 
 /*
- * Failures by libcurl code and OS errno. The first matching row wins, so a
- * code's rows with a specific errno come before its ANY_ERRNO row; a failure
- * no row matches is ERR_OTHER. EMFILE and ENFILE are decided before the
- * table, whatever the code.
+ * Failures by outcome and OS errno. The first matching row wins, so an
+ * outcome's rows with a specific errno come before its ANY_ERRNO row; a
+ * failure no row matches is ERR_OTHER. EMFILE and ENFILE are decided before
+ * the table, whatever the outcome.
  */
 static const struct rule {
-    CURLcode code;
+    enum transfer_outcome outcome;
     long os_errno; /* ANY_ERRNO: whatever it is */
     enum phase phase;
     enum errclass class;
 } rules[] = {
-    {CURLE_COULDNT_CONNECT, ECONNREFUSED, EITHER, ERR_REFUSED},
-    {CURLE_COULDNT_CONNECT, EADDRNOTAVAIL, EITHER, ERR_LOCAL_NO_PORTS},
+    {TRANSFER_CONNECT, ECONNREFUSED, EITHER, ERR_REFUSED},
+    {TRANSFER_CONNECT, EADDRNOTAVAIL, EITHER, ERR_LOCAL_NO_PORTS},
     /* The SYN got no answer (the kernel gave up), or there was no route to
      * the host: the network's doing, which connect_timeout stands for. The
      * message keeps the errno's words. */
-    {CURLE_COULDNT_CONNECT, ETIMEDOUT, EITHER, ERR_CONNECT_TIMEOUT},
-    {CURLE_COULDNT_CONNECT, EHOSTUNREACH, EITHER, ERR_CONNECT_TIMEOUT},
-    {CURLE_COULDNT_CONNECT, ENETUNREACH, EITHER, ERR_CONNECT_TIMEOUT},
-    {CURLE_COULDNT_CONNECT, EHOSTDOWN, EITHER, ERR_CONNECT_TIMEOUT},
-    {CURLE_COULDNT_CONNECT, ENETDOWN, EITHER, ERR_CONNECT_TIMEOUT},
-    {CURLE_COULDNT_CONNECT, ECONNRESET, EITHER, ERR_RESET},
-    /* libcurl reports both its connect timeout and the request's timeout as
-     * CURLE_OPERATION_TIMEDOUT; only the phase tells them apart. */
-    {CURLE_OPERATION_TIMEDOUT, ANY_ERRNO, BEFORE_CONNECT, ERR_CONNECT_TIMEOUT},
-    {CURLE_OPERATION_TIMEDOUT, ANY_ERRNO, AFTER_CONNECT, ERR_TIMEOUT},
-    {CURLE_COULDNT_RESOLVE_HOST, ANY_ERRNO, EITHER, ERR_DNS},
-    {CURLE_COULDNT_RESOLVE_PROXY, ANY_ERRNO, EITHER, ERR_DNS},
-    {CURLE_SSL_CONNECT_ERROR, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_ENGINE_NOTFOUND, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_ENGINE_SETFAILED, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_CERTPROBLEM, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_CIPHER, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_PEER_FAILED_VERIFICATION, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_USE_SSL_FAILED, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_ENGINE_INITFAILED, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_CACERT_BADFILE, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_SHUTDOWN_FAILED, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_CRL_BADFILE, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_ISSUER_ERROR, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_PINNEDPUBKEYNOTMATCH, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_INVALIDCERTSTATUS, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SSL_CLIENTCERT, ANY_ERRNO, EITHER, ERR_TLS},
-    {CURLE_SEND_ERROR, EPIPE, EITHER, ERR_BROKEN_PIPE},
-    {CURLE_SEND_ERROR, ECONNRESET, EITHER, ERR_RESET},
-    {CURLE_RECV_ERROR, ECONNRESET, EITHER, ERR_RESET},
-    {CURLE_GOT_NOTHING, ANY_ERRNO, EITHER, ERR_CLOSED_EARLY},
-    {CURLE_PARTIAL_FILE, ANY_ERRNO, EITHER, ERR_CLOSED_EARLY},
-    {CURLE_WEIRD_SERVER_REPLY, ANY_ERRNO, EITHER, ERR_MALFORMED},
-    /* Once connected, this is libcurl's "Unsupported HTTP version in
-     * response"; before, a URL scheme libcurl was built without. */
-    {CURLE_UNSUPPORTED_PROTOCOL, ANY_ERRNO, AFTER_CONNECT, ERR_MALFORMED},
-    {CURLE_BAD_CONTENT_ENCODING, ANY_ERRNO, EITHER, ERR_MALFORMED},
-    {CURLE_HTTP2, ANY_ERRNO, EITHER, ERR_MALFORMED},
-    {CURLE_HTTP2_STREAM, ANY_ERRNO, EITHER, ERR_MALFORMED},
-    {CURLE_HTTP3, ANY_ERRNO, EITHER, ERR_MALFORMED},
+    {TRANSFER_CONNECT, ETIMEDOUT, EITHER, ERR_CONNECT_TIMEOUT},
+    {TRANSFER_CONNECT, EHOSTUNREACH, EITHER, ERR_CONNECT_TIMEOUT},
+    {TRANSFER_CONNECT, ENETUNREACH, EITHER, ERR_CONNECT_TIMEOUT},
+    {TRANSFER_CONNECT, EHOSTDOWN, EITHER, ERR_CONNECT_TIMEOUT},
+    {TRANSFER_CONNECT, ENETDOWN, EITHER, ERR_CONNECT_TIMEOUT},
+    {TRANSFER_CONNECT, ECONNRESET, EITHER, ERR_RESET},
+    /* One deadline outcome for the connect's and the request's: only the
+     * phase tells them apart. */
+    {TRANSFER_TIMEOUT, ANY_ERRNO, BEFORE_CONNECT, ERR_CONNECT_TIMEOUT},
+    {TRANSFER_TIMEOUT, ANY_ERRNO, AFTER_CONNECT, ERR_TIMEOUT},
+    {TRANSFER_DNS, ANY_ERRNO, EITHER, ERR_DNS},
+    {TRANSFER_TLS, ANY_ERRNO, EITHER, ERR_TLS},
+    {TRANSFER_SEND, EPIPE, EITHER, ERR_BROKEN_PIPE},
+    {TRANSFER_SEND, ECONNRESET, EITHER, ERR_RESET},
+    {TRANSFER_RECV, ECONNRESET, EITHER, ERR_RESET},
+    {TRANSFER_CLOSED_EMPTY, ANY_ERRNO, EITHER, ERR_CLOSED_EARLY},
+    {TRANSFER_CLOSED_PARTIAL, ANY_ERRNO, EITHER, ERR_CLOSED_EARLY},
+    {TRANSFER_MALFORMED, ANY_ERRNO, EITHER, ERR_MALFORMED},
 };
 
 /* The first words of a failure's message, by class. HTTP classes are shown
@@ -114,7 +93,7 @@ static int by_status(long status, const struct status_set *expect)
  * status decides. */
 static int is_complete(const struct transfer_result *r)
 {
-    return r->code == CURLE_OK || (r->code == CURLE_WRITE_ERROR && r->body_cut);
+    return r->outcome == TRANSFER_OK || r->outcome == TRANSFER_BODY_CUT;
 }
 
 static int phase_matches(enum phase p, int connected)
@@ -126,17 +105,13 @@ int classify_transfer(const struct transfer_result *r)
 {
     if (is_complete(r))
         return by_status(r->http_status, r->expect);
-    /* With CURLOPT_FAILONERROR libcurl fails on a status >= 400. The reply
-     * was not read, so expect does not make it a success. */
-    if (r->code == CURLE_HTTP_RETURNED_ERROR && r->http_status >= 400 && r->http_status < 600)
-        return by_status(r->http_status, NULL);
     /* Whatever the step, a socket, pipe or file could not be opened here. */
     if (r->os_errno == EMFILE || r->os_errno == ENFILE)
         return ERR_LOCAL_FD_LIMIT;
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
         const struct rule *rule = &rules[i];
 
-        if (rule->code == r->code &&
+        if (rule->outcome == r->outcome &&
             (rule->os_errno == ANY_ERRNO || rule->os_errno == r->os_errno) &&
             phase_matches(rule->phase, r->connected))
             return rule->class;
@@ -144,10 +119,11 @@ int classify_transfer(const struct transfer_result *r)
     return ERR_OTHER;
 }
 
-/* Length of s without the line ends and blanks libcurl may leave at its end. */
+/* Length of s without the line ends and blanks a library may leave at its
+ * end (libcurl's error buffer does). */
 static int trimmed_len(const char *s)
 {
-    size_t n = strnlen(s, CURL_ERROR_SIZE);
+    size_t n = strnlen(s, WORDS_MAX);
 
     while (n > 0 && strchr("\r\n\t ", s[n - 1]))
         n--;
@@ -173,29 +149,20 @@ static void errno_note(long os_errno, const char *words, int len, char *buf, siz
     snprintf(buf, cap, "; errno %ld: %s", os_errno, text);
 }
 
-void classify_message(const struct transfer_result *r, const char *curl_error, char *buf,
-                      size_t cap)
-{
-    classify_message_via(r, NULL, curl_error, buf, cap);
-}
-
-void classify_message_via(const struct transfer_result *r, const char *via, const char *text,
-                          char *buf, size_t cap)
+void classify_message(const struct transfer_result *r, const char *text, char *buf, size_t cap)
 {
     int class = classify_transfer(r);
-    const char *words = text && text[0] ? text : curl_easy_strerror(r->code);
+    const char *words = text ? text : "";
     int len = trimmed_len(words);
     char note[160];
 
     if (cap == 0)
         return;
     if (class < 0 || class == ERR_HTTP_4XX || class == ERR_HTTP_5XX) {
-        if (is_complete(r))
-            snprintf(buf, cap, "HTTP %ld%s", r->http_status,
-                     r->body_cut ? ", body cut at max_body" : "");
-        else
-            snprintf(buf, cap, "HTTP %ld (curl %d: %.*s)", r->http_status, (int)r->code, len,
-                     words);
+        /* Only a complete reply gets here: a failed one is never ok or
+         * judged by its status. */
+        snprintf(buf, cap, "HTTP %ld%s", r->http_status,
+                 r->outcome == TRANSFER_BODY_CUT ? ", body cut at max_body" : "");
         return;
     }
     if (class == ERR_UNEXPECTED_STATUS) {
@@ -204,7 +171,7 @@ void classify_message_via(const struct transfer_result *r, const char *via, cons
         /* Only a complete reply with an expect set gets here. */
         status_set_format(r->expect, set, sizeof(set));
         snprintf(buf, cap, "status %ld, expected %s%s", r->http_status, set,
-                 r->body_cut ? ", body cut at max_body" : "");
+                 r->outcome == TRANSFER_BODY_CUT ? ", body cut at max_body" : "");
         return;
     }
     if (class == ERR_MALFORMED && is_complete(r)) {
@@ -215,9 +182,8 @@ void classify_message_via(const struct transfer_result *r, const char *via, cons
         return;
     }
     errno_note(r->os_errno, words, len, note, sizeof(note));
-    if (via)
-        snprintf(buf, cap, "%s (%s: %.*s%s)", reasons[class], via, len, words, note);
+    if (len > 0 || note[0])
+        snprintf(buf, cap, "%s (%.*s%s)", reasons[class], len, words, len ? note : note + 2);
     else
-        snprintf(buf, cap, "%s (curl %d: %.*s%s)", reasons[class], (int)r->code, len, words,
-                 note);
+        snprintf(buf, cap, "%s", reasons[class]);
 }

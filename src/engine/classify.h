@@ -1,26 +1,39 @@
 /*
- * classify: which error class a finished transfer falls in, from libcurl's
- * result, the OS errno behind it (CURLINFO_OS_ERRNO), the HTTP status and
- * whether the connection was established. The h1 transport states its
- * outcomes in the same terms (the CURLcode libcurl would have given), so
- * both transports classify alike. Pure; any thread.
+ * classify: which error class a finished transfer falls in, from its
+ * outcome in brink's own terms (enum transfer_outcome), the OS errno behind
+ * it, the HTTP status and whether the connection was established. Every
+ * transport states its outcomes in these terms (libcurl's codes are mapped
+ * in curl_code.c), so all classify alike. Pure; any thread.
  */
 #ifndef BRINK_ENGINE_CLASSIFY_H
 #define BRINK_ENGINE_CLASSIFY_H
 
 #include <stddef.h>
 
-#include <curl/curl.h>
-
 #include "core/errclass.h"
 #include "core/status_set.h"
 
+/* How a transfer ended, whatever the transport. */
+enum transfer_outcome {
+    TRANSFER_OK,             /* a whole reply came */
+    TRANSFER_BODY_CUT,       /* the body passed max_body and was dropped on purpose */
+    TRANSFER_CONNECT,        /* no connection; os_errno says why */
+    TRANSFER_TIMEOUT,        /* a deadline passed: the connect's when not connected */
+    TRANSFER_DNS,            /* the host name did not resolve */
+    TRANSFER_TLS,            /* the TLS handshake or certificate check failed */
+    TRANSFER_SEND,           /* sending the request failed; os_errno says why */
+    TRANSFER_RECV,           /* reading the reply failed; os_errno says why */
+    TRANSFER_CLOSED_EMPTY,   /* the server closed before any byte of the reply */
+    TRANSFER_CLOSED_PARTIAL, /* the server closed in the middle of the reply */
+    TRANSFER_MALFORMED,      /* the reply is not valid HTTP/1.x; the words say why */
+    TRANSFER_OTHER,          /* anything else; the words say what */
+};
+
 struct transfer_result {
-    CURLcode code;    /* from CURLMSG_DONE */
-    long os_errno;    /* CURLINFO_OS_ERRNO, 0 when none */
-    long http_status; /* CURLINFO_RESPONSE_CODE, 0 when no status line came */
+    enum transfer_outcome outcome;
+    long os_errno;    /* the OS error behind it, 0 when none */
+    long http_status; /* 0 when no status line came */
     int connected;    /* the TCP (and TLS) connection was established */
-    int body_cut;     /* our write callback stopped at max_body on purpose */
     /* The statuses the request's kind expects ([target] or [request NAME]
      * expect), borrowed; NULL: 100 to 399, expect's default. The transports
      * leave it NULL and slot_done sets it, so both judge statuses alike. */
@@ -37,17 +50,12 @@ int classify_transfer(const struct transfer_result *r);
 
 /*
  * One line for the console and the record: the class's reason with the
- * library's words, e.g. "connection reset by peer (curl 56: Recv failure:
+ * transport's words, e.g. "connection reset by peer (curl 56: Recv failure:
  * Connection reset by peer)", "HTTP 503" or, for unexpected_status, "status
- * 200, expected 404" (the set as expect reads it). curl_error is the transfer's
- * CURLOPT_ERRORBUFFER ("" when empty). Raw text: sanitize before display.
+ * 200, expected 404" (the set as expect reads it). words names the
+ * transport and says what it saw ("curl 56: ...", "h1: read: ..."; "" or
+ * NULL: none). Raw text: sanitize before display.
  */
-void classify_message(const struct transfer_result *r, const char *curl_error, char *buf,
-                      size_t cap);
-/* The same for a transfer of another transport: via names it and words are
- * its own ("connection reset by peer (h1: read: connection reset by peer)").
- * With via NULL it is classify_message. */
-void classify_message_via(const struct transfer_result *r, const char *via, const char *words,
-                          char *buf, size_t cap);
+void classify_message(const struct transfer_result *r, const char *words, char *buf, size_t cap);
 
 #endif

@@ -1,17 +1,26 @@
 /*
  * The curl transport's side of a slot: one easy handle per virtual user,
  * reused for every request it sends (and so, with keep-alive, one
- * connection), and the ops table that lets a worker drive libcurl.
+ * connection), and the ops table that lets a worker drive libcurl. Reply
+ * headers pass brink's own checks, so that what libcurl lets through and
+ * HTTP forbids is malformed here as it is with h1; and a request whose
+ * reused connection the server had closed is sent again once, as h1 does.
  */
 #include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config/config.h"
+#include "core/xalloc.h"
 #include "engine/classify.h"
+#include "engine/curl_transport.h"
 #include "engine/internal.h"
 #include "engine/workload.h"
+
+#define WORDS_MAX 320
 
 /*
  * Receive buffers. libcurl's default 16 KiB makes large bodies cost many more
@@ -34,56 +43,144 @@ static long large_buffer_for(uint32_t index)
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 {
     struct slot *s = userp;
+    struct curl_slot *cs = s->curl;
     size_t n = size * nmemb;
 
     (void)data;
-    s->body_bytes += n;
-    if (s->body_bytes > s->w->e->config->target.max_body_bytes) {
+    cs->body_bytes += n;
+    if (cs->body_bytes > s->w->e->config->target.max_body_bytes) {
         /* Counted and cut, never buffered: returning less than n aborts. */
-        s->is_body_cut = 1;
+        cs->is_body_cut = 1;
         return 0;
     }
     return n;
 }
 
+/* ---- Reply headers ---------------------------------------------------- */
+
+/* Whether line (n bytes, its line end included) names header name. */
+static int names(const char *line, size_t n, const char *name)
+{
+    size_t len = strlen(name);
+
+    return n > len && line[len] == ':' && strncasecmp(line, name, len) == 0;
+}
+
+/* Whether line holds a control character other than tab before its end:
+ * HTTP forbids them in a field (RFC 9110, 5.5), and h1's parser refuses
+ * them. */
+static int has_control(const char *line, size_t n)
+{
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        n--;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)line[i];
+
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return 1;
+    }
+    return 0;
+}
+
+static int mentions_chunked(const char *line, size_t n)
+{
+    static const char word[] = "chunked";
+
+    for (size_t i = 0; i + sizeof(word) - 1 <= n; i++) {
+        if (strncasecmp(line + i, word, sizeof(word) - 1) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Checks one header line against what h1 refuses too; returns why it is
+ * refused, or NULL. */
+static const char *check_header(struct curl_head *h, const char *line, size_t n)
+{
+    if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
+        /* A status line starts a header block (a 1xx, then the reply). */
+        h->content_length = -1;
+        h->is_chunked = 0;
+        h->n_blocks++;
+        return NULL;
+    }
+    if (has_control(line, n))
+        return "a control character in a header line";
+    if (names(line, n, "Content-Length")) {
+        long v = strtol(line + strlen("Content-Length:"), NULL, 10);
+
+        if (h->content_length >= 0 && v != h->content_length)
+            return "two Content-Length headers with different values";
+        if (h->is_chunked)
+            return "Content-Length together with chunked Transfer-Encoding";
+        h->content_length = v;
+    } else if (names(line, n, "Transfer-Encoding") && mentions_chunked(line, n)) {
+        if (h->content_length >= 0)
+            return "Content-Length together with chunked Transfer-Encoding";
+        h->is_chunked = 1;
+    }
+    return NULL;
+}
+
+static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
+{
+    struct curl_slot *cs = ((struct slot *)userp)->curl;
+    size_t n = size * nmemb;
+
+    cs->head.why = check_header(&cs->head, line, n);
+    /* Returning less than n aborts the transfer (CURLE_WRITE_ERROR). */
+    return cs->head.why ? 0 : n;
+}
+
+/* ---- The ops table ---------------------------------------------------- */
+
 static void slot_init(struct slot *s)
 {
     struct worker *w = s->w;
     const struct config *c = w->e->config;
+    struct curl_slot *cs = xcalloc(1, sizeof(*cs));
+    CURL *e = curl_easy_init();
 
-    s->easy = curl_easy_init();
-    if (!s->easy) {
+    if (!e) {
         fprintf(stderr, "brink: engine: curl_easy_init failed: out of memory\n");
         abort();
     }
-    http_setup_easy(w, s);
-    curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, s);
-    s->buffer_size = BUFFER_DEFAULT;
-    curl_easy_setopt(s->easy, CURLOPT_BUFFERSIZE, s->buffer_size);
-    curl_easy_setopt(s->easy, CURLOPT_CONNECTTIMEOUT_MS,
-                     (long)(c->target.connect_timeout_us / 1000));
-    curl_easy_setopt(s->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-    curl_easy_setopt(s->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    s->curl = cs;
+    cs->easy = e;
+    cs->last_kind = SIZE_MAX;
+    curl_uv_setup_easy(w, s);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, s);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, s);
+    cs->buffer_size = BUFFER_DEFAULT;
+    curl_easy_setopt(e, CURLOPT_BUFFERSIZE, cs->buffer_size);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(c->target.connect_timeout_us / 1000));
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     /* Load goes to the target, never through a proxy named by http_proxy
      * in the environment; this also spares libcurl a getenv per request. */
-    curl_easy_setopt(s->easy, CURLOPT_PROXY, "");
+    curl_easy_setopt(e, CURLOPT_PROXY, "");
     if (!c->target.keepalive) {
-        curl_easy_setopt(s->easy, CURLOPT_FRESH_CONNECT, 1L);
-        curl_easy_setopt(s->easy, CURLOPT_FORBID_REUSE, 1L);
+        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
     }
 }
 
 static void slot_fini(struct slot *s)
 {
-    curl_easy_cleanup(s->easy);
+    if (!s->curl)
+        return;
+    curl_easy_cleanup(s->curl->easy);
+    free(s->curl);
+    s->curl = NULL;
 }
 
 /* The options that depend on the request kind, set when the kind changes. */
 static void set_kind(struct slot *s, size_t kind)
 {
     const struct workload_kind *k = workload_kind(s->w->e->workload, kind);
-    CURL *e = s->easy;
+    CURL *e = s->curl->easy;
 
     /* HTTPGET resets what a previous kind may have left: POST, NOBODY. */
     curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
@@ -99,57 +196,97 @@ static void set_kind(struct slot *s, size_t kind)
     } else {
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, k->method);
     }
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->kind_headers[kind]);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->curl->kind_headers[kind]);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(k->timeout_us / 1000));
-    s->last_kind = kind;
+    s->curl->last_kind = kind;
 }
 
-static void start(struct slot *s)
+/* Clears what the last transfer of s left, for the next one (or a retry). */
+static void reset_transfer(struct curl_slot *cs)
 {
-    struct worker *w = s->w;
-    int len;
+    cs->body_bytes = 0;
+    cs->is_body_cut = 0;
+    cs->open_errno = 0;
+    cs->error[0] = '\0';
+    cs->head = (struct curl_head){.content_length = -1};
+}
 
-    len = workload_url(w->e->workload, s->kind, s->seq, s->vu, &w->rng, w->url, sizeof(w->url));
-    /* workload_new refused templates that could expand past the buffer. */
-    assert(len >= 0);
-    (void)len;
-    if (s->kind != s->last_kind)
-        set_kind(s, s->kind);
-    curl_easy_setopt(s->easy, CURLOPT_URL, w->url);
-    s->body_bytes = 0;
-    s->is_body_cut = 0;
-    s->open_errno = 0;
-    s->error[0] = '\0';
-    if (http_add(w, s) != 0) {
+static void add(struct slot *s)
+{
+    if (curl_uv_add(s->w, s) != 0) {
         fprintf(stderr, "brink: engine: curl_multi_add_handle failed: out of memory\n");
         abort();
     }
 }
 
+static void start(struct slot *s)
+{
+    struct worker *w = s->w;
+    struct curl_slot *cs = s->curl;
+    char *url = w->curl->url;
+    int len;
+
+    len = workload_url(w->e->workload, s->kind, s->seq, s->vu, &w->rng, url, CURL_URL_MAX);
+    /* workload_new refused templates that could expand past the buffer. */
+    assert(len >= 0);
+    (void)len;
+    if (s->kind != cs->last_kind)
+        set_kind(s, s->kind);
+    curl_easy_setopt(cs->easy, CURLOPT_URL, url);
+    if (cs->is_retried && s->w->e->config->target.keepalive)
+        curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, 0L);
+    cs->is_retried = 0;
+    reset_transfer(cs);
+    add(s);
+}
+
 static void abort_transfer(struct slot *s)
 {
-    http_abort(s->w, s);
+    curl_uv_abort(s->w, s);
+}
+
+/* ---- Outcomes --------------------------------------------------------- */
+
+/* Whether the transfer went over TLS; asked only where it matters. */
+static int is_tls(struct curl_slot *cs, CURLcode code)
+{
+    const char *scheme = NULL;
+
+    if (code != CURLE_RECV_ERROR)
+        return 0;
+    curl_easy_getinfo(cs->easy, CURLINFO_SCHEME, &scheme);
+    return scheme && strcasecmp(scheme, "https") == 0;
 }
 
 static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uint64_t *bytes_in,
-                   uint64_t *bytes_out)
+                   uint64_t *bytes_out, char *words, size_t words_cap)
 {
+    struct curl_slot *cs = s->curl;
     long header_bytes = 0, request_bytes = 0, os_errno = 0, port = 0;
     curl_off_t upload = 0;
 
-    r->code = code;
-    curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &r->http_status);
-    curl_easy_getinfo(s->easy, CURLINFO_OS_ERRNO, &os_errno);
-    curl_easy_getinfo(s->easy, CURLINFO_HEADER_SIZE, &header_bytes);
-    curl_easy_getinfo(s->easy, CURLINFO_REQUEST_SIZE, &request_bytes);
-    curl_easy_getinfo(s->easy, CURLINFO_SIZE_UPLOAD_T, &upload);
+    curl_easy_getinfo(cs->easy, CURLINFO_RESPONSE_CODE, &r->http_status);
+    curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
+    curl_easy_getinfo(cs->easy, CURLINFO_HEADER_SIZE, &header_bytes);
+    curl_easy_getinfo(cs->easy, CURLINFO_REQUEST_SIZE, &request_bytes);
+    curl_easy_getinfo(cs->easy, CURLINFO_SIZE_UPLOAD_T, &upload);
     /* The remote port is known once a connection was made or reused, so it
      * tells a connect timeout from a read timeout on a kept-alive one. */
-    curl_easy_getinfo(s->easy, CURLINFO_PRIMARY_PORT, &port);
-    r->os_errno = s->open_errno ? s->open_errno : os_errno;
+    curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
+    r->os_errno = cs->open_errno ? cs->open_errno : os_errno;
     r->connected = port > 0;
-    r->body_cut = s->is_body_cut;
-    *bytes_in = (uint64_t)header_bytes + s->body_bytes;
+    if (cs->head.why) {
+        r->outcome = TRANSFER_MALFORMED;
+        snprintf(words, words_cap, "curl: %s", cs->head.why);
+    } else {
+        r->outcome =
+            curl_code_outcome(code, r->os_errno, r->connected, is_tls(cs, code), cs->is_body_cut);
+        /* A complete reply's message is its status: no words to make. */
+        words[0] = '\0';
+        if (r->outcome != TRANSFER_OK && r->outcome != TRANSFER_BODY_CUT)
+            curl_code_words(code, r->connected, cs->error, words, words_cap);
+    }
+    *bytes_in = (uint64_t)header_bytes + cs->body_bytes;
     /* libcurl sends a small body in the same write as the head and counts
      * it in the request size too; only a larger one is sent, and counted,
      * apart (the h1 transport counts the same bytes once). */
@@ -159,24 +296,56 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
         *bytes_out = (uint64_t)request_bytes;
 }
 
+/*
+ * Whether a transfer that ended with code died on a reused connection the
+ * server had closed, before any byte of the reply: sent again once on a
+ * fresh connection, by the rule h1 follows too (docs/config.md). libcurl
+ * retries an empty reply itself, but not a reset or a failed send.
+ */
+static int is_dead_reuse(struct curl_slot *cs, CURLcode code)
+{
+    long new_conns = 1, header_bytes = 1, os_errno = 0;
+
+    if (cs->is_retried || cs->body_bytes > 0 || cs->head.n_blocks > 0)
+        return 0;
+    curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
+    if (!(code == CURLE_GOT_NOTHING || code == CURLE_SEND_ERROR ||
+          (code == CURLE_RECV_ERROR && (os_errno == ECONNRESET || os_errno == EPIPE))))
+        return 0;
+    curl_easy_getinfo(cs->easy, CURLINFO_NUM_CONNECTS, &new_conns);
+    curl_easy_getinfo(cs->easy, CURLINFO_HEADER_SIZE, &header_bytes);
+    return new_conns == 0 && header_bytes == 0;
+}
+
 void curl_slot_done(struct slot *s, CURLcode code)
 {
+    struct curl_slot *cs = s->curl;
     struct transfer_result r = {0};
     uint64_t in = 0, out = 0;
+    char words[WORDS_MAX];
 
-    gather(s, code, &r, &in, &out);
-    if (s->body_bytes > BUFFER_LARGE_BODY && s->buffer_size == BUFFER_DEFAULT) {
-        s->buffer_size = large_buffer_for(s->index);
-        curl_easy_setopt(s->easy, CURLOPT_BUFFERSIZE, s->buffer_size);
+    if (is_dead_reuse(cs, code)) {
+        cs->is_retried = 1;
+        reset_transfer(cs);
+        /* Another cached connection may be as dead: this attempt gets a
+         * fresh one (start puts the option back for the next request). */
+        curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, 1L);
+        add(s);
+        return;
     }
-    slot_done(s, &r, in, out, s->error);
+    gather(s, code, &r, &in, &out, words, sizeof(words));
+    if (cs->body_bytes > BUFFER_LARGE_BODY && cs->buffer_size == BUFFER_DEFAULT) {
+        cs->buffer_size = large_buffer_for(s->index);
+        curl_easy_setopt(cs->easy, CURLOPT_BUFFERSIZE, cs->buffer_size);
+    }
+    slot_done(s, &r, in, out, words);
 }
 
 const struct transport_ops transport_curl = {
     .name = "curl",
-    .init = http_init,
-    .close = http_close,
-    .fini = http_fini,
+    .init = curl_uv_init,
+    .close = curl_uv_close,
+    .fini = curl_uv_fini,
     .slot_init = slot_init,
     .slot_free = slot_fini,
     .start = start,

@@ -24,18 +24,12 @@
 
 int engine_global_init(char *err, size_t err_len)
 {
-    CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-
-    if (rc != CURLE_OK) {
-        snprintf(err, err_len, "brink: engine: curl_global_init: %s", curl_easy_strerror(rc));
-        return -EIO;
-    }
-    return 0;
+    return curl_uv_global_init(err, err_len);
 }
 
 void engine_global_cleanup(void)
 {
-    curl_global_cleanup();
+    curl_uv_global_cleanup();
 }
 
 /* Raises the soft fd limit to the hard one; returns the limit now in force. */
@@ -368,7 +362,7 @@ static void stop_started(struct engine *e)
     }
 }
 
-int engine_start(const struct engine_params *p, char *err, size_t err_len, struct engine **out)
+int engine_build(const struct engine_params *p, char *err, size_t err_len, struct engine **out)
 {
     const struct config *c = p->config;
     struct engine *e = xcalloc(1, sizeof(*e));
@@ -434,9 +428,22 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
     plan_init(e, p->start_ramp);
     for (uint32_t i = 0; i < e->n_workers; i++) {
         rc = worker_new(e, i, err, err_len, &e->workers[i]);
-        if (rc != 0)
-            goto out_free_engine;
+        if (rc != 0) {
+            engine_free(e);
+            return rc;
+        }
     }
+    *out = e;
+    return 0;
+}
+
+int engine_start(const struct engine_params *p, char *err, size_t err_len, struct engine **out)
+{
+    struct engine *e;
+    int rc = engine_build(p, err, err_len, &e);
+
+    if (rc != 0)
+        return rc;
     chan_set_wake(e->chan, on_command, e);
     for (uint32_t i = 0; i < e->n_workers; i++) {
         rc = worker_start(e->workers[i], err, err_len);
@@ -449,7 +456,6 @@ int engine_start(const struct engine_params *p, char *err, size_t err_len, struc
 out_stop_workers:
     chan_set_wake(e->chan, NULL, NULL);
     stop_started(e);
-out_free_engine:
     engine_free(e);
     return rc;
 }

@@ -5,11 +5,11 @@
  * read, so an idle connection the server closes is noticed and dropped. A
  * request is one write of a pre-serialised head (and the kind's body, from
  * the workload's copy); the reply is parsed and counted in the worker's one
- * read buffer, never copied. Outcomes are stated as the CURLcode libcurl
- * would give, so classify.c puts them in the same classes. Like libcurl, a
- * reused connection that dies before any byte of the reply is retried once
- * on a fresh one, and a connect refused at one address of the target tries
- * the next.
+ * read buffer, never copied. Outcomes are stated in brink's terms (enum
+ * transfer_outcome), as the curl transport maps libcurl's, so classify.c
+ * puts them in the same classes. As with curl, a reused connection that
+ * dies before any byte of the reply is retried once on a fresh one, and a
+ * connect refused at one address of the target tries the next.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -58,8 +58,8 @@ struct h1_slot {
     uint32_t n_tried; /* addresses its current connect has tried */
     int was_connected;
     int is_pending;
-    struct h1_slot *next; /* in the pending list */
-    CURLcode code;        /* a pending completion */
+    struct h1_slot *next;          /* in the pending list */
+    enum transfer_outcome outcome; /* a pending completion */
     int os_errno;
     char words[WORDS_MAX];
 };
@@ -98,18 +98,23 @@ static void conn_close(struct h1_conn *c)
 
 /* ---- Completion ------------------------------------------------------- */
 
-static void complete(struct slot *s, CURLcode code, int os_errno, const char *words)
+static void complete(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *words)
 {
     struct h1_slot *h = s->h1;
     struct transfer_result r = {0};
+    char tagged[WORDS_MAX + 8];
 
     uv_timer_stop(&h->timer);
-    r.code = code;
+    r.outcome = outcome;
     r.os_errno = os_errno;
     r.http_status = h->resp.status;
     r.connected = h->was_connected;
-    r.body_cut = code == CURLE_WRITE_ERROR && h->resp.is_cut;
-    slot_done(s, &r, h->resp.raw_bytes, h->bytes_out, words);
+    /* The words name the transport, as libcurl's name theirs. */
+    if (words[0])
+        snprintf(tagged, sizeof(tagged), "h1: %s", words);
+    else
+        tagged[0] = '\0';
+    slot_done(s, &r, h->resp.raw_bytes, h->bytes_out, tagged);
 }
 
 static void on_idle(uv_idle_t *i)
@@ -124,7 +129,7 @@ static void on_idle(uv_idle_t *i)
         struct h1_slot *next = h->next;
 
         h->is_pending = 0;
-        complete(h->s, h->code, h->os_errno, h->words);
+        complete(h->s, h->outcome, h->os_errno, h->words);
         h = next;
     }
 }
@@ -142,7 +147,7 @@ static void unlink_pending(struct h1_worker *hw, struct h1_slot *h)
 
 /* The transfer of s failed: complete it now, or, inside start, on the next
  * loop pass (slot_done would start the next request inside this one). */
-static void fail(struct slot *s, CURLcode code, int os_errno, const char *what)
+static void fail(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what)
 {
     struct h1_slot *h = s->h1;
     struct h1_worker *hw = s->w->h1;
@@ -157,11 +162,11 @@ static void fail(struct slot *s, CURLcode code, int os_errno, const char *what)
     if (h->conn)
         conn_close(h->conn);
     if (!h->is_starting) {
-        complete(s, code, os_errno, h->words);
+        complete(s, outcome, os_errno, h->words);
         return;
     }
     uv_timer_stop(&h->timer);
-    h->code = code;
+    h->outcome = outcome;
     h->os_errno = os_errno;
     h->is_pending = 1;
     h->next = hw->pending;
@@ -174,7 +179,8 @@ static void fail(struct slot *s, CURLcode code, int os_errno, const char *what)
 static void conn_open(struct slot *s);
 
 /* A reused connection that died before any byte of the reply: the server
- * had closed it; send again on a fresh one, once, as libcurl does. The
+ * had closed it; send again on a fresh one, once, the rule both transports
+ * follow (docs/config.md). The
  * head is filled in again: the same {seq} and {vu}, new {rand} and {uuid}. */
 static int retried(struct slot *s)
 {
@@ -201,7 +207,7 @@ static void on_write(uv_write_t *req, int status)
     if (status == UV_ECANCELED || !c->s || status >= 0)
         return;
     if (!retried(c->s))
-        fail(c->s, CURLE_SEND_ERROR, -status, "write");
+        fail(c->s, TRANSFER_SEND, -status, "write");
 }
 
 /* Queues what uv_try_write left of bufs (done bytes went out already). */
@@ -248,7 +254,7 @@ static void send_request(struct slot *s)
     if (rc >= 0 || rc == UV_EAGAIN)
         rc = write_rest(c, bufs, rc >= 0 ? (size_t)rc : 0);
     if (rc < 0 && !retried(s))
-        fail(s, CURLE_SEND_ERROR, -rc, "write");
+        fail(s, TRANSFER_SEND, -rc, "write");
 }
 
 /* ---- Replies ---------------------------------------------------------- */
@@ -268,7 +274,7 @@ static void replied(struct slot *s, size_t used, size_t n)
     if (!config_of(s)->target.keepalive || !h1_resp_keeps_alive(&s->h1->resp) || used != n ||
         c->is_writing)
         conn_close(c);
-    complete(s, CURLE_OK, 0, "");
+    complete(s, TRANSFER_OK, 0, "");
 }
 
 static void on_data(struct slot *s, const char *data, size_t n)
@@ -283,10 +289,10 @@ static void on_data(struct slot *s, const char *data, size_t n)
         replied(s, used, n);
         return;
     case H1_CUT:
-        fail(s, CURLE_WRITE_ERROR, 0, "body cut at max_body");
+        fail(s, TRANSFER_BODY_CUT, 0, "body cut at max_body");
         return;
     case H1_MALFORMED:
-        fail(s, CURLE_WEIRD_SERVER_REPLY, 0, h1_resp_error(&h->resp));
+        fail(s, TRANSFER_MALFORMED, 0, h1_resp_error(&h->resp));
         return;
     }
 }
@@ -297,14 +303,14 @@ static void on_read_error(struct slot *s, ssize_t nread)
 
     if (nread != UV_EOF) {
         if (!retried(s))
-            fail(s, CURLE_RECV_ERROR, (int)-nread, "read");
+            fail(s, TRANSFER_RECV, (int)-nread, "read");
         return;
     }
     if (h1_resp_eof(&h->resp) == H1_DONE) {
         conn_close(h->conn);
-        complete(s, CURLE_OK, 0, "");
+        complete(s, TRANSFER_OK, 0, "");
     } else if (!retried(s)) {
-        fail(s, h->resp.raw_bytes ? CURLE_PARTIAL_FILE : CURLE_GOT_NOTHING, 0,
+        fail(s, h->resp.raw_bytes ? TRANSFER_CLOSED_PARTIAL : TRANSFER_CLOSED_EMPTY, 0,
              h->resp.raw_bytes ? "the connection closed in the middle of the reply"
                                : "the connection closed before any reply");
     }
@@ -356,7 +362,7 @@ static void on_connect(uv_connect_t *req, int status)
             connect_from(s, s->h1->addr_i + 1);
             return;
         }
-        fail(s, CURLE_COULDNT_CONNECT, -status, "connect");
+        fail(s, TRANSFER_CONNECT, -status, "connect");
         return;
     }
     s->w->h1->addr_at = s->h1->addr_i;
@@ -365,7 +371,7 @@ static void on_connect(uv_connect_t *req, int status)
     uv_tcp_nodelay(&c->tcp, 1);
     status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     if (status < 0) {
-        fail(s, CURLE_RECV_ERROR, -status, "read");
+        fail(s, TRANSFER_RECV, -status, "read");
         return;
     }
     k = workload_kind(s->w->e->workload, s->kind);
@@ -410,7 +416,7 @@ static void connect_from(struct slot *s, uint32_t i)
         /* No socket (EMFILE) or no local port (EADDRNOTAVAIL on every
          * address) are brink's own limits, which classify.c shows apart. */
         if (!is_address_error(rc) || s->h1->n_tried >= n) {
-            fail(s, CURLE_COULDNT_CONNECT, -rc, "connect");
+            fail(s, TRANSFER_CONNECT, -rc, "connect");
             return;
         }
         i++;
@@ -447,7 +453,7 @@ static void on_timeout(uv_timer_t *t)
         return;
     snprintf(what, sizeof(what), "no reply within %llu ms",
              (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
-    fail(s, CURLE_OPERATION_TIMEDOUT, 0, what);
+    fail(s, TRANSFER_TIMEOUT, 0, what);
 }
 
 /* ---- The ops table ---------------------------------------------------- */

@@ -235,6 +235,31 @@ static struct h1_resp *resp_of(http_parser *p)
     return (struct h1_resp *)((char *)p - offsetof(struct h1_resp, parser));
 }
 
+static int on_header_field(http_parser *p, const char *at, size_t n)
+{
+    (void)at;
+    (void)n;
+    resp_of(p)->is_in_value = 0;
+    return 0;
+}
+
+/* libhttp-parser checks every byte of a value but its first: a control
+ * character there (RFC 9110, 5.5 forbids them) would pass. */
+static int on_header_value(http_parser *p, const char *at, size_t n)
+{
+    struct h1_resp *r = resp_of(p);
+    unsigned char c = n ? (unsigned char)at[0] : 'x';
+
+    if (r->is_in_value)
+        return 0;
+    r->is_in_value = 1;
+    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+        r->error = "a control character in a header line";
+        return 1;
+    }
+    return 0;
+}
+
 static int on_headers_complete(http_parser *p)
 {
     struct h1_resp *r = resp_of(p);
@@ -273,6 +298,8 @@ static int on_message_complete(http_parser *p)
 }
 
 static const http_parser_settings settings = {
+    .on_header_field = on_header_field,
+    .on_header_value = on_header_value,
     .on_headers_complete = on_headers_complete,
     .on_body = on_body,
     .on_message_complete = on_message_complete,
@@ -289,6 +316,8 @@ void h1_resp_begin(struct h1_resp *r, int is_head, uint64_t max_body_bytes)
     r->has_headers = 0;
     r->is_done = 0;
     r->is_cut = 0;
+    r->is_in_value = 0;
+    r->error = NULL;
 }
 
 enum h1_resp_state h1_resp_feed(struct h1_resp *r, const char *data, size_t n, size_t *used)
@@ -304,6 +333,12 @@ enum h1_resp_state h1_resp_feed(struct h1_resp *r, const char *data, size_t n, s
         return H1_DONE;
     if (e != HPE_OK || done != n)
         return H1_MALFORMED;
+    /* An endless run of 1xx replies would otherwise be read until the
+     * timeout; libcurl stops at the same size. */
+    if (!r->has_headers && r->raw_bytes > H1_HEADERS_MAX_BYTES) {
+        r->error = "reply headers over 300 KiB, interim replies included";
+        return H1_MALFORMED;
+    }
     return H1_MORE;
 }
 
@@ -331,5 +366,13 @@ int h1_resp_keeps_alive(const struct h1_resp *r)
 
 const char *h1_resp_error(const struct h1_resp *r)
 {
-    return http_errno_description(HTTP_PARSER_ERRNO(&r->parser));
+    enum http_errno e = HTTP_PARSER_ERRNO(&r->parser);
+
+    if (r->error)
+        return r->error;
+    /* The parser reports a chunk size past 64 bits in its content length's
+     * words, which would point at the wrong header. */
+    if (e == HPE_INVALID_CONTENT_LENGTH && (r->parser.flags & F_CHUNKED))
+        return "chunk size too large";
+    return http_errno_description(e);
 }

@@ -73,12 +73,16 @@ void h1_kind_free(struct h1_kind *k);
 const char *h1_head(const struct h1_kind *k, const struct workload *wl, size_t i, uint64_t seq,
                     uint32_t vu, uint64_t *rng, char *buf, size_t cap, size_t *len);
 
+/* Bytes of a reply's header blocks, interim (1xx) replies included, past
+ * which it is malformed: libcurl's limit, so both transports agree. */
+#define H1_HEADERS_MAX_BYTES (300u * 1024)
+
 /* What h1_resp_feed found. */
 enum h1_resp_state {
     H1_MORE,      /* the reply is not complete yet */
     H1_DONE,      /* a whole reply (1xx interim replies are skipped) */
     H1_CUT,       /* the body passed max_body: the reply is abandoned */
-    H1_MALFORMED, /* not HTTP/1.x */
+    H1_MALFORMED, /* not HTTP/1.x, or refused by the checks below */
 };
 
 /* One response being read. */
@@ -92,12 +96,17 @@ struct h1_resp {
     int has_headers; /* the header block is complete */
     int is_done;
     int is_cut;
+    int is_in_value;   /* inside a header value the parser has begun handing over */
+    const char *error; /* why brink's own checks refused the reply, NULL: they did not */
 };
 
 /* Prepares r for the reply to one request. */
 void h1_resp_begin(struct h1_resp *r, int is_head, uint64_t max_body_bytes);
 /* Feeds n bytes of the connection. *used says how many belong to this
- * reply (bytes after a complete one are not its). */
+ * reply (bytes after a complete one are not its). Besides libhttp-parser's
+ * rules, a control character other than tab at the start of a header value
+ * (the one place the parser does not look) and header blocks past
+ * H1_HEADERS_MAX_BYTES are malformed. */
 enum h1_resp_state h1_resp_feed(struct h1_resp *r, const char *data, size_t n, size_t *used);
 /* The connection closed: H1_DONE when the reply was delimited by the close,
  * H1_MORE when it is incomplete (nothing or a part came). */
@@ -105,7 +114,7 @@ enum h1_resp_state h1_resp_eof(struct h1_resp *r);
 /* After H1_DONE: whether the connection may carry the next request
  * (HTTP/1.1 without Connection: close, or HTTP/1.0 with keep-alive). */
 int h1_resp_keeps_alive(const struct h1_resp *r);
-/* After H1_MALFORMED: libhttp-parser's description of what was wrong. */
+/* After H1_MALFORMED: what was wrong, in brink's or libhttp-parser's words. */
 const char *h1_resp_error(const struct h1_resp *r);
 
 #endif

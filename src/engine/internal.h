@@ -16,7 +16,6 @@
 
 #include <sys/socket.h>
 
-#include <curl/curl.h>
 #include <uv.h>
 
 #include "core/command.h"
@@ -32,6 +31,8 @@ struct hist;
 struct workload;
 struct worker;
 struct slot;
+struct curl_slot;
+struct curl_worker;
 struct h1_kind;
 struct h1_slot;
 struct h1_worker;
@@ -210,24 +211,14 @@ struct engine {
     int ramp_is_detached;      /* worker 0's wake is closing: nobody to ask */
 };
 
-/* One open socket of a worker, polled by libuv on behalf of libcurl. */
-struct sock {
-    uv_poll_t poll;
-    struct worker *w;
-    curl_socket_t fd;
-    int is_ours;    /* opened through our opensocket callback: kept across transfers */
-    int is_polling; /* libcurl wants events on it */
-    int events;     /* the UV_READABLE/UV_WRITABLE it wants */
-};
-
 /* A virtual user: one request at a time, over one connection it keeps. */
 struct slot {
     struct worker *w;
     uint32_t index; /* in its worker */
     uint32_t vu;    /* across the run */
     int is_in_flight;
-    size_t kind;        /* of the request in flight */
-    uint64_t seq;       /* of the request in flight: its {seq}, from the engine's kind_seq */
+    size_t kind;  /* of the request in flight */
+    uint64_t seq; /* of the request in flight: its {seq}, from the engine's kind_seq */
     uint64_t start_ns;
     uint64_t intended_ns; /* when the request was meant to start (closed: start_ns) */
     int is_scheduled;     /* started by the open model's schedule */
@@ -235,16 +226,9 @@ struct slot {
      * next request. A thinking user is active but not in flight. */
     uv_timer_t think_timer;
     int is_thinking;
-    /* curl: one easy handle, reused for every request. */
-    CURL *easy;
-    size_t last_kind;    /* whose options the handle holds; SIZE_MAX: none */
-    uint64_t body_bytes; /* received in the current transfer */
-    int is_body_cut;
-    int open_errno;   /* why our opensocket callback failed, 0 if it did not */
-    long buffer_size; /* CURLOPT_BUFFERSIZE, raised after a large body */
-    char error[CURL_ERROR_SIZE];
-    /* h1: its connection, timer and reply parser. */
-    struct h1_slot *h1;
+    /* Each transport's state, behind its own pointer; NULL for the others. */
+    struct curl_slot *curl; /* its easy handle (curl_transport.h) */
+    struct h1_slot *h1;     /* its connection, timer and reply parser (h1.c) */
 };
 
 struct worker {
@@ -252,14 +236,12 @@ struct worker {
     uint32_t id;
     pthread_t thread;
     uv_loop_t loop;
-    uv_timer_t curl_timer; /* libcurl's timeout */
-    uv_idle_t curl_now;    /* libcurl's timeout of 0: on the next loop pass */
-    struct h1_worker *h1;  /* the h1 transport's buffers and pending completions */
-    uv_timer_t tick_timer; /* interval boundaries */
-    uv_timer_t end_timer;  /* duration and drain deadlines (worker 0 only) */
-    uv_async_t wake;       /* control state changed */
-    CURLM *multi;
-    struct curl_slist **kind_headers; /* per kind, built once */
+    /* Each transport's state, behind its own pointer; NULL for the others. */
+    struct curl_worker *curl; /* its multi handle and sockets (curl_transport.h) */
+    struct h1_worker *h1;     /* its buffers and pending completions (h1.c) */
+    uv_timer_t tick_timer;    /* interval boundaries */
+    uv_timer_t end_timer;     /* duration and drain deadlines (worker 0 only) */
+    uv_async_t wake;          /* control state changed */
     struct slot **slots;
     uint32_t n_slots;
     uint32_t share; /* slots [0, share) may run */
@@ -267,10 +249,9 @@ struct worker {
     int is_stopping;
     int is_done;
     int is_started; /* its thread was created */
+    int has_run;    /* its loop ran to the end (its handles are closed) */
     uint32_t in_flight;
     uint32_t fds_used;
-    struct sock **socks; /* by fd */
-    size_t socks_cap;
     uint64_t rng;
     uint64_t next_tick_ns; /* the boundary the tick timer waits for */
     /* Open model: its part of the rate and of the cap, and its schedule. */
@@ -281,7 +262,6 @@ struct worker {
     uint32_t cap;
     uint64_t owed_at_start; /* requests due and not started when the interval began */
     struct interval iv;
-    char url[65536]; /* scratch for expanding URLs; libcurl copies it */
 };
 
 /* Worker i's part of a total split over n workers: the first (total % n)
@@ -294,6 +274,9 @@ static inline uint64_t engine_share(uint64_t total, uint32_t n, uint32_t i)
 /* worker.c */
 int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct worker **out);
 int worker_start(struct worker *w, char *err, size_t err_len);
+/* Runs the worker's loop on the calling thread until the worker is done:
+ * what its thread does, and what in-process tests call instead. */
+void worker_run(struct worker *w);
 void worker_join(struct worker *w);
 void worker_free(struct worker *w);
 uint64_t worker_now_ns(const struct worker *w);
@@ -321,20 +304,9 @@ void open_interval_end(struct worker *w, uint64_t now_ns);
 /* The worker's sched_deadline fired: starts what is due. */
 void open_on_deadline(struct deadline *d);
 
-/* http.c: the libcurl <-> libuv glue. */
-int http_init(struct worker *w, char *err, size_t err_len);
-void http_close(struct worker *w);
-void http_fini(struct worker *w);
-/* Sets the options every easy handle of w shares on s's handle. */
-void http_setup_easy(struct worker *w, struct slot *s);
-/* Adds s's configured transfer to the multi handle. */
-int http_add(struct worker *w, struct slot *s);
-/* Aborts the transfer of s (the connection closes). */
-void http_abort(struct worker *w, struct slot *s);
-
-/* curl_slot.c: a slot's easy handle. */
-/* The transfer of s ended with code (CURLMSG_DONE, handle removed). */
-void curl_slot_done(struct slot *s, CURLcode code);
+/* curl_uv.c: libcurl's global state, once per process (engine_global_*). */
+int curl_uv_global_init(char *err, size_t err_len);
+void curl_uv_global_cleanup(void);
 
 /* h1_plan.c: whether h1 can serve the workload, and what it sends. */
 /* Chooses e->tp for the config's transport key, building e->h1 for h1.
@@ -353,9 +325,15 @@ void slot_free(struct slot *s);
  * request may start (limit reached). */
 int slot_start(struct slot *s, uint64_t intended_ns);
 /* Records the finished transfer of s: r classifies it, bytes in and out
- * are its traffic, words the transport's own message ("" when none). */
+ * are its traffic, words the transport's own message, naming it ("curl
+ * 56: ...", "h1: read: ..."; "" when none). */
 void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_in,
                uint64_t bytes_out, const char *words);
+
+/* engine.c: engine_start without the threads: the engine and its workers
+ * built, no loop running, no wake set on the channel. In-process tests run
+ * a worker with worker_run, then engine_free. */
+int engine_build(const struct engine_params *p, char *err, size_t err_len, struct engine **out);
 
 /* engine.c: commands, from worker 0's wake. */
 void engine_drain_commands(struct engine *e);

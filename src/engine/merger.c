@@ -32,6 +32,7 @@ struct merger {
     uint32_t n_workers;
     uint64_t tick_ns;
     uint64_t *next_seq; /* per worker: the first interval it has not handed in */
+    uint64_t next_tick; /* the seq after the last tick published */
     int *is_done;       /* per worker: handed in its last interval */
     uint32_t n_done;
     struct pending pending[PENDING_MAX];
@@ -372,6 +373,7 @@ static void publish_ready(struct merger *m)
         int is_last = m->n_done == m->n_workers && n_pending(m) == 1;
 
         chan_publish(m->chan, build(m, p, is_last));
+        m->next_tick = p->seq + 1;
         p->is_used = 0;
     }
     if (m->n_done == m->n_workers && !m->is_closed) {
@@ -407,14 +409,20 @@ static struct pending *pending_for(struct merger *m, uint64_t seq)
 void merger_submit(struct merger *m, uint32_t w, const struct interval *iv, int is_final)
 {
     struct pending *p;
+    uint64_t seq;
 
     pthread_mutex_lock(&m->lock);
-    while ((p = pending_for(m, iv->seq)) == NULL) {
+    /* A worker so late that its interval's tick went out without it: its
+     * counts join the next tick, so that none is lost and ticks keep their
+     * order (a second tick with an old seq would go back in time). */
+    seq = iv->seq < m->next_tick ? m->next_tick : iv->seq;
+    while ((p = pending_for(m, seq)) == NULL) {
         /* Every slot holds an older interval a worker far behind has not
          * handed in: publish the oldest with what it has, not block. */
         struct pending *old = oldest(m);
 
         chan_publish(m->chan, build(m, old, 0));
+        m->next_tick = old->seq + 1;
         old->is_used = 0;
     }
     interval_add(&p->acc, iv);

@@ -22,7 +22,6 @@ struct slot *slot_new(struct worker *w, uint32_t index)
     s->w = w;
     s->index = index;
     s->vu = index * w->e->n_workers + w->id;
-    s->last_kind = SIZE_MAX;
     /* Closed with the worker's own handles (worker.c), before s is freed. */
     uv_timer_init(&w->loop, &s->think_timer);
     w->e->tp->slot_init(s);
@@ -125,10 +124,9 @@ void slot_done(struct slot *s, const struct transfer_result *done, uint64_t byte
     count(&iv->kinds[s->kind], latency_us, cls, bytes_in, bytes_out);
     if (r->http_status > 0 && r->http_status < 1000)
         interval_count_status(iv, (uint16_t)r->http_status, 1);
-    if (r->body_cut)
+    if (r->outcome == TRANSFER_BODY_CUT)
         iv->bodies_cut++;
     if (cls >= 0 && !iv->first_error[cls][0])
-        classify_message_via(r, w->e->tp == &transport_curl ? NULL : w->e->tp->name, words,
-                             iv->first_error[cls], TICK_TEXT_MAX);
+        classify_message(r, words, iv->first_error[cls], TICK_TEXT_MAX);
     worker_next(w, s);
 }

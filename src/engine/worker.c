@@ -297,9 +297,8 @@ static void on_tick(uv_timer_t *t)
     arm_tick(w);
 }
 
-static void *worker_main(void *arg)
+void worker_run(struct worker *w)
 {
-    struct worker *w = arg;
     const struct config *c = w->e->config;
 
     w->next_tick_ns = w->e->tick_ns;
@@ -308,6 +307,12 @@ static void *worker_main(void *arg)
         uv_timer_start(&w->end_timer, on_end, c->load.duration_us / 1000, 0);
     worker_apply_control(w);
     uv_run(&w->loop, UV_RUN_DEFAULT);
+    w->has_run = 1;
+}
+
+static void *worker_main(void *arg)
+{
+    worker_run(arg);
     return NULL;
 }
 
@@ -368,8 +373,8 @@ void worker_free(struct worker *w)
 
     if (!w)
         return;
-    if (!w->is_started) {
-        /* Its thread never ran: close its handles here, on this thread. */
+    if (!w->has_run) {
+        /* Its loop never ran: close its handles here, on this thread. */
         w->e->tp->close(w);
         close_own_handles(w);
         uv_run(&w->loop, UV_RUN_DEFAULT);

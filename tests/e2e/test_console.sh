@@ -297,8 +297,8 @@ fi
 # --- hostile strings ------------------------------------------------------------------------
 # Every other reply carries X-Brink-Note with the target's escapes (ESC[2J,
 # an OSC 0 title "PWNED", an OSC 8 link, CSI 6n, a bidi override, an 8-bit
-# CSI); a fifth have a status line "2x0 Br\x01ken". The h1 transport
-# rejects the hostile header as malformed; libcurl takes it; neither puts
+# CSI); a fifth have a status line "2x0 Br\x01ken". Both transports
+# reject the hostile header as malformed; neither puts
 # the bytes into an error text today, so these checks guard the path
 # rather than the sanitizer (which the mark note below and the unit tests
 # exercise).

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The module layering (cmake/Modules.cmake), checked on the sources: the console never
 # includes libuv or libcurl; nothing but the console includes curses; core
-# includes no I/O library. The link graph (cmake/Modules.cmake) enforces the
+# includes no I/O library; in the engine only the curl transport's files
+# include libcurl. The link graph (cmake/Modules.cmake) enforces the
 # same for libraries.
 # Usage: sh test_layering.sh BRINK SRCDIR
 src=$2
@@ -25,6 +26,12 @@ forbid "core includes no I/O library" "core" 'uv\.h|curl/|jansson\.h|ini\.h|micr
 forbid "config includes no event loop, HTTP or JSON library" "config" 'uv\.h|curl/|jansson\.h'
 forbid "record and report do not speak HTTP" "record report" 'curl/'
 forbid "ramp is a pure state machine" "ramp" 'uv\.h|curl/|jansson\.h|pthread\.h'
+
+# The transport seam: in the engine, only the curl transport's files
+# (curl_*) include libcurl, and only through curl_transport.h.
+hits=$(grep -lE '#include *[<"](curl/|engine/curl_transport\.h)' src/engine/* |
+    grep -v '^src/engine/curl_[a-z_]*\.[ch]$')
+if [ -z "$hits" ]; then ok "only the curl transport's files include libcurl"; else not_ok "only the curl transport's files include libcurl" "$hits"; fi
 
 # Every module's library must come from cmake/Modules.cmake's table.
 for d in src/*/; do

@@ -337,10 +337,74 @@ static void garbage_and_bad_status_lines_are_malformed(void **state)
     }
 }
 
+/* RFC 9110, 5.5: no control character but tab in a field value, the
+ * first byte included (libhttp-parser checks every byte but that one). */
+static void a_control_character_anywhere_in_a_header_value_is_malformed(void **state)
+{
+    static const char *const replies[] = {
+        "HTTP/1.1 200 OK\r\nX-Evil: \x07"
+        "b\r\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nX-Evil:\x1b[2J\r\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nX-Evil: \x7f\r\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nX-Evil: a\x07"
+        "b\r\nContent-Length: 0\r\n\r\n",
+    };
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
+        for (size_t step = 1; step <= 64; step += 63) {
+            h1_resp_begin(&r, 0, NO_LIMIT);
+            assert_int_equal(feed(&r, replies[i], step, &left), H1_MALFORMED);
+        }
+    }
+    h1_resp_begin(&r, 0, NO_LIMIT);
+    feed(&r, replies[0], 64, &left);
+    assert_string_equal(h1_resp_error(&r), "a control character in a header line");
+}
+
+static void tabs_and_plain_values_pass_the_value_check(void **state)
+{
+    const char *reply = "HTTP/1.1 200 OK\r\nX-A: \tb\r\nX-B: \r\nX-C: c d\r\n"
+                        "Content-Length: 0\r\n\r\n";
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    for (size_t step = 1; step <= strlen(reply); step++) {
+        h1_resp_begin(&r, 0, NO_LIMIT);
+        assert_int_equal(feed(&r, reply, step, &left), H1_DONE);
+    }
+}
+
+/* An endless run of "100 Continue" stops where libcurl stops, not at the
+ * request's timeout. */
+static void endless_interim_replies_are_malformed_past_the_header_limit(void **state)
+{
+    const char *interim = "HTTP/1.1 100 Continue\r\n\r\n";
+    struct h1_resp r;
+    size_t used, fed = 0;
+    enum h1_resp_state st = H1_MORE;
+
+    (void)state;
+    h1_resp_begin(&r, 0, NO_LIMIT);
+    while (st == H1_MORE && fed < 2 * H1_HEADERS_MAX_BYTES) {
+        st = h1_resp_feed(&r, interim, strlen(interim), &used);
+        fed += strlen(interim);
+    }
+    assert_int_equal(st, H1_MALFORMED);
+    assert_true(fed > H1_HEADERS_MAX_BYTES && fed < H1_HEADERS_MAX_BYTES + 64);
+    assert_non_null(strstr(h1_resp_error(&r), "300 KiB"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_origin_splits_host_port_and_its_length),
+        cmocka_unit_test(a_control_character_anywhere_in_a_header_value_is_malformed),
+        cmocka_unit_test(tabs_and_plain_values_pass_the_value_check),
+        cmocka_unit_test(endless_interim_replies_are_malformed_past_the_header_limit),
         cmocka_unit_test(an_origin_without_port_is_port_80_and_v6_loses_its_brackets),
         cmocka_unit_test(origins_h1_cannot_serve_say_why),
         cmocka_unit_test(a_fixed_get_is_serialised_once_as_libcurl_sends_it),

@@ -137,11 +137,111 @@ static void a_closed_interval_has_no_send_lag(void **state)
     workload_free(wl);
 }
 
+/* Worker w's closed interval seq: ok requests, and errors of one class
+ * with their first message (cls < 0: none). */
+static void submit_closed(struct merger *m, uint32_t w, uint64_t seq, uint64_t ok, int cls,
+                          uint64_t errors, const char *first, int is_final)
+{
+    struct interval iv;
+
+    interval_init(&iv, 1);
+    iv.seq = seq;
+    iv.start_ns = seq * TICK_NS;
+    iv.end_ns = (seq + 1) * TICK_NS;
+    for (uint64_t i = 0; i < ok; i++)
+        hist_record(iv.total.hist, 1000 + i);
+    iv.total.started = iv.total.completed = ok + errors;
+    iv.total.ok = ok;
+    if (cls >= 0) {
+        iv.total.errors[cls] = errors;
+        snprintf(iv.first_error[cls], TICK_TEXT_MAX, "%s", first);
+    }
+    merger_submit(m, w, &iv, is_final);
+    interval_free(&iv);
+}
+
+/* A tick is published once every running worker delivered its interval,
+ * with their counts summed and each class's first message kept. */
+static void a_tick_waits_for_every_worker_and_sums_their_counts(void **state)
+{
+    struct workload *wl = one_kind();
+    struct chan *ch = chan_new(8, 8);
+    struct merger *m = merger_new(2, wl, ch, TICK_NS);
+    struct tick *t;
+
+    (void)state;
+    submit_closed(m, 0, 0, 10, ERR_RESET, 2, "reset on worker 0", 0);
+    assert_null(chan_take(ch));
+    submit_closed(m, 1, 0, 5, ERR_RESET, 1, "reset on worker 1", 0);
+    t = chan_take(ch);
+    assert_non_null(t);
+    assert_int_equal(t->seq, 0);
+    assert_int_equal(t->total.completed, 18);
+    assert_int_equal(t->total.ok, 15);
+    assert_int_equal(t->total.errors[ERR_RESET], 3);
+    assert_string_equal(t->first_error[ERR_RESET], "reset on worker 0");
+    assert_string_equal(t->first_error[ERR_TIMEOUT], "");
+    assert_int_equal(t->total.window.count, 15);
+    tick_free(t);
+    submit_closed(m, 1, 1, 1, ERR_MALFORMED, 1, "malformed on worker 1", 1);
+    assert_null(chan_take(ch));
+    submit_closed(m, 0, 1, 1, -1, 0, "", 1);
+    t = chan_take(ch);
+    assert_non_null(t);
+    assert_int_equal(t->seq, 1);
+    assert_int_equal(t->total.errors[ERR_MALFORMED], 1);
+    assert_string_equal(t->first_error[ERR_MALFORMED], "malformed on worker 1");
+    assert_int_equal(t->state, RUN_DONE);
+    tick_free(t);
+    assert_null(chan_take(ch));
+    assert_true(chan_is_done(ch));
+    merger_free(m);
+    chan_free(ch);
+    workload_free(wl);
+}
+
+/* A worker that has finished, or one far behind, holds nobody's ticks
+ * back; ticks still come out in order. */
+static void finished_or_late_workers_do_not_hold_ticks_back(void **state)
+{
+    struct workload *wl = one_kind();
+    struct chan *ch = chan_new(32, 8);
+    struct merger *m = merger_new(3, wl, ch, TICK_NS);
+    struct tick *t;
+    uint64_t seq = 0, n = 0, completed = 0;
+
+    (void)state;
+    /* Worker 2 ends at once; worker 1 hands in nothing for a while. */
+    submit_closed(m, 2, 0, 1, -1, 0, "", 1);
+    for (uint64_t k = 0; k < 10; k++)
+        submit_closed(m, 0, k, 1, -1, 0, "", 0);
+    for (uint64_t k = 0; k < 10; k++)
+        submit_closed(m, 1, k, 1, -1, 0, "", k == 9);
+    submit_closed(m, 0, 10, 1, -1, 0, "", 1);
+    while ((t = chan_take(ch)) != NULL) {
+        if (n > 0)
+            assert_true(t->seq > seq);
+        seq = t->seq;
+        completed += t->total.completed;
+        n++;
+        tick_free(t);
+    }
+    /* Nothing is lost: every request is in some tick. */
+    assert_int_equal(completed, 1 + 10 + 10 + 1);
+    assert_int_equal(seq, 10);
+    assert_true(chan_is_done(ch));
+    merger_free(m);
+    chan_free(ch);
+    workload_free(wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(send_lags_of_two_workers_merge_into_one_tick_and_the_run),
         cmocka_unit_test(a_closed_interval_has_no_send_lag),
+        cmocka_unit_test(a_tick_waits_for_every_worker_and_sums_their_counts),
+        cmocka_unit_test(finished_or_late_workers_do_not_hold_ticks_back),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

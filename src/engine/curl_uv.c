@@ -11,12 +11,14 @@
  * a third of the client CPU per request in our measurements.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/xalloc.h"
+#include "engine/curl_transport.h"
 #include "engine/internal.h"
 #include "engine/workload.h"
 
@@ -29,8 +31,8 @@ static void on_sock_closed(uv_handle_t *h)
  * caller closes it). */
 static void sock_close(struct worker *w, struct sock *k)
 {
-    if (k->is_ours && (size_t)k->fd < w->socks_cap && w->socks[k->fd] == k)
-        w->socks[k->fd] = NULL;
+    if (k->is_ours && (size_t)k->fd < w->curl->socks_cap && w->curl->socks[k->fd] == k)
+        w->curl->socks[k->fd] = NULL;
     if (!uv_is_closing((uv_handle_t *)&k->poll))
         uv_close((uv_handle_t *)&k->poll, on_sock_closed);
 }
@@ -47,19 +49,20 @@ static struct sock *sock_new(struct worker *w, curl_socket_t fd, int is_ours)
         return NULL;
     }
     if (is_ours) {
-        if ((size_t)fd >= w->socks_cap) {
-            size_t cap = w->socks_cap ? w->socks_cap : 1024;
+        if ((size_t)fd >= w->curl->socks_cap) {
+            size_t cap = w->curl->socks_cap ? w->curl->socks_cap : 1024;
 
             while (cap <= (size_t)fd)
                 cap *= 2;
-            w->socks = xrealloc(w->socks, cap * sizeof(*w->socks));
-            memset(w->socks + w->socks_cap, 0, (cap - w->socks_cap) * sizeof(*w->socks));
-            w->socks_cap = cap;
+            w->curl->socks = xrealloc(w->curl->socks, cap * sizeof(*w->curl->socks));
+            memset(w->curl->socks + w->curl->socks_cap, 0,
+                   (cap - w->curl->socks_cap) * sizeof(*w->curl->socks));
+            w->curl->socks_cap = cap;
         }
         /* A stale entry is a socket libcurl closed without telling us. */
-        if (w->socks[fd])
-            sock_close(w, w->socks[fd]);
-        w->socks[fd] = k;
+        if (w->curl->socks[fd])
+            sock_close(w, w->curl->socks[fd]);
+        w->curl->socks[fd] = k;
     }
     return k;
 }
@@ -69,7 +72,7 @@ static void check_multi_info(struct worker *w)
     CURLMsg *msg;
     int left;
 
-    while (!w->is_done && (msg = curl_multi_info_read(w->multi, &left)) != NULL) {
+    while (!w->is_done && (msg = curl_multi_info_read(w->curl->multi, &left)) != NULL) {
         CURL *easy;
         CURLcode code;
         struct slot *s = NULL;
@@ -80,7 +83,7 @@ static void check_multi_info(struct worker *w)
         code = msg->data.result;
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&s);
         /* msg is invalid once its handle is removed: read it first. */
-        curl_multi_remove_handle(w->multi, easy);
+        curl_multi_remove_handle(w->curl->multi, easy);
         curl_slot_done(s, code);
     }
 }
@@ -105,7 +108,7 @@ static void on_poll(uv_poll_t *p, int status, int events)
         flags |= CURL_CSELECT_IN;
     if (events & UV_WRITABLE)
         flags |= CURL_CSELECT_OUT;
-    curl_multi_socket_action(w->multi, k->fd, flags, &running);
+    curl_multi_socket_action(w->curl->multi, k->fd, flags, &running);
     /* libuv stops a poll handle that reported an error; if libcurl still
      * watches the socket, watch it again. */
     if (status < 0 && k->is_polling && !uv_is_closing((uv_handle_t *)&k->poll))
@@ -129,18 +132,18 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *
         } else {
             /* Not ours (the resolver's wake-up pipe): libcurl closes it
              * itself, so the poll handle must go now. */
-            curl_multi_assign(w->multi, fd, NULL);
+            curl_multi_assign(w->curl->multi, fd, NULL);
             sock_close(w, k);
         }
         return 0;
     }
     if (!k) {
-        k = (size_t)fd < w->socks_cap ? w->socks[fd] : NULL;
+        k = (size_t)fd < w->curl->socks_cap ? w->curl->socks[fd] : NULL;
         if (!k)
             k = sock_new(w, fd, 0);
         if (!k)
             return -1;
-        curl_multi_assign(w->multi, fd, k);
+        curl_multi_assign(w->curl->multi, fd, k);
     }
     if (what & CURL_POLL_IN)
         events |= UV_READABLE;
@@ -155,21 +158,19 @@ static void curl_timeout(struct worker *w)
 {
     int running;
 
-    curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    curl_multi_socket_action(w->curl->multi, CURL_SOCKET_TIMEOUT, 0, &running);
     check_multi_info(w);
 }
 
 static void on_curl_timer(uv_timer_t *t)
 {
-    curl_timeout(container_of(t, struct worker, curl_timer));
+    curl_timeout(container_of(t->loop, struct worker, loop));
 }
 
 static void on_curl_now(uv_idle_t *i)
 {
-    struct worker *w = container_of(i, struct worker, curl_now);
-
     uv_idle_stop(i);
-    curl_timeout(w);
+    curl_timeout(container_of(i->loop, struct worker, loop));
 }
 
 static int on_timer(CURLM *multi, long timeout_ms, void *userp)
@@ -177,8 +178,8 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
     struct worker *w = userp;
 
     (void)multi;
-    uv_timer_stop(&w->curl_timer);
-    uv_idle_stop(&w->curl_now);
+    uv_timer_stop(&w->curl->timer);
+    uv_idle_stop(&w->curl->now);
     if (timeout_ms < 0)
         return 0;
     /*
@@ -189,8 +190,8 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
      * curl's example would cap one virtual user at 1000 requests/s.
      */
     if (timeout_ms == 0)
-        return uv_idle_start(&w->curl_now, on_curl_now) == 0 ? 0 : -1;
-    return uv_timer_start(&w->curl_timer, on_curl_timer, (uint64_t)timeout_ms, 0) == 0 ? 0 : -1;
+        return uv_idle_start(&w->curl->now, on_curl_now) == 0 ? 0 : -1;
+    return uv_timer_start(&w->curl->timer, on_curl_timer, (uint64_t)timeout_ms, 0) == 0 ? 0 : -1;
 }
 
 static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *addr)
@@ -203,11 +204,11 @@ static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose, struct 
     fd = socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
     if (fd < 0) {
         /* Kept for the classifier: EMFILE is brink's limit, not the server's. */
-        s->open_errno = errno;
+        s->curl->open_errno = errno;
         return CURL_SOCKET_BAD;
     }
     if (!sock_new(w, fd, 1)) {
-        s->open_errno = ENOMEM;
+        s->curl->open_errno = ENOMEM;
         close(fd);
         return CURL_SOCKET_BAD;
     }
@@ -219,7 +220,7 @@ static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose, struct 
 static int on_close_socket(void *clientp, curl_socket_t fd)
 {
     struct worker *w = clientp;
-    struct sock *k = (size_t)fd < w->socks_cap ? w->socks[fd] : NULL;
+    struct sock *k = (size_t)fd < w->curl->socks_cap ? w->curl->socks[fd] : NULL;
 
     if (k)
         sock_close(w, k);
@@ -233,92 +234,114 @@ static void build_kind_headers(struct worker *w)
     const struct workload *wl = w->e->workload;
     size_t n_kinds = workload_n_kinds(wl);
 
-    w->kind_headers = xcalloc(n_kinds, sizeof(*w->kind_headers));
+    w->curl->kind_headers = xcalloc(n_kinds, sizeof(*w->curl->kind_headers));
     for (size_t i = 0; i < n_kinds; i++) {
         const struct workload_kind *k = workload_kind(wl, i);
 
         for (size_t j = 0; j < k->n_headers; j++)
-            w->kind_headers[i] = curl_slist_append(w->kind_headers[i], k->headers[j]);
+            w->curl->kind_headers[i] = curl_slist_append(w->curl->kind_headers[i], k->headers[j]);
         /* A body must not wait a second for "100 Continue". */
         if (k->body)
-            w->kind_headers[i] = curl_slist_append(w->kind_headers[i], "Expect:");
+            w->curl->kind_headers[i] = curl_slist_append(w->curl->kind_headers[i], "Expect:");
     }
 }
 
-void http_fini(struct worker *w)
+void curl_uv_fini(struct worker *w)
 {
     size_t n_kinds = workload_n_kinds(w->e->workload);
 
-    for (size_t i = 0; w->kind_headers && i < n_kinds; i++)
-        curl_slist_free_all(w->kind_headers[i]);
-    free(w->kind_headers);
-    w->kind_headers = NULL;
+    if (!w->curl)
+        return;
+    for (size_t i = 0; w->curl->kind_headers && i < n_kinds; i++)
+        curl_slist_free_all(w->curl->kind_headers[i]);
+    free(w->curl->kind_headers);
+    free(w->curl);
+    w->curl = NULL;
 }
 
-int http_init(struct worker *w, char *err, size_t err_len)
+int curl_uv_init(struct worker *w, char *err, size_t err_len)
 {
-    w->multi = curl_multi_init();
-    if (!w->multi) {
+    CURLM *multi = curl_multi_init();
+
+    if (!multi) {
         snprintf(err, err_len, "brink: engine: curl_multi_init failed");
         return -ENOMEM;
     }
-    curl_multi_setopt(w->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-    curl_multi_setopt(w->multi, CURLMOPT_SOCKETDATA, w);
-    curl_multi_setopt(w->multi, CURLMOPT_TIMERFUNCTION, on_timer);
-    curl_multi_setopt(w->multi, CURLMOPT_TIMERDATA, w);
+    w->curl = xcalloc(1, sizeof(*w->curl));
+    w->curl->multi = multi;
+    curl_multi_setopt(w->curl->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(w->curl->multi, CURLMOPT_SOCKETDATA, w);
+    curl_multi_setopt(w->curl->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(w->curl->multi, CURLMOPT_TIMERDATA, w);
     /* The default cache follows the number of handles added, which drops
      * every time a slot's transfer ends and would close idle keep-alive
      * connections; hold one per possible virtual user instead. */
-    curl_multi_setopt(w->multi, CURLMOPT_MAXCONNECTS, (long)w->e->max_concurrency + 16);
-    uv_timer_init(&w->loop, &w->curl_timer);
-    uv_idle_init(&w->loop, &w->curl_now);
+    curl_multi_setopt(w->curl->multi, CURLMOPT_MAXCONNECTS, (long)w->e->max_concurrency + 16);
+    uv_timer_init(&w->loop, &w->curl->timer);
+    uv_idle_init(&w->loop, &w->curl->now);
     build_kind_headers(w);
     return 0;
 }
 
 /* Options every easy handle of the worker shares, set once per slot. */
-void http_setup_easy(struct worker *w, struct slot *s)
+void curl_uv_setup_easy(struct worker *w, struct slot *s)
 {
-    CURL *e = s->easy;
+    CURL *e = s->curl->easy;
 
     curl_easy_setopt(e, CURLOPT_PRIVATE, s);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, s->error);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, s->curl->error);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, s);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, w);
 }
 
-int http_add(struct worker *w, struct slot *s)
+int curl_uv_add(struct worker *w, struct slot *s)
 {
-    return curl_multi_add_handle(w->multi, s->easy) == CURLM_OK ? 0 : -ENOMEM;
+    return curl_multi_add_handle(w->curl->multi, s->curl->easy) == CURLM_OK ? 0 : -ENOMEM;
 }
 
-void http_abort(struct worker *w, struct slot *s)
+void curl_uv_abort(struct worker *w, struct slot *s)
 {
     /* Removing a transfer that has not finished makes libcurl close its
      * connection: the server sees a client that went away mid-stream. */
-    curl_multi_remove_handle(w->multi, s->easy);
+    curl_multi_remove_handle(w->curl->multi, s->curl->easy);
 }
 
-void http_close(struct worker *w)
+void curl_uv_close(struct worker *w)
 {
     /* Connections live in the multi handle's cache: cleaning it up closes
      * them through on_close_socket, which closes their poll handles. */
     for (uint32_t i = 0; i < w->n_slots; i++) {
         if (w->slots[i]->is_in_flight)
-            curl_multi_remove_handle(w->multi, w->slots[i]->easy);
+            curl_multi_remove_handle(w->curl->multi, w->slots[i]->curl->easy);
     }
-    curl_multi_cleanup(w->multi);
-    w->multi = NULL;
-    for (size_t fd = 0; fd < w->socks_cap; fd++) {
-        if (w->socks[fd])
-            sock_close(w, w->socks[fd]);
+    curl_multi_cleanup(w->curl->multi);
+    w->curl->multi = NULL;
+    for (size_t fd = 0; fd < w->curl->socks_cap; fd++) {
+        if (w->curl->socks[fd])
+            sock_close(w, w->curl->socks[fd]);
     }
-    free(w->socks);
-    w->socks = NULL;
-    w->socks_cap = 0;
-    uv_close((uv_handle_t *)&w->curl_timer, NULL);
-    uv_close((uv_handle_t *)&w->curl_now, NULL);
+    free(w->curl->socks);
+    w->curl->socks = NULL;
+    w->curl->socks_cap = 0;
+    uv_close((uv_handle_t *)&w->curl->timer, NULL);
+    uv_close((uv_handle_t *)&w->curl->now, NULL);
+}
+
+int curl_uv_global_init(char *err, size_t err_len)
+{
+    CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+
+    if (rc != CURLE_OK) {
+        snprintf(err, err_len, "brink: engine: curl_global_init: %s", curl_easy_strerror(rc));
+        return -EIO;
+    }
+    return 0;
+}
+
+void curl_uv_global_cleanup(void)
+{
+    curl_global_cleanup();
 }

@@ -1,0 +1,94 @@
+/*
+ * The curl transport, shared by its files only (curl_*.c): the state it
+ * keeps behind a worker's and a slot's curl pointer, the libcurl <-> libuv
+ * glue (curl_uv.c) and the map from libcurl's codes to brink's outcomes
+ * (curl_code.c). The only engine header that includes <curl/curl.h>. Every
+ * function runs on the worker's thread, as the transport's ops do.
+ */
+#ifndef BRINK_ENGINE_CURL_TRANSPORT_H
+#define BRINK_ENGINE_CURL_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <curl/curl.h>
+#include <uv.h>
+
+#include "engine/classify.h"
+
+struct worker;
+struct slot;
+
+#define CURL_URL_MAX 65536 /* bytes of an expanded URL, NUL included */
+
+/* One open socket of a worker, polled by libuv on behalf of libcurl. */
+struct sock {
+    uv_poll_t poll;
+    struct worker *w;
+    curl_socket_t fd;
+    int is_ours;    /* opened through our opensocket callback: kept across transfers */
+    int is_polling; /* libcurl wants events on it */
+    int events;     /* the UV_READABLE/UV_WRITABLE it wants */
+};
+
+/* A worker's libcurl state: its multi handle, the loop handles that drive
+ * it, and the sockets libcurl opened. */
+struct curl_worker {
+    CURLM *multi;
+    uv_timer_t timer;                 /* libcurl's timeout */
+    uv_idle_t now;                    /* libcurl's timeout of 0: on the next loop pass */
+    struct curl_slist **kind_headers; /* per kind, built once */
+    struct sock **socks;              /* by fd */
+    size_t socks_cap;
+    char url[CURL_URL_MAX]; /* scratch for expanding URLs; libcurl copies it */
+};
+
+/* What brink's own checks of a reply's header lines found (curl_slot.c). */
+struct curl_head {
+    long content_length; /* -1: none seen yet in this header block */
+    int is_chunked;
+    uint32_t n_blocks; /* header blocks seen: interim (1xx) replies and the final one */
+    const char *why;   /* why the reply was refused (static text), NULL: it was not */
+};
+
+/* A slot's libcurl state: one easy handle, reused for every request. */
+struct curl_slot {
+    CURL *easy;
+    size_t last_kind;    /* whose options the handle holds; SIZE_MAX: none */
+    uint64_t body_bytes; /* received in the current transfer */
+    int is_body_cut;
+    int is_retried;   /* the transfer was sent again once on a fresh connection */
+    int open_errno;   /* why our opensocket callback failed, 0 if it did not */
+    long buffer_size; /* CURLOPT_BUFFERSIZE, raised after a large body */
+    struct curl_head head;
+    char error[CURL_ERROR_SIZE];
+};
+
+/* curl_uv.c: the libcurl <-> libuv glue. */
+int curl_uv_init(struct worker *w, char *err, size_t err_len);
+void curl_uv_close(struct worker *w);
+void curl_uv_fini(struct worker *w);
+/* Sets the options every easy handle of w shares on s's handle. */
+void curl_uv_setup_easy(struct worker *w, struct slot *s);
+/* Adds s's configured transfer to the multi handle. */
+int curl_uv_add(struct worker *w, struct slot *s);
+/* Aborts the transfer of s (the connection closes). */
+void curl_uv_abort(struct worker *w, struct slot *s);
+
+/* curl_slot.c: the transfer of s ended with code (CURLMSG_DONE, handle
+ * removed). */
+void curl_slot_done(struct slot *s, CURLcode code);
+
+/* curl_code.c: libcurl's result in brink's terms. */
+/* The outcome of a transfer that ended with code: os_errno is
+ * CURLINFO_OS_ERRNO, connected whether a connection was made or reused,
+ * is_tls whether it was https, body_cut whether our write callback
+ * stopped it at max_body on purpose. */
+enum transfer_outcome curl_code_outcome(CURLcode code, long os_errno, int connected, int is_tls,
+                                        int body_cut);
+/* Writes "curl N: words" into buf: errbuf (CURLOPT_ERRORBUFFER) or, when
+ * it is empty, libcurl's text for code; for libcurl's "Out of memory" on a
+ * connection, what that means in a reply. */
+void curl_code_words(CURLcode code, int connected, const char *errbuf, char *buf, size_t cap);
+
+#endif
