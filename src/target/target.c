@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/regfile.h"
 #include "core/sanitize.h"
 #include "core/xalloc.h"
 #include "target/internal.h"
@@ -149,17 +150,19 @@ static int open_listener(const struct sockaddr_storage *ss, socklen_t len, char 
 static int load_config(const char *path, struct settings *s)
 {
     char err[TARGET_ERR_MAX], buf[200];
-    char *text = xmalloc(CONFIG_MAX_BYTES + 1);
+    char *text;
     size_t n;
-    FILE *f = fopen(path, "rb");
+    FILE *f;
     int rc;
 
-    if (!f) {
-        rc = -errno;
-        fprintf(stderr, "brink: target: %s: %s\n", shown(path, buf, sizeof(buf)), strerror(-rc));
-        free(text);
+    /* A FIFO would block: regular files only. Their size is bounded below
+     * (the settings refuse a document larger than CONFIG_MAX_BYTES). */
+    rc = regfile_open(path, 0, &f, err, sizeof(err));
+    if (rc != 0) {
+        fprintf(stderr, "brink: target: %s: %s\n", shown(path, buf, sizeof(buf)), err);
         return rc;
     }
+    text = xmalloc(CONFIG_MAX_BYTES + 1);
     n = fread(text, 1, CONFIG_MAX_BYTES + 1, f);
     rc = ferror(f) ? -EIO : 0;
     fclose(f);
