@@ -263,7 +263,7 @@ static void take_tick(void *arg, const struct tick *t)
 
 /*
  * Reads ticks until the engine closes the channel; turns signals into stop
- * commands (a second one aborts what is in flight) and passes on commands
+ * commands (a second one, or SIGHUP, aborts what is in flight) and passes on commands
  * from standard input. Returns 0, or -ETIMEDOUT when the engine did not end
  * within STOP_GRACE_MS of a stop: brink must never hang on the operator.
  */
@@ -276,7 +276,11 @@ static int follow(struct chan *ch, struct sinks *k)
     while (!chan_is_done(ch)) {
         struct tick *t = wait_next(ch, &in, 200);
 
-        if (stopper_update(&st, ch, (unsigned)signals_stops, clock_now_ns()) != 0) {
+        /* SIGHUP stops at once, as in the console: two stops, the second
+         * aborting what is in flight instead of draining it. */
+        unsigned stops = (unsigned)signals_stops + (signals_hangup ? 2 : 0);
+
+        if (stopper_update(&st, ch, stops, clock_now_ns()) != 0) {
             tick_free(t);
             return -ETIMEDOUT;
         }
