@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "core/sanitize.h"
 #include "demo.h"
+#include "probes/probes.h"
 #include "replay.h"
 #include "report_cmd.h"
 #include "run.h"
@@ -209,7 +210,7 @@ static int is_help(const char *arg)
 static int cmd_check(int argc, char **argv)
 {
     struct config c;
-    char buf[80];
+    char buf[80], err[512];
     int rc;
 
     if (argc != 2) {
@@ -227,6 +228,9 @@ static int cmd_check(int argc, char **argv)
     }
     config_init(&c);
     rc = config_load_file(&c, argv[1], NULL, stderr);
+    /* What brink run would refuse at its start, check refuses too. */
+    if (rc == 0 && (rc = probes_check(&c, 1, err, sizeof(err))) != 0)
+        fprintf(stderr, "%s\n", err);
     if (rc == 0 && config_write(&c, stdout) != 0) {
         fprintf(stderr, "brink: check: writing the configuration failed: %s\n", strerror(EIO));
         config_free(&c);

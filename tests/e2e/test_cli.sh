@@ -21,6 +21,21 @@ for f in "$src"/config/*.ini; do
         env DAV_TOKEN=example "$brink" check "$f"
 done
 
+# check refuses what run refuses at its start: a command probe in a file
+# others can write (run exits 2 before any load; check must not pass it).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '[target]\nurl = http://127.0.0.1:9/\n[probe n]\ntype = command\ncommand = echo 1\n' >"$tmp/cmd.ini"
+chmod 0660 "$tmp/cmd.ini"
+refused='^brink: .*/cmd.ini: \[probe n\]: refusing to run a command from a file others can write \(mode 660'
+expect_run "check refuses a command probe in a group-writable file, as run does" 2 "" "$refused" -- \
+    "$brink" check "$tmp/cmd.ini"
+expect_run "run refuses the same file with the same line and status" 2 "" "$refused" -- \
+    "$brink" run --headless --no-record --config "$tmp/cmd.ini"
+chmod 0600 "$tmp/cmd.ini"
+expect_run "check passes the same file once only its owner can write it" 0 '^\[probe n\]$' "" -- \
+    "$brink" check "$tmp/cmd.ini"
+
 # Control bytes typed as arguments come back escaped, never raw.
 esc=$(printf 'x\033[2Jy')
 expect_run "control bytes in arguments are escaped" 2 "" 'unknown command "x\\e\[2Jy"' -- "$brink" "$esc"
