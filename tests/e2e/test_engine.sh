@@ -324,7 +324,7 @@ check "SIGHUP headless: the requests in flight are aborted, not drained" "1 1" \
 # --- usage errors start nothing ----------------------------------------------------
 expect_run "run without a target is a usage error" 2 "" '^brink: run: no target \(expected --url URL or --config FILE\)$' -- "$brink" run
 expect_run "a bad flag value names the flag" 2 "" '^brink: --concurrency: expected a whole number' -- "$brink" run --url "$url/" --concurrency ten
-expect_run "an unknown option is refused" 2 "" '^brink: run: unknown option or missing value: "--frob"' -- "$brink" run --url "$url/" --frob
+expect_run "an unknown option is refused" 2 "" '^brink: run: unknown option "--frob" \(usage: brink run ' -- "$brink" run --url "$url/" --frob
 
 stop_target
 }
