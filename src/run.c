@@ -16,7 +16,6 @@
 #include "core/clock.h"
 #include "core/exitcode.h"
 #include "core/redact.h"
-#include "core/sanitize.h"
 #include "core/stopper.h"
 #include "core/tick.h"
 #include "core/units.h"

@@ -317,7 +317,7 @@ kill -HUP "$run_pid"
 wait "$run_pid"
 status=$?
 run_pid=""
-check "SIGHUP headless: status 0 and the report" "0 1" "$status $(grep -c '^latency percentiles:$' "$tmp/hup.out")"
+check "SIGHUP headless: status 0 and the report" "0 1" "$status $(grep -c '^duration ' "$tmp/hup.out")"
 check "SIGHUP headless: the requests in flight are aborted, not drained" "1 1" \
     "$(grep -c 'stop again: abort the requests in flight' "$tmp/hup.out") $(grep -c '^dropped 0, aborted at stop 2,' "$tmp/hup.out")"
 
