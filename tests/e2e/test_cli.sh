@@ -1,5 +1,6 @@
 #!/bin/sh
-# The command line: help, version, exit codes and one-line errors.
+# The command line: help, version, exit codes, one-line errors, both forms
+# of every option (--x=v, --x v, -x v) and contradictory options.
 # Usage: sh test_cli.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -45,9 +46,21 @@ expect_run "run -c is --concurrency" 2 "" '^brink: --concurrency: expected a who
     "$brink" run -u http://127.0.0.1:9/ -c ten
 expect_run "target --help is the table's help" 0 '^  -l, --listen ADDR:PORT' "" -- "$brink" target --help
 
-# Contradictory options are usage errors (issue 22 H), and nothing is written.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# demo without a console stops by itself unless a duration is given, in
+# either form: -d 1s is --duration too.
+status=0
+"$brink" demo --no-record -d 1s </dev/null >"$tmp/demo.out" 2>"$tmp/demo.err" || status=$?
+if [ "$status" -eq 0 ] && grep -q '^duration 1\.' "$tmp/demo.out" &&
+    ! grep -q 'no console, so it stops after' "$tmp/demo.err"; then
+    ok "demo -d 1s without a console runs 1 s, without the 10 s default"
+else
+    not_ok "demo -d 1s without a console" "exit $status; $(head -c 300 "$tmp/demo.err")"
+fi
+
+# Contradictory options are usage errors (issue 22 H), and nothing is written.
 expect_run "run --record F --no-record: usage error" 2 "" \
     '^brink: run: --no-record contradicts --record \(usage: brink run ' -- \
     "$brink" run --url http://127.0.0.1:9/ --record "$tmp/s.jsonl" --no-record --duration 1s --headless
