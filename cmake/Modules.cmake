@@ -2,6 +2,7 @@
 # a module may link only the libraries listed for it, so a stray dependency
 # (curses in the engine, libuv in the UI) stops the configure step.
 set(BRINK_ALLOWED_core    Threads::Threads m)
+set(BRINK_ALLOWED_cli     brink_core)
 set(BRINK_ALLOWED_config  brink_core PkgConfig::INIH)
 set(BRINK_ALLOWED_ramp    brink_core brink_config m)
 set(BRINK_ALLOWED_engine  brink_core brink_config brink_ramp PkgConfig::UV CURL::libcurl HttpParser::HttpParser)
@@ -9,7 +10,7 @@ set(BRINK_ALLOWED_probes  brink_core brink_config PkgConfig::UV CURL::libcurl Pk
 set(BRINK_ALLOWED_ui      brink_core PkgConfig::NCURSESW)
 set(BRINK_ALLOWED_record  brink_core PkgConfig::JANSSON)
 set(BRINK_ALLOWED_report  brink_core brink_record)
-set(BRINK_ALLOWED_target  brink_core PkgConfig::MHD PkgConfig::UV PkgConfig::JANSSON)
+set(BRINK_ALLOWED_target  brink_core brink_cli PkgConfig::MHD PkgConfig::UV PkgConfig::JANSSON)
 
 # brink_module(NAME SOURCES file... DEPS lib...)
 # Creates the static library brink_NAME from src/NAME, public include root src/.

@@ -9,9 +9,9 @@
 
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
+#include "cli/tables.h"
+#include "core/exitcode.h"
 #include "run.h"
 #include "target/target.h"
 
@@ -63,35 +63,6 @@ static const char config_format[] =
     "stop_when = error_rate > 1%%, p99 > 1s\n"
     "action = back\n";
 
-/* Without a terminal nobody can press q: the demo then stops by itself. */
-#define HEADLESS_SECONDS "10s"
-
-static int has_flag(int argc, char **argv, const char *flag)
-{
-    size_t n = strlen(flag);
-
-    for (int i = 1; i < argc; i++) {
-        if (strncmp(argv[i], flag, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
-            return 1;
-    }
-    return 0;
-}
-
-static int run_demo(int argc, char **argv, const struct run_preset *preset)
-{
-    char *args[argc + 2];
-
-    if (has_flag(argc, argv, "--duration") ||
-        (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && !has_flag(argc, argv, "--headless")))
-        return run_preset_main(argc, argv, preset);
-    memcpy(args, argv, sizeof(args[0]) * (size_t)argc);
-    args[argc] = "--duration=" HEADLESS_SECONDS;
-    args[argc + 1] = NULL;
-    fprintf(stderr, "brink: demo: no console, so it stops after %s (--duration to change)\n",
-            HEADLESS_SECONDS);
-    return run_preset_main(argc + 1, args, preset);
-}
-
 int demo_main(int argc, char **argv)
 {
     struct target_server *srv;
@@ -99,6 +70,8 @@ int demo_main(int argc, char **argv)
     struct run_preset preset = {
         .name = "demo",
         .config = config,
+        .options = &cli_demo,
+        .unattended_duration = "10s",
     };
     sigset_t all, old;
     int rc;
@@ -110,10 +83,10 @@ int demo_main(int argc, char **argv)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
         fprintf(stderr, "brink: demo: starting the built-in target: %s\n", err);
-        return 1;
+        return BRINK_EXIT_RUNTIME;
     }
     snprintf(config, sizeof(config), config_format, url);
-    rc = run_demo(argc, argv, &preset);
+    rc = run_preset_main(argc, argv, &preset);
     target_stop(srv);
     return rc;
 }

@@ -5,8 +5,8 @@
 #ifndef BRINK_DEMO_H
 #define BRINK_DEMO_H
 
-/* argv[0] is "demo"; takes the flags of brink run except --url and
- * --config. Returns the exit status as run_main does. */
+/* argv[0] is "demo"; takes the options of cli_demo (brink run's but --url
+ * and --config). Returns the exit status as run_main does. */
 int demo_main(int argc, char **argv);
 
 #endif

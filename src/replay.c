@@ -20,7 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/opts.h"
+#include "cli/tables.h"
 #include "core/chan.h"
+#include "core/exitcode.h"
 #include "core/clock.h"
 #include "core/sanitize.h"
 #include "core/steps.h"
@@ -340,7 +343,7 @@ static int console(const char *path, struct player *p, struct ui *ui)
     pthread_cond_init(&p->wake, NULL);
     chan_set_wake(p->ch, on_wake, p);
     if (open_reader(path, NULL, &p->r) != 0)
-        return 1;
+        return BRINK_EXIT_RUNTIME;
     read_ahead(p);
     anchor(p, 0);
     sigfillset(&all);
@@ -348,7 +351,7 @@ static int console(const char *path, struct player *p, struct ui *ui)
     if (pthread_create(&th, NULL, play, p) != 0) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         fprintf(stderr, "brink: replay: cannot start the player thread\n");
-        return 1;
+        return BRINK_EXIT_RUNTIME;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     end = ui_run(ui, &up);
@@ -356,7 +359,7 @@ static int console(const char *path, struct player *p, struct ui *ui)
     chan_set_wake(p->ch, NULL, NULL);
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->lock);
-    return end == UI_END_STUCK ? 1 : 0;
+    return end == UI_END_STUCK ? BRINK_EXIT_RUNTIME : BRINK_EXIT_OK;
 }
 
 /* Headless: every tick as a progress line, as fast as the file reads. */
@@ -376,6 +379,31 @@ static int lines(const char *path)
     return rc;
 }
 
+/* FILE and --headless; returns 0 or the usage status (the error printed). */
+static int parse_args(int argc, char **argv, const char **path, int *is_headless)
+{
+    struct opts_parser p;
+    struct opts_item it;
+    char err[256], shown[80];
+    int rc;
+
+    opts_start(&p, &cli_replay, argc, argv);
+    while ((rc = opts_next(&p, &it, err, sizeof(err))) != 0) {
+        if (rc < 0)
+            return opts_fail(&cli_replay, stderr, "%s", err);
+        if (it.id == CLI_REPLAY_HEADLESS)
+            *is_headless = 1;
+        else if (*path)
+            return opts_fail(&cli_replay, stderr, "unexpected argument \"%s\"",
+                             opts_shown(it.value, shown, sizeof(shown)));
+        else
+            *path = it.value;
+    }
+    if (!*path)
+        return opts_fail(&cli_replay, stderr, "missing FILE");
+    return 0;
+}
+
 int replay_main(int argc, char **argv)
 {
     struct player p = {.speed = 1};
@@ -388,29 +416,15 @@ int replay_main(int argc, char **argv)
     char why[256];
     struct ui *ui = NULL;
 
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--headless") == 0) {
-            is_headless = 1;
-        } else if (argv[i][0] == '-' || path) {
-            sanitize_display(argv[i], strlen(argv[i]), why, sizeof(why), 1);
-            fprintf(stderr,
-                    "brink: replay: unexpected argument \"%s\" (usage: brink replay FILE [--headless])\n",
-                    why);
-            return 2;
-        } else {
-            path = argv[i];
-        }
-    }
-    if (!path) {
-        fprintf(stderr, "brink: replay: missing FILE (usage: brink replay FILE [--headless])\n");
-        return 2;
-    }
+    rc = parse_args(argc, argv, &path, &is_headless);
+    if (rc != 0)
+        return rc;
     s = summary_new();
     st = steps_new();
     if (build_index(path, &p.ix, s, st, &rules) != 0) {
         summary_free(s);
         steps_free(st);
-        return 1;
+        return BRINK_EXIT_RUNTIME;
     }
     signals_install();
     p.path = path;
@@ -423,11 +437,11 @@ int replay_main(int argc, char **argv)
         ui_close(ui);
         chan_free(p.ch);
     } else {
-        rc = lines(path) < 0;
+        rc = lines(path) < 0 ? BRINK_EXIT_RUNTIME : BRINK_EXIT_OK;
     }
     print_notices(&p.ix);
     if (format_final(s, st, stdout) != 0)
-        rc = 1;
+        rc = BRINK_EXIT_RUNTIME;
     /* Judged as the run was; a replay only shows it (its status stays 0). */
     verdicts_judge(&rules, st, &v);
     verdicts_print("replay", &v, st, stdout);

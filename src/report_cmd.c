@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/opts.h"
+#include "cli/tables.h"
 #include "core/exitcode.h"
 #include "core/sanitize.h"
 #include "core/tick.h"
@@ -113,18 +115,6 @@ static int print(enum format f, const struct session *s, unsigned *n_failed)
     return 0;
 }
 
-static int usage(const char *cmd, const char *what, const char *arg, const char *usage_line)
-{
-    char shown[128];
-
-    sanitize_display(arg, strlen(arg), shown, sizeof(shown), 1);
-    fprintf(stderr, "brink: %s: %s \"%s\" (usage: %s)\n", cmd, what, shown, usage_line);
-    return 2;
-}
-
-#define REPORT_USAGE                                                                               \
-    "brink report FILE [--format text|json|csv|csv-steps|hdr|hdr-failed] [--fail-on EXPR]"
-
 static int parse_format(const char *v, enum format *out)
 {
     for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
@@ -136,6 +126,39 @@ static int parse_format(const char *v, enum format *out)
     return -EINVAL;
 }
 
+/* FILE, --format and --fail-on; returns 0 or the usage status (printed). */
+static int parse_report_args(int argc, char **argv, const char **path, enum format *f,
+                             const char **fail_on)
+{
+    struct opts_parser p;
+    struct opts_item it;
+    char err[256], shown[80];
+    int rc;
+
+    opts_start(&p, &cli_report, argc, argv);
+    while ((rc = opts_next(&p, &it, err, sizeof(err))) != 0) {
+        if (rc < 0)
+            return opts_fail(&cli_report, stderr, "%s", err);
+        if (it.id == CLI_REPORT_FAIL_ON) {
+            *fail_on = it.value;
+        } else if (it.id == CLI_REPORT_FORMAT) {
+            if (parse_format(it.value, f) != 0)
+                return opts_fail(
+                    &cli_report, stderr,
+                    "--format: expected text, json, csv, csv-steps, hdr or hdr-failed, got \"%s\"",
+                    opts_shown(it.value, shown, sizeof(shown)));
+        } else if (*path) {
+            return opts_fail(&cli_report, stderr, "unexpected argument \"%s\"",
+                             opts_shown(it.value, shown, sizeof(shown)));
+        } else {
+            *path = it.value;
+        }
+    }
+    if (!*path)
+        return opts_fail(&cli_report, stderr, "missing FILE");
+    return 0;
+}
+
 int report_main(int argc, char **argv)
 {
     enum format f = FMT_TEXT;
@@ -145,35 +168,9 @@ int report_main(int argc, char **argv)
     unsigned n_failed = 0;
     int rc;
 
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-
-        if (strncmp(argv[i], "--fail-on=", 10) == 0) {
-            fail_on = argv[i] + 10;
-            continue;
-        }
-        if (strcmp(argv[i], "--fail-on") == 0 && i + 1 < argc) {
-            fail_on = argv[++i];
-            continue;
-        }
-        if (strncmp(argv[i], "--format=", 9) == 0)
-            v = argv[i] + 9;
-        else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
-            v = argv[++i];
-        if (v) {
-            if (parse_format(v, &f) != 0)
-                return usage("report", "--format: expected text, json, csv, csv-steps, hdr or hdr-failed, got", v,
-                             REPORT_USAGE);
-        } else if (argv[i][0] == '-' || path) {
-            return usage("report", "unexpected argument", argv[i], REPORT_USAGE);
-        } else {
-            path = argv[i];
-        }
-    }
-    if (!path) {
-        fprintf(stderr, "brink: report: missing FILE (usage: %s)\n", REPORT_USAGE);
-        return 2;
-    }
+    rc = parse_report_args(argc, argv, &path, &f, &fail_on);
+    if (rc != 0)
+        return rc;
     /* A bad --fail-on is a usage error, found before the file is read. */
     if (fail_on && verdicts_rules("report", NULL, fail_on, &s.rules) != 0)
         return BRINK_EXIT_USAGE;
@@ -192,8 +189,6 @@ int report_main(int argc, char **argv)
     return n_failed ? BRINK_EXIT_VERDICT : BRINK_EXIT_OK;
 }
 
-#define COMPARE_USAGE "brink compare A B [C ...] [--label NAME ...]"
-
 /* The label of a session: its --label, else the file name without its
  * directory and .jsonl. */
 static void default_label(const char *path, char *out, size_t cap)
@@ -208,6 +203,41 @@ static void default_label(const char *path, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)n, base);
 }
 
+/* The sessions and their labels; returns 0 or the usage status (printed). */
+static int parse_compare_args(int argc, char **argv, const char **paths, size_t *n,
+                              const char **labels, size_t *n_labels)
+{
+    struct opts_parser p;
+    struct opts_item it;
+    char err[256], shown[80];
+    int rc;
+
+    opts_start(&p, &cli_compare, argc, argv);
+    while ((rc = opts_next(&p, &it, err, sizeof(err))) != 0) {
+        if (rc < 0)
+            return opts_fail(&cli_compare, stderr, "%s", err);
+        if (it.id == CLI_COMPARE_LABEL && *n_labels == MAX_SESSIONS)
+            return opts_fail(&cli_compare, stderr, "more than %d labels at \"%s\"", MAX_SESSIONS,
+                             opts_shown(it.value, shown, sizeof(shown)));
+        if (it.id == CLI_COMPARE_LABEL)
+            labels[(*n_labels)++] = it.value;
+        else if (*n == MAX_SESSIONS)
+            return opts_fail(&cli_compare, stderr, "more than %d sessions at \"%s\"", MAX_SESSIONS,
+                             opts_shown(it.value, shown, sizeof(shown)));
+        else
+            paths[(*n)++] = it.value;
+    }
+    if (*n < 2)
+        return opts_fail(&cli_compare, stderr, "expected at least two session files");
+    /* A label names a session; one with no session to name is a mistake
+     * (a file left out, or a label given twice). */
+    if (*n_labels > *n)
+        return opts_fail(&cli_compare, stderr,
+                         "%zu labels for %zu sessions: expected at most one a session", *n_labels,
+                         *n);
+    return 0;
+}
+
 int compare_main(int argc, char **argv)
 {
     const char *paths[MAX_SESSIONS], *labels[MAX_SESSIONS];
@@ -215,26 +245,11 @@ int compare_main(int argc, char **argv)
     struct session s[MAX_SESSIONS] = {{0}};
     const struct steps *tables[MAX_SESSIONS];
     size_t n = 0, n_labels = 0;
-    int rc = 0;
+    int rc;
 
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--label") == 0 && i + 1 < argc) {
-            if (n_labels == MAX_SESSIONS)
-                return usage("compare", "too many labels at", argv[i + 1], COMPARE_USAGE);
-            labels[n_labels++] = argv[++i];
-        } else if (argv[i][0] == '-') {
-            return usage("compare", "unexpected argument", argv[i], COMPARE_USAGE);
-        } else if (n == MAX_SESSIONS) {
-            return usage("compare", "more than 16 sessions at", argv[i], COMPARE_USAGE);
-        } else {
-            paths[n++] = argv[i];
-        }
-    }
-    if (n < 2) {
-        fprintf(stderr, "brink: compare: expected at least two session files (usage: %s)\n",
-                COMPARE_USAGE);
-        return 2;
-    }
+    rc = parse_compare_args(argc, argv, paths, &n, labels, &n_labels);
+    if (rc != 0)
+        return rc;
     for (size_t i = 0; i < n && rc == 0; i++) {
         rc = read_session("compare", paths[i], NULL, &s[i], NULL);
         tables[i] = s[i].steps;
@@ -249,5 +264,5 @@ int compare_main(int argc, char **argv)
         if (s[i].summary)
             free_session(&s[i]);
     }
-    return rc == 0 ? 0 : 1;
+    return rc == 0 ? BRINK_EXIT_OK : BRINK_EXIT_RUNTIME;
 }

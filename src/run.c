@@ -8,13 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/opts.h"
+#include "cli/tables.h"
 #include "config/config.h"
 #include "core/board.h"
 #include "core/chan.h"
 #include "core/clock.h"
 #include "core/exitcode.h"
 #include "core/redact.h"
-#include "core/sanitize.h"
 #include "core/stopper.h"
 #include "core/tick.h"
 #include "core/units.h"
@@ -30,120 +31,120 @@
 
 #define MAX_OVERRIDES 16
 
-/* Flags that stand for a key of the experiment file. */
-static const struct run_flag {
-    const char *name;
+/* Options that stand for a key of the experiment file. */
+static const struct run_key {
+    int id;
     const char *section;
     const char *key;
-} flags[] = {
-    {"--url", "target", "url"},
-    {"--concurrency", "load", "concurrency"},
-    {"--duration", "load", "duration"},
-    {"--requests", "load", "requests"},
-    {"--threads", "load", "threads"},
-    {"--tick", "load", "tick"},
-    {"--timeout", "target", "timeout"},
-    {"--rate", "load", "rate"},
-    {"--max-in-flight", "load", "max_in_flight"},
-    {"--fail-on", "thresholds", "fail_on"},
+} keys[] = {
+    {CLI_RUN_URL, "target", "url"},
+    {CLI_RUN_CONCURRENCY, "load", "concurrency"},
+    {CLI_RUN_DURATION, "load", "duration"},
+    {CLI_RUN_REQUESTS, "load", "requests"},
+    {CLI_RUN_THREADS, "load", "threads"},
+    {CLI_RUN_TICK, "load", "tick"},
+    {CLI_RUN_TIMEOUT, "target", "timeout"},
+    {CLI_RUN_RATE, "load", "rate"},
+    {CLI_RUN_MAX_IN_FLIGHT, "load", "max_in_flight"},
+    {CLI_RUN_FAIL_ON, "thresholds", "fail_on"},
+    {CLI_RUN_RAMP, "ramp", "steps"},
 };
 
 struct run_args {
     const struct run_preset *preset; /* NULL for brink run */
+    const struct opts_table *table;  /* cli_run, or the preset's */
     const char *config_path;
     struct config_override overrides[MAX_OVERRIDES];
     size_t n_overrides;
     uint64_t seed;
     int is_headless;
+    int has_duration;        /* --duration given */
     const char *record_path; /* --record FILE */
     int is_record_off;       /* --no-record */
     int is_ramp;             /* --ramp: start the [ramp] plan at once */
 };
 
-static int usage_error(const char *what, const char *arg)
+static int add_override(struct run_args *a, const char *flag, const char *section, const char *key,
+                        const char *value)
 {
-    char shown[80];
-
-    sanitize_display(arg, strlen(arg), shown, sizeof(shown), 0);
-    fprintf(stderr, "brink: run: %s \"%s\" (see brink run --help)\n", what, shown);
-    return 2;
+    if (a->n_overrides == MAX_OVERRIDES)
+        return opts_fail(a->table, stderr, "too many options at %s", flag);
+    a->overrides[a->n_overrides++] = (struct config_override){flag, section, key, value};
+    return 0;
 }
 
-/* Splits "--flag=value" or "--flag value"; returns the value or NULL. */
-static const char *flag_value(int argc, char **argv, int *i, const char *name)
+/* An option that stands for a key of the file: an override of it. */
+static int take_key(struct run_args *a, const struct opts_item *it)
 {
-    size_t n = strlen(name);
-    const char *arg = argv[*i];
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+        int rc;
 
-    if (strncmp(arg, name, n) != 0)
-        return NULL;
-    if (arg[n] == '=')
-        return arg + n + 1;
-    if (arg[n] != '\0' || *i + 1 >= argc)
-        return NULL;
-    return argv[++*i];
+        if (keys[k].id != it->id)
+            continue;
+        rc = add_override(a, it->opt->name, keys[k].section, keys[k].key, it->value);
+        /* A rate asked for on the command line is a rate to keep. */
+        if (rc == 0 && it->id == CLI_RUN_RATE)
+            rc = add_override(a, it->opt->name, "load", "mode", "rate");
+        return rc;
+    }
+    return opts_fail(a->table, stderr, "%s is not handled", it->opt->name);
+}
+
+static int take_option(struct run_args *a, const struct opts_item *it)
+{
+    char shown[80];
+    char *end;
+
+    switch (it->id) {
+    case OPTS_OPERAND:
+        return opts_fail(a->table, stderr, "unexpected argument \"%s\"",
+                         opts_shown(it->value, shown, sizeof(shown)));
+    case CLI_RUN_HEADLESS:
+        a->is_headless = 1;
+        return 0;
+    case CLI_RUN_NO_RECORD:
+        a->is_record_off = 1;
+        return 0;
+    case CLI_RUN_RECORD:
+        a->record_path = it->value;
+        return 0;
+    case CLI_RUN_CONFIG:
+        a->config_path = it->value;
+        return 0;
+    case CLI_RUN_SEED:
+        errno = 0;
+        a->seed = strtoull(it->value, &end, 10);
+        if (errno || end == it->value || *end || it->value[0] == '-')
+            return opts_fail(a->table, stderr,
+                             "--seed: expected a non-negative integer, got \"%s\"",
+                             opts_shown(it->value, shown, sizeof(shown)));
+        return 0;
+    case CLI_RUN_RAMP:
+        /* --ramp alone starts the file's plan; --ramp=1,8,16 gives its steps. */
+        a->is_ramp = 1;
+        return it->value ? take_key(a, it) : 0;
+    case CLI_RUN_DURATION:
+        a->has_duration = 1;
+        return take_key(a, it);
+    default:
+        return take_key(a, it);
+    }
 }
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        size_t f;
+    struct opts_parser p;
+    struct opts_item it;
+    char err[256];
+    int rc;
 
-        if (strcmp(argv[i], "--headless") == 0) {
-            a->is_headless = 1;
-            continue;
-        }
-        if (strcmp(argv[i], "--no-record") == 0) {
-            a->is_record_off = 1;
-            continue;
-        }
-        /* --ramp alone starts the file's plan; --ramp=1,8,16 gives its steps. */
-        if (strcmp(argv[i], "--ramp") == 0) {
-            a->is_ramp = 1;
-            continue;
-        }
-        if (strncmp(argv[i], "--ramp=", 7) == 0) {
-            if (a->n_overrides == MAX_OVERRIDES)
-                return usage_error("too many options at", argv[i]);
-            a->is_ramp = 1;
-            a->overrides[a->n_overrides++] =
-                (struct config_override){"--ramp", "ramp", "steps", argv[i] + 7};
-            continue;
-        }
-        if ((v = flag_value(argc, argv, &i, "--record")) != NULL) {
-            a->record_path = v;
-            continue;
-        }
-        if ((v = flag_value(argc, argv, &i, "--config")) != NULL) {
-            a->config_path = v;
-            continue;
-        }
-        if ((v = flag_value(argc, argv, &i, "--seed")) != NULL) {
-            char *end;
-
-            errno = 0;
-            a->seed = strtoull(v, &end, 10);
-            if (errno || end == v || *end || v[0] == '-')
-                return usage_error("--seed: expected a non-negative integer, got", v);
-            continue;
-        }
-        for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
-            if ((v = flag_value(argc, argv, &i, flags[f].name)) != NULL)
-                break;
-        }
-        if (!v)
-            return usage_error(argv[i][0] == '-' ? "unknown option or missing value:"
-                                                 : "unexpected argument",
-                               argv[i]);
-        if (a->n_overrides == MAX_OVERRIDES)
-            return usage_error("too many options at", argv[i]);
-        a->overrides[a->n_overrides++] =
-            (struct config_override){flags[f].name, flags[f].section, flags[f].key, v};
-        /* A rate asked for on the command line is a rate to keep. */
-        if (strcmp(flags[f].key, "rate") == 0 && a->n_overrides < MAX_OVERRIDES)
-            a->overrides[a->n_overrides++] =
-                (struct config_override){flags[f].name, "load", "mode", "rate"};
+    opts_start(&p, a->table, argc, argv);
+    while ((rc = opts_next(&p, &it, err, sizeof(err))) != 0) {
+        if (rc < 0)
+            return opts_fail(a->table, stderr, "%s", err);
+        rc = take_option(a, &it);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }
@@ -263,7 +264,7 @@ static void take_tick(void *arg, const struct tick *t)
 
 /*
  * Reads ticks until the engine closes the channel; turns signals into stop
- * commands (a second one aborts what is in flight) and passes on commands
+ * commands (a second one, or SIGHUP, aborts what is in flight) and passes on commands
  * from standard input. Returns 0, or -ETIMEDOUT when the engine did not end
  * within STOP_GRACE_MS of a stop: brink must never hang on the operator.
  */
@@ -276,7 +277,11 @@ static int follow(struct chan *ch, struct sinks *k)
     while (!chan_is_done(ch)) {
         struct tick *t = wait_next(ch, &in, 200);
 
-        if (stopper_update(&st, ch, (unsigned)signals_stops, clock_now_ns()) != 0) {
+        /* SIGHUP stops at once, as in the console: two stops, the second
+         * aborting what is in flight instead of draining it. */
+        unsigned stops = (unsigned)signals_stops + (signals_hangup ? 2 : 0);
+
+        if (stopper_update(&st, ch, stops, clock_now_ns()) != 0) {
             tick_free(t);
             return -ETIMEDOUT;
         }
@@ -385,7 +390,7 @@ static int start_threads(const struct run_args *a, const struct config *c, struc
         return 0;
     fprintf(stderr, "%s\n", err);
     /* Limits and probe settings are the operator's to fix: usage errors. */
-    return rc == -EMFILE || rc == -EPERM || rc == -EINVAL ? 2 : 1;
+    return rc == -EMFILE || rc == -EPERM || rc == -EINVAL ? BRINK_EXIT_USAGE : BRINK_EXIT_RUNTIME;
 }
 
 static int run_load(const struct run_args *a, const struct config *c)
@@ -401,7 +406,7 @@ static int run_load(const struct run_args *a, const struct config *c)
     rc = recording_start(c, a->record_path, a->is_record_off, err, sizeof(err), &k.recording);
     if (rc != 0) {
         fprintf(stderr, "%s\n", err);
-        rc = 2;
+        rc = BRINK_EXIT_USAGE;
         goto out_free;
     }
     rc = start_threads(a, c, ch, &th);
@@ -416,7 +421,7 @@ static int run_load(const struct run_args *a, const struct config *c)
                 STOP_GRACE_MS);
         recording_stop(k.recording, 0, "the engine did not stop");
         format_final(k.summary, k.steps, stdout);
-        return 1;
+        return BRINK_EXIT_RUNTIME;
     }
     probes_stop(th.probes);
     engine_join(th.engine);
@@ -429,7 +434,7 @@ static int run_load(const struct run_args *a, const struct config *c)
     if (verdicts_print("run", &v, k.steps, stdout) && rc == 0 && !a->preset)
         rc = BRINK_EXIT_VERDICT;
     if (recording_stop(k.recording, !chan_dropped(ch), signals_stops ? "stopped" : "done") != 0)
-        rc = 1;
+        rc = BRINK_EXIT_RUNTIME;
     engine_free(th.engine);
 out_free:
     board_free(th.board);
@@ -439,38 +444,50 @@ out_free:
     return rc;
 }
 
+/* Without a console nobody can press q: a preset that says so stops by
+ * itself unless --duration says otherwise. */
+static int add_unattended_duration(struct run_args *a)
+{
+    const struct run_preset *pr = a->preset;
+    int is_console = !a->is_headless && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+
+    if (!pr || !pr->unattended_duration || a->has_duration || is_console)
+        return 0;
+    fprintf(stderr, "brink: %s: no console, so it stops after %s (--duration to change)\n",
+            pr->name, pr->unattended_duration);
+    return add_override(a, "--duration", "load", "duration", pr->unattended_duration);
+}
+
 int run_preset_main(int argc, char **argv, const struct run_preset *preset)
 {
-    struct run_args a = {.preset = preset};
+    struct run_args a = {.preset = preset, .table = preset ? preset->options : &cli_run};
     struct config c;
     char err[256];
     int rc;
 
     rc = parse_args(argc, argv, &a);
+    if (rc == 0)
+        rc = add_unattended_duration(&a);
     if (rc != 0)
         return rc;
-    if (preset && a.config_path)
-        return usage_error("--config cannot change the built-in experiment; got", a.config_path);
-    if (preset && has_url(&a))
-        return usage_error("--url cannot change the built-in experiment's target", "--url");
     if (!preset && !a.config_path && !has_url(&a)) {
         fprintf(stderr, "brink: run: no target (expected --url URL or --config FILE)\n");
-        return 2;
+        return BRINK_EXIT_USAGE;
     }
     if (load_config(&a, &c) != 0)
-        return 2;
+        return BRINK_EXIT_USAGE;
     if (a.is_ramp && c.ramp.n_steps == 0) {
         fprintf(stderr, "brink: --ramp: %s has no [ramp] steps (expected a [ramp] section with "
                         "steps = 1, 8, 16, 32, or --ramp=1,8,16,32)\n",
                 a.config_path ? "the config" : "the command line");
         config_free(&c);
-        return 2;
+        return BRINK_EXIT_USAGE;
     }
     signals_install();
     if (engine_global_init(err, sizeof(err)) != 0) {
         fprintf(stderr, "%s\n", err);
         config_free(&c);
-        return 1;
+        return BRINK_EXIT_RUNTIME;
     }
     rc = run_load(&a, &c);
     engine_global_cleanup();

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config/internal.h"
+#include "core/regfile.h"
 #include "core/xalloc.h"
 
 /* Sets the keys of one section that have a plain (not allocated) default. */
@@ -295,6 +296,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
         apply_string_defaults(c);
         rc = ctx.n_errors ? -EINVAL : 0;
     }
+    config__errors_end(&ctx);
     free(ctx.line);
     free(ctx.dir);
     if (rc < 0)
@@ -310,13 +312,14 @@ int config_load_string(struct config *c, const char *name, const char *text,
 
 int config_load_file(struct config *c, const char *path, const struct config_opts *opts, FILE *err)
 {
-    char shown[CONFIG_SHOW_MAX];
-    FILE *in = fopen(path, "rb");
+    char shown[CONFIG_SHOW_MAX], why[256];
+    FILE *in;
     int rc;
 
-    if (!in) {
-        rc = -errno;
-        fprintf(err, "brink: %s: cannot open: %s\n", config__show(path, shown), strerror(-rc));
+    /* A FIFO would block and /dev/zero never end: regular files only. */
+    rc = regfile_open(path, CONFIG_FILE_MAX_BYTES, &in, why, sizeof(why));
+    if (rc != 0) {
+        fprintf(err, "brink: %s: %s\n", config__show(path, shown), why);
         return rc;
     }
     rc = load(c, path, in, NULL, opts, err);

@@ -20,6 +20,8 @@
 #define CONFIG_MAX_POINTERS 8  /* pointer lines of one json probe */
 #define CONFIG_VALUE_MAX 8192  /* bytes in one line, so in one value; also after ${ENV} */
 #define CONFIG_NAME_MAX 63     /* bytes in the NAME of [request NAME] */
+#define CONFIG_FILE_MAX_BYTES (4u << 20) /* an experiment file; larger ones are refused */
+#define CONFIG_ERRORS_SHOWN 20           /* error lines printed per load; the rest are counted */
 
 /* A string value both as written (with ${ENV} references, safe to record or
  * show) and expanded (for use; may hold secrets). Both NULL when unset. */

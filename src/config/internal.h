@@ -140,9 +140,13 @@ void config__apply_override(struct config_load_ctx *ctx, const struct config_ove
 #define CONFIG_PRINTF(f, a)
 #endif
 /* Writes "brink: FILE:LINE: WHERE: MESSAGE" (no ":LINE" when line is 0, no
- * "WHERE: " when where is NULL) to ctx->err and counts the error. */
+ * "WHERE: " when where is NULL) to ctx->err and counts the error; past
+ * CONFIG_ERRORS_SHOWN errors it only counts. */
 void config__error(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
                    ...) CONFIG_PRINTF(4, 5);
+/* At the end of a load: "brink: FILE: ... N more errors" for those counted
+ * but not printed, else nothing. */
+void config__errors_end(struct config_load_ctx *ctx);
 /* The same line for something the file may do but probably did not mean;
  * not an error: the file still loads. */
 void config__notice(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,

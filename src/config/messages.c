@@ -40,10 +40,21 @@ void config__error(struct config_load_ctx *ctx, uint32_t line, const char *where
 {
     va_list ap;
 
-    va_start(ap, fmt);
-    say(ctx, line, where, fmt, ap);
-    va_end(ap);
+    /* A file of noise (a binary, random bytes) must not flood the terminal:
+     * the first errors are printed, the rest counted (config__errors_end). */
+    if (ctx->n_errors < CONFIG_ERRORS_SHOWN) {
+        va_start(ap, fmt);
+        say(ctx, line, where, fmt, ap);
+        va_end(ap);
+    }
     ctx->n_errors++;
+}
+
+void config__errors_end(struct config_load_ctx *ctx)
+{
+    if (ctx->n_errors > CONFIG_ERRORS_SHOWN)
+        fprintf(ctx->err, "brink: %s: ... %u more errors\n", ctx->file,
+                ctx->n_errors - CONFIG_ERRORS_SHOWN);
 }
 
 void config__notice(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,

@@ -38,6 +38,14 @@ struct probes_params {
  */
 int probes_start(const struct probes_params *p, char *err, size_t err_len, struct probes **out);
 
+/*
+ * What probes_start refuses, without starting anything: the same command
+ * check and the same compilation, with the same messages and codes (-EPERM
+ * for a refused command probe). For `brink check`, which must refuse what
+ * `brink run` would. Any thread.
+ */
+int probes_check(const struct config *c, int allow_commands, char *err, size_t err_len);
+
 /* Stops sampling (fetches and commands in progress are aborted or killed),
  * joins the thread and frees everything. probes_stop(NULL) is a no-op. */
 void probes_stop(struct probes *ps);

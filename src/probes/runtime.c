@@ -355,6 +355,22 @@ static int check_commands(const struct config *c, const char *path, int allow_co
     return 0;
 }
 
+int probes_check(const struct config *c, int allow_commands, char *err, size_t err_len)
+{
+    struct probes_params p = {.config = c, .board = board_new(), .allow_commands = allow_commands};
+    struct probes *ps;
+    int rc = check_commands(c, c->path, allow_commands, err, err_len);
+
+    if (rc == 0 && c->n_probes) {
+        ps = xcalloc(1, sizeof(*ps));
+        ps->board = p.board;
+        rc = setup(ps, &p, err, err_len);
+        free_probes(ps);
+    }
+    board_free(p.board);
+    return rc;
+}
+
 int probes_start(const struct probes_params *p, char *err, size_t err_len, struct probes **out)
 {
     struct probes *ps;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/regfile.h"
 #include "core/xalloc.h"
 #include "record/internal.h"
 
@@ -200,15 +201,16 @@ int rec_read_stream(FILE *f, const char *name, rec_notice_fn *notice_fn, void *a
 int rec_read_open(const char *path, rec_notice_fn *notice_fn, void *arg, char *err, size_t err_len,
                   struct rec_reader **out)
 {
-    FILE *f = fopen(path, "r");
+    char why[256];
+    FILE *f;
     int rc;
 
     *out = NULL;
-    if (!f) {
-        int e = errno;
-
-        rec_msg(err, err_len, "brink: %s: cannot open the session file: %s", path, strerror(e));
-        return -e;
+    /* A FIFO with no writer would block and /dev/zero never end. */
+    rc = regfile_open(path, 0, &f, why, sizeof(why));
+    if (rc != 0) {
+        rec_msg(err, err_len, "brink: %s: %s", path, why);
+        return rc;
     }
     rc = rec_read_stream(f, path, notice_fn, arg, err, err_len, out);
     if (rc != 0) {

@@ -172,8 +172,9 @@ struct rec_end {
  * (rec_read_stream, f stays the caller's; name is used in messages), and
  * reads the header. notice may be NULL. Returns 0 with *out set, or -EINVAL
  * when the first line is not a header of this format, -ENOTSUP for an
- * unknown major version, -ENODATA for an empty file, or the negative errno of
- * fopen, with a sentence in err.
+ * unknown major version, -ENODATA for an empty file, -ENODEV when path is
+ * not a regular file (a FIFO, a device: refused before any read), or the
+ * negative errno of open, with a sentence in err.
  */
 int rec_read_open(const char *path, rec_notice_fn *notice, void *arg, char *err, size_t err_len,
                   struct rec_reader **out);

@@ -18,14 +18,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cli/opts.h"
+#include "cli/tables.h"
 #include "core/clock.h"
+#include "core/regfile.h"
 #include "core/sanitize.h"
 #include "core/xalloc.h"
 #include "target/internal.h"
 
 #include "core/exitcode.h"
 
-#define USAGE "usage: brink target [--listen ADDR:PORT] [--config FILE] [--seed N]"
 #define CONFIG_MAX_BYTES SETTINGS_MAX_DOC_BYTES
 
 struct options {
@@ -43,30 +45,32 @@ static const char *shown(const char *arg, char *buf, size_t cap)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-    char buf[80];
+    struct opts_parser p;
+    struct opts_item it;
+    char err[256], buf[80];
+    int rc;
 
     o->listen = "127.0.0.1:0";
     o->config = NULL;
     o->seed = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char **slot = !strcmp(argv[i], "--listen")   ? &o->listen
-                            : !strcmp(argv[i], "--config") ? &o->config
-                            : !strcmp(argv[i], "--seed")   ? &o->seed
-                                                           : NULL;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("%s\n", USAGE);
-            return 1;
+    opts_start(&p, &cli_target, argc, argv);
+    while ((rc = opts_next(&p, &it, err, sizeof(err))) != 0) {
+        if (rc < 0)
+            return opts_fail(&cli_target, stderr, "%s", err);
+        switch (it.id) {
+        case CLI_TARGET_LISTEN:
+            o->listen = it.value;
+            break;
+        case CLI_TARGET_CONFIG:
+            o->config = it.value;
+            break;
+        case CLI_TARGET_SEED:
+            o->seed = it.value;
+            break;
+        default:
+            return opts_fail(&cli_target, stderr, "unexpected argument \"%s\"",
+                             shown(it.value, buf, sizeof(buf)));
         }
-        if (!slot) {
-            fprintf(stderr, "brink: target: unknown argument \"%s\" (%s)\n",
-                    shown(argv[i], buf, sizeof(buf)), USAGE);
-            return -EINVAL;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "brink: target: %s needs a value (%s)\n", argv[i], USAGE);
-            return -EINVAL;
-        }
-        *slot = argv[++i];
     }
     return 0;
 }
@@ -149,17 +153,19 @@ static int open_listener(const struct sockaddr_storage *ss, socklen_t len, char 
 static int load_config(const char *path, struct settings *s)
 {
     char err[TARGET_ERR_MAX], buf[200];
-    char *text = xmalloc(CONFIG_MAX_BYTES + 1);
+    char *text;
     size_t n;
-    FILE *f = fopen(path, "rb");
+    FILE *f;
     int rc;
 
-    if (!f) {
-        rc = -errno;
-        fprintf(stderr, "brink: target: %s: %s\n", shown(path, buf, sizeof(buf)), strerror(-rc));
-        free(text);
+    /* A FIFO would block: regular files only. Their size is bounded below
+     * (the settings refuse a document larger than CONFIG_MAX_BYTES). */
+    rc = regfile_open(path, 0, &f, err, sizeof(err));
+    if (rc != 0) {
+        fprintf(stderr, "brink: target: %s: %s\n", shown(path, buf, sizeof(buf)), err);
         return rc;
     }
+    text = xmalloc(CONFIG_MAX_BYTES + 1);
     n = fread(text, 1, CONFIG_MAX_BYTES + 1, f);
     rc = ferror(f) ? -EIO : 0;
     fclose(f);
@@ -339,7 +345,7 @@ int target_main(int argc, char **argv)
 
     rc = parse_options(argc, argv, &o);
     if (rc)
-        return rc > 0 ? BRINK_EXIT_OK : BRINK_EXIT_USAGE;
+        return rc;
     settings_default(&s);
     if (o.config && load_config(o.config, &s) != 0)
         return BRINK_EXIT_USAGE;

@@ -306,10 +306,25 @@ run_pid=""
 check "Ctrl-C stops the run with status 0" 0 "$status"
 check "Ctrl-C still prints the final report" 1 "$(grep -c '^latency percentiles:$' "$tmp/sig.out")"
 
+# --- SIGHUP headless stops the load at once, as the console does ------------------
+# Requests that would take 20 s are in flight: a drain would wait for them,
+# SIGHUP aborts them (the second stop's event) without waiting.
+timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/20000" --timeout 60s \
+    --concurrency 2 </dev/null >"$tmp/hup.out" 2>"$tmp/hup.err" &
+run_pid=$!
+wait_for "$tmp/hup.err" '^t=[0-9]+s c=2 inflight=2 ' 10
+kill -HUP "$run_pid"
+wait "$run_pid"
+status=$?
+run_pid=""
+check "SIGHUP headless: status 0 and the report" "0 1" "$status $(grep -c '^duration ' "$tmp/hup.out")"
+check "SIGHUP headless: the requests in flight are aborted, not drained" "1 1" \
+    "$(grep -c 'stop again: abort the requests in flight' "$tmp/hup.out") $(grep -c '^dropped 0, aborted at stop 2,' "$tmp/hup.out")"
+
 # --- usage errors start nothing ----------------------------------------------------
 expect_run "run without a target is a usage error" 2 "" '^brink: run: no target \(expected --url URL or --config FILE\)$' -- "$brink" run
 expect_run "a bad flag value names the flag" 2 "" '^brink: --concurrency: expected a whole number' -- "$brink" run --url "$url/" --concurrency ten
-expect_run "an unknown option is refused" 2 "" '^brink: run: unknown option or missing value: "--frob"' -- "$brink" run --url "$url/" --frob
+expect_run "an unknown option is refused" 2 "" '^brink: run: unknown option "--frob" \(usage: brink run ' -- "$brink" run --url "$url/" --frob
 
 stop_target
 }

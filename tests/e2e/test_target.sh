@@ -30,7 +30,7 @@ expect_run "a bad --listen is a usage error" 2 "" '^brink: target: --listen: exp
 expect_run "a missing --config file is a config error" 2 "" '^brink: target: /nonexistent/t.json: ' -- "$brink" target --config /nonexistent/t.json
 printf '{"workers": "many"}' >"$tmp/bad.json"
 expect_run "a bad --config names the key" 2 "" '^brink: target: .*bad.json: workers: expected a number' -- "$brink" target --config "$tmp/bad.json"
-expect_run "an unknown argument is a usage error" 2 "" '^brink: target: unknown argument "--frob"' -- "$brink" target --frob
+expect_run "an unknown argument is a usage error" 2 "" '^brink: target: unknown option "--frob" \(usage: brink target ' -- "$brink" target --frob
 
 # --- start ----------------------------------------------------------------------
 mkdir "$tmp/www"

@@ -1067,6 +1067,52 @@ static void missing_file_is_reported_in_one_line(void **state)
     config_free(&c);
 }
 
+static void device_is_refused_in_one_line_before_any_read(void **state)
+{
+    struct config c;
+    char *err;
+    size_t len;
+    FILE *f = open_memstream(&err, &len);
+
+    (void)state;
+    config_init(&c);
+    /* /dev/zero never ends: read, it would spin forever. */
+    assert_int_equal(config_load_file(&c, "/dev/zero", &opts, f), -ENODEV);
+    fclose(f);
+    assert_string_equal(err, "brink: /dev/zero: not a regular file\n");
+    free(err);
+    config_free(&c);
+}
+
+/* Counts the lines of s. */
+static unsigned count_lines(const char *s)
+{
+    unsigned n = 0;
+
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void errors_past_the_first_twenty_are_counted_not_printed(void **state)
+{
+    struct config c;
+    char *err, *text = malloc(sizeof(TARGET) + 100 * 8);
+    const char *last;
+
+    (void)state;
+    strcpy(text, TARGET);
+    for (int i = 0; i < 100; i++)
+        strcat(text, "garbage\n");
+    assert_int_equal(load(&c, text, &err), -EINVAL);
+    assert_int_equal(count_lines(err), CONFIG_ERRORS_SHOWN + 1);
+    last = strstr(err, "brink: t.ini: ... ");
+    assert_non_null(last);
+    assert_string_equal(last, "brink: t.ini: ... 80 more errors\n");
+    free(err);
+    free(text);
+}
+
 static void body_file_is_found_next_to_the_config_file(void **state)
 {
     const char *path = BRINK_SOURCE_DIR "/tests/data/config/good/body_file.ini";
@@ -1649,6 +1695,8 @@ int main(void)
         cmocka_unit_test(unprintable_text_in_messages_is_escaped),
         cmocka_unit_test(failed_load_leaves_the_config_as_config_init_did),
         cmocka_unit_test(missing_file_is_reported_in_one_line),
+        cmocka_unit_test(device_is_refused_in_one_line_before_any_read),
+        cmocka_unit_test(errors_past_the_first_twenty_are_counted_not_printed),
         cmocka_unit_test(body_file_is_found_next_to_the_config_file),
         cmocka_unit_test(write_keeps_references_and_redacts_secrets),
         cmocka_unit_test(write_prints_every_key_and_reads_back_the_same),
