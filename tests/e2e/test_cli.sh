@@ -50,14 +50,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # demo without a console stops by itself unless a duration is given, in
-# either form: -d 1s is --duration too.
+# either form: -z 1s is --duration too.
 status=0
-"$brink" demo --no-record -d 1s </dev/null >"$tmp/demo.out" 2>"$tmp/demo.err" || status=$?
+"$brink" demo --no-record -z 1s </dev/null >"$tmp/demo.out" 2>"$tmp/demo.err" || status=$?
 if [ "$status" -eq 0 ] && grep -q '^duration 1\.' "$tmp/demo.out" &&
     ! grep -q 'no console, so it stops after' "$tmp/demo.err"; then
-    ok "demo -d 1s without a console runs 1 s, without the 10 s default"
+    ok "demo -z 1s without a console runs 1 s, without the 10 s default"
 else
-    not_ok "demo -d 1s without a console" "exit $status; $(head -c 300 "$tmp/demo.err")"
+    not_ok "demo -z 1s without a console" "exit $status; $(head -c 300 "$tmp/demo.err")"
 fi
 
 # Contradictory options are usage errors (issue 22 H), and nothing is written.
