@@ -100,8 +100,12 @@ void interval_add(struct interval *dst, const struct interval *src)
         interval_count_status(dst, src->status[i].code, src->status[i].count);
     dst->status_other += src->status_other;
     for (int c = 0; c < ERR__COUNT; c++) {
-        if (!dst->first_error[c][0] && src->first_error[c][0])
+        /* Across workers, the earliest message is the first. */
+        if (src->first_error[c][0] &&
+            (!dst->first_error[c][0] || src->first_error_ns[c] < dst->first_error_ns[c])) {
             memcpy(dst->first_error[c], src->first_error[c], TICK_TEXT_MAX);
+            dst->first_error_ns[c] = src->first_error_ns[c];
+        }
     }
     dst->connections_opened += src->connections_opened;
     dst->dropped += src->dropped;
