@@ -63,6 +63,32 @@ static void put_redacted(struct sink *k, size_t secret_len)
     put(k, mark, (size_t)n);
 }
 
+/* Length of the mark put_redacted writes at s[0..n), or 0 when s does not
+ * start with one: a value redacted already is kept as it is, so that
+ * redacting twice changes nothing. */
+static size_t mark_len(const char *s, size_t n)
+{
+    static const char head[] = "<redacted len=";
+    size_t i = sizeof(head) - 1;
+
+    if (n <= i || memcmp(s, head, i) != 0)
+        return 0;
+    if (s[i] < '0' || s[i] > '9')
+        return 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i < n && s[i] == '>' ? i + 1 : 0;
+}
+
+/* Puts the secret s[0..n) redacted, unless it is a mark already. */
+static void put_secret(struct sink *k, const char *s, size_t n)
+{
+    if (n > 0 && mark_len(s, n) == n)
+        put(k, s, n);
+    else
+        put_redacted(k, n);
+}
+
 static char ascii_lower(char c)
 {
     return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
@@ -259,7 +285,7 @@ static void put_params(struct sink *k, const char *url, size_t i, size_t end)
             next = find_any(url, key_end + 1, end, secret ? "&" : "&;");
             put(k, url + i, key_end + 1 - i);
             if (secret)
-                put_redacted(k, next - key_end - 1);
+                put_secret(k, url + key_end + 1, next - key_end - 1);
             else
                 put(k, url + key_end + 1, next - key_end - 1);
         } else {
@@ -296,20 +322,17 @@ static size_t scheme_len(const char *url)
     return strncmp(url + i, "://", 3) == 0 ? i + 3 : 0;
 }
 
-size_t redact_url(const char *url, char *out, size_t cap)
+/* redact_url on the span url[0..n). */
+static void put_url(struct sink *k, const char *url, size_t n)
 {
-    struct sink k = {out, cap, 0};
-    size_t n, auth, auth_end, at, path_end, query_end;
+    size_t auth, auth_end, at, path_end, query_end;
 
-    if (cap > 0)
-        out[0] = '\0';
-    if (url == NULL)
-        return 0;
-    n = strlen(url);
     /* Without a scheme the URL starts with its authority, as curl reads it. */
     auth = scheme_len(url);
+    if (auth > n)
+        auth = 0;
     auth_end = find_any(url, auth, n, "/?#");
-    put(&k, url, auth);
+    put(k, url, auth);
     /* The last '@' ends the userinfo: an unencoded '@' in a password must not
      * push part of it into the host. */
     at = auth_end;
@@ -322,26 +345,146 @@ size_t redact_url(const char *url, char *out, size_t cap)
 
         /* A user name alone is often a token ("https://ghp_...@host"). */
         if (colon < at) {
-            put(&k, url + auth, colon + 1 - auth);
-            put_redacted(&k, at - colon - 1);
+            put(k, url + auth, colon + 1 - auth);
+            put_secret(k, url + colon + 1, at - colon - 1);
         } else {
-            put_redacted(&k, at - auth);
+            put_secret(k, url + auth, at - auth);
         }
         auth = at;
     }
-    put(&k, url + auth, auth_end - auth);
+    put(k, url + auth, auth_end - auth);
     path_end = find_any(url, auth_end, n, "?#");
-    put(&k, url + auth_end, path_end - auth_end);
+    put(k, url + auth_end, path_end - auth_end);
     query_end = find_any(url, path_end, n, "#");
     if (path_end < query_end) {
-        put(&k, "?", 1);
-        put_params(&k, url, path_end + 1, query_end);
+        put(k, "?", 1);
+        put_params(k, url, path_end + 1, query_end);
     }
     /* Fragments carry secrets too: OAuth's implicit flow returns
      * #access_token=..., and hash routes look like #/page?token=.... */
     if (query_end < n) {
-        put(&k, "#", 1);
-        put_params(&k, url, query_end + 1, n);
+        put(k, "#", 1);
+        put_params(k, url, query_end + 1, n);
+    }
+}
+
+size_t redact_url(const char *url, char *out, size_t cap)
+{
+    struct sink k = {out, cap, 0};
+
+    if (cap > 0)
+        out[0] = '\0';
+    if (url == NULL)
+        return 0;
+    put_url(&k, url, strlen(url));
+    return k.len;
+}
+
+/* ---- Secrets inside free text ------------------------------------------ */
+
+static int is_quote(char c)
+{
+    return c == '"' || c == '\'';
+}
+
+/* Characters of a word that may be a header name or a key: the word before
+ * them is not where a secret starts. */
+static int is_word_char(char c)
+{
+    return is_alpha(c) || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.' || c == '%';
+}
+
+/* End of the token that starts at text[i]: the next blank, line end or
+ * quote, a mark counting as one piece even though it holds a blank. */
+static size_t token_end(const char *text, size_t i, size_t n, const char *also)
+{
+    while (i < n && !is_line_end(text[i]) && !is_quote(text[i]) && !strchr(also, text[i])) {
+        size_t m = mark_len(text + i, n - i);
+
+        i += m ? m : 1;
+    }
+    return i;
+}
+
+/* A "Name: value" header at text[i] with a secret name: the value runs to
+ * the closing quote when the header is quoted, else to the line end. Only
+ * the names every server treats as secret count outside quotes, so that
+ * "brink: session: ..." stays readable. Returns the bytes used, or 0. */
+static size_t put_text_header(struct sink *k, const char *text, size_t i, size_t n)
+{
+    size_t name_end = i, v, v_end;
+    int is_quoted = i > 0 && is_quote(text[i - 1]);
+    size_t n_names = sizeof(secret_header_names) / sizeof(secret_header_names[0]);
+
+    while (name_end < n && (is_word_char(text[name_end]) && text[name_end] != '%'))
+        name_end++;
+    if (name_end == i || name_end + 1 >= n || text[name_end] != ':' ||
+        !is_blank(text[name_end + 1]))
+        return 0;
+    if (!in_list(text + i, name_end - i, secret_header_names, n_names) &&
+        !(is_quoted && has_secret_word(text + i, name_end - i)))
+        return 0;
+    v = name_end + 1;
+    while (v < n && is_blank(text[v]))
+        v++;
+    v_end = v;
+    while (v_end < n && text[v_end] != '\n' && text[v_end] != '\r' &&
+           !(is_quoted && text[v_end] == text[i - 1]))
+        v_end++;
+    put(k, text + i, v - i);
+    if (v_end == v || is_reference_only(text + v, text + v_end))
+        put(k, text + v, v_end - v);
+    else
+        put_secret(k, text + v, v_end - v);
+    return v_end - i;
+}
+
+/* A key=value pair at text[i] with a secret key ("token=...", also
+ * "--password=..."): the value runs to the next blank, quote or '&'. */
+static size_t put_text_pair(struct sink *k, const char *text, size_t i, size_t n)
+{
+    size_t key_end = i, v_end;
+
+    while (key_end < n && is_word_char(text[key_end]))
+        key_end++;
+    if (key_end == i || key_end >= n || text[key_end] != '=' ||
+        !is_secret_key(text + i, key_end - i))
+        return 0;
+    v_end = token_end(text, key_end + 1, n, "&");
+    put(k, text + i, key_end + 1 - i);
+    if (v_end > key_end + 1)
+        put_secret(k, text + key_end + 1, v_end - key_end - 1);
+    return v_end - i;
+}
+
+size_t redact_text(const char *text, char *out, size_t cap)
+{
+    struct sink k = {out, cap, 0};
+    size_t n, i = 0;
+
+    if (cap > 0)
+        out[0] = '\0';
+    if (text == NULL)
+        return 0;
+    n = strlen(text);
+    while (i < n) {
+        size_t used = mark_len(text + i, n - i);
+
+        if (used) {
+            put(&k, text + i, used);
+        } else if (i == 0 || !is_word_char(text[i - 1])) {
+            if (scheme_len(text + i) > 0) {
+                used = token_end(text, i, n, "") - i;
+                put_url(&k, text + i, used);
+            } else if ((used = put_text_header(&k, text, i, n)) == 0) {
+                used = put_text_pair(&k, text, i, n);
+            }
+        }
+        if (used == 0) {
+            put(&k, text + i, 1);
+            used = 1;
+        }
+        i += used;
     }
     return k.len;
 }

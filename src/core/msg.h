@@ -1,0 +1,71 @@
+/*
+ * msg: the one way text reaches a person. Builds the "why" texts of
+ * messages, gives errno's text on any thread, and cleans every line before
+ * stdout, stderr or the screen see it: secrets redacted (redact.h), then
+ * control, C1, bidi and invalid bytes escaped (sanitize.h). Messages have one
+ * form: "brink: where: what[: why]", one line. No global state; any thread.
+ */
+#ifndef BRINK_CORE_MSG_H
+#define BRINK_CORE_MSG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define MSG_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+
+/* Room for the text of one errno value. */
+#define MSG_ERRNO_MAX 96
+
+/*
+ * Writes fmt into buf (cap bytes, always NUL-terminated when cap > 0, cut
+ * when it does not fit) and returns err, so that a failing function ends in
+ * `return msg_set(why, why_len, -EINVAL, "bad port \"%s\"", shown);`.
+ * cap 0 writes nothing. The text is not cleaned: quote user text through
+ * msg_show, and print through msg_print.
+ */
+int msg_set(char *buf, size_t cap, int err, const char *fmt, ...) MSG_PRINTF(4, 5);
+int msg_vset(char *buf, size_t cap, int err, const char *fmt, va_list ap) MSG_PRINTF(4, 0);
+
+/* The text of an errno value, either sign (EIO or -EIO). */
+struct msg_errno_text {
+    char text[MSG_ERRNO_MAX];
+};
+
+/*
+ * strerror for any thread (plain strerror may share one buffer between
+ * threads): "Input/output error"; "error N" for a value the C library does
+ * not know. The text lives in the returned value, which lasts until the end
+ * of the full expression that calls it, so it may stand as a printf
+ * argument: `fprintf(f, "...: %s\n", msg_errno(e).text)`.
+ */
+struct msg_errno_text msg_errno(int e);
+
+/*
+ * A piece of user text (a value, a path, an argument) for a message:
+ * s[0..n) with its secrets redacted (redact_text), then rendered by
+ * sanitize_display (ascii_only as there) into out (cap bytes, cap >= 8).
+ * Redacting comes first, so a cut never shows part of a secret. Text after
+ * a NUL or beyond MSG_LINE_MAX bytes is left out. Returns out.
+ */
+const char *msg_show(const char *s, size_t n, char *out, size_t cap, int ascii_only);
+
+/*
+ * Cleans one line of output: in with its secrets redacted (redact_text) and
+ * every unsafe code point escaped (sanitize_line; a backslash is kept, so
+ * pieces shown with msg_show pass unchanged). Writes into out (cap bytes)
+ * and returns the length written. Lines longer than the cap are cut with
+ * "...".
+ */
+size_t msg_clean(const char *in, char *out, size_t cap);
+
+/*
+ * Formats fmt, cleans it with msg_clean and writes it to out followed by a
+ * newline: the one way a message reaches stdout or stderr. Lines are cut at
+ * MSG_LINE_MAX bytes.
+ */
+#define MSG_LINE_MAX 4096
+void msg_print(FILE *out, const char *fmt, ...) MSG_PRINTF(2, 3);
+void msg_vprint(FILE *out, const char *fmt, va_list ap) MSG_PRINTF(2, 0);
+
+#endif
