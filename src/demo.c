@@ -15,6 +15,8 @@
 #include "run.h"
 #include "target/target.h"
 
+#include "core/msg.h"
+
 /* The target's side of the scenario (a settings document, docs/target.md). */
 static const char target_settings[] =
     "{\"workers\": 4, \"queue_max\": 12, \"max_connections\": 48,"
@@ -87,8 +89,8 @@ static int run_demo(int argc, char **argv, const struct run_preset *preset)
     memcpy(args, argv, sizeof(args[0]) * (size_t)argc);
     args[argc] = "--duration=" HEADLESS_SECONDS;
     args[argc + 1] = NULL;
-    fprintf(stderr, "brink: demo: no console, so it stops after %s (--duration to change)\n",
-            HEADLESS_SECONDS);
+    msg_print(stderr, "brink: demo: no console, so it stops after %s (--duration to change)",
+              HEADLESS_SECONDS);
     return run_preset_main(argc + 1, args, preset);
 }
 
@@ -109,7 +111,7 @@ int demo_main(int argc, char **argv)
     rc = target_start(target_settings, url, sizeof(url), err, sizeof(err), &srv);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
-        fprintf(stderr, "brink: demo: starting the built-in target: %s\n", err);
+        msg_print(stderr, "brink: demo: starting the built-in target: %s", err);
         return 1;
     }
     snprintf(config, sizeof(config), config_format, url);

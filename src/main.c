@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "core/sanitize.h"
+#include "core/msg.h"
 #include "demo.h"
 #include "replay.h"
 #include "report_cmd.h"
@@ -194,13 +194,6 @@ static void print_command_help(const struct cmd *c)
            "3 a threshold or a ramp step failed (brink run)\n");
 }
 
-/* Prints an argument the user typed, escaped: it may hold control bytes. */
-static const char *shown(const char *arg, char *buf, size_t cap)
-{
-    sanitize_display(arg, strlen(arg), buf, cap, 0);
-    return buf;
-}
-
 static int is_help(const char *arg)
 {
     return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
@@ -214,21 +207,22 @@ static int cmd_check(int argc, char **argv)
 
     if (argc != 2) {
         if (argc < 2)
-            fprintf(stderr, "brink: check: missing FILE (usage: brink check FILE)\n");
+            msg_print(stderr, "brink: check: missing FILE (usage: brink check FILE)");
         else
-            fprintf(stderr, "brink: check: unexpected argument \"%s\" (usage: brink check FILE)\n",
-                    shown(argv[2], buf, sizeof(buf)));
+            msg_print(stderr, "brink: check: unexpected argument \"%s\" (usage: brink check FILE)",
+                      msg_show(argv[2], buf, sizeof(buf)));
         return BRINK_EXIT_USAGE;
     }
     if (argv[1][0] == '-') {
-        fprintf(stderr, "brink: check: unknown option \"%s\" (usage: brink check FILE)\n",
-                shown(argv[1], buf, sizeof(buf)));
+        msg_print(stderr, "brink: check: unknown option \"%s\" (usage: brink check FILE)",
+                  msg_show(argv[1], buf, sizeof(buf)));
         return BRINK_EXIT_USAGE;
     }
     config_init(&c);
     rc = config_load_file(&c, argv[1], NULL, stderr);
-    if (rc == 0 && config_write(&c, stdout) != 0) {
-        fprintf(stderr, "brink: check: writing the configuration failed: %s\n", strerror(EIO));
+    if (rc == 0 && config_show(&c, stdout) != 0) {
+        msg_print(stderr, "brink: check: writing the configuration failed: %s",
+                  msg_errno(EIO).text);
         config_free(&c);
         return BRINK_EXIT_RUNTIME;
     }
@@ -264,10 +258,10 @@ int main(int argc, char **argv)
         return commands[i].run(argc - 1, argv + 1);
     }
     if (argv[1][0] == '-')
-        fprintf(stderr, "brink: unknown option \"%s\" (expected --help or --version)\n",
-                shown(argv[1], buf, sizeof(buf)));
+        msg_print(stderr, "brink: unknown option \"%s\" (expected --help or --version)",
+                  msg_show(argv[1], buf, sizeof(buf)));
     else
-        fprintf(stderr, "brink: unknown command \"%s\" (run 'brink --help' for the list)\n",
-                shown(argv[1], buf, sizeof(buf)));
+        msg_print(stderr, "brink: unknown command \"%s\" (run 'brink --help' for the list)",
+                  msg_show(argv[1], buf, sizeof(buf)));
     return BRINK_EXIT_USAGE;
 }

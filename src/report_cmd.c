@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/exitcode.h"
-#include "core/sanitize.h"
+#include "core/msg.h"
 #include "core/tick.h"
 #include "record/record.h"
 #include "report/formats.h"
@@ -40,8 +40,8 @@ static void on_notice(void *arg, uint64_t line, const char *msg)
     char shown[512];
 
     (void)line;
-    sanitize_display(msg, strlen(msg), shown, sizeof(shown), 1);
-    fprintf(stderr, "brink: %s: %s\n", (const char *)arg, shown);
+    msg_show(msg, shown, sizeof(shown));
+    msg_print(stderr, "brink: %s: %s", (const char *)arg, shown);
 }
 
 /* Reads path into s (and every tick into csv when not NULL); fail_on (may
@@ -58,8 +58,8 @@ static int read_session(const char *cmd, const char *path, const char *fail_on,
         /* A whole line already ("brink: FILE: ..."); the path is the user's. */
         char shown[sizeof(err) * 2];
 
-        sanitize_display(err, strlen(err), shown, sizeof(shown), 1);
-        fprintf(stderr, "%s\n", shown);
+        msg_show(err, shown, sizeof(shown));
+        msg_print(stderr, "%s", shown);
         return rc;
     }
     (void)verdicts_rules(cmd, rec_read_header(r)->config_text, fail_on, &s->rules);
@@ -75,7 +75,7 @@ static int read_session(const char *cmd, const char *path, const char *fail_on,
     steps_finish(s->steps);
     rec_read_close(r);
     if (rc < 0)
-        fprintf(stderr, "brink: %s: %s: read error: %s\n", cmd, path, strerror(-rc));
+        msg_print(stderr, "brink: %s: %s: read error: %s", cmd, path, msg_errno(-rc).text);
     return rc < 0 ? rc : 0;
 }
 
@@ -117,8 +117,8 @@ static int usage(const char *cmd, const char *what, const char *arg, const char 
 {
     char shown[128];
 
-    sanitize_display(arg, strlen(arg), shown, sizeof(shown), 1);
-    fprintf(stderr, "brink: %s: %s \"%s\" (usage: %s)\n", cmd, what, shown, usage_line);
+    msg_show(arg, shown, sizeof(shown));
+    msg_print(stderr, "brink: %s: %s \"%s\" (usage: %s)", cmd, what, shown, usage_line);
     return 2;
 }
 
@@ -171,7 +171,7 @@ int report_main(int argc, char **argv)
         }
     }
     if (!path) {
-        fprintf(stderr, "brink: report: missing FILE (usage: %s)\n", REPORT_USAGE);
+        msg_print(stderr, "brink: report: missing FILE (usage: %s)", REPORT_USAGE);
         return 2;
     }
     /* A bad --fail-on is a usage error, found before the file is read. */
@@ -231,8 +231,8 @@ int compare_main(int argc, char **argv)
         }
     }
     if (n < 2) {
-        fprintf(stderr, "brink: compare: expected at least two session files (usage: %s)\n",
-                COMPARE_USAGE);
+        msg_print(stderr, "brink: compare: expected at least two session files (usage: %s)",
+                  COMPARE_USAGE);
         return 2;
     }
     for (size_t i = 0; i < n && rc == 0; i++) {

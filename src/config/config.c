@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config/internal.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 
 /* Sets the keys of one section that have a plain (not allocated) default. */
@@ -283,7 +284,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
     }
     if (ctx.read_errno) {
         rc = -ctx.read_errno;
-        config__error(&ctx, 0, NULL, "cannot read: %s", strerror(-rc));
+        config__error(&ctx, 0, NULL, "cannot read: %s", msg_errno(-rc).text);
     } else {
         for (size_t i = 0; opts && i < opts->n_overrides; i++)
             config__apply_override(&ctx, &opts->overrides[i]);
@@ -316,7 +317,8 @@ int config_load_file(struct config *c, const char *path, const struct config_opt
 
     if (!in) {
         rc = -errno;
-        fprintf(err, "brink: %s: cannot open: %s\n", config__show(path, shown), strerror(-rc));
+        msg_print(err, "brink: %s: cannot open: %s", config__show(path, shown),
+                  msg_errno(-rc).text);
         return rc;
     }
     rc = load(c, path, in, NULL, opts, err);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/msg.h"
 #include "core/redact.h"
 #include "core/status_set.h"
 #include "core/units.h"
@@ -307,9 +308,9 @@ static int check_body_file(struct config_load_ctx *ctx, struct config_request *r
     }
     fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        const char *reason = strerror(errno);
+        struct msg_errno_text reason = msg_errno(errno);
 
-        snprintf(why, why_len, "cannot open @%s: %s", config__show(file, shown), reason);
+        snprintf(why, why_len, "cannot open @%s: %s", config__show(file, shown), reason.text);
         rc = -EINVAL;
         goto out_free_path;
     }

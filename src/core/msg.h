@@ -15,7 +15,7 @@
 #define MSG_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 
 /* Room for the text of one errno value. */
-#define MSG_ERRNO_MAX 96
+#define MSG_ERRNO_MAX 64
 
 /*
  * Writes fmt into buf (cap bytes, always NUL-terminated when cap > 0, cut
@@ -42,13 +42,15 @@ struct msg_errno_text {
 struct msg_errno_text msg_errno(int e);
 
 /*
- * A piece of user text (a value, a path, an argument) for a message:
- * s[0..n) with its secrets redacted (redact_text), then rendered by
- * sanitize_display (ascii_only as there) into out (cap bytes, cap >= 8).
- * Redacting comes first, so a cut never shows part of a secret. Text after
- * a NUL or beyond MSG_LINE_MAX bytes is left out. Returns out.
+ * A piece of user text (a value, a path, an argument) for a message: s with
+ * its secrets redacted (redact_text), then rendered by sanitize_display as
+ * printable ASCII into out (cap bytes, cap >= 8), cut with "..." when it does
+ * not fit. Redacting comes first, so a cut never shows part of a secret.
+ * Text beyond MSG_LINE_MAX bytes is left out. Returns out.
  */
-const char *msg_show(const char *s, size_t n, char *out, size_t cap, int ascii_only);
+const char *msg_show(const char *s, char *out, size_t cap);
+/* The same for s[0..n), which stops at a NUL. */
+const char *msg_show_n(const char *s, size_t n, char *out, size_t cap);
 
 /*
  * Cleans one line of output: in with its secrets redacted (redact_text) and
@@ -67,5 +69,12 @@ size_t msg_clean(const char *in, char *out, size_t cap);
 #define MSG_LINE_MAX 4096
 void msg_print(FILE *out, const char *fmt, ...) MSG_PRINTF(2, 3);
 void msg_vprint(FILE *out, const char *fmt, va_list ap) MSG_PRINTF(2, 0);
+
+/*
+ * Writes text[0..len), lines ended by '\n', to out with every line cleaned
+ * as msg_clean cleans it, however long: for output of many lines such as
+ * the effective configuration. Returns 0, or -EIO when writing failed.
+ */
+int msg_print_text(FILE *out, const char *text, size_t len);
 
 #endif

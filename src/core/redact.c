@@ -407,7 +407,8 @@ static size_t token_end(const char *text, size_t i, size_t n, const char *also)
 }
 
 /* A "Name: value" header at text[i] with a secret name: the value runs to
- * the closing quote when the header is quoted, else to the line end. Only
+ * the closing quote when the header is quoted (where the colon may be
+ * missing), else to the line end. Only
  * the names every server treats as secret count outside quotes, so that
  * "brink: session: ..." stays readable. Returns the bytes used, or 0. */
 static size_t put_text_header(struct sink *k, const char *text, size_t i, size_t n)
@@ -418,13 +419,17 @@ static size_t put_text_header(struct sink *k, const char *text, size_t i, size_t
 
     while (name_end < n && (is_word_char(text[name_end]) && text[name_end] != '%'))
         name_end++;
-    if (name_end == i || name_end + 1 >= n || text[name_end] != ':' ||
-        !is_blank(text[name_end + 1]))
+    if (name_end == i || name_end + 1 >= n)
+        return 0;
+    /* Inside quotes a header may be malformed ("Authorization Bearer x", no
+     * colon): its secret is still in it. */
+    if (text[name_end] == ':' ? !is_blank(text[name_end + 1])
+                              : !(is_quoted && is_blank(text[name_end])))
         return 0;
     if (!in_list(text + i, name_end - i, secret_header_names, n_names) &&
         !(is_quoted && has_secret_word(text + i, name_end - i)))
         return 0;
-    v = name_end + 1;
+    v = name_end + (text[name_end] == ':');
     while (v < n && is_blank(text[v]))
         v++;
     v_end = v;
@@ -439,6 +444,21 @@ static size_t put_text_header(struct sink *k, const char *text, size_t i, size_t
     return v_end - i;
 }
 
+/* End of the value of a pair that starts at text[v]: a value redacted
+ * already is its mark alone; else the token, without the punctuation of
+ * the sentence around it ("token=abc: cannot open"). */
+static size_t value_end(const char *text, size_t v, size_t n)
+{
+    size_t m = mark_len(text + v, n - v), end;
+
+    if (m)
+        return v + m;
+    end = token_end(text, v, n, "&");
+    while (end > v + 1 && strchr(":,;).", text[end - 1]))
+        end--;
+    return end;
+}
+
 /* A key=value pair at text[i] with a secret key ("token=...", also
  * "--password=..."): the value runs to the next blank, quote or '&'. */
 static size_t put_text_pair(struct sink *k, const char *text, size_t i, size_t n)
@@ -450,7 +470,7 @@ static size_t put_text_pair(struct sink *k, const char *text, size_t i, size_t n
     if (key_end == i || key_end >= n || text[key_end] != '=' ||
         !is_secret_key(text + i, key_end - i))
         return 0;
-    v_end = token_end(text, key_end + 1, n, "&");
+    v_end = value_end(text, key_end + 1, n);
     put(k, text + i, key_end + 1 - i);
     if (v_end > key_end + 1)
         put_secret(k, text + key_end + 1, v_end - key_end - 1);

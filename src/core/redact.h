@@ -42,8 +42,8 @@ size_t redact_url(const char *url, char *out, size_t cap);
  * redacted wherever they stand: every "scheme://..." token as redact_url
  * does (a token ends at a blank or a quote); "Name: value" headers whose name
  * is one redact_is_secret_header names outright (Authorization, Cookie, ...),
- * or, inside quotes, any secret name, the value running to the closing quote
- * or the line end; and key=value pairs whose key is a secret query key
+ * or, inside quotes, any secret name (with or without its colon), the value
+ * running to the closing quote or the line end; and key=value pairs whose key is a secret query key
  * ("token=...", "--password=..."), the value running to a blank, a quote or
  * '&'. A value already redacted is kept, so redacting twice changes nothing.
  * Cut and returned as redact_header_line.

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sanitize.h"
+#include "core/msg.h"
 
 /* Decimals beyond this many (trailing zeros aside) are refused: with at most
  * 10^9 as the denominator, every product in scale() fits in 64 bits. */
@@ -192,7 +192,7 @@ static int fail(char *why, size_t why_len, const char *expected, const char *beg
 
     if (why == NULL || why_len == 0)
         return err;
-    sanitize_display(begin, (size_t)(end - begin), shown, sizeof(shown), 1);
+    msg_show_n(begin, (size_t)(end - begin), shown, sizeof(shown));
     snprintf(why, why_len, "expected %s, got \"%s\"%s", expected, shown, hint);
     return err;
 }

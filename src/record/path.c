@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/msg.h"
 #include "record/internal.h"
 
 #define HOST_MAX 32
@@ -42,7 +43,7 @@ int rec_session_path(const char *dir, uint64_t wall_ms, const char *host, long p
         int e = errno;
 
         rec_msg(err, err_len, "brink: %s: cannot create the sessions directory: %s", dir,
-                strerror(e));
+                msg_errno(e).text);
         return -e;
     }
     clean_host(name, host);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "record/internal.h"
 
@@ -207,7 +208,8 @@ int rec_read_open(const char *path, rec_notice_fn *notice_fn, void *arg, char *e
     if (!f) {
         int e = errno;
 
-        rec_msg(err, err_len, "brink: %s: cannot open the session file: %s", path, strerror(e));
+        rec_msg(err, err_len, "brink: %s: cannot open the session file: %s", path,
+                msg_errno(e).text);
         return -e;
     }
     rc = rec_read_stream(f, path, notice_fn, arg, err, err_len, out);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "record/internal.h"
 
@@ -36,7 +37,7 @@ static void stop(struct rec_writer *w, int error, const char *step)
 {
     w->error = error;
     rec_msg(w->reason, sizeof(w->reason), "recording stopped: %s: %s: %s", w->path, step,
-            strerror(-error));
+            msg_errno(-error).text);
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -138,7 +139,8 @@ static int open_new(const char *path, int *is_regular, char *err, size_t err_len
     if (errno != EEXIST) {
         int e = errno;
 
-        rec_msg(err, err_len, "brink: %s: cannot create the session file: %s", path, strerror(e));
+        rec_msg(err, err_len, "brink: %s: cannot create the session file: %s", path,
+                msg_errno(e).text);
         return -e;
     }
     fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);

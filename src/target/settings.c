@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "core/sanitize.h"
+#include "core/msg.h"
 
 /* Names and values from the document are shown in messages escaped into
  * printable ASCII and cut to this many bytes: a message is one line that
@@ -129,7 +129,7 @@ static const char *shown(const json_t *v, char *buf, size_t cap)
     char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 
     /* jansson leaves DEL and every non-ASCII code point (C1, bidi) raw. */
-    sanitize_display(text ? text : "?", text ? strlen(text) : 1, buf, cap, 1);
+    msg_show(text ? text : "?", buf, cap);
     free(text);
     return buf;
 }
@@ -137,7 +137,7 @@ static const char *shown(const json_t *v, char *buf, size_t cap)
 /* A key or a name from the document, escaped and cut short. */
 static const char *named(const char *name, char *buf, size_t cap)
 {
-    sanitize_display(name, strlen(name), buf, cap, 1);
+    msg_show(name, buf, cap);
     return buf;
 }
 

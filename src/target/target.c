@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "core/sanitize.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "target/internal.h"
 
@@ -33,13 +33,6 @@ struct options {
     const char *config; /* NULL: defaults */
     const char *seed;   /* NULL: from the config */
 };
-
-/* An argument the user typed, escaped for the terminal. */
-static const char *shown(const char *arg, char *buf, size_t cap)
-{
-    sanitize_display(arg, strlen(arg), buf, cap, 0);
-    return buf;
-}
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -58,12 +51,12 @@ static int parse_options(int argc, char **argv, struct options *o)
             return 1;
         }
         if (!slot) {
-            fprintf(stderr, "brink: target: unknown argument \"%s\" (%s)\n",
-                    shown(argv[i], buf, sizeof(buf)), USAGE);
+            msg_print(stderr, "brink: target: unknown argument \"%s\" (%s)",
+                      msg_show(argv[i], buf, sizeof(buf)), USAGE);
             return -EINVAL;
         }
         if (i + 1 >= argc) {
-            fprintf(stderr, "brink: target: %s needs a value (%s)\n", argv[i], USAGE);
+            msg_print(stderr, "brink: target: %s needs a value (%s)", argv[i], USAGE);
             return -EINVAL;
         }
         *slot = argv[++i];
@@ -120,7 +113,7 @@ static int open_listener(const struct sockaddr_storage *ss, socklen_t len, char 
 
     if (fd < 0) {
         e = errno;
-        snprintf(err, err_len, "socket: %s", strerror(e));
+        snprintf(err, err_len, "socket: %s", msg_errno(e).text);
         return -e;
     }
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -129,7 +122,7 @@ static int open_listener(const struct sockaddr_storage *ss, socklen_t len, char 
     if (bind(fd, (const struct sockaddr *)ss, len) != 0 || listen(fd, 4096) != 0 ||
         getsockname(fd, (struct sockaddr *)&bound, &blen) != 0) {
         e = errno;
-        snprintf(err, err_len, "%s", strerror(e));
+        snprintf(err, err_len, "%s", msg_errno(e).text);
         close(fd);
         return -e;
     }
@@ -156,7 +149,8 @@ static int load_config(const char *path, struct settings *s)
 
     if (!f) {
         rc = -errno;
-        fprintf(stderr, "brink: target: %s: %s\n", shown(path, buf, sizeof(buf)), strerror(-rc));
+        msg_print(stderr, "brink: target: %s: %s", msg_show(path, buf, sizeof(buf)),
+                  msg_errno(-rc).text);
         free(text);
         return rc;
     }
@@ -166,9 +160,9 @@ static int load_config(const char *path, struct settings *s)
     if (rc == 0)
         rc = settings_apply_json(s, text, n, 1, err, sizeof(err));
     else
-        snprintf(err, sizeof(err), "read failed: %s", strerror(EIO));
+        snprintf(err, sizeof(err), "read failed: %s", msg_errno(EIO).text);
     if (rc)
-        fprintf(stderr, "brink: target: %s: %s\n", shown(path, buf, sizeof(buf)), err);
+        msg_print(stderr, "brink: target: %s: %s", msg_show(path, buf, sizeof(buf)), err);
     free(text);
     return rc;
 }
@@ -237,7 +231,7 @@ static int start_serving(struct target *t, int fd, const char *url, char *err, s
     int rc = sched_new(&t->sched);
 
     if (rc) {
-        snprintf(err, err_len, "starting the timer thread: %s", strerror(-rc));
+        snprintf(err, err_len, "starting the timer thread: %s", msg_errno(-rc).text);
         return rc;
     }
     t->daemon = start_daemon(t, fd, t->settings.threads);
@@ -266,7 +260,7 @@ static int serve(struct target *t, int *fd, const char *url, const sigset_t *sto
     char err[TARGET_ERR_MAX];
 
     if (start_serving(t, *fd, url, err, sizeof(err)) != 0) {
-        fprintf(stderr, "brink: target: %s\n", err);
+        msg_print(stderr, "brink: target: %s", err);
         return BRINK_EXIT_RUNTIME;
     }
     printf("%s\n", url);
@@ -348,8 +342,8 @@ int target_main(int argc, char **argv)
         errno = 0;
         s.seed = strtoull(o.seed, &end, 10);
         if (errno || *end || !*o.seed || o.seed[0] == '-' || s.seed > SETTINGS_SEED_MAX) {
-            fprintf(stderr, "brink: target: --seed: expected a whole number 0..2^53, got \"%s\"\n",
-                    shown(o.seed, buf, sizeof(buf)));
+            msg_print(stderr, "brink: target: --seed: expected a whole number 0..2^53, got \"%s\"",
+                      msg_show(o.seed, buf, sizeof(buf)));
             return BRINK_EXIT_USAGE;
         }
     }
@@ -357,7 +351,7 @@ int target_main(int argc, char **argv)
         fprintf(
             stderr,
             "brink: target: --listen: expected ADDR:PORT such as 127.0.0.1:8080 or [::1]:0, got \"%s\"\n",
-            shown(o.listen, buf, sizeof(buf)));
+            msg_show(o.listen, buf, sizeof(buf)));
         return BRINK_EXIT_USAGE;
     }
     /* Block the stop signals before any thread starts, so every thread
@@ -370,14 +364,14 @@ int target_main(int argc, char **argv)
     raise_nofile();
     fd = open_listener(&ss, len, url, sizeof(url), err, sizeof(err));
     if (fd < 0) {
-        fprintf(stderr, "brink: target: listen on %s: %s\n", shown(o.listen, buf, sizeof(buf)),
-                err);
+        msg_print(stderr, "brink: target: listen on %s: %s", msg_show(o.listen, buf, sizeof(buf)),
+                  err);
         return BRINK_EXIT_RUNTIME;
     }
     t = xcalloc(1, sizeof(*t));
     target_init(t, &s);
     if (files_open(t, s.files_dir, err, sizeof(err)) != 0) {
-        fprintf(stderr, "brink: target: %s\n", err);
+        msg_print(stderr, "brink: target: %s", err);
         rc = BRINK_EXIT_USAGE;
     } else {
         rc = serve(t, &fd, url, &stop);
