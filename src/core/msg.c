@@ -8,21 +8,19 @@
 #include "core/sanitize.h"
 #include "core/xalloc.h"
 
-int msg_vset(char *buf, size_t cap, int err, const char *fmt, va_list ap)
+void msg_vset(char *buf, size_t cap, const char *fmt, va_list ap)
 {
-    if (cap > 0)
+    if (buf != NULL && cap > 0)
         vsnprintf(buf, cap, fmt, ap);
-    return err;
 }
 
-int msg_set(char *buf, size_t cap, int err, const char *fmt, ...)
+void msg_set(char *buf, size_t cap, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    msg_vset(buf, cap, err, fmt, ap);
+    msg_vset(buf, cap, fmt, ap);
     va_end(ap);
-    return err;
 }
 
 struct msg_errno_text msg_errno(int e)

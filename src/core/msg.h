@@ -19,13 +19,13 @@
 
 /*
  * Writes fmt into buf (cap bytes, always NUL-terminated when cap > 0, cut
- * when it does not fit) and returns err, so that a failing function ends in
- * `return msg_set(why, why_len, -EINVAL, "bad port \"%s\"", shown);`.
- * cap 0 writes nothing. The text is not cleaned: quote user text through
- * msg_show, and print through msg_print.
+ * when it does not fit): the one builder of the "why" texts that fallible
+ * functions hand back with their error code. cap 0 (buf may then be NULL)
+ * writes nothing. The text is not cleaned: quote user text through msg_show,
+ * and print through msg_print.
  */
-int msg_set(char *buf, size_t cap, int err, const char *fmt, ...) MSG_PRINTF(4, 5);
-int msg_vset(char *buf, size_t cap, int err, const char *fmt, va_list ap) MSG_PRINTF(4, 0);
+void msg_set(char *buf, size_t cap, const char *fmt, ...) MSG_PRINTF(3, 4);
+void msg_vset(char *buf, size_t cap, const char *fmt, va_list ap) MSG_PRINTF(3, 0);
 
 /* The text of an errno value, either sign (EIO or -EIO). */
 struct msg_errno_text {

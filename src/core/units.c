@@ -190,10 +190,8 @@ static int fail(char *why, size_t why_len, const char *expected, const char *beg
 {
     char shown[SHOWN_MAX];
 
-    if (why == NULL || why_len == 0)
-        return err;
     msg_show_n(begin, (size_t)(end - begin), shown, sizeof(shown));
-    snprintf(why, why_len, "expected %s, got \"%s\"%s", expected, shown, hint);
+    msg_set(why, why_len, "expected %s, got \"%s\"%s", expected, shown, hint);
     return err;
 }
 

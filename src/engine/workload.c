@@ -20,6 +20,7 @@
 #define DECIMAL_MAX 20  /* digits of UINT64_MAX */
 #define UUID_LEN 36     /* 8-4-4-4-12 hex digits */
 #define READ_CHUNK 4096 /* first buffer for a file that says it is empty */
+#define WHAT_MAX 1024   /* bytes of a message after its "[request put]" label */
 
 #if defined(__GNUC__)
 #define WORKLOAD_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -75,17 +76,13 @@ static void fail(char *err, size_t err_len, const struct where *at, const char *
 
 static void fail(char *err, size_t err_len, const struct where *at, const char *fmt, ...)
 {
+    char what[WHAT_MAX];
     va_list ap;
-    int n;
 
-    if (err_len == 0)
-        return;
-    n = snprintf(err, err_len, "brink: %s ", at->label);
-    if (n < 0 || (size_t)n >= err_len)
-        return;
     va_start(ap, fmt);
-    vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
+    msg_vset(what, sizeof(what), fmt, ap);
     va_end(ap);
+    msg_set(err, err_len, "brink: %s %s", at->label, what);
 }
 
 uint64_t workload_rng_next(uint64_t *state)

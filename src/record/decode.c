@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/hist.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 
 /* What a line is being decoded into. */
@@ -29,7 +30,7 @@ struct ctx {
 
 static int fail(struct ctx *c, const char *field, const char *what)
 {
-    rec_msg(c->why, c->why_len, "%s: %s", field, what);
+    msg_set(c->why, c->why_len, "%s: %s", field, what);
     return -EINVAL;
 }
 

@@ -44,17 +44,6 @@ static json_t *real_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-void rec_msg(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (len == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
-
 /* json_object_set_new and json_array_append_new take the value even when
  * they fail, and fail on a NULL value: errors just accumulate in bad. */
 static json_t *latency_json(const struct tick_latency *lat)

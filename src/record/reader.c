@@ -92,11 +92,11 @@ static json_t *parse_object(const char *line, size_t len, const char **type, cha
     json_t *o = json_loadb(line, len, 0, &jerr);
 
     if (!o) {
-        rec_msg(why, why_len, "not JSON (%s at column %d)", jerr.text, jerr.column);
+        msg_set(why, why_len, "not JSON (%s at column %d)", jerr.text, jerr.column);
         return NULL;
     }
     if (!json_is_object(o)) {
-        rec_msg(why, why_len, "not a JSON object");
+        msg_set(why, why_len, "not a JSON object");
         json_decref(o);
         return NULL;
     }
@@ -143,13 +143,13 @@ static int read_header(struct rec_reader *r, char *err, size_t err_len)
     json_t *o, *v;
 
     if (len == -1) {
-        rec_msg(err, err_len, "brink: %s: empty file, not a brink session", r->name);
+        msg_set(err, err_len, "brink: %s: empty file, not a brink session", r->name);
         return -ENODATA;
     }
     o = len >= 0 ? parse_object(r->line, (size_t)len, &type, why, sizeof(why)) : NULL;
     if (!o || strcmp(type, "header") != 0 || strcmp(text_of(o, "format"), REC_FORMAT_NAME) != 0 ||
         !json_is_integer(json_object_get(o, "version"))) {
-        rec_msg(err, err_len,
+        msg_set(err, err_len,
                 "brink: %s:1: not a brink session file (expected a header line with format \"%s\")",
                 r->name, REC_FORMAT_NAME);
         json_decref(o);
@@ -157,7 +157,7 @@ static int read_header(struct rec_reader *r, char *err, size_t err_len)
     }
     r->header.version = (int)json_integer_value(json_object_get(o, "version"));
     if (r->header.version < REC_FORMAT_OLDEST || r->header.version > REC_FORMAT_VERSION) {
-        rec_msg(
+        msg_set(
             err, err_len,
             "brink: %s: session format version %d is not one this brink reads (versions %d to %d): use a matching brink",
             r->name, r->header.version, REC_FORMAT_OLDEST, REC_FORMAT_VERSION);
@@ -208,7 +208,7 @@ int rec_read_open(const char *path, rec_notice_fn *notice_fn, void *arg, char *e
     if (!f) {
         int e = errno;
 
-        rec_msg(err, err_len, "brink: %s: cannot open the session file: %s", path,
+        msg_set(err, err_len, "brink: %s: cannot open the session file: %s", path,
                 msg_errno(e).text);
         return -e;
     }

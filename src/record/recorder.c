@@ -156,7 +156,7 @@ int rec_recorder_stop(struct rec_recorder *rec, const struct rec_trailer_info *t
     res = rec->result;
     if (rc != 0 && res.error == 0) {
         res.error = rc;
-        rec_msg(res.reason, sizeof(res.reason), "recording stopped: closing the file: %s",
+        msg_set(res.reason, sizeof(res.reason), "recording stopped: closing the file: %s",
                 msg_errno(-rc).text);
     }
     pthread_cond_destroy(&rec->wake);

@@ -79,14 +79,14 @@ static void errno_text_names_the_error_for_either_sign(void **state)
     assert_string_equal(msg_errno(99999).text, "error 99999");
 }
 
-static void msg_set_writes_and_returns_the_error(void **state)
+static void msg_set_writes_what_fits(void **state)
 {
     char buf[8];
 
     (void)state;
-    assert_int_equal(msg_set(buf, sizeof(buf), -EINVAL, "bad %s", "port number"), -EINVAL);
+    msg_set(buf, sizeof(buf), "bad %s", "port number");
     assert_string_equal(buf, "bad por");
-    assert_int_equal(msg_set(NULL, 0, -ERANGE, "x"), -ERANGE);
+    msg_set(NULL, 0, "x");
 }
 
 static void a_clean_line_holds_no_control_and_no_secret(void **state)
@@ -125,7 +125,7 @@ int main(void)
         cmocka_unit_test(secret_header_values_in_a_message_are_redacted),
         cmocka_unit_test(ordinary_words_and_references_are_kept),
         cmocka_unit_test(errno_text_names_the_error_for_either_sign),
-        cmocka_unit_test(msg_set_writes_and_returns_the_error),
+        cmocka_unit_test(msg_set_writes_what_fits),
         cmocka_unit_test(a_clean_line_holds_no_control_and_no_secret),
         cmocka_unit_test(a_shown_piece_is_redacted_before_it_is_cut),
     };
