@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ascii.h"
+
 #define TYPE_BIT(t) (1u << (t))
 #define JSON TYPE_BIT(CONFIG_PROBE_TYPE_JSON)
 #define TEXT TYPE_BIT(CONFIG_PROBE_TYPE_TEXT)
@@ -170,17 +172,12 @@ static void write_kind(const struct config_key *k, const void *base, FILE *out)
             kind_names[*(const enum config_probe_kind *)cfield_of(k, base)]);
 }
 
-static int is_digit(char ch)
-{
-    return ch >= '0' && ch <= '9';
-}
-
 /* Skips the digits at *p; returns how many there were. */
 static size_t skip_digits(const char **p)
 {
     const char *start = *p;
 
-    while (is_digit(**p))
+    while (ascii_is_digit(**p))
         (*p)++;
     return (size_t)(*p - start);
 }
@@ -215,7 +212,7 @@ int config__parse_number(const char *s, double *out)
         return -EINVAL;
     if (*p == 'e' || *p == 'E') {
         p++;
-        if (!is_digit(p[*p == '-' || *p == '+']))
+        if (!ascii_is_digit(p[*p == '-' || *p == '+']))
             return -EINVAL;
         errno = 0;
         exp10 = strtol(p, &end, 10);

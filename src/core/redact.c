@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/ascii.h"
+
 /* Query keys longer than this (after percent-decoding) are not compared but
  * redacted outright: no legitimate key is that long, and a cut-off comparison
  * could miss "token" at its end. */
@@ -89,11 +91,6 @@ static void put_secret(struct sink *k, const char *s, size_t n)
         put_redacted(k, n);
 }
 
-static char ascii_lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
 /* Whether s[0..n) equals the lower-case word w, ignoring ASCII case. */
 static int equals_word(const char *s, size_t n, const char *w)
 {
@@ -146,14 +143,9 @@ int redact_is_secret_header(const char *name)
     return name != NULL && is_secret_header_span(name, strlen(name));
 }
 
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
 static int is_line_end(char c)
 {
-    return is_blank(c) || c == '\r' || c == '\n';
+    return ascii_is_blank(c) || c == '\r' || c == '\n';
 }
 
 /* A value made only of ${NAME} references, after an optional scheme word
@@ -166,10 +158,10 @@ static int is_reference_only(const char *v, const char *end)
 
     while (p < end && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')))
         p++;
-    if (p > v && (p == end || !is_blank(*p)))
+    if (p > v && (p == end || !ascii_is_blank(*p)))
         p = v; /* a word with no blank after it is not a scheme */
     while (p < end) {
-        while (p < end && is_blank(*p))
+        while (p < end && ascii_is_blank(*p))
             p++;
         if (p == end)
             break;
@@ -201,7 +193,7 @@ size_t redact_header_line(const char *line, char *out, size_t cap)
     end = line + strlen(line);
     colon = strchr(line, ':');
     name_end = colon;
-    while (name_end != NULL && name_end > line && is_blank(name_end[-1]))
+    while (name_end != NULL && name_end > line && ascii_is_blank(name_end[-1]))
         name_end--;
     if (colon == NULL || !is_secret_header_span(line, (size_t)(name_end - line))) {
         put(&k, line, (size_t)(end - line));
@@ -209,7 +201,7 @@ size_t redact_header_line(const char *line, char *out, size_t cap)
     }
     /* Keep the spacing and the line ending as they were; only the value goes. */
     v = colon + 1;
-    while (is_blank(*v))
+    while (ascii_is_blank(*v))
         v++;
     v_end = end;
     while (v_end > v && is_line_end(v_end[-1]))
@@ -300,14 +292,9 @@ static void put_params(struct sink *k, const char *url, size_t i, size_t end)
     }
 }
 
-static int is_alpha(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 static int is_scheme_char(char c)
 {
-    return is_alpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+    return ascii_is_alpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
 }
 
 /* Length of "scheme://" at the start of url, or 0 when there is none. */
@@ -315,7 +302,7 @@ static size_t scheme_len(const char *url)
 {
     size_t i = 0;
 
-    if (!is_alpha(url[0]))
+    if (!ascii_is_alpha(url[0]))
         return 0;
     while (is_scheme_char(url[i]))
         i++;
@@ -391,7 +378,8 @@ static int is_quote(char c)
  * them is not where a secret starts. */
 static int is_word_char(char c)
 {
-    return is_alpha(c) || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.' || c == '%';
+    return ascii_is_alpha(c) || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.' ||
+           c == '%';
 }
 
 /* End of the token that starts at text[i]: the next blank, line end or
@@ -423,14 +411,14 @@ static size_t put_text_header(struct sink *k, const char *text, size_t i, size_t
         return 0;
     /* Inside quotes a header may be malformed ("Authorization Bearer x", no
      * colon): its secret is still in it. */
-    if (text[name_end] == ':' ? !is_blank(text[name_end + 1])
-                              : !(is_quoted && is_blank(text[name_end])))
+    if (text[name_end] == ':' ? !ascii_is_blank(text[name_end + 1])
+                              : !(is_quoted && ascii_is_blank(text[name_end])))
         return 0;
     if (!in_list(text + i, name_end - i, secret_header_names, n_names) &&
         !(is_quoted && has_secret_word(text + i, name_end - i)))
         return 0;
     v = name_end + (text[name_end] == ':');
-    while (v < n && is_blank(text[v]))
+    while (v < n && ascii_is_blank(text[v]))
         v++;
     v_end = v;
     while (v_end < n && text[v_end] != '\n' && text[v_end] != '\r' &&

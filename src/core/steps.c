@@ -189,8 +189,7 @@ static void level_add(struct steps *s, const struct step_row *r)
     sum->bytes_in += r->bytes_in;
     sum->bytes_out += r->bytes_out;
     sum->hist_gaps += r->hist_gaps;
-    for (int c = 0; c < ERR__COUNT; c++)
-        sum->errors[c] += r->errors[c];
+    errclass_add(sum->errors, r->errors);
     for (uint32_t i = 0; i < TICK_MAX_PROBES; i++) {
         const struct step_probe *p = &r->probes[i];
 
@@ -332,8 +331,7 @@ static void add_counts(struct step_row *r, const struct tick *t, int is_held)
     r->ok += t->total.ok;
     r->bytes_in += t->total.bytes_in;
     r->bytes_out += t->total.bytes_out;
-    for (int c = 0; c < ERR__COUNT; c++)
-        r->errors[c] += t->total.errors[c];
+    errclass_add(r->errors, t->total.errors);
 }
 
 /* The whole run: every tick counts; only a pause's length does not. The

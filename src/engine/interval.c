@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errclass.h"
 #include "core/hist.h"
 #include "core/xalloc.h"
 #include "engine/internal.h"
@@ -27,8 +28,7 @@ static void stats_add(struct kind_stats *dst, const struct kind_stats *src)
     dst->ok += src->ok;
     dst->bytes_in += src->bytes_in;
     dst->bytes_out += src->bytes_out;
-    for (int c = 0; c < ERR__COUNT; c++)
-        dst->errors[c] += src->errors[c];
+    errclass_add(dst->errors, src->errors);
     hist_merge(dst->hist, src->hist);
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/board.h"
 #include "core/chan.h"
+#include "core/errclass.h"
 #include "core/hist.h"
 #include "core/xalloc.h"
 #include "engine/internal.h"
@@ -275,8 +276,7 @@ static void note_first_errors(struct merger *m, const struct interval *iv)
                      errclass_name((enum errclass)c), m->target, iv->first_error[c]);
         add_event(m, EV_FIRST_ERROR, first_error_ns(iv, c), text);
     }
-    for (int c = 0; c < ERR__COUNT; c++)
-        m->run_errors[c] += iv->total.errors[c];
+    errclass_add(m->run_errors, iv->total.errors);
 }
 
 static struct tick *build(struct merger *m, struct pending *p, int is_last)

@@ -146,8 +146,7 @@ static int add_kind(struct kind_totals *acc, const struct tick *t, const struct 
     acc->completed += k->completed;
     acc->bytes_in += k->bytes_in;
     acc->bytes_out += k->bytes_out;
-    for (int c = 0; c < ERR__COUNT; c++)
-        acc->errors[c] += k->errors[c];
+    errclass_add(acc->errors, k->errors);
     rc = tick_get_hist(t, k, scratch);
     if (rc == 0) {
         hist_merge(acc->hist, scratch);
