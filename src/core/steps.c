@@ -308,7 +308,7 @@ static void probe_add(struct step_probe *p, double v)
 /* t's probe values into row r (and the run's when with_run). */
 static void add_probes(struct steps *s, struct step_row *r, const struct tick *t)
 {
-    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+    uint32_t n = t->n_probes;
 
     for (uint32_t i = 0; i < n; i++) {
         const struct tick_probe *tp = &t->probes[i];
@@ -358,7 +358,7 @@ static int add_to_run(struct steps *s, const struct tick *t)
  * s->scratch: after add_hist. */
 static void add_kinds(struct steps *s, struct step_row *r, const struct tick *t)
 {
-    uint32_t n = t->n_kinds < TICK_MAX_KINDS ? t->n_kinds : TICK_MAX_KINDS;
+    uint32_t n = t->n_kinds;
 
     for (uint32_t i = 0; i < n; i++) {
         const struct tick_kind *tk = &t->kinds[i];

@@ -4,6 +4,7 @@
  * published. Workers call in from their own threads, so everything here is
  * under one mutex; the work done under it is a few histogram merges a tick.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->health.fds_limit = m->fds_limit;
     fill_open(m, t, iv);
     fill_failed(m, t, iv);
+    assert(tick_is_bounded(t));
     if (t->duration_us)
         m->last_rate_per_s = (double)iv->total.completed * 1000.0 / (double)t->duration_us;
     if (m->observer)

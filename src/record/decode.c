@@ -8,6 +8,7 @@
  */
 #include "record/internal.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -496,6 +497,7 @@ int rec_tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len
         if (c.data_len > 0)
             memcpy((*out)->data, c.data, c.data_len);
         (*out)->data_len = c.data_len;
+        assert(tick_is_bounded(*out));
     }
     free(c.data);
     hist_free(c.h);
