@@ -35,6 +35,15 @@ static struct workload *one_kind(void)
     return wl;
 }
 
+/* An empty interval of one kind: the seq-th of a run, one tick long. */
+static void interval_at(struct interval *iv, uint64_t seq)
+{
+    interval_init(iv, 1);
+    iv->seq = seq;
+    iv->start_ns = seq * TICK_NS;
+    iv->end_ns = (seq + 1) * TICK_NS;
+}
+
 /* Worker w's interval seq of an open run: n requests sent from the schedule
  * with send lags from_us, from_us + 1, ..., and completed in 1 ms each. */
 static void submit_open(struct merger *m, uint32_t w, uint64_t seq, uint64_t from_us, uint64_t n,
@@ -42,10 +51,7 @@ static void submit_open(struct merger *m, uint32_t w, uint64_t seq, uint64_t fro
 {
     struct interval iv;
 
-    interval_init(&iv, 1);
-    iv.seq = seq;
-    iv.start_ns = seq * TICK_NS;
-    iv.end_ns = (seq + 1) * TICK_NS;
+    interval_at(&iv, seq);
     for (uint64_t i = 0; i < n; i++) {
         hist_record(iv.send_lag, from_us + i);
         hist_record(iv.service, 1000);
@@ -145,10 +151,7 @@ static void submit_reset(struct merger *m, uint32_t w, uint64_t seq, uint64_t se
 {
     struct interval iv;
 
-    interval_init(&iv, 1);
-    iv.seq = seq;
-    iv.start_ns = seq * TICK_NS;
-    iv.end_ns = (seq + 1) * TICK_NS;
+    interval_at(&iv, seq);
     if (text) {
         iv.total.started = iv.total.completed = 1;
         iv.total.errors[ERR_RESET] = 1;
