@@ -12,6 +12,7 @@
 
 #include "cli/tables.h"
 #include "core/exitcode.h"
+#include "core/msg.h"
 #include "run.h"
 #include "target/target.h"
 
@@ -82,7 +83,7 @@ int demo_main(int argc, char **argv)
     rc = target_start(target_settings, url, sizeof(url), err, sizeof(err), &srv);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
-        fprintf(stderr, "brink: demo: starting the built-in target: %s\n", err);
+        msg_print(stderr, "brink: demo: starting the built-in target: %s", err);
         return BRINK_EXIT_RUNTIME;
     }
     snprintf(config, sizeof(config), config_format, url);

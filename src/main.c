@@ -11,6 +11,7 @@
 #include "cli/opts.h"
 #include "cli/tables.h"
 #include "config/config.h"
+#include "core/msg.h"
 #include "demo.h"
 #include "probes/probes.h"
 #include "replay.h"
@@ -81,7 +82,7 @@ static int cmd_check(int argc, char **argv)
             return opts_fail(&cli_check, stderr, "%s", err);
         if (path)
             return opts_fail(&cli_check, stderr, "unexpected argument \"%s\"",
-                             opts_shown(it.value, buf, sizeof(buf)));
+                             msg_show(it.value, buf, sizeof(buf)));
         path = it.value;
     }
     if (!path)
@@ -90,9 +91,10 @@ static int cmd_check(int argc, char **argv)
     rc = config_load_file(&c, path, NULL, stderr);
     /* What brink run would refuse at its start, check refuses too. */
     if (rc == 0 && (rc = probes_check(&c, 1, err, sizeof(err))) != 0)
-        fprintf(stderr, "%s\n", err);
-    if (rc == 0 && config_write(&c, stdout) != 0) {
-        fprintf(stderr, "brink: check: writing the configuration failed: %s\n", strerror(EIO));
+        msg_print(stderr, "%s", err);
+    if (rc == 0 && config_show(&c, stdout) != 0) {
+        msg_print(stderr, "brink: check: writing the configuration failed: %s",
+                  msg_errno(EIO).text);
         config_free(&c);
         return BRINK_EXIT_RUNTIME;
     }
@@ -139,7 +141,7 @@ int main(int argc, char **argv)
         printf("brink %s\n", BRINK_VERSION);
         return BRINK_EXIT_OK;
     }
-    fprintf(stderr, "brink: unknown command \"%s\" (run 'brink --help' for the list)\n",
-            opts_shown(argv[1], buf, sizeof(buf)));
+    msg_print(stderr, "brink: unknown command \"%s\" (run 'brink --help' for the list)",
+              msg_show(argv[1], buf, sizeof(buf)));
     return BRINK_EXIT_USAGE;
 }

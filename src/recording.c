@@ -15,6 +15,7 @@
 
 #include "config/config.h"
 #include "core/clock.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "record/record.h"
 
@@ -95,7 +96,7 @@ int recording_start(const struct config *c, const char *path, int is_off, char *
             snprintf(err, err_len, "%s (--no-record runs without a recording)", detail);
         else
             snprintf(err, err_len, "brink: run: recording: starting its thread: %s",
-                     strerror(-rc));
+                     msg_errno(-rc).text);
         free(r);
         return rc;
     }
@@ -142,12 +143,12 @@ int recording_stop(struct recording *r, int is_complete, const char *reason)
         return 0;
     rc = rec_recorder_stop(r->rec, &t, &res);
     if (rc || res.ticks_dropped || res.ticks_not_recorded) {
-        fprintf(stderr, "brink: run: the recording %s is incomplete: %s\n", r->path,
-                res.reason[0] ? res.reason : "ticks were dropped");
+        msg_print(stderr, "brink: run: the recording %s is incomplete: %s", r->path,
+                  res.reason[0] ? res.reason : "ticks were dropped");
         rc = rc ? rc : -EIO;
     } else {
-        fprintf(stderr, "brink: run: recorded %llu ticks in %s\n",
-                (unsigned long long)res.ticks_written, r->path);
+        msg_print(stderr, "brink: run: recorded %llu ticks in %s",
+                  (unsigned long long)res.ticks_written, r->path);
     }
     free(r);
     return rc;

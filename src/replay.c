@@ -25,7 +25,7 @@
 #include "core/chan.h"
 #include "core/exitcode.h"
 #include "core/clock.h"
-#include "core/sanitize.h"
+#include "core/msg.h"
 #include "core/steps.h"
 #include "core/tick.h"
 #include "core/xalloc.h"
@@ -85,8 +85,8 @@ static int open_reader(const char *path, struct index *ix, struct rec_reader **o
         /* A whole line already ("brink: FILE: ..."); the path is the user's. */
         char shown[sizeof(err) * 2];
 
-        sanitize_display(err, strlen(err), shown, sizeof(shown), 1);
-        fprintf(stderr, "%s\n", shown);
+        msg_show(err, shown, sizeof(shown));
+        msg_print(stderr, "%s", shown);
     }
     return rc;
 }
@@ -122,7 +122,7 @@ static int build_index(const char *path, struct index *ix, struct summary *s, st
     }
     rec_read_close(r);
     if (rc < 0)
-        fprintf(stderr, "brink: replay: %s: read error: %s\n", path, strerror(-rc));
+        msg_print(stderr, "brink: replay: %s: read error: %s", path, msg_errno(-rc).text);
     return rc < 0 ? rc : 0;
 }
 
@@ -131,8 +131,8 @@ static void print_notices(const struct index *ix)
     char shown[2 * TICK_TEXT_MAX];
 
     for (unsigned i = 0; i < ix->n_notices; i++) {
-        sanitize_display(ix->notices[i], strlen(ix->notices[i]), shown, sizeof(shown), 1);
-        fprintf(stderr, "brink: replay: %s\n", shown);
+        msg_show(ix->notices[i], shown, sizeof(shown));
+        msg_print(stderr, "brink: replay: %s", shown);
     }
 }
 
@@ -350,7 +350,7 @@ static int console(const char *path, struct player *p, struct ui *ui)
     pthread_sigmask(SIG_BLOCK, &all, &old);
     if (pthread_create(&th, NULL, play, p) != 0) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        fprintf(stderr, "brink: replay: cannot start the player thread\n");
+        msg_print(stderr, "brink: replay: cannot start the player thread");
         return BRINK_EXIT_RUNTIME;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -395,7 +395,7 @@ static int parse_args(int argc, char **argv, const char **path, int *is_headless
             *is_headless = 1;
         else if (*path)
             return opts_fail(&cli_replay, stderr, "unexpected argument \"%s\"",
-                             opts_shown(it.value, shown, sizeof(shown)));
+                             msg_show(it.value, shown, sizeof(shown)));
         else
             *path = it.value;
     }
@@ -430,7 +430,7 @@ int replay_main(int argc, char **argv)
     p.path = path;
     if (!is_headless && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
         ui_open(&ui, why, sizeof(why)) != 0)
-        fprintf(stderr, "brink: replay: no console (%s); printing the ticks\n", why);
+        msg_print(stderr, "brink: replay: no console (%s); printing the ticks", why);
     if (ui) {
         p.ch = chan_new(REPLAY_QUEUE, CHAN_COMMANDS_DEFAULT);
         rc = console(path, &p, ui);

@@ -15,7 +15,7 @@
 #include "cli/opts.h"
 #include "cli/tables.h"
 #include "core/exitcode.h"
-#include "core/sanitize.h"
+#include "core/msg.h"
 #include "core/tick.h"
 #include "record/record.h"
 #include "report/formats.h"
@@ -42,8 +42,8 @@ static void on_notice(void *arg, uint64_t line, const char *msg)
     char shown[512];
 
     (void)line;
-    sanitize_display(msg, strlen(msg), shown, sizeof(shown), 1);
-    fprintf(stderr, "brink: %s: %s\n", (const char *)arg, shown);
+    msg_show(msg, shown, sizeof(shown));
+    msg_print(stderr, "brink: %s: %s", (const char *)arg, shown);
 }
 
 /* Reads path into s (and every tick into csv when not NULL); fail_on (may
@@ -60,8 +60,8 @@ static int read_session(const char *cmd, const char *path, const char *fail_on,
         /* A whole line already ("brink: FILE: ..."); the path is the user's. */
         char shown[sizeof(err) * 2];
 
-        sanitize_display(err, strlen(err), shown, sizeof(shown), 1);
-        fprintf(stderr, "%s\n", shown);
+        msg_show(err, shown, sizeof(shown));
+        msg_print(stderr, "%s", shown);
         return rc;
     }
     (void)verdicts_rules(cmd, rec_read_header(r)->config_text, fail_on, &s->rules);
@@ -77,7 +77,7 @@ static int read_session(const char *cmd, const char *path, const char *fail_on,
     steps_finish(s->steps);
     rec_read_close(r);
     if (rc < 0)
-        fprintf(stderr, "brink: %s: %s: read error: %s\n", cmd, path, strerror(-rc));
+        msg_print(stderr, "brink: %s: %s: read error: %s", cmd, path, msg_errno(-rc).text);
     return rc < 0 ? rc : 0;
 }
 
@@ -146,10 +146,10 @@ static int parse_report_args(int argc, char **argv, const char **path, enum form
                 return opts_fail(
                     &cli_report, stderr,
                     "--format: expected text, json, csv, csv-steps, hdr or hdr-failed, got \"%s\"",
-                    opts_shown(it.value, shown, sizeof(shown)));
+                    msg_show(it.value, shown, sizeof(shown)));
         } else if (*path) {
             return opts_fail(&cli_report, stderr, "unexpected argument \"%s\"",
-                             opts_shown(it.value, shown, sizeof(shown)));
+                             msg_show(it.value, shown, sizeof(shown)));
         } else {
             *path = it.value;
         }
@@ -218,12 +218,12 @@ static int parse_compare_args(int argc, char **argv, const char **paths, size_t 
             return opts_fail(&cli_compare, stderr, "%s", err);
         if (it.id == CLI_COMPARE_LABEL && *n_labels == MAX_SESSIONS)
             return opts_fail(&cli_compare, stderr, "more than %d labels at \"%s\"", MAX_SESSIONS,
-                             opts_shown(it.value, shown, sizeof(shown)));
+                             msg_show(it.value, shown, sizeof(shown)));
         if (it.id == CLI_COMPARE_LABEL)
             labels[(*n_labels)++] = it.value;
         else if (*n == MAX_SESSIONS)
             return opts_fail(&cli_compare, stderr, "more than %d sessions at \"%s\"", MAX_SESSIONS,
-                             opts_shown(it.value, shown, sizeof(shown)));
+                             msg_show(it.value, shown, sizeof(shown)));
         else
             paths[(*n)++] = it.value;
     }

@@ -15,6 +15,7 @@
 #include "core/chan.h"
 #include "core/clock.h"
 #include "core/exitcode.h"
+#include "core/msg.h"
 #include "core/redact.h"
 #include "core/stopper.h"
 #include "core/tick.h"
@@ -98,7 +99,7 @@ static int take_option(struct run_args *a, const struct opts_item *it)
     switch (it->id) {
     case OPTS_OPERAND:
         return opts_fail(a->table, stderr, "unexpected argument \"%s\"",
-                         opts_shown(it->value, shown, sizeof(shown)));
+                         msg_show(it->value, shown, sizeof(shown)));
     case CLI_RUN_HEADLESS:
         a->is_headless = 1;
         return 0;
@@ -117,7 +118,7 @@ static int take_option(struct run_args *a, const struct opts_item *it)
         if (errno || end == it->value || *end || it->value[0] == '-')
             return opts_fail(a->table, stderr,
                              "--seed: expected a non-negative integer, got \"%s\"",
-                             opts_shown(it->value, shown, sizeof(shown)));
+                             msg_show(it->value, shown, sizeof(shown)));
         return 0;
     case CLI_RUN_RAMP:
         /* --ramp alone starts the file's plan; --ramp=1,8,16 gives its steps. */
@@ -190,9 +191,9 @@ static void send_line(struct chan *ch, struct input *in, const char *line)
     int rc = command_parse(line, &cmd, why, sizeof(why));
 
     if (rc < 0)
-        fprintf(stderr, "brink: run: stdin:%u: %s\n", in->lineno, why);
+        msg_print(stderr, "brink: run: stdin:%u: %s", in->lineno, why);
     else if (rc > 0 && chan_send(ch, &cmd) != 0)
-        fprintf(stderr, "brink: run: stdin:%u: too many commands at once, dropped\n", in->lineno);
+        msg_print(stderr, "brink: run: stdin:%u: too many commands at once, dropped", in->lineno);
 }
 
 /* Reads what standard input has (it is readable) and sends whole lines. */
@@ -212,8 +213,8 @@ static void read_input(struct chan *ch, struct input *in)
             in->lineno++;
             in->buf[in->len] = '\0';
             if (in->is_skipping)
-                fprintf(stderr, "brink: run: stdin:%u: line longer than %zu bytes, ignored\n",
-                        in->lineno, sizeof(in->buf) - 1);
+                msg_print(stderr, "brink: run: stdin:%u: line longer than %zu bytes, ignored",
+                          in->lineno, sizeof(in->buf) - 1);
             else
                 send_line(ch, in, in->buf);
             in->len = 0;
@@ -290,7 +291,7 @@ static int follow(struct chan *ch, struct sinks *k)
         take_tick(k, t);
         summary_print_tick(t, stderr);
         if (recording_problem(k->recording)[0] && !k->has_told_problem) {
-            fprintf(stderr, "brink: run: %s; the run goes on\n", recording_problem(k->recording));
+            msg_print(stderr, "brink: run: %s; the run goes on", recording_problem(k->recording));
             k->has_told_problem = 1;
         }
         tick_free(t);
@@ -339,7 +340,7 @@ static int front_end(const struct run_args *a, const struct config *c, struct ch
     if (a->is_headless || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return follow(ch, k);
     if (ui_open(&ui, why, sizeof(why)) != 0) {
-        fprintf(stderr, "brink: run: no console (%s); running headless\n", why);
+        msg_print(stderr, "brink: run: no console (%s); running headless", why);
         return follow(ch, k);
     }
     target_label(c, target, sizeof(target));
@@ -388,7 +389,7 @@ static int start_threads(const struct run_args *a, const struct config *c, struc
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc == 0)
         return 0;
-    fprintf(stderr, "%s\n", err);
+    msg_print(stderr, "%s", err);
     /* Limits and probe settings are the operator's to fix: usage errors. */
     return rc == -EMFILE || rc == -EPERM || rc == -EINVAL ? BRINK_EXIT_USAGE : BRINK_EXIT_RUNTIME;
 }
@@ -405,7 +406,7 @@ static int run_load(const struct run_args *a, const struct config *c)
     /* The session file first: a path that cannot be written starts nothing. */
     rc = recording_start(c, a->record_path, a->is_record_off, err, sizeof(err), &k.recording);
     if (rc != 0) {
-        fprintf(stderr, "%s\n", err);
+        msg_print(stderr, "%s", err);
         rc = BRINK_EXIT_USAGE;
         goto out_free;
     }
@@ -417,8 +418,8 @@ static int run_load(const struct run_args *a, const struct config *c)
     is_stuck = front_end(a, c, ch, &k) != 0;
     if (is_stuck) {
         /* The workers are stuck; report what ran and leave them behind. */
-        fprintf(stderr, "brink: run: the engine did not stop within %d ms of the stop; exiting\n",
-                STOP_GRACE_MS);
+        msg_print(stderr, "brink: run: the engine did not stop within %d ms of the stop; exiting",
+                  STOP_GRACE_MS);
         recording_stop(k.recording, 0, "the engine did not stop");
         format_final(k.summary, k.steps, stdout);
         return BRINK_EXIT_RUNTIME;
@@ -426,8 +427,8 @@ static int run_load(const struct run_args *a, const struct config *c)
     probes_stop(th.probes);
     engine_join(th.engine);
     if (chan_dropped(ch))
-        fprintf(stderr, "brink: run: %llu ticks were dropped before they were shown\n",
-                (unsigned long long)chan_dropped(ch));
+        msg_print(stderr, "brink: run: %llu ticks were dropped before they were shown",
+                  (unsigned long long)chan_dropped(ch));
     rc = format_final(k.summary, k.steps, stdout) == 0 ? BRINK_EXIT_OK : BRINK_EXIT_RUNTIME;
     /* The demo is meant to break: it shows its verdicts but exits 0. */
     verdicts_judge(&c->thresholds.fail_on, k.steps, &v);
@@ -453,7 +454,7 @@ static int add_unattended_duration(struct run_args *a)
 
     if (!pr || !pr->unattended_duration || a->has_duration || is_console)
         return 0;
-    fprintf(stderr, "brink: %s: no console, so it stops after %s (--duration to change)\n",
+    msg_print(stderr, "brink: %s: no console, so it stops after %s (--duration to change)",
             pr->name, pr->unattended_duration);
     return add_override(a, "--duration", "load", "duration", pr->unattended_duration);
 }
@@ -471,21 +472,22 @@ int run_preset_main(int argc, char **argv, const struct run_preset *preset)
     if (rc != 0)
         return rc;
     if (!preset && !a.config_path && !has_url(&a)) {
-        fprintf(stderr, "brink: run: no target (expected --url URL or --config FILE)\n");
+        msg_print(stderr, "brink: run: no target (expected --url URL or --config FILE)");
         return BRINK_EXIT_USAGE;
     }
     if (load_config(&a, &c) != 0)
         return BRINK_EXIT_USAGE;
     if (a.is_ramp && c.ramp.n_steps == 0) {
-        fprintf(stderr, "brink: --ramp: %s has no [ramp] steps (expected a [ramp] section with "
-                        "steps = 1, 8, 16, 32, or --ramp=1,8,16,32)\n",
-                a.config_path ? "the config" : "the command line");
+        msg_print(stderr,
+                  "brink: --ramp: %s has no [ramp] steps (expected a [ramp] section with "
+                  "steps = 1, 8, 16, 32, or --ramp=1,8,16,32)",
+                  a.config_path ? "the config" : "the command line");
         config_free(&c);
         return BRINK_EXIT_USAGE;
     }
     signals_install();
     if (engine_global_init(err, sizeof(err)) != 0) {
-        fprintf(stderr, "%s\n", err);
+        msg_print(stderr, "%s", err);
         config_free(&c);
         return BRINK_EXIT_RUNTIME;
     }

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/sanitize.h"
+#include "core/msg.h"
 #include "ramp/verdict.h"
 
 #define SHOWN_MAX (2 * TICK_TEXT_MAX)
@@ -42,8 +42,8 @@ int verdicts_rules(const char *cmd, const char *config_text, const char *fail_on
     if (fail_on) {
         if (config_parse_rules(fail_on, out, why, sizeof(why)) == 0)
             return 0;
-        sanitize_display(fail_on, strlen(fail_on), shown, sizeof(shown), 1);
-        fprintf(stderr, "brink: %s: --fail-on: \"%s\": %s\n", cmd, shown, why);
+        msg_show(fail_on, shown, sizeof(shown));
+        msg_print(stderr, "brink: %s: --fail-on: \"%s\": %s", cmd, shown, why);
         return -EINVAL;
     }
     if (recorded_fail_on(config_text ? config_text : "", text, sizeof(text)) == 0 &&
@@ -76,10 +76,10 @@ static void print_steps(const char *cmd, const struct steps *st)
 
         if (r->verdict != VERDICT_FAIL)
             continue;
-        sanitize_display(r->why, strnlen(r->why, sizeof(r->why)), shown, sizeof(shown), 1);
-        fprintf(stderr, "brink: %s: ramp step %u/%u (%s%.0f%s) failed: %s\n", cmd, r->plan_step,
-                r->plan_n_steps, r->model == LOAD_OPEN ? "" : "c=", r->level,
-                r->model == LOAD_OPEN ? "/s" : "", shown);
+        msg_show_n(r->why, strnlen(r->why, sizeof(r->why)), shown, sizeof(shown));
+        msg_print(stderr, "brink: %s: ramp step %u/%u (%s%.0f%s) failed: %s", cmd, r->plan_step,
+                  r->plan_n_steps, r->model == LOAD_OPEN ? "" : "c=", r->level,
+                  r->model == LOAD_OPEN ? "/s" : "", shown);
     }
 }
 
@@ -95,9 +95,9 @@ unsigned verdicts_print(const char *cmd, const struct report_verdicts *v, const 
     else
         fprintf(out, "\nthresholds: %u of %u failed\n", v->n_failed, v->n_rules);
     for (uint32_t i = 0; i < v->n_failed; i++) {
-        sanitize_display(v->why[i], strnlen(v->why[i], sizeof(v->why[i])), shown, sizeof(shown), 1);
+        msg_show_n(v->why[i], strnlen(v->why[i], sizeof(v->why[i])), shown, sizeof(shown));
         fprintf(out, "  FAIL %s\n", shown);
-        fprintf(stderr, "brink: %s: threshold failed: %s\n", cmd, shown);
+        msg_print(stderr, "brink: %s: threshold failed: %s", cmd, shown);
     }
     fflush(out);
     print_steps(cmd, st);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/exitcode.h"
-#include "core/sanitize.h"
+#include "core/msg.h"
 
 #define SHOWN_MAX 80   /* bytes of an argument quoted in a message */
 #define HELP_COLUMN 26 /* where the help of an option starts */
@@ -16,12 +16,6 @@ static const struct opts_option help_option = {.name = "--help",
                                                .id = OPTS_HELP,
                                                .is_repeatable = 1,
                                                .help = "print this help and exit"};
-
-const char *opts_shown(const char *arg, char *buf, size_t cap)
-{
-    sanitize_display(arg, strlen(arg), buf, cap, 1);
-    return buf;
-}
 
 void opts_start(struct opts_parser *p, const struct opts_table *t, int argc, char **argv)
 {
@@ -77,7 +71,7 @@ static int fail(char *err, size_t err_len, const char *a, const char *arg, const
     char shown[SHOWN_MAX];
 
     if (arg)
-        snprintf(err, err_len, "%s\"%s\"%s", a, opts_shown(arg, shown, sizeof(shown)), b);
+        snprintf(err, err_len, "%s\"%s\"%s", a, msg_show(arg, shown, sizeof(shown)), b);
     else
         snprintf(err, err_len, "%s%s", a, b);
     return -EINVAL;
@@ -121,7 +115,7 @@ static int take_value(struct opts_parser *p, const struct opts_option *o, const 
             char shown[SHOWN_MAX];
 
             snprintf(err, err_len, "%s takes no value, got \"%s\"", o->name,
-                     opts_shown(arg, shown, sizeof(shown)));
+                     msg_show(arg, shown, sizeof(shown)));
             return -EINVAL;
         }
         return 0;
@@ -145,7 +139,7 @@ static int take_value(struct opts_parser *p, const struct opts_option *o, const 
     if (!next) {
         char shown[SHOWN_MAX];
 
-        snprintf(err, err_len, "%s needs a value (%s)", opts_shown(arg, shown, sizeof(shown)),
+        snprintf(err, err_len, "%s needs a value (%s)", msg_show(arg, shown, sizeof(shown)),
                  o->value_name ? o->value_name : "VALUE");
         return -EINVAL;
     }
@@ -264,7 +258,7 @@ int opts_fail(const struct opts_table *t, FILE *err, const char *fmt, ...)
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
     opts_usage(t, usage, sizeof(usage));
-    fprintf(err, "brink: %s%s%s (usage: %s)\n", t->name ? t->name : "", t->name ? ": " : "", what,
-            usage);
+    msg_print(err, "brink: %s%s%s (usage: %s)", t->name ? t->name : "", t->name ? ": " : "", what,
+              usage);
     return BRINK_EXIT_USAGE;
 }

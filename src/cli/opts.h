@@ -93,7 +93,7 @@ void opts_print_help(const struct opts_table *t, FILE *out);
 
 /*
  * Prints "brink: NAME: WHAT (usage: USAGE)" on err, WHAT formatted from fmt
- * (arguments the user typed must be escaped first: opts_shown). Returns
+ * (arguments the user typed must be quoted with msg_show first). Returns
  * BRINK_EXIT_USAGE, for `return opts_fail(...)`.
  */
 #if defined(__GNUC__)
@@ -102,8 +102,5 @@ void opts_print_help(const struct opts_table *t, FILE *out);
 #define OPTS_PRINTF(f, a)
 #endif
 int opts_fail(const struct opts_table *t, FILE *err, const char *fmt, ...) OPTS_PRINTF(3, 4);
-
-/* arg escaped for a message (control bytes, invalid UTF-8), cut to fit buf. */
-const char *opts_shown(const char *arg, char *buf, size_t cap);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config/internal.h"
+#include "core/msg.h"
 #include "core/regfile.h"
 #include "core/xalloc.h"
 
@@ -284,7 +285,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
     }
     if (ctx.read_errno) {
         rc = -ctx.read_errno;
-        config__error(&ctx, 0, NULL, "cannot read: %s", strerror(-rc));
+        config__error(&ctx, 0, NULL, "cannot read: %s", msg_errno(-rc).text);
     } else {
         for (size_t i = 0; opts && i < opts->n_overrides; i++)
             config__apply_override(&ctx, &opts->overrides[i]);
@@ -319,7 +320,7 @@ int config_load_file(struct config *c, const char *path, const struct config_opt
     /* A FIFO would block and /dev/zero never end: regular files only. */
     rc = regfile_open(path, CONFIG_FILE_MAX_BYTES, &in, why, sizeof(why));
     if (rc != 0) {
-        fprintf(err, "brink: %s: %s\n", config__show(path, shown), why);
+        msg_print(err, "brink: %s: %s", config__show(path, shown), why);
         return rc;
     }
     rc = load(c, path, in, NULL, opts, err);

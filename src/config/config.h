@@ -359,6 +359,12 @@ int config_parse_rules(const char *text, struct config_rules *out, char *why, si
  * values and URL credentials redacted. Returns 0 or -EIO. */
 int config_write(const struct config *c, FILE *out);
 
+/* config_write for a person (brink check): every line cleaned as msg.h
+ * cleans what reaches a terminal, so a value's control characters, C1 and
+ * bidi code points and invalid UTF-8 show as escapes, as on the console.
+ * Returns 0 or -EIO. */
+int config_show(const struct config *c, FILE *out);
+
 /* Frees what c owns and leaves it as config_init did. */
 void config_free(struct config *c);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/msg.h"
 #include "core/xalloc.h"
 
 static const struct section_def {
@@ -393,13 +394,13 @@ void config__apply_override(struct config_load_ctx *ctx, const struct config_ove
     /* The table of flags is brink's own, so a miss is a bug, not bad input. */
     assert(k && !k->is_repeatable && "override names no single-valued key");
     if (find_control(o->value)) {
-        fprintf(ctx->err, "brink: %s: control character in the value (expected text, got \"%s\")\n",
-                o->flag, config__show(o->value, shown));
+        msg_print(ctx->err, "brink: %s: control character in the value (expected text, got \"%s\")",
+                  o->flag, config__show(o->value, shown));
         ctx->n_errors++;
         return;
     }
     if (k->type->parse(ctx, k, slot.base, &v, why, sizeof(why)) < 0) {
-        fprintf(ctx->err, "brink: %s: %s\n", o->flag, why);
+        msg_print(ctx->err, "brink: %s: %s", o->flag, why);
         ctx->n_errors++;
         return;
     }

@@ -59,6 +59,15 @@ struct config_type {
     int owns_memory; /* strings: default applied after a load, freed by config_free */
 };
 
+/* The words of a key whose value is one of a list (an enum): names[i] is
+ * the enum's value i. */
+struct config_words {
+    const char *const *names; /* NULL-terminated, in the enum's order */
+    const char *expected;     /* for messages: "auto, curl or h1" */
+    const char *alias;        /* one more word, read as names[alias_of]; or NULL */
+    int alias_of;
+};
+
 struct config_key {
     const char *name;
     enum config_section_kind section;
@@ -69,6 +78,7 @@ struct config_key {
     const char *def;     /* the default as written in a file; NULL: none */
     uint64_t min, max;   /* accepted range of numbers */
     int is_repeatable;
+    const struct config_words *words; /* keys of type config__word */
 };
 
 extern const struct config_key config__keys[];
@@ -77,15 +87,23 @@ extern const size_t config__n_keys;
 /* Value types, defined in types.c. */
 extern const struct config_type config__duration, config__size, config__count32, config__count64,
     config__bool, config__target_url, config__request_url, config__header, config__method,
-    config__body, config__dir, config__transport, config__load_mode, config__rate,
-    config__status_set;
+    config__body, config__dir, config__word, config__rate, config__status_set;
 /* Value types of [probe NAME] keys, defined in probe.c. */
 extern const struct config_type config__probe_type, config__probe_url, config__pointer,
-    config__probe_text, config__probe_kind, config__alert;
+    config__probe_text, config__alert;
 
 /* Value types of [ramp] keys, defined in ramp.c. */
 extern const struct config_type config__ramp_steps, config__ramp_count, config__ramp_work,
-    config__ramp_hold, config__growth, config__rules, config__ramp_action;
+    config__ramp_hold, config__growth, config__rules;
+
+/* The words of the enum keys, defined in types.c. */
+extern const struct config_words config__transport_words, config__mode_words,
+    config__probe_type_words, config__probe_kind_words, config__growth_words, config__action_words;
+/* The parser of config__word: k->words names the value, stored as an int. */
+int config__parse_enum(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                       const struct config_value *v, char *why, size_t why_len);
+/* Its writer: "key = word". */
+void config__write_enum(const struct config_key *k, const void *base, FILE *out);
 
 struct config_load_ctx {
     struct config *c;

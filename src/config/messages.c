@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/msg.h"
 #include "core/sanitize.h"
 
 /* Words longer than this are never typos of a key, and the distance table
@@ -24,15 +25,13 @@ static void say(struct config_load_ctx *ctx, uint32_t line, const char *where, c
                 va_list ap)
 {
     char msg[1024];
+    char at[32] = "";
 
     vsnprintf(msg, sizeof(msg), fmt, ap);
     if (line)
-        fprintf(ctx->err, "brink: %s:%lu: ", ctx->file, (unsigned long)line);
-    else
-        fprintf(ctx->err, "brink: %s: ", ctx->file);
-    if (where)
-        fprintf(ctx->err, "%s: ", where);
-    fprintf(ctx->err, "%s\n", msg);
+        snprintf(at, sizeof(at), ":%lu", (unsigned long)line);
+    msg_print(ctx->err, "brink: %s%s: %s%s%s", ctx->file, at, where ? where : "", where ? ": " : "",
+              msg);
 }
 
 void config__error(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
@@ -69,7 +68,7 @@ void config__notice(struct config_load_ctx *ctx, uint32_t line, const char *wher
 
 const char *config__show_n(const char *s, size_t n, char *buf)
 {
-    sanitize_display(s, n, buf, CONFIG_SHOW_MAX, 1);
+    msg_show_n(s, n, buf, CONFIG_SHOW_MAX);
     return buf;
 }
 

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ascii.h"
+
 #define TYPE_BIT(t) (1u << (t))
 #define JSON TYPE_BIT(CONFIG_PROBE_TYPE_JSON)
 #define TEXT TYPE_BIT(CONFIG_PROBE_TYPE_TEXT)
@@ -26,11 +28,6 @@
 #define EXP10_MAX 100000
 #define DOUBLE_TEXT_MAX 48
 
-/* Names of enum config_probe_type, enum config_probe_kind and enum
- * config_alert_op, in their order. */
-static const char *const type_names[] = {"json", "text", "prometheus", "command", NULL};
-static const char *const kind_names[] = {"gauge", "counter", NULL};
-
 static void *field_of(const struct config_key *k, void *base)
 {
     return (char *)base + k->offset;
@@ -41,24 +38,15 @@ static const void *cfield_of(const struct config_key *k, const void *base)
     return (const char *)base + k->offset;
 }
 
+/* A word key that also notes the type parsed, for the section's checks. */
 static int parse_type(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                       const struct config_value *v, char *why, size_t why_len)
 {
-    int i = 0;
-
-    if (config__parse_word(type_names, "json, text, prometheus or command", v, &i, why,
-                           why_len) < 0)
+    if (config__parse_enum(ctx, k, base, v, why, why_len) < 0)
         return -EINVAL;
-    *(enum config_probe_type *)field_of(k, base) = (enum config_probe_type)i;
     if (ctx)
         ctx->is_probe_typed[(struct config_probe *)base - ctx->c->probes] = 1;
     return 0;
-}
-
-static void write_type(const struct config_key *k, const void *base, FILE *out)
-{
-    fprintf(out, "%s = %s\n", k->name,
-            type_names[*(const enum config_probe_type *)cfield_of(k, base)]);
 }
 
 /* Like a request url, but fetched as written: placeholders would reach the
@@ -152,35 +140,12 @@ static int parse_text(struct config_load_ctx *ctx, const struct config_key *k, v
     return 0;
 }
 
-static int parse_kind(struct config_load_ctx *ctx, const struct config_key *k, void *base,
-                      const struct config_value *v, char *why, size_t why_len)
-{
-    int i = 0;
-
-    (void)ctx;
-    if (config__parse_word(kind_names, "gauge or counter", v, &i, why, why_len) < 0)
-        return -EINVAL;
-    *(enum config_probe_kind *)field_of(k, base) = (enum config_probe_kind)i;
-    return 0;
-}
-
-static void write_kind(const struct config_key *k, const void *base, FILE *out)
-{
-    fprintf(out, "%s = %s\n", k->name,
-            kind_names[*(const enum config_probe_kind *)cfield_of(k, base)]);
-}
-
-static int is_digit(char ch)
-{
-    return ch >= '0' && ch <= '9';
-}
-
 /* Skips the digits at *p; returns how many there were. */
 static size_t skip_digits(const char **p)
 {
     const char *start = *p;
 
-    while (is_digit(**p))
+    while (ascii_is_digit(**p))
         (*p)++;
     return (size_t)(*p - start);
 }
@@ -215,7 +180,7 @@ int config__parse_number(const char *s, double *out)
         return -EINVAL;
     if (*p == 'e' || *p == 'E') {
         p++;
-        if (!is_digit(p[*p == '-' || *p == '+']))
+        if (!ascii_is_digit(p[*p == '-' || *p == '+']))
             return -EINVAL;
         errno = 0;
         exp10 = strtol(p, &end, 10);
@@ -313,11 +278,10 @@ static void write_alert(const struct config_key *k, const void *base, FILE *out)
     }
 }
 
-const struct config_type config__probe_type = {parse_type, write_type, 0};
+const struct config_type config__probe_type = {parse_type, config__write_enum, 0};
 const struct config_type config__probe_url = {parse_probe_url, config__write_url, 1};
 const struct config_type config__pointer = {parse_pointer, write_pointers, 1};
 const struct config_type config__probe_text = {parse_text, config__write_raw, 1};
-const struct config_type config__probe_kind = {parse_kind, write_kind, 0};
 const struct config_type config__alert = {parse_alert, write_alert, 0};
 
 /* The keys that only some types read, and how to say so. */
@@ -355,7 +319,7 @@ static const struct {
 
 static void check_keys(struct config_load_ctx *ctx, const struct config_probe *p, const char *label)
 {
-    const char *type = type_names[p->type];
+    const char *type = config__probe_type_words.names[p->type];
     char where[CONFIG_WHERE_MAX];
 
     for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {

@@ -16,9 +16,6 @@
 #define NUMBER_TEXT_MAX 48
 #define RULE_TEXT_MAX 128
 
-static const char *const growth_names[] = {"add", "double", NULL};
-static const char *const action_names[] = {"stop", "hold", "back", NULL};
-
 static void *field_of(const struct config_key *k, void *base)
 {
     return (char *)base + k->offset;
@@ -92,7 +89,8 @@ static void write_maker(const struct config_key *k, const void *base, FILE *out)
     if (!is_set(k, base))
         fprintf(out, "; %s: not used, the steps are listed\n", k->name);
     else if (k->index == CONFIG_RAMP_GROWTH)
-        fprintf(out, "; %s = %s (made the steps above)\n", k->name, growth_names[r->growth]);
+        fprintf(out, "; %s = %s (made the steps above)\n", k->name,
+                config__growth_words.names[r->growth]);
     else
         fprintf(out, "; %s = %" PRIu32 " (made the steps above)\n", k->name,
                 *(const uint32_t *)field);
@@ -119,30 +117,6 @@ static void write_hold(const struct config_key *k, const void *base, FILE *out)
     }
     config__format_duration(r->hold_us, buf, sizeof(buf));
     fprintf(out, "%s = %s\n", k->name, buf);
-}
-
-/* ---- growth and action ---- */
-
-/* growth and action: one word of a list, the list picked by the key. */
-static int parse_choice(struct config_load_ctx *ctx, const struct config_key *k, void *base,
-                        const struct config_value *v, char *why, size_t why_len)
-{
-    int is_growth = k->index == CONFIG_RAMP_GROWTH;
-    int i = 0;
-
-    (void)ctx;
-    if (config__parse_word(is_growth ? growth_names : action_names,
-                   is_growth ? "add or double" : "stop, hold or back", v, &i, why, why_len) < 0)
-        return -EINVAL;
-    /* Both enums count from 0 in the order of their names. */
-    *(int *)field_of(k, base) = i;
-    return 0;
-}
-
-static void write_action(const struct config_key *k, const void *base, FILE *out)
-{
-    fprintf(out, "%s = %s\n", k->name,
-            action_names[*(const enum config_ramp_action *)cfield_of(k, base)]);
 }
 
 /* ---- stop_when ---- */
@@ -333,7 +307,7 @@ static int parse_hold(struct config_load_ctx *ctx, const struct config_key *k, v
 const struct config_type config__ramp_count = {parse_count, write_maker, 0};
 const struct config_type config__ramp_work = {parse_count, write_requests_per_user, 0};
 const struct config_type config__ramp_hold = {parse_hold, write_hold, 0};
-const struct config_type config__growth = {parse_choice, write_maker, 0};
+const struct config_type config__growth = {config__parse_enum, write_maker, 0};
 const struct config_type config__rules = {parse_rules, write_rules, 0};
 
 int config_parse_rules(const char *text, struct config_rules *out, char *why, size_t why_len)
@@ -349,7 +323,6 @@ int config_parse_rules(const char *text, struct config_rules *out, char *why, si
     *out = parsed;
     return 0;
 }
-const struct config_type config__ramp_action = {parse_choice, write_action, 0};
 
 /* ---- the whole section ---- */
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/msg.h"
 #include "core/redact.h"
 #include "core/status_set.h"
 #include "core/units.h"
@@ -307,9 +308,9 @@ static int check_body_file(struct config_load_ctx *ctx, struct config_request *r
     }
     fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        const char *reason = strerror(errno);
+        struct msg_errno_text reason = msg_errno(errno);
 
-        snprintf(why, why_len, "cannot open @%s: %s", config__show(file, shown), reason);
+        snprintf(why, why_len, "cannot open @%s: %s", config__show(file, shown), reason.text);
         rc = -EINVAL;
         goto out_free_path;
     }
@@ -376,8 +377,25 @@ static int parse_dir(struct config_load_ctx *ctx, const struct config_key *k, vo
     return 0;
 }
 
-/* Names of enum config_transport, in its order. */
 static const char *const transport_names[] = {"auto", "curl", "h1", NULL};
+static const char *const mode_names[] = {"closed", "rate", NULL};
+static const char *const probe_type_names[] = {"json", "text", "prometheus", "command", NULL};
+static const char *const probe_kind_names[] = {"gauge", "counter", NULL};
+static const char *const growth_names[] = {"add", "double", NULL};
+static const char *const action_names[] = {"stop", "hold", "back", NULL};
+
+/* Each in the order of its enum: config_transport, config_load_mode (where
+ * "open" reads as "rate"), config_probe_type, config_probe_kind,
+ * config_growth and config_ramp_action. */
+const struct config_words config__transport_words = {transport_names, "auto, curl or h1", NULL, 0};
+const struct config_words config__mode_words = {mode_names, "closed or rate (open)", "open",
+                                                CONFIG_MODE_RATE};
+const struct config_words config__probe_type_words = {probe_type_names,
+                                                      "json, text, prometheus or command", NULL, 0};
+const struct config_words config__probe_kind_words = {probe_kind_names, "gauge or counter", NULL,
+                                                      0};
+const struct config_words config__growth_words = {growth_names, "add or double", NULL, 0};
+const struct config_words config__action_words = {action_names, "stop, hold or back", NULL, 0};
 
 int config__parse_word(const char *const *names, const char *what, const struct config_value *v,
                        int *out, char *why, size_t why_len)
@@ -400,48 +418,25 @@ int config__parse_word(const char *const *names, const char *what, const struct 
     return -EINVAL;
 }
 
-static int parse_transport(struct config_load_ctx *ctx, const struct config_key *k, void *base,
-                           const struct config_value *v, char *why, size_t why_len)
+int config__parse_enum(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                       const struct config_value *v, char *why, size_t why_len)
 {
+    const struct config_words *w = k->words;
     int i = 0;
 
     (void)ctx;
-    if (config__parse_word(transport_names, "auto, curl or h1", v, &i, why, why_len) < 0)
+    if (w->alias && strcmp(v->value, w->alias) == 0)
+        i = w->alias_of;
+    else if (config__parse_word(w->names, w->expected, v, &i, why, why_len) < 0)
         return -EINVAL;
-    *(enum config_transport *)field_of(k, base) = (enum config_transport)i;
+    /* Every enum of a word key counts from 0 in the order of its names. */
+    *(int *)field_of(k, base) = i;
     return 0;
 }
 
-static void write_transport(const struct config_key *k, const void *base, FILE *out)
+void config__write_enum(const struct config_key *k, const void *base, FILE *out)
 {
-    fprintf(out, "%s = %s\n", k->name,
-            transport_names[*(const enum config_transport *)cfield_of(k, base)]);
-}
-
-/* Names of enum config_load_mode, in its order; "open" reads as "rate". */
-static const char *const mode_names[] = {"closed", "rate", NULL};
-
-static int parse_load_mode(struct config_load_ctx *ctx, const struct config_key *k, void *base,
-                           const struct config_value *v, char *why, size_t why_len)
-{
-    enum config_load_mode *mode = field_of(k, base);
-    int i = 0;
-
-    (void)ctx;
-    if (strcmp(v->value, "open") == 0) {
-        *mode = CONFIG_MODE_RATE;
-        return 0;
-    }
-    if (config__parse_word(mode_names, "closed or rate (open)", v, &i, why, why_len) < 0)
-        return -EINVAL;
-    *mode = (enum config_load_mode)i;
-    return 0;
-}
-
-static void write_load_mode(const struct config_key *k, const void *base, FILE *out)
-{
-    fprintf(out, "%s = %s\n", k->name,
-            mode_names[*(const enum config_load_mode *)cfield_of(k, base)]);
+    fprintf(out, "%s = %s\n", k->name, k->words->names[*(const int *)cfield_of(k, base)]);
 }
 
 /* Requests per second, "250", "2.5" or "250/s". The key's min is 0 when 0
@@ -584,7 +579,6 @@ const struct config_type config__header = {parse_header, write_headers, 1};
 const struct config_type config__method = {parse_method, config__write_raw, 1};
 const struct config_type config__body = {parse_body, config__write_raw, 1};
 const struct config_type config__dir = {parse_dir, config__write_raw, 1};
-const struct config_type config__transport = {parse_transport, write_transport, 0};
-const struct config_type config__load_mode = {parse_load_mode, write_load_mode, 0};
+const struct config_type config__word = {config__parse_enum, config__write_enum, 0};
 const struct config_type config__rate = {parse_rate, write_rate, 0};
 const struct config_type config__status_set = {parse_status_set, write_status_set, 0};

@@ -10,31 +10,24 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/ascii.h"
 #include "core/xalloc.h"
 
 #define ENV_NAME_MAX 128
 
-static int is_alpha(unsigned char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-}
-
-static int is_digit(unsigned char ch)
-{
-    return ch >= '0' && ch <= '9';
-}
-
 int config__is_tchar(unsigned char ch)
 {
-    return is_alpha(ch) || is_digit(ch) || (ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch));
+    return ascii_is_alpha(ch) || ascii_is_digit(ch) ||
+           (ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch));
 }
 
 static int is_env_name(const char *s, size_t n)
 {
-    if (n == 0 || n > ENV_NAME_MAX || is_digit((unsigned char)s[0]))
+    if (n == 0 || n > ENV_NAME_MAX || ascii_is_digit((unsigned char)s[0]))
         return 0;
     for (size_t i = 0; i < n; i++) {
-        if (!is_alpha((unsigned char)s[i]) && !is_digit((unsigned char)s[i]) && s[i] != '_')
+        if (!ascii_is_alpha((unsigned char)s[i]) && !ascii_is_digit((unsigned char)s[i]) &&
+            s[i] != '_')
             return 0;
     }
     return 1;
@@ -137,7 +130,8 @@ static int parse_int(const char *s, long long *out, const char **end)
 {
     char *e;
 
-    if (!is_digit((unsigned char)s[0]) && !(s[0] == '-' && is_digit((unsigned char)s[1])))
+    if (!ascii_is_digit((unsigned char)s[0]) &&
+        !(s[0] == '-' && ascii_is_digit((unsigned char)s[1])))
         return -EINVAL;
     errno = 0;
     *out = strtoll(s, &e, 10);

@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "config/internal.h"
+#include "core/msg.h"
 
 static const struct {
     const char *unit;
@@ -90,4 +92,24 @@ int config_write(const struct config *c, FILE *out)
     if (fflush(out) != 0 || ferror(out))
         return -EIO;
     return 0;
+}
+
+int config_show(const struct config *c, FILE *out)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    int rc;
+
+    if (!mem)
+        return -EIO;
+    rc = config_write(c, mem);
+    if (fclose(mem) != 0 && rc == 0)
+        rc = -EIO;
+    if (rc == 0)
+        rc = msg_print_text(out, text, len);
+    if (rc == 0 && fflush(out) != 0)
+        rc = -EIO;
+    free(text);
+    return rc;
 }

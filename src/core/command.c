@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sanitize.h"
+#include "core/msg.h"
 #include "core/tick.h"
 #include "core/units.h"
 
@@ -125,7 +125,7 @@ static int bad(const char *line, char *why, size_t why_len, const char *expected
 {
     char shown[64];
 
-    sanitize_display(line, strlen(line), shown, sizeof(shown), 1);
+    msg_show(line, shown, sizeof(shown));
     snprintf(why, why_len, "expected %s, got \"%s\"", expected, shown);
     return -EINVAL;
 }

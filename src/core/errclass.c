@@ -69,3 +69,9 @@ uint64_t errclass_sum(const uint64_t counts[ERR__COUNT])
         n += counts[c];
     return n;
 }
+
+void errclass_add(uint64_t dst[ERR__COUNT], const uint64_t src[ERR__COUNT])
+{
+    for (int c = 0; c < ERR__COUNT; c++)
+        dst[c] += src[c];
+}

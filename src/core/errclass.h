@@ -48,5 +48,8 @@ int errclass_from_name(const char *name);
 /* Failed requests in a table of counts by class: their sum, each failure
  * being in exactly one class. */
 uint64_t errclass_sum(const uint64_t counts[ERR__COUNT]);
+/* Adds each count of src to the same class in dst: two tables of counts by
+ * class become one (workers into a tick, ticks into a step or a run). */
+void errclass_add(uint64_t dst[ERR__COUNT], const uint64_t src[ERR__COUNT]);
 
 #endif

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/ascii.h"
+
 /* Query keys longer than this (after percent-decoding) are not compared but
  * redacted outright: no legitimate key is that long, and a cut-off comparison
  * could miss "token" at its end. */
@@ -63,9 +65,30 @@ static void put_redacted(struct sink *k, size_t secret_len)
     put(k, mark, (size_t)n);
 }
 
-static char ascii_lower(char c)
+/* Length of the mark put_redacted writes at s[0..n), or 0 when s does not
+ * start with one: a value redacted already is kept as it is, so that
+ * redacting twice changes nothing. */
+static size_t mark_len(const char *s, size_t n)
 {
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+    static const char head[] = "<redacted len=";
+    size_t i = sizeof(head) - 1;
+
+    if (n <= i || memcmp(s, head, i) != 0)
+        return 0;
+    if (s[i] < '0' || s[i] > '9')
+        return 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i < n && s[i] == '>' ? i + 1 : 0;
+}
+
+/* Puts the secret s[0..n) redacted, unless it is a mark already. */
+static void put_secret(struct sink *k, const char *s, size_t n)
+{
+    if (n > 0 && mark_len(s, n) == n)
+        put(k, s, n);
+    else
+        put_redacted(k, n);
 }
 
 /* Whether s[0..n) equals the lower-case word w, ignoring ASCII case. */
@@ -120,14 +143,9 @@ int redact_is_secret_header(const char *name)
     return name != NULL && is_secret_header_span(name, strlen(name));
 }
 
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
 static int is_line_end(char c)
 {
-    return is_blank(c) || c == '\r' || c == '\n';
+    return ascii_is_blank(c) || c == '\r' || c == '\n';
 }
 
 /* A value made only of ${NAME} references, after an optional scheme word
@@ -140,10 +158,10 @@ static int is_reference_only(const char *v, const char *end)
 
     while (p < end && ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')))
         p++;
-    if (p > v && (p == end || !is_blank(*p)))
+    if (p > v && (p == end || !ascii_is_blank(*p)))
         p = v; /* a word with no blank after it is not a scheme */
     while (p < end) {
-        while (p < end && is_blank(*p))
+        while (p < end && ascii_is_blank(*p))
             p++;
         if (p == end)
             break;
@@ -175,7 +193,7 @@ size_t redact_header_line(const char *line, char *out, size_t cap)
     end = line + strlen(line);
     colon = strchr(line, ':');
     name_end = colon;
-    while (name_end != NULL && name_end > line && is_blank(name_end[-1]))
+    while (name_end != NULL && name_end > line && ascii_is_blank(name_end[-1]))
         name_end--;
     if (colon == NULL || !is_secret_header_span(line, (size_t)(name_end - line))) {
         put(&k, line, (size_t)(end - line));
@@ -183,7 +201,7 @@ size_t redact_header_line(const char *line, char *out, size_t cap)
     }
     /* Keep the spacing and the line ending as they were; only the value goes. */
     v = colon + 1;
-    while (is_blank(*v))
+    while (ascii_is_blank(*v))
         v++;
     v_end = end;
     while (v_end > v && is_line_end(v_end[-1]))
@@ -259,7 +277,7 @@ static void put_params(struct sink *k, const char *url, size_t i, size_t end)
             next = find_any(url, key_end + 1, end, secret ? "&" : "&;");
             put(k, url + i, key_end + 1 - i);
             if (secret)
-                put_redacted(k, next - key_end - 1);
+                put_secret(k, url + key_end + 1, next - key_end - 1);
             else
                 put(k, url + key_end + 1, next - key_end - 1);
         } else {
@@ -274,14 +292,9 @@ static void put_params(struct sink *k, const char *url, size_t i, size_t end)
     }
 }
 
-static int is_alpha(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 static int is_scheme_char(char c)
 {
-    return is_alpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+    return ascii_is_alpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
 }
 
 /* Length of "scheme://" at the start of url, or 0 when there is none. */
@@ -289,27 +302,24 @@ static size_t scheme_len(const char *url)
 {
     size_t i = 0;
 
-    if (!is_alpha(url[0]))
+    if (!ascii_is_alpha(url[0]))
         return 0;
     while (is_scheme_char(url[i]))
         i++;
     return strncmp(url + i, "://", 3) == 0 ? i + 3 : 0;
 }
 
-size_t redact_url(const char *url, char *out, size_t cap)
+/* redact_url on the span url[0..n). */
+static void put_url(struct sink *k, const char *url, size_t n)
 {
-    struct sink k = {out, cap, 0};
-    size_t n, auth, auth_end, at, path_end, query_end;
+    size_t auth, auth_end, at, path_end, query_end;
 
-    if (cap > 0)
-        out[0] = '\0';
-    if (url == NULL)
-        return 0;
-    n = strlen(url);
     /* Without a scheme the URL starts with its authority, as curl reads it. */
     auth = scheme_len(url);
+    if (auth > n)
+        auth = 0;
     auth_end = find_any(url, auth, n, "/?#");
-    put(&k, url, auth);
+    put(k, url, auth);
     /* The last '@' ends the userinfo: an unencoded '@' in a password must not
      * push part of it into the host. */
     at = auth_end;
@@ -322,26 +332,167 @@ size_t redact_url(const char *url, char *out, size_t cap)
 
         /* A user name alone is often a token ("https://ghp_...@host"). */
         if (colon < at) {
-            put(&k, url + auth, colon + 1 - auth);
-            put_redacted(&k, at - colon - 1);
+            put(k, url + auth, colon + 1 - auth);
+            put_secret(k, url + colon + 1, at - colon - 1);
         } else {
-            put_redacted(&k, at - auth);
+            put_secret(k, url + auth, at - auth);
         }
         auth = at;
     }
-    put(&k, url + auth, auth_end - auth);
+    put(k, url + auth, auth_end - auth);
     path_end = find_any(url, auth_end, n, "?#");
-    put(&k, url + auth_end, path_end - auth_end);
+    put(k, url + auth_end, path_end - auth_end);
     query_end = find_any(url, path_end, n, "#");
     if (path_end < query_end) {
-        put(&k, "?", 1);
-        put_params(&k, url, path_end + 1, query_end);
+        put(k, "?", 1);
+        put_params(k, url, path_end + 1, query_end);
     }
     /* Fragments carry secrets too: OAuth's implicit flow returns
      * #access_token=..., and hash routes look like #/page?token=.... */
     if (query_end < n) {
-        put(&k, "#", 1);
-        put_params(&k, url, query_end + 1, n);
+        put(k, "#", 1);
+        put_params(k, url, query_end + 1, n);
+    }
+}
+
+size_t redact_url(const char *url, char *out, size_t cap)
+{
+    struct sink k = {out, cap, 0};
+
+    if (cap > 0)
+        out[0] = '\0';
+    if (url == NULL)
+        return 0;
+    put_url(&k, url, strlen(url));
+    return k.len;
+}
+
+/* ---- Secrets inside free text ------------------------------------------ */
+
+static int is_quote(char c)
+{
+    return c == '"' || c == '\'';
+}
+
+/* Characters of a word that may be a header name or a key: the word before
+ * them is not where a secret starts. */
+static int is_word_char(char c)
+{
+    return ascii_is_alpha(c) || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.' ||
+           c == '%';
+}
+
+/* End of the token that starts at text[i]: the next blank, line end or
+ * quote, a mark counting as one piece even though it holds a blank. */
+static size_t token_end(const char *text, size_t i, size_t n, const char *also)
+{
+    while (i < n && !is_line_end(text[i]) && !is_quote(text[i]) && !strchr(also, text[i])) {
+        size_t m = mark_len(text + i, n - i);
+
+        i += m ? m : 1;
+    }
+    return i;
+}
+
+/* A "Name: value" header at text[i] with a secret name: the value runs to
+ * the closing quote when the header is quoted (where the colon may be
+ * missing), else to the line end. Only
+ * the names every server treats as secret count outside quotes, so that
+ * "brink: session: ..." stays readable. Returns the bytes used, or 0. */
+static size_t put_text_header(struct sink *k, const char *text, size_t i, size_t n)
+{
+    size_t name_end = i, v, v_end;
+    int is_quoted = i > 0 && is_quote(text[i - 1]);
+    size_t n_names = sizeof(secret_header_names) / sizeof(secret_header_names[0]);
+
+    while (name_end < n && (is_word_char(text[name_end]) && text[name_end] != '%'))
+        name_end++;
+    if (name_end == i || name_end + 1 >= n)
+        return 0;
+    /* Inside quotes a header may be malformed ("Authorization Bearer x", no
+     * colon): its secret is still in it. */
+    if (text[name_end] == ':' ? !ascii_is_blank(text[name_end + 1])
+                              : !(is_quoted && ascii_is_blank(text[name_end])))
+        return 0;
+    if (!in_list(text + i, name_end - i, secret_header_names, n_names) &&
+        !(is_quoted && has_secret_word(text + i, name_end - i)))
+        return 0;
+    v = name_end + (text[name_end] == ':');
+    while (v < n && ascii_is_blank(text[v]))
+        v++;
+    v_end = v;
+    while (v_end < n && text[v_end] != '\n' && text[v_end] != '\r' &&
+           !(is_quoted && text[v_end] == text[i - 1]))
+        v_end++;
+    put(k, text + i, v - i);
+    if (v_end == v || is_reference_only(text + v, text + v_end))
+        put(k, text + v, v_end - v);
+    else
+        put_secret(k, text + v, v_end - v);
+    return v_end - i;
+}
+
+/* End of the value of a pair that starts at text[v]: a value redacted
+ * already is its mark alone; else the token, without the punctuation of
+ * the sentence around it ("token=abc: cannot open"). */
+static size_t value_end(const char *text, size_t v, size_t n)
+{
+    size_t m = mark_len(text + v, n - v), end;
+
+    if (m)
+        return v + m;
+    end = token_end(text, v, n, "&");
+    while (end > v + 1 && strchr(":,;).", text[end - 1]))
+        end--;
+    return end;
+}
+
+/* A key=value pair at text[i] with a secret key ("token=...", also
+ * "--password=..."): the value runs to the next blank, quote or '&'. */
+static size_t put_text_pair(struct sink *k, const char *text, size_t i, size_t n)
+{
+    size_t key_end = i, v_end;
+
+    while (key_end < n && is_word_char(text[key_end]))
+        key_end++;
+    if (key_end == i || key_end >= n || text[key_end] != '=' ||
+        !is_secret_key(text + i, key_end - i))
+        return 0;
+    v_end = value_end(text, key_end + 1, n);
+    put(k, text + i, key_end + 1 - i);
+    if (v_end > key_end + 1)
+        put_secret(k, text + key_end + 1, v_end - key_end - 1);
+    return v_end - i;
+}
+
+size_t redact_text(const char *text, char *out, size_t cap)
+{
+    struct sink k = {out, cap, 0};
+    size_t n, i = 0;
+
+    if (cap > 0)
+        out[0] = '\0';
+    if (text == NULL)
+        return 0;
+    n = strlen(text);
+    while (i < n) {
+        size_t used = mark_len(text + i, n - i);
+
+        if (used) {
+            put(&k, text + i, used);
+        } else if (i == 0 || !is_word_char(text[i - 1])) {
+            if (scheme_len(text + i) > 0) {
+                used = token_end(text, i, n, "") - i;
+                put_url(&k, text + i, used);
+            } else if ((used = put_text_header(&k, text, i, n)) == 0) {
+                used = put_text_pair(&k, text, i, n);
+            }
+        }
+        if (used == 0) {
+            put(&k, text + i, 1);
+            used = 1;
+        }
+        i += used;
     }
     return k.len;
 }

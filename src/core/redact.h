@@ -37,4 +37,17 @@ size_t redact_header_line(const char *line, char *out, size_t cap);
  * as redact_header_line. */
 size_t redact_url(const char *url, char *out, size_t cap);
 
+/*
+ * Writes text (a message, a line of output) into out with the secrets in it
+ * redacted wherever they stand: every "scheme://..." token as redact_url
+ * does (a token ends at a blank or a quote); "Name: value" headers whose name
+ * is one redact_is_secret_header names outright (Authorization, Cookie, ...),
+ * or, inside quotes, any secret name (with or without its colon), the value
+ * running to the closing quote or the line end; and key=value pairs whose key is a secret query key
+ * ("token=...", "--password=..."), the value running to a blank, a quote or
+ * '&'. A value already redacted is kept, so redacting twice changes nothing.
+ * Cut and returned as redact_header_line.
+ */
+size_t redact_text(const char *text, char *out, size_t cap);
+
 #endif

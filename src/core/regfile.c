@@ -6,14 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* XSI strerror_r (_GNU_SOURCE is not set): safe on any thread. */
+#include "core/msg.h"
+
 static void cannot_open(int e, char *why, size_t why_len)
 {
-    char reason[128];
-
-    if (strerror_r(e, reason, sizeof(reason)) != 0)
-        snprintf(reason, sizeof(reason), "error %d", e);
-    snprintf(why, why_len, "cannot open: %s", reason);
+    msg_set(why, why_len, "cannot open: %s", msg_errno(e).text);
 }
 
 int regfile_open(const char *path, uint64_t max_bytes, FILE **out, char *why, size_t why_len)
@@ -34,12 +31,12 @@ int regfile_open(const char *path, uint64_t max_bytes, FILE **out, char *why, si
         goto out_close_fd;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(why, why_len, "not a regular file");
+        msg_set(why, why_len, "not a regular file");
         rc = -ENODEV;
         goto out_close_fd;
     }
     if (max_bytes && (uint64_t)st.st_size > max_bytes) {
-        snprintf(why, why_len, "larger than %llu bytes", (unsigned long long)max_bytes);
+        msg_set(why, why_len, "larger than %llu bytes", (unsigned long long)max_bytes);
         rc = -EFBIG;
         goto out_close_fd;
     }

@@ -112,8 +112,8 @@ static size_t escape_code_point(uint32_t cp, char *piece)
  * has room for PIECE_MAX + 1 bytes. Returns the piece length and sets
  * *consumed to the input bytes it stands for.
  */
-static size_t render_unit(const unsigned char *p, size_t n, int ascii_only, char *piece,
-                          size_t *consumed)
+static size_t render_unit(const unsigned char *p, size_t n, int ascii_only, int keeps_backslash,
+                          char *piece, size_t *consumed)
 {
     uint32_t cp;
     size_t len = utf8_decode(p, n, &cp);
@@ -127,7 +127,7 @@ static size_t render_unit(const unsigned char *p, size_t n, int ascii_only, char
     }
     *consumed = len;
     if (cp < 0x80) {
-        if (named_escapes[cp] != NULL) {
+        if (named_escapes[cp] != NULL && !(cp == '\\' && keeps_backslash)) {
             strcpy(piece, named_escapes[cp]);
             return strlen(piece);
         }
@@ -142,7 +142,8 @@ static size_t render_unit(const unsigned char *p, size_t n, int ascii_only, char
     return len;
 }
 
-size_t sanitize_display(const char *in, size_t len, char *out, size_t cap, int ascii_only)
+static size_t sanitize(const char *in, size_t len, char *out, size_t cap, int ascii_only,
+                       int keeps_backslash)
 {
     const unsigned char *p = (const unsigned char *)in;
     size_t budget, used = 0, mark = 0, i = 0;
@@ -155,7 +156,7 @@ size_t sanitize_display(const char *in, size_t len, char *out, size_t cap, int a
     while (i < len) {
         char piece[PIECE_MAX + 1];
         size_t consumed;
-        size_t n = render_unit(p + i, len - i, ascii_only, piece, &consumed);
+        size_t n = render_unit(p + i, len - i, ascii_only, keeps_backslash, piece, &consumed);
 
         if (used + n > budget) {
             /* Back up to the last whole piece after which the cut mark fits;
@@ -174,4 +175,14 @@ size_t sanitize_display(const char *in, size_t len, char *out, size_t cap, int a
     }
     out[used] = '\0';
     return used;
+}
+
+size_t sanitize_display(const char *in, size_t len, char *out, size_t cap, int ascii_only)
+{
+    return sanitize(in, len, out, cap, ascii_only, 0);
+}
+
+size_t sanitize_line(const char *in, size_t len, char *out, size_t cap)
+{
+    return sanitize(in, len, out, cap, 0, 1);
 }

@@ -36,4 +36,12 @@
  */
 size_t sanitize_display(const char *in, size_t len, char *out, size_t cap, int ascii_only);
 
+/*
+ * As sanitize_display with ascii_only 0, except that a backslash is kept as
+ * it is: for a whole line about to be printed, parts of which may have been
+ * rendered by sanitize_display already. Such parts pass unchanged (the
+ * function is idempotent), and no unsafe byte passes at all. Not lossless.
+ */
+size_t sanitize_line(const char *in, size_t len, char *out, size_t cap);
+
 #endif

@@ -189,8 +189,7 @@ static void level_add(struct steps *s, const struct step_row *r)
     sum->bytes_in += r->bytes_in;
     sum->bytes_out += r->bytes_out;
     sum->hist_gaps += r->hist_gaps;
-    for (int c = 0; c < ERR__COUNT; c++)
-        sum->errors[c] += r->errors[c];
+    errclass_add(sum->errors, r->errors);
     for (uint32_t i = 0; i < TICK_MAX_PROBES; i++) {
         const struct step_probe *p = &r->probes[i];
 
@@ -309,7 +308,7 @@ static void probe_add(struct step_probe *p, double v)
 /* t's probe values into row r (and the run's when with_run). */
 static void add_probes(struct steps *s, struct step_row *r, const struct tick *t)
 {
-    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+    uint32_t n = t->n_probes;
 
     for (uint32_t i = 0; i < n; i++) {
         const struct tick_probe *tp = &t->probes[i];
@@ -332,8 +331,7 @@ static void add_counts(struct step_row *r, const struct tick *t, int is_held)
     r->ok += t->total.ok;
     r->bytes_in += t->total.bytes_in;
     r->bytes_out += t->total.bytes_out;
-    for (int c = 0; c < ERR__COUNT; c++)
-        r->errors[c] += t->total.errors[c];
+    errclass_add(r->errors, t->total.errors);
 }
 
 /* The whole run: every tick counts; only a pause's length does not. The
@@ -360,7 +358,7 @@ static int add_to_run(struct steps *s, const struct tick *t)
  * s->scratch: after add_hist. */
 static void add_kinds(struct steps *s, struct step_row *r, const struct tick *t)
 {
-    uint32_t n = t->n_kinds < TICK_MAX_KINDS ? t->n_kinds : TICK_MAX_KINDS;
+    uint32_t n = t->n_kinds;
 
     for (uint32_t i = 0; i < n; i++) {
         const struct tick_kind *tk = &t->kinds[i];

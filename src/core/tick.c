@@ -27,6 +27,12 @@ int tick_schedule_kept(const struct tick *t)
            (t->sched_capped == 0 && t->sched_lag_us <= TICK_SCHED_SLACK_US);
 }
 
+int tick_is_bounded(const struct tick *t)
+{
+    return t->n_kinds <= TICK_MAX_KINDS && t->n_status <= TICK_MAX_STATUS &&
+           t->n_probes <= TICK_MAX_PROBES && t->n_events <= TICK_MAX_EVENTS;
+}
+
 void tick_free(struct tick *t)
 {
     free(t);

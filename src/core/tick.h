@@ -17,6 +17,13 @@
 
 struct hist;
 
+/*
+ * The tick invariant: n_kinds <= TICK_MAX_KINDS, n_status <= TICK_MAX_STATUS,
+ * n_probes <= TICK_MAX_PROBES and n_events <= TICK_MAX_EVENTS, in every tick
+ * that exists. Who fills a tick guarantees it (the merger and the probe
+ * board from their bounded tables; the session decoder refuses a record
+ * with longer arrays), so code that reads a tick loops to n_* unclamped.
+ */
 #define TICK_MAX_KINDS 64   /* request kinds of a mix ([request NAME] sections) */
 #define TICK_MAX_STATUS 32  /* distinct HTTP status codes kept per tick */
 #define TICK_MAX_PROBES 32  /* server counters */
@@ -203,6 +210,9 @@ struct tick {
 struct tick *tick_new(size_t data_cap);
 /* Releases t; tick_free(NULL) is a no-op. */
 void tick_free(struct tick *t);
+/* Whether t keeps the tick invariant (above TICK_MAX_KINDS): for the
+ * asserts of code that fills ticks. */
+int tick_is_bounded(const struct tick *t);
 
 /* Fills lat from h (count, min, max, mean, stddev, tick_pcts). */
 void tick_latency_from_hist(struct tick_latency *lat, const struct hist *h);

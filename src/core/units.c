@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sanitize.h"
+#include "core/ascii.h"
+#include "core/msg.h"
 
 /* Decimals beyond this many (trailing zeros aside) are refused: with at most
  * 10^9 as the denominator, every product in scale() fits in 64 bits. */
@@ -150,34 +151,14 @@ static const struct {
 static const char *const size_prefixes[] = {"kB", "MB", "GB", "TB", "PB", "EB"};
 static const char *const count_prefixes[] = {"k", "M", "G", "T", "P", "E"};
 
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static int is_letter(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static char ascii_lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
 /* The text between leading and trailing blanks: [*begin, *end). */
 static void trim(const char *s, const char **begin, const char **end)
 {
     const char *e = s + strlen(s);
 
-    while (is_blank(*s))
+    while (ascii_is_blank(*s))
         s++;
-    while (e > s && is_blank(e[-1]))
+    while (e > s && ascii_is_blank(e[-1]))
         e--;
     *begin = s;
     *end = e;
@@ -190,10 +171,8 @@ static int fail(char *why, size_t why_len, const char *expected, const char *beg
 {
     char shown[SHOWN_MAX];
 
-    if (why == NULL || why_len == 0)
-        return err;
-    sanitize_display(begin, (size_t)(end - begin), shown, sizeof(shown), 1);
-    snprintf(why, why_len, "expected %s, got \"%s\"%s", expected, shown, hint);
+    msg_show_n(begin, (size_t)(end - begin), shown, sizeof(shown));
+    msg_set(why, why_len, "expected %s, got \"%s\"%s", expected, shown, hint);
     return err;
 }
 
@@ -224,11 +203,11 @@ static int scan_decimals(const char **p, const char *end, struct decimal *d, enu
     const char *s = *p;
     size_t decimals = 0;
 
-    if (s == end || !is_digit(*s)) {
+    if (s == end || !ascii_is_digit(*s)) {
         *defect = DEFECT_SYNTAX;
         return -1;
     }
-    for (const char *q = s; q < end && is_digit(*q); q++) {
+    for (const char *q = s; q < end && ascii_is_digit(*q); q++) {
         if (*q != '0')
             decimals = (size_t)(q - s) + 1;
     }
@@ -240,7 +219,7 @@ static int scan_decimals(const char **p, const char *end, struct decimal *d, enu
         d->frac = d->frac * 10 + (uint64_t)(s[i] - '0');
         d->frac_den *= 10;
     }
-    while (s < end && is_digit(*s))
+    while (s < end && ascii_is_digit(*s))
         s++;
     *p = s;
     return 0;
@@ -255,7 +234,7 @@ static int scan_decimal(const char **p, const char *end, struct decimal *d, enum
     const char *s = *p;
     char *stop;
 
-    if (s == end || !is_digit(*s)) {
+    if (s == end || !ascii_is_digit(*s)) {
         *defect = s != end && *s == '-' ? DEFECT_NEGATIVE : DEFECT_SYNTAX;
         return -1;
     }
@@ -294,7 +273,7 @@ static int scan_unit(const char **p, const char *end, const char **name, size_t 
     if (s < end && *s == '%') {
         s++;
     } else {
-        while (s < end && is_letter(*s))
+        while (s < end && ascii_is_alpha(*s))
             s++;
     }
     *len = (size_t)(s - *name);

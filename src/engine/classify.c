@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/msg.h"
+
 #define ANY_ERRNO (-1L)
 #define WORDS_MAX 256 /* bytes of a transport's words that are shown */
 
@@ -134,14 +136,13 @@ static int trimmed_len(const char *s)
  * words[0..len); "" otherwise. */
 static void errno_note(long os_errno, const char *words, int len, char *buf, size_t cap)
 {
-    char text[128];
+    struct msg_errno_text e;
+    const char *text = e.text;
 
     buf[0] = '\0';
     if (os_errno <= 0 || os_errno > 4095)
         return;
-    /* XSI strerror_r (_GNU_SOURCE is not set): safe on any thread. */
-    if (strerror_r((int)os_errno, text, sizeof(text)) != 0)
-        return;
+    e = msg_errno((int)os_errno);
     for (int i = 0; i + (int)strlen(text) <= len; i++) {
         if (strncmp(words + i, text, strlen(text)) == 0)
             return;

@@ -19,6 +19,7 @@
 #include <sys/timerfd.h>
 
 #include "core/container.h"
+#include "core/msg.h"
 
 /* The lead follows this quantile of the wake-up latencies (in 1/10): 9
  * wake-ups in 10 come early enough to poll the rest of the way. */
@@ -130,7 +131,7 @@ int deadline_init(uv_loop_t *loop, struct deadline *d, deadline_fn *fn, char *er
     d->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (d->fd < 0) {
         rc = -errno;
-        snprintf(err, err_len, "brink: engine: timerfd_create: %s", strerror(errno));
+        snprintf(err, err_len, "brink: engine: timerfd_create: %s", msg_errno(errno).text);
         return rc;
     }
     uv_idle_init(loop, &d->idle);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/classify.h"
 #include "engine/h1_wire.h"
@@ -151,12 +152,10 @@ static void fail(struct slot *s, enum transfer_outcome outcome, int os_errno, co
 {
     struct h1_slot *h = s->h1;
     struct h1_worker *hw = s->w->h1;
-    char reason[64];
 
-    /* strerror's words, so that classify does not repeat them; XSI
-     * strerror_r (_GNU_SOURCE is not set) is safe on any thread. */
-    if (os_errno && strerror_r(os_errno, reason, sizeof(reason)) == 0)
-        snprintf(h->words, sizeof(h->words), "%s: %s", what, reason);
+    /* strerror's words, so that classify does not repeat them. */
+    if (os_errno)
+        snprintf(h->words, sizeof(h->words), "%s: %s", what, msg_errno(os_errno).text);
     else
         snprintf(h->words, sizeof(h->words), "%s", what);
     if (h->conn)

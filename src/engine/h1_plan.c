@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "core/sanitize.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/h1_wire.h"
 #include "engine/internal.h"
@@ -72,7 +72,7 @@ static int check_kinds(const struct workload *wl, struct h1_origin *o, char *why
             rc = -EINVAL;
         }
         if (rc != 0) {
-            sanitize_display(wk->name, strlen(wk->name), name, sizeof(name), 0);
+            msg_show(wk->name, name, sizeof(name));
             snprintf(why, why_len, "request kind %s: %s", name, reason);
             return rc;
         }

@@ -6,18 +6,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/workload.h"
 
 #define SCHEME "http://"
 
 /* ---- Origins ---------------------------------------------------------- */
-
-static int fail(char *why, size_t why_len, const char *what)
-{
-    snprintf(why, why_len, "%s", what);
-    return -EINVAL;
-}
 
 static int parse_port(const char *p, const char *end, uint16_t *port)
 {
@@ -70,18 +65,28 @@ int h1_origin_parse(const char *url, struct h1_origin *o, char *why, size_t why_
     const char *auth, *end;
 
     memset(o, 0, sizeof(*o));
-    if (strncasecmp(url, SCHEME, strlen(SCHEME)) != 0)
-        return fail(why, why_len, "not an http:// URL");
+    if (strncasecmp(url, SCHEME, strlen(SCHEME)) != 0) {
+        msg_set(why, why_len, "not an http:// URL");
+        return -EINVAL;
+    }
     auth = url + strlen(SCHEME);
     end = auth + strcspn(auth, "/?#");
-    if (memchr(auth, '@', (size_t)(end - auth)))
-        return fail(why, why_len, "the URL holds a user name or password");
-    if (memchr(auth, '{', (size_t)(end - auth)))
-        return fail(why, why_len, "a placeholder in the host or port");
-    if (strchr(url, '#'))
-        return fail(why, why_len, "the URL has a fragment");
-    if ((size_t)(end - auth) >= sizeof(o->authority) || split_authority(auth, end, o) < 0)
-        return fail(why, why_len, "the host or port does not parse");
+    if (memchr(auth, '@', (size_t)(end - auth))) {
+        msg_set(why, why_len, "the URL holds a user name or password");
+        return -EINVAL;
+    }
+    if (memchr(auth, '{', (size_t)(end - auth))) {
+        msg_set(why, why_len, "a placeholder in the host or port");
+        return -EINVAL;
+    }
+    if (strchr(url, '#')) {
+        msg_set(why, why_len, "the URL has a fragment");
+        return -EINVAL;
+    }
+    if ((size_t)(end - auth) >= sizeof(o->authority) || split_authority(auth, end, o) < 0) {
+        msg_set(why, why_len, "the host or port does not parse");
+        return -EINVAL;
+    }
     memcpy(o->authority, auth, (size_t)(end - auth));
     o->authority[end - auth] = '\0';
     o->len = (size_t)(end - url);

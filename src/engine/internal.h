@@ -62,6 +62,10 @@ struct interval {
     uint32_t n_status;
     uint64_t status_other;
     char first_error[ERR__COUNT][TICK_TEXT_MAX];
+    /* When each first error was seen, ns since the run started: its event
+     * carries this time, not the interval's start, so that it never shows
+     * before the change that caused it. Meaningful where first_error is set. */
+    uint64_t first_error_ns[ERR__COUNT];
     uint64_t connections_opened;
     uint64_t dropped;
     uint64_t aborted;

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errclass.h"
 #include "core/hist.h"
 #include "core/xalloc.h"
 #include "engine/internal.h"
@@ -27,8 +28,7 @@ static void stats_add(struct kind_stats *dst, const struct kind_stats *src)
     dst->ok += src->ok;
     dst->bytes_in += src->bytes_in;
     dst->bytes_out += src->bytes_out;
-    for (int c = 0; c < ERR__COUNT; c++)
-        dst->errors[c] += src->errors[c];
+    errclass_add(dst->errors, src->errors);
     hist_merge(dst->hist, src->hist);
 }
 
@@ -100,8 +100,12 @@ void interval_add(struct interval *dst, const struct interval *src)
         interval_count_status(dst, src->status[i].code, src->status[i].count);
     dst->status_other += src->status_other;
     for (int c = 0; c < ERR__COUNT; c++) {
-        if (!dst->first_error[c][0] && src->first_error[c][0])
+        /* Across workers, the earliest message is the first. */
+        if (src->first_error[c][0] &&
+            (!dst->first_error[c][0] || src->first_error_ns[c] < dst->first_error_ns[c])) {
             memcpy(dst->first_error[c], src->first_error[c], TICK_TEXT_MAX);
+            dst->first_error_ns[c] = src->first_error_ns[c];
+        }
     }
     dst->connections_opened += src->connections_opened;
     dst->dropped += src->dropped;

@@ -4,12 +4,14 @@
  * published. Workers call in from their own threads, so everything here is
  * under one mutex; the work done under it is a few histogram merges a tick.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/board.h"
 #include "core/chan.h"
+#include "core/errclass.h"
 #include "core/hist.h"
 #include "core/xalloc.h"
 #include "engine/internal.h"
@@ -133,7 +135,14 @@ static void add_event(struct merger *m, enum event_kind kind, uint64_t at_ns, co
         m->events_dropped++;
         return;
     }
-    e = &m->events[m->n_events++];
+    /* Waiting events stay in time order: a first error is added when its
+     * tick is built, after commands that came later than it. */
+    e = &m->events[m->n_events];
+    while (e > m->events && e[-1].at_ms > at_ns / 1000000) {
+        e[0] = e[-1];
+        e--;
+    }
+    m->n_events++;
     e->at_ms = at_ns / 1000000;
     e->kind = kind;
     tick_copy_text(e->text, sizeof(e->text), text);
@@ -243,7 +252,17 @@ static void fill_kind(struct tick *t, struct tick_kind *k, const struct kind_sta
         tick_put_hist(t, k, s->hist);
 }
 
-/* Events for the first error of each class in the run. */
+/* When the first error of class c in iv was seen; an interval that has the
+ * count but not the time (a worker that kept no message) gives its start. */
+static uint64_t first_error_ns(const struct interval *iv, int c)
+{
+    if (iv->first_error[c][0] && iv->first_error_ns[c] > iv->start_ns)
+        return iv->first_error_ns[c];
+    return iv->start_ns;
+}
+
+/* Events for the first error of each class in the run, at the time each
+ * was seen. */
 static void note_first_errors(struct merger *m, const struct interval *iv)
 {
     char text[2 * TICK_TEXT_MAX]; /* add_event cuts it to fit */
@@ -257,10 +276,9 @@ static void note_first_errors(struct merger *m, const struct interval *iv)
         else
             snprintf(text, sizeof(text), "first %s at concurrency %u: %s",
                      errclass_name((enum errclass)c), m->target, iv->first_error[c]);
-        add_event(m, EV_FIRST_ERROR, iv->start_ns, text);
+        add_event(m, EV_FIRST_ERROR, first_error_ns(iv, c), text);
     }
-    for (int c = 0; c < ERR__COUNT; c++)
-        m->run_errors[c] += iv->total.errors[c];
+    errclass_add(m->run_errors, iv->total.errors);
 }
 
 static struct tick *build(struct merger *m, struct pending *p, int is_last)
@@ -326,6 +344,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->health.fds_limit = m->fds_limit;
     fill_open(m, t, iv);
     fill_failed(m, t, iv);
+    assert(tick_is_bounded(t));
     if (t->duration_us)
         m->last_rate_per_s = (double)iv->total.completed * 1000.0 / (double)t->duration_us;
     if (m->observer)

@@ -126,7 +126,9 @@ void slot_done(struct slot *s, const struct transfer_result *done, uint64_t byte
         interval_count_status(iv, (uint16_t)r->http_status, 1);
     if (r->outcome == TRANSFER_BODY_CUT)
         iv->bodies_cut++;
-    if (cls >= 0 && !iv->first_error[cls][0])
+    if (cls >= 0 && !iv->first_error[cls][0]) {
         classify_message(r, words, iv->first_error[cls], TICK_TEXT_MAX);
+        iv->first_error_ns[cls] = now_ns;
+    }
     worker_next(w, s);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/internal.h"
 #include "engine/workload.h"
@@ -356,7 +357,7 @@ int worker_start(struct worker *w, char *err, size_t err_len)
 
     w->is_started = rc == 0;
     if (rc != 0) {
-        snprintf(err, err_len, "brink: engine: cannot start worker thread: %s", strerror(rc));
+        snprintf(err, err_len, "brink: engine: cannot start worker thread: %s", msg_errno(rc).text);
         return -rc;
     }
     return 0;

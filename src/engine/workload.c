@@ -13,13 +13,14 @@
 #include <unistd.h>
 
 #include "config/config.h"
-#include "core/sanitize.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 
 #define SHOW_MAX 96     /* bytes of a user string quoted in a message */
 #define DECIMAL_MAX 20  /* digits of UINT64_MAX */
 #define UUID_LEN 36     /* 8-4-4-4-12 hex digits */
 #define READ_CHUNK 4096 /* first buffer for a file that says it is empty */
+#define WHAT_MAX 1024   /* bytes of a message after its "[request put]" label */
 
 #if defined(__GNUC__)
 #define WORKLOAD_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -75,32 +76,13 @@ static void fail(char *err, size_t err_len, const struct where *at, const char *
 
 static void fail(char *err, size_t err_len, const struct where *at, const char *fmt, ...)
 {
+    char what[WHAT_MAX];
     va_list ap;
-    int n;
 
-    if (err_len == 0)
-        return;
-    n = snprintf(err, err_len, "brink: %s ", at->label);
-    if (n < 0 || (size_t)n >= err_len)
-        return;
     va_start(ap, fmt);
-    vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
+    msg_vset(what, sizeof(what), fmt, ap);
     va_end(ap);
-}
-
-/* A printable copy of user text s for a message. */
-static const char *show(const char *s, char *buf, size_t cap)
-{
-    sanitize_display(s, strlen(s), buf, cap, 0);
-    return buf;
-}
-
-/* strerror, but safe on any thread (XSI strerror_r: _GNU_SOURCE is not set). */
-static const char *why_errno(int e, char *buf, size_t cap)
-{
-    if (strerror_r(e, buf, cap) != 0)
-        snprintf(buf, cap, "error %d", e);
-    return buf;
+    msg_set(err, err_len, "brink: %s %s", at->label, what);
 }
 
 uint64_t workload_rng_next(uint64_t *state)
@@ -270,7 +252,7 @@ static int compile_url(struct kind *k, const struct where *at, char *err, size_t
 
         if (!close || compile_placeholder(p, close, &seg) < 0) {
             fail(err, err_len, at, "url: bad placeholder in \"%s\"",
-                 show(k->url, shown, sizeof(shown)));
+                 msg_show(k->url, shown, sizeof(shown)));
             return -EINVAL;
         }
         add_text(k, text, (size_t)(p - text));
@@ -493,12 +475,12 @@ static int read_file(const char *path, unsigned char **out, size_t *out_len, cha
 
     if (fd < 0) {
         rc = -errno;
-        why_errno(-rc, why, why_len);
+        snprintf(why, why_len, "%s", msg_errno(rc).text);
         return rc;
     }
     if (fstat(fd, &st) < 0) {
         rc = -errno;
-        why_errno(-rc, why, why_len);
+        snprintf(why, why_len, "%s", msg_errno(rc).text);
     } else if (!S_ISREG(st.st_mode)) {
         rc = -EINVAL;
         snprintf(why, why_len, "not a regular file (expected @FILE naming a file)");
@@ -512,7 +494,7 @@ static int read_file(const char *path, unsigned char **out, size_t *out_len, cha
             snprintf(why, why_len, "it grew past the %u MiB accepted while being read",
                      WORKLOAD_FILE_MAX >> 20);
         else if (rc < 0)
-            why_errno(-rc, why, why_len);
+            snprintf(why, why_len, "%s", msg_errno(rc).text);
     }
     close(fd);
     return rc;
@@ -532,7 +514,8 @@ static int file_body(struct kind *k, const struct config_request *r, const struc
     }
     rc = read_file(r->body_path, &k->body, &k->pub.body_len, why, sizeof(why));
     if (rc < 0)
-        fail(err, err_len, at, "body: cannot read @%s: %s", show(file, shown, sizeof(shown)), why);
+        fail(err, err_len, at, "body: cannot read @%s: %s", msg_show(file, shown, sizeof(shown)),
+             why);
     return rc;
 }
 
@@ -562,11 +545,9 @@ static int random_body(struct kind *k, const struct config_request *r, uint64_t 
     /* The size came from the config (at most 1 GiB there): report a failed
      * allocation instead of aborting. One byte more keeps an empty body
      * distinct from none. */
-    char why[64];
-
     if (r->body_random_bytes >= SIZE_MAX || !(k->body = malloc((size_t)r->body_random_bytes + 1))) {
         fail(err, err_len, at, "body: cannot allocate random:%" PRIu64 " bytes: %s",
-             r->body_random_bytes, why_errno(ENOMEM, why, sizeof(why)));
+             r->body_random_bytes, msg_errno(ENOMEM).text);
         return -ENOMEM;
     }
     k->pub.body_len = (size_t)r->body_random_bytes;
@@ -655,7 +636,7 @@ static int build_request(struct kind *k, const struct config *c, const struct co
     char shown[SHOW_MAX];
     int rc;
 
-    snprintf(at.label, sizeof(at.label), "[request %s]", show(r->name, shown, sizeof(shown)));
+    snprintf(at.label, sizeof(at.label), "[request %s]", msg_show(r->name, shown, sizeof(shown)));
     k->name = xstrdup(r->name);
     k->method = xstrdup(r->method.value ? r->method.value : "GET");
     copy_headers(k, &c->target, r);

@@ -22,10 +22,6 @@
  */
 int probe_num_parse(const char *s, size_t len, int flags, double *out);
 
-/* Writes a reason into why as snprintf would; why may be NULL if why_len is 0. */
-void probe_why(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* Room for a quote made by probe_quote, its NUL included. */
 #define PROBE_QUOTE_BUF (PROBE_QUOTE_MAX + 4)
 

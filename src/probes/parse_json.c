@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "probes/internal.h"
 
@@ -25,18 +26,18 @@ int probe_json_pointer_check(const char *pointer, char *why, size_t why_len)
     const char *tilde;
 
     if (len > PROBE_PATTERN_MAX) {
-        probe_why(why, why_len, "bad JSON pointer: it is %zu bytes, over the limit of %d", len,
-                  PROBE_PATTERN_MAX);
+        msg_set(why, why_len, "bad JSON pointer: it is %zu bytes, over the limit of %d", len,
+                PROBE_PATTERN_MAX);
         return -EINVAL;
     }
     if (len > 0 && pointer[0] != '/') {
-        probe_why(why, why_len, "bad JSON pointer \"%s\": it must be empty or start with \"/\"",
-                  pointer);
+        msg_set(why, why_len, "bad JSON pointer \"%s\": it must be empty or start with \"/\"",
+                pointer);
         return -EINVAL;
     }
     for (tilde = strchr(pointer, '~'); tilde; tilde = strchr(tilde + 1, '~')) {
         if (tilde[1] != '0' && tilde[1] != '1') {
-            probe_why(
+            msg_set(
                 why, why_len,
                 "bad JSON pointer \"%s\": \"~\" must be followed by 0 or 1 (\"~0\" is ~, \"~1\" is /)",
                 pointer);
@@ -64,8 +65,8 @@ static int check_depth(const char *text, size_t len, char *why, size_t why_len)
             is_in_string = 1;
         } else if (c == '[' || c == '{') {
             if (++depth > PROBE_JSON_DEPTH_MAX) {
-                probe_why(why, why_len, "JSON nested deeper than %d levels at byte %zu",
-                          PROBE_JSON_DEPTH_MAX, i + 1);
+                msg_set(why, why_len, "JSON nested deeper than %d levels at byte %zu",
+                        PROBE_JSON_DEPTH_MAX, i + 1);
                 return -EBADMSG;
             }
         } else if ((c == ']' || c == '}') && depth > 0) {
@@ -95,8 +96,8 @@ int probe_json_open(const char *text, size_t len, struct probe_json **out, char 
     root = json_loadb(text, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, &err);
     if (!root) {
         /* err.text may quote the page, so it is cut like any page text. */
-        probe_why(why, why_len, "invalid JSON at line %d column %d: %s", err.line, err.column,
-                  probe_quote(err.text, strlen(err.text), quote));
+        msg_set(why, why_len, "invalid JSON at line %d column %d: %s", err.line, err.column,
+                probe_quote(err.text, strlen(err.text), quote));
         return -EBADMSG;
     }
     *out = xmalloc(sizeof(**out));
@@ -192,19 +193,19 @@ static int follow(const json_t *root, const char *pointer, const json_t **out, c
         if (json_is_object(v)) {
             child = json_object_getn(v, tok, n);
             if (!child)
-                probe_why(why, why_len, "%.*s: no such key", prefix_len(pointer, next), pointer);
+                msg_set(why, why_len, "%.*s: no such key", prefix_len(pointer, next), pointer);
         } else if (json_is_array(v)) {
             if (parse_index(tok, n, &index) == 0)
                 child = json_array_get(v, index);
             if (!child)
-                probe_why(why, why_len, "%.*s: no such element (the array has %zu)",
-                          prefix_len(pointer, next), pointer, json_array_size(v));
+                msg_set(why, why_len, "%.*s: no such element (the array has %zu)",
+                        prefix_len(pointer, next), pointer, json_array_size(v));
         } else if (p == pointer) {
-            probe_why(why, why_len, "%.*s: no such key (the document is %s)",
-                      prefix_len(pointer, next), pointer, type_name(v));
+            msg_set(why, why_len, "%.*s: no such key (the document is %s)",
+                    prefix_len(pointer, next), pointer, type_name(v));
         } else {
-            probe_why(why, why_len, "%.*s: no such key (%.*s is %s)", prefix_len(pointer, next),
-                      pointer, prefix_len(pointer, p), pointer, type_name(v));
+            msg_set(why, why_len, "%.*s: no such key (%.*s is %s)", prefix_len(pointer, next),
+                    pointer, prefix_len(pointer, p), pointer, type_name(v));
         }
         rc = child ? 0 : -ENOENT;
         v = child;
@@ -236,13 +237,13 @@ static int to_number(const json_t *v, const char *pointer, double *out, char *wh
         rc = probe_num_parse(json_string_value(v), json_string_length(v), 0, out);
         if (rc != 0) {
             probe_quote(json_string_value(v), json_string_length(v), quote);
-            probe_why(why, why_len, "%s: \"%s\" is %s", where, quote,
-                      rc == -ERANGE ? "out of range" : "not a number");
+            msg_set(why, why_len, "%s: \"%s\" is %s", where, quote,
+                    rc == -ERANGE ? "out of range" : "not a number");
             return rc == -ERANGE ? -ERANGE : -EDOM;
         }
         return 0;
     default:
-        probe_why(why, why_len, "%s: %s is not a number", where, type_name(v));
+        msg_set(why, why_len, "%s: %s is not a number", where, type_name(v));
         return -EDOM;
     }
 }

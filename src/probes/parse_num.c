@@ -13,13 +13,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/ascii.h"
+
 /* Exponents are clamped here: beyond it every double under- or overflows. */
 #define EXP_CLAMP 100000
-
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
 
 /* Reads NaN, Inf and Infinity, any case; only the infinities take a sign. */
 static int parse_special(const char *s, size_t len, double *out)
@@ -48,7 +45,7 @@ static size_t take_digits(const char *s, size_t len, size_t *i, char *buf, size_
 {
     size_t count = 0;
 
-    while (*i < len && is_digit(s[*i])) {
+    while (*i < len && ascii_is_digit(s[*i])) {
         buf[(*n)++] = s[(*i)++];
         count++;
     }
@@ -66,7 +63,7 @@ static int take_exponent(const char *s, size_t len, size_t *i, long *e)
         sign = s[(*i)++] == '-' ? -1 : 1;
     start = *i;
     *e = 0;
-    while (*i < len && is_digit(s[*i])) {
+    while (*i < len && ascii_is_digit(s[*i])) {
         *e = *e * 10 + (s[*i] - '0');
         if (*e > EXP_CLAMP)
             *e = EXP_CLAMP;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "probes/internal.h"
 
@@ -98,7 +99,7 @@ struct compiler {
 
 static int fail(struct compiler *c, const char *what)
 {
-    probe_why(c->why, c->why_len, "bad selector \"%s\": %s at column %zu", c->s, what, c->i + 1);
+    msg_set(c->why, c->why_len, "bad selector \"%s\": %s at column %zu", c->s, what, c->i + 1);
     return -EINVAL;
 }
 
@@ -255,8 +256,8 @@ int probe_prom_compile(const char *selector, struct probe_prom **out, char *why,
     int rc = 0;
 
     if (c.len > PROBE_PATTERN_MAX) {
-        probe_why(why, why_len, "bad selector: it is %zu bytes, over the limit of %d", c.len,
-                  PROBE_PATTERN_MAX);
+        msg_set(why, why_len, "bad selector: it is %zu bytes, over the limit of %d", c.len,
+                PROBE_PATTERN_MAX);
         return -EINVAL;
     }
     c.p = xcalloc(1, sizeof(*c.p));
@@ -476,10 +477,9 @@ int probe_prom_eval(const struct probe_prom *p, const char *text, size_t len, do
     }
     probe_quote(p->source, strlen(p->source), quote);
     if (n_bad > 0)
-        probe_why(why, why_len,
-                  "no series matches %s (%zu malformed line%s, the first is line %zu)", quote,
-                  n_bad, n_bad == 1 ? "" : "s", first_bad);
+        msg_set(why, why_len, "no series matches %s (%zu malformed line%s, the first is line %zu)",
+                quote, n_bad, n_bad == 1 ? "" : "s", first_bad);
     else
-        probe_why(why, why_len, "no series matches %s", quote);
+        msg_set(why, why_len, "no series matches %s", quote);
     return -ENOENT;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "probes/internal.h"
 
@@ -25,25 +26,25 @@ int probe_regex_compile(const char *regex, struct probe_regex **out, char *why, 
     int rc;
 
     if (len == 0 || len > PROBE_PATTERN_MAX) {
-        probe_why(why, why_len, "bad regex: it is %zu bytes, expected 1 to %d", len,
-                  PROBE_PATTERN_MAX);
+        msg_set(why, why_len, "bad regex: it is %zu bytes, expected 1 to %d", len,
+                PROBE_PATTERN_MAX);
         return -EINVAL;
     }
     if (probe_regex_unsafe(regex)) {
-        probe_why(why, why_len, "bad regex \"%s\": %s", regex, probe_regex_unsafe(regex));
+        msg_set(why, why_len, "bad regex \"%s\": %s", regex, probe_regex_unsafe(regex));
         return -EINVAL;
     }
     r = xmalloc(sizeof(*r));
     rc = regcomp(&r->re, regex, REG_EXTENDED);
     if (rc != 0) {
         regerror(rc, &r->re, err, sizeof(err));
-        probe_why(why, why_len, "bad regex \"%s\": %s", regex, err);
+        msg_set(why, why_len, "bad regex \"%s\": %s", regex, err);
         free(r);
         return -EINVAL;
     }
     if (r->re.re_nsub != 1) {
-        probe_why(why, why_len, "bad regex \"%s\": it needs exactly one capture group, it has %zu",
-                  regex, r->re.re_nsub);
+        msg_set(why, why_len, "bad regex \"%s\": it needs exactly one capture group, it has %zu",
+                regex, r->re.re_nsub);
         probe_regex_free(r);
         return -EINVAL;
     }
@@ -68,16 +69,16 @@ static int read_group(const char *line, const regmatch_t *group, size_t lineno, 
     int rc;
 
     if (group->rm_so < 0) {
-        probe_why(why, why_len, "line %zu: the capture group took no part in the match", lineno);
+        msg_set(why, why_len, "line %zu: the capture group took no part in the match", lineno);
         return -EDOM;
     }
     n = (size_t)(group->rm_eo - group->rm_so);
     rc = probe_num_parse(line + group->rm_so, n, 0, out);
     if (rc == 0)
         return 0;
-    probe_why(why, why_len, "line %zu: \"%s\" is %s", lineno,
-              probe_quote(line + group->rm_so, n, quote),
-              rc == -ERANGE ? "out of range" : "not a number");
+    msg_set(why, why_len, "line %zu: \"%s\" is %s", lineno,
+            probe_quote(line + group->rm_so, n, quote),
+            rc == -ERANGE ? "out of range" : "not a number");
     return rc == -ERANGE ? -ERANGE : -EDOM;
 }
 
@@ -105,10 +106,10 @@ int probe_regex_match(const struct probe_regex *re, const char *text, size_t len
             return read_group(buf, &match[1], it.lineno, out, why, why_len);
     }
     if (n_long > 0)
-        probe_why(why, why_len, "no line matches (%zu line%s over %d bytes skipped)", n_long,
-                  n_long == 1 ? "" : "s", PROBE_LINE_MAX);
+        msg_set(why, why_len, "no line matches (%zu line%s over %d bytes skipped)", n_long,
+                n_long == 1 ? "" : "s", PROBE_LINE_MAX);
     else
-        probe_why(why, why_len, "no line matches");
+        msg_set(why, why_len, "no line matches");
     return -ENOENT;
 }
 

@@ -9,26 +9,27 @@
 #include <string.h>
 
 #include "probes/internal.h"
+#include "core/msg.h"
 
 int probe_text_key_check(const char *key, char *why, size_t why_len)
 {
     size_t len = strlen(key);
 
     if (len == 0) {
-        probe_why(why, why_len, "bad key: it is empty");
+        msg_set(why, why_len, "bad key: it is empty");
         return -EINVAL;
     }
     if (len > PROBE_PATTERN_MAX) {
-        probe_why(why, why_len, "bad key: it is %zu bytes, over the limit of %d", len,
-                  PROBE_PATTERN_MAX);
+        msg_set(why, why_len, "bad key: it is %zu bytes, over the limit of %d", len,
+                PROBE_PATTERN_MAX);
         return -EINVAL;
     }
     if (strpbrk(key, "\r\n")) {
-        probe_why(why, why_len, "bad key \"%s\": it holds a line break", key);
+        msg_set(why, why_len, "bad key \"%s\": it holds a line break", key);
         return -EINVAL;
     }
     if (probe_is_blank(key[0]) || probe_is_blank(key[len - 1])) {
-        probe_why(why, why_len, "bad key \"%s\": it starts or ends with a blank", key);
+        msg_set(why, why_len, "bad key \"%s\": it starts or ends with a blank", key);
         return -EINVAL;
     }
     return 0;
@@ -176,8 +177,8 @@ static int read_value(const char *key, const char *val, size_t val_len, size_t l
 
     if (rc == 0)
         return 0;
-    probe_why(why, why_len, "%s: \"%s\" is %s (line %zu)", key, probe_quote(val, val_len, quote),
-              rc == -ERANGE ? "out of range" : "not a number", lineno);
+    msg_set(why, why_len, "%s: \"%s\" is %s (line %zu)", key, probe_quote(val, val_len, quote),
+            rc == -ERANGE ? "out of range" : "not a number", lineno);
     return rc == -ERANGE ? -ERANGE : -EDOM;
 }
 
@@ -201,6 +202,6 @@ int probe_parse_text_key(const char *text, size_t len, const char *key, double *
         head = is_header(line, n) ? line : NULL;
         head_len = n;
     }
-    probe_why(why, why_len, "%s: no such key", key);
+    msg_set(why, why_len, "%s: no such key", key);
     return -ENOENT;
 }

@@ -10,17 +10,7 @@
 #include <string.h>
 
 #include "probes/parse.h"
-
-void probe_why(char *why, size_t why_len, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!why || why_len == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(why, why_len, fmt, ap);
-    va_end(ap);
-}
+#include "core/msg.h"
 
 const char *probe_quote(const char *s, size_t len, char *out)
 {
@@ -48,8 +38,7 @@ int probe_doc_check(size_t len, char *why, size_t why_len)
 {
     if (len <= PROBE_DOC_MAX)
         return 0;
-    probe_why(why, why_len, "page is %zu bytes, over the limit of %u", len,
-              (unsigned)PROBE_DOC_MAX);
+    msg_set(why, why_len, "page is %zu bytes, over the limit of %u", len, (unsigned)PROBE_DOC_MAX);
     return -EFBIG;
 }
 

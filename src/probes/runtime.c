@@ -15,6 +15,7 @@
 
 #include "core/board.h"
 #include "core/container.h"
+#include "core/msg.h"
 #include "core/units.h"
 #include "core/xalloc.h"
 #include "probes/sampler.h"
@@ -343,7 +344,7 @@ static int check_commands(const struct config *c, const char *path, int allow_co
         return 0;
     if (stat(path, &st) != 0) {
         snprintf(err, err_len, "brink: %s: [probe %s]: cannot check who may write the file: %s",
-                 path, name, strerror(errno));
+                 path, name, msg_errno(errno).text);
         return -EPERM;
     }
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_uid != geteuid()) {

@@ -8,12 +8,14 @@
  */
 #include "record/internal.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/hist.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 
 /* What a line is being decoded into. */
@@ -29,7 +31,7 @@ struct ctx {
 
 static int fail(struct ctx *c, const char *field, const char *what)
 {
-    rec_msg(c->why, c->why_len, "%s: %s", field, what);
+    msg_set(c->why, c->why_len, "%s: %s", field, what);
     return -EINVAL;
 }
 
@@ -495,6 +497,7 @@ int rec_tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len
         if (c.data_len > 0)
             memcpy((*out)->data, c.data, c.data_len);
         (*out)->data_len = c.data_len;
+        assert(tick_is_bounded(*out));
     }
     free(c.data);
     hist_free(c.h);

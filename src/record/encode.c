@@ -7,6 +7,7 @@
  */
 #include "record/internal.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,17 +43,6 @@ static int put_nonempty(json_t *o, const char *key, json_t *a)
 static json_t *real_or_null(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
-}
-
-void rec_msg(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (len == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
 }
 
 /* json_object_set_new and json_array_append_new take the value even when
@@ -210,7 +200,7 @@ static json_t *failed_json(const struct tick *t)
 static json_t *kinds_json(const struct tick *t)
 {
     json_t *a = json_array();
-    uint32_t n = t->n_kinds < TICK_MAX_KINDS ? t->n_kinds : TICK_MAX_KINDS;
+    uint32_t n = t->n_kinds;
     int bad = !a;
 
     for (uint32_t i = 0; i < n; i++) {
@@ -225,7 +215,7 @@ static json_t *kinds_json(const struct tick *t)
 static json_t *status_json(const struct tick *t)
 {
     json_t *a = json_array();
-    uint32_t n = t->n_status < TICK_MAX_STATUS ? t->n_status : TICK_MAX_STATUS;
+    uint32_t n = t->n_status;
     int bad = !a;
 
     for (uint32_t i = 0; i < n; i++) {
@@ -259,7 +249,7 @@ static json_t *probe_json(const struct tick_probe *p)
 static json_t *probes_json(const struct tick *t)
 {
     json_t *a = json_array();
-    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+    uint32_t n = t->n_probes;
     int bad = !a;
 
     for (uint32_t i = 0; i < n; i++)
@@ -270,7 +260,7 @@ static json_t *probes_json(const struct tick *t)
 static json_t *events_json(const struct tick *t)
 {
     json_t *a = json_array();
-    uint32_t n = t->n_events < TICK_MAX_EVENTS ? t->n_events : TICK_MAX_EVENTS;
+    uint32_t n = t->n_events;
     int bad = !a;
 
     for (uint32_t i = 0; i < n; i++) {
@@ -351,6 +341,7 @@ json_t *rec_tick_to_json(const struct tick *t)
     json_t *o = json_object();
     int bad = !o;
 
+    assert(tick_is_bounded(t));
     bad |= json_object_set_new(o, "type", json_string("tick"));
     bad |= json_object_set_new(o, "seq", rec_json_count(t->seq));
     bad |= json_object_set_new(o, "start_us", rec_json_count(t->start_us));

@@ -38,7 +38,4 @@ int rec_tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len
 /* JSON integers are signed 64-bit: larger counts are stored as INT64_MAX. */
 json_t *rec_json_count(uint64_t v);
 
-/* Formats a message into buf (cut to fit, always terminated). */
-void rec_msg(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 #endif

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/msg.h"
 #include "record/internal.h"
 
 #define HOST_MAX 32
@@ -41,8 +42,8 @@ int rec_session_path(const char *dir, uint64_t wall_ms, const char *host, long p
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
         int e = errno;
 
-        rec_msg(err, err_len, "brink: %s: cannot create the sessions directory: %s", dir,
-                strerror(e));
+        msg_set(err, err_len, "brink: %s: cannot create the sessions directory: %s", dir,
+                msg_errno(e).text);
         return -e;
     }
     clean_host(name, host);
@@ -50,7 +51,7 @@ int rec_session_path(const char *dir, uint64_t wall_ms, const char *host, long p
         stamp[0] = '\0';
     n = snprintf(buf, buf_len, "%s/%s-%s-%ld.jsonl", dir, stamp, name, pid);
     if (n < 0 || (size_t)n >= buf_len) {
-        rec_msg(err, err_len, "brink: %s: session file name too long", dir);
+        msg_set(err, err_len, "brink: %s: session file name too long", dir);
         return -ENAMETOOLONG;
     }
     return 0;

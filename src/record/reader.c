@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/msg.h"
 #include "core/regfile.h"
 #include "core/xalloc.h"
 #include "record/internal.h"
@@ -92,11 +93,11 @@ static json_t *parse_object(const char *line, size_t len, const char **type, cha
     json_t *o = json_loadb(line, len, 0, &jerr);
 
     if (!o) {
-        rec_msg(why, why_len, "not JSON (%s at column %d)", jerr.text, jerr.column);
+        msg_set(why, why_len, "not JSON (%s at column %d)", jerr.text, jerr.column);
         return NULL;
     }
     if (!json_is_object(o)) {
-        rec_msg(why, why_len, "not a JSON object");
+        msg_set(why, why_len, "not a JSON object");
         json_decref(o);
         return NULL;
     }
@@ -143,13 +144,13 @@ static int read_header(struct rec_reader *r, char *err, size_t err_len)
     json_t *o, *v;
 
     if (len == -1) {
-        rec_msg(err, err_len, "brink: %s: empty file, not a brink session", r->name);
+        msg_set(err, err_len, "brink: %s: empty file, not a brink session", r->name);
         return -ENODATA;
     }
     o = len >= 0 ? parse_object(r->line, (size_t)len, &type, why, sizeof(why)) : NULL;
     if (!o || strcmp(type, "header") != 0 || strcmp(text_of(o, "format"), REC_FORMAT_NAME) != 0 ||
         !json_is_integer(json_object_get(o, "version"))) {
-        rec_msg(err, err_len,
+        msg_set(err, err_len,
                 "brink: %s:1: not a brink session file (expected a header line with format \"%s\")",
                 r->name, REC_FORMAT_NAME);
         json_decref(o);
@@ -157,7 +158,7 @@ static int read_header(struct rec_reader *r, char *err, size_t err_len)
     }
     r->header.version = (int)json_integer_value(json_object_get(o, "version"));
     if (r->header.version < REC_FORMAT_OLDEST || r->header.version > REC_FORMAT_VERSION) {
-        rec_msg(
+        msg_set(
             err, err_len,
             "brink: %s: session format version %d is not one this brink reads (versions %d to %d): use a matching brink",
             r->name, r->header.version, REC_FORMAT_OLDEST, REC_FORMAT_VERSION);
@@ -209,7 +210,7 @@ int rec_read_open(const char *path, rec_notice_fn *notice_fn, void *arg, char *e
     /* A FIFO with no writer would block and /dev/zero never end. */
     rc = regfile_open(path, 0, &f, why, sizeof(why));
     if (rc != 0) {
-        rec_msg(err, err_len, "brink: %s: %s", path, why);
+        msg_set(err, err_len, "brink: %s: %s", path, why);
         return rc;
     }
     rc = rec_read_stream(f, path, notice_fn, arg, err, err_len, out);

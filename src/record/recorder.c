@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "record/internal.h"
 
@@ -155,8 +156,8 @@ int rec_recorder_stop(struct rec_recorder *rec, const struct rec_trailer_info *t
     res = rec->result;
     if (rc != 0 && res.error == 0) {
         res.error = rc;
-        rec_msg(res.reason, sizeof(res.reason), "recording stopped: closing the file: %s",
-                strerror(-rc));
+        msg_set(res.reason, sizeof(res.reason), "recording stopped: closing the file: %s",
+                msg_errno(-rc).text);
     }
     pthread_cond_destroy(&rec->wake);
     pthread_mutex_destroy(&rec->lock);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "record/internal.h"
 
@@ -35,8 +36,8 @@ struct rec_writer {
 static void stop(struct rec_writer *w, int error, const char *step)
 {
     w->error = error;
-    rec_msg(w->reason, sizeof(w->reason), "recording stopped: %s: %s: %s", w->path, step,
-            strerror(-error));
+    msg_set(w->reason, sizeof(w->reason), "recording stopped: %s: %s: %s", w->path, step,
+            msg_errno(-error).text);
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -138,7 +139,8 @@ static int open_new(const char *path, int *is_regular, char *err, size_t err_len
     if (errno != EEXIST) {
         int e = errno;
 
-        rec_msg(err, err_len, "brink: %s: cannot create the session file: %s", path, strerror(e));
+        msg_set(err, err_len, "brink: %s: cannot create the session file: %s", path,
+                msg_errno(e).text);
         return -e;
     }
     fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -149,7 +151,7 @@ static int open_new(const char *path, int *is_regular, char *err, size_t err_len
     }
     if (fd >= 0)
         close(fd);
-    rec_msg(
+    msg_set(
         err, err_len,
         "brink: %s: the file exists and brink never overwrites a session file: choose another name or remove it",
         path);
@@ -198,7 +200,7 @@ int rec_write_tick(struct rec_writer *w, const struct tick *t)
 int rec_writer_error(const struct rec_writer *w, char *reason, size_t reason_len)
 {
     if (reason && reason_len > 0)
-        rec_msg(reason, reason_len, "%s", w->reason);
+        msg_set(reason, reason_len, "%s", w->reason);
     return w->error;
 }
 

@@ -61,7 +61,7 @@ static void put_header(struct format_csv *c, const struct tick *t)
     FILE *out = c->out;
 
     if (t != NULL) {
-        uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+        uint32_t n = t->n_probes;
 
         for (uint32_t i = 0; i < n; i++)
             tick_name_row(c->probes, sizeof(c->probes[0]), &c->n_probes, TICK_MAX_PROBES,
@@ -87,7 +87,7 @@ static void put_header(struct format_csv *c, const struct tick *t)
 /* The value of the probe named name in t, or an empty field. */
 static void put_probe(FILE *out, const struct tick *t, const char *name)
 {
-    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+    uint32_t n = t->n_probes;
     char v[REPORT_NUM_MAX];
 
     fputc(',', out);

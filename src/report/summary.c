@@ -146,8 +146,7 @@ static int add_kind(struct kind_totals *acc, const struct tick *t, const struct 
     acc->completed += k->completed;
     acc->bytes_in += k->bytes_in;
     acc->bytes_out += k->bytes_out;
-    for (int c = 0; c < ERR__COUNT; c++)
-        acc->errors[c] += k->errors[c];
+    errclass_add(acc->errors, k->errors);
     rc = tick_get_hist(t, k, scratch);
     if (rc == 0) {
         hist_merge(acc->hist, scratch);
@@ -182,7 +181,7 @@ static void add_status(struct summary *s, uint16_t code, uint64_t n)
 
 static void add_events(struct summary *s, const struct tick *t)
 {
-    uint32_t n = t->n_events < TICK_MAX_EVENTS ? t->n_events : TICK_MAX_EVENTS;
+    uint32_t n = t->n_events;
 
     for (uint32_t i = 0; i < n; i++) {
         struct tick_event *e;
@@ -258,7 +257,7 @@ static struct probe_totals *probe_named(struct summary *s, const char *name)
 
 static void add_probes(struct summary *s, const struct tick *t)
 {
-    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+    uint32_t n = t->n_probes;
 
     for (uint32_t i = 0; i < n; i++) {
         const struct tick_probe *tp = &t->probes[i];
@@ -281,8 +280,8 @@ static void add_probes(struct summary *s, const struct tick *t)
 
 int summary_add_tick(struct summary *s, const struct tick *t)
 {
-    uint32_t n_kinds = t->n_kinds < TICK_MAX_KINDS ? t->n_kinds : TICK_MAX_KINDS;
-    uint32_t n_status = t->n_status < TICK_MAX_STATUS ? t->n_status : TICK_MAX_STATUS;
+    uint32_t n_kinds = t->n_kinds;
+    uint32_t n_status = t->n_status;
     int rc = add_kind(&s->total, t, &t->total, t->total.ok, s->scratch);
 
     if (t->service.completed &&
@@ -624,7 +623,7 @@ int summary_print(const struct summary *s, FILE *out)
 /* " name=12" for each probe (its state when it has no good value). */
 static void append_probes(const struct tick *t, char *buf, size_t cap)
 {
-    uint32_t n = t->n_probes < TICK_MAX_PROBES ? t->n_probes : TICK_MAX_PROBES;
+    uint32_t n = t->n_probes;
     char name[NAME_SHOWN_MAX], v[NUM_MAX];
 
     for (uint32_t i = 0; i < n; i++) {
@@ -779,7 +778,7 @@ int summary_totals(const struct summary *s, int kind, struct summary_totals *out
 int summary_print_tick(const struct tick *t, FILE *out)
 {
     char line[1024], text[2 * TICK_TEXT_MAX], at[UNITS_FMT_MAX];
-    uint32_t n = t->n_events < TICK_MAX_EVENTS ? t->n_events : TICK_MAX_EVENTS;
+    uint32_t n = t->n_events;
 
     fprintf(out, "%s\n", summary_progress_line(t, line, sizeof(line)));
     for (uint32_t i = 0; i < n; i++) {

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/msg.h"
 #include "core/xalloc.h"
 
 #define FILES_MEMORY_MAX (16u << 20)
@@ -30,7 +31,7 @@ int files_open(struct target *t, const char *dir, char *err, size_t err_len)
     t->files_dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (t->files_dir_fd < 0) {
         int e = errno;
-        snprintf(err, err_len, "files_dir \"%.200s\": %s", dir, strerror(e));
+        snprintf(err, err_len, "files_dir \"%.200s\": %s", dir, msg_errno(e).text);
         return -e;
     }
     return 0;
@@ -122,7 +123,7 @@ static void index_reply(int fd, const char *path, struct reply *rp)
     if (!d) {
         close(fd);
         free(names);
-        reply_text(rp, 500, "cannot list the directory: %s\n", strerror(errno));
+        reply_text(rp, 500, "cannot list the directory: %s\n", msg_errno(errno).text);
         return;
     }
     while ((de = readdir(d)) != NULL && n < FILES_INDEX_MAX)
@@ -201,12 +202,13 @@ void files_reply(struct target *t, const char *path, struct reply *rp)
         rel++;
     fd = openat(t->files_dir_fd, *rel ? rel : ".", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
-        reply_text(rp, errno == ENOENT || errno == ENOTDIR ? 404 : 403, "%s\n", strerror(errno));
+        reply_text(rp, errno == ENOENT || errno == ENOTDIR ? 404 : 403, "%s\n",
+                   msg_errno(errno).text);
         return;
     }
     if (fstat(fd, &st) != 0) {
         close(fd);
-        reply_text(rp, 500, "%s\n", strerror(errno));
+        reply_text(rp, 500, "%s\n", msg_errno(errno).text);
     } else if (S_ISDIR(st.st_mode)) {
         index_reply(fd, path, rp);
     } else if (S_ISREG(st.st_mode)) {

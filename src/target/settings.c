@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "core/sanitize.h"
+#include "core/msg.h"
 
 /* Names and values from the document are shown in messages escaped into
  * printable ASCII and cut to this many bytes: a message is one line that
@@ -111,25 +111,13 @@ static const struct field fields[] = {
 
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-    return -EINVAL;
-}
-
 /* The JSON text of v for a message, escaped and cut short. */
 static const char *shown(const json_t *v, char *buf, size_t cap)
 {
     char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 
     /* jansson leaves DEL and every non-ASCII code point (C1, bidi) raw. */
-    sanitize_display(text ? text : "?", text ? strlen(text) : 1, buf, cap, 1);
+    msg_show(text ? text : "?", buf, cap);
     free(text);
     return buf;
 }
@@ -137,7 +125,7 @@ static const char *shown(const json_t *v, char *buf, size_t cap)
 /* A key or a name from the document, escaped and cut short. */
 static const char *named(const char *name, char *buf, size_t cap)
 {
-    sanitize_display(name, strlen(name), buf, cap, 1);
+    msg_show(name, buf, cap);
     return buf;
 }
 
@@ -147,13 +135,17 @@ static int number(const json_t *v, const char *where, double lo, double hi, int 
     char buf[SHOWN_MAX];
     double x;
 
-    if (!json_is_number(v))
-        return fail(err, err_len, "%s: expected a number %g..%g, got %s", where, lo, hi,
-                    shown(v, buf, sizeof(buf)));
+    if (!json_is_number(v)) {
+        msg_set(err, err_len, "%s: expected a number %g..%g, got %s", where, lo, hi,
+                shown(v, buf, sizeof(buf)));
+        return -EINVAL;
+    }
     x = json_number_value(v);
-    if (!(x >= lo && x <= hi) || (integral && x != floor(x)))
-        return fail(err, err_len, "%s: expected %s %g..%g, got %s", where,
-                    integral ? "an integer" : "a number", lo, hi, shown(v, buf, sizeof(buf)));
+    if (!(x >= lo && x <= hi) || (integral && x != floor(x))) {
+        msg_set(err, err_len, "%s: expected %s %g..%g, got %s", where,
+                integral ? "an integer" : "a number", lo, hi, shown(v, buf, sizeof(buf)));
+        return -EINVAL;
+    }
     *out = x;
     return 0;
 }
@@ -167,11 +159,15 @@ static int set_field(struct settings *s, const struct field *f, const json_t *v,
 
     snprintf(where, sizeof(where), "%s%s%s", f->section ? f->section : "", f->section ? "." : "",
              f->key);
-    if (f->start_only && !at_start)
-        return fail(err, err_len, "%s: can only be set at start (in --config)", where);
+    if (f->start_only && !at_start) {
+        msg_set(err, err_len, "%s: can only be set at start (in --config)", where);
+        return -EINVAL;
+    }
     if (f->kind == F_BOOL) {
-        if (!json_is_boolean(v))
-            return fail(err, err_len, "%s: expected true or false", where);
+        if (!json_is_boolean(v)) {
+            msg_set(err, err_len, "%s: expected true or false", where);
+            return -EINVAL;
+        }
         *(int *)p = json_is_true(v);
         return 0;
     }
@@ -215,13 +211,17 @@ static int apply_section(struct settings *s, const char *section, const json_t *
     const char *key;
     json_t *v;
 
-    if (!json_is_object(obj))
-        return fail(err, err_len, "%s: expected an object", section);
+    if (!json_is_object(obj)) {
+        msg_set(err, err_len, "%s: expected an object", section);
+        return -EINVAL;
+    }
     json_object_foreach((json_t *)obj, key, v)
     {
         const struct field *f = find_field(section, key);
-        if (!f)
-            return fail(err, err_len, "%s.%s: unknown key", section, named(key, buf, sizeof(buf)));
+        if (!f) {
+            msg_set(err, err_len, "%s.%s: unknown key", section, named(key, buf, sizeof(buf)));
+            return -EINVAL;
+        }
         if (set_field(s, f, v, at_start, err, err_len))
             return -EINVAL;
     }
@@ -233,8 +233,10 @@ static int apply_service(struct settings *s, const json_t *obj, char *err, size_
     const char *key;
     json_t *v;
 
-    if (!json_is_object(obj))
-        return fail(err, err_len, "service_ms: expected an object of endpoint: milliseconds");
+    if (!json_is_object(obj)) {
+        msg_set(err, err_len, "service_ms: expected an object of endpoint: milliseconds");
+        return -EINVAL;
+    }
     json_object_foreach((json_t *)obj, key, v)
     {
         char where[96], buf[SHOWN_MAX];
@@ -243,11 +245,13 @@ static int apply_service(struct settings *s, const json_t *obj, char *err, size_
 
         for (e = 0; e < EP_COUNT && strcmp(key, endpoint_names[e]) != 0; e++)
             ;
-        if (e == EP_COUNT)
-            return fail(
+        if (e == EP_COUNT) {
+            msg_set(
                 err, err_len,
                 "service_ms.%s: unknown endpoint (expected bytes, delay, status, echo, files, kv, mp, stats, metrics, control or other)",
                 named(key, buf, sizeof(buf)));
+            return -EINVAL;
+        }
         snprintf(where, sizeof(where), "service_ms.%s", key);
         if (number(v, where, 0, 60000, 0, &x, err, err_len))
             return -EINVAL;
@@ -262,26 +266,32 @@ static int apply_faults(struct settings *s, const json_t *obj, char *err, size_t
     json_t *v;
     double sum = 0;
 
-    if (!json_is_object(obj))
-        return fail(err, err_len, "faults: expected an object of fault: probability");
+    if (!json_is_object(obj)) {
+        msg_set(err, err_len, "faults: expected an object of fault: probability");
+        return -EINVAL;
+    }
     json_object_foreach((json_t *)obj, key, v)
     {
         char where[96], buf[SHOWN_MAX];
         int f = settings_fault_by_name(key);
 
-        if (f <= FAULT_NONE)
-            return fail(
+        if (f <= FAULT_NONE) {
+            msg_set(
                 err, err_len,
                 "faults.%s: unknown fault (expected reset, close_mid_body, stall, drip, malformed_status, huge_header or hostile_header)",
                 named(key, buf, sizeof(buf)));
+            return -EINVAL;
+        }
         snprintf(where, sizeof(where), "faults.%s", key);
         if (number(v, where, 0, 1, 0, &s->fault_p[f], err, err_len))
             return -EINVAL;
     }
     for (int f = 1; f < FAULT_COUNT; f++)
         sum += s->fault_p[f];
-    if (sum > 1.0 + 1e-9)
-        return fail(err, err_len, "faults: the probabilities add up to %g, more than 1", sum);
+    if (sum > 1.0 + 1e-9) {
+        msg_set(err, err_len, "faults: the probabilities add up to %g, more than 1", sum);
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -294,12 +304,16 @@ static int apply_force(struct settings *s, const json_t *obj, char *err, size_t 
     int f;
 
     if (!json_is_object(obj) || !json_is_string(name) || json_object_size(obj) > 2 ||
-        (json_object_size(obj) == 2 && !count))
-        return fail(err, err_len, "force: expected {\"fault\": NAME, \"count\": N}");
+        (json_object_size(obj) == 2 && !count)) {
+        msg_set(err, err_len, "force: expected {\"fault\": NAME, \"count\": N}");
+        return -EINVAL;
+    }
     f = settings_fault_by_name(json_string_value(name));
-    if (f < 0)
-        return fail(err, err_len, "force.fault: unknown fault \"%s\"",
-                    named(json_string_value(name), buf, sizeof(buf)));
+    if (f < 0) {
+        msg_set(err, err_len, "force.fault: unknown fault \"%s\"",
+                named(json_string_value(name), buf, sizeof(buf)));
+        return -EINVAL;
+    }
     if (count && number(count, "force.count", 0, 1000000, 1, &n, err, err_len))
         return -EINVAL;
     s->force_fault = (enum fault)f;
@@ -320,10 +334,12 @@ static int apply_key(struct settings *s, const char *key, const json_t *v, int a
     if (!strcmp(key, "pause")) {
         if (apply_section(s, key, v, at_start, err, err_len))
             return -EINVAL;
-        if (s->pause_every_ms && s->pause_for_ms >= s->pause_every_ms)
-            return fail(err, err_len,
-                        "pause: for_ms (%u) must be below every_ms (%u), or the server never runs",
-                        s->pause_for_ms, s->pause_every_ms);
+        if (s->pause_every_ms && s->pause_for_ms >= s->pause_every_ms) {
+            msg_set(err, err_len,
+                    "pause: for_ms (%u) must be below every_ms (%u), or the server never runs",
+                    s->pause_for_ms, s->pause_every_ms);
+            return -EINVAL;
+        }
         return 0;
     }
     if (!strcmp(key, "service_ms"))
@@ -340,18 +356,24 @@ static int apply_key(struct settings *s, const char *key, const json_t *v, int a
         return 0;
     }
     if (!strcmp(key, "files_dir")) {
-        if (!at_start)
-            return fail(err, err_len, "files_dir: can only be set at start (in --config)");
+        if (!at_start) {
+            msg_set(err, err_len, "files_dir: can only be set at start (in --config)");
+            return -EINVAL;
+        }
         if (!json_is_string(v) || json_string_length(v) >= SETTINGS_FILES_DIR_MAX ||
-            strlen(json_string_value(v)) != json_string_length(v))
-            return fail(err, err_len, "files_dir: expected a directory path shorter than %d bytes",
-                        SETTINGS_FILES_DIR_MAX);
+            strlen(json_string_value(v)) != json_string_length(v)) {
+            msg_set(err, err_len, "files_dir: expected a directory path shorter than %d bytes",
+                    SETTINGS_FILES_DIR_MAX);
+            return -EINVAL;
+        }
         snprintf(s->files_dir, sizeof(s->files_dir), "%s", json_string_value(v));
         return 0;
     }
     f = find_field(NULL, key);
-    if (!f)
-        return fail(err, err_len, "%s: unknown key", named(key, buf, sizeof(buf)));
+    if (!f) {
+        msg_set(err, err_len, "%s: unknown key", named(key, buf, sizeof(buf)));
+        return -EINVAL;
+    }
     return set_field(s, f, v, at_start, err, err_len);
 }
 
@@ -394,16 +416,21 @@ int settings_apply_json(struct settings *s, const char *text, size_t len, int at
                  SETTINGS_MAX_DOC_BYTES);
         return -E2BIG;
     }
-    if (depth_of(text, len, SETTINGS_MAX_DEPTH) > SETTINGS_MAX_DEPTH)
-        return fail(err, err_len, "document nests deeper than %d levels", SETTINGS_MAX_DEPTH);
+    if (depth_of(text, len, SETTINGS_MAX_DEPTH) > SETTINGS_MAX_DEPTH) {
+        msg_set(err, err_len, "document nests deeper than %d levels", SETTINGS_MAX_DEPTH);
+        return -EINVAL;
+    }
     doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!doc)
+    if (!doc) {
         /* jansson quotes the bad token, raw bytes and all. */
-        return fail(err, err_len, "line %d column %d: %s", jerr.line, jerr.column,
-                    named(jerr.text, buf, sizeof(buf)));
+        msg_set(err, err_len, "line %d column %d: %s", jerr.line, jerr.column,
+                named(jerr.text, buf, sizeof(buf)));
+        return -EINVAL;
+    }
     if (!json_is_object(doc)) {
         json_decref(doc);
-        return fail(err, err_len, "expected a JSON object at the top level");
+        msg_set(err, err_len, "expected a JSON object at the top level");
+        return -EINVAL;
     }
     next.force_count = 0;
     next.force_fault = FAULT_NONE;

@@ -21,8 +21,8 @@
 #include "cli/opts.h"
 #include "cli/tables.h"
 #include "core/clock.h"
+#include "core/msg.h"
 #include "core/regfile.h"
-#include "core/sanitize.h"
 #include "core/xalloc.h"
 #include "target/internal.h"
 
@@ -35,13 +35,6 @@ struct options {
     const char *config; /* NULL: defaults */
     const char *seed;   /* NULL: from the config */
 };
-
-/* An argument the user typed, escaped for the terminal. */
-static const char *shown(const char *arg, char *buf, size_t cap)
-{
-    sanitize_display(arg, strlen(arg), buf, cap, 0);
-    return buf;
-}
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -69,7 +62,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         default:
             return opts_fail(&cli_target, stderr, "unexpected argument \"%s\"",
-                             shown(it.value, buf, sizeof(buf)));
+                             msg_show(it.value, buf, sizeof(buf)));
         }
     }
     return 0;
@@ -124,7 +117,7 @@ static int open_listener(const struct sockaddr_storage *ss, socklen_t len, char 
 
     if (fd < 0) {
         e = errno;
-        snprintf(err, err_len, "socket: %s", strerror(e));
+        snprintf(err, err_len, "socket: %s", msg_errno(e).text);
         return -e;
     }
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -133,7 +126,7 @@ static int open_listener(const struct sockaddr_storage *ss, socklen_t len, char 
     if (bind(fd, (const struct sockaddr *)ss, len) != 0 || listen(fd, 4096) != 0 ||
         getsockname(fd, (struct sockaddr *)&bound, &blen) != 0) {
         e = errno;
-        snprintf(err, err_len, "%s", strerror(e));
+        snprintf(err, err_len, "%s", msg_errno(e).text);
         close(fd);
         return -e;
     }
@@ -162,7 +155,7 @@ static int load_config(const char *path, struct settings *s)
      * (the settings refuse a document larger than CONFIG_MAX_BYTES). */
     rc = regfile_open(path, 0, &f, err, sizeof(err));
     if (rc != 0) {
-        fprintf(stderr, "brink: target: %s: %s\n", shown(path, buf, sizeof(buf)), err);
+        msg_print(stderr, "brink: target: %s: %s", msg_show(path, buf, sizeof(buf)), err);
         return rc;
     }
     text = xmalloc(CONFIG_MAX_BYTES + 1);
@@ -172,9 +165,9 @@ static int load_config(const char *path, struct settings *s)
     if (rc == 0)
         rc = settings_apply_json(s, text, n, 1, err, sizeof(err));
     else
-        snprintf(err, sizeof(err), "read failed: %s", strerror(EIO));
+        snprintf(err, sizeof(err), "read failed: %s", msg_errno(EIO).text);
     if (rc)
-        fprintf(stderr, "brink: target: %s: %s\n", shown(path, buf, sizeof(buf)), err);
+        msg_print(stderr, "brink: target: %s: %s", msg_show(path, buf, sizeof(buf)), err);
     free(text);
     return rc;
 }
@@ -243,7 +236,7 @@ static int start_serving(struct target *t, int fd, const char *url, char *err, s
     int rc = sched_new(&t->sched);
 
     if (rc) {
-        snprintf(err, err_len, "starting the timer thread: %s", strerror(-rc));
+        snprintf(err, err_len, "starting the timer thread: %s", msg_errno(-rc).text);
         return rc;
     }
     t->daemon = start_daemon(t, fd, t->settings.threads);
@@ -272,7 +265,7 @@ static int serve(struct target *t, int *fd, const char *url, const sigset_t *sto
     char err[TARGET_ERR_MAX];
 
     if (start_serving(t, *fd, url, err, sizeof(err)) != 0) {
-        fprintf(stderr, "brink: target: %s\n", err);
+        msg_print(stderr, "brink: target: %s", err);
         return BRINK_EXIT_RUNTIME;
     }
     printf("%s\n", url);
@@ -354,8 +347,8 @@ int target_main(int argc, char **argv)
         errno = 0;
         s.seed = strtoull(o.seed, &end, 10);
         if (errno || *end || !*o.seed || o.seed[0] == '-' || s.seed > SETTINGS_SEED_MAX) {
-            fprintf(stderr, "brink: target: --seed: expected a whole number 0..2^53, got \"%s\"\n",
-                    shown(o.seed, buf, sizeof(buf)));
+            msg_print(stderr, "brink: target: --seed: expected a whole number 0..2^53, got \"%s\"",
+                      msg_show(o.seed, buf, sizeof(buf)));
             return BRINK_EXIT_USAGE;
         }
     }
@@ -363,7 +356,7 @@ int target_main(int argc, char **argv)
         fprintf(
             stderr,
             "brink: target: --listen: expected ADDR:PORT such as 127.0.0.1:8080 or [::1]:0, got \"%s\"\n",
-            shown(o.listen, buf, sizeof(buf)));
+            msg_show(o.listen, buf, sizeof(buf)));
         return BRINK_EXIT_USAGE;
     }
     /* Block the stop signals before any thread starts, so every thread
@@ -376,14 +369,14 @@ int target_main(int argc, char **argv)
     raise_nofile();
     fd = open_listener(&ss, len, url, sizeof(url), err, sizeof(err));
     if (fd < 0) {
-        fprintf(stderr, "brink: target: listen on %s: %s\n", shown(o.listen, buf, sizeof(buf)),
-                err);
+        msg_print(stderr, "brink: target: listen on %s: %s", msg_show(o.listen, buf, sizeof(buf)),
+                  err);
         return BRINK_EXIT_RUNTIME;
     }
     t = xcalloc(1, sizeof(*t));
     target_init(t, &s);
     if (files_open(t, s.files_dir, err, sizeof(err)) != 0) {
-        fprintf(stderr, "brink: target: %s\n", err);
+        msg_print(stderr, "brink: target: %s", err);
         rc = BRINK_EXIT_USAGE;
     } else {
         rc = serve(t, &fd, url, &stop);

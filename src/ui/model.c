@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errclass.h"
 #include "core/steps.h"
 #include "core/xalloc.h"
 
@@ -75,8 +76,8 @@ static void add_totals(struct model *m, const struct tick *t)
     m->completed += t->total.completed;
     m->ok += t->total.ok;
     m->bytes_in += t->total.bytes_in;
+    errclass_add(m->errors, t->total.errors);
     for (int c = 0; c < ERR__COUNT; c++) {
-        m->errors[c] += t->total.errors[c];
         if (t->first_error[c][0])
             tick_copy_text(m->latest_error[c], TICK_TEXT_MAX, t->first_error[c]);
     }

@@ -20,6 +20,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "core/msg.h"
 #include "core/sanitize.h"
 
 #define RESTORE_MAX 256 /* bytes of terminfo strings that undo the screen */
@@ -123,12 +124,6 @@ static void remove_crash_handlers(void)
         sigaction(crash_signals[i], &crash.old[i], NULL);
 }
 
-static int fail(char *why, size_t why_len, const char *what)
-{
-    snprintf(why, why_len, "%s", what);
-    return -ENOTTY;
-}
-
 /* Sends stderr to an unlinked temporary file until release_stderr. */
 static void capture_stderr(void)
 {
@@ -151,10 +146,14 @@ int term_open(struct theme *th, char *why, size_t why_len)
     const char *cup;
     int is_utf8;
 
-    if (!term || !*term)
-        return fail(why, why_len, "TERM is not set");
-    if (strcmp(term, "dumb") == 0)
-        return fail(why, why_len, "TERM=dumb cannot address the cursor");
+    if (!term || !*term) {
+        msg_set(why, why_len, "TERM is not set");
+        return -ENOTTY;
+    }
+    if (strcmp(term, "dumb") == 0) {
+        msg_set(why, why_len, "TERM=dumb cannot address the cursor");
+        return -ENOTTY;
+    }
     setlocale(LC_CTYPE, "");
     is_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     /* The modes to put back after a crash: before newterm, which already
@@ -174,7 +173,8 @@ int term_open(struct theme *th, char *why, size_t why_len)
         endwin();
         delscreen(screen);
         screen = NULL;
-        return fail(why, why_len, "the terminal cannot address the cursor (no \"cup\")");
+        msg_set(why, why_len, "the terminal cannot address the cursor (no \"cup\")");
+        return -ENOTTY;
     }
     crash.restore_len = 0;
     append_cap("sgr0");

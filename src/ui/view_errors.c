@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errclass.h"
 #include "core/units.h"
 
 #define NAME_W 15
@@ -71,8 +72,7 @@ void view_errors(const struct view *v, struct rect r)
 
     if (r.h < 1 || r.w < 1)
         return;
-    for (int c = 0; c < ERR__COUNT; c++)
-        failed += m->errors[c];
+    failed = errclass_sum(m->errors);
     if (m->completed)
         snprintf(extra, sizeof(extra), "%s failed (%.2f%%)", units_format_count(failed, n, sizeof(n)),
                  100.0 * (double)failed / (double)m->completed);

@@ -73,6 +73,22 @@ static void out_of_range_values_do_not_crash(void **state)
     assert_string_equal(errclass_describe(ERR__COUNT), "");
 }
 
+static void tables_of_counts_add_class_by_class_and_sum(void **state)
+{
+    uint64_t dst[ERR__COUNT] = {0}, src[ERR__COUNT] = {0};
+
+    (void)state;
+    dst[ERR_RESET] = 2;
+    src[ERR_RESET] = 3;
+    src[ERR_UNEXPECTED_STATUS] = 7;
+    errclass_add(dst, src);
+    assert_int_equal(dst[ERR_RESET], 5);
+    assert_int_equal(dst[ERR_UNEXPECTED_STATUS], 7);
+    assert_int_equal(dst[ERR_REFUSED], 0);
+    assert_int_equal(errclass_sum(dst), 12);
+    assert_int_equal(src[ERR_RESET], 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -81,6 +97,7 @@ int main(void)
         cmocka_unit_test(names_map_back_to_their_class),
         cmocka_unit_test(local_limits_are_not_blamed_on_the_server),
         cmocka_unit_test(out_of_range_values_do_not_crash),
+        cmocka_unit_test(tables_of_counts_add_class_by_class_and_sum),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

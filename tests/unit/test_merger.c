@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -34,6 +35,15 @@ static struct workload *one_kind(void)
     return wl;
 }
 
+/* An empty interval of one kind: the seq-th of a run, one tick long. */
+static void interval_at(struct interval *iv, uint64_t seq)
+{
+    interval_init(iv, 1);
+    iv->seq = seq;
+    iv->start_ns = seq * TICK_NS;
+    iv->end_ns = (seq + 1) * TICK_NS;
+}
+
 /* Worker w's interval seq of an open run: n requests sent from the schedule
  * with send lags from_us, from_us + 1, ..., and completed in 1 ms each. */
 static void submit_open(struct merger *m, uint32_t w, uint64_t seq, uint64_t from_us, uint64_t n,
@@ -41,10 +51,7 @@ static void submit_open(struct merger *m, uint32_t w, uint64_t seq, uint64_t fro
 {
     struct interval iv;
 
-    interval_init(&iv, 1);
-    iv.seq = seq;
-    iv.start_ns = seq * TICK_NS;
-    iv.end_ns = (seq + 1) * TICK_NS;
+    interval_at(&iv, seq);
     for (uint64_t i = 0; i < n; i++) {
         hist_record(iv.send_lag, from_us + i);
         hist_record(iv.service, 1000);
@@ -144,10 +151,7 @@ static void submit_closed(struct merger *m, uint32_t w, uint64_t seq, uint64_t o
 {
     struct interval iv;
 
-    interval_init(&iv, 1);
-    iv.seq = seq;
-    iv.start_ns = seq * TICK_NS;
-    iv.end_ns = (seq + 1) * TICK_NS;
+    interval_at(&iv, seq);
     for (uint64_t i = 0; i < ok; i++)
         hist_record(iv.total.hist, 1000 + i);
     iv.total.started = iv.total.completed = ok + errors;
@@ -235,9 +239,68 @@ static void finished_or_late_workers_do_not_hold_ticks_back(void **state)
     workload_free(wl);
 }
 
+/* Worker w's interval seq of a closed run: one reset, seen at seen_ns, with
+ * the message text. */
+static void submit_reset(struct merger *m, uint32_t w, uint64_t seq, uint64_t seen_ns,
+                         const char *text, int is_final)
+{
+    struct interval iv;
+
+    interval_at(&iv, seq);
+    if (text) {
+        iv.total.started = iv.total.completed = 1;
+        iv.total.errors[ERR_RESET] = 1;
+        iv.kinds[0].started = iv.kinds[0].completed = 1;
+        iv.kinds[0].errors[ERR_RESET] = 1;
+        snprintf(iv.first_error[ERR_RESET], TICK_TEXT_MAX, "%s", text);
+        iv.first_error_ns[ERR_RESET] = seen_ns;
+    }
+    merger_submit(m, w, &iv, is_final);
+    interval_free(&iv);
+}
+
+/* A first error is stamped with the time it was seen, the earliest over the
+ * workers, never with its tick's start: faults switched on at 1.5 s must not
+ * show a first reset at 1.0 s. Events stay in time order. */
+static void a_first_error_event_carries_the_time_it_was_seen(void **state)
+{
+    struct workload *wl = one_kind();
+    struct chan *ch = chan_new(8, 8);
+    struct merger *m = merger_new(2, wl, ch, TICK_NS);
+    struct tick *t;
+
+    (void)state;
+    submit_reset(m, 0, 0, 0, NULL, 0);
+    submit_reset(m, 1, 0, 0, NULL, 0);
+    t = chan_take(ch);
+    assert_non_null(t);
+    assert_int_equal(t->n_events, 0);
+    tick_free(t);
+
+    merger_event(m, EV_COMMAND, 1500000000ULL, "faults on");
+    submit_reset(m, 0, 1, 1800000000ULL, "late reset", 1);
+    /* A command of the next tick, noted before tick 1 is built. */
+    merger_event(m, EV_COMMAND, 2100000000ULL, "concurrency 20");
+    submit_reset(m, 1, 1, 1600000000ULL, "early reset", 1);
+    t = chan_take(ch);
+    assert_non_null(t);
+    assert_int_equal(t->n_events, 3);
+    assert_int_equal(t->events[0].at_ms, 1500);
+    assert_int_equal(t->events[1].kind, EV_FIRST_ERROR);
+    assert_int_equal(t->events[1].at_ms, 1600);
+    assert_non_null(strstr(t->events[1].text, "early reset"));
+    assert_int_equal(t->events[2].at_ms, 2100);
+    tick_free(t);
+
+    merger_free(m);
+    chan_free(ch);
+    workload_free(wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_first_error_event_carries_the_time_it_was_seen),
         cmocka_unit_test(send_lags_of_two_workers_merge_into_one_tick_and_the_run),
         cmocka_unit_test(a_closed_interval_has_no_send_lag),
         cmocka_unit_test(a_tick_waits_for_every_worker_and_sums_their_counts),

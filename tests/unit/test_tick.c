@@ -199,6 +199,25 @@ static void names_read_back_as_their_values(void **state)
     assert_int_equal(load_model_from_name("half-open"), -1);
 }
 
+static void a_tick_within_its_arrays_is_bounded_and_one_past_is_not(void **state)
+{
+    struct tick *t = tick_new(0);
+
+    (void)state;
+    assert_true(tick_is_bounded(t));
+    t->n_kinds = TICK_MAX_KINDS;
+    t->n_status = TICK_MAX_STATUS;
+    t->n_probes = TICK_MAX_PROBES;
+    t->n_events = TICK_MAX_EVENTS;
+    assert_true(tick_is_bounded(t));
+    t->n_events = TICK_MAX_EVENTS + 1;
+    assert_false(tick_is_bounded(t));
+    t->n_events = 0;
+    t->n_kinds = TICK_MAX_KINDS + 1;
+    assert_false(tick_is_bounded(t));
+    tick_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +232,7 @@ int main(void)
         cmocka_unit_test(long_text_is_cut_at_a_character_boundary),
         cmocka_unit_test(state_names_are_stable),
         cmocka_unit_test(names_read_back_as_their_values),
+        cmocka_unit_test(a_tick_within_its_arrays_is_bounded_and_one_past_is_not),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
