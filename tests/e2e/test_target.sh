@@ -358,9 +358,11 @@ while [ "$(json_get "$url/stats" active_connections)" -gt 1 ] && [ $i -lt 250 ];
     i=$((i + 1))
 done
 base=$(json_get "$url/stats" active_connections)
-curl -s -o /dev/null "$url/delay/1500" &
+# The two held connections last 4 s: long enough that a loaded machine
+# still measures the limit while both are open.
+curl -s -o /dev/null "$url/delay/4000" &
 h1=$!
-curl -s -o /dev/null "$url/delay/1500" &
+curl -s -o /dev/null "$url/delay/4000" &
 h2=$!
 i=0
 while [ "$(json_get "$url/stats" active_connections)" -lt $((base + 2)) ] && [ $i -lt 100 ]; do
