@@ -133,6 +133,10 @@ int classify_transfer(const struct transfer_result *r)
     /* Whatever the step, a socket, pipe or file could not be opened here. */
     if (r->os_errno == EMFILE || r->os_errno == ENFILE)
         return ERR_LOCAL_FD_LIMIT;
+    /* A timeout in the name lookup is the DNS server's silence, not the
+     * target's: libcurl says CURLE_OPERATION_TIMEDOUT for both. */
+    if (r->in_lookup)
+        return ERR_DNS;
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
         const struct rule *rule = &rules[i];
 

@@ -25,6 +25,7 @@ struct transfer_result {
      * expect), borrowed; NULL: 100 to 399, expect's default. The transports
      * leave it NULL and slot_done sets it, so both judge statuses alike. */
     const struct status_set *expect;
+    int in_lookup; /* it ended before the host name was resolved: a dns failure */
 };
 
 /* The class of r, or -1 when the request succeeded: a reply whose status is

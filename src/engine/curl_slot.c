@@ -68,6 +68,11 @@ static void slot_init(struct slot *s)
     /* Load goes to the target, never through a proxy named by http_proxy
      * in the environment; this also spares libcurl a getenv per request. */
     curl_easy_setopt(s->easy, CURLOPT_PROXY, "");
+    /* A name lookup that outlives its transfer (a DNS server that never
+     * answers) is left to finish on libcurl's resolver thread; without this
+     * libcurl joins that thread when the transfer ends or the handle is
+     * cleaned up, and the whole worker loop waits for the lookup. */
+    curl_easy_setopt(s->easy, CURLOPT_QUICK_EXIT, 1L);
     if (!c->target.keepalive) {
         curl_easy_setopt(s->easy, CURLOPT_FRESH_CONNECT, 1L);
         curl_easy_setopt(s->easy, CURLOPT_FORBID_REUSE, 1L);
@@ -135,7 +140,7 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
                    uint64_t *bytes_out)
 {
     long header_bytes = 0, request_bytes = 0, os_errno = 0, port = 0;
-    curl_off_t upload = 0;
+    curl_off_t upload = 0, lookup_us = 0;
 
     r->code = code;
     curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &r->http_status);
@@ -148,6 +153,10 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
     curl_easy_getinfo(s->easy, CURLINFO_PRIMARY_PORT, &port);
     r->os_errno = s->open_errno ? s->open_errno : os_errno;
     r->connected = port > 0;
+    /* The lookup's time is set once the name resolved (an address literal
+     * too); 0 on a connection never made means the lookup was still on. */
+    curl_easy_getinfo(s->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
+    r->in_lookup = !r->connected && lookup_us == 0 && code == CURLE_OPERATION_TIMEDOUT;
     r->body_cut = s->is_body_cut;
     *bytes_in = (uint64_t)header_bytes + s->body_bytes;
     /* libcurl sends a small body in the same write as the head and counts

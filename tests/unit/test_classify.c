@@ -205,6 +205,26 @@ static void each_row_of_the_table_lands_in_its_class(void **state)
     }
 }
 
+/* libcurl reports a lookup that timed out as CURLE_OPERATION_TIMEDOUT, as it
+ * does a connect that timed out; the transports say which it was. */
+static void a_timeout_in_the_name_lookup_is_dns(void **state)
+{
+    struct transfer_result r = {.code = CURLE_OPERATION_TIMEDOUT, .in_lookup = 1};
+    char buf[256];
+
+    (void)state;
+    assert_int_equal(classify_transfer(&r), ERR_DNS);
+    classify_message(&r, "Resolving timed out after 1000 milliseconds", buf, sizeof(buf));
+    assert_string_equal(buf,
+                        "host name did not resolve (curl 28: Resolving timed out after 1000 milliseconds)");
+    r.in_lookup = 0;
+    assert_int_equal(classify_transfer(&r), ERR_CONNECT_TIMEOUT);
+    /* Out of sockets is brink's own limit, whatever the step. */
+    r.in_lookup = 1;
+    r.os_errno = EMFILE;
+    assert_int_equal(classify_transfer(&r), ERR_LOCAL_FD_LIMIT);
+}
+
 static void every_class_is_reachable(void **state)
 {
     int seen[ERR__COUNT] = {0};
@@ -259,8 +279,8 @@ static void the_default_expect_set_judges_as_no_set_did(void **state)
     status_set_add(&def, 100, 399);
     for (size_t c = 0; c < sizeof(codes) / sizeof(codes[0]); c++) {
         for (long status = 0; status < 1000; status++) {
-            struct transfer_result none = {codes[c], 0, status, 1, 1, NULL};
-            struct transfer_result with = {codes[c], 0, status, 1, 1, &def};
+            struct transfer_result none = {codes[c], 0, status, 1, 1, NULL, 0};
+            struct transfer_result with = {codes[c], 0, status, 1, 1, &def, 0};
 
             assert_int_equal(classify_transfer(&with), classify_transfer(&none));
         }
@@ -269,7 +289,7 @@ static void the_default_expect_set_judges_as_no_set_did(void **state)
 
 static void an_unexpected_status_names_the_status_and_the_expected_set(void **state)
 {
-    struct transfer_result r = {CURLE_OK, 0, 200, 1, 0, NULL};
+    struct transfer_result r = {CURLE_OK, 0, 200, 1, 0, NULL, 0};
     char buf[MSG_MAX];
 
     (void)state;
@@ -305,7 +325,7 @@ static void every_failed_transfer_lands_in_exactly_one_class(void **state)
             for (size_t s = 0; s < sizeof(statuses) / sizeof(statuses[0]); s++) {
                 for (int connected = 0; connected <= 1; connected++) {
                     struct transfer_result r = {(CURLcode)code, errnos[e], statuses[s],
-                                                connected,      0,         NULL};
+                                                connected,      0,         NULL, 0};
                     int got = classify_transfer(&r);
 
                     /* One class, never "succeeded". */
@@ -320,7 +340,7 @@ static void every_failed_transfer_lands_in_exactly_one_class(void **state)
 static const char *message(CURLcode code, long os_errno, long status, int connected,
                            const char *curl_error, char *buf)
 {
-    struct transfer_result r = {code, os_errno, status, connected, 0, NULL};
+    struct transfer_result r = {code, os_errno, status, connected, 0, NULL, 0};
 
     classify_message(&r, curl_error, buf, MSG_MAX);
     return buf;
@@ -408,7 +428,7 @@ static void replies_without_a_usable_status_are_malformed(void **state)
 
 static void a_body_cut_on_purpose_says_so(void **state)
 {
-    struct transfer_result r = {CURLE_WRITE_ERROR, 0, 200, 1, 1, NULL};
+    struct transfer_result r = {CURLE_WRITE_ERROR, 0, 200, 1, 1, NULL, 0};
     char buf[MSG_MAX];
 
     (void)state;
@@ -428,9 +448,9 @@ static void messages_are_one_line_and_fit_their_buffer(void **state)
         assert_true(strlen(buf) > 0);
         assert_null(strchr(buf, '\n'));
     }
-    classify_message(&(struct transfer_result){CURLE_OK, 0, 503, 1, 0, NULL}, "", small, 5);
+    classify_message(&(struct transfer_result){CURLE_OK, 0, 503, 1, 0, NULL, 0}, "", small, 5);
     assert_string_equal(small, "HTTP");
-    classify_message(&(struct transfer_result){CURLE_OK, 0, 503, 1, 0, NULL}, "", small, 0);
+    classify_message(&(struct transfer_result){CURLE_OK, 0, 503, 1, 0, NULL, 0}, "", small, 0);
     assert_string_equal(small, "HTTP");
 }
 
@@ -438,6 +458,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_row_of_the_table_lands_in_its_class),
+        cmocka_unit_test(a_timeout_in_the_name_lookup_is_dns),
         cmocka_unit_test(every_class_is_reachable),
         cmocka_unit_test(every_failed_transfer_lands_in_exactly_one_class),
         cmocka_unit_test(statuses_are_judged_against_the_kinds_expect_set),
