@@ -28,6 +28,11 @@
 
 struct h1_worker {
     uv_idle_t idle;          /* completes what failed inside start, next pass */
+    uv_async_t resolved;     /* the lookup of the target's name ended */
+    struct lookup *lookup;   /* that lookup while it runs, else NULL */
+    struct h1_slot *waiting; /* slots whose connect waits for it, newest first */
+    struct h1_addrs addrs;   /* the target's addresses, once has_addrs */
+    int has_addrs;
     uint32_t addr_at;        /* the target's address that connected last: new ones start there */
     struct h1_slot *pending; /* those completions, newest first */
     char *head;              /* where heads with placeholders are filled in */
@@ -59,6 +64,8 @@ struct h1_slot {
     int was_connected;
     int is_pending;
     struct h1_slot *next; /* in the pending list */
+    int is_looking_up;            /* waits for the target's addresses */
+    struct h1_slot *next_waiting; /* in the waiting list */
     CURLcode code;        /* a pending completion */
     int os_errno;
     char words[WORDS_MAX];
@@ -109,6 +116,8 @@ static void complete(struct slot *s, CURLcode code, int os_errno, const char *wo
     r.http_status = h->resp.status;
     r.connected = h->was_connected;
     r.body_cut = code == CURLE_WRITE_ERROR && h->resp.is_cut;
+    r.in_lookup = h->is_looking_up;
+    h->is_looking_up = 0;
     slot_done(s, &r, h->resp.raw_bytes, h->bytes_out, words);
 }
 
@@ -126,6 +135,16 @@ static void on_idle(uv_idle_t *i)
         h->is_pending = 0;
         complete(h->s, h->code, h->os_errno, h->words);
         h = next;
+    }
+}
+
+static void unlink_waiting(struct h1_worker *hw, struct h1_slot *h)
+{
+    for (struct h1_slot **p = &hw->waiting; *p; p = &(*p)->next_waiting) {
+        if (*p == h) {
+            *p = h->next_waiting;
+            break;
+        }
     }
 }
 
@@ -342,6 +361,16 @@ static int is_address_error(int err)
 
 static void connect_from(struct slot *s, uint32_t i);
 
+/* The deadline of a connect (and of the lookup before it), from the
+ * request's start: connect_timeout, or the request's timeout if shorter. */
+static uint64_t connect_limit_us(const struct slot *s)
+{
+    uint64_t connect_us = config_of(s)->target.connect_timeout_us;
+    uint64_t limit_us = workload_kind(s->w->e->workload, s->kind)->timeout_us;
+
+    return connect_us < limit_us ? connect_us : limit_us;
+}
+
 static void on_connect(uv_connect_t *req, int status)
 {
     struct h1_conn *c = container_of(req, struct h1_conn, connect);
@@ -351,7 +380,7 @@ static void on_connect(uv_connect_t *req, int status)
     if (status == UV_ECANCELED || !s)
         return;
     if (status < 0) {
-        if (is_address_error(status) && s->h1->n_tried < s->w->e->h1->addrs.n) {
+        if (is_address_error(status) && s->h1->n_tried < s->w->h1->addrs.n) {
             conn_close(c);
             connect_from(s, s->h1->addr_i + 1);
             return;
@@ -382,7 +411,7 @@ static int conn_try(struct slot *s, uint32_t i)
     int rc;
 
     uv_tcp_init(&w->loop, &c->tcp);
-    rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&w->e->h1->addrs.at[i],
+    rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&w->h1->addrs.at[i],
                         on_connect);
     w->fds_used++;
     c->s = s;
@@ -401,9 +430,7 @@ static int conn_try(struct slot *s, uint32_t i)
  * next ones while a connect fails at once for want of an address. */
 static void connect_from(struct slot *s, uint32_t i)
 {
-    const struct config *cfg = config_of(s);
-    uint32_t n = s->w->e->h1->addrs.n;
-    uint64_t limit_us = workload_kind(s->w->e->workload, s->kind)->timeout_us;
+    uint32_t n = s->w->h1->addrs.n;
     int rc;
 
     while ((rc = conn_try(s, i % n)) < 0) {
@@ -416,14 +443,70 @@ static void connect_from(struct slot *s, uint32_t i)
         i++;
     }
     /* The deadline counts from the request's start, whatever address. */
-    arm_timer(s, cfg->target.connect_timeout_us < limit_us ? cfg->target.connect_timeout_us
-                                                           : limit_us);
+    arm_timer(s, connect_limit_us(s));
+}
+
+/* s needs the target's addresses: it waits for the worker's lookup (the
+ * one running, else a new one) within its connect deadline, as libcurl
+ * counts its lookups in the connect timeout. */
+static void wait_for_addrs(struct slot *s)
+{
+    struct h1_worker *hw = s->w->h1;
+    const struct h1_plan *p = s->w->e->h1;
+    struct h1_slot *h = s->h1;
+    int rc;
+
+    if (!hw->lookup) {
+        rc = lookup_start(p->host, p->port, &hw->resolved, &hw->lookup);
+        if (rc < 0) {
+            fail(s, CURLE_COULDNT_RESOLVE_HOST, -rc, "cannot start the name lookup");
+            return;
+        }
+    }
+    h->is_looking_up = 1;
+    h->next_waiting = hw->waiting;
+    hw->waiting = h;
+    arm_timer(s, connect_limit_us(s));
+}
+
+/* The worker's lookup ended: every slot that waited for it connects, or
+ * fails as dns. The list is taken whole first: a slot that fails starts its
+ * next request at once, which waits for the next lookup on a new list; and
+ * nothing a slot's completion does aborts another slot in flight. */
+static void on_resolved(uv_async_t *a)
+{
+    struct h1_worker *hw = container_of(a, struct h1_worker, resolved);
+    char why[LOOKUP_WHY_MAX];
+    struct h1_slot *h;
+    int rc;
+
+    /* libuv coalesces sends, and one may come after the result was taken. */
+    if (!hw->lookup || (rc = lookup_result(hw->lookup, &hw->addrs, why, sizeof(why))) == -EAGAIN)
+        return;
+    lookup_release(hw->lookup);
+    hw->lookup = NULL;
+    hw->has_addrs = rc == 0;
+    h = hw->waiting;
+    hw->waiting = NULL;
+    while (h) {
+        struct h1_slot *next = h->next_waiting;
+
+        h->is_looking_up = 0;
+        if (rc == 0)
+            connect_from(h->s, hw->addr_at);
+        else
+            fail(h->s, CURLE_COULDNT_RESOLVE_HOST, 0, why);
+        h = next;
+    }
 }
 
 static void conn_open(struct slot *s)
 {
     s->h1->n_tried = 0;
-    connect_from(s, s->w->h1->addr_at);
+    if (!s->w->h1->has_addrs)
+        wait_for_addrs(s);
+    else
+        connect_from(s, s->w->h1->addr_at);
 }
 
 /* ---- Deadlines -------------------------------------------------------- */
@@ -445,6 +528,14 @@ static void on_timeout(uv_timer_t *t)
 
     if (!s->is_in_flight || h->is_pending)
         return;
+    if (h->is_looking_up) {
+        /* complete() marks it in_lookup: a dns failure, as with libcurl. */
+        unlink_waiting(s->w->h1, h);
+        snprintf(what, sizeof(what), "no answer to the name lookup within %llu ms",
+                 (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
+        fail(s, CURLE_OPERATION_TIMEDOUT, 0, what);
+        return;
+    }
     snprintf(what, sizeof(what), "no reply within %llu ms",
              (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
     fail(s, CURLE_OPERATION_TIMEDOUT, 0, what);
@@ -478,6 +569,9 @@ static void abort_transfer(struct slot *s)
     uv_timer_stop(&h->timer);
     if (h->is_pending)
         unlink_pending(s->w->h1, h);
+    if (h->is_looking_up)
+        unlink_waiting(s->w->h1, h);
+    h->is_looking_up = 0;
     /* Closing mid-request is what a client that goes away does. */
     if (h->conn)
         conn_close(h->conn);
@@ -505,6 +599,9 @@ static int h1_init(struct worker *w, char *err, size_t err_len)
     (void)err;
     (void)err_len;
     uv_idle_init(&w->loop, &hw->idle);
+    uv_async_init(&w->loop, &hw->resolved, on_resolved);
+    hw->has_addrs = w->e->h1->has_addrs;
+    hw->addrs = w->e->h1->addrs;
     hw->head_cap = w->e->h1->head_max;
     hw->head = xmalloc(hw->head_cap);
     hw->rbuf = xmalloc(READ_BUFFER);
@@ -522,7 +619,12 @@ static void h1_close(struct worker *w)
         uv_close((uv_handle_t *)&h->timer, NULL);
     }
     w->h1->pending = NULL;
+    w->h1->waiting = NULL;
     uv_close((uv_handle_t *)&w->h1->idle, NULL);
+    /* A lookup still running finishes alone; it sends nothing from here. */
+    lookup_release(w->h1->lookup);
+    w->h1->lookup = NULL;
+    uv_close((uv_handle_t *)&w->h1->resolved, NULL);
 }
 
 static void h1_fini(struct worker *w)

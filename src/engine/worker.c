@@ -209,6 +209,9 @@ static void on_end(uv_timer_t *t)
         engine_request_stop(w->e, "duration reached", 0);
     else
         engine_request_stop(w->e, "drain timed out", 1);
+    /* At once, not at the wake on the next pass: a request that ends in a
+     * timer due in this same pass must not start another past the end. */
+    worker_apply_control(w);
 }
 
 void worker_apply_control(struct worker *w)
