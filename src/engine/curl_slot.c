@@ -61,8 +61,6 @@ static void slot_init(struct slot *s)
     curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, s);
     s->buffer_size = BUFFER_DEFAULT;
     curl_easy_setopt(s->easy, CURLOPT_BUFFERSIZE, s->buffer_size);
-    curl_easy_setopt(s->easy, CURLOPT_CONNECTTIMEOUT_MS,
-                     (long)(c->target.connect_timeout_us / 1000));
     curl_easy_setopt(s->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(s->easy, CURLOPT_PROTOCOLS_STR, "http,https");
     /* Load goes to the target, never through a proxy named by http_proxy
@@ -105,8 +103,37 @@ static void set_kind(struct slot *s, size_t kind)
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, k->method);
     }
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->kind_headers[kind]);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(k->timeout_us / 1000));
     s->last_kind = kind;
+}
+
+/* What is left of limit_us since s started, in whole ms, at least 1 (0
+ * would mean no limit to libcurl). */
+static long left_ms(const struct slot *s, uint64_t limit_us)
+{
+    uint64_t waited_us = (worker_now_ns(s->w) - s->start_ns) / 1000;
+
+    return limit_us > waited_us + 1000 ? (long)((limit_us - waited_us + 999) / 1000) : 1L;
+}
+
+void curl_slot_set_deadlines(struct slot *s)
+{
+    const struct workload_kind *k = workload_kind(s->w->e->workload, s->kind);
+
+    curl_easy_setopt(s->easy, CURLOPT_TIMEOUT_MS, left_ms(s, k->timeout_us));
+    curl_easy_setopt(s->easy, CURLOPT_CONNECTTIMEOUT_MS,
+                     left_ms(s, s->w->e->config->target.connect_timeout_us));
+}
+
+void curl_slot_expired(struct slot *s)
+{
+    struct transfer_result r = {.code = CURLE_OPERATION_TIMEDOUT};
+    char words[96];
+
+    /* Never connected: connect_timeout, with brink's own reason. */
+    snprintf(words, sizeof(words),
+             "not connected within %llu ms: queued behind a burst of new connections",
+             (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
+    slot_done(s, &r, 0, 0, words);
 }
 
 static void start(struct slot *s)

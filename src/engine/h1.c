@@ -33,6 +33,9 @@ struct h1_worker {
     struct h1_slot *waiting; /* slots whose connect waits for it, newest first */
     struct h1_addrs addrs;   /* the target's addresses, once has_addrs */
     int has_addrs;
+    uv_idle_t paced;         /* connects the pass's budget held back, next passes */
+    struct h1_slot *queued;  /* those connects, oldest first */
+    struct h1_slot *queued_tail;
     uint32_t addr_at;        /* the target's address that connected last: new ones start there */
     struct h1_slot *pending; /* those completions, newest first */
     char *head;              /* where heads with placeholders are filled in */
@@ -66,6 +69,8 @@ struct h1_slot {
     struct h1_slot *next; /* in the pending list */
     int is_looking_up;            /* waits for the target's addresses */
     struct h1_slot *next_waiting; /* in the waiting list */
+    int is_queued;                /* its connect waits for a pass's budget */
+    struct h1_slot *next_queued;  /* in the queue */
     CURLcode code;        /* a pending completion */
     int os_errno;
     char words[WORDS_MAX];
@@ -360,6 +365,7 @@ static int is_address_error(int err)
 }
 
 static void connect_from(struct slot *s, uint32_t i);
+static void on_paced(uv_idle_t *i);
 
 /* The deadline of a connect (and of the lookup before it), from the
  * request's start: connect_timeout, or the request's timeout if shorter. */
@@ -408,11 +414,14 @@ static int conn_try(struct slot *s, uint32_t i)
 {
     struct worker *w = s->w;
     struct h1_conn *c = xcalloc(1, sizeof(*c));
+    uint64_t t0 = uv_hrtime();
     int rc;
 
     uv_tcp_init(&w->loop, &c->tcp);
     rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&w->h1->addrs.at[i],
                         on_connect);
+    pace_begun(&w->pace, 1);
+    pace_took(&w->pace, 1, uv_hrtime() - t0);
     w->fds_used++;
     c->s = s;
     s->h1->conn = c;
@@ -493,20 +502,79 @@ static void on_resolved(uv_async_t *a)
 
         h->is_looking_up = 0;
         if (rc == 0)
-            connect_from(h->s, hw->addr_at);
+            conn_open(h->s);
         else
             fail(h->s, CURLE_COULDNT_RESOLVE_HOST, 0, why);
         h = next;
     }
 }
 
+/* The pass's budget of new connections is spent: s connects in a later
+ * pass, behind those queued before it, within its connect deadline. */
+static void queue_connect(struct slot *s)
+{
+    struct h1_worker *hw = s->w->h1;
+    struct h1_slot *h = s->h1;
+
+    h->is_queued = 1;
+    h->next_queued = NULL;
+    if (hw->queued_tail)
+        hw->queued_tail->next_queued = h;
+    else
+        hw->queued = h;
+    hw->queued_tail = h;
+    arm_timer(s, connect_limit_us(s));
+    uv_idle_start(&hw->paced, on_paced);
+}
+
+static void unlink_queued(struct h1_worker *hw, struct h1_slot *h)
+{
+    struct h1_slot *prev = NULL;
+
+    for (struct h1_slot *q = hw->queued; q; prev = q, q = q->next_queued) {
+        if (q != h)
+            continue;
+        if (prev)
+            prev->next_queued = h->next_queued;
+        else
+            hw->queued = h->next_queued;
+        if (hw->queued_tail == h)
+            hw->queued_tail = prev;
+        break;
+    }
+    h->is_queued = 0;
+}
+
+/* A new pass: the queued connects its budget allows, oldest first. A connect
+ * that fails at once completes its slot, whose next request may queue
+ * again, at the tail. */
+static void on_paced(uv_idle_t *i)
+{
+    struct h1_worker *hw = container_of(i, struct h1_worker, paced);
+    struct worker *w = worker_of((uv_handle_t *)i);
+
+    while (hw->queued && pace_left(&w->pace) > 0) {
+        struct h1_slot *h = hw->queued;
+
+        unlink_queued(hw, h);
+        h->n_tried = 0;
+        connect_from(h->s, hw->addr_at);
+    }
+    if (!hw->queued)
+        uv_idle_stop(i);
+}
+
 static void conn_open(struct slot *s)
 {
+    struct h1_worker *hw = s->w->h1;
+
     s->h1->n_tried = 0;
-    if (!s->w->h1->has_addrs)
+    if (!hw->has_addrs)
         wait_for_addrs(s);
+    else if (hw->queued || pace_left(&s->w->pace) == 0)
+        queue_connect(s);
     else
-        connect_from(s, s->w->h1->addr_at);
+        connect_from(s, hw->addr_at);
 }
 
 /* ---- Deadlines -------------------------------------------------------- */
@@ -514,17 +582,20 @@ static void conn_open(struct slot *s)
 /* Arms the timer of s to fire limit_us after the request started. */
 static void arm_timer(struct slot *s, uint64_t limit_us)
 {
-    uint64_t now_us = (worker_now_ns(s->w) - s->start_ns) / 1000;
-    uint64_t left_ms = limit_us > now_us ? (limit_us - now_us + 999) / 1000 : 0;
+    /* libuv counts a timer from its loop time, ms of the same monotonic
+     * clock read once per pass, which a long pass (a burst) leaves far
+     * behind: count from there, or the deadline comes that much early. */
+    uint64_t due_ms = (s->w->e->start_ns + s->start_ns + limit_us * 1000 + 999999) / 1000000;
+    uint64_t now_ms = uv_now(&s->w->loop);
 
-    uv_timer_start(&s->h1->timer, on_timeout, left_ms, 0);
+    uv_timer_start(&s->h1->timer, on_timeout, due_ms > now_ms ? due_ms - now_ms : 0, 0);
 }
 
 static void on_timeout(uv_timer_t *t)
 {
     struct h1_slot *h = container_of(t, struct h1_slot, timer);
     struct slot *s = h->s;
-    char what[64];
+    char what[WORDS_MAX];
 
     if (!s->is_in_flight || h->is_pending)
         return;
@@ -532,6 +603,15 @@ static void on_timeout(uv_timer_t *t)
         /* complete() marks it in_lookup: a dns failure, as with libcurl. */
         unlink_waiting(s->w->h1, h);
         snprintf(what, sizeof(what), "no answer to the name lookup within %llu ms",
+                 (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
+        fail(s, CURLE_OPERATION_TIMEDOUT, 0, what);
+        return;
+    }
+    if (h->is_queued) {
+        /* Never connected: connect_timeout, with brink's own reason. */
+        unlink_queued(s->w->h1, h);
+        snprintf(what, sizeof(what),
+                 "not connected within %llu ms: queued behind a burst of new connections",
                  (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
         fail(s, CURLE_OPERATION_TIMEDOUT, 0, what);
         return;
@@ -572,6 +652,8 @@ static void abort_transfer(struct slot *s)
     if (h->is_looking_up)
         unlink_waiting(s->w->h1, h);
     h->is_looking_up = 0;
+    if (h->is_queued)
+        unlink_queued(s->w->h1, h);
     /* Closing mid-request is what a client that goes away does. */
     if (h->conn)
         conn_close(h->conn);
@@ -600,6 +682,7 @@ static int h1_init(struct worker *w, char *err, size_t err_len)
     (void)err_len;
     uv_idle_init(&w->loop, &hw->idle);
     uv_async_init(&w->loop, &hw->resolved, on_resolved);
+    uv_idle_init(&w->loop, &hw->paced);
     hw->has_addrs = w->e->h1->has_addrs;
     hw->addrs = w->e->h1->addrs;
     hw->head_cap = w->e->h1->head_max;
@@ -620,7 +703,10 @@ static void h1_close(struct worker *w)
     }
     w->h1->pending = NULL;
     w->h1->waiting = NULL;
+    w->h1->queued = NULL;
+    w->h1->queued_tail = NULL;
     uv_close((uv_handle_t *)&w->h1->idle, NULL);
+    uv_close((uv_handle_t *)&w->h1->paced, NULL);
     /* A lookup still running finishes alone; it sends nothing from here. */
     lookup_release(w->h1->lookup);
     w->h1->lookup = NULL;

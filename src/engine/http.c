@@ -11,11 +11,13 @@
  * a third of the client CPU per request in our measurements.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "config/config.h"
 #include "core/xalloc.h"
 #include "engine/internal.h"
 #include "engine/workload.h"
@@ -85,11 +87,27 @@ static void check_multi_info(struct worker *w)
     }
 }
 
+/* curl_multi_socket_action, timed for the connect budget: libcurl starts
+ * the transfers added since the last call inside it (every call runs the
+ * timers due), connects included, so its time per connect opened is what
+ * a connect costs now, and no connect promised at an add is pending after. */
+static void act(struct worker *w, curl_socket_t fd, int flags)
+{
+    uint32_t opened = w->curl_opened;
+    uint64_t t0 = uv_hrtime();
+    int running;
+
+    curl_multi_socket_action(w->multi, fd, flags, &running);
+    if (w->curl_opened != opened)
+        pace_took(&w->pace, w->curl_opened - opened, uv_hrtime() - t0);
+    w->curl_promised = 0;
+}
+
 static void on_poll(uv_poll_t *p, int status, int events)
 {
     struct sock *k = container_of(p, struct sock, poll);
     struct worker *w = k->w;
-    int flags = 0, running;
+    int flags = 0;
 
     if (status < 0) {
         /*
@@ -105,7 +123,7 @@ static void on_poll(uv_poll_t *p, int status, int events)
         flags |= CURL_CSELECT_IN;
     if (events & UV_WRITABLE)
         flags |= CURL_CSELECT_OUT;
-    curl_multi_socket_action(w->multi, k->fd, flags, &running);
+    act(w, k->fd, flags);
     /* libuv stops a poll handle that reported an error; if libcurl still
      * watches the socket, watch it again. */
     if (status < 0 && k->is_polling && !uv_is_closing((uv_handle_t *)&k->poll))
@@ -153,9 +171,7 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *
 
 static void curl_timeout(struct worker *w)
 {
-    int running;
-
-    curl_multi_socket_action(w->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    act(w, CURL_SOCKET_TIMEOUT, 0);
     check_multi_info(w);
 }
 
@@ -212,6 +228,7 @@ static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose, struct 
         return CURL_SOCKET_BAD;
     }
     w->fds_used++;
+    w->curl_opened++;
     w->iv.connections_opened++;
     return fd;
 }
@@ -272,6 +289,7 @@ int http_init(struct worker *w, char *err, size_t err_len)
     curl_multi_setopt(w->multi, CURLMOPT_MAXCONNECTS, (long)w->e->max_concurrency + 16);
     uv_timer_init(&w->loop, &w->curl_timer);
     uv_idle_init(&w->loop, &w->curl_now);
+    uv_idle_init(&w->loop, &w->curl_paced);
     build_kind_headers(w);
     return 0;
 }
@@ -290,13 +308,125 @@ void http_setup_easy(struct worker *w, struct slot *s)
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, w);
 }
 
+static int add_now(struct worker *w, struct slot *s)
+{
+    curl_slot_set_deadlines(s);
+    return curl_multi_add_handle(w->multi, s->easy) == CURLM_OK ? 0 : -ENOMEM;
+}
+
+/* Whether the transfer of s, about to be added, needs a new connection:
+ * every transfer libcurl runs holds one, and it takes an idle one (of the
+ * sockets open, or promised this pass) before it opens another. */
+static int needs_connect(const struct worker *w)
+{
+    return w->in_flight - w->curl_n_queued > w->fds_used + w->curl_promised;
+}
+
+static struct slot *pop_queued(struct worker *w)
+{
+    struct slot *s = w->curl_queued;
+
+    w->curl_queued = s->next_queued;
+    if (!w->curl_queued)
+        w->curl_queued_tail = NULL;
+    w->curl_n_queued--;
+    s->is_queued = 0;
+    return s;
+}
+
+static void unlink_queued(struct worker *w, struct slot *s)
+{
+    struct slot *prev = NULL;
+
+    for (struct slot *q = w->curl_queued; q; prev = q, q = q->next_queued) {
+        if (q != s)
+            continue;
+        if (prev)
+            prev->next_queued = s->next_queued;
+        else
+            w->curl_queued = s->next_queued;
+        if (w->curl_queued_tail == s)
+            w->curl_queued_tail = prev;
+        w->curl_n_queued--;
+        break;
+    }
+    s->is_queued = 0;
+}
+
+static int is_expired(const struct worker *w, const struct slot *s, uint64_t now_ns)
+{
+    uint64_t limit_us = workload_kind(w->e->workload, s->kind)->timeout_us;
+    uint64_t connect_us = w->e->config->target.connect_timeout_us;
+
+    if (connect_us < limit_us)
+        limit_us = connect_us;
+    /* Within a millisecond of it counts: libcurl's deadlines are whole ms,
+     * and one that ends before the transfer began to resolve its host
+     * would read as a dns failure. */
+    return now_ns - s->start_ns + 1000000 >= limit_us * 1000;
+}
+
+/*
+ * A new pass: first the queued transfers whose connect deadline passed fail
+ * (they cost nothing, so the budget does not hold them), oldest first and
+ * only from the head: with one timeout for every kind the queue is in
+ * deadline order, else a shorter deadline behind a longer one waits for
+ * it. Then those the pass's budget allows go to libcurl. A transfer that
+ * ends here starts its slot's next, which may queue again, at the tail.
+ */
+static void on_paced(uv_idle_t *i)
+{
+    struct worker *w = container_of(i, struct worker, curl_paced);
+    uint64_t now = worker_now_ns(w);
+
+    while (!w->is_done && w->curl_queued && is_expired(w, w->curl_queued, now))
+        curl_slot_expired(pop_queued(w));
+    while (!w->is_done && w->curl_queued && pace_left(&w->pace) > 0) {
+        struct slot *s = pop_queued(w);
+
+        if (is_expired(w, s, worker_now_ns(w))) {
+            curl_slot_expired(s);
+            continue;
+        }
+
+        pace_begun(&w->pace, 1);
+        w->curl_promised++;
+        if (add_now(w, s) != 0) {
+            fprintf(stderr, "brink: engine: curl_multi_add_handle failed: out of memory\n");
+            abort();
+        }
+    }
+    if (!w->curl_queued || w->is_done)
+        uv_idle_stop(i);
+}
+
 int http_add(struct worker *w, struct slot *s)
 {
-    return curl_multi_add_handle(w->multi, s->easy) == CURLM_OK ? 0 : -ENOMEM;
+    if (needs_connect(w)) {
+        if (w->curl_queued || pace_left(&w->pace) == 0) {
+            /* Behind those queued before it: a burst opens in its order. */
+            s->is_queued = 1;
+            s->next_queued = NULL;
+            if (w->curl_queued_tail)
+                w->curl_queued_tail->next_queued = s;
+            else
+                w->curl_queued = s;
+            w->curl_queued_tail = s;
+            w->curl_n_queued++;
+            return uv_idle_start(&w->curl_paced, on_paced) == 0 ? 0 : -ENOMEM;
+        }
+        pace_begun(&w->pace, 1);
+        w->curl_promised++;
+    }
+    return add_now(w, s);
 }
 
 void http_abort(struct worker *w, struct slot *s)
 {
+    if (s->is_queued) {
+        unlink_queued(w, s);
+        return;
+    }
     /* Removing a transfer that has not finished makes libcurl close its
      * connection: the server sees a client that went away mid-stream. */
     curl_multi_remove_handle(w->multi, s->easy);
@@ -307,9 +437,12 @@ void http_close(struct worker *w)
     /* Connections live in the multi handle's cache: cleaning it up closes
      * them through on_close_socket, which closes their poll handles. */
     for (uint32_t i = 0; i < w->n_slots; i++) {
-        if (w->slots[i]->is_in_flight)
+        if (w->slots[i]->is_in_flight && !w->slots[i]->is_queued)
             curl_multi_remove_handle(w->multi, w->slots[i]->easy);
     }
+    w->curl_queued = NULL;
+    w->curl_queued_tail = NULL;
+    w->curl_n_queued = 0;
     curl_multi_cleanup(w->multi);
     w->multi = NULL;
     for (size_t fd = 0; fd < w->socks_cap; fd++) {
@@ -321,4 +454,5 @@ void http_close(struct worker *w)
     w->socks_cap = 0;
     uv_close((uv_handle_t *)&w->curl_timer, NULL);
     uv_close((uv_handle_t *)&w->curl_now, NULL);
+    uv_close((uv_handle_t *)&w->curl_paced, NULL);
 }

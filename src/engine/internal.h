@@ -26,6 +26,7 @@
 #include "engine/engine.h"
 #include "ramp/ramp.h"
 #include "engine/deadline.h"
+#include "engine/pace.h"
 #include "engine/schedule.h"
 
 struct hist;
@@ -246,6 +247,8 @@ struct slot {
     int open_errno;   /* why our opensocket callback failed, 0 if it did not */
     long buffer_size; /* CURLOPT_BUFFERSIZE, raised after a large body */
     char error[CURL_ERROR_SIZE];
+    int is_queued;            /* waits for a pass's connect budget, not yet in the multi */
+    struct slot *next_queued; /* in its worker's queue */
     /* h1: its connection, timer and reply parser. */
     struct h1_slot *h1;
 };
@@ -261,8 +264,16 @@ struct worker {
     uv_timer_t tick_timer; /* interval boundaries */
     uv_timer_t end_timer;  /* duration and drain deadlines (worker 0 only) */
     uv_async_t wake;       /* control state changed */
+    uv_prepare_t pace_pass; /* each loop pass: a new connect budget */
+    struct pace pace;       /* new connections begun in this pass */
     CURLM *multi;
     struct curl_slist **kind_headers; /* per kind, built once */
+    uv_idle_t curl_paced;           /* adds held back for the connect budget, next passes */
+    struct slot *curl_queued;       /* those slots, oldest first */
+    struct slot *curl_queued_tail;
+    uint32_t curl_n_queued;
+    uint32_t curl_promised; /* adds counted as new connections, not yet handed to libcurl's loop */
+    uint32_t curl_opened;   /* sockets our opensocket callback opened, ever */
     struct slot **slots;
     uint32_t n_slots;
     uint32_t share; /* slots [0, share) may run */
@@ -330,7 +341,9 @@ void http_close(struct worker *w);
 void http_fini(struct worker *w);
 /* Sets the options every easy handle of w shares on s's handle. */
 void http_setup_easy(struct worker *w, struct slot *s);
-/* Adds s's configured transfer to the multi handle. */
+/* Adds s's configured transfer to the multi handle, at once, or in a later
+ * loop pass when it needs a new connection and the pass's connect budget
+ * is spent (its deadlines still count from its start). */
 int http_add(struct worker *w, struct slot *s);
 /* Aborts the transfer of s (the connection closes). */
 void http_abort(struct worker *w, struct slot *s);
@@ -338,6 +351,10 @@ void http_abort(struct worker *w, struct slot *s);
 /* curl_slot.c: a slot's easy handle. */
 /* The transfer of s ended with code (CURLMSG_DONE, handle removed). */
 void curl_slot_done(struct slot *s, CURLcode code);
+/* s waited in the connect queue past its connect deadline (never added). */
+void curl_slot_expired(struct slot *s);
+/* Sets the deadlines of s's transfer: what is left of them since its start. */
+void curl_slot_set_deadlines(struct slot *s);
 
 /* h1_plan.c: whether h1 can serve the workload, and what it sends. */
 /* Chooses e->tp for the config's transport key, building e->h1 for h1.

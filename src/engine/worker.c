@@ -60,6 +60,7 @@ static void close_own_handles(struct worker *w)
         uv_close((uv_handle_t *)&w->slots[i]->think_timer, NULL);
     uv_close((uv_handle_t *)&w->tick_timer, NULL);
     uv_close((uv_handle_t *)&w->end_timer, NULL);
+    uv_close((uv_handle_t *)&w->pace_pass, NULL);
     deadline_close(&w->sched_deadline);
     uv_close((uv_handle_t *)&w->wake, NULL);
 }
@@ -258,6 +259,11 @@ static void on_wake(uv_async_t *a)
     worker_apply_control(w);
 }
 
+static void on_pace_pass(uv_prepare_t *p)
+{
+    pace_new_pass(&container_of(p, struct worker, pace_pass)->pace);
+}
+
 static void on_tick(uv_timer_t *t);
 
 /* Arms the tick timer for the next boundary (rounded up to libuv's ms). */
@@ -332,6 +338,11 @@ int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct 
     uv_timer_init(&w->loop, &w->tick_timer);
     uv_timer_init(&w->loop, &w->end_timer);
     uv_async_init(&w->loop, &w->wake, on_wake);
+    /* Once per loop pass, before it polls; it does not keep the loop alive. */
+    pace_init(&w->pace);
+    uv_prepare_init(&w->loop, &w->pace_pass);
+    uv_prepare_start(&w->pace_pass, on_pace_pass);
+    uv_unref((uv_handle_t *)&w->pace_pass);
     rc = deadline_init(&w->loop, &w->sched_deadline, open_on_deadline, err, err_len);
     if (rc == 0)
         rc = e->tp->init(w, err, err_len);
