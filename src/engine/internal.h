@@ -276,6 +276,7 @@ struct worker {
     uint32_t curl_opened;   /* sockets our opensocket callback opened, ever */
     struct slot **slots;
     uint32_t n_slots;
+    uint32_t slots_cap; /* room in slots */
     uint32_t share; /* slots [0, share) may run */
     int is_paused;
     int is_stopping;

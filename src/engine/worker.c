@@ -172,7 +172,12 @@ void worker_grow_slots(struct worker *w, uint32_t n)
 {
     if (n <= w->n_slots)
         return;
-    w->slots = xrealloc(w->slots, n * sizeof(*w->slots));
+    if (n > w->slots_cap) {
+        /* The open model grows its pool one slot at a time: room for twice
+         * as many keeps a burst of n new slots from copying n * n / 2. */
+        w->slots_cap = n > 2 * w->slots_cap ? n : 2 * w->slots_cap;
+        w->slots = xrealloc(w->slots, w->slots_cap * sizeof(*w->slots));
+    }
     while (w->n_slots < n) {
         w->slots[w->n_slots] = slot_new(w, w->n_slots);
         w->n_slots++;
