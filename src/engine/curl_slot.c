@@ -163,6 +163,20 @@ static void abort_transfer(struct slot *s)
     http_abort(s->w, s);
 }
 
+static int is_unsent(struct slot *s)
+{
+    long port = 0;
+    curl_off_t lookup_us = 0;
+
+    if (s->is_queued)
+        return 1;
+    /* Still resolving: no lookup time yet, and no connection (a reused one
+     * has its port). */
+    curl_easy_getinfo(s->easy, CURLINFO_PRIMARY_PORT, &port);
+    curl_easy_getinfo(s->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
+    return port == 0 && lookup_us == 0;
+}
+
 static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uint64_t *bytes_in,
                    uint64_t *bytes_out)
 {
@@ -217,4 +231,5 @@ const struct transport_ops transport_curl = {
     .slot_free = slot_fini,
     .start = start,
     .abort = abort_transfer,
+    .is_unsent = is_unsent,
 };

@@ -9,7 +9,9 @@
  * would give, so classify.c puts them in the same classes. Like libcurl, a
  * reused connection that dies before any byte of the reply is retried once
  * on a fresh one, and a connect refused at one address of the target tries
- * the next.
+ * the next. A name is looked up off the loop (lookup.c), and new
+ * connections are begun within each loop pass's budget (pace.h): requests
+ * wait for either within their connect deadline.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -69,8 +71,10 @@ struct h1_slot {
     struct h1_slot *next; /* in the pending list */
     int is_looking_up;            /* waits for the target's addresses */
     struct h1_slot *next_waiting; /* in the waiting list */
+    struct h1_slot *prev_waiting;
     int is_queued;                /* its connect waits for a pass's budget */
     struct h1_slot *next_queued;  /* in the queue */
+    struct h1_slot *prev_queued;
     CURLcode code;        /* a pending completion */
     int os_errno;
     char words[WORDS_MAX];
@@ -143,14 +147,15 @@ static void on_idle(uv_idle_t *i)
     }
 }
 
+/* Doubly linked: a stop takes thousands out of the middle at once. */
 static void unlink_waiting(struct h1_worker *hw, struct h1_slot *h)
 {
-    for (struct h1_slot **p = &hw->waiting; *p; p = &(*p)->next_waiting) {
-        if (*p == h) {
-            *p = h->next_waiting;
-            break;
-        }
-    }
+    if (h->prev_waiting)
+        h->prev_waiting->next_waiting = h->next_waiting;
+    else
+        hw->waiting = h->next_waiting;
+    if (h->next_waiting)
+        h->next_waiting->prev_waiting = h->prev_waiting;
 }
 
 static void unlink_pending(struct h1_worker *hw, struct h1_slot *h)
@@ -473,15 +478,19 @@ static void wait_for_addrs(struct slot *s)
         }
     }
     h->is_looking_up = 1;
+    h->prev_waiting = NULL;
     h->next_waiting = hw->waiting;
+    if (hw->waiting)
+        hw->waiting->prev_waiting = h;
     hw->waiting = h;
     arm_timer(s, connect_limit_us(s));
 }
 
 /* The worker's lookup ended: every slot that waited for it connects, or
- * fails as dns. The list is taken whole first: a slot that fails starts its
- * next request at once, which waits for the next lookup on a new list; and
- * nothing a slot's completion does aborts another slot in flight. */
+ * fails as dns. The list is taken whole, and every slot on it marked no
+ * longer waiting, first: a slot that fails starts its next request at
+ * once, which waits for the next lookup on a new list, which nothing may
+ * unlink from this one. */
 static void on_resolved(uv_async_t *a)
 {
     struct h1_worker *hw = container_of(a, struct h1_worker, resolved);
@@ -497,10 +506,11 @@ static void on_resolved(uv_async_t *a)
     hw->has_addrs = rc == 0;
     h = hw->waiting;
     hw->waiting = NULL;
+    for (struct h1_slot *q = h; q; q = q->next_waiting)
+        q->is_looking_up = 0;
     while (h) {
         struct h1_slot *next = h->next_waiting;
 
-        h->is_looking_up = 0;
         if (rc == 0)
             conn_open(h->s);
         else
@@ -518,6 +528,7 @@ static void queue_connect(struct slot *s)
 
     h->is_queued = 1;
     h->next_queued = NULL;
+    h->prev_queued = hw->queued_tail;
     if (hw->queued_tail)
         hw->queued_tail->next_queued = h;
     else
@@ -527,21 +538,17 @@ static void queue_connect(struct slot *s)
     uv_idle_start(&hw->paced, on_paced);
 }
 
+/* Doubly linked: a stop takes thousands out of the middle at once. */
 static void unlink_queued(struct h1_worker *hw, struct h1_slot *h)
 {
-    struct h1_slot *prev = NULL;
-
-    for (struct h1_slot *q = hw->queued; q; prev = q, q = q->next_queued) {
-        if (q != h)
-            continue;
-        if (prev)
-            prev->next_queued = h->next_queued;
-        else
-            hw->queued = h->next_queued;
-        if (hw->queued_tail == h)
-            hw->queued_tail = prev;
-        break;
-    }
+    if (h->prev_queued)
+        h->prev_queued->next_queued = h->next_queued;
+    else
+        hw->queued = h->next_queued;
+    if (h->next_queued)
+        h->next_queued->prev_queued = h->prev_queued;
+    else
+        hw->queued_tail = h->prev_queued;
     h->is_queued = 0;
 }
 
@@ -659,6 +666,11 @@ static void abort_transfer(struct slot *s)
         conn_close(h->conn);
 }
 
+static int is_unsent(struct slot *s)
+{
+    return s->h1->is_looking_up || s->h1->is_queued;
+}
+
 static void slot_init(struct slot *s)
 {
     struct h1_slot *h = xcalloc(1, sizeof(*h));
@@ -732,4 +744,5 @@ const struct transport_ops transport_h1 = {
     .slot_free = slot_fini,
     .start = start,
     .abort = abort_transfer,
+    .is_unsent = is_unsent,
 };

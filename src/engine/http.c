@@ -9,6 +9,10 @@
  * polling, and the handle is closed in the closesocket callback. Closing and
  * re-initialising the poll handle around every keep-alive request cost about
  * a third of the client CPU per request in our measurements.
+ *
+ * A transfer that needs a new connection is handed to libcurl only within
+ * the loop pass's connect budget (pace.h); the others wait in a queue for
+ * later passes, their deadlines counted from their start.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -322,35 +326,27 @@ static int needs_connect(const struct worker *w)
     return w->in_flight - w->curl_n_queued > w->fds_used + w->curl_promised;
 }
 
+/* Doubly linked: a stop takes thousands out of the middle at once. */
+static void unlink_queued(struct worker *w, struct slot *s)
+{
+    if (s->prev_queued)
+        s->prev_queued->next_queued = s->next_queued;
+    else
+        w->curl_queued = s->next_queued;
+    if (s->next_queued)
+        s->next_queued->prev_queued = s->prev_queued;
+    else
+        w->curl_queued_tail = s->prev_queued;
+    w->curl_n_queued--;
+    s->is_queued = 0;
+}
+
 static struct slot *pop_queued(struct worker *w)
 {
     struct slot *s = w->curl_queued;
 
-    w->curl_queued = s->next_queued;
-    if (!w->curl_queued)
-        w->curl_queued_tail = NULL;
-    w->curl_n_queued--;
-    s->is_queued = 0;
+    unlink_queued(w, s);
     return s;
-}
-
-static void unlink_queued(struct worker *w, struct slot *s)
-{
-    struct slot *prev = NULL;
-
-    for (struct slot *q = w->curl_queued; q; prev = q, q = q->next_queued) {
-        if (q != s)
-            continue;
-        if (prev)
-            prev->next_queued = s->next_queued;
-        else
-            w->curl_queued = s->next_queued;
-        if (w->curl_queued_tail == s)
-            w->curl_queued_tail = prev;
-        w->curl_n_queued--;
-        break;
-    }
-    s->is_queued = 0;
 }
 
 static int is_expired(const struct worker *w, const struct slot *s, uint64_t now_ns)
@@ -407,6 +403,7 @@ int http_add(struct worker *w, struct slot *s)
             /* Behind those queued before it: a burst opens in its order. */
             s->is_queued = 1;
             s->next_queued = NULL;
+            s->prev_queued = w->curl_queued_tail;
             if (w->curl_queued_tail)
                 w->curl_queued_tail->next_queued = s;
             else

@@ -158,6 +158,9 @@ struct transport_ops {
     void (*start)(struct slot *s);
     /* Aborts the transfer of s mid-stream: its connection closes. */
     void (*abort)(struct slot *s);
+    /* Whether the transfer of s has sent nothing yet, nor begun a
+     * connection: it waits for a name lookup or a pass's connect budget. */
+    int (*is_unsent)(struct slot *s);
 };
 
 extern const struct transport_ops transport_curl;
@@ -249,6 +252,7 @@ struct slot {
     char error[CURL_ERROR_SIZE];
     int is_queued;            /* waits for a pass's connect budget, not yet in the multi */
     struct slot *next_queued; /* in its worker's queue */
+    struct slot *prev_queued;
     /* h1: its connection, timer and reply parser. */
     struct h1_slot *h1;
 };

@@ -184,16 +184,17 @@ void worker_grow_slots(struct worker *w, uint32_t n)
     }
 }
 
-/* Aborts up to n transfers in flight, newest users first, counted as
- * dropped (the operator's drop) or aborted (a stop that gave up waiting). */
-static uint32_t abort_in_flight(struct worker *w, uint32_t n, int is_stop)
+/* Aborts up to n transfers in flight (only those unsent, when is_unsent),
+ * newest users first, counted as dropped (the operator's drop) or aborted
+ * (a stop that gave up waiting, or that does not wait for them). */
+static uint32_t abort_in_flight(struct worker *w, uint32_t n, int is_stop, int is_unsent)
 {
     uint32_t done = 0;
 
     for (uint32_t i = w->n_slots; i-- > 0 && done < n;) {
         struct slot *s = w->slots[i];
 
-        if (!s->is_in_flight)
+        if (!s->is_in_flight || (is_unsent && !w->e->tp->is_unsent(s)))
             continue;
         w->e->tp->abort(s);
         s->is_in_flight = 0;
@@ -242,15 +243,19 @@ void worker_apply_control(struct worker *w)
         /* From now on the end timer is the drain deadline (on worker 0 it
          * replaces the duration, which no longer matters). */
         uv_timer_start(&w->end_timer, on_end, ENGINE_DRAIN_MS, 0);
+        /* A request still waiting for its name lookup (a DNS server that
+         * never answers) or for a connect has nothing to drain: the server
+         * never saw it. Waiting would hold the stop for its timeout. */
+        abort_in_flight(w, w->in_flight, 1, 1);
     }
     open_apply(w, &c, was_paused);
     end_thinking(w);
     if (!w->is_open)
         worker_grow_slots(w, w->share);
     if (drop)
-        abort_in_flight(w, drop, 0);
+        abort_in_flight(w, drop, 0, 0);
     if (c.is_aborting)
-        abort_in_flight(w, w->in_flight, 1);
+        abort_in_flight(w, w->in_flight, 1, 0);
     worker_fill(w);
 }
 
