@@ -195,9 +195,13 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
     r->os_errno = s->open_errno ? s->open_errno : os_errno;
     r->connected = port > 0;
     /* The lookup's time is set once the name resolved (an address literal
-     * too); 0 on a connection never made means the lookup was still on. */
+     * too); 0 on a connection never made means the lookup was still on, or
+     * had not begun: a deadline that ended before libcurl took the
+     * transfer up (one added late, behind a burst) is no dns failure, and
+     * libcurl's words tell the two apart. */
     curl_easy_getinfo(s->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
-    r->in_lookup = !r->connected && lookup_us == 0 && code == CURLE_OPERATION_TIMEDOUT;
+    r->in_lookup = !r->connected && lookup_us == 0 && code == CURLE_OPERATION_TIMEDOUT &&
+                   strncmp(s->error, "Resolving timed out", 19) == 0;
     r->body_cut = s->is_body_cut;
     *bytes_in = (uint64_t)header_bytes + s->body_bytes;
     /* libcurl sends a small body in the same write as the head and counts
