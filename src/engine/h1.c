@@ -35,8 +35,8 @@ struct h1_worker {
     struct h1_slot *waiting; /* slots whose connect waits for it, newest first */
     struct h1_addrs addrs;   /* the target's addresses, once has_addrs */
     int has_addrs;
-    uv_idle_t paced;         /* connects the pass's budget held back, next passes */
-    struct h1_slot *queued;  /* those connects, oldest first */
+    uv_idle_t paced;        /* connects the pass's budget held back, next passes */
+    struct h1_slot *queued; /* those connects, oldest first */
     struct h1_slot *queued_tail;
     uint32_t addr_at;        /* the target's address that connected last: new ones start there */
     struct h1_slot *pending; /* those completions, newest first */
@@ -69,11 +69,11 @@ struct h1_slot {
     int was_connected;
     int is_pending;
     struct h1_slot *next; /* in the pending list */
-    int is_looking_up;            /* waits for the target's addresses */
+    int is_looking_up;    /* waits for the target's addresses */
     struct h1_slot *next_waiting; /* in the waiting list */
     struct h1_slot *prev_waiting;
-    int is_queued;                /* its connect waits for a pass's budget */
-    struct h1_slot *next_queued;  /* in the queue */
+    int is_queued;               /* its connect waits for a pass's budget */
+    struct h1_slot *next_queued; /* in the queue */
     struct h1_slot *prev_queued;
     CURLcode code;        /* a pending completion */
     int os_errno;

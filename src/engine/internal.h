@@ -272,8 +272,8 @@ struct worker {
     struct pace pace;       /* new connections begun in this pass */
     CURLM *multi;
     struct curl_slist **kind_headers; /* per kind, built once */
-    uv_idle_t curl_paced;           /* adds held back for the connect budget, next passes */
-    struct slot *curl_queued;       /* those slots, oldest first */
+    uv_idle_t curl_paced;             /* adds held back for the connect budget, next passes */
+    struct slot *curl_queued;         /* those slots, oldest first */
     struct slot *curl_queued_tail;
     uint32_t curl_n_queued;
     uint32_t curl_promised; /* adds counted as new connections, not yet handed to libcurl's loop */

@@ -20,7 +20,7 @@
 struct pace {
     uint32_t begun;    /* connects begun in this pass */
     uint64_t spent_ns; /* time they were measured to take */
-    uint64_t cost_ns;  /* of one connect: rises at once with a dearer one, falls slowly; 0: unknown */
+    uint64_t cost_ns;  /* of one connect, 0 while unknown: up at once, down slowly */
 };
 
 /* A pass with nothing begun and no cost known. */

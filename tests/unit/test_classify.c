@@ -215,8 +215,8 @@ static void a_timeout_in_the_name_lookup_is_dns(void **state)
     (void)state;
     assert_int_equal(classify_transfer(&r), ERR_DNS);
     classify_message(&r, "Resolving timed out after 1000 milliseconds", buf, sizeof(buf));
-    assert_string_equal(buf,
-                        "host name did not resolve (curl 28: Resolving timed out after 1000 milliseconds)");
+    assert_string_equal(
+        buf, "host name did not resolve (curl 28: Resolving timed out after 1000 milliseconds)");
     r.in_lookup = 0;
     assert_int_equal(classify_transfer(&r), ERR_CONNECT_TIMEOUT);
     /* Out of sockets is brink's own limit, whatever the step. */
@@ -324,8 +324,8 @@ static void every_failed_transfer_lands_in_exactly_one_class(void **state)
         for (size_t e = 0; e < sizeof(errnos) / sizeof(errnos[0]); e++) {
             for (size_t s = 0; s < sizeof(statuses) / sizeof(statuses[0]); s++) {
                 for (int connected = 0; connected <= 1; connected++) {
-                    struct transfer_result r = {(CURLcode)code, errnos[e], statuses[s],
-                                                connected,      0,         NULL, 0};
+                    struct transfer_result r = {
+                        (CURLcode)code, errnos[e], statuses[s], connected, 0, NULL, 0};
                     int got = classify_transfer(&r);
 
                     /* One class, never "succeeded". */
