@@ -155,12 +155,16 @@ static void slot_init(struct slot *s)
     curl_easy_setopt(e, CURLOPT_HEADERDATA, s);
     cs->buffer_size = BUFFER_DEFAULT;
     curl_easy_setopt(e, CURLOPT_BUFFERSIZE, cs->buffer_size);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(c->target.connect_timeout_us / 1000));
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     /* Load goes to the target, never through a proxy named by http_proxy
      * in the environment; this also spares libcurl a getenv per request. */
     curl_easy_setopt(e, CURLOPT_PROXY, "");
+    /* A name lookup that outlives its transfer (a DNS server that never
+     * answers) is left to finish on libcurl's resolver thread; without this
+     * libcurl joins that thread when the transfer ends or the handle is
+     * cleaned up, and the whole worker loop waits for the lookup. */
+    curl_easy_setopt(e, CURLOPT_QUICK_EXIT, 1L);
     if (!c->target.keepalive) {
         curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
         curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
@@ -197,8 +201,37 @@ static void set_kind(struct slot *s, size_t kind)
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, k->method);
     }
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->curl->kind_headers[kind]);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(k->timeout_us / 1000));
     s->curl->last_kind = kind;
+}
+
+/* What is left of limit_us since s started, in whole ms, at least 1 (0
+ * would mean no limit to libcurl). */
+static long left_ms(const struct slot *s, uint64_t limit_us)
+{
+    uint64_t waited_us = (worker_now_ns(s->w) - s->start_ns) / 1000;
+
+    return limit_us > waited_us + 1000 ? (long)((limit_us - waited_us + 999) / 1000) : 1L;
+}
+
+void curl_slot_set_deadlines(struct slot *s)
+{
+    const struct workload_kind *k = workload_kind(s->w->e->workload, s->kind);
+
+    curl_easy_setopt(s->curl->easy, CURLOPT_TIMEOUT_MS, left_ms(s, k->timeout_us));
+    curl_easy_setopt(s->curl->easy, CURLOPT_CONNECTTIMEOUT_MS,
+                     left_ms(s, s->w->e->config->target.connect_timeout_us));
+}
+
+void curl_slot_expired(struct slot *s)
+{
+    struct transfer_result r = {.outcome = TRANSFER_TIMEOUT};
+    char words[112];
+
+    /* Never connected: connect_timeout, with brink's own reason. */
+    snprintf(words, sizeof(words),
+             "curl: not connected within %llu ms: queued behind a burst of new connections",
+             (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
+    slot_done(s, &r, 0, 0, words);
 }
 
 /* Clears what the last transfer of s left, for the next one (or a retry). */
@@ -258,12 +291,26 @@ static int is_tls(struct curl_slot *cs, CURLcode code)
     return scheme && strcasecmp(scheme, "https") == 0;
 }
 
+static int is_unsent(struct slot *s)
+{
+    long port = 0;
+    curl_off_t lookup_us = 0;
+
+    if (s->curl->is_queued)
+        return 1;
+    /* Still resolving: no lookup time yet, and no connection (a reused one
+     * has its port). */
+    curl_easy_getinfo(s->curl->easy, CURLINFO_PRIMARY_PORT, &port);
+    curl_easy_getinfo(s->curl->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
+    return port == 0 && lookup_us == 0;
+}
+
 static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uint64_t *bytes_in,
                    uint64_t *bytes_out, char *words, size_t words_cap)
 {
     struct curl_slot *cs = s->curl;
     long header_bytes = 0, request_bytes = 0, os_errno = 0, port = 0;
-    curl_off_t upload = 0;
+    curl_off_t upload = 0, lookup_us = 0;
 
     curl_easy_getinfo(cs->easy, CURLINFO_RESPONSE_CODE, &r->http_status);
     curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
@@ -285,6 +332,15 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
         words[0] = '\0';
         if (r->outcome != TRANSFER_OK && r->outcome != TRANSFER_BODY_CUT)
             curl_code_words(code, r->connected, cs->error, words, words_cap);
+        /* The lookup's time is set once the name resolved (an address
+         * literal too); 0 on a connection never made means the lookup was
+         * still on, or had not begun: a deadline that ended before libcurl
+         * took the transfer up (one added late, behind a burst) is no dns
+         * failure, and libcurl's words tell the two apart. */
+        curl_easy_getinfo(cs->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
+        if (!r->connected && lookup_us == 0 && code == CURLE_OPERATION_TIMEDOUT &&
+            strncmp(cs->error, "Resolving timed out", 19) == 0)
+            r->outcome = TRANSFER_DNS;
     }
     *bytes_in = (uint64_t)header_bytes + cs->body_bytes;
     /* libcurl sends a small body in the same write as the head and counts
@@ -350,4 +406,5 @@ const struct transport_ops transport_curl = {
     .slot_free = slot_fini,
     .start = start,
     .abort = abort_transfer,
+    .is_unsent = is_unsent,
 };

@@ -40,6 +40,12 @@ struct curl_worker {
     struct curl_slist **kind_headers; /* per kind, built once */
     struct sock **socks;              /* by fd */
     size_t socks_cap;
+    uv_idle_t paced;           /* adds held back for the connect budget, next passes */
+    struct slot *queued;       /* those slots, oldest first */
+    struct slot *queued_tail;
+    uint32_t n_queued;
+    uint32_t promised;         /* adds counted as new connections, not yet handed to libcurl's loop */
+    uint32_t opened;           /* sockets our opensocket callback opened, ever */
     char url[CURL_URL_MAX]; /* scratch for expanding URLs; libcurl copies it */
 };
 
@@ -61,6 +67,9 @@ struct curl_slot {
     int open_errno;   /* why our opensocket callback failed, 0 if it did not */
     long buffer_size; /* CURLOPT_BUFFERSIZE, raised after a large body */
     struct curl_head head;
+    int is_queued;            /* waits for a pass's connect budget, not yet in the multi */
+    struct slot *next_queued; /* in its worker's queue */
+    struct slot *prev_queued;
     char error[CURL_ERROR_SIZE];
 };
 
@@ -70,7 +79,9 @@ void curl_uv_close(struct worker *w);
 void curl_uv_fini(struct worker *w);
 /* Sets the options every easy handle of w shares on s's handle. */
 void curl_uv_setup_easy(struct worker *w, struct slot *s);
-/* Adds s's configured transfer to the multi handle. */
+/* Adds s's configured transfer to the multi handle, at once, or in a later
+ * loop pass when it needs a new connection and the pass's connect budget
+ * is spent (its deadlines still count from its start). */
 int curl_uv_add(struct worker *w, struct slot *s);
 /* Aborts the transfer of s (the connection closes). */
 void curl_uv_abort(struct worker *w, struct slot *s);
@@ -78,6 +89,10 @@ void curl_uv_abort(struct worker *w, struct slot *s);
 /* curl_slot.c: the transfer of s ended with code (CURLMSG_DONE, handle
  * removed). */
 void curl_slot_done(struct slot *s, CURLcode code);
+/* s waited in the connect queue past its connect deadline (never added). */
+void curl_slot_expired(struct slot *s);
+/* Sets the deadlines of s's transfer: what is left of them since its start. */
+void curl_slot_set_deadlines(struct slot *s);
 
 /* curl_code.c: libcurl's result in brink's terms. */
 /* The outcome of a transfer that ended with code: os_errno is

@@ -9,7 +9,10 @@
  * transfer_outcome), as the curl transport maps libcurl's, so classify.c
  * puts them in the same classes. As with curl, a reused connection that
  * dies before any byte of the reply is retried once on a fresh one, and a
- * connect refused at one address of the target tries the next.
+ * connect refused at one address of the target tries the next. A name is
+ * looked up off the loop (lookup.c), and new connections are begun within
+ * each loop pass's budget (pace.h): requests wait for either within their
+ * connect deadline.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +32,14 @@
 
 struct h1_worker {
     uv_idle_t idle;          /* completes what failed inside start, next pass */
+    uv_async_t resolved;     /* the lookup of the target's name ended */
+    struct lookup *lookup;   /* that lookup while it runs, else NULL */
+    struct h1_slot *waiting; /* slots whose connect waits for it, newest first */
+    struct h1_addrs addrs;   /* the target's addresses, once has_addrs */
+    int has_addrs;
+    uv_idle_t paced;        /* connects the pass's budget held back, next passes */
+    struct h1_slot *queued; /* those connects, oldest first */
+    struct h1_slot *queued_tail;
     uint32_t addr_at;        /* the target's address that connected last: new ones start there */
     struct h1_slot *pending; /* those completions, newest first */
     char *head;              /* where heads with placeholders are filled in */
@@ -60,6 +71,12 @@ struct h1_slot {
     int was_connected;
     int is_pending;
     struct h1_slot *next;          /* in the pending list */
+    int is_looking_up;             /* waits for the target's addresses */
+    struct h1_slot *next_waiting;  /* in the waiting list */
+    struct h1_slot *prev_waiting;
+    int is_queued;                 /* its connect waits for a pass's budget */
+    struct h1_slot *next_queued;   /* in the queue */
+    struct h1_slot *prev_queued;
     enum transfer_outcome outcome; /* a pending completion */
     int os_errno;
     char words[WORDS_MAX];
@@ -110,6 +127,11 @@ static void complete(struct slot *s, enum transfer_outcome outcome, int os_errno
     r.os_errno = os_errno;
     r.http_status = h->resp.status;
     r.connected = h->was_connected;
+    /* A deadline that passed while the name was being looked up is the DNS
+     * server's silence, not the target's. */
+    if (h->is_looking_up && outcome == TRANSFER_TIMEOUT)
+        r.outcome = TRANSFER_DNS;
+    h->is_looking_up = 0;
     /* The words name the transport, as libcurl's name theirs. */
     if (words[0])
         snprintf(tagged, sizeof(tagged), "h1: %s", words);
@@ -135,6 +157,17 @@ static void on_idle(uv_idle_t *i)
     }
 }
 
+/* Doubly linked: a stop takes thousands out of the middle at once. */
+static void unlink_waiting(struct h1_worker *hw, struct h1_slot *h)
+{
+    if (h->prev_waiting)
+        h->prev_waiting->next_waiting = h->next_waiting;
+    else
+        hw->waiting = h->next_waiting;
+    if (h->next_waiting)
+        h->next_waiting->prev_waiting = h->prev_waiting;
+}
+
 static void unlink_pending(struct h1_worker *hw, struct h1_slot *h)
 {
     for (struct h1_slot **p = &hw->pending; *p; p = &(*p)->next) {
@@ -155,9 +188,9 @@ static void fail(struct slot *s, enum transfer_outcome outcome, int os_errno, co
 
     /* strerror's words, so that classify does not repeat them. */
     if (os_errno)
-        snprintf(h->words, sizeof(h->words), "%s: %s", what, msg_errno(os_errno).text);
+        msg_set(h->words, sizeof(h->words), "%s: %s", what, msg_errno(os_errno).text);
     else
-        snprintf(h->words, sizeof(h->words), "%s", what);
+        msg_set(h->words, sizeof(h->words), "%s", what);
     if (h->conn)
         conn_close(h->conn);
     if (!h->is_starting) {
@@ -346,6 +379,17 @@ static int is_address_error(int err)
 }
 
 static void connect_from(struct slot *s, uint32_t i);
+static void on_paced(uv_idle_t *i);
+
+/* The deadline of a connect (and of the lookup before it), from the
+ * request's start: connect_timeout, or the request's timeout if shorter. */
+static uint64_t connect_limit_us(const struct slot *s)
+{
+    uint64_t connect_us = config_of(s)->target.connect_timeout_us;
+    uint64_t limit_us = workload_kind(s->w->e->workload, s->kind)->timeout_us;
+
+    return connect_us < limit_us ? connect_us : limit_us;
+}
 
 static void on_connect(uv_connect_t *req, int status)
 {
@@ -356,7 +400,7 @@ static void on_connect(uv_connect_t *req, int status)
     if (status == UV_ECANCELED || !s)
         return;
     if (status < 0) {
-        if (is_address_error(status) && s->h1->n_tried < s->w->e->h1->addrs.n) {
+        if (is_address_error(status) && s->h1->n_tried < s->w->h1->addrs.n) {
             conn_close(c);
             connect_from(s, s->h1->addr_i + 1);
             return;
@@ -384,11 +428,14 @@ static int conn_try(struct slot *s, uint32_t i)
 {
     struct worker *w = s->w;
     struct h1_conn *c = xcalloc(1, sizeof(*c));
+    uint64_t t0 = uv_hrtime();
     int rc;
 
     uv_tcp_init(&w->loop, &c->tcp);
-    rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&w->e->h1->addrs.at[i],
+    rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&w->h1->addrs.at[i],
                         on_connect);
+    pace_begun(&w->pace, 1);
+    pace_took(&w->pace, 1, uv_hrtime() - t0);
     w->fds_used++;
     c->s = s;
     s->h1->conn = c;
@@ -406,9 +453,7 @@ static int conn_try(struct slot *s, uint32_t i)
  * next ones while a connect fails at once for want of an address. */
 static void connect_from(struct slot *s, uint32_t i)
 {
-    const struct config *cfg = config_of(s);
-    uint32_t n = s->w->e->h1->addrs.n;
-    uint64_t limit_us = workload_kind(s->w->e->workload, s->kind)->timeout_us;
+    uint32_t n = s->w->h1->addrs.n;
     int rc;
 
     while ((rc = conn_try(s, i % n)) < 0) {
@@ -421,14 +466,131 @@ static void connect_from(struct slot *s, uint32_t i)
         i++;
     }
     /* The deadline counts from the request's start, whatever address. */
-    arm_timer(s, cfg->target.connect_timeout_us < limit_us ? cfg->target.connect_timeout_us
-                                                           : limit_us);
+    arm_timer(s, connect_limit_us(s));
+}
+
+/* s needs the target's addresses: it waits for the worker's lookup (the
+ * one running, else a new one) within its connect deadline, as libcurl
+ * counts its lookups in the connect timeout. */
+static void wait_for_addrs(struct slot *s)
+{
+    struct h1_worker *hw = s->w->h1;
+    const struct h1_plan *p = s->w->e->h1;
+    struct h1_slot *h = s->h1;
+    int rc;
+
+    if (!hw->lookup) {
+        rc = lookup_start(p->host, p->port, &hw->resolved, &hw->lookup);
+        if (rc < 0) {
+            fail(s, TRANSFER_DNS, -rc, "cannot start the name lookup");
+            return;
+        }
+    }
+    h->is_looking_up = 1;
+    h->prev_waiting = NULL;
+    h->next_waiting = hw->waiting;
+    if (hw->waiting)
+        hw->waiting->prev_waiting = h;
+    hw->waiting = h;
+    arm_timer(s, connect_limit_us(s));
+}
+
+/* The worker's lookup ended: every slot that waited for it connects, or
+ * fails as dns. The list is taken whole, and every slot on it marked no
+ * longer waiting, first: a slot that fails starts its next request at
+ * once, which waits for the next lookup on a new list, which nothing may
+ * unlink from this one. */
+static void on_resolved(uv_async_t *a)
+{
+    struct h1_worker *hw = container_of(a, struct h1_worker, resolved);
+    char why[LOOKUP_WHY_MAX];
+    struct h1_slot *h;
+    int rc;
+
+    /* libuv coalesces sends, and one may come after the result was taken. */
+    if (!hw->lookup || (rc = lookup_result(hw->lookup, &hw->addrs, why, sizeof(why))) == -EAGAIN)
+        return;
+    lookup_release(hw->lookup);
+    hw->lookup = NULL;
+    hw->has_addrs = rc == 0;
+    h = hw->waiting;
+    hw->waiting = NULL;
+    for (struct h1_slot *q = h; q; q = q->next_waiting)
+        q->is_looking_up = 0;
+    while (h) {
+        struct h1_slot *next = h->next_waiting;
+
+        if (rc == 0)
+            conn_open(h->s);
+        else
+            fail(h->s, TRANSFER_DNS, 0, why);
+        h = next;
+    }
+}
+
+/* The pass's budget of new connections is spent: s connects in a later
+ * pass, behind those queued before it, within its connect deadline. */
+static void queue_connect(struct slot *s)
+{
+    struct h1_worker *hw = s->w->h1;
+    struct h1_slot *h = s->h1;
+
+    h->is_queued = 1;
+    h->next_queued = NULL;
+    h->prev_queued = hw->queued_tail;
+    if (hw->queued_tail)
+        hw->queued_tail->next_queued = h;
+    else
+        hw->queued = h;
+    hw->queued_tail = h;
+    arm_timer(s, connect_limit_us(s));
+    uv_idle_start(&hw->paced, on_paced);
+}
+
+/* Doubly linked: a stop takes thousands out of the middle at once. */
+static void unlink_queued(struct h1_worker *hw, struct h1_slot *h)
+{
+    if (h->prev_queued)
+        h->prev_queued->next_queued = h->next_queued;
+    else
+        hw->queued = h->next_queued;
+    if (h->next_queued)
+        h->next_queued->prev_queued = h->prev_queued;
+    else
+        hw->queued_tail = h->prev_queued;
+    h->is_queued = 0;
+}
+
+/* A new pass: the queued connects its budget allows, oldest first. A connect
+ * that fails at once completes its slot, whose next request may queue
+ * again, at the tail. */
+static void on_paced(uv_idle_t *i)
+{
+    struct h1_worker *hw = container_of(i, struct h1_worker, paced);
+    struct worker *w = worker_of((uv_handle_t *)i);
+
+    while (hw->queued && pace_left(&w->pace) > 0) {
+        struct h1_slot *h = hw->queued;
+
+        unlink_queued(hw, h);
+        h->n_tried = 0;
+        connect_from(h->s, hw->addr_at);
+    }
+    if (!hw->queued)
+        uv_idle_stop(i);
 }
 
 static void conn_open(struct slot *s)
 {
+    struct h1_worker *hw = s->w->h1;
+
     s->h1->n_tried = 0;
-    connect_from(s, s->w->h1->addr_at);
+    if (!hw->has_addrs)
+        wait_for_addrs(s);
+    else if (hw->queued || pace_left(&s->w->pace) == 0)
+        queue_connect(s);
+    else
+        connect_from(s, hw->addr_at);
 }
 
 /* ---- Deadlines -------------------------------------------------------- */
@@ -436,20 +598,40 @@ static void conn_open(struct slot *s)
 /* Arms the timer of s to fire limit_us after the request started. */
 static void arm_timer(struct slot *s, uint64_t limit_us)
 {
-    uint64_t now_us = (worker_now_ns(s->w) - s->start_ns) / 1000;
-    uint64_t left_ms = limit_us > now_us ? (limit_us - now_us + 999) / 1000 : 0;
+    /* libuv counts a timer from its loop time, ms of the same monotonic
+     * clock read once per pass, which a long pass (a burst) leaves far
+     * behind: count from there, or the deadline comes that much early. */
+    uint64_t due_ms = (s->w->e->start_ns + s->start_ns + limit_us * 1000 + 999999) / 1000000;
+    uint64_t now_ms = uv_now(&s->w->loop);
 
-    uv_timer_start(&s->h1->timer, on_timeout, left_ms, 0);
+    uv_timer_start(&s->h1->timer, on_timeout, due_ms > now_ms ? due_ms - now_ms : 0, 0);
 }
 
 static void on_timeout(uv_timer_t *t)
 {
     struct h1_slot *h = container_of(t, struct h1_slot, timer);
     struct slot *s = h->s;
-    char what[64];
+    char what[WORDS_MAX];
 
     if (!s->is_in_flight || h->is_pending)
         return;
+    if (h->is_looking_up) {
+        /* complete() makes the timeout a dns failure, as libcurl's is. */
+        unlink_waiting(s->w->h1, h);
+        snprintf(what, sizeof(what), "no answer to the name lookup within %llu ms",
+                 (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
+        fail(s, TRANSFER_TIMEOUT, 0, what);
+        return;
+    }
+    if (h->is_queued) {
+        /* Never connected: connect_timeout, with brink's own reason. */
+        unlink_queued(s->w->h1, h);
+        snprintf(what, sizeof(what),
+                 "not connected within %llu ms: queued behind a burst of new connections",
+                 (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
+        fail(s, TRANSFER_TIMEOUT, 0, what);
+        return;
+    }
     snprintf(what, sizeof(what), "no reply within %llu ms",
              (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
     fail(s, TRANSFER_TIMEOUT, 0, what);
@@ -483,9 +665,19 @@ static void abort_transfer(struct slot *s)
     uv_timer_stop(&h->timer);
     if (h->is_pending)
         unlink_pending(s->w->h1, h);
+    if (h->is_looking_up)
+        unlink_waiting(s->w->h1, h);
+    h->is_looking_up = 0;
+    if (h->is_queued)
+        unlink_queued(s->w->h1, h);
     /* Closing mid-request is what a client that goes away does. */
     if (h->conn)
         conn_close(h->conn);
+}
+
+static int is_unsent(struct slot *s)
+{
+    return s->h1->is_looking_up || s->h1->is_queued;
 }
 
 static void slot_init(struct slot *s)
@@ -510,6 +702,10 @@ static int h1_init(struct worker *w, char *err, size_t err_len)
     (void)err;
     (void)err_len;
     uv_idle_init(&w->loop, &hw->idle);
+    uv_async_init(&w->loop, &hw->resolved, on_resolved);
+    uv_idle_init(&w->loop, &hw->paced);
+    hw->has_addrs = w->e->h1->has_addrs;
+    hw->addrs = w->e->h1->addrs;
     hw->head_cap = w->e->h1->head_max;
     hw->head = xmalloc(hw->head_cap);
     hw->rbuf = xmalloc(READ_BUFFER);
@@ -527,7 +723,15 @@ static void h1_close(struct worker *w)
         uv_close((uv_handle_t *)&h->timer, NULL);
     }
     w->h1->pending = NULL;
+    w->h1->waiting = NULL;
+    w->h1->queued = NULL;
+    w->h1->queued_tail = NULL;
     uv_close((uv_handle_t *)&w->h1->idle, NULL);
+    uv_close((uv_handle_t *)&w->h1->paced, NULL);
+    /* A lookup still running finishes alone; it sends nothing from here. */
+    lookup_release(w->h1->lookup);
+    w->h1->lookup = NULL;
+    uv_close((uv_handle_t *)&w->h1->resolved, NULL);
 }
 
 static void h1_fini(struct worker *w)
@@ -549,4 +753,5 @@ const struct transport_ops transport_h1 = {
     .slot_free = slot_fini,
     .start = start,
     .abort = abort_transfer,
+    .is_unsent = is_unsent,
 };

@@ -19,43 +19,6 @@
 
 #define WHY_MAX 160
 
-/* Adds the IPv4 addresses of res to out, or all the others, in res's
- * order, as long as there is room. */
-static void keep(struct h1_addrs *out, const struct addrinfo *res, int is_v4)
-{
-    for (const struct addrinfo *a = res; a && out->n < H1_ADDRS_MAX; a = a->ai_next) {
-        if ((a->ai_family == AF_INET) != is_v4 || a->ai_addrlen > sizeof(out->at[0]))
-            continue;
-        memcpy(&out->at[out->n++], a->ai_addr, a->ai_addrlen);
-    }
-}
-
-/* Resolves o once into out, IPv4 first: most test servers listen there,
- * and a name such as localhost often has both. */
-static int resolve(const struct h1_origin *o, struct h1_addrs *out, char *why, size_t why_len)
-{
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
-    struct addrinfo *res;
-    char port[8];
-    int rc;
-
-    snprintf(port, sizeof(port), "%u", o->port);
-    rc = getaddrinfo(o->host, port, &hints, &res);
-    if (rc != 0) {
-        snprintf(why, why_len, "cannot resolve the host: %s", gai_strerror(rc));
-        return -EINVAL;
-    }
-    out->n = 0;
-    keep(out, res, 1);
-    keep(out, res, 0);
-    freeaddrinfo(res);
-    if (out->n == 0) {
-        snprintf(why, why_len, "the host has no address h1 can connect to");
-        return -EINVAL;
-    }
-    return 0;
-}
-
 /* Checks that every kind of wl goes to one origin h1 can reach; *o is it.
  * On failure, why names the kind and the reason. */
 static int check_kinds(const struct workload *wl, struct h1_origin *o, char *why, size_t why_len)
@@ -86,6 +49,8 @@ static struct h1_plan *plan_new(const struct workload *wl, const struct h1_origi
 {
     struct h1_plan *p = xcalloc(1, sizeof(*p));
 
+    p->host = xstrdup(o->host);
+    p->port = o->port;
     p->n_kinds = workload_n_kinds(wl);
     p->kinds = xcalloc(p->n_kinds, sizeof(*p->kinds));
     for (size_t i = 0; i < p->n_kinds; i++) {
@@ -103,13 +68,13 @@ void h1_plan_free(struct h1_plan *p)
     for (size_t i = 0; i < p->n_kinds; i++)
         h1_kind_free(&p->kinds[i]);
     free(p->kinds);
+    free(p->host);
     free(p);
 }
 
 int transport_choose(struct engine *e, char *err, size_t err_len)
 {
     enum config_transport want = e->config->target.transport;
-    struct h1_addrs addrs;
     struct h1_origin o;
     char why[2 * WHY_MAX];
     int rc;
@@ -118,8 +83,6 @@ int transport_choose(struct engine *e, char *err, size_t err_len)
     if (want == CONFIG_TRANSPORT_CURL)
         return 0;
     rc = check_kinds(e->workload, &o, why, sizeof(why));
-    if (rc == 0)
-        rc = resolve(&o, &addrs, why, sizeof(why));
     if (rc != 0) {
         if (want == CONFIG_TRANSPORT_AUTO)
             return 0;
@@ -130,7 +93,12 @@ int transport_choose(struct engine *e, char *err, size_t err_len)
         return rc;
     }
     e->h1 = plan_new(e->workload, &o);
-    e->h1->addrs = addrs;
+    /* An address literal needs no lookup. A name is looked up by each
+     * worker, off its loop, when its first request needs it: here, on the
+     * starting thread with every signal blocked, a DNS server that never
+     * answers would hold the start, and a stop, for the lookup's 10 s. */
+    e->h1->has_addrs =
+        lookup_resolve(o.host, o.port, AI_NUMERICHOST, &e->h1->addrs, why, sizeof(why)) == 0;
     e->tp = &transport_h1;
     return 0;
 }

@@ -25,6 +25,7 @@
 #include "engine/engine.h"
 #include "ramp/ramp.h"
 #include "engine/deadline.h"
+#include "engine/pace.h"
 #include "engine/schedule.h"
 
 struct hist;
@@ -162,6 +163,9 @@ struct transport_ops {
     void (*start)(struct slot *s);
     /* Aborts the transfer of s mid-stream: its connection closes. */
     void (*abort)(struct slot *s);
+    /* Whether the transfer of s has sent nothing yet, nor begun a
+     * connection: it waits for a name lookup or a pass's connect budget. */
+    int (*is_unsent)(struct slot *s);
 };
 
 extern const struct transport_ops transport_curl;
@@ -169,9 +173,9 @@ extern const struct transport_ops transport_h1;
 
 #define H1_ADDRS_MAX 8 /* addresses of the target's name h1 keeps */
 
-/* The target's addresses, resolved once at start: IPv4 ones first, then
- * the others, each in getaddrinfo's order. A connect that fails for want
- * of an address (refused, unreachable) tries the next. */
+/* The target's addresses: IPv4 ones first, then the others, each in
+ * getaddrinfo's order. A connect that fails for want of an address
+ * (refused, unreachable) tries the next. */
 struct h1_addrs {
     struct sockaddr_storage at[H1_ADDRS_MAX];
     uint32_t n; /* 1 to H1_ADDRS_MAX */
@@ -179,6 +183,9 @@ struct h1_addrs {
 
 /* What the h1 transport sends, shared read-only by every worker. */
 struct h1_plan {
+    char *host;    /* the origin's host, owned; a name is looked up by each worker */
+    uint16_t port; /* the origin's port */
+    int has_addrs; /* the host is an address literal, already in addrs */
     struct h1_addrs addrs;
     struct h1_kind *kinds; /* per request kind, serialised */
     size_t n_kinds;
@@ -246,9 +253,12 @@ struct worker {
     uv_timer_t tick_timer;    /* interval boundaries */
     uv_timer_t end_timer;     /* duration and drain deadlines (worker 0 only) */
     uv_async_t wake;          /* control state changed */
+    uv_prepare_t pace_pass;   /* each loop pass: a new connect budget */
+    struct pace pace;         /* new connections begun in this pass */
     struct slot **slots;
     uint32_t n_slots;
-    uint32_t share; /* slots [0, share) may run */
+    uint32_t slots_cap; /* room in slots */
+    uint32_t share;     /* slots [0, share) may run */
     int is_paused;
     int is_stopping;
     int is_done;
@@ -318,6 +328,29 @@ void curl_uv_global_cleanup(void);
  * for and cannot serve the run. */
 int transport_choose(struct engine *e, char *err, size_t err_len);
 void h1_plan_free(struct h1_plan *p);
+
+/* lookup.c: the h1 transport's name lookups, off every loop thread. */
+#define LOOKUP_WHY_MAX 320 /* bytes of a lookup's failure, NUL included */
+struct lookup;
+/* Resolves host and port into out (blocking getaddrinfo; flags adds AI_*
+ * flags, such as AI_NUMERICHOST), IPv4 addresses first, at most
+ * H1_ADDRS_MAX. Returns 0; -EINVAL when AI_NUMERICHOST was asked and host
+ * is no address literal; or -EHOSTUNREACH, with one line in why. Any
+ * thread. */
+int lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out, char *why,
+                   size_t why_len);
+/* Starts resolving host and port (lookup_resolve) on a thread of its own,
+ * which sends wake (the caller's handle) once the result is in. Returns 0
+ * and the lookup in *out, or a negative errno when no thread could start
+ * (wake is then never sent). The caller's thread only. */
+int lookup_start(const char *host, uint16_t port, uv_async_t *wake, struct lookup **out);
+/* The result of l: -EAGAIN while it runs, else what lookup_resolve
+ * returned, with addrs (on success) or why (on failure) filled in. */
+int lookup_result(struct lookup *l, struct h1_addrs *addrs, char *why, size_t why_len);
+/* The owner lets go of l: wake is never sent after this returns (call it
+ * before closing wake), and l is freed now or when its thread ends.
+ * NULL: a no-op. */
+void lookup_release(struct lookup *l);
 
 /* slot.c */
 struct slot *slot_new(struct worker *w, uint32_t index);

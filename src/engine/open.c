@@ -16,7 +16,9 @@ static struct slot *idle_slot(struct worker *w, struct slot *hint)
 {
     if (hint && !hint->is_in_flight && hint->index < w->cap)
         return hint;
-    for (uint32_t i = 0; i < w->n_slots && i < w->cap; i++) {
+    /* Every slot busy (a burst growing the pool): no scan, which would make
+     * a burst of n starts cost n * n / 2 looks. */
+    for (uint32_t i = 0; w->in_flight < w->n_slots && i < w->n_slots && i < w->cap; i++) {
         if (!w->slots[i]->is_in_flight)
             return w->slots[i];
     }

@@ -61,6 +61,7 @@ static void close_own_handles(struct worker *w)
         uv_close((uv_handle_t *)&w->slots[i]->think_timer, NULL);
     uv_close((uv_handle_t *)&w->tick_timer, NULL);
     uv_close((uv_handle_t *)&w->end_timer, NULL);
+    uv_close((uv_handle_t *)&w->pace_pass, NULL);
     deadline_close(&w->sched_deadline);
     uv_close((uv_handle_t *)&w->wake, NULL);
 }
@@ -172,23 +173,29 @@ void worker_grow_slots(struct worker *w, uint32_t n)
 {
     if (n <= w->n_slots)
         return;
-    w->slots = xrealloc(w->slots, n * sizeof(*w->slots));
+    if (n > w->slots_cap) {
+        /* The open model grows its pool one slot at a time: room for twice
+         * as many keeps a burst of n new slots from copying n * n / 2. */
+        w->slots_cap = n > 2 * w->slots_cap ? n : 2 * w->slots_cap;
+        w->slots = xrealloc(w->slots, w->slots_cap * sizeof(*w->slots));
+    }
     while (w->n_slots < n) {
         w->slots[w->n_slots] = slot_new(w, w->n_slots);
         w->n_slots++;
     }
 }
 
-/* Aborts up to n transfers in flight, newest users first, counted as
- * dropped (the operator's drop) or aborted (a stop that gave up waiting). */
-static uint32_t abort_in_flight(struct worker *w, uint32_t n, int is_stop)
+/* Aborts up to n transfers in flight (only those unsent, when is_unsent),
+ * newest users first, counted as dropped (the operator's drop) or aborted
+ * (a stop that gave up waiting, or that does not wait for them). */
+static uint32_t abort_in_flight(struct worker *w, uint32_t n, int is_stop, int is_unsent)
 {
     uint32_t done = 0;
 
     for (uint32_t i = w->n_slots; i-- > 0 && done < n;) {
         struct slot *s = w->slots[i];
 
-        if (!s->is_in_flight)
+        if (!s->is_in_flight || (is_unsent && !w->e->tp->is_unsent(s)))
             continue;
         w->e->tp->abort(s);
         s->is_in_flight = 0;
@@ -210,6 +217,9 @@ static void on_end(uv_timer_t *t)
         engine_request_stop(w->e, "duration reached", 0);
     else
         engine_request_stop(w->e, "drain timed out", 1);
+    /* At once, not at the wake on the next pass: a request that ends in a
+     * timer due in this same pass must not start another past the end. */
+    worker_apply_control(w);
 }
 
 void worker_apply_control(struct worker *w)
@@ -234,15 +244,19 @@ void worker_apply_control(struct worker *w)
         /* From now on the end timer is the drain deadline (on worker 0 it
          * replaces the duration, which no longer matters). */
         uv_timer_start(&w->end_timer, on_end, ENGINE_DRAIN_MS, 0);
+        /* A request still waiting for its name lookup (a DNS server that
+         * never answers) or for a connect has nothing to drain: the server
+         * never saw it. Waiting would hold the stop for its timeout. */
+        abort_in_flight(w, w->in_flight, 1, 1);
     }
     open_apply(w, &c, was_paused);
     end_thinking(w);
     if (!w->is_open)
         worker_grow_slots(w, w->share);
     if (drop)
-        abort_in_flight(w, drop, 0);
+        abort_in_flight(w, drop, 0, 0);
     if (c.is_aborting)
-        abort_in_flight(w, w->in_flight, 1);
+        abort_in_flight(w, w->in_flight, 1, 0);
     worker_fill(w);
 }
 
@@ -254,6 +268,11 @@ static void on_wake(uv_async_t *a)
     if (w->id == 0)
         engine_drain_commands(w->e);
     worker_apply_control(w);
+}
+
+static void on_pace_pass(uv_prepare_t *p)
+{
+    pace_new_pass(&container_of(p, struct worker, pace_pass)->pace);
 }
 
 static void on_tick(uv_timer_t *t);
@@ -335,6 +354,11 @@ int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct 
     uv_timer_init(&w->loop, &w->tick_timer);
     uv_timer_init(&w->loop, &w->end_timer);
     uv_async_init(&w->loop, &w->wake, on_wake);
+    /* Once per loop pass, before it polls; it does not keep the loop alive. */
+    pace_init(&w->pace);
+    uv_prepare_init(&w->loop, &w->pace_pass);
+    uv_prepare_start(&w->pace_pass, on_pace_pass);
+    uv_unref((uv_handle_t *)&w->pace_pass);
     rc = deadline_init(&w->loop, &w->sched_deadline, open_on_deadline, err, err_len);
     if (rc == 0)
         rc = e->tp->init(w, err, err_len);

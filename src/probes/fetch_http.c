@@ -67,6 +67,11 @@ static void set_options(CURL *h, struct fetch *f, struct body *b, char *errbuf,
     curl_easy_setopt(h, CURLOPT_URL, cfg->url.value);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_PROXY, ""); /* probes go where the config says */
+    /* A lookup that outlives its timeout (a DNS server that never answers)
+     * is left to end on libcurl's resolver thread: joining it would hold
+     * this pool thread, and with it the probe loop's end and a stop, for
+     * the lookup's full length. */
+    curl_easy_setopt(h, CURLOPT_QUICK_EXIT, 1L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout_us / 1000));
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->timeout_us / 1000));
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);

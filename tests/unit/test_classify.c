@@ -212,6 +212,27 @@ static void each_row_of_the_table_lands_in_its_class(void **state)
     }
 }
 
+/* libcurl reports a lookup that timed out as CURLE_OPERATION_TIMEDOUT, as it
+ * does a connect that timed out; the transports tell the two apart and say
+ * TRANSFER_DNS for the first. */
+static void a_timeout_in_the_name_lookup_is_dns(void **state)
+{
+    struct transfer_result r = {.outcome = TRANSFER_DNS};
+    char buf[256];
+
+    (void)state;
+    assert_int_equal(classify_transfer(&r), ERR_DNS);
+    classify_message(&r, "curl 28: Resolving timed out after 1000 milliseconds", buf, sizeof(buf));
+    assert_string_equal(
+        buf, "host name did not resolve (curl 28: Resolving timed out after 1000 milliseconds)");
+    r.outcome = TRANSFER_TIMEOUT;
+    assert_int_equal(classify_transfer(&r), ERR_CONNECT_TIMEOUT);
+    /* Out of sockets is brink's own limit, whatever the step. */
+    r.outcome = TRANSFER_DNS;
+    r.os_errno = EMFILE;
+    assert_int_equal(classify_transfer(&r), ERR_LOCAL_FD_LIMIT);
+}
+
 static void every_class_is_reachable(void **state)
 {
     int seen[ERR__COUNT] = {0};
@@ -457,6 +478,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_row_of_the_table_lands_in_its_class),
+        cmocka_unit_test(a_timeout_in_the_name_lookup_is_dns),
         cmocka_unit_test(every_class_is_reachable),
         cmocka_unit_test(every_failed_transfer_lands_in_exactly_one_class),
         cmocka_unit_test(statuses_are_judged_against_the_kinds_expect_set),

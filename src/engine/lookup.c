@@ -1,0 +1,156 @@
+/*
+ * The h1 transport's name lookups: getaddrinfo on a detached thread of its
+ * own, so that a DNS server that never answers blocks neither a worker's
+ * loop nor its end. libuv's uv_getaddrinfo would not do: its request keeps
+ * the loop alive until the lookup returns, and uv_cancel cannot stop one
+ * that has begun. The result reaches the loop through the owner's async
+ * handle; an owner that goes first lets go, and the thread frees the lookup
+ * when it ends. lookup_start, lookup_result and lookup_release run on the
+ * owner's thread; the lookup's own thread touches only the struct, under
+ * its lock.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+#include "engine/h1_wire.h"
+#include "engine/internal.h"
+
+struct lookup {
+    pthread_mutex_t lock;
+    int refs;         /* the thread's and the owner's */
+    int is_done;      /* the thread filled rc, addrs and why */
+    uv_async_t *wake; /* the owner's; NULL once it let go */
+    char host[H1_HOST_MAX];
+    char port[8];
+    int rc; /* 0, or a negative errno with why set */
+    struct h1_addrs addrs;
+    char why[LOOKUP_WHY_MAX];
+};
+
+/* Adds the IPv4 addresses of res to out, or all the others, in res's
+ * order, as long as there is room. */
+static void keep(struct h1_addrs *out, const struct addrinfo *res, int is_v4)
+{
+    for (const struct addrinfo *a = res; a && out->n < H1_ADDRS_MAX; a = a->ai_next) {
+        if ((a->ai_family == AF_INET) != is_v4 || a->ai_addrlen > sizeof(out->at[0]))
+            continue;
+        memcpy(&out->at[out->n++], a->ai_addr, a->ai_addrlen);
+    }
+}
+
+int lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out, char *why,
+                   size_t why_len)
+{
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | flags};
+    struct addrinfo *res;
+    char service[8];
+    int rc;
+
+    snprintf(service, sizeof(service), "%u", port);
+    rc = getaddrinfo(host, service, &hints, &res);
+    if (rc != 0) {
+        snprintf(why, why_len, "cannot resolve %s: %s", host, gai_strerror(rc));
+        return rc == EAI_NONAME && (flags & AI_NUMERICHOST) ? -EINVAL : -EHOSTUNREACH;
+    }
+    /* IPv4 first: most test servers listen there, and a name such as
+     * localhost often has both. */
+    out->n = 0;
+    keep(out, res, 1);
+    keep(out, res, 0);
+    freeaddrinfo(res);
+    if (out->n == 0) {
+        snprintf(why, why_len, "%s has no address h1 can connect to", host);
+        return -EHOSTUNREACH;
+    }
+    return 0;
+}
+
+/* Drops one reference (lock held); frees l with the last. Returns whether
+ * it did. */
+static int unref(struct lookup *l)
+{
+    if (--l->refs > 0)
+        return 0;
+    pthread_mutex_unlock(&l->lock);
+    pthread_mutex_destroy(&l->lock);
+    free(l);
+    return 1;
+}
+
+static void *run(void *arg)
+{
+    struct lookup *l = arg;
+    struct h1_addrs addrs = {0};
+    char why[LOOKUP_WHY_MAX] = "";
+    uint16_t port = (uint16_t)atoi(l->port);
+    int rc = lookup_resolve(l->host, port, 0, &addrs, why, sizeof(why));
+
+    pthread_mutex_lock(&l->lock);
+    l->rc = rc;
+    l->addrs = addrs;
+    memcpy(l->why, why, sizeof(why));
+    l->is_done = 1;
+    /* uv_async_send is safe from any thread; the owner clears wake under
+     * this lock before it closes the handle. */
+    if (l->wake)
+        uv_async_send(l->wake);
+    if (!unref(l))
+        pthread_mutex_unlock(&l->lock);
+    return NULL;
+}
+
+int lookup_start(const char *host, uint16_t port, uv_async_t *wake, struct lookup **out)
+{
+    struct lookup *l = xcalloc(1, sizeof(*l));
+    pthread_attr_t attr;
+    pthread_t thread;
+    int rc;
+
+    pthread_mutex_init(&l->lock, NULL);
+    l->refs = 2;
+    l->wake = wake;
+    snprintf(l->host, sizeof(l->host), "%s", host);
+    snprintf(l->port, sizeof(l->port), "%u", port);
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    /* The thread inherits the caller's signal mask: worker threads block
+     * every signal, so the lookup's does too. */
+    rc = pthread_create(&thread, &attr, run, l);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        pthread_mutex_destroy(&l->lock);
+        free(l);
+        return -rc;
+    }
+    *out = l;
+    return 0;
+}
+
+int lookup_result(struct lookup *l, struct h1_addrs *addrs, char *why, size_t why_len)
+{
+    int rc = -EAGAIN;
+
+    pthread_mutex_lock(&l->lock);
+    if (l->is_done) {
+        rc = l->rc;
+        *addrs = l->addrs;
+        snprintf(why, why_len, "%s", l->why);
+    }
+    pthread_mutex_unlock(&l->lock);
+    return rc;
+}
+
+void lookup_release(struct lookup *l)
+{
+    if (!l)
+        return;
+    pthread_mutex_lock(&l->lock);
+    l->wake = NULL;
+    if (!unref(l))
+        pthread_mutex_unlock(&l->lock);
+}
