@@ -23,9 +23,9 @@
 #define CONFIG_TEXT_MAX (1u << 20)
 
 struct recording {
-    struct rec_recorder *rec;
+    struct record_recorder *rec;
     char path[1024];
-    char problem[REC_REASON_MAX]; /* "" or "recording stopped: ..." */
+    char problem[RECORD_REASON_MAX]; /* "" or "recording stopped: ..." */
 };
 
 /* The config as `brink check` writes it, as one string (the caller frees). */
@@ -59,7 +59,7 @@ static int choose_path(const struct config *c, const char *path, struct recordin
         return 0;
     }
     gethostname(host, sizeof(host) - 1);
-    return rec_session_path(c->record.dir.value ? c->record.dir.value : "sessions",
+    return record_session_path(c->record.dir.value ? c->record.dir.value : "sessions",
                             clock_wall_ms(), host, (long)getpid(), r->path, sizeof(r->path), err,
                             err_len);
 }
@@ -67,9 +67,9 @@ static int choose_path(const struct config *c, const char *path, struct recordin
 int recording_start(const struct config *c, const char *path, int is_off, char *err,
                     size_t err_len, struct recording **out)
 {
-    struct rec_header_info info = {.start_wall_ms = clock_wall_ms()};
+    struct record_header_info info = {.start_wall_ms = clock_wall_ms()};
     struct recording *r;
-    struct rec_writer *w = NULL;
+    struct record_writer *w = NULL;
     char host[256] = "", detail[512] = "";
     int rc;
 
@@ -82,14 +82,14 @@ int recording_start(const struct config *c, const char *path, int is_off, char *
         gethostname(host, sizeof(host) - 1);
         info.host = host;
         info.config_text = config_text(c);
-        rc = rec_open(r->path, &info, detail, sizeof(detail), &w);
+        rc = record_open(r->path, &info, detail, sizeof(detail), &w);
         free((char *)info.config_text);
     }
     if (rc == 0)
-        rc = rec_recorder_start(w, QUEUE_TICKS, &r->rec);
+        rc = record_recorder_start(w, QUEUE_TICKS, &r->rec);
     if (rc != 0) {
         if (w && !r->rec)
-            rec_close(w, NULL);
+            record_close(w, NULL);
         /* The record module says what failed in a whole line; only a
          * thread that would not start leaves it to us. */
         if (detail[0])
@@ -106,13 +106,13 @@ int recording_start(const struct config *c, const char *path, int is_off, char *
 
 void recording_push(struct recording *r, const struct tick *t)
 {
-    struct rec_result res;
+    struct record_result res;
 
     if (!r)
         return;
-    rec_recorder_push(r->rec, t);
+    record_recorder_push(r->rec, t);
     if (!r->problem[0]) {
-        rec_recorder_status(r->rec, &res);
+        record_recorder_status(r->rec, &res);
         if (res.error)
             snprintf(r->problem, sizeof(r->problem), "%s", res.reason);
         else if (res.ticks_dropped)
@@ -134,14 +134,14 @@ const char *recording_problem(const struct recording *r)
 
 int recording_stop(struct recording *r, int is_complete, const char *reason)
 {
-    struct rec_trailer_info t = {
+    struct record_trailer_info t = {
         .is_complete = is_complete, .reason = reason, .end_wall_ms = clock_wall_ms()};
-    struct rec_result res;
+    struct record_result res;
     int rc;
 
     if (!r)
         return 0;
-    rc = rec_recorder_stop(r->rec, &t, &res);
+    rc = record_recorder_stop(r->rec, &t, &res);
     if (rc || res.ticks_dropped || res.ticks_not_recorded) {
         msg_print(stderr, "brink: run: the recording %s is incomplete: %s", r->path,
                   res.reason[0] ? res.reason : "ticks were dropped");
@@ -158,7 +158,7 @@ void recording_discard(struct recording *r)
 {
     if (!r)
         return;
-    rec_recorder_stop(r->rec, NULL, NULL);
+    record_recorder_stop(r->rec, NULL, NULL);
     unlink(r->path);
     free(r);
 }

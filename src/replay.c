@@ -54,7 +54,7 @@ struct player {
     const char *path;
     struct chan *ch;
     struct index ix;
-    struct rec_reader *r;
+    struct record_reader *r;
     uint64_t next;       /* index of the next tick to publish */
     struct tick *ahead;  /* that tick, read, or NULL at the end */
     double speed;
@@ -76,10 +76,10 @@ static void on_notice(void *arg, uint64_t line, const char *msg)
         tick_copy_text(ix->notices[ix->n_notices++], TICK_TEXT_MAX, msg);
 }
 
-static int open_reader(const char *path, struct index *ix, struct rec_reader **out)
+static int open_reader(const char *path, struct index *ix, struct record_reader **out)
 {
     char err[512];
-    int rc = rec_read_open(path, ix ? on_notice : NULL, ix, err, sizeof(err), out);
+    int rc = record_read_open(path, ix ? on_notice : NULL, ix, err, sizeof(err), out);
 
     if (rc) {
         /* A whole line already ("brink: FILE: ..."); the path is the user's. */
@@ -95,15 +95,15 @@ static int open_reader(const char *path, struct index *ix, struct rec_reader **o
 static int build_index(const char *path, struct index *ix, struct summary *s, struct steps *st,
                        struct config_rules *rules)
 {
-    struct rec_reader *r;
+    struct record_reader *r;
     struct tick *t;
     uint64_t cap = 0;
     int rc = open_reader(path, ix, &r);
 
     if (rc)
         return rc;
-    (void)verdicts_rules("replay", rec_read_header(r)->config_text, NULL, rules);
-    while ((rc = rec_read_next(r, &t)) > 0) {
+    (void)verdicts_rules("replay", record_read_header(r)->config_text, NULL, rules);
+    while ((rc = record_read_next(r, &t)) > 0) {
         if (ix->n == MAX_INDEX) {
             tick_free(t);
             continue;
@@ -120,7 +120,7 @@ static int build_index(const char *path, struct index *ix, struct summary *s, st
         steps_add_tick(st, t);
         tick_free(t);
     }
-    rec_read_close(r);
+    record_read_close(r);
     if (rc < 0)
         msg_print(stderr, "brink: replay: %s: read error: %s", path, msg_errno(-rc).text);
     return rc < 0 ? rc : 0;
@@ -154,7 +154,7 @@ static void anchor(struct player *p, uint64_t at_ms)
 static void read_ahead(struct player *p)
 {
     p->ahead = NULL;
-    if (p->r && rec_read_next(p->r, &p->ahead) <= 0)
+    if (p->r && record_read_next(p->r, &p->ahead) <= 0)
         p->ahead = NULL;
 }
 
@@ -184,7 +184,7 @@ static void seek_to(struct player *p, uint64_t k)
         k = 1;
     from = k > WARM_TICKS ? k - WARM_TICKS : 0;
 
-    rec_read_close(p->r);
+    record_read_close(p->r);
     p->r = NULL;
     if (open_reader(p->path, NULL, &p->r) != 0)
         return;
@@ -316,7 +316,7 @@ static void *play(void *arg)
         wait_for(p, p->is_paused || !p->ahead ? 250 : 20);
     }
     tick_free(p->ahead);
-    rec_read_close(p->r);
+    record_read_close(p->r);
     chan_close(p->ch);
     return NULL;
 }
@@ -365,17 +365,17 @@ static int console(const char *path, struct player *p, struct ui *ui)
 /* Headless: every tick as a progress line, as fast as the file reads. */
 static int lines(const char *path)
 {
-    struct rec_reader *r;
+    struct record_reader *r;
     struct tick *t;
     int rc = open_reader(path, NULL, &r);
 
     if (rc)
         return rc;
-    while ((rc = rec_read_next(r, &t)) > 0) {
+    while ((rc = record_read_next(r, &t)) > 0) {
         summary_print_tick(t, stderr);
         tick_free(t);
     }
-    rec_read_close(r);
+    record_read_close(r);
     return rc;
 }
 

@@ -51,10 +51,10 @@ static void on_notice(void *arg, uint64_t line, const char *msg)
 static int read_session(const char *cmd, const char *path, const char *fail_on,
                         struct session *s, struct format_csv *csv)
 {
-    struct rec_reader *r;
+    struct record_reader *r;
     struct tick *t;
     char err[512];
-    int rc = rec_read_open(path, on_notice, (void *)cmd, err, sizeof(err), &r);
+    int rc = record_read_open(path, on_notice, (void *)cmd, err, sizeof(err), &r);
 
     if (rc) {
         /* A whole line already ("brink: FILE: ..."); the path is the user's. */
@@ -64,10 +64,10 @@ static int read_session(const char *cmd, const char *path, const char *fail_on,
         msg_print(stderr, "%s", shown);
         return rc;
     }
-    (void)verdicts_rules(cmd, rec_read_header(r)->config_text, fail_on, &s->rules);
+    (void)verdicts_rules(cmd, record_read_header(r)->config_text, fail_on, &s->rules);
     s->summary = summary_new();
     s->steps = steps_new();
-    while ((rc = rec_read_next(r, &t)) > 0) {
+    while ((rc = record_read_next(r, &t)) > 0) {
         summary_add_tick(s->summary, t);
         steps_add_tick(s->steps, t);
         if (csv)
@@ -75,7 +75,7 @@ static int read_session(const char *cmd, const char *path, const char *fail_on,
         tick_free(t);
     }
     steps_finish(s->steps);
-    rec_read_close(r);
+    record_read_close(r);
     if (rc < 0)
         msg_print(stderr, "brink: %s: %s: read error: %s", cmd, path, msg_errno(-rc).text);
     return rc < 0 ? rc : 0;

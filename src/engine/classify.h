@@ -36,7 +36,7 @@ struct transfer_result {
     int connected;    /* the TCP (and TLS) connection was established */
     /* The statuses the request's kind expects ([target] or [request NAME]
      * expect), borrowed; NULL: 100 to 399, expect's default. The transports
-     * leave it NULL and slot_done sets it, so both judge statuses alike. */
+     * leave it NULL and engine__slot_done sets it, so both judge statuses alike. */
     const struct status_set *expect;
 };
 

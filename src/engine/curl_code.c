@@ -10,7 +10,7 @@
 
 /* Codes that map to one outcome whatever else is known. A code not listed
  * is TRANSFER_OTHER; the few that depend on more are decided in
- * curl_code_outcome. */
+ * engine__curl_code_outcome. */
 static const struct {
     CURLcode code;
     enum transfer_outcome outcome;
@@ -47,7 +47,7 @@ static const struct {
     {CURLE_HTTP3, TRANSFER_MALFORMED},
 };
 
-enum transfer_outcome curl_code_outcome(CURLcode code, long os_errno, int connected, int is_tls,
+enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, int connected, int is_tls,
                                         int body_cut)
 {
     switch (code) {
@@ -76,7 +76,7 @@ enum transfer_outcome curl_code_outcome(CURLcode code, long os_errno, int connec
     return TRANSFER_OTHER;
 }
 
-void curl_code_words(CURLcode code, int connected, const char *errbuf, char *buf, size_t cap)
+void engine__curl_code_words(CURLcode code, int connected, const char *errbuf, char *buf, size_t cap)
 {
     const char *text = errbuf && errbuf[0] ? errbuf : curl_easy_strerror(code);
 

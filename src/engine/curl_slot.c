@@ -148,7 +148,7 @@ static void slot_init(struct slot *s)
     s->curl = cs;
     cs->easy = e;
     cs->last_kind = SIZE_MAX;
-    curl_uv_setup_easy(w, s);
+    engine__curl_uv_setup_easy(w, s);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, s);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
@@ -208,12 +208,12 @@ static void set_kind(struct slot *s, size_t kind)
  * would mean no limit to libcurl). */
 static long left_ms(const struct slot *s, uint64_t limit_us)
 {
-    uint64_t waited_us = (worker_now_ns(s->w) - s->start_ns) / 1000;
+    uint64_t waited_us = (engine__worker_now_ns(s->w) - s->start_ns) / 1000;
 
     return limit_us > waited_us + 1000 ? (long)((limit_us - waited_us + 999) / 1000) : 1L;
 }
 
-void curl_slot_set_deadlines(struct slot *s)
+void engine__curl_slot_set_deadlines(struct slot *s)
 {
     const struct workload_kind *k = workload_kind(s->w->e->workload, s->kind);
 
@@ -222,7 +222,7 @@ void curl_slot_set_deadlines(struct slot *s)
                      left_ms(s, s->w->e->config->target.connect_timeout_us));
 }
 
-void curl_slot_expired(struct slot *s)
+void engine__curl_slot_expired(struct slot *s)
 {
     struct transfer_result r = {.outcome = TRANSFER_TIMEOUT};
     char words[112];
@@ -230,8 +230,8 @@ void curl_slot_expired(struct slot *s)
     /* Never connected: connect_timeout, with brink's own reason. */
     snprintf(words, sizeof(words),
              "curl: not connected within %llu ms: queued behind a burst of new connections",
-             (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
-    slot_done(s, &r, 0, 0, words);
+             (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
+    engine__slot_done(s, &r, 0, 0, words);
 }
 
 /* Clears what the last transfer of s left, for the next one (or a retry). */
@@ -246,7 +246,7 @@ static void reset_transfer(struct curl_slot *cs)
 
 static void add(struct slot *s)
 {
-    if (curl_uv_add(s->w, s) != 0) {
+    if (engine__curl_uv_add(s->w, s) != 0) {
         fprintf(stderr, "brink: engine: curl_multi_add_handle failed: out of memory\n");
         abort();
     }
@@ -275,7 +275,7 @@ static void start(struct slot *s)
 
 static void abort_transfer(struct slot *s)
 {
-    curl_uv_abort(s->w, s);
+    engine__curl_uv_abort(s->w, s);
 }
 
 /* ---- Outcomes --------------------------------------------------------- */
@@ -327,11 +327,11 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
         snprintf(words, words_cap, "curl: %s", cs->head.why);
     } else {
         r->outcome =
-            curl_code_outcome(code, r->os_errno, r->connected, is_tls(cs, code), cs->is_body_cut);
+            engine__curl_code_outcome(code, r->os_errno, r->connected, is_tls(cs, code), cs->is_body_cut);
         /* A complete reply's message is its status: no words to make. */
         words[0] = '\0';
         if (r->outcome != TRANSFER_OK && r->outcome != TRANSFER_BODY_CUT)
-            curl_code_words(code, r->connected, cs->error, words, words_cap);
+            engine__curl_code_words(code, r->connected, cs->error, words, words_cap);
         /* The lookup's time is set once the name resolved (an address
          * literal too); 0 on a connection never made means the lookup was
          * still on, or had not begun: a deadline that ended before libcurl
@@ -373,7 +373,7 @@ static int is_dead_reuse(struct curl_slot *cs, CURLcode code)
     return new_conns == 0 && header_bytes == 0;
 }
 
-void curl_slot_done(struct slot *s, CURLcode code)
+void engine__curl_slot_done(struct slot *s, CURLcode code)
 {
     struct curl_slot *cs = s->curl;
     struct transfer_result r = {0};
@@ -394,16 +394,16 @@ void curl_slot_done(struct slot *s, CURLcode code)
         cs->buffer_size = large_buffer_for(s->index);
         curl_easy_setopt(cs->easy, CURLOPT_BUFFERSIZE, cs->buffer_size);
     }
-    slot_done(s, &r, in, out, words);
+    engine__slot_done(s, &r, in, out, words);
 }
 
 const struct transport_ops transport_curl = {
     .name = "curl",
-    .init = curl_uv_init,
-    .close = curl_uv_close,
-    .fini = curl_uv_fini,
+    .init = engine__curl_uv_init,
+    .close = engine__curl_uv_close,
+    .fini = engine__curl_uv_fini,
     .slot_init = slot_init,
-    .slot_free = slot_fini,
+    .engine__slot_free = slot_fini,
     .start = start,
     .abort = abort_transfer,
     .is_unsent = is_unsent,

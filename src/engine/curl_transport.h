@@ -74,36 +74,36 @@ struct curl_slot {
 };
 
 /* curl_uv.c: the libcurl <-> libuv glue. */
-int curl_uv_init(struct worker *w, char *err, size_t err_len);
-void curl_uv_close(struct worker *w);
-void curl_uv_fini(struct worker *w);
+int engine__curl_uv_init(struct worker *w, char *err, size_t err_len);
+void engine__curl_uv_close(struct worker *w);
+void engine__curl_uv_fini(struct worker *w);
 /* Sets the options every easy handle of w shares on s's handle. */
-void curl_uv_setup_easy(struct worker *w, struct slot *s);
+void engine__curl_uv_setup_easy(struct worker *w, struct slot *s);
 /* Adds s's configured transfer to the multi handle, at once, or in a later
  * loop pass when it needs a new connection and the pass's connect budget
  * is spent (its deadlines still count from its start). */
-int curl_uv_add(struct worker *w, struct slot *s);
+int engine__curl_uv_add(struct worker *w, struct slot *s);
 /* Aborts the transfer of s (the connection closes). */
-void curl_uv_abort(struct worker *w, struct slot *s);
+void engine__curl_uv_abort(struct worker *w, struct slot *s);
 
 /* curl_slot.c: the transfer of s ended with code (CURLMSG_DONE, handle
  * removed). */
-void curl_slot_done(struct slot *s, CURLcode code);
+void engine__curl_slot_done(struct slot *s, CURLcode code);
 /* s waited in the connect queue past its connect deadline (never added). */
-void curl_slot_expired(struct slot *s);
+void engine__curl_slot_expired(struct slot *s);
 /* Sets the deadlines of s's transfer: what is left of them since its start. */
-void curl_slot_set_deadlines(struct slot *s);
+void engine__curl_slot_set_deadlines(struct slot *s);
 
 /* curl_code.c: libcurl's result in brink's terms. */
 /* The outcome of a transfer that ended with code: os_errno is
  * CURLINFO_OS_ERRNO, connected whether a connection was made or reused,
  * is_tls whether it was https, body_cut whether our write callback
  * stopped it at max_body on purpose. */
-enum transfer_outcome curl_code_outcome(CURLcode code, long os_errno, int connected, int is_tls,
+enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, int connected, int is_tls,
                                         int body_cut);
 /* Writes "curl N: words" into buf: errbuf (CURLOPT_ERRORBUFFER) or, when
  * it is empty, libcurl's text for code; for libcurl's "Out of memory" on a
  * connection, what that means in a reply. */
-void curl_code_words(CURLcode code, int connected, const char *errbuf, char *buf, size_t cap);
+void engine__curl_code_words(CURLcode code, int connected, const char *errbuf, char *buf, size_t cap);
 
 #endif

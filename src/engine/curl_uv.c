@@ -89,7 +89,7 @@ static void check_multi_info(struct worker *w)
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&s);
         /* msg is invalid once its handle is removed: read it first. */
         curl_multi_remove_handle(w->curl->multi, easy);
-        curl_slot_done(s, code);
+        engine__curl_slot_done(s, code);
     }
 }
 
@@ -266,7 +266,7 @@ static void build_kind_headers(struct worker *w)
     }
 }
 
-void curl_uv_fini(struct worker *w)
+void engine__curl_uv_fini(struct worker *w)
 {
     size_t n_kinds = workload_n_kinds(w->e->workload);
 
@@ -279,7 +279,7 @@ void curl_uv_fini(struct worker *w)
     w->curl = NULL;
 }
 
-int curl_uv_init(struct worker *w, char *err, size_t err_len)
+int engine__curl_uv_init(struct worker *w, char *err, size_t err_len)
 {
     CURLM *multi = curl_multi_init();
 
@@ -306,7 +306,7 @@ int curl_uv_init(struct worker *w, char *err, size_t err_len)
 }
 
 /* Options every easy handle of the worker shares, set once per slot. */
-void curl_uv_setup_easy(struct worker *w, struct slot *s)
+void engine__curl_uv_setup_easy(struct worker *w, struct slot *s)
 {
     CURL *e = s->curl->easy;
 
@@ -321,7 +321,7 @@ void curl_uv_setup_easy(struct worker *w, struct slot *s)
 
 static int add_now(struct worker *w, struct slot *s)
 {
-    curl_slot_set_deadlines(s);
+    engine__curl_slot_set_deadlines(s);
     return curl_multi_add_handle(w->curl->multi, s->curl->easy) == CURLM_OK ? 0 : -ENOMEM;
 }
 
@@ -380,15 +380,15 @@ static int is_expired(const struct worker *w, const struct slot *s, uint64_t now
 static void on_paced(uv_idle_t *i)
 {
     struct worker *w = i->data;
-    uint64_t now = worker_now_ns(w);
+    uint64_t now = engine__worker_now_ns(w);
 
     while (!w->is_done && w->curl->queued && is_expired(w, w->curl->queued, now))
-        curl_slot_expired(pop_queued(w));
+        engine__curl_slot_expired(pop_queued(w));
     while (!w->is_done && w->curl->queued && pace_left(&w->pace) > 0) {
         struct slot *s = pop_queued(w);
 
-        if (is_expired(w, s, worker_now_ns(w))) {
-            curl_slot_expired(s);
+        if (is_expired(w, s, engine__worker_now_ns(w))) {
+            engine__curl_slot_expired(s);
             continue;
         }
 
@@ -403,7 +403,7 @@ static void on_paced(uv_idle_t *i)
         uv_idle_stop(i);
 }
 
-int curl_uv_add(struct worker *w, struct slot *s)
+int engine__curl_uv_add(struct worker *w, struct slot *s)
 {
     if (needs_connect(w)) {
         if (w->curl->queued || pace_left(&w->pace) == 0) {
@@ -425,7 +425,7 @@ int curl_uv_add(struct worker *w, struct slot *s)
     return add_now(w, s);
 }
 
-void curl_uv_abort(struct worker *w, struct slot *s)
+void engine__curl_uv_abort(struct worker *w, struct slot *s)
 {
     if (s->curl->is_queued) {
         unlink_queued(w, s);
@@ -436,7 +436,7 @@ void curl_uv_abort(struct worker *w, struct slot *s)
     curl_multi_remove_handle(w->curl->multi, s->curl->easy);
 }
 
-void curl_uv_close(struct worker *w)
+void engine__curl_uv_close(struct worker *w)
 {
     /* Connections live in the multi handle's cache: cleaning it up closes
      * them through on_close_socket, which closes their poll handles. */
@@ -461,7 +461,7 @@ void curl_uv_close(struct worker *w)
     uv_close((uv_handle_t *)&w->curl->paced, NULL);
 }
 
-int curl_uv_global_init(char *err, size_t err_len)
+int engine__curl_uv_global_init(char *err, size_t err_len)
 {
     CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 
@@ -472,7 +472,7 @@ int curl_uv_global_init(char *err, size_t err_len)
     return 0;
 }
 
-void curl_uv_global_cleanup(void)
+void engine__curl_uv_global_cleanup(void)
 {
     curl_global_cleanup();
 }

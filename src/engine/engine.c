@@ -24,12 +24,12 @@
 
 int engine_global_init(char *err, size_t err_len)
 {
-    return curl_uv_global_init(err, err_len);
+    return engine__curl_uv_global_init(err, err_len);
 }
 
 void engine_global_cleanup(void)
 {
-    curl_uv_global_cleanup();
+    engine__curl_uv_global_cleanup();
 }
 
 /* Raises the soft fd limit to the hard one; returns the limit now in force. */
@@ -49,7 +49,7 @@ static uint32_t raise_fd_limit(void)
     return rl.rlim_cur > UINT32_MAX ? UINT32_MAX : (uint32_t)rl.rlim_cur;
 }
 
-void engine_wake_all(struct engine *e)
+void engine__wake_all(struct engine *e)
 {
     for (uint32_t i = 0; i < e->n_workers; i++)
         uv_async_send(&e->workers[i]->wake);
@@ -146,7 +146,7 @@ static void apply_model(struct engine *e, const struct command *cmd, char *text,
 
     c->model = want;
     if (want == LOAD_OPEN && c->rate_per_s <= 0) {
-        double last = merger_last_rate(e->merger);
+        double last = engine__merger_last_rate(e->merger);
 
         c->rate_per_s =
             clamp_rate(last > 0 ? last : e->config->load.rate_step_per_s, why, sizeof(why));
@@ -210,7 +210,7 @@ static void apply(struct engine *e, const struct command *cmd, char *text, size_
                                                    : (uint32_t)cmd->n;
 
         for (uint32_t i = 0; i < e->n_workers; i++)
-            e->drop_pending[i] += (uint32_t)engine_share(n, e->n_workers, i);
+            e->drop_pending[i] += (uint32_t)engine__share(n, e->n_workers, i);
         snprintf(text, len, "drop %u connections in flight", n);
         return;
     }
@@ -229,7 +229,7 @@ static void apply(struct engine *e, const struct command *cmd, char *text, size_
         return;
     case CMD_RAMP:
     case CMD_RAMP_NEXT:
-        /* plan_command took them. */
+        /* engine__plan_command took them. */
         return;
     case CMD_REPLAY_PAUSE:
     case CMD_REPLAY_SEEK:
@@ -257,8 +257,8 @@ static void publish_control(struct engine *e)
 {
     const struct control *c = &e->control;
 
-    merger_set_state(e->merger, state_of(c), c->concurrency);
-    merger_set_load(e->merger, c->model, c->rate_per_s, c->max_in_flight);
+    engine__merger_set_state(e->merger, state_of(c), c->concurrency);
+    engine__merger_set_load(e->merger, c->model, c->rate_per_s, c->max_in_flight);
 }
 
 /* Applies cmd and logs what it did; the caller wakes the workers. */
@@ -270,10 +270,10 @@ static void apply_one(struct engine *e, const struct command *cmd)
     apply(e, cmd, text, sizeof(text));
     publish_control(e);
     pthread_mutex_unlock(&e->lock);
-    merger_event(e->merger, cmd->kind == CMD_MARK ? EV_MARK : EV_COMMAND, now_ns(e), text);
+    engine__merger_event(e->merger, cmd->kind == CMD_MARK ? EV_MARK : EV_COMMAND, now_ns(e), text);
 }
 
-void engine_set_level(struct engine *e, double level, const char *who)
+void engine__set_level(struct engine *e, double level, const char *who)
 {
     char text[2 * TICK_TEXT_MAX], applied[TICK_TEXT_MAX]; /* the event cuts text */
     struct command cmd = {.kind = CMD_SET_CONCURRENCY, .n = (int64_t)level};
@@ -300,18 +300,18 @@ void engine_set_level(struct engine *e, double level, const char *who)
     /* who, not the command's name ("set_concurrency: "), says who asked. */
     what = strstr(applied, ": ") ? strstr(applied, ": ") + 2 : applied;
     snprintf(text, sizeof(text), "%s: %s%s", who, what, was_paused ? " (resumed)" : "");
-    merger_event(e->merger, EV_COMMAND, now_ns(e), text);
+    engine__merger_event(e->merger, EV_COMMAND, now_ns(e), text);
 }
 
 
-void engine_drain_commands(struct engine *e)
+void engine__drain_commands(struct engine *e)
 {
     struct command cmd;
     int n = 0;
 
-    n += plan_apply_todo(e);
+    n += engine__plan_apply_todo(e);
     while (chan_recv(e->chan, &cmd)) {
-        if (plan_command(e, &cmd)) {
+        if (engine__plan_command(e, &cmd)) {
             n++;
             continue;
         }
@@ -319,10 +319,10 @@ void engine_drain_commands(struct engine *e)
         n++;
     }
     if (n)
-        engine_wake_all(e);
+        engine__wake_all(e);
 }
 
-void engine_request_stop(struct engine *e, const char *why, int abort_now)
+void engine__request_stop(struct engine *e, const char *why, int abort_now)
 {
     char text[TICK_TEXT_MAX];
     int changed = 0;
@@ -342,8 +342,8 @@ void engine_request_stop(struct engine *e, const char *why, int abort_now)
         return;
     snprintf(text, sizeof(text), "%s: %s", why,
              abort_now ? "aborting the requests in flight" : "draining the requests in flight");
-    merger_event(e->merger, EV_NOTICE, now_ns(e), text);
-    engine_wake_all(e);
+    engine__merger_event(e->merger, EV_NOTICE, now_ns(e), text);
+    engine__wake_all(e);
 }
 
 static void stop_started(struct engine *e)
@@ -358,11 +358,11 @@ static void stop_started(struct engine *e)
     }
     for (uint32_t i = 0; i < e->n_workers; i++) {
         if (e->workers[i] && e->workers[i]->is_started)
-            worker_join(e->workers[i]);
+            engine__worker_join(e->workers[i]);
     }
 }
 
-int engine_build(const struct engine_params *p, char *err, size_t err_len, struct engine **out)
+int engine__build(const struct engine_params *p, char *err, size_t err_len, struct engine **out)
 {
     const struct config *c = p->config;
     struct engine *e = xcalloc(1, sizeof(*e));
@@ -389,7 +389,7 @@ int engine_build(const struct engine_params *p, char *err, size_t err_len, struc
     }
     rc = workload_new(c, e->seed, err, err_len, &e->workload);
     if (rc == 0)
-        rc = transport_choose(e, err, err_len);
+        rc = engine__transport_choose(e, err, err_len);
     if (rc != 0) {
         workload_free(e->workload);
         free(e);
@@ -408,26 +408,26 @@ int engine_build(const struct engine_params *p, char *err, size_t err_len, struc
     e->n_workers = c->load.threads;
     e->drop_pending = xcalloc(e->n_workers, sizeof(*e->drop_pending));
     e->workers = xcalloc(e->n_workers, sizeof(*e->workers));
-    e->merger = merger_new(e->n_workers, e->workload, e->chan, e->tick_ns);
-    merger_set_fds_limit(e->merger, e->fds_limit);
-    merger_set_transport(e->merger, e->tp->name);
+    e->merger = engine__merger_new(e->n_workers, e->workload, e->chan, e->tick_ns);
+    engine__merger_set_fds_limit(e->merger, e->fds_limit);
+    engine__merger_set_transport(e->merger, e->tp->name);
     publish_control(e); /* no worker runs yet: no lock needed */
     if (e->control.model == LOAD_OPEN && e->think_ms)
-        merger_event(e->merger, EV_NOTICE, 0,
+        engine__merger_event(e->merger, EV_NOTICE, 0,
                      "think_time not applied: the open model starts requests on its schedule");
     if (e->control.max_in_flight < c->load.max_in_flight) {
         char text[TICK_TEXT_MAX];
 
         snprintf(text, sizeof(text), "max_in_flight %u lowered to %u: the fd limit is %u",
                  c->load.max_in_flight, e->control.max_in_flight, e->fds_limit);
-        merger_event(e->merger, EV_NOTICE, 0, text);
+        engine__merger_event(e->merger, EV_NOTICE, 0, text);
     }
     /* uv_hrtime and clock_now_ns read the same monotonic clock. */
     e->start_ns = p->start_ns ? p->start_ns : uv_hrtime();
-    merger_set_board(e->merger, p->board);
-    plan_init(e, p->start_ramp);
+    engine__merger_set_board(e->merger, p->board);
+    engine__plan_init(e, p->start_ramp);
     for (uint32_t i = 0; i < e->n_workers; i++) {
-        rc = worker_new(e, i, err, err_len, &e->workers[i]);
+        rc = engine__worker_new(e, i, err, err_len, &e->workers[i]);
         if (rc != 0) {
             engine_free(e);
             return rc;
@@ -440,13 +440,13 @@ int engine_build(const struct engine_params *p, char *err, size_t err_len, struc
 int engine_start(const struct engine_params *p, char *err, size_t err_len, struct engine **out)
 {
     struct engine *e;
-    int rc = engine_build(p, err, err_len, &e);
+    int rc = engine__build(p, err, err_len, &e);
 
     if (rc != 0)
         return rc;
     chan_set_wake(e->chan, on_command, e);
     for (uint32_t i = 0; i < e->n_workers; i++) {
-        rc = worker_start(e->workers[i], err, err_len);
+        rc = engine__worker_start(e->workers[i], err, err_len);
         if (rc != 0)
             goto out_stop_workers;
     }
@@ -463,7 +463,7 @@ out_stop_workers:
 void engine_join(struct engine *e)
 {
     for (uint32_t i = 0; i < e->n_workers; i++)
-        worker_join(e->workers[i]);
+        engine__worker_join(e->workers[i]);
     /* Commands sent from now on have nobody to wake. */
     chan_set_wake(e->chan, NULL, NULL);
 }
@@ -473,12 +473,12 @@ void engine_free(struct engine *e)
     if (!e)
         return;
     for (uint32_t i = 0; i < e->n_workers; i++)
-        worker_free(e->workers[i]);
+        engine__worker_free(e->workers[i]);
     free(e->workers);
     free(e->drop_pending);
-    plan_free(e);
-    merger_free(e->merger);
-    h1_plan_free(e->h1);
+    engine__plan_free(e);
+    engine__merger_free(e->merger);
+    engine__h1_setup_free(e->h1);
     free(e->kind_seq);
     workload_free(e->workload);
     pthread_mutex_destroy(&e->lock);

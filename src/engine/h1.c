@@ -137,7 +137,7 @@ static void complete(struct slot *s, enum transfer_outcome outcome, int os_errno
         snprintf(tagged, sizeof(tagged), "h1: %s", words);
     else
         tagged[0] = '\0';
-    slot_done(s, &r, h->resp.raw_bytes, h->bytes_out, tagged);
+    engine__slot_done(s, &r, h->resp.raw_bytes, h->bytes_out, tagged);
 }
 
 static void on_idle(uv_idle_t *i)
@@ -180,7 +180,7 @@ static void unlink_pending(struct h1_worker *hw, struct h1_slot *h)
 }
 
 /* The transfer of s failed: complete it now, or, inside start, on the next
- * loop pass (slot_done would start the next request inside this one). */
+ * loop pass (engine__slot_done would start the next request inside this one). */
 static void fail(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what)
 {
     struct h1_slot *h = s->h1;
@@ -475,12 +475,12 @@ static void connect_from(struct slot *s, uint32_t i)
 static void wait_for_addrs(struct slot *s)
 {
     struct h1_worker *hw = s->w->h1;
-    const struct h1_plan *p = s->w->e->h1;
+    const struct h1_setup *p = s->w->e->h1;
     struct h1_slot *h = s->h1;
     int rc;
 
     if (!hw->lookup) {
-        rc = lookup_start(p->host, p->port, &hw->resolved, &hw->lookup);
+        rc = engine__lookup_start(p->host, p->port, &hw->resolved, &hw->lookup);
         if (rc < 0) {
             fail(s, TRANSFER_DNS, -rc, "cannot start the name lookup");
             return;
@@ -508,9 +508,9 @@ static void on_resolved(uv_async_t *a)
     int rc;
 
     /* libuv coalesces sends, and one may come after the result was taken. */
-    if (!hw->lookup || (rc = lookup_result(hw->lookup, &hw->addrs, why, sizeof(why))) == -EAGAIN)
+    if (!hw->lookup || (rc = engine__lookup_result(hw->lookup, &hw->addrs, why, sizeof(why))) == -EAGAIN)
         return;
-    lookup_release(hw->lookup);
+    engine__lookup_release(hw->lookup);
     hw->lookup = NULL;
     hw->has_addrs = rc == 0;
     h = hw->waiting;
@@ -619,7 +619,7 @@ static void on_timeout(uv_timer_t *t)
         /* complete() makes the timeout a dns failure, as libcurl's is. */
         unlink_waiting(s->w->h1, h);
         snprintf(what, sizeof(what), "no answer to the name lookup within %llu ms",
-                 (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
+                 (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
         fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
@@ -628,12 +628,12 @@ static void on_timeout(uv_timer_t *t)
         unlink_queued(s->w->h1, h);
         snprintf(what, sizeof(what),
                  "not connected within %llu ms: queued behind a burst of new connections",
-                 (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
+                 (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
         fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
     snprintf(what, sizeof(what), "no reply within %llu ms",
-             (unsigned long long)((worker_now_ns(s->w) - s->start_ns) / 1000000));
+             (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
     fail(s, TRANSFER_TIMEOUT, 0, what);
 }
 
@@ -729,7 +729,7 @@ static void h1_close(struct worker *w)
     uv_close((uv_handle_t *)&w->h1->idle, NULL);
     uv_close((uv_handle_t *)&w->h1->paced, NULL);
     /* A lookup still running finishes alone; it sends nothing from here. */
-    lookup_release(w->h1->lookup);
+    engine__lookup_release(w->h1->lookup);
     w->h1->lookup = NULL;
     uv_close((uv_handle_t *)&w->h1->resolved, NULL);
 }
@@ -750,7 +750,7 @@ const struct transport_ops transport_h1 = {
     .close = h1_close,
     .fini = h1_fini,
     .slot_init = slot_init,
-    .slot_free = slot_fini,
+    .engine__slot_free = slot_fini,
     .start = start,
     .abort = abort_transfer,
     .is_unsent = is_unsent,

@@ -88,46 +88,46 @@ struct interval {
     uint64_t sched_backlog; /* due at the end and not started */
     uint64_t sched_lag_us;  /* worst lag */
     uint64_t sched_capped;  /* times the cap held due requests back */
-    /* Open model: send lags (intended start to slot_start) of the requests
+    /* Open model: send lags (intended start to engine__slot_start) of the requests
      * it started from the schedule, µs. */
     struct hist *send_lag;
 };
 
-void interval_init(struct interval *iv, size_t n_kinds);
-void interval_reset(struct interval *iv);
-void interval_free(struct interval *iv);
+void engine__interval_init(struct interval *iv, size_t n_kinds);
+void engine__interval_reset(struct interval *iv);
+void engine__interval_free(struct interval *iv);
 /* Adds src into dst (counts summed, histograms merged, first messages kept). */
-void interval_add(struct interval *dst, const struct interval *src);
-void interval_count_status(struct interval *iv, uint16_t code, uint64_t n);
+void engine__interval_add(struct interval *dst, const struct interval *src);
+void engine__interval_count_status(struct interval *iv, uint16_t code, uint64_t n);
 
 /* The merger: collects each worker's interval k and publishes tick k once
  * all running workers have delivered it. Thread-safe. */
 struct merger;
-struct merger *merger_new(uint32_t n_workers, const struct workload *wl, struct chan *ch,
+struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl, struct chan *ch,
                           uint64_t tick_ns);
-void merger_free(struct merger *m);
+void engine__merger_free(struct merger *m);
 /* Worker w delivers its interval; is_final marks its last one. */
-void merger_submit(struct merger *m, uint32_t w, const struct interval *iv, int is_final);
+void engine__merger_submit(struct merger *m, uint32_t w, const struct interval *iv, int is_final);
 /* An event for the next tick published. */
-void merger_event(struct merger *m, enum event_kind kind, uint64_t at_ns, const char *text);
-void merger_set_fds_limit(struct merger *m, uint32_t limit);
+void engine__merger_event(struct merger *m, enum event_kind kind, uint64_t at_ns, const char *text);
+void engine__merger_set_fds_limit(struct merger *m, uint32_t limit);
 /* The transport's name shown in every tick; name must outlive m. */
-void merger_set_transport(struct merger *m, const char *name);
+void engine__merger_set_transport(struct merger *m, const char *name);
 /* Each tick gets a copy of the probes' board (NULL: none). Before the
  * workers start. */
-void merger_set_board(struct merger *m, struct board *b);
+void engine__merger_set_board(struct merger *m, struct board *b);
 /* fn sees every tick after it is built, before it is published, under the
  * merger's lock: it may stamp fields and add events. Before the workers
  * start. */
-void merger_set_observer(struct merger *m, void (*fn)(void *arg, struct tick *t), void *arg);
+void engine__merger_set_observer(struct merger *m, void (*fn)(void *arg, struct tick *t), void *arg);
 /* Run state shown in ticks (running, paused, stopping). */
-void merger_set_state(struct merger *m, enum run_state state, uint32_t target_concurrency);
+void engine__merger_set_state(struct merger *m, enum run_state state, uint32_t target_concurrency);
 /* The load model shown in ticks, with the open model's rate and cap. */
-void merger_set_load(struct merger *m, enum load_model model, double rate_per_s,
+void engine__merger_set_load(struct merger *m, enum load_model model, double rate_per_s,
                      uint32_t max_in_flight);
 /* Requests completed per second in the last tick published (0 before the
  * first): where a switch to the open model starts when no rate was set. */
-double merger_last_rate(struct merger *m);
+double engine__merger_last_rate(struct merger *m);
 
 /* Control state: what the commands asked for. Guarded by engine.lock. */
 struct control {
@@ -145,7 +145,7 @@ struct control {
  * A transport: how the slots of a worker send their requests. Every
  * function runs on the worker's thread (init and fini also before the
  * thread starts or after it ended). A started transfer ends in exactly one
- * slot_done call, made from a loop callback, never from inside start;
+ * engine__slot_done call, made from a loop callback, never from inside start;
  * an aborted one ends without it.
  */
 struct transport_ops {
@@ -158,7 +158,7 @@ struct transport_ops {
     /* Frees what init allocated, once the loop has ended. */
     void (*fini)(struct worker *w);
     void (*slot_init)(struct slot *s);
-    void (*slot_free)(struct slot *s);
+    void (*engine__slot_free)(struct slot *s);
     /* Sends the request s->kind, s->seq of s (its URL expanded here). */
     void (*start)(struct slot *s);
     /* Aborts the transfer of s mid-stream: its connection closes. */
@@ -182,7 +182,7 @@ struct h1_addrs {
 };
 
 /* What the h1 transport sends, shared read-only by every worker. */
-struct h1_plan {
+struct h1_setup {
     char *host;    /* the origin's host, owned; a name is looked up by each worker */
     uint16_t port; /* the origin's port */
     int has_addrs; /* the host is an address literal, already in addrs */
@@ -195,7 +195,7 @@ struct h1_plan {
 struct engine {
     const struct config *config;
     const struct transport_ops *tp;
-    struct h1_plan *h1; /* what the h1 transport sends, built once; NULL for curl */
+    struct h1_setup *h1; /* what the h1 transport sends, built once; NULL for curl */
     struct chan *chan;
     struct workload *workload;
     struct merger *merger;
@@ -280,54 +280,54 @@ struct worker {
 
 /* Worker i's part of a total split over n workers: the first (total % n)
  * get one more. Concurrency and drops are split the same way. */
-static inline uint64_t engine_share(uint64_t total, uint32_t n, uint32_t i)
+static inline uint64_t engine__share(uint64_t total, uint32_t n, uint32_t i)
 {
     return total / n + (i < total % n ? 1 : 0);
 }
 
 /* worker.c */
-int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct worker **out);
-int worker_start(struct worker *w, char *err, size_t err_len);
+int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct worker **out);
+int engine__worker_start(struct worker *w, char *err, size_t err_len);
 /* Runs the worker's loop on the calling thread until the worker is done:
  * what its thread does, and what in-process tests call instead. */
-void worker_run(struct worker *w);
-void worker_join(struct worker *w);
-void worker_free(struct worker *w);
-uint64_t worker_now_ns(const struct worker *w);
+void engine__worker_run(struct worker *w);
+void engine__worker_join(struct worker *w);
+void engine__worker_free(struct worker *w);
+uint64_t engine__worker_now_ns(const struct worker *w);
 /* Re-reads the control state and acts on it (engine.lock not held). */
-void worker_apply_control(struct worker *w);
+void engine__worker_apply_control(struct worker *w);
 /* Starts requests on idle slots that may run; ends the worker when nothing
  * is left to do. */
-void worker_fill(struct worker *w);
+void engine__worker_fill(struct worker *w);
 /* After s finished a transfer: its next request, or the end of the worker. */
-void worker_next(struct worker *w, struct slot *s);
+void engine__worker_next(struct worker *w, struct slot *s);
 /* Ends the worker when nothing is in flight and nothing more may start. */
-void worker_check_finished(struct worker *w);
+void engine__worker_check_finished(struct worker *w);
 /* Adds slots until it has n. */
-void worker_grow_slots(struct worker *w, uint32_t n);
+void engine__worker_grow_slots(struct worker *w, uint32_t n);
 
 /* open.c: the open model on a worker. */
 /* Takes the model, rate and cap of c (engine.lock not held; c a copy);
  * was_paused is the worker's state before c. */
-void open_apply(struct worker *w, const struct control *c, int was_paused);
+void engine__open_apply(struct worker *w, const struct control *c, int was_paused);
 /* Starts the requests due, on hint first when it is idle, up to the cap,
  * and arms the timer for the next. A no-op unless open and running. */
-void open_pump(struct worker *w, struct slot *hint);
+void engine__open_pump(struct worker *w, struct slot *hint);
 /* Fills the schedule's figures of the interval ending at now_ns. */
-void open_interval_end(struct worker *w, uint64_t now_ns);
+void engine__open_interval_end(struct worker *w, uint64_t now_ns);
 /* The worker's sched_deadline fired: starts what is due. */
-void open_on_deadline(struct deadline *d);
+void engine__open_on_deadline(struct deadline *d);
 
 /* curl_uv.c: libcurl's global state, once per process (engine_global_*). */
-int curl_uv_global_init(char *err, size_t err_len);
-void curl_uv_global_cleanup(void);
+int engine__curl_uv_global_init(char *err, size_t err_len);
+void engine__curl_uv_global_cleanup(void);
 
-/* h1_plan.c: whether h1 can serve the workload, and what it sends. */
+/* h1_setup.c: whether h1 can serve the workload, and what it sends. */
 /* Chooses e->tp for the config's transport key, building e->h1 for h1.
  * Returns 0, or -EINVAL with one line in err when transport = h1 was asked
  * for and cannot serve the run. */
-int transport_choose(struct engine *e, char *err, size_t err_len);
-void h1_plan_free(struct h1_plan *p);
+int engine__transport_choose(struct engine *e, char *err, size_t err_len);
+void engine__h1_setup_free(struct h1_setup *p);
 
 /* lookup.c: the h1 transport's name lookups, off every loop thread. */
 #define LOOKUP_WHY_MAX 320 /* bytes of a lookup's failure, NUL included */
@@ -337,63 +337,63 @@ struct lookup;
  * H1_ADDRS_MAX. Returns 0; -EINVAL when AI_NUMERICHOST was asked and host
  * is no address literal; or -EHOSTUNREACH, with one line in why. Any
  * thread. */
-int lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out, char *why,
+int engine__lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out, char *why,
                    size_t why_len);
-/* Starts resolving host and port (lookup_resolve) on a thread of its own,
+/* Starts resolving host and port (engine__lookup_resolve) on a thread of its own,
  * which sends wake (the caller's handle) once the result is in. Returns 0
  * and the lookup in *out, or a negative errno when no thread could start
  * (wake is then never sent). The caller's thread only. */
-int lookup_start(const char *host, uint16_t port, uv_async_t *wake, struct lookup **out);
-/* The result of l: -EAGAIN while it runs, else what lookup_resolve
+int engine__lookup_start(const char *host, uint16_t port, uv_async_t *wake, struct lookup **out);
+/* The result of l: -EAGAIN while it runs, else what engine__lookup_resolve
  * returned, with addrs (on success) or why (on failure) filled in. */
-int lookup_result(struct lookup *l, struct h1_addrs *addrs, char *why, size_t why_len);
+int engine__lookup_result(struct lookup *l, struct h1_addrs *addrs, char *why, size_t why_len);
 /* The owner lets go of l: wake is never sent after this returns (call it
  * before closing wake), and l is freed now or when its thread ends.
  * NULL: a no-op. */
-void lookup_release(struct lookup *l);
+void engine__lookup_release(struct lookup *l);
 
 /* slot.c */
-struct slot *slot_new(struct worker *w, uint32_t index);
-void slot_free(struct slot *s);
-#define SLOT_NOW UINT64_MAX /* slot_start: no intended time, the closed model */
+struct slot *engine__slot_new(struct worker *w, uint32_t index);
+void engine__slot_free(struct slot *s);
+#define SLOT_NOW UINT64_MAX /* engine__slot_start: no intended time, the closed model */
 
 /* Sets up and starts the next request of s, meant to start at intended_ns
  * (SLOT_NOW: now); latency counts from then. Returns 0 or -EAGAIN when no
  * request may start (limit reached). */
-int slot_start(struct slot *s, uint64_t intended_ns);
+int engine__slot_start(struct slot *s, uint64_t intended_ns);
 /* Records the finished transfer of s: r classifies it, bytes in and out
  * are its traffic, words the transport's own message, naming it ("curl
  * 56: ...", "h1: read: ..."; "" when none). */
-void slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_in,
+void engine__slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_in,
                uint64_t bytes_out, const char *words);
 
 /* engine.c: engine_start without the threads: the engine and its workers
  * built, no loop running, no wake set on the channel. In-process tests run
- * a worker with worker_run, then engine_free. */
-int engine_build(const struct engine_params *p, char *err, size_t err_len, struct engine **out);
+ * a worker with engine__worker_run, then engine_free. */
+int engine__build(const struct engine_params *p, char *err, size_t err_len, struct engine **out);
 
 /* engine.c: commands, from worker 0's wake. */
-void engine_drain_commands(struct engine *e);
+void engine__drain_commands(struct engine *e);
 /* Wakes every worker to re-read the control state (any thread). */
-void engine_wake_all(struct engine *e);
+void engine__wake_all(struct engine *e);
 /* Sets the load to level: the concurrency, or under the open model the
  * rate (clamped, said in an event that names who asked), resuming a paused
  * run. engine.lock not held; the caller wakes the workers. */
-void engine_set_level(struct engine *e, double level, const char *who);
+void engine__set_level(struct engine *e, double level, const char *who);
 
-/* plan.c: the ramp plan. plan_init creates it and hooks it to the merger,
- * starting it when start is set (before the workers start); plan_command
+/* plan.c: the ramp plan. engine__plan_init creates it and hooks it to the merger,
+ * starting it when start is set (before the workers start); engine__plan_command
  * handles CMD_RAMP and CMD_RAMP_NEXT (returns 1) and tells the plan about
- * manual changes (returns 0: the engine applies them); plan_apply_todo
- * does, on worker 0, what the plan asked; plan_detach is worker 0's last
+ * manual changes (returns 0: the engine applies them); engine__plan_apply_todo
+ * does, on worker 0, what the plan asked; engine__plan_detach is worker 0's last
  * word before its wake closes. */
-void plan_init(struct engine *e, int start);
-void plan_free(struct engine *e);
-int plan_command(struct engine *e, const struct command *cmd);
+void engine__plan_init(struct engine *e, int start);
+void engine__plan_free(struct engine *e);
+int engine__plan_command(struct engine *e, const struct command *cmd);
 /* Returns whether there was anything to do. */
-int plan_apply_todo(struct engine *e);
-void plan_detach(struct engine *e);
+int engine__plan_apply_todo(struct engine *e);
+void engine__plan_detach(struct engine *e);
 /* Called by worker 0 when the duration is reached or the drain times out. */
-void engine_request_stop(struct engine *e, const char *why, int abort_now);
+void engine__request_stop(struct engine *e, const char *why, int abort_now);
 
 #endif

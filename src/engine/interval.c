@@ -32,7 +32,7 @@ static void stats_add(struct kind_stats *dst, const struct kind_stats *src)
     hist_merge(dst->hist, src->hist);
 }
 
-void interval_init(struct interval *iv, size_t n_kinds)
+void engine__interval_init(struct interval *iv, size_t n_kinds)
 {
     memset(iv, 0, sizeof(*iv));
     stats_init(&iv->total);
@@ -46,7 +46,7 @@ void interval_init(struct interval *iv, size_t n_kinds)
 }
 
 /* Empties iv for the next interval; the histograms are kept, not freed. */
-void interval_reset(struct interval *iv)
+void engine__interval_reset(struct interval *iv)
 {
     struct kind_stats total = iv->total;
     struct kind_stats *kinds = iv->kinds;
@@ -69,7 +69,7 @@ void interval_reset(struct interval *iv)
         stats_reset(&iv->kinds[i]);
 }
 
-void interval_free(struct interval *iv)
+void engine__interval_free(struct interval *iv)
 {
     if (!iv->kinds)
         return;
@@ -86,18 +86,18 @@ void interval_free(struct interval *iv)
     iv->kinds = NULL;
 }
 
-void interval_count_status(struct interval *iv, uint16_t code, uint64_t n)
+void engine__interval_count_status(struct interval *iv, uint16_t code, uint64_t n)
 {
     tick_status_add(iv->status, &iv->n_status, &iv->status_other, code, n);
 }
 
-void interval_add(struct interval *dst, const struct interval *src)
+void engine__interval_add(struct interval *dst, const struct interval *src)
 {
     stats_add(&dst->total, &src->total);
     for (size_t i = 0; i < dst->n_kinds && i < src->n_kinds; i++)
         stats_add(&dst->kinds[i], &src->kinds[i]);
     for (uint32_t i = 0; i < src->n_status; i++)
-        interval_count_status(dst, src->status[i].code, src->status[i].count);
+        engine__interval_count_status(dst, src->status[i].code, src->status[i].count);
     dst->status_other += src->status_other;
     for (int c = 0; c < ERR__COUNT; c++) {
         /* Across workers, the earliest message is the first. */

@@ -5,7 +5,7 @@
  * the loop alive until the lookup returns, and uv_cancel cannot stop one
  * that has begun. The result reaches the loop through the owner's async
  * handle; an owner that goes first lets go, and the thread frees the lookup
- * when it ends. lookup_start, lookup_result and lookup_release run on the
+ * when it ends. engine__lookup_start, engine__lookup_result and engine__lookup_release run on the
  * owner's thread; the lookup's own thread touches only the struct, under
  * its lock.
  */
@@ -43,7 +43,7 @@ static void keep(struct h1_addrs *out, const struct addrinfo *res, int is_v4)
     }
 }
 
-int lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out, char *why,
+int engine__lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out, char *why,
                    size_t why_len)
 {
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | flags};
@@ -88,7 +88,7 @@ static void *run(void *arg)
     struct h1_addrs addrs = {0};
     char why[LOOKUP_WHY_MAX] = "";
     uint16_t port = (uint16_t)atoi(l->port);
-    int rc = lookup_resolve(l->host, port, 0, &addrs, why, sizeof(why));
+    int rc = engine__lookup_resolve(l->host, port, 0, &addrs, why, sizeof(why));
 
     pthread_mutex_lock(&l->lock);
     l->rc = rc;
@@ -104,7 +104,7 @@ static void *run(void *arg)
     return NULL;
 }
 
-int lookup_start(const char *host, uint16_t port, uv_async_t *wake, struct lookup **out)
+int engine__lookup_start(const char *host, uint16_t port, uv_async_t *wake, struct lookup **out)
 {
     struct lookup *l = xcalloc(1, sizeof(*l));
     pthread_attr_t attr;
@@ -131,7 +131,7 @@ int lookup_start(const char *host, uint16_t port, uv_async_t *wake, struct looku
     return 0;
 }
 
-int lookup_result(struct lookup *l, struct h1_addrs *addrs, char *why, size_t why_len)
+int engine__lookup_result(struct lookup *l, struct h1_addrs *addrs, char *why, size_t why_len)
 {
     int rc = -EAGAIN;
 
@@ -145,7 +145,7 @@ int lookup_result(struct lookup *l, struct h1_addrs *addrs, char *why, size_t wh
     return rc;
 }
 
-void lookup_release(struct lookup *l)
+void engine__lookup_release(struct lookup *l)
 {
     if (!l)
         return;

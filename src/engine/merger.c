@@ -63,7 +63,7 @@ struct merger {
     int is_closed;
 };
 
-struct merger *merger_new(uint32_t n_workers, const struct workload *wl, struct chan *ch,
+struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl, struct chan *ch,
                           uint64_t tick_ns)
 {
     struct merger *m = xcalloc(1, sizeof(*m));
@@ -87,12 +87,12 @@ struct merger *merger_new(uint32_t n_workers, const struct workload *wl, struct 
     return m;
 }
 
-void merger_free(struct merger *m)
+void engine__merger_free(struct merger *m)
 {
     if (!m)
         return;
     for (int i = 0; i < PENDING_MAX; i++)
-        interval_free(&m->pending[i].acc);
+        engine__interval_free(&m->pending[i].acc);
     for (size_t i = 0; i < m->n_kinds; i++)
         hist_free(m->run_kinds[i]);
     free(m->run_kinds);
@@ -106,22 +106,22 @@ void merger_free(struct merger *m)
     free(m);
 }
 
-void merger_set_fds_limit(struct merger *m, uint32_t limit)
+void engine__merger_set_fds_limit(struct merger *m, uint32_t limit)
 {
     m->fds_limit = limit;
 }
 
-void merger_set_transport(struct merger *m, const char *name)
+void engine__merger_set_transport(struct merger *m, const char *name)
 {
     m->transport = name;
 }
 
-void merger_set_board(struct merger *m, struct board *b)
+void engine__merger_set_board(struct merger *m, struct board *b)
 {
     m->board = b;
 }
 
-void merger_set_observer(struct merger *m, void (*fn)(void *arg, struct tick *t), void *arg)
+void engine__merger_set_observer(struct merger *m, void (*fn)(void *arg, struct tick *t), void *arg)
 {
     m->observer = fn;
     m->observer_arg = arg;
@@ -148,14 +148,14 @@ static void add_event(struct merger *m, enum event_kind kind, uint64_t at_ns, co
     tick_copy_text(e->text, sizeof(e->text), text);
 }
 
-void merger_event(struct merger *m, enum event_kind kind, uint64_t at_ns, const char *text)
+void engine__merger_event(struct merger *m, enum event_kind kind, uint64_t at_ns, const char *text)
 {
     pthread_mutex_lock(&m->lock);
     add_event(m, kind, at_ns, text);
     pthread_mutex_unlock(&m->lock);
 }
 
-void merger_set_state(struct merger *m, enum run_state state, uint32_t target)
+void engine__merger_set_state(struct merger *m, enum run_state state, uint32_t target)
 {
     pthread_mutex_lock(&m->lock);
     m->state = state;
@@ -163,7 +163,7 @@ void merger_set_state(struct merger *m, enum run_state state, uint32_t target)
     pthread_mutex_unlock(&m->lock);
 }
 
-void merger_set_load(struct merger *m, enum load_model model, double rate_per_s,
+void engine__merger_set_load(struct merger *m, enum load_model model, double rate_per_s,
                      uint32_t max_in_flight)
 {
     pthread_mutex_lock(&m->lock);
@@ -173,7 +173,7 @@ void merger_set_load(struct merger *m, enum load_model model, double rate_per_s,
     pthread_mutex_unlock(&m->lock);
 }
 
-double merger_last_rate(struct merger *m)
+double engine__merger_last_rate(struct merger *m)
 {
     double r;
 
@@ -414,8 +414,8 @@ static struct pending *pending_for(struct merger *m, uint64_t seq)
         if (p->is_used)
             continue;
         if (!p->acc.kinds)
-            interval_init(&p->acc, m->n_kinds);
-        interval_reset(&p->acc);
+            engine__interval_init(&p->acc, m->n_kinds);
+        engine__interval_reset(&p->acc);
         p->acc.seq = seq;
         p->acc.start_ns = seq * m->tick_ns;
         p->seq = seq;
@@ -425,7 +425,7 @@ static struct pending *pending_for(struct merger *m, uint64_t seq)
     return NULL;
 }
 
-void merger_submit(struct merger *m, uint32_t w, const struct interval *iv, int is_final)
+void engine__merger_submit(struct merger *m, uint32_t w, const struct interval *iv, int is_final)
 {
     struct pending *p;
     uint64_t seq;
@@ -444,7 +444,7 @@ void merger_submit(struct merger *m, uint32_t w, const struct interval *iv, int 
         m->next_tick = old->seq + 1;
         old->is_used = 0;
     }
-    interval_add(&p->acc, iv);
+    engine__interval_add(&p->acc, iv);
     if (iv->seq + 1 > m->next_seq[w])
         m->next_seq[w] = iv->seq + 1;
     if (is_final && !m->is_done[w]) {

@@ -24,16 +24,16 @@ static struct slot *idle_slot(struct worker *w, struct slot *hint)
     }
     if (w->n_slots >= w->cap)
         return NULL;
-    worker_grow_slots(w, w->n_slots + 1);
+    engine__worker_grow_slots(w, w->n_slots + 1);
     return w->slots[w->n_slots - 1];
 }
 
-void open_on_deadline(struct deadline *d)
+void engine__open_on_deadline(struct deadline *d)
 {
     struct worker *w = container_of(d, struct worker, sched_deadline);
 
-    open_pump(w, NULL);
-    worker_check_finished(w);
+    engine__open_pump(w, NULL);
+    engine__worker_check_finished(w);
 }
 
 /* Wakes the worker at the next intended start, to the microsecond (a
@@ -55,9 +55,9 @@ static void arm(struct worker *w, uint64_t now_ns)
     deadline_arm(&w->sched_deadline, w->e->start_ns + next);
 }
 
-void open_pump(struct worker *w, struct slot *hint)
+void engine__open_pump(struct worker *w, struct slot *hint)
 {
-    uint64_t now = worker_now_ns(w), n;
+    uint64_t now = engine__worker_now_ns(w), n;
     int is_capped = 0;
 
     if (!w->is_open || w->is_paused || w->is_stopping || w->is_done)
@@ -69,7 +69,7 @@ void open_pump(struct worker *w, struct slot *hint)
         struct slot *s = idle_slot(w, hint);
         uint64_t at = schedule_next_ns(&w->sched);
 
-        if (!s || slot_start(s, at) != 0)
+        if (!s || engine__slot_start(s, at) != 0)
             break;
         schedule_take(&w->sched);
         w->iv.sched_taken++;
@@ -86,14 +86,14 @@ void open_pump(struct worker *w, struct slot *hint)
     arm(w, now);
 }
 
-void open_apply(struct worker *w, const struct control *c, int was_paused)
+void engine__open_apply(struct worker *w, const struct control *c, int was_paused)
 {
     struct engine *e = w->e;
-    uint64_t now = worker_now_ns(w);
+    uint64_t now = engine__worker_now_ns(w);
     int is_open = c->model == LOAD_OPEN;
     double rate;
 
-    w->cap = (uint32_t)engine_share(c->max_in_flight, e->n_workers, w->id);
+    w->cap = (uint32_t)engine__share(c->max_in_flight, e->n_workers, w->id);
     /* The rate follows the cap's split, so a worker without a slot gets no
      * arrivals it could never send. */
     rate = c->max_in_flight ? c->rate_per_s * w->cap / c->max_in_flight : 0;
@@ -113,7 +113,7 @@ void open_apply(struct worker *w, const struct control *c, int was_paused)
     w->rate_per_s = rate;
 }
 
-void open_interval_end(struct worker *w, uint64_t now_ns)
+void engine__open_interval_end(struct worker *w, uint64_t now_ns)
 {
     struct interval *iv = &w->iv;
     uint64_t owed, lag;

@@ -22,12 +22,12 @@ static uint64_t now_ms(const struct engine *e)
 static void apply_out(struct engine *e, const struct ramp_out *out)
 {
     for (uint32_t i = 0; i < out->n_events; i++)
-        merger_event(e->merger, out->events[i].kind, out->events[i].at_ms * 1000000,
+        engine__merger_event(e->merger, out->events[i].kind, out->events[i].at_ms * 1000000,
                      out->events[i].text);
     if (out->set_level)
-        engine_set_level(e, out->level, "ramp");
+        engine__set_level(e, out->level, "ramp");
     if (out->stop)
-        engine_request_stop(e, out->stop_why, 0);
+        engine__request_stop(e, out->stop_why, 0);
 }
 
 /* The merger's observer: runs under the merger's lock. */
@@ -51,14 +51,14 @@ static void observe(void *arg, struct tick *t)
     pthread_mutex_unlock(&e->ramp_lock);
 }
 
-void plan_init(struct engine *e, int start)
+void engine__plan_init(struct engine *e, int start)
 {
     struct ramp_out out;
 
     pthread_mutex_init(&e->ramp_lock, NULL);
     e->ramp = ramp_new(&e->config->ramp, e->think_ms * 1000,
                        e->config->load.mode == CONFIG_MODE_RATE ? LOAD_OPEN : LOAD_CLOSED);
-    merger_set_observer(e->merger, observe, e);
+    engine__merger_set_observer(e->merger, observe, e);
     if (!start)
         return;
     memset(&out, 0, sizeof(out));
@@ -66,7 +66,7 @@ void plan_init(struct engine *e, int start)
     apply_out(e, &out);
 }
 
-void plan_free(struct engine *e)
+void engine__plan_free(struct engine *e)
 {
     if (!e->ramp)
         return;
@@ -74,14 +74,14 @@ void plan_free(struct engine *e)
     pthread_mutex_destroy(&e->ramp_lock);
 }
 
-void plan_detach(struct engine *e)
+void engine__plan_detach(struct engine *e)
 {
     pthread_mutex_lock(&e->ramp_lock);
     e->ramp_is_detached = 1;
     pthread_mutex_unlock(&e->ramp_lock);
 }
 
-int plan_apply_todo(struct engine *e)
+int engine__plan_apply_todo(struct engine *e)
 {
     struct ramp_out out;
 
@@ -116,7 +116,7 @@ static const char *manual_change(enum cmd_kind k)
     }
 }
 
-int plan_command(struct engine *e, const struct command *cmd)
+int engine__plan_command(struct engine *e, const struct command *cmd)
 {
     const char *what = manual_change(cmd->kind);
     struct ramp_out out;

@@ -15,7 +15,7 @@
 #include "engine/internal.h"
 #include "engine/workload.h"
 
-struct slot *slot_new(struct worker *w, uint32_t index)
+struct slot *engine__slot_new(struct worker *w, uint32_t index)
 {
     struct slot *s = xcalloc(1, sizeof(*s));
 
@@ -28,11 +28,11 @@ struct slot *slot_new(struct worker *w, uint32_t index)
     return s;
 }
 
-void slot_free(struct slot *s)
+void engine__slot_free(struct slot *s)
 {
     if (!s)
         return;
-    s->w->e->tp->slot_free(s);
+    s->w->e->tp->engine__slot_free(s);
     free(s);
 }
 
@@ -48,11 +48,11 @@ static int take_ticket(struct engine *e)
      * is left to send only when a pause ends, maybe an hour later: the
      * last ticket wakes every worker to see that and finish. */
     if (n + 1 == e->request_limit && e->think_ms)
-        engine_wake_all(e);
+        engine__wake_all(e);
     return n < e->request_limit;
 }
 
-int slot_start(struct slot *s, uint64_t intended_ns)
+int engine__slot_start(struct slot *s, uint64_t intended_ns)
 {
     struct worker *w = s->w;
     struct engine *e = w->e;
@@ -65,7 +65,7 @@ int slot_start(struct slot *s, uint64_t intended_ns)
     /* Relaxed: the value only has to be unique, and the kind's counter is
      * touched once per request (a shared cache line, but one add). */
     s->seq = atomic_fetch_add_explicit(&e->kind_seq[s->kind], 1, memory_order_relaxed);
-    s->start_ns = worker_now_ns(w);
+    s->start_ns = engine__worker_now_ns(w);
     s->is_scheduled = intended_ns != SLOT_NOW;
     s->intended_ns = s->is_scheduled && intended_ns < s->start_ns ? intended_ns : s->start_ns;
     s->is_in_flight = 1;
@@ -89,7 +89,7 @@ static void count(struct kind_stats *k, uint64_t latency_us, int cls, uint64_t i
     }
 }
 
-void slot_done(struct slot *s, const struct transfer_result *done, uint64_t bytes_in,
+void engine__slot_done(struct slot *s, const struct transfer_result *done, uint64_t bytes_in,
                uint64_t bytes_out, const char *words)
 {
     struct worker *w = s->w;
@@ -109,7 +109,7 @@ void slot_done(struct slot *s, const struct transfer_result *done, uint64_t byte
      * from the intended start, so a request the schedule had to hold back
      * is charged for its wait (coordinated omission); the service time of
      * a success, from the actual start, goes to its own histogram. */
-    now_ns = worker_now_ns(w);
+    now_ns = engine__worker_now_ns(w);
     latency_us = (now_ns - s->intended_ns) / 1000;
     s->is_in_flight = 0;
     w->in_flight--;
@@ -123,12 +123,12 @@ void slot_done(struct slot *s, const struct transfer_result *done, uint64_t byte
     count(&iv->total, latency_us, cls, bytes_in, bytes_out);
     count(&iv->kinds[s->kind], latency_us, cls, bytes_in, bytes_out);
     if (r->http_status > 0 && r->http_status < 1000)
-        interval_count_status(iv, (uint16_t)r->http_status, 1);
+        engine__interval_count_status(iv, (uint16_t)r->http_status, 1);
     if (r->outcome == TRANSFER_BODY_CUT)
         iv->bodies_cut++;
     if (cls >= 0 && !iv->first_error[cls][0]) {
         classify_message(r, words, iv->first_error[cls], TICK_TEXT_MAX);
         iv->first_error_ns[cls] = now_ns;
     }
-    worker_next(w, s);
+    engine__worker_next(w, s);
 }

@@ -1,7 +1,7 @@
 /*
  * A worker: one thread, one uv_loop_t, one transport, and the slots of its share
  * of the concurrency. Everything here runs on the worker's own thread except
- * worker_new, worker_start, worker_join and worker_free (main's thread,
+ * engine__worker_new, engine__worker_start, engine__worker_join and engine__worker_free (main's thread,
  * before the thread starts or after it ended).
  */
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "engine/internal.h"
 #include "engine/workload.h"
 
-uint64_t worker_now_ns(const struct worker *w)
+uint64_t engine__worker_now_ns(const struct worker *w)
 {
     return uv_hrtime() - w->e->start_ns;
 }
@@ -50,8 +50,8 @@ static void submit(struct worker *w, uint64_t end_ns, int is_final)
         iv->target = w->cap;
         iv->active = w->is_paused || w->is_stopping ? 0 : w->n_slots < w->cap ? w->n_slots : w->cap;
     }
-    open_interval_end(w, end_ns);
-    merger_submit(w->e->merger, w->id, iv, is_final);
+    engine__open_interval_end(w, end_ns);
+    engine__merger_submit(w->e->merger, w->id, iv, is_final);
 }
 
 /* Closes the handles the worker itself owns (the transport's are its own). */
@@ -73,7 +73,7 @@ static void on_teardown(uv_timer_t *t)
     struct worker *w = container_of(t, struct worker, end_timer);
 
     if (w->id == 0)
-        plan_detach(w->e);
+        engine__plan_detach(w->e);
     w->e->tp->close(w);
     close_own_handles(w);
 }
@@ -102,13 +102,13 @@ static void finish(struct worker *w)
         return;
     w->is_done = 1;
     end_thinking(w);
-    submit(w, worker_now_ns(w), 1);
+    submit(w, engine__worker_now_ns(w), 1);
     uv_timer_stop(&w->tick_timer);
     deadline_disarm(&w->sched_deadline);
     uv_timer_start(&w->end_timer, on_teardown, 0, 0);
 }
 
-void worker_check_finished(struct worker *w)
+void engine__worker_check_finished(struct worker *w)
 {
     if (w->in_flight == 0 && (w->is_stopping || !tickets_left(w)))
         finish(w);
@@ -120,9 +120,9 @@ static void on_think(uv_timer_t *t)
     struct worker *w = s->w;
 
     s->is_thinking = 0;
-    if (!w->is_open && may_run(w, s) && slot_start(s, SLOT_NOW) == 0)
+    if (!w->is_open && may_run(w, s) && engine__slot_start(s, SLOT_NOW) == 0)
         return;
-    worker_check_finished(w);
+    engine__worker_check_finished(w);
 }
 
 /* Starts the think pause of s, which just had its reply. */
@@ -135,41 +135,41 @@ static void think(struct worker *w, struct slot *s)
     uv_timer_start(&s->think_timer, on_think, w->e->think_ms, 0);
 }
 
-void worker_next(struct worker *w, struct slot *s)
+void engine__worker_next(struct worker *w, struct slot *s)
 {
     if (w->is_open) {
-        open_pump(w, s);
+        engine__open_pump(w, s);
     } else if (may_run(w, s) && w->e->think_ms && tickets_left(w)) {
         /* With no ticket left there is nothing to think about: the worker
          * may end as soon as the requests in flight have. */
         think(w, s);
         return;
-    } else if (may_run(w, s) && slot_start(s, SLOT_NOW) == 0) {
+    } else if (may_run(w, s) && engine__slot_start(s, SLOT_NOW) == 0) {
         return;
     }
-    worker_check_finished(w);
+    engine__worker_check_finished(w);
 }
 
-void worker_fill(struct worker *w)
+void engine__worker_fill(struct worker *w)
 {
     if (w->is_done)
         return;
     if (w->is_open) {
-        open_pump(w, NULL);
+        engine__open_pump(w, NULL);
     } else if (!w->is_paused && !w->is_stopping) {
         for (uint32_t i = 0; i < w->share && i < w->n_slots; i++) {
             struct slot *s = w->slots[i];
 
             if (s->is_in_flight || s->is_thinking)
                 continue;
-            if (slot_start(s, SLOT_NOW) != 0)
+            if (engine__slot_start(s, SLOT_NOW) != 0)
                 break;
         }
     }
-    worker_check_finished(w);
+    engine__worker_check_finished(w);
 }
 
-void worker_grow_slots(struct worker *w, uint32_t n)
+void engine__worker_grow_slots(struct worker *w, uint32_t n)
 {
     if (n <= w->n_slots)
         return;
@@ -180,7 +180,7 @@ void worker_grow_slots(struct worker *w, uint32_t n)
         w->slots = xrealloc(w->slots, w->slots_cap * sizeof(*w->slots));
     }
     while (w->n_slots < n) {
-        w->slots[w->n_slots] = slot_new(w, w->n_slots);
+        w->slots[w->n_slots] = engine__slot_new(w, w->n_slots);
         w->n_slots++;
     }
 }
@@ -214,15 +214,15 @@ static void on_end(uv_timer_t *t)
     struct worker *w = container_of(t, struct worker, end_timer);
 
     if (!w->is_stopping)
-        engine_request_stop(w->e, "duration reached", 0);
+        engine__request_stop(w->e, "duration reached", 0);
     else
-        engine_request_stop(w->e, "drain timed out", 1);
+        engine__request_stop(w->e, "drain timed out", 1);
     /* At once, not at the wake on the next pass: a request that ends in a
      * timer due in this same pass must not start another past the end. */
-    worker_apply_control(w);
+    engine__worker_apply_control(w);
 }
 
-void worker_apply_control(struct worker *w)
+void engine__worker_apply_control(struct worker *w)
 {
     struct engine *e = w->e;
     struct control c;
@@ -237,7 +237,7 @@ void worker_apply_control(struct worker *w)
     e->drop_pending[w->id] = 0;
     pthread_mutex_unlock(&e->lock);
 
-    w->share = (uint32_t)engine_share(c.concurrency, e->n_workers, w->id);
+    w->share = (uint32_t)engine__share(c.concurrency, e->n_workers, w->id);
     w->is_paused = c.is_paused;
     if (c.is_stopping && !w->is_stopping) {
         w->is_stopping = 1;
@@ -249,15 +249,15 @@ void worker_apply_control(struct worker *w)
          * never saw it. Waiting would hold the stop for its timeout. */
         abort_in_flight(w, w->in_flight, 1, 1);
     }
-    open_apply(w, &c, was_paused);
+    engine__open_apply(w, &c, was_paused);
     end_thinking(w);
     if (!w->is_open)
-        worker_grow_slots(w, w->share);
+        engine__worker_grow_slots(w, w->share);
     if (drop)
         abort_in_flight(w, drop, 0, 0);
     if (c.is_aborting)
         abort_in_flight(w, w->in_flight, 1, 0);
-    worker_fill(w);
+    engine__worker_fill(w);
 }
 
 static void on_wake(uv_async_t *a)
@@ -266,8 +266,8 @@ static void on_wake(uv_async_t *a)
 
     /* libuv coalesces wakes, so one call may stand for several commands. */
     if (w->id == 0)
-        engine_drain_commands(w->e);
-    worker_apply_control(w);
+        engine__drain_commands(w->e);
+    engine__worker_apply_control(w);
 }
 
 static void on_pace_pass(uv_prepare_t *p)
@@ -285,7 +285,7 @@ static void arm_tick(struct worker *w)
     /* libuv counts timers from its cached loop time, which may be a few ms
      * old: refresh it so the timer is due at the boundary, not before. */
     uv_update_time(&w->loop);
-    now = worker_now_ns(w);
+    now = engine__worker_now_ns(w);
     delay_ms = w->next_tick_ns > now ? (w->next_tick_ns - now + 999999) / 1000000 : 0;
     uv_timer_start(&w->tick_timer, on_tick, delay_ms, 0);
 }
@@ -293,7 +293,7 @@ static void arm_tick(struct worker *w)
 static void on_tick(uv_timer_t *t)
 {
     struct worker *w = container_of(t, struct worker, tick_timer);
-    uint64_t now = worker_now_ns(w);
+    uint64_t now = engine__worker_now_ns(w);
     uint64_t tick_ns = w->e->tick_ns;
     uint64_t seq;
 
@@ -310,14 +310,14 @@ static void on_tick(uv_timer_t *t)
     seq = now / tick_ns;
     if (seq <= w->iv.seq)
         seq = w->iv.seq + 1;
-    interval_reset(&w->iv);
+    engine__interval_reset(&w->iv);
     w->iv.seq = seq;
     w->iv.start_ns = now;
     w->next_tick_ns = (seq + 1) * tick_ns;
     arm_tick(w);
 }
 
-void worker_run(struct worker *w)
+void engine__worker_run(struct worker *w)
 {
     const struct config *c = w->e->config;
 
@@ -325,18 +325,18 @@ void worker_run(struct worker *w)
     arm_tick(w);
     if (w->id == 0 && c->load.duration_us)
         uv_timer_start(&w->end_timer, on_end, c->load.duration_us / 1000, 0);
-    worker_apply_control(w);
+    engine__worker_apply_control(w);
     uv_run(&w->loop, UV_RUN_DEFAULT);
     w->has_run = 1;
 }
 
 static void *worker_main(void *arg)
 {
-    worker_run(arg);
+    engine__worker_run(arg);
     return NULL;
 }
 
-int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct worker **out)
+int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct worker **out)
 {
     struct worker *w = xcalloc(1, sizeof(*w));
     size_t n_kinds = workload_n_kinds(e->workload);
@@ -359,7 +359,7 @@ int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct 
     uv_prepare_init(&w->loop, &w->pace_pass);
     uv_prepare_start(&w->pace_pass, on_pace_pass);
     uv_unref((uv_handle_t *)&w->pace_pass);
-    rc = deadline_init(&w->loop, &w->sched_deadline, open_on_deadline, err, err_len);
+    rc = deadline_init(&w->loop, &w->sched_deadline, engine__open_on_deadline, err, err_len);
     if (rc == 0)
         rc = e->tp->init(w, err, err_len);
     if (rc != 0) {
@@ -370,12 +370,12 @@ int worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct 
         free(w);
         return rc;
     }
-    interval_init(&w->iv, n_kinds);
+    engine__interval_init(&w->iv, n_kinds);
     *out = w;
     return 0;
 }
 
-int worker_start(struct worker *w, char *err, size_t err_len)
+int engine__worker_start(struct worker *w, char *err, size_t err_len)
 {
     int rc = pthread_create(&w->thread, NULL, worker_main, w);
 
@@ -387,12 +387,12 @@ int worker_start(struct worker *w, char *err, size_t err_len)
     return 0;
 }
 
-void worker_join(struct worker *w)
+void engine__worker_join(struct worker *w)
 {
     pthread_join(w->thread, NULL);
 }
 
-void worker_free(struct worker *w)
+void engine__worker_free(struct worker *w)
 {
     int rc;
 
@@ -405,10 +405,10 @@ void worker_free(struct worker *w)
         uv_run(&w->loop, UV_RUN_DEFAULT);
     }
     for (uint32_t i = 0; i < w->n_slots; i++)
-        slot_free(w->slots[i]);
+        engine__slot_free(w->slots[i]);
     free(w->slots);
     w->e->tp->fini(w);
-    interval_free(&w->iv);
+    engine__interval_free(&w->iv);
     rc = uv_loop_close(&w->loop);
     /* Every handle was closed in on_teardown; a busy loop here is a leak. */
     if (rc != 0)

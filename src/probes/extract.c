@@ -38,7 +38,7 @@ static int compile_text(const struct config_probe *cfg, struct extractor *ex, ch
                                why_len);
 }
 
-int extractor_new(const struct config_probe *cfg, uint32_t index, char *why, size_t why_len,
+int probes__extractor_new(const struct config_probe *cfg, uint32_t index, char *why, size_t why_len,
                   struct extractor **out)
 {
     struct extractor *ex = xcalloc(1, sizeof(*ex));
@@ -59,14 +59,14 @@ int extractor_new(const struct config_probe *cfg, uint32_t index, char *why, siz
         break;
     }
     if (rc) {
-        extractor_free(ex);
+        probes__extractor_free(ex);
         return rc;
     }
     *out = ex;
     return 0;
 }
 
-void extractor_free(struct extractor *ex)
+void probes__extractor_free(struct extractor *ex)
 {
     if (!ex)
         return;
@@ -75,7 +75,7 @@ void extractor_free(struct extractor *ex)
     free(ex);
 }
 
-void page_open(struct page *pg, const struct config_probe *cfg, const char *text, size_t len)
+void probes__page_open(struct page *pg, const struct config_probe *cfg, const char *text, size_t len)
 {
     memset(pg, 0, sizeof(*pg));
     pg->text = text;
@@ -84,13 +84,13 @@ void page_open(struct page *pg, const struct config_probe *cfg, const char *text
         pg->doc_rc = probe_json_open(text, len, &pg->doc, pg->doc_why, sizeof(pg->doc_why));
 }
 
-void page_close(struct page *pg)
+void probes__page_close(struct page *pg)
 {
     probe_json_close(pg->doc);
     pg->doc = NULL;
 }
 
-int extractor_read(const struct extractor *ex, const struct page *pg, double *out, char *why,
+int probes__extractor_read(const struct extractor *ex, const struct page *pg, double *out, char *why,
                    size_t why_len)
 {
     size_t n_series;

@@ -55,7 +55,7 @@ static void finish(struct command_run *run)
     free(run->text);
     src->cmd = NULL;
     free(run);
-    source_done(src, &res);
+    probes__source_done(src, &res);
 }
 
 static void on_closed(uv_handle_t *h)
@@ -188,7 +188,7 @@ static int spawn(struct command_run *run, const char *command)
     return uv_spawn(run->out.loop, &run->process, &o);
 }
 
-int fetch_cmd_start(struct source *src, char *why, size_t why_len)
+int probes__fetch_cmd_start(struct source *src, char *why, size_t why_len)
 {
     struct command_run *run = xcalloc(1, sizeof(*run));
     uv_loop_t *loop = &src->ps->loop;
@@ -218,7 +218,7 @@ int fetch_cmd_start(struct source *src, char *why, size_t why_len)
     return 0;
 }
 
-void fetch_cmd_kill(struct source *src)
+void probes__fetch_cmd_kill(struct source *src)
 {
     if (src->cmd)
         kill_group(src->cmd);

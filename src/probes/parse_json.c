@@ -82,7 +82,7 @@ int probe_json_open(const char *text, size_t len, struct probe_json **out, char 
     char quote[PROBE_QUOTE_BUF];
     json_error_t err;
     json_t *root;
-    int rc = probe_doc_check(len, why, why_len);
+    int rc = probes__doc_check(len, why, why_len);
 
     if (rc != 0)
         return rc;
@@ -97,7 +97,7 @@ int probe_json_open(const char *text, size_t len, struct probe_json **out, char 
     if (!root) {
         /* err.text may quote the page, so it is cut like any page text. */
         msg_set(why, why_len, "invalid JSON at line %d column %d: %s", err.line, err.column,
-                probe_quote(err.text, strlen(err.text), quote));
+                probes__quote(err.text, strlen(err.text), quote));
         return -EBADMSG;
     }
     *out = xmalloc(sizeof(**out));
@@ -234,9 +234,9 @@ static int to_number(const json_t *v, const char *pointer, double *out, char *wh
         *out = json_is_true(v) ? 1.0 : 0.0;
         return 0;
     case JSON_STRING:
-        rc = probe_num_parse(json_string_value(v), json_string_length(v), 0, out);
+        rc = probes__num_parse(json_string_value(v), json_string_length(v), 0, out);
         if (rc != 0) {
-            probe_quote(json_string_value(v), json_string_length(v), quote);
+            probes__quote(json_string_value(v), json_string_length(v), quote);
             msg_set(why, why_len, "%s: \"%s\" is %s", where, quote,
                     rc == -ERANGE ? "out of range" : "not a number");
             return rc == -ERANGE ? -ERANGE : -EDOM;

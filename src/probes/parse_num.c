@@ -73,7 +73,7 @@ static int take_exponent(const char *s, size_t len, size_t *i, long *e)
     return *i == start ? -EINVAL : 0;
 }
 
-int probe_num_parse(const char *s, size_t len, int flags, double *out)
+int probes__num_parse(const char *s, size_t len, int flags, double *out)
 {
     char buf[PROBE_NUM_TEXT_MAX + 32];
     size_t i = 0, n = 0, int_digits, frac_digits = 0;

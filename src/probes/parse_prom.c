@@ -81,7 +81,7 @@ static size_t name_len(const char *s, size_t n, int is_metric)
 
 static size_t skip_blanks(const char *s, size_t n, size_t i)
 {
-    while (i < n && probe_is_blank(s[i]))
+    while (i < n && probes__is_blank(s[i]))
         i++;
     return i;
 }
@@ -158,7 +158,7 @@ static int read_op(struct compiler *c, enum prom_op *op)
 /* Compiles the regex of matcher m, anchored at both ends as PromQL does. */
 static int compile_regex(struct compiler *c, struct matcher *m)
 {
-    const char *unsafe = probe_regex_unsafe(m->value);
+    const char *unsafe = probes__regex_unsafe(m->value);
     char *anchored, err[128];
     int rc;
 
@@ -356,15 +356,15 @@ static int parse_sample(const char *line, size_t n, struct sample *s)
     } else if (i == (size_t)(s->name + s->name_len - line)) {
         return -1; /* no blank between the name and the value */
     }
-    for (end = i; end < n && !probe_is_blank(line[end]);)
+    for (end = i; end < n && !probes__is_blank(line[end]);)
         end++;
-    if (probe_num_parse(line + i, end - i, PROBE_NUM_SPECIAL, &s->value) != 0)
+    if (probes__num_parse(line + i, end - i, PROBE_NUM_SPECIAL, &s->value) != 0)
         return -1;
     i = skip_blanks(line, n, end);
     if (i < n && line[i] != '#') {
-        for (end = i; end < n && !probe_is_blank(line[end]);)
+        for (end = i; end < n && !probes__is_blank(line[end]);)
             end++;
-        if (probe_num_parse(line + i, end - i, 0, &ts) != 0)
+        if (probes__num_parse(line + i, end - i, 0, &ts) != 0)
             return -1;
         i = skip_blanks(line, n, end);
     }
@@ -454,12 +454,12 @@ int probe_prom_eval(const struct probe_prom *p, const char *text, size_t len, do
     size_t n, n_matched = 0, n_bad = 0, first_bad = 0;
     double sum = 0.0;
     char quote[PROBE_QUOTE_BUF];
-    int rc = probe_doc_check(len, why, why_len);
+    int rc = probes__doc_check(len, why, why_len);
 
     if (rc != 0)
         return rc;
-    probe_lines_init(&it, text, len);
-    while (probe_lines_next(&it, &line, &n)) {
+    probes__lines_init(&it, text, len);
+    while (probes__lines_next(&it, &line, &n)) {
         rc = parse_sample(line, n, &s);
         if (rc < 0 && n_bad++ == 0)
             first_bad = it.lineno;
@@ -475,7 +475,7 @@ int probe_prom_eval(const struct probe_prom *p, const char *text, size_t len, do
         *out = sum;
         return 0;
     }
-    probe_quote(p->source, strlen(p->source), quote);
+    probes__quote(p->source, strlen(p->source), quote);
     if (n_bad > 0)
         msg_set(why, why_len, "no series matches %s (%zu malformed line%s, the first is line %zu)",
                 quote, n_bad, n_bad == 1 ? "" : "s", first_bad);

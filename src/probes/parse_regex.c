@@ -30,8 +30,8 @@ int probe_regex_compile(const char *regex, struct probe_regex **out, char *why, 
                 PROBE_PATTERN_MAX);
         return -EINVAL;
     }
-    if (probe_regex_unsafe(regex)) {
-        msg_set(why, why_len, "bad regex \"%s\": %s", regex, probe_regex_unsafe(regex));
+    if (probes__regex_unsafe(regex)) {
+        msg_set(why, why_len, "bad regex \"%s\": %s", regex, probes__regex_unsafe(regex));
         return -EINVAL;
     }
     r = xmalloc(sizeof(*r));
@@ -73,11 +73,11 @@ static int read_group(const char *line, const regmatch_t *group, size_t lineno, 
         return -EDOM;
     }
     n = (size_t)(group->rm_eo - group->rm_so);
-    rc = probe_num_parse(line + group->rm_so, n, 0, out);
+    rc = probes__num_parse(line + group->rm_so, n, 0, out);
     if (rc == 0)
         return 0;
     msg_set(why, why_len, "line %zu: \"%s\" is %s", lineno,
-            probe_quote(line + group->rm_so, n, quote),
+            probes__quote(line + group->rm_so, n, quote),
             rc == -ERANGE ? "out of range" : "not a number");
     return rc == -ERANGE ? -ERANGE : -EDOM;
 }
@@ -90,12 +90,12 @@ int probe_regex_match(const struct probe_regex *re, const char *text, size_t len
     struct probe_lines it;
     const char *line;
     size_t n, n_long = 0;
-    int rc = probe_doc_check(len, why, why_len);
+    int rc = probes__doc_check(len, why, why_len);
 
     if (rc != 0)
         return rc;
-    probe_lines_init(&it, text, len);
-    while (probe_lines_next(&it, &line, &n)) {
+    probes__lines_init(&it, text, len);
+    while (probes__lines_next(&it, &line, &n)) {
         if (n > PROBE_LINE_MAX) {
             n_long++;
             continue;

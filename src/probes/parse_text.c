@@ -28,7 +28,7 @@ int probe_text_key_check(const char *key, char *why, size_t why_len)
         msg_set(why, why_len, "bad key \"%s\": it holds a line break", key);
         return -EINVAL;
     }
-    if (probe_is_blank(key[0]) || probe_is_blank(key[len - 1])) {
+    if (probes__is_blank(key[0]) || probes__is_blank(key[len - 1])) {
         msg_set(why, why_len, "bad key \"%s\": it starts or ends with a blank", key);
         return -EINVAL;
     }
@@ -37,14 +37,14 @@ int probe_text_key_check(const char *key, char *why, size_t why_len)
 
 static size_t skip_blanks(const char *line, size_t n, size_t i)
 {
-    while (i < n && probe_is_blank(line[i]))
+    while (i < n && probes__is_blank(line[i]))
         i++;
     return i;
 }
 
 static size_t word_end(const char *line, size_t n, size_t i)
 {
-    while (i < n && !probe_is_blank(line[i]))
+    while (i < n && !probes__is_blank(line[i]))
         i++;
     return i;
 }
@@ -58,7 +58,7 @@ static int is_number_at(const char *line, size_t n, size_t i, size_t *end)
     size_t j = word_end(line, limit, i);
     double v;
 
-    if (j == i || (j == limit && limit < n) || probe_num_parse(line + i, j - i, 0, &v) != 0)
+    if (j == i || (j == limit && limit < n) || probes__num_parse(line + i, j - i, 0, &v) != 0)
         return 0;
     *end = j;
     return 1;
@@ -173,11 +173,11 @@ static int read_value(const char *key, const char *val, size_t val_len, size_t l
                       char *why, size_t why_len)
 {
     char quote[PROBE_QUOTE_BUF];
-    int rc = probe_num_parse(val, val_len, 0, out);
+    int rc = probes__num_parse(val, val_len, 0, out);
 
     if (rc == 0)
         return 0;
-    msg_set(why, why_len, "%s: \"%s\" is %s (line %zu)", key, probe_quote(val, val_len, quote),
+    msg_set(why, why_len, "%s: \"%s\" is %s (line %zu)", key, probes__quote(val, val_len, quote),
             rc == -ERANGE ? "out of range" : "not a number", lineno);
     return rc == -ERANGE ? -ERANGE : -EDOM;
 }
@@ -191,11 +191,11 @@ int probe_parse_text_key(const char *text, size_t len, const char *key, double *
     int rc = probe_text_key_check(key, why, why_len);
 
     if (rc == 0)
-        rc = probe_doc_check(len, why, why_len);
+        rc = probes__doc_check(len, why, why_len);
     if (rc != 0)
         return rc;
-    probe_lines_init(&it, text, len);
-    while (probe_lines_next(&it, &line, &n)) {
+    probes__lines_init(&it, text, len);
+    while (probes__lines_next(&it, &line, &n)) {
         if (find_pair(line, n, key, klen, &val, &val_len) ||
             (head && table_value(head, head_len, line, n, key, klen, &val, &val_len)))
             return read_value(key, val, val_len, it.lineno, out, why, why_len);

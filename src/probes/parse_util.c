@@ -12,7 +12,7 @@
 #include "probes/parse.h"
 #include "core/msg.h"
 
-const char *probe_quote(const char *s, size_t len, char *out)
+const char *probes__quote(const char *s, size_t len, char *out)
 {
     const char *nul = memchr(s, '\0', len);
     size_t n = nul ? (size_t)(nul - s) : len;
@@ -34,7 +34,7 @@ const char *probe_quote(const char *s, size_t len, char *out)
     return out;
 }
 
-int probe_doc_check(size_t len, char *why, size_t why_len)
+int probes__doc_check(size_t len, char *why, size_t why_len)
 {
     if (len <= PROBE_DOC_MAX)
         return 0;
@@ -42,7 +42,7 @@ int probe_doc_check(size_t len, char *why, size_t why_len)
     return -EFBIG;
 }
 
-void probe_lines_init(struct probe_lines *it, const char *text, size_t len)
+void probes__lines_init(struct probe_lines *it, const char *text, size_t len)
 {
     it->at = text;
     it->end = text + len;
@@ -51,7 +51,7 @@ void probe_lines_init(struct probe_lines *it, const char *text, size_t len)
         it->at += 3;
 }
 
-int probe_lines_next(struct probe_lines *it, const char **line, size_t *n)
+int probes__lines_next(struct probe_lines *it, const char **line, size_t *n)
 {
     const char *p = it->at;
 
@@ -73,11 +73,11 @@ static int is_repetition(char c)
     return c == '*' || c == '+' || c == '?' || c == '{';
 }
 
-const char *probe_regex_unsafe(const char *s)
+const char *probes__regex_unsafe(const char *s)
 {
     int in_bracket = 0;
 
-    if (probe_has_backref(s))
+    if (probes__has_backref(s))
         return "back-references (\\1 to \\9) are not supported";
     for (const char *p = s; *p; p++) {
         if (p[0] == '\\' && p[1] != '\0') {
@@ -99,7 +99,7 @@ const char *probe_regex_unsafe(const char *s)
     return NULL;
 }
 
-int probe_has_backref(const char *s)
+int probes__has_backref(const char *s)
 {
     for (; *s; s++) {
         if (s[0] == '\\' && s[1] != '\0') {

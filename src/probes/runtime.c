@@ -121,7 +121,7 @@ static void set_value(struct source *src, struct series *s, double raw, uint64_t
     s->shown.value = v;
 }
 
-void source_done(struct source *src, struct result *res)
+void probes__source_done(struct source *src, struct result *res)
 {
     struct probes *ps = src->ps;
     /* The server read its counters after the fetch started, and a fetch
@@ -136,7 +136,7 @@ void source_done(struct source *src, struct result *res)
         return;
     }
     if (res->rc == 0)
-        page_open(&pg, src->cfg, res->text, res->len);
+        probes__page_open(&pg, src->cfg, res->text, res->len);
     for (uint32_t i = 0; i < src->n_series; i++) {
         struct series *s = &ps->series[src->first_series + i];
         char why[PROBE_WHY_MAX];
@@ -144,14 +144,14 @@ void source_done(struct source *src, struct result *res)
 
         if (res->rc != 0)
             set_failing(src, s, res->why);
-        else if (extractor_read(s->ex, &pg, &v, why, sizeof(why)) != 0)
+        else if (probes__extractor_read(s->ex, &pg, &v, why, sizeof(why)) != 0)
             set_failing(src, s, why);
         else
             set_value(src, s, v, now_ns);
         board_set(ps->board, s->board_index, &s->shown);
     }
     if (res->rc == 0)
-        page_close(&pg);
+        probes__page_close(&pg);
     free(res->text);
     res->text = NULL;
 }
@@ -194,14 +194,14 @@ static void on_timer(uv_timer_t *t)
     src->is_busy = 1;
     src->busy_since_ns = now_ns;
     if (src->cfg->type == CONFIG_PROBE_TYPE_COMMAND)
-        rc = fetch_cmd_start(src, res.why, sizeof(res.why));
+        rc = probes__fetch_cmd_start(src, res.why, sizeof(res.why));
     else
-        rc = fetch_http_start(src);
+        rc = probes__fetch_http_start(src);
     if (rc != 0) {
         if (src->cfg->type != CONFIG_PROBE_TYPE_COMMAND)
             snprintf(res.why, sizeof(res.why), "cannot queue the fetch: %s", uv_strerror(rc));
         res.rc = rc;
-        source_done(src, &res);
+        probes__source_done(src, &res);
     }
 }
 
@@ -227,7 +227,7 @@ static void on_stop(uv_async_t *a)
 
         close_handle(ps, (uv_handle_t *)&src->timer);
         if (src->cmd)
-            fetch_cmd_kill(src);
+            probes__fetch_cmd_kill(src);
         else if (src->is_busy)
             uv_cancel((uv_req_t *)&src->fetch.work);
     }
@@ -266,7 +266,7 @@ static int add_series(struct probes *ps, const char *path, const struct config_p
         int index;
 
         series_name(cfg, j, name, sizeof(name));
-        if (extractor_new(cfg, j, why, sizeof(why), &s->ex) != 0) {
+        if (probes__extractor_new(cfg, j, why, sizeof(why), &s->ex) != 0) {
             snprintf(err, err_len, "brink: %s:%u: [probe %s]: %s", path, cfg->line, cfg->name,
                      why);
             return -EINVAL;
@@ -287,7 +287,7 @@ static int add_series(struct probes *ps, const char *path, const struct config_p
 static void free_probes(struct probes *ps)
 {
     for (uint32_t i = 0; i < ps->n_series; i++)
-        extractor_free(ps->series[i].ex);
+        probes__extractor_free(ps->series[i].ex);
     free(ps->series);
     free(ps->sources);
     free(ps);

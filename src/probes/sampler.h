@@ -1,5 +1,5 @@
 /*
- * The sampler's internals (runtime.c, fetch_http.c, fetch_cmd.c,
+ * The sampler's internals (runtime.c, fetch_curl.c, fetch_cmd.c,
  * extract.c): a source is one [probe NAME] section (one fetch or one
  * command per interval); a series is one value read from what the source
  * brought back (one per JSON pointer, else one), and one row of the board.
@@ -35,7 +35,7 @@ struct result {
     char why[PROBE_WHY_MAX];
 };
 
-/* An HTTP fetch, run in the thread pool (fetch_http.c). */
+/* An HTTP fetch, run in the thread pool (fetch_curl.c). */
 struct fetch {
     uv_work_t work;
     const struct config_probe *cfg;
@@ -98,21 +98,21 @@ struct probes {
 };
 
 /* runtime.c: a source brought back res (its text is freed here). */
-void source_done(struct source *src, struct result *res);
+void probes__source_done(struct source *src, struct result *res);
 
-/* fetch_http.c: queues the fetch of src on the loop's thread pool; 0 or a
+/* fetch_curl.c: queues the fetch of src on the loop's thread pool; 0 or a
  * libuv error. */
-int fetch_http_start(struct source *src);
+int probes__fetch_http_start(struct source *src);
 
 /* fetch_cmd.c: starts src's command. 0, or a negative errno (why filled). */
-int fetch_cmd_start(struct source *src, char *why, size_t why_len);
+int probes__fetch_cmd_start(struct source *src, char *why, size_t why_len);
 /* Kills the process group of a running command (on stop). */
-void fetch_cmd_kill(struct source *src);
+void probes__fetch_cmd_kill(struct source *src);
 
 /* extract.c: how series `index` of a probe reads its value from a page. */
-int extractor_new(const struct config_probe *cfg, uint32_t index, char *why, size_t why_len,
+int probes__extractor_new(const struct config_probe *cfg, uint32_t index, char *why, size_t why_len,
                   struct extractor **out);
-void extractor_free(struct extractor *ex);
+void probes__extractor_free(struct extractor *ex);
 
 /* What a source brought back, parsed once for all its series: a JSON
  * document is read once however many pointers look into it. */
@@ -124,9 +124,9 @@ struct page {
     char doc_why[PROBE_WHY_MAX];
 };
 
-void page_open(struct page *pg, const struct config_probe *cfg, const char *text, size_t len);
-void page_close(struct page *pg);
-int extractor_read(const struct extractor *ex, const struct page *pg, double *out, char *why,
+void probes__page_open(struct page *pg, const struct config_probe *cfg, const char *text, size_t len);
+void probes__page_close(struct page *pg);
+int probes__extractor_read(const struct extractor *ex, const struct page *pg, double *out, char *why,
                    size_t why_len);
 
 #endif

@@ -183,7 +183,7 @@ static int get_hist(struct ctx *c, json_t *o, struct tick_kind *k)
     k->hist_len = 0;
     if (!v)
         return 0;
-    if (!json_is_string(v) || rech_unpack(c->h, json_string_value(v), json_string_length(v)) != 0)
+    if (!json_is_string(v) || record__hist_unpack(c->h, json_string_value(v), json_string_length(v)) != 0)
         return fail(c, "hist", "not a stored histogram");
     append_hist(c, k);
     return 0;
@@ -469,7 +469,7 @@ static int get_failed(struct ctx *c, json_t *o)
     return 0;
 }
 
-int rec_tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len)
+int record__tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len)
 {
     struct ctx c = {.why = why, .why_len = why_len};
     int rc;

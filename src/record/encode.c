@@ -17,7 +17,7 @@
 #include "core/hist.h"
 #include "core/xalloc.h"
 
-json_t *rec_json_count(uint64_t v)
+json_t *record__json_count(uint64_t v)
 {
     return json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
@@ -25,7 +25,7 @@ json_t *rec_json_count(uint64_t v)
 /* Sets key to v unless v is 0. */
 static int put_nonzero(json_t *o, const char *key, uint64_t v)
 {
-    return v ? json_object_set_new(o, key, rec_json_count(v)) : 0;
+    return v ? json_object_set_new(o, key, record__json_count(v)) : 0;
 }
 
 /* Sets key to the table a unless it is empty (a is then released). */
@@ -53,18 +53,18 @@ static json_t *latency_json(const struct tick_latency *lat)
     json_t *o = json_object(), *p = json_array();
     int bad = !o || !p;
 
-    bad |= json_object_set_new(o, "count", rec_json_count(lat->count));
+    bad |= json_object_set_new(o, "count", record__json_count(lat->count));
     /* All zero (no request yet) is written as {"count":0}. */
     if (memcmp(lat, &none, sizeof(none)) == 0) {
         json_decref(p);
         return bad ? (json_decref(o), NULL) : o;
     }
-    bad |= json_object_set_new(o, "min_us", rec_json_count(lat->min_us));
-    bad |= json_object_set_new(o, "max_us", rec_json_count(lat->max_us));
+    bad |= json_object_set_new(o, "min_us", record__json_count(lat->min_us));
+    bad |= json_object_set_new(o, "max_us", record__json_count(lat->max_us));
     bad |= json_object_set_new(o, "mean_us", real_or_null(lat->mean_us));
     bad |= json_object_set_new(o, "stddev_us", real_or_null(lat->stddev_us));
     for (int i = 0; i < TICK_NPCT; i++)
-        bad |= json_array_append_new(p, rec_json_count(lat->pct_us[i]));
+        bad |= json_array_append_new(p, record__json_count(lat->pct_us[i]));
     bad |= json_object_set_new(o, "pct_us", p);
     if (bad) {
         json_decref(o);
@@ -88,7 +88,7 @@ static int put_hist(json_t *o, const struct tick *t, const struct tick_kind *k)
         hist_free(h);
         return 0;
     }
-    text = rech_pack(h);
+    text = record__hist_pack(h);
     hist_free(h);
     rc = json_object_set_new(o, "hist", json_string(text));
     free(text);
@@ -108,14 +108,14 @@ static json_t *kind_json(const struct tick *t, const struct tick_kind *k, enum h
     int bad = !o || !e;
 
     bad |= json_object_set_new(o, "name", json_string(k->name));
-    bad |= json_object_set_new(o, "started", rec_json_count(k->started));
-    bad |= json_object_set_new(o, "completed", rec_json_count(k->completed));
-    bad |= json_object_set_new(o, "ok", rec_json_count(k->ok));
-    bad |= json_object_set_new(o, "bytes_in", rec_json_count(k->bytes_in));
-    bad |= json_object_set_new(o, "bytes_out", rec_json_count(k->bytes_out));
+    bad |= json_object_set_new(o, "started", record__json_count(k->started));
+    bad |= json_object_set_new(o, "completed", record__json_count(k->completed));
+    bad |= json_object_set_new(o, "ok", record__json_count(k->ok));
+    bad |= json_object_set_new(o, "bytes_in", record__json_count(k->bytes_in));
+    bad |= json_object_set_new(o, "bytes_out", record__json_count(k->bytes_out));
     for (int c = 0; c < ERR__COUNT; c++) {
         if (k->errors[c] > 0)
-            bad |= json_object_set_new(e, errclass_name(c), rec_json_count(k->errors[c]));
+            bad |= json_object_set_new(e, errclass_name(c), record__json_count(k->errors[c]));
     }
     bad |= put_nonempty(o, "errors", e);
     bad |= json_object_set_new(o, "window", latency_json(&k->window));
@@ -192,7 +192,7 @@ static json_t *failed_json(const struct tick *t)
     json_t *o = json_object();
     int bad = !o;
 
-    bad |= json_object_set_new(o, "completed", rec_json_count(t->failed.completed));
+    bad |= json_object_set_new(o, "completed", record__json_count(t->failed.completed));
     bad |= put_hist(o, t, &t->failed);
     return bad ? (json_decref(o), NULL) : o;
 }
@@ -223,7 +223,7 @@ static json_t *status_json(const struct tick *t)
 
         bad |= !row;
         bad |= json_array_append_new(row, json_integer(t->status[i].code));
-        bad |= json_array_append_new(row, rec_json_count(t->status[i].count));
+        bad |= json_array_append_new(row, record__json_count(t->status[i].count));
         bad |= json_array_append_new(a, row);
     }
     return bad ? (json_decref(a), NULL) : a;
@@ -238,7 +238,7 @@ static json_t *probe_json(const struct tick_probe *p)
     bad |= json_object_set_new(o, "state", json_string(probe_state_name(p->state)));
     if (p->has_value)
         bad |= json_object_set_new(o, "value", real_or_null(p->value));
-    bad |= json_object_set_new(o, "sampled_ms", rec_json_count(p->sampled_ms));
+    bad |= json_object_set_new(o, "sampled_ms", record__json_count(p->sampled_ms));
     if (p->alerting)
         bad |= json_object_set_new(o, "alerting", json_true());
     if (p->error[0])
@@ -268,7 +268,7 @@ static json_t *events_json(const struct tick *t)
         json_t *o = json_object();
 
         bad |= !o;
-        bad |= json_object_set_new(o, "at_ms", rec_json_count(ev->at_ms));
+        bad |= json_object_set_new(o, "at_ms", record__json_count(ev->at_ms));
         bad |= json_object_set_new(o, "kind", json_string(event_kind_name(ev->kind)));
         bad |= json_object_set_new(o, "text", json_string(ev->text));
         bad |= json_array_append_new(a, o);
@@ -293,7 +293,7 @@ static json_t *health_json(const struct tick_health *h)
     json_t *o = json_object();
     int bad = !o;
 
-    bad |= json_object_set_new(o, "loop_lag_us", rec_json_count(h->loop_lag_us));
+    bad |= json_object_set_new(o, "loop_lag_us", record__json_count(h->loop_lag_us));
     bad |= json_object_set_new(o, "fds_used", json_integer(h->fds_used));
     bad |= json_object_set_new(o, "fds_limit", json_integer(h->fds_limit));
     return bad ? (json_decref(o), NULL) : o;
@@ -336,16 +336,16 @@ static int put_open(json_t *o, const struct tick *t)
     return bad;
 }
 
-json_t *rec_tick_to_json(const struct tick *t)
+json_t *record__tick_to_json(const struct tick *t)
 {
     json_t *o = json_object();
     int bad = !o;
 
     assert(tick_is_bounded(t));
     bad |= json_object_set_new(o, "type", json_string("tick"));
-    bad |= json_object_set_new(o, "seq", rec_json_count(t->seq));
-    bad |= json_object_set_new(o, "start_us", rec_json_count(t->start_us));
-    bad |= json_object_set_new(o, "duration_us", rec_json_count(t->duration_us));
+    bad |= json_object_set_new(o, "seq", record__json_count(t->seq));
+    bad |= json_object_set_new(o, "start_us", record__json_count(t->start_us));
+    bad |= json_object_set_new(o, "duration_us", record__json_count(t->duration_us));
     bad |= json_object_set_new(o, "state", json_string(run_state_name(t->state)));
     bad |= json_object_set_new(o, "model", json_string(load_model_name(t->model)));
     bad |= json_object_set_new(o, "transport", json_string(t->transport));

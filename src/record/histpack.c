@@ -103,7 +103,7 @@ static void put_bucket(struct bytes *b, size_t *cur, size_t i, uint64_t n)
     *cur = i;
 }
 
-char *rech_pack(const struct hist *h)
+char *record__hist_pack(const struct hist *h)
 {
     struct bytes b = {0};
     size_t cursor = 0, cur = SIZE_MAX, acc_i = 0;
@@ -262,7 +262,7 @@ static int unpack_bytes(struct hist *h, struct varint_reader *r)
     return hist_min(h) == hd.min && hist_max(h) == hd.max && hist_clamped(h) == hd.clamped ? 0 : -1;
 }
 
-int rech_unpack(struct hist *h, const char *text, size_t len)
+int record__hist_unpack(struct hist *h, const char *text, size_t len)
 {
     struct varint_reader r = {0};
     unsigned char *buf;
@@ -270,7 +270,7 @@ int rech_unpack(struct hist *h, const char *text, size_t len)
     int rc = -EINVAL;
 
     hist_reset(h);
-    if (len > REC_B64_MAX)
+    if (len > RECORD_B64_MAX)
         return -EINVAL;
     buf = xmalloc(len / 4 * 3 + 1);
     n = unbase64(text, len, buf);

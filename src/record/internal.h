@@ -19,23 +19,23 @@ struct hist;
 /* Encoding version of the stored histogram (first byte). */
 #define RECH_VERSION 1
 /* Longest base64 text accepted for one histogram. */
-#define REC_B64_MAX (256 * 1024)
+#define RECORD_B64_MAX (256 * 1024)
 
 /* Packs h at storage precision, in base64, into a new string (the caller
  * frees it); an empty h packs too. Aborts on exhaustion, like xmalloc. */
-char *rech_pack(const struct hist *h);
+char *record__hist_pack(const struct hist *h);
 /* Unpacks text into h (replacing its content): values are rebuilt at the
  * middle of their storage bucket, count, min, max and clamped exactly.
  * Returns 0 or -EINVAL (h is then empty). */
-int rech_unpack(struct hist *h, const char *text, size_t len);
+int record__hist_unpack(struct hist *h, const char *text, size_t len);
 
 /* The JSON object of a tick line. NULL on OOM. */
-json_t *rec_tick_to_json(const struct tick *t);
+json_t *record__tick_to_json(const struct tick *t);
 /* Builds a tick from a parsed line. Returns 0 with *out set, or -EINVAL with
  * a reason in why. */
-int rec_tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len);
+int record__tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len);
 
 /* JSON integers are signed 64-bit: larger counts are stored as INT64_MAX. */
-json_t *rec_json_count(uint64_t v);
+json_t *record__json_count(uint64_t v);
 
 #endif

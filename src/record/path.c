@@ -31,7 +31,7 @@ static void clean_host(char *dst, const char *host)
     dst[n] = '\0';
 }
 
-int rec_session_path(const char *dir, uint64_t wall_ms, const char *host, long pid, char *buf,
+int record_session_path(const char *dir, uint64_t wall_ms, const char *host, long pid, char *buf,
                      size_t buf_len, char *err, size_t err_len)
 {
     char name[HOST_MAX + 1], stamp[32];

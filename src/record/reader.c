@@ -1,6 +1,6 @@
 /*
  * The session reader: a header checked at open, then one line at a time,
- * capped at REC_LINE_MAX. A bad line is skipped with a notice naming it; a
+ * capped at RECORD_LINE_MAX. A bad line is skipped with a notice naming it; a
  * cut last line or a missing trailer ends the stream with a notice that says
  * where the recording stops. Unknown line types are ignored (later minor
  * versions may add them).
@@ -21,30 +21,30 @@
 #define NAME_MAX_LEN 256
 #define WHY_MAX 200
 
-struct rec_reader {
+struct record_reader {
     FILE *f;
     int owns_file;
-    rec_notice_fn *notice;
+    record_notice_fn *notice;
     void *arg;
     char *line; /* the current line, NUL-terminated */
     size_t cap;
     int has_newline; /* the current line ended with '\n' */
     int is_done;     /* the end notice was given */
     uint64_t last_start_us;
-    struct rec_header header;
+    struct record_header header;
     char *config_text;
     int has_trailer;
-    struct rec_trailer trailer;
-    struct rec_end end;
+    struct record_trailer trailer;
+    struct record_end end;
     char name[NAME_MAX_LEN];
 };
 
-static void notice(struct rec_reader *r, uint64_t line, const char *fmt, ...)
+static void notice(struct record_reader *r, uint64_t line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void notice(struct rec_reader *r, uint64_t line, const char *fmt, ...)
+static void notice(struct record_reader *r, uint64_t line, const char *fmt, ...)
 {
-    char msg[REC_REASON_MAX + WHY_MAX];
+    char msg[RECORD_REASON_MAX + WHY_MAX];
     va_list ap;
 
     if (!r->notice)
@@ -56,8 +56,8 @@ static void notice(struct rec_reader *r, uint64_t line, const char *fmt, ...)
 }
 
 /* Reads the next line into r->line; returns its length, -1 at the end, or
- * -2 when it is longer than REC_LINE_MAX (the rest of it is consumed). */
-static long read_line(struct rec_reader *r)
+ * -2 when it is longer than RECORD_LINE_MAX (the rest of it is consumed). */
+static long read_line(struct record_reader *r)
 {
     size_t n = 0;
     int c, is_long = 0;
@@ -68,12 +68,12 @@ static long read_line(struct rec_reader *r)
             r->has_newline = 1;
             break;
         }
-        if (n == REC_LINE_MAX) {
+        if (n == RECORD_LINE_MAX) {
             is_long = 1;
             continue;
         }
         if (n + 1 >= r->cap) {
-            r->cap = r->cap * 2 > REC_LINE_MAX + 1 ? REC_LINE_MAX + 1 : r->cap * 2;
+            r->cap = r->cap * 2 > RECORD_LINE_MAX + 1 ? RECORD_LINE_MAX + 1 : r->cap * 2;
             r->line = xrealloc(r->line, r->cap);
         }
         r->line[n++] = (char)c;
@@ -107,7 +107,7 @@ static json_t *parse_object(const char *line, size_t len, const char **type, cha
     return o;
 }
 
-int rec_parse_tick_line(const char *line, size_t len, struct tick **out, char *why, size_t why_len)
+int record_parse_tick_line(const char *line, size_t len, struct tick **out, char *why, size_t why_len)
 {
     const char *type;
     json_t *o = parse_object(line, len, &type, why, why_len);
@@ -117,7 +117,7 @@ int rec_parse_tick_line(const char *line, size_t len, struct tick **out, char *w
     if (!o)
         return -EINVAL;
     if (strcmp(type, "tick") == 0)
-        rc = rec_tick_from_json(o, out, why, why_len);
+        rc = record__tick_from_json(o, out, why, why_len);
     json_decref(o);
     return rc;
 }
@@ -136,7 +136,7 @@ static const char *text_of(json_t *o, const char *key)
     return s ? s : "";
 }
 
-static int read_header(struct rec_reader *r, char *err, size_t err_len)
+static int read_header(struct record_reader *r, char *err, size_t err_len)
 {
     char why[WHY_MAX];
     const char *type = "";
@@ -148,20 +148,20 @@ static int read_header(struct rec_reader *r, char *err, size_t err_len)
         return -ENODATA;
     }
     o = len >= 0 ? parse_object(r->line, (size_t)len, &type, why, sizeof(why)) : NULL;
-    if (!o || strcmp(type, "header") != 0 || strcmp(text_of(o, "format"), REC_FORMAT_NAME) != 0 ||
+    if (!o || strcmp(type, "header") != 0 || strcmp(text_of(o, "format"), RECORD_FORMAT_NAME) != 0 ||
         !json_is_integer(json_object_get(o, "version"))) {
         msg_set(err, err_len,
                 "brink: %s:1: not a brink session file (expected a header line with format \"%s\")",
-                r->name, REC_FORMAT_NAME);
+                r->name, RECORD_FORMAT_NAME);
         json_decref(o);
         return -EINVAL;
     }
     r->header.version = (int)json_integer_value(json_object_get(o, "version"));
-    if (r->header.version < REC_FORMAT_OLDEST || r->header.version > REC_FORMAT_VERSION) {
+    if (r->header.version < RECORD_FORMAT_OLDEST || r->header.version > RECORD_FORMAT_VERSION) {
         msg_set(
             err, err_len,
             "brink: %s: session format version %d is not one this brink reads (versions %d to %d): use a matching brink",
-            r->name, r->header.version, REC_FORMAT_OLDEST, REC_FORMAT_VERSION);
+            r->name, r->header.version, RECORD_FORMAT_OLDEST, RECORD_FORMAT_VERSION);
         json_decref(o);
         return -ENOTSUP;
     }
@@ -172,15 +172,15 @@ static int read_header(struct rec_reader *r, char *err, size_t err_len)
     r->config_text = xstrdup(text_of(o, "config"));
     r->header.config_text = r->config_text;
     v = json_object_get(json_object_get(o, "hist"), "precision");
-    r->header.hist_precision = json_is_number(v) ? json_number_value(v) : REC_HIST_PRECISION;
+    r->header.hist_precision = json_is_number(v) ? json_number_value(v) : RECORD_HIST_PRECISION;
     json_decref(o);
     return 0;
 }
 
-int rec_read_stream(FILE *f, const char *name, rec_notice_fn *notice_fn, void *arg, char *err,
-                    size_t err_len, struct rec_reader **out)
+int record_read_stream(FILE *f, const char *name, record_notice_fn *notice_fn, void *arg, char *err,
+                    size_t err_len, struct record_reader **out)
 {
-    struct rec_reader *r = xcalloc(1, sizeof(*r));
+    struct record_reader *r = xcalloc(1, sizeof(*r));
     int rc;
 
     r->f = f;
@@ -191,7 +191,7 @@ int rec_read_stream(FILE *f, const char *name, rec_notice_fn *notice_fn, void *a
     tick_copy_text(r->name, sizeof(r->name), name ? name : "session");
     rc = read_header(r, err, err_len);
     if (rc != 0) {
-        rec_read_close(r);
+        record_read_close(r);
         *out = NULL;
         return rc;
     }
@@ -199,8 +199,8 @@ int rec_read_stream(FILE *f, const char *name, rec_notice_fn *notice_fn, void *a
     return 0;
 }
 
-int rec_read_open(const char *path, rec_notice_fn *notice_fn, void *arg, char *err, size_t err_len,
-                  struct rec_reader **out)
+int record_read_open(const char *path, record_notice_fn *notice_fn, void *arg, char *err, size_t err_len,
+                  struct record_reader **out)
 {
     char why[256];
     FILE *f;
@@ -213,7 +213,7 @@ int rec_read_open(const char *path, rec_notice_fn *notice_fn, void *arg, char *e
         msg_set(err, err_len, "brink: %s: %s", path, why);
         return rc;
     }
-    rc = rec_read_stream(f, path, notice_fn, arg, err, err_len, out);
+    rc = record_read_stream(f, path, notice_fn, arg, err, err_len, out);
     if (rc != 0) {
         fclose(f);
         return rc;
@@ -222,12 +222,12 @@ int rec_read_open(const char *path, rec_notice_fn *notice_fn, void *arg, char *e
     return 0;
 }
 
-const struct rec_header *rec_read_header(const struct rec_reader *r)
+const struct record_header *record_read_header(const struct record_reader *r)
 {
     return &r->header;
 }
 
-static void read_trailer(struct rec_reader *r, json_t *o)
+static void read_trailer(struct record_reader *r, json_t *o)
 {
     r->has_trailer = 1;
     r->end.has_trailer = 1;
@@ -240,7 +240,7 @@ static void read_trailer(struct rec_reader *r, json_t *o)
 }
 
 /* Gives the end notice once: a cut last line, or no trailer. */
-static void finish(struct rec_reader *r)
+static void finish(struct record_reader *r)
 {
     unsigned long long line = r->end.lines;
     double t_s = (double)r->end.last_ms / 1000.0;
@@ -259,7 +259,7 @@ static void finish(struct rec_reader *r)
 }
 
 /* Takes a parsed tick: keeps time moving forward, counts it. */
-static void accept_tick(struct rec_reader *r, struct tick *t)
+static void accept_tick(struct record_reader *r, struct tick *t)
 {
     if (t->start_us < r->last_start_us) {
         notice(r, r->end.lines, "line %llu: time goes backwards (t=%.1f s after %.1f s), clamped",
@@ -272,13 +272,13 @@ static void accept_tick(struct rec_reader *r, struct tick *t)
     r->end.ticks++;
 }
 
-static void skip(struct rec_reader *r, const char *why)
+static void skip(struct record_reader *r, const char *why)
 {
     r->end.lines_skipped++;
     notice(r, r->end.lines, "line %llu: skipped: %s", (unsigned long long)r->end.lines, why);
 }
 
-int rec_read_next(struct rec_reader *r, struct tick **out)
+int record_read_next(struct record_reader *r, struct tick **out)
 {
     *out = NULL;
     for (;;) {
@@ -310,7 +310,7 @@ int rec_read_next(struct rec_reader *r, struct tick **out)
             continue;
         }
         if (strcmp(type, "tick") == 0) {
-            int rc = rec_tick_from_json(o, out, why, sizeof(why));
+            int rc = record__tick_from_json(o, out, why, sizeof(why));
 
             json_decref(o);
             if (rc == 0) {
@@ -335,17 +335,17 @@ int rec_read_next(struct rec_reader *r, struct tick **out)
     return 0;
 }
 
-const struct rec_trailer *rec_read_trailer(const struct rec_reader *r)
+const struct record_trailer *record_read_trailer(const struct record_reader *r)
 {
     return r->has_trailer ? &r->trailer : NULL;
 }
 
-void rec_read_end(const struct rec_reader *r, struct rec_end *out)
+void record_read_end(const struct record_reader *r, struct record_end *out)
 {
     *out = r->end;
 }
 
-void rec_read_close(struct rec_reader *r)
+void record_read_close(struct record_reader *r)
 {
     if (!r)
         return;

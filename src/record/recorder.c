@@ -17,14 +17,14 @@
 #include "core/xalloc.h"
 #include "record/internal.h"
 
-struct rec_recorder {
+struct record_recorder {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    struct rec_writer *w; /* the thread's alone until the join */
+    struct record_writer *w; /* the thread's alone until the join */
     int is_stopping;
-    struct rec_trailer_info trailer;
-    struct rec_result result; /* counts, under lock */
+    struct record_trailer_info trailer;
+    struct record_result result; /* counts, under lock */
     size_t cap;
     size_t head; /* next to take */
     size_t len;  /* queued */
@@ -32,12 +32,12 @@ struct rec_recorder {
 };
 
 /* Copies what the writer just did into the shared counts. */
-static void publish(struct rec_recorder *rec)
+static void publish(struct record_recorder *rec)
 {
-    char reason[REC_REASON_MAX];
-    int error = rec_writer_error(rec->w, reason, sizeof(reason));
-    uint64_t written = rec_writer_ticks(rec->w);
-    uint64_t not_recorded = rec_writer_not_recorded(rec->w);
+    char reason[RECORD_REASON_MAX];
+    int error = record_writer_error(rec->w, reason, sizeof(reason));
+    uint64_t written = record_writer_ticks(rec->w);
+    uint64_t not_recorded = record_writer_not_recorded(rec->w);
 
     pthread_mutex_lock(&rec->lock);
     rec->result.ticks_written = written;
@@ -51,7 +51,7 @@ static void publish(struct rec_recorder *rec)
 
 static void *run(void *arg)
 {
-    struct rec_recorder *rec = arg;
+    struct record_recorder *rec = arg;
 
     publish(rec);
     pthread_mutex_lock(&rec->lock);
@@ -66,7 +66,7 @@ static void *run(void *arg)
         rec->head = (rec->head + 1) % rec->cap;
         rec->len--;
         pthread_mutex_unlock(&rec->lock);
-        (void)rec_write_tick(rec->w, t);
+        (void)record_write_tick(rec->w, t);
         tick_free(t);
         publish(rec);
         pthread_mutex_lock(&rec->lock);
@@ -76,9 +76,9 @@ static void *run(void *arg)
     return NULL;
 }
 
-int rec_recorder_start(struct rec_writer *w, size_t queue_len, struct rec_recorder **out)
+int record_recorder_start(struct record_writer *w, size_t queue_len, struct record_recorder **out)
 {
-    struct rec_recorder *rec;
+    struct record_recorder *rec;
     sigset_t all, old;
     int rc;
 
@@ -105,7 +105,7 @@ int rec_recorder_start(struct rec_writer *w, size_t queue_len, struct rec_record
     return 0;
 }
 
-int rec_recorder_push(struct rec_recorder *rec, const struct tick *t)
+int record_recorder_push(struct record_recorder *rec, const struct tick *t)
 {
     size_t size = offsetof(struct tick, data) + t->data_len;
     /* Copied before taking the lock, so the writing thread never waits on it. */
@@ -127,17 +127,17 @@ int rec_recorder_push(struct rec_recorder *rec, const struct tick *t)
     return 0;
 }
 
-void rec_recorder_status(struct rec_recorder *rec, struct rec_result *out)
+void record_recorder_status(struct record_recorder *rec, struct record_result *out)
 {
     pthread_mutex_lock(&rec->lock);
     *out = rec->result;
     pthread_mutex_unlock(&rec->lock);
 }
 
-int rec_recorder_stop(struct rec_recorder *rec, const struct rec_trailer_info *trailer,
-                      struct rec_result *out)
+int record_recorder_stop(struct record_recorder *rec, const struct record_trailer_info *trailer,
+                      struct record_result *out)
 {
-    struct rec_result res;
+    struct record_result res;
     int rc;
 
     if (!rec)
@@ -152,7 +152,7 @@ int rec_recorder_stop(struct rec_recorder *rec, const struct rec_trailer_info *t
     pthread_mutex_unlock(&rec->lock);
     pthread_join(rec->thread, NULL);
     rec->trailer.ticks_dropped += trailer ? trailer->ticks_dropped : 0;
-    rc = rec_close(rec->w, &rec->trailer);
+    rc = record_close(rec->w, &rec->trailer);
     res = rec->result;
     if (rc != 0 && res.error == 0) {
         res.error = rc;

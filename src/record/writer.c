@@ -20,12 +20,12 @@
 
 #define DUMP_FLAGS (JSON_COMPACT | JSON_ENSURE_ASCII)
 
-struct rec_writer {
+struct record_writer {
     int fd;
     int is_regular; /* a regular file: can be cut back and synced */
     off_t good_end; /* end of the last complete line */
     int error;      /* 0, or the negative errno that stopped it */
-    char reason[REC_REASON_MAX];
+    char reason[RECORD_REASON_MAX];
     uint64_t ticks;
     uint64_t not_recorded;
     char *buf; /* the line being written */
@@ -33,7 +33,7 @@ struct rec_writer {
     char path[];
 };
 
-static void stop(struct rec_writer *w, int error, const char *step)
+static void stop(struct record_writer *w, int error, const char *step)
 {
     w->error = error;
     msg_set(w->reason, sizeof(w->reason), "recording stopped: %s: %s: %s", w->path, step,
@@ -59,7 +59,7 @@ static int write_all(int fd, const char *buf, size_t len)
 
 /* Formats o as one line (newline included) in w->buf; returns its length,
  * or -E2BIG / -ENOMEM. */
-static long format_line(struct rec_writer *w, json_t *o)
+static long format_line(struct record_writer *w, json_t *o)
 {
     size_t n;
 
@@ -68,7 +68,7 @@ static long format_line(struct rec_writer *w, json_t *o)
     n = json_dumpb(o, w->buf, w->cap, DUMP_FLAGS);
     if (n == 0)
         return -ENOMEM;
-    if (n > REC_LINE_MAX)
+    if (n > RECORD_LINE_MAX)
         return -E2BIG;
     if (n + 1 > w->cap) {
         w->cap = n + 1;
@@ -80,7 +80,7 @@ static long format_line(struct rec_writer *w, json_t *o)
 }
 
 /* Writes o as the next line and takes its reference. */
-static int put_line(struct rec_writer *w, json_t *o)
+static int put_line(struct record_writer *w, json_t *o)
 {
     long len = format_line(w, o);
     int rc;
@@ -100,24 +100,24 @@ static int put_line(struct rec_writer *w, json_t *o)
     return rc;
 }
 
-static json_t *header_json(const struct rec_header_info *info)
+static json_t *header_json(const struct record_header_info *info)
 {
     json_t *o = json_object(), *h = json_object();
     int bad = !o || !h;
 
     bad |= json_object_set_new(o, "type", json_string("header"));
-    bad |= json_object_set_new(o, "format", json_string(REC_FORMAT_NAME));
-    bad |= json_object_set_new(o, "version", json_integer(REC_FORMAT_VERSION));
-    bad |= json_object_set_new(o, "minor", json_integer(REC_FORMAT_MINOR));
+    bad |= json_object_set_new(o, "format", json_string(RECORD_FORMAT_NAME));
+    bad |= json_object_set_new(o, "version", json_integer(RECORD_FORMAT_VERSION));
+    bad |= json_object_set_new(o, "minor", json_integer(RECORD_FORMAT_MINOR));
     bad |= json_object_set_new(
         o, "brink", json_string(info->brink_version ? info->brink_version : BRINK_VERSION));
-    bad |= json_object_set_new(o, "start_wall_ms", rec_json_count(info->start_wall_ms));
+    bad |= json_object_set_new(o, "start_wall_ms", record__json_count(info->start_wall_ms));
     bad |= json_object_set_new(o, "host", json_string(info->host ? info->host : ""));
     bad |=
         json_object_set_new(o, "config", json_string(info->config_text ? info->config_text : ""));
     bad |= json_object_set_new(h, "encoding", json_string("log-linear-b64"));
     bad |= json_object_set_new(h, "sub_buckets", json_integer(1 << RECH_SUB_BITS));
-    bad |= json_object_set_new(h, "precision", json_real(REC_HIST_PRECISION));
+    bad |= json_object_set_new(h, "precision", json_real(RECORD_HIST_PRECISION));
     bad |= json_object_set_new(o, "hist", h);
     if (bad) {
         json_decref(o);
@@ -158,11 +158,11 @@ static int open_new(const char *path, int *is_regular, char *err, size_t err_len
     return -EEXIST;
 }
 
-int rec_open(const char *path, const struct rec_header_info *info, char *err, size_t err_len,
-             struct rec_writer **out)
+int record_open(const char *path, const struct record_header_info *info, char *err, size_t err_len,
+             struct record_writer **out)
 {
     size_t plen = strlen(path);
-    struct rec_writer *w;
+    struct record_writer *w;
     int is_regular;
     int fd = open_new(path, &is_regular, err, err_len);
 
@@ -179,7 +179,7 @@ int rec_open(const char *path, const struct rec_header_info *info, char *err, si
     return 0;
 }
 
-int rec_write_tick(struct rec_writer *w, const struct tick *t)
+int record_write_tick(struct record_writer *w, const struct tick *t)
 {
     int rc;
 
@@ -187,7 +187,7 @@ int rec_write_tick(struct rec_writer *w, const struct tick *t)
         w->not_recorded++;
         return w->error;
     }
-    rc = put_line(w, rec_tick_to_json(t));
+    rc = put_line(w, record__tick_to_json(t));
     if (rc == 0) {
         w->ticks++;
         return 0;
@@ -197,39 +197,39 @@ int rec_write_tick(struct rec_writer *w, const struct tick *t)
     return rc;
 }
 
-int rec_writer_error(const struct rec_writer *w, char *reason, size_t reason_len)
+int record_writer_error(const struct record_writer *w, char *reason, size_t reason_len)
 {
     if (reason && reason_len > 0)
         msg_set(reason, reason_len, "%s", w->reason);
     return w->error;
 }
 
-uint64_t rec_writer_ticks(const struct rec_writer *w)
+uint64_t record_writer_ticks(const struct record_writer *w)
 {
     return w->ticks;
 }
 
-uint64_t rec_writer_not_recorded(const struct rec_writer *w)
+uint64_t record_writer_not_recorded(const struct record_writer *w)
 {
     return w->not_recorded;
 }
 
-static json_t *trailer_json(const struct rec_writer *w, const struct rec_trailer_info *ti)
+static json_t *trailer_json(const struct record_writer *w, const struct record_trailer_info *ti)
 {
     json_t *o = json_object();
     int bad = !o;
     int is_complete = ti && ti->is_complete && ti->ticks_dropped == 0 && w->not_recorded == 0;
 
     bad |= json_object_set_new(o, "type", json_string("trailer"));
-    bad |= json_object_set_new(o, "ticks", rec_json_count(w->ticks));
+    bad |= json_object_set_new(o, "ticks", record__json_count(w->ticks));
     bad |= json_object_set_new(o, "complete", json_boolean(is_complete));
     bad |= json_object_set_new(o, "reason",
                                json_string(ti && ti->reason ? ti->reason
                                            : ti             ? ""
                                                             : "closed"));
-    bad |= json_object_set_new(o, "end_wall_ms", rec_json_count(ti ? ti->end_wall_ms : 0));
-    bad |= json_object_set_new(o, "ticks_dropped", rec_json_count(ti ? ti->ticks_dropped : 0));
-    bad |= json_object_set_new(o, "ticks_not_recorded", rec_json_count(w->not_recorded));
+    bad |= json_object_set_new(o, "end_wall_ms", record__json_count(ti ? ti->end_wall_ms : 0));
+    bad |= json_object_set_new(o, "ticks_dropped", record__json_count(ti ? ti->ticks_dropped : 0));
+    bad |= json_object_set_new(o, "ticks_not_recorded", record__json_count(w->not_recorded));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -237,7 +237,7 @@ static json_t *trailer_json(const struct rec_writer *w, const struct rec_trailer
     return o;
 }
 
-int rec_close(struct rec_writer *w, const struct rec_trailer_info *trailer)
+int record_close(struct record_writer *w, const struct record_trailer_info *trailer)
 {
     int rc;
 

@@ -13,7 +13,7 @@
 
 #include "core/sanitize.h"
 
-uint64_t report_round_u64(double v)
+uint64_t report__round_u64(double v)
 {
     if (!(v > 0.0))
         return 0;
@@ -22,7 +22,7 @@ uint64_t report_round_u64(double v)
     return (uint64_t)(v + 0.5);
 }
 
-char *report_fmt_grouped(uint64_t v, char *buf)
+char *report__fmt_grouped(uint64_t v, char *buf)
 {
     char digits[24];
     int n = snprintf(digits, sizeof(digits), "%" PRIu64, v);
@@ -37,11 +37,11 @@ char *report_fmt_grouped(uint64_t v, char *buf)
     return buf;
 }
 
-char *report_fmt_fixed(double v, unsigned decimals, char *buf)
+char *report__fmt_fixed(double v, unsigned decimals, char *buf)
 {
     static const uint64_t scales[] = {1, 10, 100, 1000};
     uint64_t scale = scales[decimals > 3 ? 3 : decimals];
-    uint64_t n = report_round_u64(v * (double)scale);
+    uint64_t n = report__round_u64(v * (double)scale);
 
     if (scale == 1)
         snprintf(buf, REPORT_NUM_MAX, "%" PRIu64, n);
@@ -51,13 +51,13 @@ char *report_fmt_fixed(double v, unsigned decimals, char *buf)
     return buf;
 }
 
-char *report_fmt_rate(double per_s, char *buf)
+char *report__fmt_rate(double per_s, char *buf)
 {
-    return per_s >= 99.95 ? report_fmt_grouped(report_round_u64(per_s), buf)
-                          : report_fmt_fixed(per_s, 1, buf);
+    return per_s >= 99.95 ? report__fmt_grouped(report__round_u64(per_s), buf)
+                          : report__fmt_fixed(per_s, 1, buf);
 }
 
-char *report_fmt_g(double v, int precision, char *buf)
+char *report__fmt_g(double v, int precision, char *buf)
 {
     size_t o = 0;
     int in_point = 0;
@@ -84,26 +84,26 @@ char *report_fmt_g(double v, int precision, char *buf)
     return buf;
 }
 
-const char *report_shown(const char *raw, size_t raw_cap, char *buf, size_t cap)
+const char *report__shown(const char *raw, size_t raw_cap, char *buf, size_t cap)
 {
     sanitize_display(raw, strnlen(raw, raw_cap), buf, cap, 1);
     return buf;
 }
 
-int report_finish(FILE *out)
+int report__finish(FILE *out)
 {
     if (fflush(out) != 0 || ferror(out))
         return -EIO;
     return 0;
 }
 
-char *report_fmt_level(int is_open_model, double level, char *buf)
+char *report__fmt_level(int is_open_model, double level, char *buf)
 {
     char n[REPORT_NUM_MAX];
 
     if (is_open_model)
-        snprintf(buf, REPORT_NUM_MAX, "rate=%.32s/s", report_fmt_rate(level, n));
+        snprintf(buf, REPORT_NUM_MAX, "rate=%.32s/s", report__fmt_rate(level, n));
     else
-        snprintf(buf, REPORT_NUM_MAX, "c=%" PRIu64, report_round_u64(level));
+        snprintf(buf, REPORT_NUM_MAX, "c=%" PRIu64, report__round_u64(level));
     return buf;
 }

@@ -113,9 +113,9 @@ static void put_group(struct line *l, const struct step_row *r)
         return;
     }
     append(l, "  %*s  %*s  %*s  %*s", RATE_W,
-           report_fmt_rate(tick_per_s(r->completed, r->duration_us), rate), LAT_W,
+           report__fmt_rate(tick_per_s(r->completed, r->duration_us), rate), LAT_W,
            lat(r, r->p50_us, p50), LAT_W, lat(r, r->p99_us, p99), ERR_W,
-           report_fmt_grouped(steps_row_failed(r), err));
+           report__fmt_grouped(steps_row_failed(r), err));
 }
 
 /* The index of kind name in st when it ran in r (not NULL), else -1. */
@@ -140,11 +140,11 @@ static void put_kind_group(struct line *l, const struct steps *st, const struct 
         append(l, "%*s", GROUP_W, "");
         return;
     }
-    append(l, "  %*s  %*s  %*s  %*s", RATE_W, report_fmt_rate(steps_kind_rate(r, k), rate), LAT_W,
+    append(l, "  %*s  %*s  %*s  %*s", RATE_W, report__fmt_rate(steps_kind_rate(r, k), rate), LAT_W,
            r->kinds[k].timed ? units_format_duration(r->kinds[k].p50_us, p50, sizeof(p50)) : "-",
            LAT_W,
            r->kinds[k].timed ? units_format_duration(r->kinds[k].p99_us, p99, sizeof(p99)) : "-",
-           ERR_W, report_fmt_grouped(r->kinds[k].completed - r->kinds[k].ok, err));
+           ERR_W, report__fmt_grouped(r->kinds[k].completed - r->kinds[k].ok, err));
 }
 
 /* The request kinds shown under each level, matched by name across the
@@ -188,7 +188,7 @@ static void put_heads(FILE *out, struct line *l, const char *const *labels, size
     append(l, "  %-*s", LEVEL_W, "");
     for (size_t i = 0; i < n; i++)
         append(l, "  %-*s", GROUP_W - 2,
-               report_shown(labels[i], strlen(labels[i]) + 1, name, sizeof(name)));
+               report__shown(labels[i], strlen(labels[i]) + 1, name, sizeof(name)));
     put_line(out, l);
     append(l, "  %-*s", LEVEL_W, "level");
     for (size_t i = 0; i < n; i++)
@@ -213,7 +213,7 @@ int format_compare(const struct steps *const *tables, const char *const *labels,
     put_heads(out, &l, labels, n);
     for (size_t k = 0; k < n_keys; k++) {
         append(&l, "  %-*s", LEVEL_W,
-               report_fmt_level(keys[k].model == LOAD_OPEN, keys[k].level, level));
+               report__fmt_level(keys[k].model == LOAD_OPEN, keys[k].level, level));
         for (size_t i = 0; i < n; i++)
             put_group(&l, find_level(tables[i], &keys[k], &r) == 0 ? &r : NULL);
         put_line(out, &l);
@@ -226,7 +226,7 @@ int format_compare(const struct steps *const *tables, const char *const *labels,
             if (!ran)
                 continue;
             append(&l, "    %-*s", LEVEL_W - 2,
-                   report_shown(kinds[j], TICK_NAME_MAX, name, sizeof(name)));
+                   report__shown(kinds[j], TICK_NAME_MAX, name, sizeof(name)));
             for (size_t i = 0; i < n; i++)
                 put_kind_group(&l, tables[i],
                                find_level(tables[i], &keys[k], &r) == 0 ? &r : NULL, kinds[j]);
@@ -235,5 +235,5 @@ int format_compare(const struct steps *const *tables, const char *const *labels,
     }
     free(l.buf);
     free(keys);
-    return report_finish(out);
+    return report__finish(out);
 }

@@ -96,7 +96,7 @@ static void put_probe(FILE *out, const struct tick *t, const char *name)
 
         if (strncmp(p->name, name, TICK_NAME_MAX) == 0) {
             if (p->has_value)
-                fputs(report_fmt_g(p->value, 17, v), out);
+                fputs(report__fmt_g(p->value, 17, v), out);
             return;
         }
     }
@@ -114,7 +114,7 @@ static void put_open(FILE *out, const struct tick *t)
         return;
     }
     fprintf(out, ",%s,%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-            report_fmt_fixed(t->target_rate_per_s, 3, rate), t->max_in_flight, t->sched_called,
+            report__fmt_fixed(t->target_rate_per_s, 3, rate), t->max_in_flight, t->sched_called,
             t->sched_backlog, t->sched_lag_us, t->sched_capped);
     if (t->service.window.count > 0)
         fprintf(out, ",%" PRIu64 ",%" PRIu64, t->service.window.pct_us[0],
@@ -136,7 +136,7 @@ int format_csv_tick(struct format_csv *c, const struct tick *t)
             ",%" PRIu64 ",%s,%" PRIu64,
             t->seq, t->start_us, t->duration_us, run_state_name(t->state), t->target_concurrency,
             t->actual_concurrency, t->in_flight, k->completed, k->ok,
-            report_fmt_fixed(tick_per_s(k->completed, t->duration_us), 3, rate),
+            report__fmt_fixed(tick_per_s(k->completed, t->duration_us), 3, rate),
             k->bytes_in);
     if (k->window.count > 0)
         fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
@@ -162,7 +162,7 @@ int format_csv_finish(struct format_csv *c)
 {
     if (!c->has_header)
         put_header(c, NULL);
-    return report_finish(c->out);
+    return report__finish(c->out);
 }
 
 /* One line of the step table: the row's figures for its kind NAME ("total"
@@ -173,10 +173,10 @@ static void put_step_line(FILE *out, size_t i, const struct step_row *r, const c
 {
     char level[REPORT_NUM_MAX], per_s[REPORT_NUM_MAX];
 
-    fprintf(out, "%zu,%s,%s,", i + 1, load_model_name(r->model), report_fmt_g(r->level, 17, level));
+    fprintf(out, "%zu,%s,%s,", i + 1, load_model_name(r->model), report__fmt_g(r->level, 17, level));
     put_quoted(out, name, TICK_NAME_MAX);
     fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s", r->start_us,
-            r->duration_us, completed, ok, completed - ok, report_fmt_fixed(rate, 3, per_s));
+            r->duration_us, completed, ok, completed - ok, report__fmt_fixed(rate, 3, per_s));
     if (timed)
         fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, pct_us[0], pct_us[1],
                 pct_us[2], pct_us[3]);
@@ -204,5 +204,5 @@ int format_steps_csv(const struct steps *st, FILE *out)
                               steps_kind_rate(r, k), sk->timed, pct);
         }
     }
-    return report_finish(out);
+    return report__finish(out);
 }

@@ -34,7 +34,7 @@ static void put_ms(FILE *out, int width, uint64_t us)
 /* A fraction 0..1 with 12 decimals ("%2.12f"). */
 static void put_fraction(FILE *out, double f)
 {
-    uint64_t n = report_round_u64(f * 1e12);
+    uint64_t n = report__round_u64(f * 1e12);
 
     fprintf(out, "%" PRIu64 ".%012" PRIu64, n / UINT64_C(1000000000000),
             n % UINT64_C(1000000000000));
@@ -59,7 +59,7 @@ static void put_row(FILE *out, uint64_t value_us, double pct, uint64_t total_to_
     put_fraction(out, pct / 100.0);
     fprintf(out, " %10" PRIu64, total_to_here);
     if (pct < 100.0)
-        fprintf(out, " %14s", report_fmt_fixed(1.0 / (1.0 - pct / 100.0), 2, inv));
+        fprintf(out, " %14s", report__fmt_fixed(1.0 / (1.0 - pct / 100.0), 2, inv));
     fputc('\n', out);
 }
 
@@ -92,12 +92,12 @@ int format_hdr(const struct hist *h, FILE *out)
             "1/(1-Percentile)");
     put_rows(out, h);
     fputs("#[Mean    = ", out);
-    put_ms(out, 12, report_round_u64(hist_mean(h)));
+    put_ms(out, 12, report__round_u64(hist_mean(h)));
     fputs(", StdDeviation   = ", out);
-    put_ms(out, 12, report_round_u64(hist_stddev(h)));
+    put_ms(out, 12, report__round_u64(hist_stddev(h)));
     fputs("]\n#[Max     = ", out);
     put_ms(out, 12, hist_max(h));
     fprintf(out, ", Total count    = %12" PRIu64 "]\n", hist_count(h));
     fprintf(out, "#[Buckets = %12d, SubBuckets     = %12d]\n", HDR_BUCKETS, HIST_EXACT_BELOW);
-    return report_finish(out);
+    return report__finish(out);
 }

@@ -83,7 +83,7 @@ static void put_double(FILE *out, double v)
     if (!isfinite(v))
         fputs("null", out);
     else
-        fputs(report_fmt_g(v, 17, buf), out);
+        fputs(report__fmt_g(v, 17, buf), out);
 }
 
 /* A rate with 3 decimals. */
@@ -91,7 +91,7 @@ static void put_rate(FILE *out, const char *key, double v)
 {
     char buf[REPORT_NUM_MAX];
 
-    fprintf(out, "\"%s\":%s", key, report_fmt_fixed(v, 3, buf));
+    fprintf(out, "\"%s\":%s", key, report__fmt_fixed(v, 3, buf));
 }
 
 /* "errors":{"refused":0,...}: every class, in the class list's order. */
@@ -110,9 +110,9 @@ static void put_latency(FILE *out, const char *key, const struct hist *h)
             ",\"%s\":{\"timed\":%" PRIu64 ",\"min\":%" PRIu64 ",\"mean\":%" PRIu64
             ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64
             ",\"max\":%" PRIu64 ",\"stddev\":%" PRIu64 "}",
-            key, hist_count(h), hist_min(h), report_round_u64(hist_mean(h)),
+            key, hist_count(h), hist_min(h), report__round_u64(hist_mean(h)),
             hist_percentile(h, 50.0), hist_percentile(h, 90.0), hist_percentile(h, 99.0),
-            hist_percentile(h, 99.9), hist_max(h), report_round_u64(hist_stddev(h)));
+            hist_percentile(h, 99.9), hist_max(h), report__round_u64(hist_stddev(h)));
 }
 
 /* A kind's totals; latency_us times its successes. failed, when not NULL,
@@ -317,5 +317,5 @@ int format_json(const struct summary *sum, const struct steps *st,
     if (v)
         put_verdicts(out, v);
     fputs("}\n", out);
-    return report_finish(out);
+    return report__finish(out);
 }

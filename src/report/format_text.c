@@ -63,7 +63,7 @@ static const char *probe_cell(const struct step_row *r, int col, char *buf)
 
     if (!p->has_value)
         return "-";
-    return report_fmt_g(col % 2 == 0 ? p->max : p->last, 6, buf);
+    return report__fmt_g(col % 2 == 0 ? p->max : p->last, 6, buf);
 }
 
 /* How the plan judged the row (the failed condition is last on the line,
@@ -74,7 +74,7 @@ static const char *verdict_cell(const struct step_row *r, char *buf)
 
     if (r->verdict == VERDICT_FAIL) {
         snprintf(buf, VERDICT_MAX, "%s: %s", steps_verdict_label(r->verdict),
-                 report_shown(r->why, TICK_TEXT_MAX, why, sizeof(why)));
+                 report__shown(r->why, TICK_TEXT_MAX, why, sizeof(why)));
         return buf;
     }
     if (r->verdict != VERDICT_NONE)
@@ -95,7 +95,7 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
         if (r != NULL)
             return probe_cell(r, col, buf);
         snprintf(buf, CELL_MAX, "%s %s",
-                 report_shown(steps_probe_name(st, (uint32_t)col / 2), TICK_NAME_MAX, name,
+                 report__shown(steps_probe_name(st, (uint32_t)col / 2), TICK_NAME_MAX, name,
                               sizeof(name)),
                  col % 2 == 0 ? "max" : "last");
         return buf;
@@ -103,7 +103,7 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
     if (col >= COL__FIXED) {
         enum errclass c = l->err[col - COL__FIXED];
 
-        return r ? report_fmt_grouped(r->errors[c], buf) : errclass_name(c);
+        return r ? report__fmt_grouped(r->errors[c], buf) : errclass_name(c);
     }
     if (r == NULL)
         return fixed_heads[col];
@@ -114,17 +114,17 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
         snprintf(buf, CELL_MAX, "%" PRIu32 "/%" PRIu32, r->plan_step, r->plan_n_steps);
         return buf;
     case COL_LEVEL:
-        return report_fmt_level(r->model == LOAD_OPEN, r->level, buf);
+        return report__fmt_level(r->model == LOAD_OPEN, r->level, buf);
     case COL_START:
         return units_format_duration(r->start_us, buf, CELL_MAX);
     case COL_DURATION:
         return units_format_duration(r->duration_us, buf, CELL_MAX);
     case COL_REQUESTS:
-        return report_fmt_grouped(r->completed, buf);
+        return report__fmt_grouped(r->completed, buf);
     case COL_RATE:
-        return report_fmt_rate(tick_per_s(r->completed, r->duration_us), buf);
+        return report__fmt_rate(tick_per_s(r->completed, r->duration_us), buf);
     case COL_MBIN:
-        return report_fmt_fixed(tick_per_s(r->bytes_in, r->duration_us) / 1e6, 2, buf);
+        return report__fmt_fixed(tick_per_s(r->bytes_in, r->duration_us) / 1e6, 2, buf);
     case COL_P50:
         return latency(r, r->p50_us, buf);
     case COL_P99:
@@ -207,15 +207,15 @@ static void print_breaking_point(FILE *out, const struct steps *st)
     fputs("breaking point: ", out);
     if (good)
         fprintf(out, "highest step that passed %" PRIu32 " (%s, %s req/s, p99 %s)",
-                good->plan_step, report_fmt_level(good->model == LOAD_OPEN, good->level, lv),
-                report_fmt_rate(tick_per_s(good->completed, good->duration_us), rate),
+                good->plan_step, report__fmt_level(good->model == LOAD_OPEN, good->level, lv),
+                report__fmt_rate(tick_per_s(good->completed, good->duration_us), rate),
                 latency(good, good->p99_us, p99));
     else
         fputs("no step passed", out);
     if (bad)
         fprintf(out, "; first failed %" PRIu32 " (%s): %s\n", bad->plan_step,
-                report_fmt_level(bad->model == LOAD_OPEN, bad->level, lv),
-                report_shown(bad->why, TICK_TEXT_MAX, why, sizeof(why)));
+                report__fmt_level(bad->model == LOAD_OPEN, bad->level, lv),
+                report__shown(bad->why, TICK_TEXT_MAX, why, sizeof(why)));
     else
         fputs("; no step failed\n", out);
 }
@@ -233,15 +233,15 @@ static const char *kind_cell(const struct steps *st, const struct step_row *r, u
     sk = &r->kinds[k];
     switch (col) {
     case 0:
-        return report_fmt_level(r->model == LOAD_OPEN, r->level, buf);
+        return report__fmt_level(r->model == LOAD_OPEN, r->level, buf);
     case 1:
-        return report_shown(steps_kind_name(st, k), TICK_NAME_MAX, buf, CELL_MAX);
+        return report__shown(steps_kind_name(st, k), TICK_NAME_MAX, buf, CELL_MAX);
     case 2:
-        return report_fmt_grouped(sk->completed, buf);
+        return report__fmt_grouped(sk->completed, buf);
     case 3:
-        return report_fmt_rate(steps_kind_rate(r, k), buf);
+        return report__fmt_rate(steps_kind_rate(r, k), buf);
     case 4:
-        return report_fmt_grouped(sk->completed - sk->ok, buf);
+        return report__fmt_grouped(sk->completed - sk->ok, buf);
     default:
         break;
     }
@@ -295,7 +295,7 @@ int format_steps_text(const struct steps *st, FILE *out)
     size_t rows = steps_count(st);
 
     plan(st, &l);
-    fprintf(out, "\nsteps: %s\n", report_fmt_grouped(rows + steps_rows_not_kept(st), n));
+    fprintf(out, "\nsteps: %s\n", report__fmt_grouped(rows + steps_rows_not_kept(st), n));
     if (rows > 0) {
         print_line(out, st, &l, NULL);
         for (size_t i = 0; i < rows; i++)
@@ -304,10 +304,10 @@ int format_steps_text(const struct steps *st, FILE *out)
     print_breaking_point(out, st);
     if (steps_rows_not_kept(st))
         fprintf(out, "  and %s more steps (%s requests), not kept\n",
-                report_fmt_grouped(steps_rows_not_kept(st), n),
-                report_fmt_grouped(steps_completed_not_kept(st), m));
+                report__fmt_grouped(steps_rows_not_kept(st), n),
+                report__fmt_grouped(steps_completed_not_kept(st), m));
     print_kinds(out, st);
-    return report_finish(out);
+    return report__finish(out);
 }
 
 int format_final(const struct summary *sum, struct steps *st, FILE *out)

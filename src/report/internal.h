@@ -14,23 +14,23 @@
 #define REPORT_NAME_MAX 80 /* a sanitized name as shown in a table */
 
 /* v rounded to the nearest integer; 0 for negative or NaN, capped at 9e18. */
-uint64_t report_round_u64(double v);
+uint64_t report__round_u64(double v);
 /* "93,512": digits grouped by three with commas. buf holds REPORT_NUM_MAX. */
-char *report_fmt_grouped(uint64_t v, char *buf);
+char *report__fmt_grouped(uint64_t v, char *buf);
 /* v >= 0 with exactly decimals (0 to 3) digits after the point, no %f. */
-char *report_fmt_fixed(double v, unsigned decimals, char *buf);
+char *report__fmt_fixed(double v, unsigned decimals, char *buf);
 /* A rate per second: whole and grouped from 100 up, one decimal below. */
-char *report_fmt_rate(double per_s, char *buf);
+char *report__fmt_rate(double per_s, char *buf);
 /* A double as "%.*g" prints it in the C locale ("0.5", "1e+06"), whatever
  * LC_NUMERIC says; "null"-free: NaN and infinities give "0". */
-char *report_fmt_g(double v, int precision, char *buf);
+char *report__fmt_g(double v, int precision, char *buf);
 /* raw (at most raw_cap bytes, maybe not NUL-terminated) escaped by
  * sanitize_display, ASCII only, cut to cap bytes; returns buf. */
-const char *report_shown(const char *raw, size_t raw_cap, char *buf, size_t cap);
+const char *report__shown(const char *raw, size_t raw_cap, char *buf, size_t cap);
 /* A step's level: "c=40" (closed model, concurrency) or "rate=500/s" (open
- * model, rate as report_fmt_rate writes it). buf holds REPORT_NUM_MAX. */
-char *report_fmt_level(int is_open_model, double level, char *buf);
+ * model, rate as report__fmt_rate writes it). buf holds REPORT_NUM_MAX. */
+char *report__fmt_level(int is_open_model, double level, char *buf);
 /* 0 when every write to out succeeded and the flush did, else -EIO. */
-int report_finish(FILE *out);
+int report__finish(FILE *out);
 
 #endif

@@ -326,11 +326,11 @@ static char *fmt_percent(uint64_t part, uint64_t whole, unsigned decimals, char 
     double pct = whole ? 100.0 * (double)part / (double)whole : 0.0;
     size_t n;
 
-    if (part > 0 && report_round_u64(pct * (decimals == 1 ? 10.0 : 100.0)) == 0) {
+    if (part > 0 && report__round_u64(pct * (decimals == 1 ? 10.0 : 100.0)) == 0) {
         snprintf(buf, NUM_MAX, "%s", decimals == 1 ? "<0.1%" : "<0.01%");
         return buf;
     }
-    report_fmt_fixed(pct, decimals, buf);
+    report__fmt_fixed(pct, decimals, buf);
     n = strlen(buf);
     snprintf(buf + n, NUM_MAX - n, "%%");
     return buf;
@@ -338,7 +338,7 @@ static char *fmt_percent(uint64_t part, uint64_t whole, unsigned decimals, char 
 
 static char *fmt_duration(double us, char *buf)
 {
-    return units_format_duration(report_round_u64(us), buf, UNITS_FMT_MAX);
+    return units_format_duration(report__round_u64(us), buf, UNITS_FMT_MAX);
 }
 
 /* ---- the report ---- */
@@ -348,10 +348,10 @@ static void print_volume(FILE *out, const struct kind_totals *k, uint64_t durati
 {
     char n[NUM_MAX], rate[NUM_MAX], in[NUM_MAX], sent[NUM_MAX];
 
-    fprintf(out, "%s request%s, %s req/s, %s MB/s in, %s MB/s out\n", report_fmt_grouped(k->completed, n),
-            k->completed == 1 ? "" : "s", report_fmt_rate(tick_per_s(k->completed, duration_us), rate),
-            report_fmt_fixed(tick_per_s(k->bytes_in, duration_us) / 1e6, 2, in),
-            report_fmt_fixed(tick_per_s(k->bytes_out, duration_us) / 1e6, 2, sent));
+    fprintf(out, "%s request%s, %s req/s, %s MB/s in, %s MB/s out\n", report__fmt_grouped(k->completed, n),
+            k->completed == 1 ? "" : "s", report__fmt_rate(tick_per_s(k->completed, duration_us), rate),
+            report__fmt_fixed(tick_per_s(k->bytes_in, duration_us) / 1e6, 2, in),
+            report__fmt_fixed(tick_per_s(k->bytes_out, duration_us) / 1e6, 2, sent));
 }
 
 static void print_gap_note(FILE *out, const struct kind_totals *k)
@@ -364,7 +364,7 @@ static void print_gap_note(FILE *out, const struct kind_totals *k)
             "note: %" PRIu64
             " interval histogram%s damaged or missing; latency covers %s of %s requests\n",
             k->hist_gaps, k->hist_gaps == 1 ? " was" : "s were",
-            report_fmt_grouped(hist_count(k->hist), timed), report_fmt_grouped(k->timed, all));
+            report__fmt_grouped(hist_count(k->hist), timed), report__fmt_grouped(k->timed, all));
 }
 
 static void print_latency(FILE *out, const struct kind_totals *k)
@@ -405,16 +405,16 @@ static void print_errors(FILE *out, const struct kind_totals *k,
         fputs("errors: none\n", out);
         return;
     }
-    fprintf(out, "errors: %s of %s requests (%s)\n", report_fmt_grouped(failed, n),
-            report_fmt_grouped(k->completed, all), fmt_percent(failed, k->completed, 2, pct));
+    fprintf(out, "errors: %s of %s requests (%s)\n", report__fmt_grouped(failed, n),
+            report__fmt_grouped(k->completed, all), fmt_percent(failed, k->completed, 2, pct));
     for (int c = 0; c < ERR__COUNT; c++) {
         if (k->errors[c] == 0)
             continue;
         msg[0] = '\0';
         if (first_error != NULL)
-            report_shown(first_error[c], TICK_TEXT_MAX, msg, sizeof(msg));
+            report__shown(first_error[c], TICK_TEXT_MAX, msg, sizeof(msg));
         fprintf(out, "  %-15s %11s %7s%s%s\n", errclass_name((enum errclass)c),
-                report_fmt_grouped(k->errors[c], n), fmt_percent(k->errors[c], k->completed, 2, pct),
+                report__fmt_grouped(k->errors[c], n), fmt_percent(k->errors[c], k->completed, 2, pct),
                 msg[0] ? "  " : "", msg);
     }
 }
@@ -441,7 +441,7 @@ static void print_failed_latency(FILE *out, const struct summary *s)
     if (hist_count(h) == 0)
         return;
     fprintf(out, "latency of failed requests (%s timed): p50 %s, p90 %s, p99 %s, max %s\n",
-            report_fmt_grouped(hist_count(h), n),
+            report__fmt_grouped(hist_count(h), n),
             units_format_duration(hist_percentile(h, 50.0), a, sizeof(a)),
             units_format_duration(hist_percentile(h, 90.0), b, sizeof(b)),
             units_format_duration(hist_percentile(h, 99.0), c, sizeof(c)),
@@ -462,7 +462,7 @@ static void print_concurrency(FILE *out, const struct summary *s)
     }
     if (s->models_seen & (1u << LOAD_OPEN))
         fprintf(out, "rate: max target %s/s, max in flight %" PRIu32 " (cap %" PRIu32 ")\n",
-                report_fmt_rate(s->max_target_rate_per_s, rate), s->max_in_flight,
+                report__fmt_rate(s->max_target_rate_per_s, rate), s->max_in_flight,
                 s->in_flight_cap);
 }
 
@@ -506,16 +506,16 @@ static void print_schedule(FILE *out, const struct summary *s)
     if (sc->open_ticks == 0)
         return;
     fprintf(out, "schedule: requested %s/s, achieved %s/s over %s of open model; ",
-            report_fmt_rate(sc->open_us ? sc->rate_us / (double)sc->open_us : 0, req),
-            report_fmt_rate(tick_per_s(sc->started, sc->open_us), got),
+            report__fmt_rate(sc->open_us ? sc->rate_us / (double)sc->open_us : 0, req),
+            report__fmt_rate(tick_per_s(sc->started, sc->open_us), got),
             units_format_duration(sc->open_us, lag, sizeof(lag)));
     units_format_duration(sc->max_lag_us, lag, sizeof(lag));
     if (sc->ticks_not_kept == 0)
         fprintf(out, "kept (max lag %s)\n", lag);
     else
         fprintf(out, "NOT KEPT in %s of %s ticks (max lag %s, in-flight cap reached %s times)\n",
-                report_fmt_grouped(sc->ticks_not_kept, n), report_fmt_grouped(sc->open_ticks, got),
-                lag, report_fmt_grouped(sc->capped, req));
+                report__fmt_grouped(sc->ticks_not_kept, n), report__fmt_grouped(sc->open_ticks, got),
+                lag, report__fmt_grouped(sc->capped, req));
     if (s->service.completed == 0)
         return;
     fputs("service time (actual start to end, not corrected):\n", out);
@@ -531,9 +531,9 @@ static void print_statuses(FILE *out, const struct summary *s)
     if (s->n_status == 0 && s->status_other == 0)
         fputs(" none", out);
     for (uint32_t i = 0; i < s->n_status; i++)
-        fprintf(out, " %u=%s", (unsigned)s->status[i].code, report_fmt_grouped(s->status[i].count, n));
+        fprintf(out, " %u=%s", (unsigned)s->status[i].code, report__fmt_grouped(s->status[i].count, n));
     if (s->status_other)
-        fprintf(out, " other=%s", report_fmt_grouped(s->status_other, n));
+        fprintf(out, " other=%s", report__fmt_grouped(s->status_other, n));
     fputc('\n', out);
 }
 
@@ -543,15 +543,15 @@ static void print_events(FILE *out, const struct summary *s)
 
     if (s->n_events == 0 && s->events_more == 0)
         return;
-    fprintf(out, "events: %s\n", report_fmt_grouped(s->n_events + s->events_more, n));
+    fprintf(out, "events: %s\n", report__fmt_grouped(s->n_events + s->events_more, n));
     for (uint32_t i = 0; i < s->n_events; i++) {
         const struct tick_event *e = &s->events[i];
 
         fprintf(out, "  %8s %s: %s\n", units_format_duration(e->at_ms * 1000, at, sizeof(at)),
-                event_kind_name(e->kind), report_shown(e->text, sizeof(e->text), text, sizeof(text)));
+                event_kind_name(e->kind), report__shown(e->text, sizeof(e->text), text, sizeof(text)));
     }
     if (s->events_more)
-        fprintf(out, "  and %s more, not kept\n", report_fmt_grouped(s->events_more, n));
+        fprintf(out, "  and %s more, not kept\n", report__fmt_grouped(s->events_more, n));
 }
 
 static void print_probes(FILE *out, const struct summary *s)
@@ -564,14 +564,14 @@ static void print_probes(FILE *out, const struct summary *s)
     for (uint32_t i = 0; i < s->n_probes; i++) {
         const struct probe_totals *p = &s->probes[i];
 
-        fprintf(out, "  %s", report_shown(p->name, sizeof(p->name), name, sizeof(name)));
+        fprintf(out, "  %s", report__shown(p->name, sizeof(p->name), name, sizeof(name)));
         if (p->has_value)
-            fprintf(out, ": last %s, max %s", report_fmt_g(p->last, 6, last), report_fmt_g(p->max, 6, max));
+            fprintf(out, ": last %s, max %s", report__fmt_g(p->last, 6, last), report__fmt_g(p->max, 6, max));
         else
             fputs(": no value", out);
         if (p->failing_ticks)
-            fprintf(out, "; failing or stale in %s ticks (%s)", report_fmt_grouped(p->failing_ticks, n),
-                    report_shown(p->last_error, sizeof(p->last_error), why, sizeof(why)));
+            fprintf(out, "; failing or stale in %s ticks (%s)", report__fmt_grouped(p->failing_ticks, n),
+                    report__shown(p->last_error, sizeof(p->last_error), why, sizeof(why)));
         fputc('\n', out);
     }
 }
@@ -585,13 +585,13 @@ static void print_kinds(FILE *out, const struct summary *s)
     for (uint32_t i = 0; i < s->n_kinds; i++) {
         const struct kind_totals *k = &s->kinds[i];
 
-        fprintf(out, "\nkind %s: ", report_shown(k->name, sizeof(k->name), name, sizeof(name)));
+        fprintf(out, "\nkind %s: ", report__shown(k->name, sizeof(k->name), name, sizeof(name)));
         print_volume(out, k, s->duration_us);
         print_outcomes(out, k, NULL);
     }
     if (s->unmatched_completed)
         fprintf(out, "\nnote: %s requests of kinds past the first %d are in the totals only\n",
-                report_fmt_grouped(s->unmatched_completed, n), TICK_MAX_KINDS);
+                report__fmt_grouped(s->unmatched_completed, n), TICK_MAX_KINDS);
 }
 
 int summary_print(const struct summary *s, FILE *out)
@@ -632,8 +632,8 @@ static void append_probes(const struct tick *t, char *buf, size_t cap)
         int ok = p->has_value && p->state == PROBE_OK;
 
         snprintf(buf + used, cap - used, " %s=%s",
-                 report_shown(p->name, sizeof(p->name), name, sizeof(name)),
-                 ok ? report_fmt_g(p->value, 6, v) : probe_state_name(p->state));
+                 report__shown(p->name, sizeof(p->name), name, sizeof(name)),
+                 ok ? report__fmt_g(p->value, 6, v) : probe_state_name(p->state));
     }
 }
 
@@ -645,7 +645,7 @@ static void load_field(const struct tick *t, char *buf, size_t cap)
 
     if (t->model == LOAD_OPEN)
         snprintf(buf, cap, "rate=%s/s inflight=%" PRIu32 "/%" PRIu32,
-                 report_fmt_rate(t->target_rate_per_s, rate), t->in_flight, t->max_in_flight);
+                 report__fmt_rate(t->target_rate_per_s, rate), t->in_flight, t->max_in_flight);
     else if (t->target_concurrency != 0 && t->target_concurrency != t->actual_concurrency)
         snprintf(buf, cap, "c=%" PRIu32 "/%" PRIu32 " inflight=%" PRIu32, t->actual_concurrency,
                  t->target_concurrency, t->in_flight);
@@ -688,8 +688,8 @@ static void volume_field(const struct tick *t, char *buf, size_t cap)
         return;
     }
     snprintf(buf, cap, "%" PRIu64 " req/s %s MB/s",
-             report_round_u64(tick_per_s(k->completed, t->duration_us)),
-             report_fmt_fixed(tick_per_s(k->bytes_in, t->duration_us) / 1e6, 1, mb));
+             report__round_u64(tick_per_s(k->completed, t->duration_us)),
+             report__fmt_fixed(tick_per_s(k->bytes_in, t->duration_us) / 1e6, 1, mb));
 }
 
 char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
@@ -785,7 +785,7 @@ int summary_print_tick(const struct tick *t, FILE *out)
         /* The same clock format as the report's event rows. */
         units_format_duration(t->events[i].at_ms * 1000, at, sizeof(at));
         fprintf(out, "  [%s] %s: %s\n", at, event_kind_name(t->events[i].kind),
-                report_shown(t->events[i].text, sizeof(t->events[i].text), text, sizeof(text)));
+                report__shown(t->events[i].text, sizeof(t->events[i].text), text, sizeof(text)));
     }
-    return report_finish(out);
+    return report__finish(out);
 }

@@ -22,7 +22,7 @@ struct capacity {
     uint64_t in_system;   /* admitted and not yet answered */
 };
 
-struct capacity *capacity_new(void)
+struct capacity *target__capacity_new(void)
 {
     struct capacity *c = xcalloc(1, sizeof(*c));
 
@@ -30,7 +30,7 @@ struct capacity *capacity_new(void)
     return c;
 }
 
-void capacity_free(struct capacity *c)
+void target__capacity_free(struct capacity *c)
 {
     if (!c)
         return;
@@ -44,7 +44,7 @@ static uint64_t waiting(const struct capacity *c, unsigned workers)
     return c->in_system > workers ? c->in_system - workers : 0;
 }
 
-int capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max, uint64_t service_us,
+int target__capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max, uint64_t service_us,
                    uint64_t now_ns, uint64_t *wait_us)
 {
     uint64_t start;
@@ -77,7 +77,7 @@ int capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max, uin
     return 0;
 }
 
-void capacity_leave(struct capacity *c)
+void target__capacity_leave(struct capacity *c)
 {
     pthread_mutex_lock(&c->lock);
     if (c->in_system)
@@ -85,7 +85,7 @@ void capacity_leave(struct capacity *c)
     pthread_mutex_unlock(&c->lock);
 }
 
-uint64_t capacity_queue(struct capacity *c, unsigned workers)
+uint64_t target__capacity_queue(struct capacity *c, unsigned workers)
 {
     uint64_t n;
 

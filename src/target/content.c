@@ -17,7 +17,7 @@
 
 static char pattern[CONTENT_PATTERN_BYTES];
 
-void content_init(void)
+void target__content_init(void)
 {
     static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -27,12 +27,12 @@ void content_init(void)
         pattern[i] = (i % 64 == 63) ? '\n' : alphabet[(i % 64 + i / 64) % 36];
 }
 
-const char *content_pattern_table(void)
+const char *target__content_pattern_table(void)
 {
     return pattern;
 }
 
-void content_pattern(char *dst, uint64_t off, size_t n)
+void target__content_pattern(char *dst, uint64_t off, size_t n)
 {
     while (n > 0) {
         size_t at = (size_t)(off % CONTENT_PATTERN_BYTES);
@@ -46,7 +46,7 @@ void content_pattern(char *dst, uint64_t off, size_t n)
     }
 }
 
-void reply_init(struct reply *rp)
+void target__reply_init(struct reply *rp)
 {
     memset(rp, 0, sizeof(*rp));
     rp->fd = -1;
@@ -54,7 +54,7 @@ void reply_init(struct reply *rp)
     rp->body = "";
 }
 
-void reply_free(struct reply *rp)
+void target__reply_free(struct reply *rp)
 {
     free(rp->owned);
     rp->owned = NULL;
@@ -64,12 +64,12 @@ void reply_free(struct reply *rp)
     }
 }
 
-void reply_text(struct reply *rp, unsigned status, const char *fmt, ...)
+void target__reply_text(struct reply *rp, unsigned status, const char *fmt, ...)
 {
     va_list ap;
     int n;
 
-    reply_free(rp);
+    target__reply_free(rp);
     va_start(ap, fmt);
     n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
@@ -84,7 +84,7 @@ void reply_text(struct reply *rp, unsigned status, const char *fmt, ...)
     rp->content_type = "text/plain";
 }
 
-void reply_header(struct reply *rp, const char *name, const char *fmt, ...)
+void target__reply_header(struct reply *rp, const char *name, const char *fmt, ...)
 {
     va_list ap;
 
@@ -115,12 +115,12 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
     return 0;
 }
 
-void content_bytes(struct reply *rp, const char *arg)
+void target__content_bytes(struct reply *rp, const char *arg)
 {
     uint64_t n;
 
     if (parse_u64(arg, CONTENT_MAX_BYTES, &n)) {
-        reply_text(rp, 400, "bad size \"%.40s\": expected /bytes/N with N a whole number 0..%llu\n",
+        target__reply_text(rp, 400, "bad size \"%.40s\": expected /bytes/N with N a whole number 0..%llu\n",
                    arg, (unsigned long long)CONTENT_MAX_BYTES);
         return;
     }
@@ -131,7 +131,7 @@ void content_bytes(struct reply *rp, const char *arg)
     rp->generated = n > CONTENT_PATTERN_BYTES;
 }
 
-int content_delay_us(const char *arg, uint64_t *us)
+int target__content_delay_us(const char *arg, uint64_t *us)
 {
     uint64_t ms;
 
@@ -141,24 +141,24 @@ int content_delay_us(const char *arg, uint64_t *us)
     return 0;
 }
 
-void content_status(struct reply *rp, const char *arg)
+void target__content_status(struct reply *rp, const char *arg)
 {
     uint64_t code;
 
     if (parse_u64(arg, 599, &code) || code < 200) {
-        reply_text(rp, 400, "bad status \"%.40s\": expected /status/CODE with CODE 200..599\n",
+        target__reply_text(rp, 400, "bad status \"%.40s\": expected /status/CODE with CODE 200..599\n",
                    arg);
         return;
     }
     if (code == 204 || code == 304)
-        reply_text(rp, (unsigned)code, "%s", "");
+        target__reply_text(rp, (unsigned)code, "%s", "");
     else
-        reply_text(rp, (unsigned)code, "status %u\n", (unsigned)code);
+        target__reply_text(rp, (unsigned)code, "status %u\n", (unsigned)code);
 }
 
-void content_echo(struct reply *rp, const char *method, struct req *r)
+void target__content_echo(struct reply *rp, const char *method, struct req *r)
 {
-    reply_free(rp);
+    target__reply_free(rp);
     rp->status = 200;
     rp->content_type = "application/octet-stream";
     rp->owned = r->body;
@@ -166,5 +166,5 @@ void content_echo(struct reply *rp, const char *method, struct req *r)
     rp->len = r->body_len;
     r->body = NULL;
     r->body_len = 0;
-    reply_header(rp, "X-Brink-Method", "%.40s", method);
+    target__reply_header(rp, "X-Brink-Method", "%.40s", method);
 }

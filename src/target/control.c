@@ -14,7 +14,7 @@
 
 #include "core/xalloc.h"
 
-void target_settings_get(struct target *t, struct settings *out)
+void target__settings_get(struct target *t, struct settings *out)
 {
     pthread_rwlock_rdlock(&t->settings_lock);
     *out = t->settings;
@@ -29,7 +29,7 @@ static int has_fault_probability(const struct settings *s)
     return 0;
 }
 
-void control_install(struct target *t, const struct settings *s)
+void target__control_install(struct target *t, const struct settings *s)
 {
     pthread_rwlock_wrlock(&t->settings_lock);
     t->settings = *s;
@@ -54,7 +54,7 @@ void control_install(struct target *t, const struct settings *s)
 
 static void set_json(struct reply *rp, unsigned status, char *text)
 {
-    reply_free(rp);
+    target__reply_free(rp);
     rp->status = text ? status : 500;
     rp->content_type = "application/json";
     rp->owned = text;
@@ -65,10 +65,10 @@ static void set_json(struct reply *rp, unsigned status, char *text)
 static char *state_json(struct target *t)
 {
     struct settings s;
-    char *truth = stats_ground_truth(t), *set, *text;
+    char *truth = target__stats_ground_truth(t), *set, *text;
     size_t n;
 
-    target_settings_get(t, &s);
+    target__settings_get(t, &s);
     set = settings_to_json(&s);
     if (!truth || !set) {
         free(truth);
@@ -83,7 +83,7 @@ static char *state_json(struct target *t)
     return text;
 }
 
-void control_reply(struct target *t, struct req *r, const char *method)
+void target__control_reply(struct target *t, struct req *r, const char *method)
 {
     char err[TARGET_ERR_MAX];
     struct settings s;
@@ -94,17 +94,17 @@ void control_reply(struct target *t, struct req *r, const char *method)
         return;
     }
     if (strcmp(method, MHD_HTTP_METHOD_POST) != 0) {
-        reply_text(&r->reply, 405, "expected GET or POST\n");
-        reply_header(&r->reply, "Allow", "GET, POST");
+        target__reply_text(&r->reply, 405, "expected GET or POST\n");
+        target__reply_header(&r->reply, "Allow", "GET, POST");
         return;
     }
     /* Two controllers posting at once: the later one wins, whole. */
-    target_settings_get(t, &s);
+    target__settings_get(t, &s);
     rc = settings_apply_json(&s, r->body ? r->body : "", r->body_len, 0, err, sizeof(err));
     if (rc) {
-        reply_text(&r->reply, rc == -E2BIG ? 413 : 400, "bad control document: %s\n", err);
+        target__reply_text(&r->reply, rc == -E2BIG ? 413 : 400, "bad control document: %s\n", err);
         return;
     }
-    control_install(t, &s);
+    target__control_install(t, &s);
     set_json(&r->reply, 200, state_json(t));
 }

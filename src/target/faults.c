@@ -69,7 +69,7 @@ static enum fault take_forced(struct target *t)
     return FAULT_NONE;
 }
 
-enum fault faults_pick(struct target *t, const struct settings *s, const char *header)
+enum fault target__faults_pick(struct target *t, const struct settings *s, const char *header)
 {
     enum fault f = FAULT_NONE;
 
@@ -94,7 +94,7 @@ static int conn_fd(struct MHD_Connection *conn)
     return ci ? ci->connect_fd : -1;
 }
 
-void faults_reset(struct target *t, struct MHD_Connection *conn)
+void target__faults_reset(struct target *t, struct MHD_Connection *conn)
 {
     struct linger lg = {.l_onoff = 1, .l_linger = 0};
     int fd = conn_fd(conn);
@@ -129,7 +129,7 @@ static ssize_t cut_read(void *cls, uint64_t pos, char *buf, size_t max)
     if (c->owned)
         memcpy(buf, c->owned + pos, n);
     else
-        content_pattern(buf, pos, n);
+        target__content_pattern(buf, pos, n);
     atomic_fetch_add(&c->t->stats.bytes_sent, n);
     return (ssize_t)n;
 }
@@ -168,7 +168,7 @@ static int is_peer_gone(int err)
     return err == EPIPE || err == ECONNRESET || err == ENOTCONN;
 }
 
-int faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf, size_t len)
+int target__faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf, size_t len)
 {
     int fd = conn_fd(conn), rc = 0;
     size_t done = 0;
@@ -189,7 +189,7 @@ int faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *
     return rc;
 }
 
-char *faults_raw_reply(enum fault f, const struct settings *s, size_t *len)
+char *target__faults_raw_reply(enum fault f, const struct settings *s, size_t *len)
 {
     static const char malformed[] = "HTTP/1.1 2x0 Br\x01ken\r\nContent-Length: 0\r\n\r\n";
     static const char head[] = "HTTP/1.1 200 OK\r\nX-Brink-Huge: ";
@@ -209,7 +209,7 @@ char *faults_raw_reply(enum fault f, const struct settings *s, size_t *len)
     return p;
 }
 
-int faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection *conn, char *buf,
+int target__faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection *conn, char *buf,
                      size_t len, size_t step, uint32_t interval_us)
 {
     o->t = t;
@@ -223,7 +223,7 @@ int faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection 
     return o->fd < 0 ? -EBADF : 0;
 }
 
-int faults_raw_step(void *arg)
+int target__faults_raw_step(void *arg)
 {
     struct raw_out *o = arg;
     size_t want = o->len - o->off;

@@ -23,7 +23,7 @@
 #define FILES_MEMORY_MAX (16u << 20)
 #define FILES_INDEX_MAX 10000 /* entries listed in an index */
 
-int files_open(struct target *t, const char *dir, char *err, size_t err_len)
+int target__files_open(struct target *t, const char *dir, char *err, size_t err_len)
 {
     t->files_dir_fd = -1;
     if (!dir[0])
@@ -123,7 +123,7 @@ static void index_reply(int fd, const char *path, struct reply *rp)
     if (!d) {
         close(fd);
         free(names);
-        reply_text(rp, 500, "cannot list the directory: %s\n", msg_errno(errno).text);
+        target__reply_text(rp, 500, "cannot list the directory: %s\n", msg_errno(errno).text);
         return;
     }
     while ((de = readdir(d)) != NULL && n < FILES_INDEX_MAX)
@@ -147,7 +147,7 @@ static void index_reply(int fd, const char *path, struct reply *rp)
     }
     free(names);
     add_str(&l, "</ul></body></html>\n");
-    reply_free(rp);
+    target__reply_free(rp);
     rp->status = 200;
     rp->content_type = "text/html";
     rp->owned = l.text;
@@ -161,7 +161,7 @@ static void file_reply(int fd, const char *path, uint64_t size, struct reply *rp
     char *buf;
     size_t got = 0;
 
-    reply_free(rp);
+    target__reply_free(rp);
     rp->status = 200;
     rp->content_type = type_of(path);
     rp->len = size;
@@ -184,37 +184,37 @@ static void file_reply(int fd, const char *path, uint64_t size, struct reply *rp
     rp->len = got;
 }
 
-void files_reply(struct target *t, const char *path, struct reply *rp)
+void target__files_reply(struct target *t, const char *path, struct reply *rp)
 {
     const char *rel = path;
     struct stat st;
     int fd;
 
     if (t->files_dir_fd < 0) {
-        reply_text(rp, 404, "no files here: start brink target with files_dir in its --config\n");
+        target__reply_text(rp, 404, "no files here: start brink target with files_dir in its --config\n");
         return;
     }
     if (has_dotdot(path)) {
-        reply_text(rp, 403, "paths with \"..\" are refused\n");
+        target__reply_text(rp, 403, "paths with \"..\" are refused\n");
         return;
     }
     while (*rel == '/')
         rel++;
     fd = openat(t->files_dir_fd, *rel ? rel : ".", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
-        reply_text(rp, errno == ENOENT || errno == ENOTDIR ? 404 : 403, "%s\n",
+        target__reply_text(rp, errno == ENOENT || errno == ENOTDIR ? 404 : 403, "%s\n",
                    msg_errno(errno).text);
         return;
     }
     if (fstat(fd, &st) != 0) {
         close(fd);
-        reply_text(rp, 500, "%s\n", msg_errno(errno).text);
+        target__reply_text(rp, 500, "%s\n", msg_errno(errno).text);
     } else if (S_ISDIR(st.st_mode)) {
         index_reply(fd, path, rp);
     } else if (S_ISREG(st.st_mode)) {
         file_reply(fd, path, (uint64_t)st.st_size, rp);
     } else {
         close(fd);
-        reply_text(rp, 403, "not a regular file\n");
+        target__reply_text(rp, 403, "not a regular file\n");
     }
 }

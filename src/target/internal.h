@@ -145,44 +145,44 @@ struct req {
 #define CONTENT_PATTERN_BYTES 65536
 #define CONTENT_MAX_BYTES (1ull << 30)
 #define CONTENT_MAX_DELAY_MS 600000
-void content_init(void);
+void target__content_init(void);
 /* Copies n bytes of the /bytes pattern starting at offset off into dst. */
-void content_pattern(char *dst, uint64_t off, size_t n);
-const char *content_pattern_table(void);
-void reply_init(struct reply *rp);
-void reply_free(struct reply *rp);
+void target__content_pattern(char *dst, uint64_t off, size_t n);
+const char *target__content_pattern_table(void);
+void target__reply_init(struct reply *rp);
+void target__reply_free(struct reply *rp);
 /* Sets a text reply with a formatted body (owned). */
-void reply_text(struct reply *rp, unsigned status, const char *fmt, ...)
+void target__reply_text(struct reply *rp, unsigned status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void reply_header(struct reply *rp, const char *name, const char *fmt, ...)
+void target__reply_header(struct reply *rp, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void content_bytes(struct reply *rp, const char *arg);
+void target__content_bytes(struct reply *rp, const char *arg);
 /* Parses the MS of /delay/MS into µs; -EINVAL when it is not a number in range. */
-int content_delay_us(const char *arg, uint64_t *us);
-void content_status(struct reply *rp, const char *arg);
-void content_echo(struct reply *rp, const char *method, struct req *r);
+int target__content_delay_us(const char *arg, uint64_t *us);
+void target__content_status(struct reply *rp, const char *arg);
+void target__content_echo(struct reply *rp, const char *method, struct req *r);
 
 /* --- store.c: /kv and /mp --- */
 /* Prepares a kv or mp request once its body is in: begins writes, reads.
  * Returns 0, or 1 when rp already holds the final answer (an error), or 2
  * when the request must wait wait_us for backpressure and call again. */
-int store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r, const char *url,
+int target__store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r, const char *url,
                   const struct settings *s, uint64_t *wait_us);
 /* Finishes it after the wait: commits writes, fills rp. */
-void store_finish(struct target *t, struct req *r, const char *url);
+void target__store_finish(struct target *t, struct req *r, const char *url);
 /* Ends writes still in flight (the request failed or was rejected). */
-void store_abort(struct target *t, struct req *r);
+void target__store_abort(struct target *t, struct req *r);
 
 /* Copies the settings under the read lock. */
-void target_settings_get(struct target *t, struct settings *out);
+void target__settings_get(struct target *t, struct settings *out);
 
 /* --- routes.c: the MHD callbacks --- */
 enum MHD_Result routes_access(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **req_cls);
-void routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+void target__routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
                       enum MHD_RequestTerminationCode why);
-void routes_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+void target__routes_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
                        enum MHD_ConnectionNotificationCode what);
 
 /* Queues resp (not destroyed here) with status, counting body_len bytes. */
@@ -192,10 +192,10 @@ enum MHD_Result respond(struct target *t, struct MHD_Connection *conn, unsigned 
 /* --- faults.c --- */
 /* Picks the fault for the next eligible request: forced by header (named, or
  * NULL), forced through control, or drawn with the seeded RNG. */
-enum fault faults_pick(struct target *t, const struct settings *s, const char *header);
+enum fault target__faults_pick(struct target *t, const struct settings *s, const char *header);
 /* Makes the connection's close abortive (RST) and counts it; the caller
  * returns MHD_NO so libmicrohttpd closes the socket. */
-void faults_reset(struct target *t, struct MHD_Connection *conn);
+void target__faults_reset(struct target *t, struct MHD_Connection *conn);
 /* Response announcing len bytes whose body stops after half of them; the
  * connection then closes. The body is owned (taken, freed with the response)
  * or, when owned is NULL, the /bytes pattern. *is_cut (borrowed, must live as
@@ -205,35 +205,35 @@ struct MHD_Response *faults_cut_response(struct target *t, const char *pattern, 
 /* Writes a whole buffer to the connection's socket, bypassing MHD; returns 0,
  * -EPIPE when the client is gone (reset, or closed), or -EAGAIN when the
  * socket took only part. Only for small buffers or before MHD wrote anything. */
-int faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf, size_t len);
+int target__faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf, size_t len);
 /* Builds the raw bytes of the malformed or huge-header faults (malloc'd). */
-char *faults_raw_reply(enum fault f, const struct settings *s, size_t *len);
-int faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection *conn, char *buf,
+char *target__faults_raw_reply(enum fault f, const struct settings *s, size_t *len);
+int target__faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection *conn, char *buf,
                      size_t len, size_t step, uint32_t interval_us);
 /* A sched_fn: writes the next piece; returns µs until the next, 0 when done
  * (or out of tries), or -EPIPE when the client is gone. */
-int faults_raw_step(void *arg);
+int target__faults_raw_step(void *arg);
 /* The hostile string used in headers and stats names (ESC, OSC, CSI, bidi). */
 extern const char faults_hostile[];
 extern const char faults_hostile_header[]; /* the same without CR or LF */
 
 /* --- capacity.c: workers and a FIFO queue, simulated --- */
-struct capacity *capacity_new(void);
-void capacity_free(struct capacity *c);
+struct capacity *target__capacity_new(void);
+void target__capacity_free(struct capacity *c);
 /* Admits a request needing service_us of a worker: returns 0 and the time
  * in µs until it is served, or -EBUSY when the queue is full. */
-int capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max, uint64_t service_us,
+int target__capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max, uint64_t service_us,
                    uint64_t now_ns, uint64_t *wait_us);
 /* The request admitted earlier has left the system. */
-void capacity_leave(struct capacity *c);
+void target__capacity_leave(struct capacity *c);
 /* Requests waiting for a worker now. */
-uint64_t capacity_queue(struct capacity *c, unsigned workers);
+uint64_t target__capacity_queue(struct capacity *c, unsigned workers);
 
 /* --- sched.c: the timer thread that resumes suspended connections --- */
 /* Returns µs until the next call, 0 when done, or a negative errno (-EPIPE)
  * when the client is gone. Runs on the scheduler thread. */
 typedef int sched_fn(void *arg);
-int sched_new(struct sched **out);
+int target__sched_new(struct sched **out);
 /* Resumes conn (suspended by the caller) at due_ns. When fn is set, it runs
  * at due_ns first (on the scheduler thread) and may ask to run again later
  * instead of resuming. With peer_gone set (borrowed, must outlive the wait),
@@ -241,31 +241,31 @@ int sched_new(struct sched **out);
  * resets it, or fn reports it gone, *peer_gone becomes 1 and conn is resumed
  * at once, within milliseconds. Returns 0, or -ECANCELED once stopping (the
  * caller resumes conn itself). Any thread. */
-int sched_add(struct sched *s, struct MHD_Connection *conn, uint64_t due_ns, sched_fn *fn,
+int target__sched_add(struct sched *s, struct MHD_Connection *conn, uint64_t due_ns, sched_fn *fn,
               void *arg, atomic_bool *peer_gone);
 /* Resumes every waiting connection now and joins the thread. */
-void sched_stop(struct sched *s);
-void sched_free(struct sched *s);
+void target__sched_stop(struct sched *s);
+void target__sched_free(struct sched *s);
 
 /* --- stats.c --- */
-void sibwin_init(struct sibwin *w);
-void sibwin_destroy(struct sibwin *w);
-void sibwin_record(struct sibwin *w, uint64_t now_s, uint64_t siblings);
-void sibwin_read(struct sibwin *w, uint64_t now_s, uint64_t *max, double *mean);
+void target__sibwin_init(struct sibwin *w);
+void target__sibwin_destroy(struct sibwin *w);
+void target__sibwin_record(struct sibwin *w, uint64_t now_s, uint64_t siblings);
+void target__sibwin_read(struct sibwin *w, uint64_t now_s, uint64_t *max, double *mean);
 /* Bodies of /stats, /metrics and GET /_control; malloc'd, NUL-terminated. */
-char *stats_json(struct target *t, int pretty);
-char *stats_metrics(struct target *t, size_t *len);
-char *stats_ground_truth(struct target *t);
+char *target__stats_json(struct target *t, int pretty);
+char *target__stats_metrics(struct target *t, size_t *len);
+char *target__stats_ground_truth(struct target *t);
 
 /* --- files.c: GET /files/PATH from settings.files_dir --- */
 /* Opens the directory once at start; returns 0 or -errno (err filled). */
-int files_open(struct target *t, const char *dir, char *err, size_t err_len);
+int target__files_open(struct target *t, const char *dir, char *err, size_t err_len);
 /* Answers a file's bytes or a directory's index; path is after "/files". */
-void files_reply(struct target *t, const char *path, struct reply *rp);
+void target__files_reply(struct target *t, const char *path, struct reply *rp);
 
 /* --- control.c: GET and POST /_control --- */
-void control_reply(struct target *t, struct req *r, const char *method);
+void target__control_reply(struct target *t, struct req *r, const char *method);
 /* Installs new settings (under the write lock) and applies their effects. */
-void control_install(struct target *t, const struct settings *s);
+void target__control_install(struct target *t, const struct settings *s);
 
 #endif

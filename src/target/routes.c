@@ -66,7 +66,7 @@ static int fault_eligible(enum endpoint ep)
 static ssize_t pattern_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)cls;
-    content_pattern(buf, pos, max);
+    target__content_pattern(buf, pos, max);
     return (ssize_t)max;
 }
 
@@ -92,8 +92,8 @@ static enum MHD_Result fast_bytes(struct target *t, struct MHD_Connection *conn,
     struct MHD_Response *resp;
     struct reply rp;
 
-    reply_init(&rp);
-    content_bytes(&rp, arg);
+    target__reply_init(&rp);
+    target__content_bytes(&rp, arg);
     if (rp.generated)
         resp = MHD_create_response_from_callback(rp.len, 64 * 1024, pattern_read, NULL, NULL);
     else
@@ -101,7 +101,7 @@ static enum MHD_Result fast_bytes(struct target *t, struct MHD_Connection *conn,
             rp.len, (void *)rp.body, rp.owned ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
     if (resp)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rp.content_type);
-    reply_free(&rp);
+    target__reply_free(&rp);
     return respond(t, conn, rp.status, resp, rp.len);
 }
 
@@ -111,7 +111,7 @@ static enum MHD_Result suspend_for(struct target *t, struct MHD_Connection *conn
                                    uint64_t us, sched_fn *fn, void *arg)
 {
     MHD_suspend_connection(conn);
-    if (sched_add(t->sched, conn, clock_now_ns() + us * 1000u, fn, arg, &r->peer_gone) != 0)
+    if (target__sched_add(t->sched, conn, clock_now_ns() + us * 1000u, fn, arg, &r->peer_gone) != 0)
         MHD_resume_connection(conn); /* stopping: go on at once */
     return MHD_YES;
 }
@@ -130,7 +130,7 @@ static enum MHD_Result first_call(struct target *t, struct MHD_Connection *conn,
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
         if (ci && ci->socket_context == &over_limit_mark) {
-            faults_reset(t, conn);
+            target__faults_reset(t, conn);
             return MHD_NO;
         }
     }
@@ -145,15 +145,15 @@ static enum MHD_Result first_call(struct target *t, struct MHD_Connection *conn,
         *req_cls = &fast_mark;
         return MHD_YES;
     }
-    target_settings_get(t, &s);
+    target__settings_get(t, &s);
     if (fault_eligible(ep))
-        f = faults_pick(t, &s, hdr);
+        f = target__faults_pick(t, &s, hdr);
     if (f == FAULT_RESET) {
-        faults_reset(t, conn);
+        target__faults_reset(t, conn);
         return MHD_NO;
     }
     r = xcalloc(1, sizeof(*r));
-    reply_init(&r->reply);
+    target__reply_init(&r->reply);
     r->ep = ep;
     r->fault = f;
     r->phase = PH_BODY;
@@ -196,7 +196,7 @@ static int wants_text(struct MHD_Connection *conn)
 
 static void set_body(struct reply *rp, unsigned status, const char *type, char *body, size_t len)
 {
-    reply_free(rp);
+    target__reply_free(rp);
     rp->status = body ? status : 500;
     rp->content_type = type;
     rp->owned = body;
@@ -215,38 +215,38 @@ static void produce(struct target *t, struct MHD_Connection *conn, struct req *r
     classify(url, &arg);
     switch (r->ep) {
     case EP_BYTES:
-        content_bytes(&r->reply, arg);
+        target__content_bytes(&r->reply, arg);
         break;
     case EP_DELAY:
-        reply_text(&r->reply, 200, "delayed %llu ms\n", (unsigned long long)(r->extra_us / 1000));
+        target__reply_text(&r->reply, 200, "delayed %llu ms\n", (unsigned long long)(r->extra_us / 1000));
         break;
     case EP_STATUS:
-        content_status(&r->reply, arg);
+        target__content_status(&r->reply, arg);
         break;
     case EP_ECHO:
-        content_echo(&r->reply, method, r);
+        target__content_echo(&r->reply, method, r);
         break;
     case EP_FILES:
-        files_reply(t, arg, &r->reply);
+        target__files_reply(t, arg, &r->reply);
         break;
     case EP_KV:
     case EP_MP:
-        store_finish(t, r, url);
+        target__store_finish(t, r, url);
         break;
     case EP_STATS:
-        text = stats_json(t, wants_text(conn));
+        text = target__stats_json(t, wants_text(conn));
         set_body(&r->reply, 200, wants_text(conn) ? "text/plain" : "application/json", text,
                  text ? strlen(text) : 0);
         break;
     case EP_METRICS:
-        text = stats_metrics(t, &n);
+        text = target__stats_metrics(t, &n);
         set_body(&r->reply, 200, "text/plain; version=0.0.4", text, n);
         break;
     case EP_CONTROL:
-        control_reply(t, r, method);
+        target__control_reply(t, r, method);
         break;
     default:
-        reply_text(
+        target__reply_text(
             &r->reply, 404,
             "no such endpoint; try /bytes/N, /delay/MS, /status/CODE, /echo, /files/, /kv/KEY, /mp/UPLOAD/PART, /stats, /metrics or /_control\n");
         break;
@@ -301,7 +301,7 @@ static size_t raw_head(const struct reply *rp, uint64_t len, char *buf, size_t c
 static int raw_write(struct target *t, struct MHD_Connection *conn, struct req *r, const char *buf,
                      size_t len)
 {
-    int rc = faults_raw_write(t, conn, buf, len);
+    int rc = target__faults_raw_write(t, conn, buf, len);
 
     if (rc == -EPIPE)
         atomic_store(&r->peer_gone, 1);
@@ -330,22 +330,22 @@ static enum MHD_Result send_raw_fault(struct target *t, struct MHD_Connection *c
         if (rp->owned || !rp->generated)
             memcpy(r->raw_buf, rp->body, len);
         else
-            content_pattern(r->raw_buf, 0, len);
-        if (len == 0 || faults_raw_start(&r->raw, t, conn, r->raw_buf, len, 1,
+            target__content_pattern(r->raw_buf, 0, len);
+        if (len == 0 || target__faults_raw_start(&r->raw, t, conn, r->raw_buf, len, 1,
                                          s->drip_interval_ms * 1000u) != 0)
             return MHD_NO;
-        return suspend_for(t, conn, r, 0, faults_raw_step, &r->raw);
+        return suspend_for(t, conn, r, 0, target__faults_raw_step, &r->raw);
     }
-    r->raw_buf = faults_raw_reply(r->fault, s, &n);
+    r->raw_buf = target__faults_raw_reply(r->fault, s, &n);
     if (r->fault == FAULT_MALFORMED_STATUS) {
         atomic_fetch_add(&t->stats.malformed_sent, 1);
         raw_write(t, conn, r, r->raw_buf, n);
         return MHD_NO;
     }
     atomic_fetch_add(&t->stats.huge_headers_sent, 1);
-    if (faults_raw_start(&r->raw, t, conn, r->raw_buf, n, 0, 0) != 0)
+    if (target__faults_raw_start(&r->raw, t, conn, r->raw_buf, n, 0, 0) != 0)
         return MHD_NO;
-    return suspend_for(t, conn, r, 0, faults_raw_step, &r->raw);
+    return suspend_for(t, conn, r, 0, target__faults_raw_step, &r->raw);
 }
 
 static enum MHD_Result finish(struct target *t, struct MHD_Connection *conn, struct req *r,
@@ -354,14 +354,14 @@ static enum MHD_Result finish(struct target *t, struct MHD_Connection *conn, str
     struct settings s;
 
     if (r->in_model) {
-        capacity_leave(t->cap);
+        target__capacity_leave(t->cap);
         r->in_model = 0;
     }
     if (r->reply.status == 0)
         produce(t, conn, r, url, method);
     if (r->reply.fd < 0 && (r->fault == FAULT_STALL || r->fault == FAULT_DRIP ||
                             r->fault == FAULT_MALFORMED_STATUS || r->fault == FAULT_HUGE_HEADER)) {
-        target_settings_get(t, &s);
+        target__settings_get(t, &s);
         return send_raw_fault(t, conn, r, &s);
     }
     return respond(t, conn, r->reply.status, plain_response(t, r),
@@ -392,19 +392,19 @@ static enum MHD_Result start(struct target *t, struct MHD_Connection *conn, stru
     const char *arg;
     int rc;
 
-    target_settings_get(t, &s);
+    target__settings_get(t, &s);
     classify(url, &arg);
     if (r->body_too_big) {
-        reply_text(&r->reply, 413, "request body larger than %zu bytes\n", r->body_max);
+        target__reply_text(&r->reply, 413, "request body larger than %zu bytes\n", r->body_max);
         return finish(t, conn, r, url, method);
     }
-    if (r->ep == EP_DELAY && content_delay_us(arg, &r->extra_us) != 0) {
-        reply_text(&r->reply, 400, "bad delay \"%.40s\": expected /delay/MS with MS 0..%d\n", arg,
+    if (r->ep == EP_DELAY && target__content_delay_us(arg, &r->extra_us) != 0) {
+        target__reply_text(&r->reply, 400, "bad delay \"%.40s\": expected /delay/MS with MS 0..%d\n", arg,
                    CONTENT_MAX_DELAY_MS);
         return finish(t, conn, r, url, method);
     }
     if (r->ep == EP_KV || r->ep == EP_MP) {
-        rc = store_prepare(t, conn, r, url, &s, &wait_us);
+        rc = target__store_prepare(t, conn, r, url, &s, &wait_us);
         if (rc == 1)
             return finish(t, conn, r, url, method);
         if (rc == 2) {
@@ -414,13 +414,13 @@ static enum MHD_Result start(struct target *t, struct MHD_Connection *conn, stru
     }
     service_us = s.service_us[r->ep] + r->service_extra_us;
     if (service_us > 0) {
-        if (capacity_admit(t->cap, s.workers, s.queue_max, service_us, clock_now_ns(), &wait_us) !=
+        if (target__capacity_admit(t->cap, s.workers, s.queue_max, service_us, clock_now_ns(), &wait_us) !=
             0) {
-            store_abort(t, r);
+            target__store_abort(t, r);
             r->fault = FAULT_NONE;
-            reply_text(&r->reply, 503, "queue full: %u requests wait for %u workers\n", s.queue_max,
+            target__reply_text(&r->reply, 503, "queue full: %u requests wait for %u workers\n", s.queue_max,
                        s.workers);
-            reply_header(&r->reply, "Retry-After", "1");
+            target__reply_header(&r->reply, "Retry-After", "1");
             return finish(t, conn, r, url, method);
         }
         r->in_model = 1;
@@ -506,7 +506,7 @@ static int is_client_abort(enum MHD_RequestTerminationCode why, int is_peer_gone
            why == MHD_REQUEST_TERMINATED_WITH_ERROR;
 }
 
-void routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+void target__routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
                       enum MHD_RequestTerminationCode why)
 {
     struct target *t = cls;
@@ -524,10 +524,10 @@ void routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     }
     if (is_client_abort(why, atomic_load(&r->peer_gone), r->is_self_closed))
         atomic_fetch_add(&t->stats.client_aborts, 1);
-    store_abort(t, r);
+    target__store_abort(t, r);
     if (r->in_model)
-        capacity_leave(t->cap);
-    reply_free(&r->reply);
+        target__capacity_leave(t->cap);
+    target__reply_free(&r->reply);
     free(r->read.value);
     free(r->body);
     free(r->raw_buf);
@@ -535,7 +535,7 @@ void routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     *req_cls = NULL;
 }
 
-void routes_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+void target__routes_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
                        enum MHD_ConnectionNotificationCode what)
 {
     struct target *t = cls;

@@ -27,7 +27,7 @@
 #define SCHED_EVENTS 64        /* epoll events taken per wake-up */
 #define SCHED_MAX_WAIT_MS 6000 /* the longest single epoll_wait; then look again */
 
-/* One suspended connection: owned by the scheduler from sched_add until it
+/* One suspended connection: owned by the scheduler from target__sched_add until it
  * is resumed. While fd >= 0 it is also registered in the epoll set, with
  * itself as the event's data. */
 struct timer {
@@ -164,7 +164,7 @@ static void peer_left(struct sched *s, struct timer *t)
 {
     pthread_mutex_lock(&s->lock);
     if (s->stopping) {
-        pthread_mutex_unlock(&s->lock); /* sched_stop resumes it */
+        pthread_mutex_unlock(&s->lock); /* target__sched_stop resumes it */
         return;
     }
     /* Only this thread takes timers out of the heap, and it unregisters a
@@ -222,7 +222,7 @@ static void *run(void *arg)
     return NULL;
 }
 
-int sched_new(struct sched **out)
+int target__sched_new(struct sched **out)
 {
     struct sched *s = xcalloc(1, sizeof(*s));
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
@@ -268,7 +268,7 @@ static int conn_fd(struct MHD_Connection *conn)
     return ci ? ci->connect_fd : -1;
 }
 
-int sched_add(struct sched *s, struct MHD_Connection *conn, uint64_t due_ns, sched_fn *fn,
+int target__sched_add(struct sched *s, struct MHD_Connection *conn, uint64_t due_ns, sched_fn *fn,
               void *arg, atomic_bool *peer_gone)
 {
     struct timer *t = xmalloc(sizeof(*t));
@@ -300,7 +300,7 @@ int sched_add(struct sched *s, struct MHD_Connection *conn, uint64_t due_ns, sch
     return 0;
 }
 
-void sched_stop(struct sched *s)
+void target__sched_stop(struct sched *s)
 {
     pthread_mutex_lock(&s->lock);
     s->stopping = 1;
@@ -312,7 +312,7 @@ void sched_stop(struct sched *s)
         resume(s, heap_remove(s, s->n - 1), 0);
 }
 
-void sched_free(struct sched *s)
+void target__sched_free(struct sched *s)
 {
     if (!s)
         return;

@@ -18,18 +18,18 @@
 #include "core/clock.h"
 #include "core/xalloc.h"
 
-void sibwin_init(struct sibwin *w)
+void target__sibwin_init(struct sibwin *w)
 {
     memset(w, 0, sizeof(*w));
     pthread_mutex_init(&w->lock, NULL);
 }
 
-void sibwin_destroy(struct sibwin *w)
+void target__sibwin_destroy(struct sibwin *w)
 {
     pthread_mutex_destroy(&w->lock);
 }
 
-void sibwin_record(struct sibwin *w, uint64_t now_s, uint64_t siblings)
+void target__sibwin_record(struct sibwin *w, uint64_t now_s, uint64_t siblings)
 {
     size_t i = now_s % SIBWIN_SECONDS;
 
@@ -45,7 +45,7 @@ void sibwin_record(struct sibwin *w, uint64_t now_s, uint64_t siblings)
     pthread_mutex_unlock(&w->lock);
 }
 
-void sibwin_read(struct sibwin *w, uint64_t now_s, uint64_t *max, double *mean)
+void target__sibwin_read(struct sibwin *w, uint64_t now_s, uint64_t *max, double *mean)
 {
     uint64_t count = 0, sum = 0;
 
@@ -83,9 +83,9 @@ static size_t collect(struct target *t, struct figure *f)
     size_t n = 0;
 
 #define FIG(nm, hp, ctr, v) f[n++] = (struct figure){nm, hp, ctr, (double)(v)}
-    sibwin_read(&t->sibwin, clock_now_ns() / 1000000000u, &sib_max, &sib_mean);
+    target__sibwin_read(&t->sibwin, clock_now_ns() / 1000000000u, &sib_max, &sib_mean);
     kv_get_usage(t->kv, &u);
-    target_settings_get(t, &s);
+    target__settings_get(t, &s);
     FIG("node_get_fsm_siblings_100", "Largest sibling count seen by a read in the last 60 s.", 0,
         sib_max);
     FIG("node_get_fsm_siblings_mean", "Mean sibling count seen by reads in the last 60 s.", 0,
@@ -114,7 +114,7 @@ static size_t collect(struct target *t, struct figure *f)
         "Requests whose client closed the connection before the whole reply was sent.", 1,
         atomic_load(&st->client_aborts));
     FIG("queue_depth", "Requests waiting for a simulated worker.", 0,
-        capacity_queue(t->cap, s.workers));
+        target__capacity_queue(t->cap, s.workers));
     FIG("bytes_sent_total", "Body and raw bytes handed to sockets.", 1,
         atomic_load(&st->bytes_sent));
     FIG("kv_bytes", "Bytes the key-value store holds, overhead included.", 0, u.bytes);
@@ -130,7 +130,7 @@ static json_t *number(double v)
     return v == (double)(long long)v ? json_integer((json_int_t)v) : json_real(v);
 }
 
-char *stats_json(struct target *t, int pretty)
+char *target__stats_json(struct target *t, int pretty)
 {
     struct figure f[N_FIGURES];
     size_t n = collect(t, f);
@@ -140,7 +140,7 @@ char *stats_json(struct target *t, int pretty)
 
     for (size_t i = 0; i < n; i++)
         json_object_set_new(doc, f[i].name, number(f[i].value));
-    target_settings_get(t, &s);
+    target__settings_get(t, &s);
     if (s.hostile_stats)
         json_object_set_new(doc, faults_hostile, json_integer(1));
     text = json_dumps(doc, pretty ? JSON_INDENT(2) : JSON_COMPACT);
@@ -172,7 +172,7 @@ static void put(struct buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-char *stats_metrics(struct target *t, size_t *len)
+char *target__stats_metrics(struct target *t, size_t *len)
 {
     struct figure f[N_FIGURES];
     size_t n = collect(t, f);
@@ -191,7 +191,7 @@ char *stats_metrics(struct target *t, size_t *len)
         put(&b, "brink_target_requests_by_endpoint_total{endpoint=\"%s\"} %llu\n",
             settings_endpoint_name(e),
             (unsigned long long)atomic_load(&t->stats.requests_by_ep[e]));
-    target_settings_get(t, &s);
+    target__settings_get(t, &s);
     if (s.hostile_stats) {
         /* Label values may hold any UTF-8 but backslash, quote and newline. */
         put(&b, "# HELP brink_target_hostile_info A label with terminal escape sequences.\n"
@@ -210,7 +210,7 @@ char *stats_metrics(struct target *t, size_t *len)
     return b.p;
 }
 
-char *stats_ground_truth(struct target *t)
+char *target__stats_ground_truth(struct target *t)
 {
     struct target_stats *st = &t->stats;
     json_t *doc = json_object(), *eps = json_object(), *faults = json_object();

@@ -54,15 +54,15 @@ static void reply_full(struct target *t, struct reply *rp, int rc)
 
     atomic_fetch_add(&t->stats.kv_full, 1);
     if (rc == -EMLINK) {
-        reply_text(
+        target__reply_text(
             rp, 507,
             "too many siblings: a key holds at most %d; write with X-Brink-Version to resolve them\n",
             KV_MAX_SIBLINGS);
         return;
     }
     kv_get_usage(t->kv, &u);
-    target_settings_get(t, &s);
-    reply_text(
+    target__settings_get(t, &s);
+    target__reply_text(
         rp, 507,
         "kv store full: %llu of %llu bytes used by %llu keys; DELETE keys or raise kv.max_bytes\n",
         (unsigned long long)u.bytes, (unsigned long long)s.kv_max_bytes,
@@ -76,7 +76,7 @@ static int begin(struct target *t, struct req *r, struct kv_write *w, const char
     if (rc == -ENOSPC)
         reply_full(t, &r->reply, rc);
     else if (rc)
-        reply_text(&r->reply, 400, "bad key: expected 1..%d bytes\n", KV_MAX_KEY_BYTES - 4);
+        target__reply_text(&r->reply, 400, "bad key: expected 1..%d bytes\n", KV_MAX_KEY_BYTES - 4);
     return rc;
 }
 
@@ -88,7 +88,7 @@ static int prepare_mp_put(struct target *t, struct req *r, const char *url,
     struct kv_read m;
 
     if (!slash || slash == url + 4 || !slash[1] || strchr(slash + 1, '/')) {
-        reply_text(&r->reply, 400, "expected PUT /mp/UPLOAD/PART\n");
+        target__reply_text(&r->reply, 400, "expected PUT /mp/UPLOAD/PART\n");
         return 1;
     }
     snprintf(manifest, sizeof(manifest), "mp/%.*s", (int)(slash - (url + 4)), url + 4);
@@ -112,13 +112,13 @@ static int prepare_mp_put(struct target *t, struct req *r, const char *url,
     return 0;
 }
 
-int store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r, const char *url,
+int target__store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r, const char *url,
                   const struct settings *s, uint64_t *wait_us)
 {
     char key[KV_MAX_KEY_BYTES];
 
     if (!valid_key(url, 4)) {
-        reply_text(&r->reply, 400,
+        target__reply_text(&r->reply, 400,
                    "bad key: expected /kv/KEY or /mp/UPLOAD/PART with 1..%d bytes\n",
                    KV_MAX_KEY_BYTES - 4);
         return 1;
@@ -128,7 +128,7 @@ int store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r, 
         atomic_fetch_add(&t->stats.node_gets, 1);
         r->read_rc = kv_get(t->kv, key, strlen(key), &r->read);
         if (r->read_rc == 0) {
-            sibwin_record(&t->sibwin, clock_now_ns() / 1000000000u, r->read.siblings);
+            target__sibwin_record(&t->sibwin, clock_now_ns() / 1000000000u, r->read.siblings);
             /* Siblings make reads slower: every sibling is read and merged. */
             r->service_extra_us = r->read.total_bytes * s->kv_read_us_per_kib / 1024;
         }
@@ -137,14 +137,14 @@ int store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r, 
     if (r->is_delete)
         return 0;
     if (!r->is_put) {
-        reply_text(&r->reply, 405, "expected GET, HEAD, PUT or DELETE\n");
-        reply_header(&r->reply, "Allow", "GET, HEAD, PUT, DELETE");
+        target__reply_text(&r->reply, 405, "expected GET, HEAD, PUT or DELETE\n");
+        target__reply_header(&r->reply, "Allow", "GET, HEAD, PUT, DELETE");
         return 1;
     }
     if (r->ep == EP_MP)
         return prepare_mp_put(t, r, url, s, wait_us);
     if (parse_version(conn, &r->base)) {
-        reply_text(&r->reply, 400,
+        target__reply_text(&r->reply, 400,
                    "bad X-Brink-Version: expected the version number a GET returned\n");
         return 1;
     }
@@ -159,18 +159,18 @@ static void finish_read(struct req *r)
     struct reply *rp = &r->reply;
 
     if (r->read_rc) {
-        reply_text(rp, 404, "no such key\n");
+        target__reply_text(rp, 404, "no such key\n");
         return;
     }
-    reply_free(rp);
+    target__reply_free(rp);
     rp->status = 200;
     rp->content_type = "application/octet-stream";
     rp->owned = r->read.value;
     rp->body = r->read.value;
     rp->len = r->read.len;
     r->read.value = NULL;
-    reply_header(rp, "X-Brink-Siblings", "%llu", (unsigned long long)r->read.siblings);
-    reply_header(rp, "X-Brink-Version", "%llu", (unsigned long long)r->read.version);
+    target__reply_header(rp, "X-Brink-Siblings", "%llu", (unsigned long long)r->read.siblings);
+    target__reply_header(rp, "X-Brink-Version", "%llu", (unsigned long long)r->read.version);
 }
 
 static void finish_write(struct target *t, struct req *r)
@@ -194,11 +194,11 @@ static void finish_write(struct target *t, struct req *r)
         reply_full(t, &r->reply, rc);
         return;
     }
-    reply_text(&r->reply, 204, "%s", "");
-    reply_header(&r->reply, "X-Brink-Siblings", "%llu", (unsigned long long)sib);
+    target__reply_text(&r->reply, 204, "%s", "");
+    target__reply_header(&r->reply, "X-Brink-Siblings", "%llu", (unsigned long long)sib);
 }
 
-void store_finish(struct target *t, struct req *r, const char *url)
+void target__store_finish(struct target *t, struct req *r, const char *url)
 {
     char key[KV_MAX_KEY_BYTES];
 
@@ -209,13 +209,13 @@ void store_finish(struct target *t, struct req *r, const char *url)
     } else {
         store_key(r, url, key, sizeof(key));
         if (kv_delete(t->kv, key, strlen(key)) == 0)
-            reply_text(&r->reply, 204, "%s", "");
+            target__reply_text(&r->reply, 204, "%s", "");
         else
-            reply_text(&r->reply, 404, "no such key\n");
+            target__reply_text(&r->reply, 404, "no such key\n");
     }
 }
 
-void store_abort(struct target *t, struct req *r)
+void target__store_abort(struct target *t, struct req *r)
 {
     kv_write_abort(t->kv, &r->w);
     kv_write_abort(t->kv, &r->w_manifest);

@@ -188,22 +188,22 @@ static void target_init(struct target *t, const struct settings *s)
     memset(t, 0, sizeof(*t));
     pthread_rwlock_init(&t->settings_lock, NULL);
     t->kv = kv_new(s->kv_max_bytes);
-    t->cap = capacity_new();
+    t->cap = target__capacity_new();
     t->files_dir_fd = -1;
     t->start_ns = clock_now_ns();
-    sibwin_init(&t->sibwin);
-    content_init();
-    control_install(t, s);
+    target__sibwin_init(&t->sibwin);
+    target__content_init();
+    target__control_install(t, s);
 }
 
 static void target_destroy(struct target *t)
 {
     if (t->files_dir_fd >= 0)
         close(t->files_dir_fd);
-    sched_free(t->sched);
+    target__sched_free(t->sched);
     kv_free(t->kv);
-    capacity_free(t->cap);
-    sibwin_destroy(&t->sibwin);
+    target__capacity_free(t->cap);
+    target__sibwin_destroy(&t->sibwin);
     pthread_rwlock_destroy(&t->settings_lock);
 }
 
@@ -217,8 +217,8 @@ static struct MHD_Daemon *start_daemon(struct target *t, int fd, unsigned thread
     return MHD_start_daemon(
         flags, 0, NULL, NULL, routes_access, t, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
         MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT, (unsigned)16384,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED, routes_completed,
-        t, MHD_OPTION_NOTIFY_CONNECTION, routes_connection, t, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED, target__routes_completed,
+        t, MHD_OPTION_NOTIFY_CONNECTION, target__routes_connection, t, MHD_OPTION_END);
 }
 
 /* Serves until SIGINT or SIGTERM (blocked in every thread, taken here). */
@@ -233,7 +233,7 @@ static void wait_for_stop(const sigset_t *set)
 /* Starts the scheduler thread and libmicrohttpd on fd; 0 or -errno (err). */
 static int start_serving(struct target *t, int fd, const char *url, char *err, size_t err_len)
 {
-    int rc = sched_new(&t->sched);
+    int rc = target__sched_new(&t->sched);
 
     if (rc) {
         snprintf(err, err_len, "starting the timer thread: %s", msg_errno(-rc).text);
@@ -241,7 +241,7 @@ static int start_serving(struct target *t, int fd, const char *url, char *err, s
     }
     t->daemon = start_daemon(t, fd, t->settings.threads);
     if (!t->daemon) {
-        sched_stop(t->sched);
+        target__sched_stop(t->sched);
         snprintf(err, err_len, "starting libmicrohttpd on %s failed (out of memory or threads?)",
                  url);
         return -ENOMEM;
@@ -256,7 +256,7 @@ static void stop_serving(struct target *t, int *fd)
     if (MHD_quiesce_daemon(t->daemon) == MHD_INVALID_SOCKET)
         *fd = -1;
     /* Every suspended connection must be resumed before the daemon stops. */
-    sched_stop(t->sched);
+    target__sched_stop(t->sched);
     MHD_stop_daemon(t->daemon);
 }
 
@@ -375,7 +375,7 @@ int target_main(int argc, char **argv)
     }
     t = xcalloc(1, sizeof(*t));
     target_init(t, &s);
-    if (files_open(t, s.files_dir, err, sizeof(err)) != 0) {
+    if (target__files_open(t, s.files_dir, err, sizeof(err)) != 0) {
         msg_print(stderr, "brink: target: %s", err);
         rc = BRINK_EXIT_USAGE;
     } else {

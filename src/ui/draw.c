@@ -54,7 +54,7 @@ static int clip_width(int y, int x, int w)
     return w < COLS - x ? w : COLS - x;
 }
 
-int draw_text(const struct theme *th, int y, int x, int w, int attr, const char *s)
+int ui__draw_text(const struct theme *th, int y, int x, int w, int attr, const char *s)
 {
     int cols, ell = 0;
     size_t n;
@@ -76,7 +76,7 @@ int draw_text(const struct theme *th, int y, int x, int w, int attr, const char 
     return cols + ell;
 }
 
-int draw_fmt(const struct theme *th, int y, int x, int w, int attr, const char *fmt, ...)
+int ui__draw_fmt(const struct theme *th, int y, int x, int w, int attr, const char *fmt, ...)
 {
     char buf[DRAW_LINE_MAX];
     va_list ap;
@@ -84,18 +84,18 @@ int draw_fmt(const struct theme *th, int y, int x, int w, int attr, const char *
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
-    return draw_text(th, y, x, w, attr, buf);
+    return ui__draw_text(th, y, x, w, attr, buf);
 }
 
-int draw_outside(const struct theme *th, int y, int x, int w, int attr, const char *s)
+int ui__draw_outside(const struct theme *th, int y, int x, int w, int attr, const char *s)
 {
     char buf[DRAW_LINE_MAX];
 
     sanitize_display(s, strlen(s), buf, sizeof(buf), !th->is_utf8);
-    return draw_text(th, y, x, w, attr, buf);
+    return ui__draw_text(th, y, x, w, attr, buf);
 }
 
-void draw_repeat(int y, int x, int n, int attr, const char *glyph)
+void ui__draw_repeat(int y, int x, int n, int attr, const char *glyph)
 {
     n = clip_width(y, x, n);
     attrset((attr_t)attr);
@@ -104,7 +104,7 @@ void draw_repeat(int y, int x, int n, int attr, const char *glyph)
     attrset(A_NORMAL);
 }
 
-void draw_chart(const struct theme *th, struct rect c, const double *values, const int *roles,
+void ui__draw_chart(const struct theme *th, struct rect c, const double *values, const int *roles,
                 unsigned n, double top)
 {
     for (unsigned i = 0; i < n && (int)i < c.w; i++) {
@@ -116,26 +116,26 @@ void draw_chart(const struct theme *th, struct rect c, const double *values, con
             int level = fill >= 8 ? 8 : fill <= 0 ? 0 : (int)fill;
 
             if (level)
-                draw_text(th, c.y + c.h - 1 - row, x, 1, th->attr[roles[i]], th->levels[level]);
+                ui__draw_text(th, c.y + c.h - 1 - row, x, 1, th->attr[roles[i]], th->levels[level]);
         }
     }
 }
 
-void draw_clear(struct rect r)
+void ui__draw_clear(struct rect r)
 {
     for (int i = 0; i < r.h; i++)
-        draw_repeat(r.y + i, r.x, r.w, A_NORMAL, " ");
+        ui__draw_repeat(r.y + i, r.x, r.w, A_NORMAL, " ");
 }
 
-void draw_title(const struct theme *th, struct rect r, const char *title, const char *extra)
+void ui__draw_title(const struct theme *th, struct rect r, const char *title, const char *extra)
 {
     int used, right = 0;
 
     if (r.h <= 0 || r.w <= 0)
         return;
-    used = draw_text(th, r.y, r.x, r.w, th->attr[ROLE_TITLE], title);
+    used = ui__draw_text(th, r.y, r.x, r.w, th->attr[ROLE_TITLE], title);
     if (used < r.w)
-        draw_repeat(r.y, r.x + used, 1, A_NORMAL, " ");
+        ui__draw_repeat(r.y, r.x + used, 1, A_NORMAL, " ");
     used++;
     if (extra && *extra) {
         int cols;
@@ -143,12 +143,12 @@ void draw_title(const struct theme *th, struct rect r, const char *title, const 
         fit(extra, r.w - used - 2, &cols);
         right = cols ? cols + 1 : 0;
         if (right)
-            draw_text(th, r.y, r.x + r.w - cols, cols, th->attr[ROLE_DIM], extra);
+            ui__draw_text(th, r.y, r.x + r.w - cols, cols, th->attr[ROLE_DIM], extra);
     }
-    draw_repeat(r.y, r.x + used, r.w - used - right, th->attr[ROLE_DIM], th->glyph[GL_HLINE]);
+    ui__draw_repeat(r.y, r.x + used, r.w - used - right, th->attr[ROLE_DIM], th->glyph[GL_HLINE]);
 }
 
-char *fmt_rate(double per_s, char *buf, size_t len)
+char *ui__fmt_rate(double per_s, char *buf, size_t len)
 {
     if (per_s < 0)
         per_s = 0;
@@ -163,7 +163,7 @@ char *fmt_rate(double per_s, char *buf, size_t len)
     return buf;
 }
 
-char *fmt_value(double v, char *buf, size_t len)
+char *ui__fmt_value(double v, char *buf, size_t len)
 {
     double a = v < 0 ? -v : v;
 
@@ -180,7 +180,7 @@ char *fmt_value(double v, char *buf, size_t len)
     return buf;
 }
 
-char *fmt_clock(uint64_t ms, char *buf, size_t len)
+char *ui__fmt_clock(uint64_t ms, char *buf, size_t len)
 {
     uint64_t s = ms / 1000;
 

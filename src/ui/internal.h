@@ -25,7 +25,7 @@ enum model_mark {
     MARK_ERROR = 4,       /* the first error of a class */
 };
 
-struct model_point {
+struct ui__model_point {
     double req_per_s;
     double bytes_per_s;
     double err_per_s;
@@ -34,7 +34,7 @@ struct model_point {
     unsigned marks; /* enum model_mark bits */
 };
 
-struct model_event {
+struct ui__model_event {
     uint64_t at_ms;
     enum event_kind kind;
     char text[TICK_TEXT_MAX];
@@ -58,7 +58,7 @@ struct model {
     struct tick *last; /* the latest tick without its histograms; NULL before one */
     struct steps *steps; /* the step table so far (core/steps.h) */
     uint64_t ticks;    /* ticks seen */
-    struct model_point points[MODEL_HISTORY];
+    struct ui__model_point points[MODEL_HISTORY];
     unsigned n_points;
     unsigned head;     /* next slot to write in points */
     uint64_t completed, ok, bytes_in;
@@ -68,7 +68,7 @@ struct model {
     struct tick_status status[TICK_MAX_STATUS];
     uint64_t status_other;
     double peak_req_per_s;
-    struct model_event events[MODEL_EVENTS];
+    struct ui__model_event events[MODEL_EVENTS];
     unsigned n_events;
     unsigned events_head;
     uint64_t events_lost; /* events the ticks could not carry */
@@ -76,27 +76,27 @@ struct model {
     struct model_probe probes[TICK_MAX_PROBES];
 };
 
-/* A model with no tick; free with model_free (NULL is a no-op). */
-struct model *model_new(void);
-void model_free(struct model *m);
+/* A model with no tick; free with ui__model_free (NULL is a no-op). */
+struct model *ui__model_new(void);
+void ui__model_free(struct model *m);
 /* Adds t (borrowed). Memory stays the same whatever the run's length. */
-void model_add_tick(struct model *m, const struct tick *t);
+void ui__model_add_tick(struct model *m, const struct tick *t);
 /* The i-th point back from the newest (0 is the newest); i < n_points. */
-const struct model_point *model_point(const struct model *m, unsigned i);
+const struct ui__model_point *ui__model_point(const struct model *m, unsigned i);
 /*
  * Charts show the whole history: with more ticks than columns, each column
  * holds k ticks (k from 1, 2, 5, 10, 15, 20, 30: the smallest that fits),
  * aligned on the tick's sequence so columns do not shift as ticks arrive.
- * model_columns returns how many columns of w are in use (column 0 is the
- * newest, possibly partial) and k in *per_column; model_column combines
+ * ui__model_columns returns how many columns of w are in use (column 0 is the
+ * newest, possibly partial) and k in *per_column; ui__model_column combines
  * column c: mean rates, the worst p99, every mark, the newest target.
  */
-unsigned model_columns(const struct model *m, unsigned w, unsigned *per_column);
-void model_column(const struct model *m, unsigned k, unsigned c, struct model_point *out);
+unsigned ui__model_columns(const struct model *m, unsigned w, unsigned *per_column);
+void ui__model_column(const struct model *m, unsigned k, unsigned c, struct ui__model_point *out);
 /* The i-th event back from the newest; i < n_events. */
-const struct model_event *model_event(const struct model *m, unsigned i);
+const struct ui__model_event *ui__model_event(const struct model *m, unsigned i);
 /* The i-th sample back from the newest of probe p; i < p->n_history. */
-double model_probe_sample(const struct model_probe *p, unsigned i);
+double ui__model_probe_sample(const struct model_probe *p, unsigned i);
 
 /* ---- layout.c: pure, from the terminal size to rectangles ---- */
 
@@ -129,7 +129,7 @@ struct layout {
  * number of request kinds (a kinds panel needs 2 or more). Below
  * LAYOUT_MIN_COLS x LAYOUT_MIN_ROWS only PANEL_COMPACT is set (row 0, full
  * width, when there is a row). Panels never overlap or leave the screen. */
-void layout_compute(int cols, int rows, uint32_t n_kinds, struct layout *out);
+void ui__layout_compute(int cols, int rows, uint32_t n_kinds, struct layout *out);
 
 /* ---- keymap.c: keys to actions, as a table ---- */
 
@@ -178,7 +178,7 @@ extern const struct keymap keymap_replay; /* a replay: moving in time */
 
 /* The action bound to key (a curses key code or a character) in map,
  * ACT_NONE when none is. */
-enum action keymap_action(const struct keymap *map, int key);
+enum action ui__keymap_action(const struct keymap *map, int key);
 
 /* ---- theme.c: semantic roles and glyphs ---- */
 
@@ -225,30 +225,30 @@ struct theme {
 
 /* Fills t for the terminal curses has open: colour pairs are set up only
  * when has_colour is asked and curses reports colours. */
-void theme_init(struct theme *t, int is_utf8, int want_colour);
+void ui__theme_init(struct theme *t, int is_utf8, int want_colour);
 
 /* ---- draw.c: clipped drawing on stdscr ---- */
 
 /* Draws s (UTF-8, already sanitized or our own) at y, x with attr, at most w
  * display columns; a cut string ends with the theme's ellipsis. Returns the
  * columns used. */
-int draw_text(const struct theme *th, int y, int x, int w, int attr, const char *s);
-/* printf-style into a bounded buffer, then draw_text. */
-int draw_fmt(const struct theme *th, int y, int x, int w, int attr, const char *fmt, ...)
+int ui__draw_text(const struct theme *th, int y, int x, int w, int attr, const char *s);
+/* printf-style into a bounded buffer, then ui__draw_text. */
+int ui__draw_fmt(const struct theme *th, int y, int x, int w, int attr, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 /* Sanitizes an outside string for this terminal (ASCII escapes when it is
  * not UTF-8) and draws it. */
-int draw_outside(const struct theme *th, int y, int x, int w, int attr, const char *s);
+int ui__draw_outside(const struct theme *th, int y, int x, int w, int attr, const char *s);
 /* A panel title: "title ─────" across w columns, with extra right-aligned. */
-void draw_title(const struct theme *th, struct rect r, const char *title, const char *extra);
+void ui__draw_title(const struct theme *th, struct rect r, const char *title, const char *extra);
 /* Fills the cells of r with blanks. */
-void draw_clear(struct rect r);
+void ui__draw_clear(struct rect r);
 /* A column chart in c: values[i] is column i from the right edge (i < n),
  * drawn in eighths of a row against top, with roles[i] as its role. */
-void draw_chart(const struct theme *th, struct rect c, const double *values, const int *roles,
+void ui__draw_chart(const struct theme *th, struct rect c, const double *values, const int *roles,
                 unsigned n, double top);
 /* Draws one column glyph n times from (y, x). */
-void draw_repeat(int y, int x, int n, int attr, const char *glyph);
+void ui__draw_repeat(int y, int x, int n, int attr, const char *glyph);
 
 /* ---- the views: each draws one panel inside r, from the model ---- */
 
@@ -260,7 +260,7 @@ enum latency_shown {
 };
 
 /* The next view l gives: successes, (open model: service,) failures. */
-enum latency_shown latency_next(enum latency_shown now, int is_open);
+enum latency_shown ui__latency_next(enum latency_shown now, int is_open);
 
 struct view {
     const struct model *m;
@@ -283,27 +283,27 @@ struct view {
     int is_replay_paused;
 };
 
-void view_header(const struct view *v, struct rect r);
-void view_throughput(const struct view *v, struct rect r);
-void view_latency(const struct view *v, struct rect r);
-void view_errors(const struct view *v, struct rect r);
-void view_counters(const struct view *v, struct rect r);
-void view_kinds(const struct view *v, struct rect r);
-void view_events(const struct view *v, struct rect r);
-void view_steps(const struct view *v, struct rect r);
-void view_keys(const struct view *v, struct rect r);
-void view_compact(const struct view *v, struct rect r);
-void view_help(const struct view *v, int cols, int rows);
+void ui__view_header(const struct view *v, struct rect r);
+void ui__view_throughput(const struct view *v, struct rect r);
+void ui__view_latency(const struct view *v, struct rect r);
+void ui__view_errors(const struct view *v, struct rect r);
+void ui__view_counters(const struct view *v, struct rect r);
+void ui__view_kinds(const struct view *v, struct rect r);
+void ui__view_events(const struct view *v, struct rect r);
+void ui__view_steps(const struct view *v, struct rect r);
+void ui__view_keys(const struct view *v, struct rect r);
+void ui__view_compact(const struct view *v, struct rect r);
+void ui__view_help(const struct view *v, int cols, int rows);
 
 /* Draws the whole screen (cols x rows) for v: the layout, every panel, the
  * help overlay when asked. Does not refresh. */
-void view_screen(const struct view *v, int cols, int rows);
+void ui__view_screen(const struct view *v, int cols, int rows);
 
 /* Formats a rate per second as "3120", "12.3k", "4.56M". */
-char *fmt_rate(double per_s, char *buf, size_t len);
+char *ui__fmt_rate(double per_s, char *buf, size_t len);
 /* Formats ms since the start as HH:MM:SS. */
-char *fmt_clock(uint64_t ms, char *buf, size_t len);
+char *ui__fmt_clock(uint64_t ms, char *buf, size_t len);
 /* Formats a probe value: integers plainly, others with 3 significant digits. */
-char *fmt_value(double v, char *buf, size_t len);
+char *ui__fmt_value(double v, char *buf, size_t len);
 
 #endif

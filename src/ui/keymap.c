@@ -43,7 +43,7 @@ static const struct keymap_entry replay[] = {
 const struct keymap keymap_live = {live, sizeof(live) / sizeof(live[0])};
 const struct keymap keymap_replay = {replay, sizeof(replay) / sizeof(replay[0])};
 
-enum action keymap_action(const struct keymap *map, int key)
+enum action ui__keymap_action(const struct keymap *map, int key)
 {
     for (size_t i = 0; i < map->len; i++) {
         if (map->entries[i].key == key)

@@ -13,7 +13,7 @@
 #include "core/steps.h"
 #include "core/xalloc.h"
 
-struct model *model_new(void)
+struct model *ui__model_new(void)
 {
     struct model *m = xcalloc(1, sizeof(struct model));
 
@@ -21,7 +21,7 @@ struct model *model_new(void)
     return m;
 }
 
-void model_free(struct model *m)
+void ui__model_free(struct model *m)
 {
     if (!m)
         return;
@@ -56,7 +56,7 @@ static unsigned marks_of(const struct model *m, const struct tick *t)
 
 static void add_point(struct model *m, const struct tick *t)
 {
-    struct model_point *p = &m->points[m->head];
+    struct ui__model_point *p = &m->points[m->head];
 
     p->req_per_s = tick_per_s(t->total.completed, t->duration_us);
     p->bytes_per_s = tick_per_s(t->total.bytes_in, t->duration_us);
@@ -90,7 +90,7 @@ static void add_totals(struct model *m, const struct tick *t)
 static void add_events(struct model *m, const struct tick *t)
 {
     for (uint32_t i = 0; i < t->n_events && i < TICK_MAX_EVENTS; i++) {
-        struct model_event *e = &m->events[m->events_head];
+        struct ui__model_event *e = &m->events[m->events_head];
 
         e->at_ms = t->events[i].at_ms;
         e->kind = t->events[i].kind;
@@ -135,7 +135,7 @@ static void add_probes(struct model *m, const struct tick *t)
     }
 }
 
-void model_add_tick(struct model *m, const struct tick *t)
+void ui__model_add_tick(struct model *m, const struct tick *t)
 {
     add_point(m, t);
     add_totals(m, t);
@@ -150,22 +150,22 @@ void model_add_tick(struct model *m, const struct tick *t)
     m->ticks++;
 }
 
-const struct model_point *model_point(const struct model *m, unsigned i)
+const struct ui__model_point *ui__model_point(const struct model *m, unsigned i)
 {
     return &m->points[(m->head + MODEL_HISTORY - 1 - i) % MODEL_HISTORY];
 }
 
-const struct model_event *model_event(const struct model *m, unsigned i)
+const struct ui__model_event *ui__model_event(const struct model *m, unsigned i)
 {
     return &m->events[(m->events_head + MODEL_EVENTS - 1 - i) % MODEL_EVENTS];
 }
 
-double model_probe_sample(const struct model_probe *p, unsigned i)
+double ui__model_probe_sample(const struct model_probe *p, unsigned i)
 {
     return p->history[(p->head + MODEL_PROBE_HISTORY - 1 - i) % MODEL_PROBE_HISTORY];
 }
 
-unsigned model_columns(const struct model *m, unsigned w, unsigned *per_column)
+unsigned ui__model_columns(const struct model *m, unsigned w, unsigned *per_column)
 {
     static const unsigned steps[] = {1, 2, 5, 10, 15, 20, 30};
     unsigned k = steps[0], first, last;
@@ -184,7 +184,7 @@ unsigned model_columns(const struct model *m, unsigned w, unsigned *per_column)
     return last - first + 1 < w ? last - first + 1 : w;
 }
 
-void model_column(const struct model *m, unsigned k, unsigned c, struct model_point *out)
+void ui__model_column(const struct model *m, unsigned k, unsigned c, struct ui__model_point *out)
 {
     uint64_t newest = m->ticks - 1, oldest = m->ticks - m->n_points;
     uint64_t bucket = newest / k - c, from = bucket * k, to = from + k - 1;
@@ -196,7 +196,7 @@ void model_column(const struct model *m, unsigned k, unsigned c, struct model_po
     if (to > newest)
         to = newest;
     for (uint64_t idx = to + 1; idx-- > from;) {
-        const struct model_point *p = model_point(m, (unsigned)(newest - idx));
+        const struct ui__model_point *p = ui__model_point(m, (unsigned)(newest - idx));
 
         if (!n)
             out->target_concurrency = p->target_concurrency;

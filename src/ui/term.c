@@ -187,7 +187,7 @@ int term_open(struct theme *th, char *why, size_t why_len)
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     curs_set(0);
-    theme_init(th, is_utf8, !(colour && *colour));
+    ui__theme_init(th, is_utf8, !(colour && *colour));
     crash.stderr_fd = -1;
     capture_stderr();
     install_crash_handlers();

@@ -63,7 +63,7 @@ static void mono_roles(struct theme *t)
     t->attr[ROLE_KEY] = (int)A_BOLD;
 }
 
-void theme_init(struct theme *t, int is_utf8, int want_colour)
+void ui__theme_init(struct theme *t, int is_utf8, int want_colour)
 {
     t->is_utf8 = is_utf8;
     for (int g = 0; g < GL__COUNT; g++)

@@ -78,7 +78,7 @@ int ui_open(struct ui **out, char *why, size_t why_len)
         free(ui);
         return rc;
     }
-    ui->m = model_new();
+    ui->m = ui__model_new();
     *out = ui;
     return 0;
 }
@@ -88,7 +88,7 @@ void ui_close(struct ui *ui)
     if (!ui)
         return;
     term_close();
-    model_free(ui->m);
+    ui__model_free(ui->m);
     free(ui);
 }
 
@@ -238,7 +238,7 @@ static void act(struct ui *ui, enum action a, int key)
         return;
     switch (a) {
     case ACT_LATENCY_TOGGLE:
-        ui->latency = latency_next(ui->latency, t && t->model == LOAD_OPEN);
+        ui->latency = ui__latency_next(ui->latency, t && t->model == LOAD_OPEN);
         set_status(ui, ui->latency == LATENCY_SERVICE  ? "latency: service time of successes"
                        : ui->latency == LATENCY_FAILED ? "latency: failed requests"
                                                        : "latency: successes");
@@ -293,17 +293,17 @@ static void on_key(struct ui *ui, int key)
         prompt_key(ui, key);
         return;
     }
-    act(ui, keymap_action(ui->keys, key), key);
+    act(ui, ui__keymap_action(ui->keys, key), key);
 }
 
 static void on_tick(struct ui *ui, const struct tick *t)
 {
     if (t->is_restart) {
         /* A replay jumped: the charts and totals start again there. */
-        model_free(ui->m);
-        ui->m = model_new();
+        ui__model_free(ui->m);
+        ui->m = ui__model_new();
     }
-    model_add_tick(ui->m, t);
+    ui__model_add_tick(ui->m, t);
     if (ui->p->on_tick)
         ui->p->on_tick(ui->p->on_tick_arg, t);
     if (ui->pending[0]) {
@@ -339,7 +339,7 @@ static void draw(struct ui *ui)
         .is_replay_paused = ui->is_replay_paused,
     };
 
-    view_screen(&v, COLS, LINES);
+    ui__view_screen(&v, COLS, LINES);
     refresh();
     ui->is_dirty = 0;
 }

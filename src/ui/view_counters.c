@@ -22,7 +22,7 @@ static void spark(const struct view *v, int y, int x, int w, const struct model_
     double lo = 0, hi = 0;
 
     for (unsigned i = 0; i < n; i++) {
-        double s = model_probe_sample(p, i);
+        double s = ui__model_probe_sample(p, i);
 
         if (i == 0 || s < lo)
             lo = s;
@@ -30,11 +30,11 @@ static void spark(const struct view *v, int y, int x, int w, const struct model_
             hi = s;
     }
     for (unsigned i = 0; i < n; i++) {
-        double s = model_probe_sample(p, i);
+        double s = ui__model_probe_sample(p, i);
         /* A flat series sits on the baseline; levels 1..8 otherwise. */
         int level = hi > lo ? 1 + (int)((s - lo) / (hi - lo) * 7 + 0.5) : 1;
 
-        draw_text(v->th, y, x + w - 1 - (int)i, 1, v->th->attr[p->alerting ? ROLE_BAD : ROLE_CHART],
+        ui__draw_text(v->th, y, x + w - 1 - (int)i, 1, v->th->attr[p->alerting ? ROLE_BAD : ROLE_CHART],
                   v->th->levels[level]);
     }
 }
@@ -44,11 +44,11 @@ static void state_mark(const struct view *v, int y, int x, const struct model_pr
     const struct theme *th = v->th;
 
     if (p->state == PROBE_FAILING)
-        draw_text(th, y, x, 1, th->attr[ROLE_BAD], th->glyph[GL_FAILING]);
+        ui__draw_text(th, y, x, 1, th->attr[ROLE_BAD], th->glyph[GL_FAILING]);
     else if (p->state == PROBE_STALE)
-        draw_text(th, y, x, 1, th->attr[ROLE_WARN], th->glyph[GL_STALE]);
+        ui__draw_text(th, y, x, 1, th->attr[ROLE_WARN], th->glyph[GL_STALE]);
     else if (p->alerting)
-        draw_text(th, y, x, 1, th->attr[ROLE_BAD], th->glyph[GL_ALERT]);
+        ui__draw_text(th, y, x, 1, th->attr[ROLE_BAD], th->glyph[GL_ALERT]);
 }
 
 static void probe_row(const struct view *v, int y, int x, int w, const struct model_probe *p)
@@ -58,42 +58,42 @@ static void probe_row(const struct view *v, int y, int x, int w, const struct mo
     int used = 2;
 
     state_mark(v, y, x, p);
-    used += draw_outside(th, y, x + used, NAME_W - 1, th->attr[ROLE_LABEL], p->name);
+    used += ui__draw_outside(th, y, x + used, NAME_W - 1, th->attr[ROLE_LABEL], p->name);
     used = 2 + NAME_W;
     if (p->has_value)
-        fmt_value(p->value, value, sizeof(value));
+        ui__fmt_value(p->value, value, sizeof(value));
     else
         snprintf(value, sizeof(value), "-");
-    draw_fmt(th, y, x + used, VALUE_W, th->attr[p->alerting ? ROLE_BAD : ROLE_VALUE], "%*s",
+    ui__draw_fmt(th, y, x + used, VALUE_W, th->attr[p->alerting ? ROLE_BAD : ROLE_VALUE], "%*s",
              VALUE_W - 1, value);
     used += VALUE_W;
     if (p->has_change) {
-        fmt_value(p->change, change, sizeof(change));
-        draw_fmt(th, y, x + used, CHANGE_W, th->attr[ROLE_DIM], "%s%*s", p->change > 0 ? "+" : " ",
+        ui__fmt_value(p->change, change, sizeof(change));
+        ui__draw_fmt(th, y, x + used, CHANGE_W, th->attr[ROLE_DIM], "%s%*s", p->change > 0 ? "+" : " ",
                  CHANGE_W - 2, change);
     }
     used += CHANGE_W;
     if (p->state == PROBE_FAILING || p->state == PROBE_STALE) {
-        draw_fmt(th, y, x + used, w - used, th->attr[ROLE_WARN], "%s: ",
+        ui__draw_fmt(th, y, x + used, w - used, th->attr[ROLE_WARN], "%s: ",
                  probe_state_name(p->state));
         used += (int)sizeof("failing: ") - 1;
-        draw_outside(th, y, x + used, w - used, th->attr[ROLE_DIM], p->error);
+        ui__draw_outside(th, y, x + used, w - used, th->attr[ROLE_DIM], p->error);
     } else if (w - used >= SPARK_MIN) {
         spark(v, y, x + used, w - used, p);
     }
 }
 
-void view_counters(const struct view *v, struct rect r)
+void ui__view_counters(const struct view *v, struct rect r)
 {
     const struct model *m = v->m;
 
     if (r.h < 1 || r.w < 1)
         return;
-    draw_title(v->th, r, "Server counters", NULL);
+    ui__draw_title(v->th, r, "Server counters", NULL);
     if (!m->n_probes) {
-        draw_text(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_DIM], "no probes configured");
+        ui__draw_text(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_DIM], "no probes configured");
         if (r.h >= 3)
-            draw_text(v->th, r.y + 2, r.x, r.w, v->th->attr[ROLE_DIM], HINT);
+            ui__draw_text(v->th, r.y + 2, r.x, r.w, v->th->attr[ROLE_DIM], HINT);
         return;
     }
     for (uint32_t i = 0; i < m->n_probes && (int)i + 1 < r.h; i++)

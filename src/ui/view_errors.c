@@ -32,15 +32,15 @@ static void statuses(const struct view *v, int y, int x, int w)
 
     memcpy(s, m->status, sizeof(s));
     qsort(s, m->n_status, sizeof(s[0]), by_code);
-    used = draw_text(v->th, y, x, w, v->th->attr[ROLE_LABEL], "status");
+    used = ui__draw_text(v->th, y, x, w, v->th->attr[ROLE_LABEL], "status");
     for (uint32_t i = 0; i < m->n_status && used < w; i++) {
         int role = s[i].code >= 500 ? ROLE_BAD : s[i].code >= 400 ? ROLE_WARN : ROLE_VALUE;
 
-        used += draw_fmt(v->th, y, x + used, w - used, role, " %u:%s", s[i].code,
+        used += ui__draw_fmt(v->th, y, x + used, w - used, role, " %u:%s", s[i].code,
                          units_format_count(s[i].count, n, sizeof(n)));
     }
     if (m->status_other && used < w)
-        draw_fmt(v->th, y, x + used, w - used, v->th->attr[ROLE_DIM], " other:%llu",
+        ui__draw_fmt(v->th, y, x + used, w - used, v->th->attr[ROLE_DIM], " other:%llu",
                  (unsigned long long)m->status_other);
 }
 
@@ -52,18 +52,18 @@ static void class_row(const struct view *v, int y, int x, int w, int c)
     char r[16], total[16];
     int used;
 
-    used = draw_fmt(th, y, x, w, th->attr[ROLE_BAD], "%s %-*s", th->glyph[GL_MARK_ERROR],
+    used = ui__draw_fmt(th, y, x, w, th->attr[ROLE_BAD], "%s %-*s", th->glyph[GL_MARK_ERROR],
                     NAME_W - 2, errclass_name((enum errclass)c));
-    used += draw_fmt(th, y, x + used, w - used, th->attr[rate > 0 ? ROLE_BAD : ROLE_DIM], "%*s/s",
-                     RATE_W - 2, fmt_rate(rate, r, sizeof(r)));
-    used += draw_fmt(th, y, x + used, w - used, th->attr[ROLE_VALUE], "%*s ", TOTAL_W,
+    used += ui__draw_fmt(th, y, x + used, w - used, th->attr[rate > 0 ? ROLE_BAD : ROLE_DIM], "%*s/s",
+                     RATE_W - 2, ui__fmt_rate(rate, r, sizeof(r)));
+    used += ui__draw_fmt(th, y, x + used, w - used, th->attr[ROLE_VALUE], "%*s ", TOTAL_W,
                      units_format_count(v->m->errors[c], total, sizeof(total)));
     if (used + 1 < w)
-        draw_outside(th, y, x + used + 1, w - used - 1, th->attr[ROLE_DIM],
+        ui__draw_outside(th, y, x + used + 1, w - used - 1, th->attr[ROLE_DIM],
                      v->m->latest_error[c]);
 }
 
-void view_errors(const struct view *v, struct rect r)
+void ui__view_errors(const struct view *v, struct rect r)
 {
     const struct model *m = v->m;
     uint64_t failed = 0;
@@ -78,12 +78,12 @@ void view_errors(const struct view *v, struct rect r)
                  100.0 * (double)failed / (double)m->completed);
     else
         extra[0] = '\0';
-    draw_title(v->th, r, "Errors", extra);
+    ui__draw_title(v->th, r, "Errors", extra);
     if (!m->last || r.h < 2)
         return;
     statuses(v, y++, r.x, r.w);
     if (!failed && y < r.y + r.h) {
-        draw_text(v->th, y, r.x, r.w, v->th->attr[ROLE_GOOD], "no errors");
+        ui__draw_text(v->th, y, r.x, r.w, v->th->attr[ROLE_GOOD], "no errors");
         return;
     }
     for (int c = 0; c < ERR__COUNT && y < r.y + r.h; c++) {

@@ -24,20 +24,20 @@ static int kind_role(enum event_kind k)
     }
 }
 
-static void event_row(const struct view *v, int y, int x, int w, const struct model_event *e)
+static void event_row(const struct view *v, int y, int x, int w, const struct ui__model_event *e)
 {
     const struct theme *th = v->th;
     char at[16];
     int used;
 
-    fmt_clock(e->at_ms, at, sizeof(at));
-    used = draw_fmt(th, y, x, w, th->attr[ROLE_DIM], "%s ", at);
-    used += draw_fmt(th, y, x + used, w - used, th->attr[kind_role(e->kind)], "%-12s",
+    ui__fmt_clock(e->at_ms, at, sizeof(at));
+    used = ui__draw_fmt(th, y, x, w, th->attr[ROLE_DIM], "%s ", at);
+    used += ui__draw_fmt(th, y, x + used, w - used, th->attr[kind_role(e->kind)], "%-12s",
                      event_kind_name(e->kind));
-    draw_outside(th, y, x + used, w - used, th->attr[ROLE_NORMAL], e->text);
+    ui__draw_outside(th, y, x + used, w - used, th->attr[ROLE_NORMAL], e->text);
 }
 
-void view_events(const struct view *v, struct rect r)
+void ui__view_events(const struct view *v, struct rect r)
 {
     const struct model *m = v->m;
     char extra[48] = "";
@@ -47,12 +47,12 @@ void view_events(const struct view *v, struct rect r)
         return;
     if (m->events_lost)
         snprintf(extra, sizeof(extra), "%llu more not shown", (unsigned long long)m->events_lost);
-    draw_title(v->th, r, "Events", extra);
+    ui__draw_title(v->th, r, "Events", extra);
     n = (unsigned)(r.h - 1) < m->n_events ? (unsigned)(r.h - 1) : m->n_events;
     if (!n && r.h >= 2)
-        draw_text(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_DIM], "none yet");
+        ui__draw_text(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_DIM], "none yet");
     for (unsigned i = 0; i < n; i++)
-        event_row(v, r.y + r.h - 1 - (int)i, r.x, r.w, model_event(m, i));
+        event_row(v, r.y + r.h - 1 - (int)i, r.x, r.w, ui__model_event(m, i));
 }
 
 /* A replay's line: play or pause, the speed, a position bar, the time. */
@@ -63,23 +63,23 @@ static void replay_line(const struct view *v, struct rect r)
     char now[16], total[16];
     int x = r.x, bar, fill;
 
-    fmt_clock(at, now, sizeof(now));
-    fmt_clock(v->replay_total_ms, total, sizeof(total));
-    x += draw_fmt(th, r.y, x, r.w, th->attr[ROLE_STATE], " %s x%g ",
+    ui__fmt_clock(at, now, sizeof(now));
+    ui__fmt_clock(v->replay_total_ms, total, sizeof(total));
+    x += ui__draw_fmt(th, r.y, x, r.w, th->attr[ROLE_STATE], " %s x%g ",
                   v->is_replay_paused ? "PAUSED" : "PLAY", v->replay_speed);
-    x += draw_fmt(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_VALUE], " %s/%s ", now, total);
+    x += ui__draw_fmt(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_VALUE], " %s/%s ", now, total);
     bar = r.w - (x - r.x) - (int)sizeof(" ? keys") + 1;
     if (bar >= 4) {
         fill = v->replay_total_ms ? (int)((double)at / (double)v->replay_total_ms * bar + 0.5) : 0;
         fill = fill > bar ? bar : fill;
-        draw_repeat(r.y, x, fill, th->attr[ROLE_CHART], th->glyph[GL_BAR_FULL]);
-        draw_repeat(r.y, x + fill, bar - fill, th->attr[ROLE_DIM], th->glyph[GL_BAR_EMPTY]);
+        ui__draw_repeat(r.y, x, fill, th->attr[ROLE_CHART], th->glyph[GL_BAR_FULL]);
+        ui__draw_repeat(r.y, x + fill, bar - fill, th->attr[ROLE_DIM], th->glyph[GL_BAR_EMPTY]);
         x += bar;
     }
-    draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_KEY], " ? keys");
+    ui__draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_KEY], " ? keys");
 }
 
-void view_keys(const struct view *v, struct rect r)
+void ui__view_keys(const struct view *v, struct rect r)
 {
     /* d (drop) and m (mark) are in the help: 80 columns hold no more. */
     static const char *const keys[][2] = {
@@ -92,13 +92,13 @@ void view_keys(const struct view *v, struct rect r)
     if (r.h < 1 || r.w < 1)
         return;
     if (v->prompt) {
-        x += draw_fmt(th, r.y, x, r.w, th->attr[ROLE_KEY], "%s: ", v->prompt);
-        x += draw_outside(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_VALUE], v->input);
-        draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_DIM], "_  (Enter: send, Esc: cancel)");
+        x += ui__draw_fmt(th, r.y, x, r.w, th->attr[ROLE_KEY], "%s: ", v->prompt);
+        x += ui__draw_outside(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_VALUE], v->input);
+        ui__draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_DIM], "_  (Enter: send, Esc: cancel)");
         return;
     }
     if (v->status) {
-        draw_outside(th, r.y, x, r.w, th->attr[ROLE_MARK], v->status);
+        ui__draw_outside(th, r.y, x, r.w, th->attr[ROLE_MARK], v->status);
         return;
     }
     if (v->is_replay) {
@@ -106,7 +106,7 @@ void view_keys(const struct view *v, struct rect r)
         return;
     }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && x < r.x + r.w; i++) {
-        x += draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_KEY], keys[i][0]);
-        x += draw_fmt(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_LABEL], " %s  ", keys[i][1]);
+        x += ui__draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_KEY], keys[i][0]);
+        x += ui__draw_fmt(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_LABEL], " %s  ", keys[i][1]);
     }
 }

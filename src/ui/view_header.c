@@ -24,7 +24,7 @@ static const char *state_label(const struct model *m)
 
 static void elapsed(const struct model *m, char *buf, size_t len)
 {
-    fmt_clock(m->last ? tick_end_ms(m->last) : 0, buf, len);
+    ui__fmt_clock(m->last ? tick_end_ms(m->last) : 0, buf, len);
 }
 
 static void first_row(const struct view *v, struct rect r)
@@ -42,15 +42,15 @@ static void first_row(const struct view *v, struct rect r)
                  t->transport[0] ? " via " : "", (int)sizeof(t->transport), t->transport);
     hw = (int)strlen(how);
     /* The target gives way first: the state and the clock matter more. */
-    used = draw_text(th, r.y, r.x, r.w, th->attr[ROLE_TITLE], "brink ");
-    used += draw_outside(th, r.y, r.x + used, r.w - used - rw - hw - 1, th->attr[ROLE_VALUE],
+    used = ui__draw_text(th, r.y, r.x, r.w, th->attr[ROLE_TITLE], "brink ");
+    used += ui__draw_outside(th, r.y, r.x + used, r.w - used - rw - hw - 1, th->attr[ROLE_VALUE],
                          v->target ? v->target : "");
-    used += draw_text(th, r.y, r.x + used, r.w - used - rw - 1, th->attr[ROLE_DIM], how);
+    used += ui__draw_text(th, r.y, r.x + used, r.w - used - rw - 1, th->attr[ROLE_DIM], how);
     if (r.w - rw > used) {
         int state_role = t && t->state == RUN_RUNNING ? ROLE_STATE : ROLE_WARN;
 
-        draw_text(th, r.y, r.x + r.w - rw, (int)strlen(right), th->attr[state_role], right);
-        draw_text(th, r.y, r.x + r.w - (int)strlen(clock), (int)strlen(clock),
+        ui__draw_text(th, r.y, r.x + r.w - rw, (int)strlen(right), th->attr[state_role], right);
+        ui__draw_text(th, r.y, r.x + r.w - (int)strlen(clock), (int)strlen(clock),
                   th->attr[ROLE_VALUE], clock);
     }
 }
@@ -67,8 +67,8 @@ static int plan_badge(const struct view *v, int y, int x, int w, const struct ti
 
     if (p->phase == PLAN_OFF || p->phase > PLAN_PAUSED)
         return 0;
-    used = draw_text(th, y, x, w, th->attr[ROLE_LABEL], "  ramp ");
-    return used + draw_fmt(th, y, x + used, w - used,
+    used = ui__draw_text(th, y, x, w, th->attr[ROLE_LABEL], "  ramp ");
+    return used + ui__draw_fmt(th, y, x + used, w - used,
                            th->attr[p->phase == PLAN_PAUSED ? ROLE_WARN : ROLE_MARK], "%u/%u %s",
                            p->step, p->n_steps, phases[p->phase]);
 }
@@ -80,14 +80,14 @@ static int closed_load(const struct view *v, int y, int x, int end)
     const struct tick *t = v->m->last;
     int x0 = x;
 
-    x += draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "users ");
-    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->actual_concurrency,
+    x += ui__draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "users ");
+    x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->actual_concurrency,
                   t->target_concurrency);
     if (v->pending)
-        x += draw_fmt(th, y, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
+        x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
     x += plan_badge(v, y, x, end - x, &t->plan);
-    x += draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "  in flight ");
-    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u", t->in_flight);
+    x += ui__draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "  in flight ");
+    x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u", t->in_flight);
     return x - x0;
 }
 
@@ -102,21 +102,21 @@ static int open_load(const struct view *v, int y, int x, int end)
     char lag[UNITS_FMT_MAX];
     int x0 = x;
 
-    x += draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "rate ");
-    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%.0f/s", t->target_rate_per_s);
-    x += draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], " got ");
-    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%.0f/s", got);
+    x += ui__draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "rate ");
+    x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%.0f/s", t->target_rate_per_s);
+    x += ui__draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], " got ");
+    x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%.0f/s", got);
     if (v->pending)
-        x += draw_fmt(th, y, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
+        x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
     x += plan_badge(v, y, x, end - x, &t->plan);
-    x += draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "  in flight ");
-    x += draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->in_flight, t->max_in_flight);
+    x += ui__draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "  in flight ");
+    x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->in_flight, t->max_in_flight);
     units_format_duration(t->sched_lag_us, lag, sizeof(lag));
     if (!tick_schedule_kept(t))
-        x += draw_fmt(th, y, x, end - x, th->attr[ROLE_BAD], "  %s SCHEDULE NOT KEPT: lag %s%s",
+        x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_BAD], "  %s SCHEDULE NOT KEPT: lag %s%s",
                       th->glyph[GL_MARK_ERROR], lag, t->sched_capped ? ", cap reached" : "");
     else
-        x += draw_fmt(th, y, x, end - x, th->attr[ROLE_DIM], "  sched lag %s", lag);
+        x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_DIM], "  sched lag %s", lag);
     return x - x0;
 }
 
@@ -128,32 +128,32 @@ static void second_row(const struct view *v, struct rect r)
     char lag[UNITS_FMT_MAX];
 
     if (!t) {
-        draw_text(th, r.y + 1, x, r.w, th->attr[ROLE_DIM], "waiting for the first tick");
+        ui__draw_text(th, r.y + 1, x, r.w, th->attr[ROLE_DIM], "waiting for the first tick");
         return;
     }
     if (t->model == LOAD_OPEN)
         x += open_load(v, r.y + 1, x, end);
     else
         x += closed_load(v, r.y + 1, x, end);
-    x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  new conns %llu",
+    x += ui__draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  new conns %llu",
                   (unsigned long long)t->connections_opened);
     if (v->recording_problem && v->recording_problem[0]) {
         /* Loud: the operator may be counting on this session file. */
-        x += draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_BAD], "  %s ",
+        x += ui__draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_BAD], "  %s ",
                       th->glyph[GL_MARK_ERROR]);
-        x += draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_BAD], v->recording_problem);
+        x += ui__draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_BAD], v->recording_problem);
     } else {
-        x += draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  rec ");
-        x += draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_DIM],
+        x += ui__draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  rec ");
+        x += ui__draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_DIM],
                           v->recording ? v->recording : "off");
     }
     units_format_duration(t->health.loop_lag_us, lag, sizeof(lag));
-    draw_fmt(th, r.y + 1, x, end - x,
+    ui__draw_fmt(th, r.y + 1, x, end - x,
              th->attr[t->health.loop_lag_us > LAG_WARN_US ? ROLE_WARN : ROLE_DIM],
              "  lag %s fds %u/%u", lag, t->health.fds_used, t->health.fds_limit);
 }
 
-void view_header(const struct view *v, struct rect r)
+void ui__view_header(const struct view *v, struct rect r)
 {
     if (r.h < 1 || r.w < 1)
         return;

@@ -17,7 +17,7 @@ static void cell_duration(const struct theme *th, int y, int x, uint64_t us, int
 {
     char buf[UNITS_FMT_MAX];
 
-    draw_fmt(th, y, x, COL_W, th->attr[ROLE_VALUE], "%*s", COL_W - 1,
+    ui__draw_fmt(th, y, x, COL_W, th->attr[ROLE_VALUE], "%*s", COL_W - 1,
              has ? units_format_duration(us, buf, sizeof(buf)) : "-");
 }
 
@@ -29,12 +29,12 @@ static void kind_row(const struct view *v, int y, int x, int w, const struct tic
     char rate[16], err[16];
     int cx = x + NAME_W;
 
-    draw_outside(th, y, x, NAME_W - 1, th->attr[ROLE_LABEL], k->name);
+    ui__draw_outside(th, y, x, NAME_W - 1, th->attr[ROLE_LABEL], k->name);
     if (cx + 2 * COL_W <= x + w) {
-        draw_fmt(th, y, cx, COL_W, th->attr[ROLE_VALUE], "%*s", COL_W - 1,
-                 fmt_rate(tick_per_s(k->completed, duration_us), rate, sizeof(rate)));
-        draw_fmt(th, y, cx + COL_W, COL_W, th->attr[failed ? ROLE_BAD : ROLE_DIM], "%*s", COL_W - 1,
-                 fmt_rate(tick_per_s(failed, duration_us), err, sizeof(err)));
+        ui__draw_fmt(th, y, cx, COL_W, th->attr[ROLE_VALUE], "%*s", COL_W - 1,
+                 ui__fmt_rate(tick_per_s(k->completed, duration_us), rate, sizeof(rate)));
+        ui__draw_fmt(th, y, cx + COL_W, COL_W, th->attr[failed ? ROLE_BAD : ROLE_DIM], "%*s", COL_W - 1,
+                 ui__fmt_rate(tick_per_s(failed, duration_us), err, sizeof(err)));
     }
     cx += 2 * COL_W;
     for (int i = 0; i < TICK_NPCT && cx + COL_W <= x + w; i++, cx += COL_W)
@@ -46,7 +46,7 @@ static void kind_row(const struct view *v, int y, int x, int w, const struct tic
         cell_duration(th, y, cx, k->run.pct_us[2], k->run.count > 0);
 }
 
-void view_kinds(const struct view *v, struct rect r)
+void ui__view_kinds(const struct view *v, struct rect r)
 {
     static const char *const heads[] = {"req/s", "err/s", "p50", "p90",
                                         "p99",   "p99.9", "max", "run p99"};
@@ -55,13 +55,13 @@ void view_kinds(const struct view *v, struct rect r)
 
     if (r.h < 1 || r.w < 1)
         return;
-    draw_title(v->th, r, "Request kinds", NULL);
+    ui__draw_title(v->th, r, "Request kinds", NULL);
     if (!t || r.h < 2)
         return;
-    draw_text(v->th, r.y + 1, r.x, NAME_W, v->th->attr[ROLE_DIM], "kind");
+    ui__draw_text(v->th, r.y + 1, r.x, NAME_W, v->th->attr[ROLE_DIM], "kind");
     for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]) && x + COL_W <= r.x + r.w;
          i++, x += COL_W)
-        draw_fmt(v->th, r.y + 1, x, COL_W, v->th->attr[ROLE_DIM], "%*s", COL_W - 1, heads[i]);
+        ui__draw_fmt(v->th, r.y + 1, x, COL_W, v->th->attr[ROLE_DIM], "%*s", COL_W - 1, heads[i]);
     for (uint32_t i = 0; i < t->n_kinds && (int)i + 2 < r.h; i++)
         kind_row(v, r.y + 2 + (int)i, r.x, r.w, &t->kinds[i], t->duration_us);
 }

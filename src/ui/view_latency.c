@@ -81,21 +81,21 @@ static void bar_row(const struct view *v, int y, int x, int w, const struct row 
     else
         snprintf(now, sizeof(now), "-");
     units_format_duration(row->run_us, run, sizeof(run));
-    draw_text(th, y, x, LABEL_W, th->attr[ROLE_LABEL], row->label);
-    draw_fmt(th, y, x + LABEL_W, VALUE_W, th->attr[ROLE_VALUE], "%*s", VALUE_W - 1, now);
+    ui__draw_text(th, y, x, LABEL_W, th->attr[ROLE_LABEL], row->label);
+    ui__draw_fmt(th, y, x + LABEL_W, VALUE_W, th->attr[ROLE_VALUE], "%*s", VALUE_W - 1, now);
     if (bar_w > 0) {
         fill = position(row->now_us, lo, hi, bar_w);
         mark = row->run_us ? position(row->run_us, lo, hi, bar_w) : -1;
-        draw_repeat(y, x + LABEL_W + VALUE_W, fill, th->attr[ROLE_CHART], th->glyph[GL_BAR_FULL]);
-        draw_repeat(y, x + LABEL_W + VALUE_W + fill, bar_w - fill, th->attr[ROLE_DIM],
+        ui__draw_repeat(y, x + LABEL_W + VALUE_W, fill, th->attr[ROLE_CHART], th->glyph[GL_BAR_FULL]);
+        ui__draw_repeat(y, x + LABEL_W + VALUE_W + fill, bar_w - fill, th->attr[ROLE_DIM],
                     th->glyph[GL_BAR_EMPTY]);
         if (mark >= 0) {
             mark = mark >= bar_w ? bar_w - 1 : mark;
-            draw_text(th, y, x + LABEL_W + VALUE_W + mark, 1, th->attr[ROLE_RUN],
+            ui__draw_text(th, y, x + LABEL_W + VALUE_W + mark, 1, th->attr[ROLE_RUN],
                       th->glyph[GL_RUN_TICK]);
         }
     }
-    draw_fmt(th, y, x + w - VALUE_W, VALUE_W, th->attr[ROLE_RUN], "%*s", VALUE_W, run);
+    ui__draw_fmt(th, y, x + w - VALUE_W, VALUE_W, th->attr[ROLE_RUN], "%*s", VALUE_W, run);
 }
 
 static void moments(const struct view *v, int y, int x, int w, const struct tick_kind *k)
@@ -105,7 +105,7 @@ static void moments(const struct view *v, int y, int x, int w, const struct tick
     units_format_duration((uint64_t)(k->window.mean_us + 0.5), mean, sizeof(mean));
     units_format_duration((uint64_t)(k->window.stddev_us + 0.5), sd, sizeof(sd));
     units_format_duration(k->window.min_us, min, sizeof(min));
-    draw_fmt(v->th, y, x, w, v->th->attr[ROLE_DIM], "min %s  mean %s  sd %s  timed %llu", min, mean,
+    ui__draw_fmt(v->th, y, x, w, v->th->attr[ROLE_DIM], "min %s  mean %s  sd %s  timed %llu", min, mean,
              sd, (unsigned long long)k->window.count);
 }
 
@@ -115,26 +115,26 @@ static void p99_chart(const struct view *v, struct rect c)
 {
     double values[MODEL_HISTORY + 1], top = 0;
     int roles[MODEL_HISTORY + 1];
-    unsigned k, n = model_columns(v->m, (unsigned)c.w, &k);
+    unsigned k, n = ui__model_columns(v->m, (unsigned)c.w, &k);
     char top_s[UNITS_FMT_MAX];
 
     for (unsigned i = 0; i < n; i++) {
-        struct model_point p;
+        struct ui__model_point p;
 
-        model_column(v->m, k, i, &p);
+        ui__model_column(v->m, k, i, &p);
         values[i] = (double)p.p99_us;
         roles[i] = p.err_per_s > 0 ? ROLE_CHART_ERR : ROLE_CHART;
         if (values[i] > top)
             top = values[i];
     }
-    draw_fmt(v->th, c.y, c.x, c.w, v->th->attr[ROLE_DIM], "p99 per tick, top %s",
+    ui__draw_fmt(v->th, c.y, c.x, c.w, v->th->attr[ROLE_DIM], "p99 per tick, top %s",
              units_format_duration((uint64_t)top, top_s, sizeof(top_s)));
     c.y++;
     c.h--;
-    draw_chart(v->th, c, values, roles, n, top);
+    ui__draw_chart(v->th, c, values, roles, n, top);
 }
 
-enum latency_shown latency_next(enum latency_shown now, int is_open)
+enum latency_shown ui__latency_next(enum latency_shown now, int is_open)
 {
     switch (now) {
     case LATENCY_SUCCESSES:
@@ -169,7 +169,7 @@ static const struct tick_kind *shown(const struct view *v, const char **title)
     return &t->total;
 }
 
-void view_latency(const struct view *v, struct rect r)
+void ui__view_latency(const struct view *v, struct rect r)
 {
     char extra[64], lo_s[UNITS_FMT_MAX], hi_s[UNITS_FMT_MAX];
     const struct tick_kind *k;
@@ -181,7 +181,7 @@ void view_latency(const struct view *v, struct rect r)
     if (r.h < 1 || r.w < 1)
         return;
     if (!v->m->last) {
-        draw_title(v->th, r, "Latency", NULL);
+        ui__draw_title(v->th, r, "Latency", NULL);
         return;
     }
     k = shown(v, &title);
@@ -190,7 +190,7 @@ void view_latency(const struct view *v, struct rect r)
     snprintf(extra, sizeof(extra), "log %s..%s, %s run",
              units_format_duration((uint64_t)lo, lo_s, sizeof(lo_s)),
              units_format_duration((uint64_t)hi, hi_s, sizeof(hi_s)), v->th->glyph[GL_RUN_TICK]);
-    draw_title(v->th, r, title, extra);
+    ui__draw_title(v->th, r, title, extra);
     y = r.y + 1;
     for (int i = 0; i < ROWS && y < r.y + r.h; i++, y++)
         bar_row(v, y, r.x, r.w, &rows[i], lo, hi);

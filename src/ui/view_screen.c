@@ -10,7 +10,7 @@
 
 #include "core/units.h"
 
-void view_compact(const struct view *v, struct rect r)
+void ui__view_compact(const struct view *v, struct rect r)
 {
     const struct model *m = v->m;
     const struct theme *th = v->th;
@@ -21,23 +21,23 @@ void view_compact(const struct view *v, struct rect r)
     if (r.h < 1 || r.w < 1)
         return;
     if (!m->last) {
-        draw_text(th, r.y, r.x, r.w, th->attr[ROLE_DIM], "brink: waiting for the first tick");
+        ui__draw_text(th, r.y, r.x, r.w, th->attr[ROLE_DIM], "brink: waiting for the first tick");
         return;
     }
     failed = errclass_sum(m->last->total.errors);
     units_format_duration(m->last->total.window.pct_us[2], p99, sizeof(p99));
-    used = draw_fmt(th, r.y, r.x, r.w, th->attr[ROLE_VALUE], "%s/s p99 %s err %.1f%% c %u %s",
-                    fmt_rate(model_point(m, 0)->req_per_s, rate, sizeof(rate)),
+    used = ui__draw_fmt(th, r.y, r.x, r.w, th->attr[ROLE_VALUE], "%s/s p99 %s err %.1f%% c %u %s",
+                    ui__fmt_rate(ui__model_point(m, 0)->req_per_s, rate, sizeof(rate)),
                     m->last->total.window.count ? p99 : "-",
                     m->last->total.completed
                         ? 100.0 * (double)failed / (double)m->last->total.completed
                         : 0.0,
                     m->last->actual_concurrency, run_state_name(m->last->state));
-    draw_fmt(th, r.y, r.x + used, r.w - used, th->attr[ROLE_DIM], "  (%dx%d for the console)",
+    ui__draw_fmt(th, r.y, r.x + used, r.w - used, th->attr[ROLE_DIM], "  (%dx%d for the console)",
              LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
 }
 
-void view_help(const struct view *v, int cols, int rows)
+void ui__view_help(const struct view *v, int cols, int rows)
 {
     const struct keymap *map = v->keys ? v->keys : &keymap_live;
     struct rect box;
@@ -47,43 +47,43 @@ void view_help(const struct view *v, int cols, int rows)
     box.h = rows < (int)map->len + 4 ? rows : (int)map->len + 4;
     box.y = (rows - box.h) / 2;
     box.x = (cols - box.w) / 2;
-    draw_clear(box);
-    draw_title(v->th, (struct rect){box.y, box.x + 1, 1, box.w - 2}, "Keys", "any key closes");
+    ui__draw_clear(box);
+    ui__draw_title(v->th, (struct rect){box.y, box.x + 1, 1, box.w - 2}, "Keys", "any key closes");
     y = box.y + 1;
     for (size_t i = 0; i < map->len && y < box.y + box.h - 1; i++, y++) {
-        draw_text(v->th, y, box.x + 2, 6, v->th->attr[ROLE_KEY], map->entries[i].keys);
-        draw_text(v->th, y, box.x + 9, box.w - 10, v->th->attr[ROLE_NORMAL],
+        ui__draw_text(v->th, y, box.x + 2, 6, v->th->attr[ROLE_KEY], map->entries[i].keys);
+        ui__draw_text(v->th, y, box.x + 9, box.w - 10, v->th->attr[ROLE_NORMAL],
                   map->entries[i].help);
     }
     if (y + 1 < box.y + box.h - 1 && !v->is_replay)
-        draw_text(v->th, y + 1, box.x + 2, box.w - 3, v->th->attr[ROLE_DIM],
+        ui__draw_text(v->th, y + 1, box.x + 2, box.w - 3, v->th->attr[ROLE_DIM],
                   "Ctrl-C stops too; a second one aborts what is in flight");
     if (box.h >= 3)
-        draw_repeat(box.y + box.h - 1, box.x + 1, box.w - 2, v->th->attr[ROLE_DIM],
+        ui__draw_repeat(box.y + box.h - 1, box.x + 1, box.w - 2, v->th->attr[ROLE_DIM],
                     v->th->glyph[GL_HLINE]);
 }
 
-void view_screen(const struct view *v, int cols, int rows)
+void ui__view_screen(const struct view *v, int cols, int rows)
 {
     static void (*const draw[PANEL__COUNT])(const struct view *, struct rect) = {
-        [PANEL_HEADER] = view_header,     [PANEL_THROUGHPUT] = view_throughput,
-        [PANEL_LATENCY] = view_latency,   [PANEL_ERRORS] = view_errors,
-        [PANEL_COUNTERS] = view_counters, [PANEL_KINDS] = view_kinds,
-        [PANEL_EVENTS] = view_events,     [PANEL_KEYS] = view_keys,
-        [PANEL_COMPACT] = view_compact,
+        [PANEL_HEADER] = ui__view_header,     [PANEL_THROUGHPUT] = ui__view_throughput,
+        [PANEL_LATENCY] = ui__view_latency,   [PANEL_ERRORS] = ui__view_errors,
+        [PANEL_COUNTERS] = ui__view_counters, [PANEL_KINDS] = ui__view_kinds,
+        [PANEL_EVENTS] = ui__view_events,     [PANEL_KEYS] = ui__view_keys,
+        [PANEL_COMPACT] = ui__view_compact,
     };
     struct layout l;
 
     erase();
-    layout_compute(cols, rows, v->m->last ? v->m->last->n_kinds : 0, &l);
+    ui__layout_compute(cols, rows, v->m->last ? v->m->last->n_kinds : 0, &l);
     for (int p = 0; p < PANEL__COUNT; p++) {
         if (l.r[p].h <= 0 || l.r[p].w <= 0)
             continue;
         if (p == PANEL_EVENTS && v->show_steps)
-            view_steps(v, l.r[p]);
+            ui__view_steps(v, l.r[p]);
         else
             draw[p](v, l.r[p]);
     }
     if (v->show_help && !l.is_compact)
-        view_help(v, cols, rows);
+        ui__view_help(v, cols, rows);
 }

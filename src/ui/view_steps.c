@@ -49,7 +49,7 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
     else
         snprintf(level, sizeof(level), "c=%.0f", row->level);
     units_format_duration(row->duration_us, held, sizeof(held));
-    fmt_rate(tick_per_s(row->completed, row->duration_us), rate, sizeof(rate));
+    ui__fmt_rate(tick_per_s(row->completed, row->duration_us), rate, sizeof(rate));
     if (row->timed)
         units_format_duration(row->p99_us, p99, sizeof(p99));
     else
@@ -66,14 +66,14 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
     else
         snprintf(verdict, sizeof(verdict), "%s%s", steps_verdict_label(row->verdict),
                  row->verdict == VERDICT_FAIL ? ": " : "");
-    used = draw_fmt(th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %6s  ", step,
+    used = ui__draw_fmt(th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %6s  ", step,
                     level, held, rate, p99, err);
-    used += draw_text(th, y, r.x + used, r.w - used, th->attr[verdict_role(row, is_open)], verdict);
+    used += ui__draw_text(th, y, r.x + used, r.w - used, th->attr[verdict_role(row, is_open)], verdict);
     if (!is_open && row->verdict == VERDICT_FAIL)
-        draw_outside(th, y, r.x + used, r.w - used, th->attr[ROLE_BAD], row->why);
+        ui__draw_outside(th, y, r.x + used, r.w - used, th->attr[ROLE_BAD], row->why);
 }
 
-void view_steps(const struct view *v, struct rect r)
+void ui__view_steps(const struct view *v, struct rect r)
 {
     const struct steps *st = v->m->steps;
     struct step_row cur;
@@ -85,10 +85,10 @@ void view_steps(const struct view *v, struct rect r)
     if (r.h < 1 || r.w < 1)
         return;
     snprintf(extra, sizeof(extra), "%zu closed  t: events", n);
-    draw_title(v->th, r, "Steps", extra);
+    ui__draw_title(v->th, r, "Steps", extra);
     if (r.h < 2)
         return;
-    draw_fmt(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_LABEL], HEAD_FMT, "step", "level", "held",
+    ui__draw_fmt(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_LABEL], HEAD_FMT, "step", "level", "held",
              "req/s", "p99", "err", "verdict");
     /* The newest rows that fit, oldest first, the open one last. */
     if (room < 0)
@@ -99,5 +99,5 @@ void view_steps(const struct view *v, struct rect r)
     if (has_cur && y < r.y + r.h)
         row_line(v, y, r, &cur, 1);
     if (!has_cur && n == 0 && r.h >= 3)
-        draw_text(v->th, r.y + 2, r.x, r.w, v->th->attr[ROLE_DIM], "no step yet");
+        ui__draw_text(v->th, r.y + 2, r.x, r.w, v->th->attr[ROLE_DIM], "no step yet");
 }

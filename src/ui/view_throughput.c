@@ -11,32 +11,32 @@
 
 #include "core/units.h"
 
-/* Room for every column model_columns can return. */
+/* Room for every column ui__model_columns can return. */
 #define MAX_COLUMNS (MODEL_HISTORY + 1)
 
 static void figures(const struct view *v, int y, int x, int w)
 {
     const struct theme *th = v->th;
-    const struct model_point *p = model_point(v->m, 0);
+    const struct ui__model_point *p = ui__model_point(v->m, 0);
     const struct tick_kind *k = &v->m->last->total;
     char rate[16], size[UNITS_FMT_MAX];
     int used = 0;
 
-    used += draw_text(th, y, x, w, th->attr[ROLE_VALUE], fmt_rate(p->req_per_s, rate, 16));
-    used += draw_text(th, y, x + used, w - used, th->attr[ROLE_LABEL], " req/s ");
+    used += ui__draw_text(th, y, x, w, th->attr[ROLE_VALUE], ui__fmt_rate(p->req_per_s, rate, 16));
+    used += ui__draw_text(th, y, x + used, w - used, th->attr[ROLE_LABEL], " req/s ");
     units_format_size((uint64_t)p->bytes_per_s, size, sizeof(size));
-    used += draw_text(th, y, x + used, w - used, th->attr[ROLE_VALUE], size);
-    used += draw_text(th, y, x + used, w - used, th->attr[ROLE_LABEL], "/s ");
+    used += ui__draw_text(th, y, x + used, w - used, th->attr[ROLE_VALUE], size);
+    used += ui__draw_text(th, y, x + used, w - used, th->attr[ROLE_LABEL], "/s ");
     if (k->completed) {
-        used += draw_fmt(th, y, x + used, w - used, th->attr[ROLE_LABEL], "ok %.1f%% ",
+        used += ui__draw_fmt(th, y, x + used, w - used, th->attr[ROLE_LABEL], "ok %.1f%% ",
                          100.0 * (double)k->ok / (double)k->completed);
     }
     if (p->err_per_s > 0)
-        draw_fmt(th, y, x + used, w - used, th->attr[ROLE_BAD], "%s%s err/s",
-                 th->glyph[GL_MARK_ERROR], fmt_rate(p->err_per_s, rate, 16));
+        ui__draw_fmt(th, y, x + used, w - used, th->attr[ROLE_BAD], "%s%s err/s",
+                 th->glyph[GL_MARK_ERROR], ui__fmt_rate(p->err_per_s, rate, 16));
 }
 
-static void chart(const struct view *v, struct rect c, const struct model_point *cols, unsigned n,
+static void chart(const struct view *v, struct rect c, const struct ui__model_point *cols, unsigned n,
                   double top)
 {
     double values[MAX_COLUMNS];
@@ -46,7 +46,7 @@ static void chart(const struct view *v, struct rect c, const struct model_point 
         values[i] = cols[i].req_per_s;
         roles[i] = cols[i].err_per_s > 0 ? ROLE_CHART_ERR : ROLE_CHART;
     }
-    draw_chart(v->th, c, values, roles, n, top);
+    ui__draw_chart(v->th, c, values, roles, n, top);
 }
 
 /*
@@ -54,14 +54,14 @@ static void chart(const struct view *v, struct rect c, const struct model_point 
  * concurrency change its new target, on the right when it fits before the
  * next mark, else on the left for the newest one when nothing is there.
  */
-static void marks(const struct view *v, int y, int x0, int w, const struct model_point *cols,
+static void marks(const struct view *v, int y, int x0, int w, const struct ui__model_point *cols,
                   unsigned n)
 {
     const struct theme *th = v->th;
     int prev_x = -1;
 
     for (unsigned i = n; i-- > 0;) {
-        const struct model_point *p = &cols[i];
+        const struct ui__model_point *p = &cols[i];
         int x = x0 + w - 1 - (int)i, next_x = x0 + w;
         char label[16];
         int len, right_end = x;
@@ -75,18 +75,18 @@ static void marks(const struct view *v, int y, int x0, int w, const struct model
             }
         }
         if (p->marks & MARK_CONCURRENCY) {
-            draw_text(th, y, x, 1, th->attr[ROLE_MARK], th->glyph[GL_MARK_CONC]);
+            ui__draw_text(th, y, x, 1, th->attr[ROLE_MARK], th->glyph[GL_MARK_CONC]);
             len = snprintf(label, sizeof(label), "%u", p->target_concurrency);
             if (x + 1 + len < next_x) {
-                draw_text(th, y, x + 1, len, th->attr[ROLE_MARK], label);
+                ui__draw_text(th, y, x + 1, len, th->attr[ROLE_MARK], label);
                 right_end = x + len;
             } else if (next_x == x0 + w && x - len > prev_x && x - len >= x0) {
-                draw_text(th, y, x - len, len, th->attr[ROLE_MARK], label);
+                ui__draw_text(th, y, x - len, len, th->attr[ROLE_MARK], label);
             }
         } else if (p->marks & MARK_ERROR) {
-            draw_text(th, y, x, 1, th->attr[ROLE_BAD], th->glyph[GL_MARK_ERROR]);
+            ui__draw_text(th, y, x, 1, th->attr[ROLE_BAD], th->glyph[GL_MARK_ERROR]);
         } else {
-            draw_text(th, y, x, 1, th->attr[ROLE_MARK], th->glyph[GL_MARK_EVENT]);
+            ui__draw_text(th, y, x, 1, th->attr[ROLE_MARK], th->glyph[GL_MARK_EVENT]);
         }
         prev_x = right_end;
     }
@@ -102,30 +102,30 @@ static void title(const struct view *v, struct rect r, unsigned n, unsigned k, d
 
     units_format_duration(ticks * m->last->duration_us, span, sizeof(span));
     units_format_duration(k * m->last->duration_us, col, sizeof(col));
-    fmt_rate(top, top_s, sizeof(top_s));
+    ui__fmt_rate(top, top_s, sizeof(top_s));
     snprintf(extra, sizeof(extra), "last %s, %s/col, top %s/s", span, col, top_s);
     /* Narrow panels drop the column's span first: the top matters more. */
     if (k == 1 || (int)strlen(extra) > r.w - 14)
         snprintf(extra, sizeof(extra), "last %s, top %s/s", span, top_s);
-    draw_title(v->th, r, "Throughput", extra);
+    ui__draw_title(v->th, r, "Throughput", extra);
 }
 
-void view_throughput(const struct view *v, struct rect r)
+void ui__view_throughput(const struct view *v, struct rect r)
 {
     struct rect c = {.y = r.y + 2, .x = r.x, .h = r.h - 3, .w = r.w};
-    struct model_point cols[MAX_COLUMNS];
+    struct ui__model_point cols[MAX_COLUMNS];
     unsigned k, n;
     double top = 1.0;
 
     if (r.h < 1 || r.w < 1)
         return;
     if (!v->m->last) {
-        draw_title(v->th, r, "Throughput", NULL);
+        ui__draw_title(v->th, r, "Throughput", NULL);
         return;
     }
-    n = model_columns(v->m, (unsigned)r.w, &k);
+    n = ui__model_columns(v->m, (unsigned)r.w, &k);
     for (unsigned i = 0; i < n; i++) {
-        model_column(v->m, k, i, &cols[i]);
+        ui__model_column(v->m, k, i, &cols[i]);
         if (cols[i].req_per_s > top)
             top = cols[i].req_per_s;
     }

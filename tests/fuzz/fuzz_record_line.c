@@ -1,6 +1,6 @@
 /*
  * Fuzzes the session reader. The first byte chooses the mode:
- *   - even: the rest is one line for rec_parse_tick_line. A tick it accepts
+ *   - even: the rest is one line for record_parse_tick_line. A tick it accepts
  *     must be within the tick's bounds, and writing it again and parsing
  *     that gives the same tick: every field equal and every histogram the
  *     same bytes (stored histograms are at storage precision already, so
@@ -69,15 +69,15 @@ static void fuzz_line(const char *line, size_t len)
     json_t *o;
     char *text;
 
-    if (rec_parse_tick_line(line, len, &t, why, sizeof(why)) != 0) {
+    if (record_parse_tick_line(line, len, &t, why, sizeof(why)) != 0) {
         if (t)
             abort();
         return;
     }
     check_bounds(t);
-    o = rec_tick_to_json(t);
+    o = record__tick_to_json(t);
     text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
-    if (!text || rec_parse_tick_line(text, strlen(text), &again, why, sizeof(why)) != 0)
+    if (!text || record_parse_tick_line(text, strlen(text), &again, why, sizeof(why)) != 0)
         abort();
     same_tick(t, again);
     tick_free(again);
@@ -97,28 +97,28 @@ static void count_notice(void *arg, uint64_t line, const char *msg)
 static void fuzz_file(const uint8_t *data, size_t size)
 {
     FILE *f = size ? fmemopen((void *)data, size, "r") : NULL;
-    struct rec_reader *r;
-    struct rec_end end;
+    struct record_reader *r;
+    struct record_end end;
     struct tick *t;
     char err[256];
     int notices = 0, rc;
 
     if (!f)
         return;
-    if (rec_read_stream(f, "fuzz", count_notice, &notices, err, sizeof(err), &r) != 0) {
+    if (record_read_stream(f, "fuzz", count_notice, &notices, err, sizeof(err), &r) != 0) {
         if (!err[0])
             abort();
         fclose(f);
         return;
     }
-    while ((rc = rec_read_next(r, &t)) == 1) {
+    while ((rc = record_read_next(r, &t)) == 1) {
         check_bounds(t);
         tick_free(t);
     }
-    rec_read_end(r, &end);
+    record_read_end(r, &end);
     if (rc != 0 || (end.lines_skipped > 0 && notices == 0))
         abort();
-    rec_read_close(r);
+    record_read_close(r);
     fclose(f);
 }
 

@@ -162,7 +162,7 @@ static inline void fx_assert_same_hist(const struct tick *a, const struct tick_k
     for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
         double x = (double)hist_percentile(ha, pcts[i]), y = (double)hist_percentile(hb, pcts[i]);
 
-        if (fabs(x - y) > REC_HIST_PRECISION * x + 1.0)
+        if (fabs(x - y) > RECORD_HIST_PRECISION * x + 1.0)
             fail_msg("p%g: %.0f written, %.0f read", pcts[i], x, y);
     }
     hist_free(ha);

@@ -122,7 +122,7 @@ static struct transfer_result curl_result(CURLcode code, long os_errno, long sta
                                           int body_cut)
 {
     return (struct transfer_result){
-        .outcome = curl_code_outcome(code, os_errno, connected, 0, body_cut),
+        .outcome = engine__curl_code_outcome(code, os_errno, connected, 0, body_cut),
         .os_errno = os_errno,
         .http_status = status,
         .connected = connected,
@@ -351,7 +351,7 @@ static const char *message(CURLcode code, long os_errno, long status, int connec
     struct transfer_result r = curl_result(code, os_errno, status, connected, 0);
     char words[MSG_MAX];
 
-    curl_code_words(code, connected, curl_error, words, sizeof(words));
+    engine__curl_code_words(code, connected, curl_error, words, sizeof(words));
     classify_message(&r, words, buf, MSG_MAX);
     return buf;
 }

@@ -38,7 +38,7 @@ static struct workload *one_kind(void)
 /* An empty interval of one kind: the seq-th of a run, one tick long. */
 static void interval_at(struct interval *iv, uint64_t seq)
 {
-    interval_init(iv, 1);
+    engine__interval_init(iv, 1);
     iv->seq = seq;
     iv->start_ns = seq * TICK_NS;
     iv->end_ns = (seq + 1) * TICK_NS;
@@ -62,20 +62,20 @@ static void submit_open(struct merger *m, uint32_t w, uint64_t seq, uint64_t fro
     hist_merge(iv.kinds[0].hist, iv.total.hist);
     iv.sched_taken = iv.sched_called = n;
     iv.service_completed = n;
-    merger_submit(m, w, &iv, is_final);
-    interval_free(&iv);
+    engine__merger_submit(m, w, &iv, is_final);
+    engine__interval_free(&iv);
 }
 
 static void send_lags_of_two_workers_merge_into_one_tick_and_the_run(void **state)
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(8, 8);
-    struct merger *m = merger_new(2, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(2, wl, ch, TICK_NS);
     struct hist *h = hist_new();
     struct tick *t;
 
     (void)state;
-    merger_set_load(m, LOAD_OPEN, 200, 10);
+    engine__merger_set_load(m, LOAD_OPEN, 200, 10);
     submit_open(m, 0, 0, 0, 50, 0);
     submit_open(m, 1, 0, 50, 50, 0);
     submit_open(m, 0, 1, 200, 10, 1);
@@ -112,7 +112,7 @@ static void send_lags_of_two_workers_merge_into_one_tick_and_the_run(void **stat
     assert_true(chan_is_done(ch));
 
     hist_free(h);
-    merger_free(m);
+    engine__merger_free(m);
     chan_free(ch);
     workload_free(wl);
 }
@@ -122,24 +122,24 @@ static void a_closed_interval_has_no_send_lag(void **state)
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(8, 8);
-    struct merger *m = merger_new(1, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(1, wl, ch, TICK_NS);
     struct interval iv;
     struct tick *t;
 
     (void)state;
-    interval_init(&iv, 1);
+    engine__interval_init(&iv, 1);
     iv.end_ns = TICK_NS;
     hist_record(iv.total.hist, 700);
     iv.total.started = iv.total.completed = iv.total.ok = 1;
-    merger_submit(m, 0, &iv, 1);
-    interval_free(&iv);
+    engine__merger_submit(m, 0, &iv, 1);
+    engine__interval_free(&iv);
     t = chan_take(ch);
     assert_non_null(t);
     assert_int_equal(t->send_lag.completed, 0);
     assert_int_equal(t->send_lag.window.count, 0);
     assert_int_equal(t->send_lag.hist_len, 0);
     tick_free(t);
-    merger_free(m);
+    engine__merger_free(m);
     chan_free(ch);
     workload_free(wl);
 }
@@ -160,8 +160,8 @@ static void submit_closed(struct merger *m, uint32_t w, uint64_t seq, uint64_t o
         iv.total.errors[cls] = errors;
         snprintf(iv.first_error[cls], TICK_TEXT_MAX, "%s", first);
     }
-    merger_submit(m, w, &iv, is_final);
-    interval_free(&iv);
+    engine__merger_submit(m, w, &iv, is_final);
+    engine__interval_free(&iv);
 }
 
 /* A tick is published once every running worker delivered its interval,
@@ -170,7 +170,7 @@ static void a_tick_waits_for_every_worker_and_sums_their_counts(void **state)
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(8, 8);
-    struct merger *m = merger_new(2, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(2, wl, ch, TICK_NS);
     struct tick *t;
 
     (void)state;
@@ -199,7 +199,7 @@ static void a_tick_waits_for_every_worker_and_sums_their_counts(void **state)
     tick_free(t);
     assert_null(chan_take(ch));
     assert_true(chan_is_done(ch));
-    merger_free(m);
+    engine__merger_free(m);
     chan_free(ch);
     workload_free(wl);
 }
@@ -210,7 +210,7 @@ static void finished_or_late_workers_do_not_hold_ticks_back(void **state)
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(32, 8);
-    struct merger *m = merger_new(3, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(3, wl, ch, TICK_NS);
     struct tick *t;
     uint64_t seq = 0, n = 0, completed = 0;
 
@@ -234,7 +234,7 @@ static void finished_or_late_workers_do_not_hold_ticks_back(void **state)
     assert_int_equal(completed, 1 + 10 + 10 + 1);
     assert_int_equal(seq, 10);
     assert_true(chan_is_done(ch));
-    merger_free(m);
+    engine__merger_free(m);
     chan_free(ch);
     workload_free(wl);
 }
@@ -255,8 +255,8 @@ static void submit_reset(struct merger *m, uint32_t w, uint64_t seq, uint64_t se
         snprintf(iv.first_error[ERR_RESET], TICK_TEXT_MAX, "%s", text);
         iv.first_error_ns[ERR_RESET] = seen_ns;
     }
-    merger_submit(m, w, &iv, is_final);
-    interval_free(&iv);
+    engine__merger_submit(m, w, &iv, is_final);
+    engine__interval_free(&iv);
 }
 
 /* A first error is stamped with the time it was seen, the earliest over the
@@ -266,7 +266,7 @@ static void a_first_error_event_carries_the_time_it_was_seen(void **state)
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(8, 8);
-    struct merger *m = merger_new(2, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(2, wl, ch, TICK_NS);
     struct tick *t;
 
     (void)state;
@@ -277,10 +277,10 @@ static void a_first_error_event_carries_the_time_it_was_seen(void **state)
     assert_int_equal(t->n_events, 0);
     tick_free(t);
 
-    merger_event(m, EV_COMMAND, 1500000000ULL, "faults on");
+    engine__merger_event(m, EV_COMMAND, 1500000000ULL, "faults on");
     submit_reset(m, 0, 1, 1800000000ULL, "late reset", 1);
     /* A command of the next tick, noted before tick 1 is built. */
-    merger_event(m, EV_COMMAND, 2100000000ULL, "concurrency 20");
+    engine__merger_event(m, EV_COMMAND, 2100000000ULL, "concurrency 20");
     submit_reset(m, 1, 1, 1600000000ULL, "early reset", 1);
     t = chan_take(ch);
     assert_non_null(t);
@@ -292,7 +292,7 @@ static void a_first_error_event_carries_the_time_it_was_seen(void **state)
     assert_int_equal(t->events[2].at_ms, 2100);
     tick_free(t);
 
-    merger_free(m);
+    engine__merger_free(m);
     chan_free(ch);
     workload_free(wl);
 }

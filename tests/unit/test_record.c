@@ -26,7 +26,7 @@
 struct notes {
     int n;
     uint64_t lines[64];
-    char text[64][REC_REASON_MAX + 200];
+    char text[64][RECORD_REASON_MAX + 200];
 };
 
 static void collect(void *arg, uint64_t line, const char *msg)
@@ -52,23 +52,23 @@ static int notes_have(const struct notes *nt, const char *needle)
 /* Writes the golden session to path (the same bytes every time). */
 static void write_golden(const char *path)
 {
-    struct rec_header_info hi = {.brink_version = "0.1.0",
+    struct record_header_info hi = {.brink_version = "0.1.0",
                                  .start_wall_ms = 1764531600000ULL,
                                  .host = "loadgen-1",
                                  .config_text = GOLDEN_CONFIG};
-    struct rec_trailer_info ti = {
+    struct record_trailer_info ti = {
         .is_complete = 1, .reason = "done", .end_wall_ms = 1764531610000ULL};
-    struct rec_writer *w;
+    struct record_writer *w;
     char err[256];
 
-    assert_int_equal(rec_open(path, &hi, err, sizeof(err), &w), 0);
+    assert_int_equal(record_open(path, &hi, err, sizeof(err), &w), 0);
     for (uint64_t i = 0; i < GOLDEN_TICKS; i++) {
         struct tick *t = fx_tick(i, 2, 120, 1);
 
-        assert_int_equal(rec_write_tick(w, t), 0);
+        assert_int_equal(record_write_tick(w, t), 0);
         tick_free(t);
     }
-    assert_int_equal(rec_close(w, &ti), 0);
+    assert_int_equal(record_close(w, &ti), 0);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -92,43 +92,43 @@ static char *slurp(const char *path, size_t *len)
 static void ticks_read_back_identical_field_by_field(void **state)
 {
     char path[128], err[256];
-    struct rec_header_info hi = {.start_wall_ms = 5, .host = "h", .config_text = "[load]\n"};
-    struct rec_trailer_info ti = {.is_complete = 1, .reason = "done", .end_wall_ms = 9};
-    struct rec_writer *w;
-    struct rec_reader *r;
+    struct record_header_info hi = {.start_wall_ms = 5, .host = "h", .config_text = "[load]\n"};
+    struct record_trailer_info ti = {.is_complete = 1, .reason = "done", .end_wall_ms = 9};
+    struct record_writer *w;
+    struct record_reader *r;
     struct tick *in[6], *out;
     struct notes nt = {0};
 
     (void)state;
     fx_temp_path(path, sizeof(path), "roundtrip.jsonl");
-    assert_int_equal(rec_open(path, &hi, err, sizeof(err), &w), 0);
+    assert_int_equal(record_open(path, &hi, err, sizeof(err), &w), 0);
     for (int i = 0; i < 6; i++) {
         in[i] = fx_tick((uint64_t)i, 1 + (uint32_t)i % 3, 3000, i % 2 == 0);
-        assert_int_equal(rec_write_tick(w, in[i]), 0);
+        assert_int_equal(record_write_tick(w, in[i]), 0);
     }
-    assert_int_equal(rec_writer_ticks(w), 6);
-    assert_int_equal(rec_close(w, &ti), 0);
-    assert_int_equal(rec_read_open(path, collect, &nt, err, sizeof(err), &r), 0);
-    assert_string_equal(rec_read_header(r)->brink, BRINK_VERSION);
-    assert_string_equal(rec_read_header(r)->host, "h");
-    assert_string_equal(rec_read_header(r)->config_text, "[load]\n");
-    assert_int_equal(rec_read_header(r)->start_wall_ms, 5);
-    assert_true(rec_read_header(r)->hist_precision == REC_HIST_PRECISION);
+    assert_int_equal(record_writer_ticks(w), 6);
+    assert_int_equal(record_close(w, &ti), 0);
+    assert_int_equal(record_read_open(path, collect, &nt, err, sizeof(err), &r), 0);
+    assert_string_equal(record_read_header(r)->brink, BRINK_VERSION);
+    assert_string_equal(record_read_header(r)->host, "h");
+    assert_string_equal(record_read_header(r)->config_text, "[load]\n");
+    assert_int_equal(record_read_header(r)->start_wall_ms, 5);
+    assert_true(record_read_header(r)->hist_precision == RECORD_HIST_PRECISION);
     for (int i = 0; i < 6; i++) {
-        assert_int_equal(rec_read_next(r, &out), 1);
+        assert_int_equal(record_read_next(r, &out), 1);
         fx_assert_same_tick(in[i], out);
         tick_free(out);
         tick_free(in[i]);
     }
-    assert_int_equal(rec_read_next(r, &out), 0);
+    assert_int_equal(record_read_next(r, &out), 0);
     assert_null(out);
     assert_int_equal(nt.n, 0);
-    assert_non_null(rec_read_trailer(r));
-    assert_int_equal(rec_read_trailer(r)->ticks, 6);
-    assert_true(rec_read_trailer(r)->is_complete);
-    assert_string_equal(rec_read_trailer(r)->reason, "done");
-    assert_int_equal(rec_read_trailer(r)->end_wall_ms, 9);
-    rec_read_close(r);
+    assert_non_null(record_read_trailer(r));
+    assert_int_equal(record_read_trailer(r)->ticks, 6);
+    assert_true(record_read_trailer(r)->is_complete);
+    assert_string_equal(record_read_trailer(r)->reason, "done");
+    assert_int_equal(record_read_trailer(r)->end_wall_ms, 9);
+    record_read_close(r);
     unlink(path);
 }
 
@@ -175,20 +175,20 @@ static struct tick *open_tick(uint64_t seq)
 static void open_model_ticks_read_back_with_service_times_and_schedule(void **state)
 {
     char path[128], err[256];
-    struct rec_header_info hi = {.start_wall_ms = 5, .host = "h", .config_text = ""};
-    struct rec_trailer_info ti = {.is_complete = 1, .reason = "done", .end_wall_ms = 9};
-    struct rec_writer *w;
-    struct rec_reader *r;
+    struct record_header_info hi = {.start_wall_ms = 5, .host = "h", .config_text = ""};
+    struct record_trailer_info ti = {.is_complete = 1, .reason = "done", .end_wall_ms = 9};
+    struct record_writer *w;
+    struct record_reader *r;
     struct tick *in = open_tick(3), *out;
     struct notes nt = {0};
 
     (void)state;
     fx_temp_path(path, sizeof(path), "open.jsonl");
-    assert_int_equal(rec_open(path, &hi, err, sizeof(err), &w), 0);
-    assert_int_equal(rec_write_tick(w, in), 0);
-    assert_int_equal(rec_close(w, &ti), 0);
-    assert_int_equal(rec_read_open(path, collect, &nt, err, sizeof(err), &r), 0);
-    assert_int_equal(rec_read_next(r, &out), 1);
+    assert_int_equal(record_open(path, &hi, err, sizeof(err), &w), 0);
+    assert_int_equal(record_write_tick(w, in), 0);
+    assert_int_equal(record_close(w, &ti), 0);
+    assert_int_equal(record_read_open(path, collect, &nt, err, sizeof(err), &r), 0);
+    assert_int_equal(record_read_next(r, &out), 1);
     fx_assert_same_tick(in, out);
     assert_string_equal(out->service.name, "service");
     assert_string_equal(out->send_lag.name, "send_lag");
@@ -196,7 +196,7 @@ static void open_model_ticks_read_back_with_service_times_and_schedule(void **st
     assert_int_equal(out->send_lag.window.max_us, 60);
     assert_false(tick_schedule_kept(out));
     tick_free(out);
-    rec_read_close(r);
+    record_read_close(r);
     unlink(path);
     tick_free(in);
     assert_int_equal(nt.n, 0);
@@ -207,13 +207,13 @@ static void open_model_ticks_read_back_with_service_times_and_schedule(void **st
 static void open_ticks_without_send_lag_read_as_none(void **state)
 {
     struct tick *in = open_tick(4), *closed = fx_tick(5, 1, 500, 1), *out;
-    json_t *o = rec_tick_to_json(in);
+    json_t *o = record__tick_to_json(in);
     char why[256];
 
     (void)state;
     assert_non_null(json_object_get(o, "send_lag"));
     assert_int_equal(json_object_del(o, "send_lag"), 0);
-    assert_int_equal(rec_tick_from_json(o, &out, why, sizeof(why)), 0);
+    assert_int_equal(record__tick_from_json(o, &out, why, sizeof(why)), 0);
     assert_string_equal(out->send_lag.name, "send_lag");
     assert_int_equal(out->send_lag.completed, 0);
     assert_int_equal(out->send_lag.window.count, 0);
@@ -222,7 +222,7 @@ static void open_ticks_without_send_lag_read_as_none(void **state)
     assert_int_equal(out->sched_called, in->sched_called);
     json_decref(o);
     tick_free(out);
-    o = rec_tick_to_json(closed);
+    o = record__tick_to_json(closed);
     assert_null(json_object_get(o, "send_lag"));
     json_decref(o);
     tick_free(closed);
@@ -232,10 +232,10 @@ static void open_ticks_without_send_lag_read_as_none(void **state)
 static void plan_state_reads_back_and_is_left_out_when_off(void **state)
 {
     char path[128], err[256];
-    struct rec_header_info hi = {.start_wall_ms = 5, .host = "h", .config_text = ""};
-    struct rec_trailer_info ti = {.is_complete = 1, .reason = "done", .end_wall_ms = 9};
-    struct rec_writer *w;
-    struct rec_reader *r;
+    struct record_header_info hi = {.start_wall_ms = 5, .host = "h", .config_text = ""};
+    struct record_trailer_info ti = {.is_complete = 1, .reason = "done", .end_wall_ms = 9};
+    struct record_writer *w;
+    struct record_reader *r;
     struct tick *judged = fx_tick(4, 1, 500, 1), *off = fx_tick(5, 1, 500, 1), *out;
     struct notes nt = {0};
     size_t len;
@@ -246,24 +246,24 @@ static void plan_state_reads_back_and_is_left_out_when_off(void **state)
                                       .level = 16, .verdict = VERDICT_FAIL};
     snprintf(judged->plan.why, sizeof(judged->plan.why), "error_rate 3.10%% > 1.00%%");
     fx_temp_path(path, sizeof(path), "plan.jsonl");
-    assert_int_equal(rec_open(path, &hi, err, sizeof(err), &w), 0);
-    assert_int_equal(rec_write_tick(w, judged), 0);
-    assert_int_equal(rec_write_tick(w, off), 0);
-    assert_int_equal(rec_close(w, &ti), 0);
+    assert_int_equal(record_open(path, &hi, err, sizeof(err), &w), 0);
+    assert_int_equal(record_write_tick(w, judged), 0);
+    assert_int_equal(record_write_tick(w, off), 0);
+    assert_int_equal(record_close(w, &ti), 0);
     text = slurp(path, &len);
     /* Only the tick with a plan carries the field. */
     assert_non_null(strstr(text, "\"plan\":{"));
     assert_null(strstr(strstr(text, "\"plan\":{") + 1, "\"plan\":"));
     free(text);
-    assert_int_equal(rec_read_open(path, collect, &nt, err, sizeof(err), &r), 0);
-    assert_int_equal(rec_read_next(r, &out), 1);
+    assert_int_equal(record_read_open(path, collect, &nt, err, sizeof(err), &r), 0);
+    assert_int_equal(record_read_next(r, &out), 1);
     fx_assert_same_tick(judged, out);
     tick_free(out);
-    assert_int_equal(rec_read_next(r, &out), 1);
+    assert_int_equal(record_read_next(r, &out), 1);
     assert_int_equal(out->plan.phase, PLAN_OFF);
     assert_int_equal(out->plan.verdict, VERDICT_NONE);
     tick_free(out);
-    rec_read_close(r);
+    record_read_close(r);
     unlink(path);
     tick_free(judged);
     tick_free(off);
@@ -296,36 +296,36 @@ static void golden_file_is_what_the_writer_writes_today(void **state)
 static void version_1_files_read_with_their_times_in_us(void **state)
 {
     char err[256];
-    struct rec_reader *r;
+    struct record_reader *r;
     struct tick *t;
     uint64_t n = 0;
 
     (void)state;
-    assert_int_equal(rec_read_open(GOLDEN_V1, NULL, NULL, err, sizeof(err), &r), 0);
-    while (rec_read_next(r, &t) == 1) {
+    assert_int_equal(record_read_open(GOLDEN_V1, NULL, NULL, err, sizeof(err), &r), 0);
+    while (record_read_next(r, &t) == 1) {
         assert_int_equal(t->start_us, n * 1000000);
         assert_int_equal(t->duration_us, 1000000);
         tick_free(t);
         n++;
     }
     assert_int_equal(n, GOLDEN_TICKS);
-    rec_read_close(r);
+    record_read_close(r);
 }
 
 /* A tick read back and written again gives the same line, byte for byte. */
 static void read_ticks_write_back_to_the_same_lines(void **state)
 {
     char path[128], err[256];
-    struct rec_reader *r;
+    struct record_reader *r;
     struct tick *t;
     size_t len;
     char *golden = slurp(GOLDEN, &len), *line = strchr(golden, '\n') + 1;
 
     (void)state;
-    assert_int_equal(rec_read_open(GOLDEN, NULL, NULL, err, sizeof(err), &r), 0);
+    assert_int_equal(record_read_open(GOLDEN, NULL, NULL, err, sizeof(err), &r), 0);
     fx_temp_path(path, sizeof(path), "rewrite.jsonl");
-    while (rec_read_next(r, &t) == 1) {
-        json_t *o = rec_tick_to_json(t);
+    while (record_read_next(r, &t) == 1) {
+        json_t *o = record__tick_to_json(t);
         char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
         size_t n = strlen(s);
 
@@ -336,7 +336,7 @@ static void read_ticks_write_back_to_the_same_lines(void **state)
         json_decref(o);
         tick_free(t);
     }
-    rec_read_close(r);
+    record_read_close(r);
     free(golden);
 }
 
@@ -344,19 +344,19 @@ static void read_ticks_write_back_to_the_same_lines(void **state)
 static int read_prefix(const char *buf, size_t len, struct notes *nt, int *rc_open)
 {
     FILE *f = len ? fmemopen((void *)buf, len, "r") : fopen("/dev/null", "r");
-    struct rec_reader *r;
+    struct record_reader *r;
     struct tick *t;
     char err[256];
     int n = 0;
 
     assert_non_null(f);
-    *rc_open = rec_read_stream(f, "golden", collect, nt, err, sizeof(err), &r);
+    *rc_open = record_read_stream(f, "golden", collect, nt, err, sizeof(err), &r);
     if (*rc_open == 0) {
-        while (rec_read_next(r, &t) == 1) {
+        while (record_read_next(r, &t) == 1) {
             n++;
             tick_free(t);
         }
-        rec_read_close(r);
+        record_read_close(r);
     } else {
         assert_true(err[0] != '\0');
     }
@@ -436,17 +436,17 @@ static void flipped_bytes_are_skipped_lines_not_crashes(void **state)
 static int read_text(const char *text, struct notes *nt, int *ticks, char *err, size_t err_len)
 {
     FILE *f = fmemopen((void *)text, strlen(text), "r");
-    struct rec_reader *r;
+    struct record_reader *r;
     struct tick *t;
-    int rc = rec_read_stream(f, "t.jsonl", collect, nt, err, err_len, &r);
+    int rc = record_read_stream(f, "t.jsonl", collect, nt, err, err_len, &r);
 
     *ticks = 0;
     if (rc == 0) {
-        while (rec_read_next(r, &t) == 1) {
+        while (record_read_next(r, &t) == 1) {
             (*ticks)++;
             tick_free(t);
         }
-        rec_read_close(r);
+        record_read_close(r);
     }
     fclose(f);
     return rc;
@@ -511,7 +511,7 @@ static void bad_lines_are_skipped_with_their_line_numbers(void **state)
 
 static void too_many_kinds_and_an_over_long_line_are_refused(void **state)
 {
-    size_t n = strlen(HEADER) + REC_LINE_MAX + 4096;
+    size_t n = strlen(HEADER) + RECORD_LINE_MAX + 4096;
     char *text = malloc(n), *p = text;
     struct notes nt = {0};
     char err[256];
@@ -524,8 +524,8 @@ static void too_many_kinds_and_an_over_long_line_are_refused(void **state)
     for (int i = 0; i < TICK_MAX_KINDS + 1; i++)
         p += sprintf(p, "%s{}", i ? "," : "");
     p += sprintf(p, "]}\n");
-    memset(p, ' ', REC_LINE_MAX + 1);
-    p += REC_LINE_MAX + 1;
+    memset(p, ' ', RECORD_LINE_MAX + 1);
+    p += RECORD_LINE_MAX + 1;
     p += sprintf(p, "\n%s", TICK_AT(1000));
     assert_int_equal(read_text(text, &nt, &ticks, err, sizeof(err)), 0);
     assert_int_equal(ticks, 1);
@@ -568,22 +568,22 @@ static void stored_histograms_keep_their_shape(void **state)
     char *text;
 
     (void)state;
-    text = rech_pack(h);
-    assert_int_equal(rech_unpack(back, text, strlen(text)), 0);
+    text = record__hist_pack(h);
+    assert_int_equal(record__hist_unpack(back, text, strlen(text)), 0);
     assert_int_equal(hist_count(back), 0);
     free(text);
     for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
         hist_reset(h);
         hist_record(h, values[i]);
-        text = rech_pack(h);
-        assert_int_equal(rech_unpack(back, text, strlen(text)), 0);
+        text = record__hist_pack(h);
+        assert_int_equal(record__hist_unpack(back, text, strlen(text)), 0);
         assert_int_equal(hist_min(back), hist_min(h));
         assert_int_equal(hist_clamped(back), hist_clamped(h));
         free(text);
         for (size_t j = 0; j <= i; j++)
             hist_record_n(h, values[j], j + 1);
-        text = rech_pack(h);
-        assert_int_equal(rech_unpack(back, text, strlen(text)), 0);
+        text = record__hist_pack(h);
+        assert_int_equal(record__hist_unpack(back, text, strlen(text)), 0);
         assert_int_equal(hist_count(back), hist_count(h));
         assert_int_equal(hist_min(back), hist_min(h));
         assert_int_equal(hist_max(back), hist_max(h));
@@ -591,13 +591,13 @@ static void stored_histograms_keep_their_shape(void **state)
         for (double p = 0; p <= 100; p += 2.5) {
             double x = (double)hist_percentile(h, p), y = (double)hist_percentile(back, p);
 
-            assert_true(fabs(x - y) <= REC_HIST_PRECISION * x + 1.0);
+            assert_true(fabs(x - y) <= RECORD_HIST_PRECISION * x + 1.0);
         }
         free(text);
     }
-    assert_int_equal(rech_unpack(back, "AQ==", 4), -EINVAL);
-    assert_int_equal(rech_unpack(back, "AQAAAA=", 7), -EINVAL);
-    assert_int_equal(rech_unpack(back, "AQAAAAAA", 8), -EINVAL);
+    assert_int_equal(record__hist_unpack(back, "AQ==", 4), -EINVAL);
+    assert_int_equal(record__hist_unpack(back, "AQAAAA=", 7), -EINVAL);
+    assert_int_equal(record__hist_unpack(back, "AQAAAAAA", 8), -EINVAL);
     hist_free(h);
     hist_free(back);
 }
@@ -613,7 +613,7 @@ static void a_busy_tick_fits_the_size_budget(void **state)
 
         for (uint64_t seq = 10; seq < 20; seq++) {
             struct tick *t = fx_tick(seq, kinds, 3000, 1);
-            json_t *o = rec_tick_to_json(t);
+            json_t *o = record__tick_to_json(t);
             char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
 
             sum += strlen(s) + 1;

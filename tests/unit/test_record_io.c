@@ -19,7 +19,7 @@
 
 #include "record_fixture.h"
 
-static const struct rec_header_info plain = {.start_wall_ms = 1, .host = "h"};
+static const struct record_header_info plain = {.start_wall_ms = 1, .host = "h"};
 
 static size_t file_size(const char *path)
 {
@@ -32,42 +32,42 @@ static size_t file_size(const char *path)
 /* Reads path to the end; returns the ticks, checks that no line was bad. */
 static int count_ticks(const char *path, int *has_trailer)
 {
-    struct rec_reader *r;
-    struct rec_end end;
+    struct record_reader *r;
+    struct record_end end;
     struct tick *t;
     char err[256];
     int n = 0;
 
-    assert_int_equal(rec_read_open(path, NULL, NULL, err, sizeof(err), &r), 0);
-    while (rec_read_next(r, &t) == 1) {
+    assert_int_equal(record_read_open(path, NULL, NULL, err, sizeof(err), &r), 0);
+    while (record_read_next(r, &t) == 1) {
         n++;
         tick_free(t);
     }
-    rec_read_end(r, &end);
+    record_read_end(r, &end);
     assert_int_equal(end.lines_skipped, 0);
     assert_false(end.is_cut);
     *has_trailer = end.has_trailer;
-    rec_read_close(r);
+    record_read_close(r);
     return n;
 }
 
 static void a_full_disk_stops_the_writer_and_counts_what_is_lost(void **state)
 {
-    struct rec_writer *w;
+    struct record_writer *w;
     struct tick *t = fx_tick(1, 2, 500, 1);
-    char err[256], reason[REC_REASON_MAX];
+    char err[256], reason[RECORD_REASON_MAX];
 
     (void)state;
     if (access("/dev/full", W_OK) != 0)
         skip();
-    assert_int_equal(rec_open("/dev/full", &plain, err, sizeof(err), &w), 0);
-    assert_int_equal(rec_writer_error(w, reason, sizeof(reason)), -ENOSPC);
+    assert_int_equal(record_open("/dev/full", &plain, err, sizeof(err), &w), 0);
+    assert_int_equal(record_writer_error(w, reason, sizeof(reason)), -ENOSPC);
     assert_string_equal(reason, "recording stopped: /dev/full: write: No space left on device");
     for (int i = 0; i < 5; i++)
-        assert_int_equal(rec_write_tick(w, t), -ENOSPC);
-    assert_int_equal(rec_writer_ticks(w), 0);
-    assert_int_equal(rec_writer_not_recorded(w), 5);
-    assert_int_equal(rec_close(w, NULL), -ENOSPC);
+        assert_int_equal(record_write_tick(w, t), -ENOSPC);
+    assert_int_equal(record_writer_ticks(w), 0);
+    assert_int_equal(record_writer_not_recorded(w), 5);
+    assert_int_equal(record_close(w, NULL), -ENOSPC);
     tick_free(t);
 }
 
@@ -78,7 +78,7 @@ static void a_size_limit_leaves_a_file_readable_to_its_last_full_line(void **sta
     struct timespec zero = {0, 0};
     struct rlimit old, lim;
     sigset_t xfsz, old_mask;
-    struct rec_writer *w;
+    struct record_writer *w;
     struct tick *t = fx_tick(1, 2, 3000, 1);
     char path[128], err[256];
     int i, rc = 0, has_trailer;
@@ -92,13 +92,13 @@ static void a_size_limit_leaves_a_file_readable_to_its_last_full_line(void **sta
     lim = old;
     lim.rlim_cur = 20000;
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
-    assert_int_equal(rec_open(path, &plain, err, sizeof(err), &w), 0);
+    assert_int_equal(record_open(path, &plain, err, sizeof(err), &w), 0);
     for (i = 0; i < 50 && rc == 0; i++)
-        rc = rec_write_tick(w, t);
+        rc = record_write_tick(w, t);
     assert_int_equal(rc, -EFBIG);
-    assert_int_equal(rec_write_tick(w, t), -EFBIG);
-    assert_int_equal(rec_writer_not_recorded(w), 2);
-    assert_int_equal(rec_close(w, NULL), -EFBIG);
+    assert_int_equal(record_write_tick(w, t), -EFBIG);
+    assert_int_equal(record_writer_not_recorded(w), 2);
+    assert_int_equal(record_close(w, NULL), -EFBIG);
     setrlimit(RLIMIT_FSIZE, &old);
     /* The failing write left SIGXFSZ pending: take it before unblocking. */
     while (sigtimedwait(&xfsz, NULL, &zero) > 0)
@@ -114,7 +114,7 @@ static void a_size_limit_leaves_a_file_readable_to_its_last_full_line(void **sta
 static void an_existing_file_is_never_overwritten(void **state)
 {
     char path[128], link_path[160], err[256];
-    struct rec_writer *w = (struct rec_writer *)&err;
+    struct record_writer *w = (struct record_writer *)&err;
     FILE *f;
 
     (void)state;
@@ -122,7 +122,7 @@ static void an_existing_file_is_never_overwritten(void **state)
     f = fopen(path, "w");
     fputs("precious\n", f);
     fclose(f);
-    assert_int_equal(rec_open(path, &plain, err, sizeof(err), &w), -EEXIST);
+    assert_int_equal(record_open(path, &plain, err, sizeof(err), &w), -EEXIST);
     assert_null(w);
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, "never overwrites"));
@@ -131,7 +131,7 @@ static void an_existing_file_is_never_overwritten(void **state)
     fx_temp_path(link_path, sizeof(link_path), "link.jsonl");
     unlink(path);
     assert_int_equal(symlink(path, link_path), 0);
-    assert_int_equal(rec_open(link_path, &plain, err, sizeof(err), &w), -EEXIST);
+    assert_int_equal(record_open(link_path, &plain, err, sizeof(err), &w), -EEXIST);
     assert_int_equal(access(path, F_OK), -1);
     unlink(link_path);
 }
@@ -139,16 +139,16 @@ static void an_existing_file_is_never_overwritten(void **state)
 static void a_new_file_is_private(void **state)
 {
     char path[128], err[256];
-    struct rec_writer *w;
+    struct record_writer *w;
     struct stat st;
 
     (void)state;
     fx_temp_path(path, sizeof(path), "mode.jsonl");
-    assert_int_equal(rec_open(path, &plain, err, sizeof(err), &w), 0);
+    assert_int_equal(record_open(path, &plain, err, sizeof(err), &w), 0);
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0600);
-    assert_int_equal(rec_close(w, NULL), 0);
-    assert_int_equal(rec_open("/nonexistent-dir/x.jsonl", &plain, err, sizeof(err), &w), -ENOENT);
+    assert_int_equal(record_close(w, NULL), 0);
+    assert_int_equal(record_open("/nonexistent-dir/x.jsonl", &plain, err, sizeof(err), &w), -ENOENT);
     assert_non_null(strstr(err, "/nonexistent-dir/x.jsonl: cannot create the session file"));
     unlink(path);
 }
@@ -158,10 +158,10 @@ static void a_new_file_is_private(void **state)
 static void the_writer_writes_what_it_is_given_and_nothing_from_the_environment(void **state)
 {
     static const char canary[] = "CANARY-7f3a9c-secret";
-    struct rec_header_info hi = {.start_wall_ms = 1,
+    struct record_header_info hi = {.start_wall_ms = 1,
                                  .host = "h",
                                  .config_text = "[target]\nheader = X-Key: ${BRINK_CANARY}\n"};
-    struct rec_writer *w;
+    struct record_writer *w;
     struct tick *t = fx_tick(3, 2, 100, 1);
     char path[128], err[256];
     char *text;
@@ -171,9 +171,9 @@ static void the_writer_writes_what_it_is_given_and_nothing_from_the_environment(
     (void)state;
     setenv("BRINK_CANARY", canary, 1);
     fx_temp_path(path, sizeof(path), "canary.jsonl");
-    assert_int_equal(rec_open(path, &hi, err, sizeof(err), &w), 0);
-    assert_int_equal(rec_write_tick(w, t), 0);
-    assert_int_equal(rec_close(w, NULL), 0);
+    assert_int_equal(record_open(path, &hi, err, sizeof(err), &w), 0);
+    assert_int_equal(record_write_tick(w, t), 0);
+    assert_int_equal(record_close(w, NULL), 0);
     len = file_size(path);
     text = malloc(len + 1);
     f = fopen(path, "r");
@@ -199,21 +199,21 @@ static void session_paths_are_new_names_in_a_private_directory(void **state)
     (void)state;
     fx_temp_path(dir, sizeof(dir), "sessions");
     rmdir(dir);
-    assert_int_equal(rec_session_path(dir, 1796067600000ULL, "lab/host 1", 4242, path, sizeof(path),
+    assert_int_equal(record_session_path(dir, 1796067600000ULL, "lab/host 1", 4242, path, sizeof(path),
                                       err, sizeof(err)),
                      0);
     assert_int_equal(stat(dir, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
     assert_non_null(strstr(path, "/2026-11-30T19-40-00Z-lab_host_1-4242.jsonl"));
-    assert_int_equal(rec_session_path(dir, 0, NULL, 1, path, 20, err, sizeof(err)), -ENAMETOOLONG);
+    assert_int_equal(record_session_path(dir, 0, NULL, 1, path, 20, err, sizeof(err)), -ENAMETOOLONG);
     assert_int_equal(
-        rec_session_path("/nonexistent-dir/s", 0, "h", 1, path, sizeof(path), err, sizeof(err)),
+        record_session_path("/nonexistent-dir/s", 0, "h", 1, path, sizeof(path), err, sizeof(err)),
         -ENOENT);
     rmdir(dir);
 }
 
 struct producer {
-    struct rec_recorder *rec;
+    struct record_recorder *rec;
     int pushed;
     int refused;
 };
@@ -225,7 +225,7 @@ static void *produce(void *arg)
     for (uint64_t i = 0; i < 400; i++) {
         struct tick *t = fx_tick(i, 2, 50, i % 3 == 0);
 
-        if (rec_recorder_push(p->rec, t) == 0)
+        if (record_recorder_push(p->rec, t) == 0)
             p->pushed++;
         else
             p->refused++;
@@ -236,23 +236,23 @@ static void *produce(void *arg)
 
 static void the_recorder_writes_what_a_thread_pushes_and_counts_overflow(void **state)
 {
-    struct rec_trailer_info ti = {.is_complete = 1, .reason = "done"};
+    struct record_trailer_info ti = {.is_complete = 1, .reason = "done"};
     struct producer p = {0};
-    struct rec_result mid, res;
-    struct rec_writer *w;
+    struct record_result mid, res;
+    struct record_writer *w;
     pthread_t th;
     char path[128], err[256];
     int has_trailer;
 
     (void)state;
     fx_temp_path(path, sizeof(path), "recorder.jsonl");
-    assert_int_equal(rec_open(path, &plain, err, sizeof(err), &w), 0);
-    assert_int_equal(rec_recorder_start(w, 4, &p.rec), 0);
+    assert_int_equal(record_open(path, &plain, err, sizeof(err), &w), 0);
+    assert_int_equal(record_recorder_start(w, 4, &p.rec), 0);
     assert_int_equal(pthread_create(&th, NULL, produce, &p), 0);
-    rec_recorder_status(p.rec, &mid);
+    record_recorder_status(p.rec, &mid);
     assert_int_equal(mid.error, 0);
     pthread_join(th, NULL);
-    assert_int_equal(rec_recorder_stop(p.rec, &ti, &res), 0);
+    assert_int_equal(record_recorder_stop(p.rec, &ti, &res), 0);
     assert_int_equal(res.ticks_written, (uint64_t)p.pushed);
     assert_int_equal(res.ticks_dropped, (uint64_t)p.refused);
     assert_int_equal(p.pushed + p.refused, 400);
@@ -264,9 +264,9 @@ static void the_recorder_writes_what_a_thread_pushes_and_counts_overflow(void **
 
 static void a_recorder_on_a_full_disk_reports_why_and_keeps_taking_ticks(void **state)
 {
-    struct rec_writer *w;
-    struct rec_recorder *rec;
-    struct rec_result res;
+    struct record_writer *w;
+    struct record_recorder *rec;
+    struct record_result res;
     struct tick *t = fx_tick(0, 1, 100, 0);
     char err[256];
     int accepted = 0;
@@ -274,16 +274,16 @@ static void a_recorder_on_a_full_disk_reports_why_and_keeps_taking_ticks(void **
     (void)state;
     if (access("/dev/full", W_OK) != 0)
         skip();
-    assert_int_equal(rec_open("/dev/full", &plain, err, sizeof(err), &w), 0);
-    assert_int_equal(rec_recorder_start(w, 64, &rec), 0);
+    assert_int_equal(record_open("/dev/full", &plain, err, sizeof(err), &w), 0);
+    assert_int_equal(record_recorder_start(w, 64, &rec), 0);
     for (int i = 0; i < 20; i++)
-        accepted += rec_recorder_push(rec, t) == 0;
-    assert_int_equal(rec_recorder_stop(rec, NULL, &res), -ENOSPC);
+        accepted += record_recorder_push(rec, t) == 0;
+    assert_int_equal(record_recorder_stop(rec, NULL, &res), -ENOSPC);
     assert_int_equal(res.ticks_written, 0);
     assert_int_equal(res.ticks_not_recorded + res.ticks_dropped, 20);
     assert_int_equal(res.ticks_not_recorded, (uint64_t)accepted);
     assert_non_null(strstr(res.reason, "recording stopped: /dev/full: write: No space left"));
-    assert_int_equal(rec_recorder_stop(NULL, NULL, NULL), 0);
+    assert_int_equal(record_recorder_stop(NULL, NULL, NULL), 0);
     tick_free(t);
 }
 

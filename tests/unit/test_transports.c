@@ -5,7 +5,7 @@
  * Each script is the byte stream the server writes for every request and
  * what it does with the connection after; the run's ticks come back
  * through the engine's channel, and every handle is closed before the
- * loop is (worker_free checks uv_loop_close).
+ * loop is (engine__worker_free checks uv_loop_close).
  *
  * The table of broken replies is the one of issue 22: both transports
  * must put each in the same class, with a message that names the problem.
@@ -247,7 +247,7 @@ static void on_watchdog(uv_timer_t *t)
     struct server *srv = container_of(t, struct server, watchdog);
 
     srv->watchdog_fired = 1;
-    engine_request_stop(srv->w->e, "test watchdog", 1);
+    engine__request_stop(srv->w->e, "test watchdog", 1);
 }
 
 /* A listening socket on 127.0.0.1, port 0; its port in *port. */
@@ -296,7 +296,7 @@ static void run(const struct script *sc, const char *transport, uint32_t n, stru
              port, transport, sc->timeout_ms ? sc->timeout_ms : 5000, sc->users ? sc->users : 1, n);
     config_init(&c);
     assert_int_equal(config_load_string(&c, "t.ini", text, NULL, stderr), 0);
-    assert_int_equal(engine_build(&p, err, sizeof(err), &e), 0);
+    assert_int_equal(engine__build(&p, err, sizeof(err), &e), 0);
     srv.w = e->workers[0];
     uv_tcp_init(&srv.w->loop, &srv.listener);
     assert_int_equal(uv_tcp_open(&srv.listener, fd), 0);
@@ -306,7 +306,7 @@ static void run(const struct script *sc, const char *transport, uint32_t n, stru
     uv_timer_init(&srv.w->loop, &srv.watchdog);
     uv_timer_start(&srv.watchdog, on_watchdog, WATCHDOG_MS, 0);
 
-    worker_run(srv.w);
+    engine__worker_run(srv.w);
     for (uint32_t i = 0; i < srv.n_conns; i++)
         free(srv.conns[i]);
 

@@ -40,7 +40,7 @@ static void layout_panels_stay_inside_and_apart_at_every_size(void **state)
             for (uint32_t kinds = 0; kinds <= 20; kinds += 10) {
                 struct layout l;
 
-                layout_compute(cols, rows, kinds, &l);
+                ui__layout_compute(cols, rows, kinds, &l);
                 for (int p = 0; p < PANEL__COUNT; p++) {
                     struct rect r = l.r[p];
 
@@ -63,16 +63,16 @@ static void layout_below_the_minimum_is_one_compact_line(void **state)
     struct layout l;
 
     (void)state;
-    layout_compute(79, 60, 0, &l);
+    ui__layout_compute(79, 60, 0, &l);
     assert_true(l.is_compact);
     assert_int_equal(l.r[PANEL_COMPACT].h, 1);
     assert_int_equal(l.r[PANEL_COMPACT].w, 79);
     assert_int_equal(l.r[PANEL_HEADER].h, 0);
-    layout_compute(200, 23, 0, &l);
+    ui__layout_compute(200, 23, 0, &l);
     assert_true(l.is_compact);
-    layout_compute(1, 1, 0, &l);
+    ui__layout_compute(1, 1, 0, &l);
     assert_int_equal(l.r[PANEL_COMPACT].w, 1);
-    layout_compute(0, 0, 0, &l);
+    ui__layout_compute(0, 0, 0, &l);
     assert_int_equal(l.r[PANEL_COMPACT].h, 0);
 }
 
@@ -81,7 +81,7 @@ static void layout_at_the_minimum_gives_every_panel_room(void **state)
     struct layout l;
 
     (void)state;
-    layout_compute(80, 24, 5, &l);
+    ui__layout_compute(80, 24, 5, &l);
     assert_false(l.is_compact);
     assert_int_equal(l.r[PANEL_HEADER].h, 2);
     assert_true(l.r[PANEL_THROUGHPUT].h >= 7 && l.r[PANEL_LATENCY].h >= 7);
@@ -96,13 +96,13 @@ static void layout_grows_the_charts_and_shows_kinds_when_taller(void **state)
     struct layout small, big;
 
     (void)state;
-    layout_compute(80, 24, 3, &small);
-    layout_compute(132, 40, 3, &big);
+    ui__layout_compute(80, 24, 3, &small);
+    ui__layout_compute(132, 40, 3, &big);
     assert_true(big.r[PANEL_THROUGHPUT].h > small.r[PANEL_THROUGHPUT].h);
     assert_true(big.r[PANEL_EVENTS].h >= small.r[PANEL_EVENTS].h);
     assert_int_equal(big.r[PANEL_KINDS].h, 5); /* title, heads, 3 kinds */
     assert_int_equal(big.r[PANEL_KINDS].w, 132);
-    layout_compute(132, 40, 1, &big);
+    ui__layout_compute(132, 40, 1, &big);
     assert_int_equal(big.r[PANEL_KINDS].h, 0); /* one kind is the total */
 }
 
@@ -113,14 +113,14 @@ static void keymaps_bind_each_key_once_with_help(void **state)
     const struct keymap *maps[] = {&keymap_live, &keymap_replay};
 
     (void)state;
-    assert_int_equal(keymap_action(&keymap_live, '+'), ACT_STEP_UP);
-    assert_int_equal(keymap_action(&keymap_live, ']'), ACT_DOUBLE);
-    assert_int_equal(keymap_action(&keymap_live, '='), ACT_ASK_CONCURRENCY);
-    assert_int_equal(keymap_action(&keymap_live, 'q'), ACT_QUIT);
-    assert_int_equal(keymap_action(&keymap_live, 'x'), ACT_NONE);
-    assert_int_equal(keymap_action(&keymap_replay, ' '), ACT_PLAY_PAUSE);
-    assert_int_equal(keymap_action(&keymap_replay, '>'), ACT_FASTER);
-    assert_int_equal(keymap_action(&keymap_replay, ']'), ACT_NONE); /* no load to change */
+    assert_int_equal(ui__keymap_action(&keymap_live, '+'), ACT_STEP_UP);
+    assert_int_equal(ui__keymap_action(&keymap_live, ']'), ACT_DOUBLE);
+    assert_int_equal(ui__keymap_action(&keymap_live, '='), ACT_ASK_CONCURRENCY);
+    assert_int_equal(ui__keymap_action(&keymap_live, 'q'), ACT_QUIT);
+    assert_int_equal(ui__keymap_action(&keymap_live, 'x'), ACT_NONE);
+    assert_int_equal(ui__keymap_action(&keymap_replay, ' '), ACT_PLAY_PAUSE);
+    assert_int_equal(ui__keymap_action(&keymap_replay, '>'), ACT_FASTER);
+    assert_int_equal(ui__keymap_action(&keymap_replay, ']'), ACT_NONE); /* no load to change */
     for (size_t m = 0; m < 2; m++) {
         for (size_t i = 0; i < maps[m]->len; i++) {
             assert_true(maps[m]->entries[i].help[0] && maps[m]->entries[i].keys[0]);
@@ -222,14 +222,14 @@ static struct tick *synthetic_tick(uint64_t seq, uint32_t n_kinds, int with_prob
 static struct model *stamped_model(uint64_t n, uint32_t n_kinds, int with_probes,
                                    void (*stamp)(struct tick *))
 {
-    struct model *m = model_new();
+    struct model *m = ui__model_new();
 
     for (uint64_t seq = 0; seq < n; seq++) {
         struct tick *t = synthetic_tick(seq, n_kinds, with_probes);
 
         if (stamp)
             stamp(t);
-        model_add_tick(m, t);
+        ui__model_add_tick(m, t);
         tick_free(t);
     }
     return m;
@@ -253,7 +253,7 @@ static void model_memory_is_bounded_and_keeps_the_newest(void **state)
     assert_int_equal(m->probes[0].n_history, MODEL_PROBE_HISTORY);
     assert_int_equal(m->n_probes, 3);
     assert_true(m->n_events <= MODEL_EVENTS);
-    model_free(m);
+    ui__model_free(m);
 }
 
 static void model_marks_concurrency_changes_and_first_errors(void **state)
@@ -262,35 +262,35 @@ static void model_marks_concurrency_changes_and_first_errors(void **state)
 
     (void)state;
     /* Point i back from the newest is tick 64 - i. */
-    assert_true(model_point(m, 64 - 30)->marks & MARK_CONCURRENCY);
-    assert_int_equal(model_point(m, 64 - 30)->target_concurrency, 20);
-    assert_false(model_point(m, 64 - 31)->marks & MARK_CONCURRENCY);
-    assert_true(model_point(m, 64 - 45)->marks & MARK_EVENT);
-    assert_true(model_point(m, 64 - 60)->marks & MARK_ERROR);
+    assert_true(ui__model_point(m, 64 - 30)->marks & MARK_CONCURRENCY);
+    assert_int_equal(ui__model_point(m, 64 - 30)->target_concurrency, 20);
+    assert_false(ui__model_point(m, 64 - 31)->marks & MARK_CONCURRENCY);
+    assert_true(ui__model_point(m, 64 - 45)->marks & MARK_EVENT);
+    assert_true(ui__model_point(m, 64 - 60)->marks & MARK_ERROR);
     assert_int_equal(m->errors[ERR_RESET], 5 * 6);
     assert_string_equal(m->latest_error[ERR_HTTP_5XX], "503 Service Unavailable");
-    assert_int_equal(model_event(m, 0)->kind, EV_FIRST_ERROR);
-    assert_int_equal(model_event(m, 4)->kind, EV_COMMAND);
+    assert_int_equal(ui__model_event(m, 0)->kind, EV_FIRST_ERROR);
+    assert_int_equal(ui__model_event(m, 4)->kind, EV_COMMAND);
     assert_int_equal(m->n_events, 5);
-    model_free(m);
+    ui__model_free(m);
 }
 
 static void model_marks_detections_on_the_chart(void **state)
 {
-    struct model *m = model_new();
+    struct model *m = ui__model_new();
     struct tick *t = synthetic_tick(0, 0, 0);
 
     (void)state;
-    model_add_tick(m, t);
+    ui__model_add_tick(m, t);
     tick_free(t);
     t = synthetic_tick(1, 0, 0);
     tick_add_event(t, EV_DETECTION, 1500, "knee: c=8 adds no throughput over c=4");
-    model_add_tick(m, t);
+    ui__model_add_tick(m, t);
     tick_free(t);
-    assert_false(model_point(m, 1)->marks & MARK_EVENT);
-    assert_true(model_point(m, 0)->marks & MARK_EVENT);
-    assert_int_equal(model_event(m, 0)->kind, EV_DETECTION);
-    model_free(m);
+    assert_false(ui__model_point(m, 1)->marks & MARK_EVENT);
+    assert_true(ui__model_point(m, 0)->marks & MARK_EVENT);
+    assert_int_equal(ui__model_event(m, 0)->kind, EV_DETECTION);
+    ui__model_free(m);
 }
 
 static void model_probe_change_is_against_the_previous_sample(void **state)
@@ -304,33 +304,33 @@ static void model_probe_change_is_against_the_previous_sample(void **state)
     assert_true(m->probes[0].change == 4.0);
     assert_int_equal(m->probes[2].state, PROBE_FAILING);
     assert_false(m->probes[2].has_value);
-    model_free(m);
+    ui__model_free(m);
 }
 
 static void model_columns_cover_the_history_aligned_on_ticks(void **state)
 {
     struct model *m = synthetic_model(95, 0, 0);
-    struct model_point col;
+    struct ui__model_point col;
     unsigned k;
 
     (void)state;
     /* 95 ticks in 200 columns: one tick a column. */
-    assert_int_equal(model_columns(m, 200, &k), 95);
+    assert_int_equal(ui__model_columns(m, 200, &k), 95);
     assert_int_equal(k, 1);
     /* In 40: 5 a column (2 would need 48), aligned on seq: 90..94, 85..89, ... */
-    assert_int_equal(model_columns(m, 40, &k), 19);
+    assert_int_equal(ui__model_columns(m, 40, &k), 19);
     assert_int_equal(k, 5);
-    model_column(m, 5, 0, &col);
+    ui__model_column(m, 5, 0, &col);
     assert_int_equal(col.target_concurrency, 40);
-    model_column(m, 5, 12, &col); /* ticks 30..34: the change to 20 */
+    ui__model_column(m, 5, 12, &col); /* ticks 30..34: the change to 20 */
     assert_true(col.marks & MARK_CONCURRENCY);
     assert_int_equal(col.target_concurrency, 20);
-    model_column(m, 5, 11, &col); /* ticks 35..39 */
+    ui__model_column(m, 5, 11, &col); /* ticks 35..39 */
     assert_false(col.marks & MARK_CONCURRENCY);
     /* Rates are means: ticks 35..39 complete 20 * 290 + (seq * 37) % 200. */
     assert_true(col.req_per_s > 5800 && col.req_per_s < 6000);
-    assert_int_equal(model_columns(m, 0, &k), 0);
-    model_free(m);
+    assert_int_equal(ui__model_columns(m, 0, &k), 0);
+    ui__model_free(m);
 }
 
 /* ---- screens ---- */
@@ -353,9 +353,9 @@ static void render_view(struct view *v, int cols, int rows, int is_utf8, char *o
     size_t len = 0;
 
     resize_term(rows, cols);
-    theme_init(&th, is_utf8, 0);
+    ui__theme_init(&th, is_utf8, 0);
     v->th = &th;
-    view_screen(v, cols, rows);
+    ui__view_screen(v, cols, rows);
     for (int y = 0; y < rows; y++) {
         size_t line_start = len, last = len;
 
@@ -448,7 +448,7 @@ static void screen_80x24_matches_its_golden_file(void **state)
     render(m, 80, 24, 1, 0, screen, SCREEN_MAX);
     compare_golden("console-80x24.txt", screen);
     free(screen);
-    model_free(m);
+    ui__model_free(m);
 }
 
 static void screen_132x40_matches_its_golden_file(void **state)
@@ -460,7 +460,7 @@ static void screen_132x40_matches_its_golden_file(void **state)
     render(m, 132, 40, 1, 0, screen, SCREEN_MAX);
     compare_golden("console-132x40.txt", screen);
     free(screen);
-    model_free(m);
+    ui__model_free(m);
 }
 
 /* The synthetic run as a ramp plan of three 30 s steps (10, 20, 40 users,
@@ -496,7 +496,7 @@ static void screen_with_a_ramp_plan_shows_its_steps(void **state)
     assert_non_null(strstr(screen, "ramp 3/3 holding"));
     assert_non_null(strstr(screen, "FAIL: error_rate 0.23% > 0.10%"));
     free(screen);
-    model_free(m);
+    ui__model_free(m);
 }
 
 /* A one-step plan that fails at tick 10; the run then drains and ends. */
@@ -526,7 +526,7 @@ static void steps_view_shows_a_verdict_while_its_row_is_open(void **state)
     assert_non_null(strstr(screen, "FAIL: p99 2.40s > 2.00s"));
     assert_null(strstr(screen, "running"));
     free(screen);
-    model_free(m);
+    ui__model_free(m);
 }
 
 /* The synthetic run under the open model at 500 requests/s: the server
@@ -588,10 +588,10 @@ static void screen_open_model_shows_the_schedule_and_both_latencies(void **state
     v.latency = LATENCY_FAILED;
     render_view(&v, 132, 40, 1, screen, SCREEN_MAX);
     assert_non_null(strstr(screen, "Latency of failures, from intended start (l: successes)"));
-    assert_int_equal(latency_next(LATENCY_FAILED, 1), LATENCY_SUCCESSES);
-    assert_int_equal(latency_next(LATENCY_SUCCESSES, 0), LATENCY_FAILED);
+    assert_int_equal(ui__latency_next(LATENCY_FAILED, 1), LATENCY_SUCCESSES);
+    assert_int_equal(ui__latency_next(LATENCY_SUCCESSES, 0), LATENCY_FAILED);
     free(screen);
-    model_free(m);
+    ui__model_free(m);
 }
 
 static int is_printable_ascii(const char *s)
@@ -616,7 +616,7 @@ static void ascii_screens_hold_only_printable_ascii(void **state)
     assert_true(is_printable_ascii(screen));
     assert_non_null(strstr(screen, "drop N connections"));
     free(screen);
-    model_free(m);
+    ui__model_free(m);
 }
 
 static void hostile_strings_are_drawn_escaped(void **state)
@@ -631,7 +631,7 @@ static void hostile_strings_are_drawn_escaped(void **state)
     snprintf(t->probes[0].name, TICK_NAME_MAX, "%s", hostile);
     snprintf(t->kinds[0].name, TICK_NAME_MAX, "%s", hostile);
     tick_add_event(t, EV_NOTICE, 65000, hostile);
-    model_add_tick(m, t);
+    ui__model_add_tick(m, t);
     render(m, 132, 40, 1, 0, screen, SCREEN_MAX);
     for (const unsigned char *p = (const unsigned char *)screen; *p; p++)
         assert_false((*p < 32 && *p != '\n') || *p == 127);
@@ -640,7 +640,7 @@ static void hostile_strings_are_drawn_escaped(void **state)
     assert_non_null(strstr(screen, "evil\\e]0;PWNED"));
     free(screen);
     tick_free(t);
-    model_free(m);
+    ui__model_free(m);
 }
 
 static void a_replay_shows_its_speed_position_and_keys(void **state)
@@ -667,7 +667,7 @@ static void a_replay_shows_its_speed_position_and_keys(void **state)
     assert_non_null(strstr(screen, "twice as fast"));
     assert_null(strstr(screen, "double the concurrency"));
     free(screen);
-    model_free(m);
+    ui__model_free(m);
 }
 
 static void tiny_screens_draw_inside_their_bounds(void **state)
@@ -685,7 +685,7 @@ static void tiny_screens_draw_inside_their_bounds(void **state)
     render(m, 40, 10, 1, 0, screen, SCREEN_MAX);
     assert_non_null(strstr(screen, "/s p99"));
     free(screen);
-    model_free(m);
+    ui__model_free(m);
 }
 
 int main(void)

@@ -45,9 +45,9 @@ static int check_kinds(const struct workload *wl, struct h1_origin *o, char *why
     return 0;
 }
 
-static struct h1_plan *plan_new(const struct workload *wl, const struct h1_origin *o)
+static struct h1_setup *setup_new(const struct workload *wl, const struct h1_origin *o)
 {
-    struct h1_plan *p = xcalloc(1, sizeof(*p));
+    struct h1_setup *p = xcalloc(1, sizeof(*p));
 
     p->host = xstrdup(o->host);
     p->port = o->port;
@@ -61,7 +61,7 @@ static struct h1_plan *plan_new(const struct workload *wl, const struct h1_origi
     return p;
 }
 
-void h1_plan_free(struct h1_plan *p)
+void engine__h1_setup_free(struct h1_setup *p)
 {
     if (!p)
         return;
@@ -72,7 +72,7 @@ void h1_plan_free(struct h1_plan *p)
     free(p);
 }
 
-int transport_choose(struct engine *e, char *err, size_t err_len)
+int engine__transport_choose(struct engine *e, char *err, size_t err_len)
 {
     enum config_transport want = e->config->target.transport;
     struct h1_origin o;
@@ -92,13 +92,13 @@ int transport_choose(struct engine *e, char *err, size_t err_len)
             why);
         return rc;
     }
-    e->h1 = plan_new(e->workload, &o);
+    e->h1 = setup_new(e->workload, &o);
     /* An address literal needs no lookup. A name is looked up by each
      * worker, off its loop, when its first request needs it: here, on the
      * starting thread with every signal blocked, a DNS server that never
      * answers would hold the start, and a stop, for the lookup's 10 s. */
     e->h1->has_addrs =
-        lookup_resolve(o.host, o.port, AI_NUMERICHOST, &e->h1->addrs, why, sizeof(why)) == 0;
+        engine__lookup_resolve(o.host, o.port, AI_NUMERICHOST, &e->h1->addrs, why, sizeof(why)) == 0;
     e->tp = &transport_h1;
     return 0;
 }

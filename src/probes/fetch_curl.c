@@ -138,10 +138,10 @@ static void after_work(uv_work_t *w, int status)
         f->res.rc = -ECANCELED;
         snprintf(f->res.why, sizeof(f->res.why), "cancelled");
     }
-    source_done(src, &f->res);
+    probes__source_done(src, &f->res);
 }
 
-int fetch_http_start(struct source *src)
+int probes__fetch_http_start(struct source *src)
 {
     return uv_queue_work(&src->ps->loop, &src->fetch.work, work, after_work);
 }
