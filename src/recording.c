@@ -19,7 +19,7 @@
 #include "core/xalloc.h"
 #include "record/record.h"
 
-#define QUEUE_TICKS 256  /* ticks the recorder may lag behind */
+#define QUEUE_TICKS 256 /* ticks the recorder may lag behind */
 #define CONFIG_TEXT_MAX (1u << 20)
 
 struct recording {
@@ -60,12 +60,12 @@ static int choose_path(const struct config *c, const char *path, struct recordin
     }
     gethostname(host, sizeof(host) - 1);
     return record_session_path(c->record.dir.value ? c->record.dir.value : "sessions",
-                            clock_wall_ms(), host, (long)getpid(), r->path, sizeof(r->path), err,
-                            err_len);
+                               clock_wall_ms(), host, (long)getpid(), r->path, sizeof(r->path), err,
+                               err_len);
 }
 
-int recording_start(const struct config *c, const char *path, int is_off, char *err,
-                    size_t err_len, struct recording **out)
+int recording_start(const struct config *c, const char *path, int is_off, char *err, size_t err_len,
+                    struct recording **out)
 {
     struct record_header_info info = {.start_wall_ms = clock_wall_ms()};
     struct recording *r;

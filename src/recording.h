@@ -18,8 +18,8 @@ struct tick;
  * [record] enabled is no. Returns 0, or a negative errno with one line in
  * err (an existing path is never overwritten).
  */
-int recording_start(const struct config *c, const char *path, int is_off, char *err,
-                    size_t err_len, struct recording **out);
+int recording_start(const struct config *c, const char *path, int is_off, char *err, size_t err_len,
+                    struct recording **out);
 /* Hands a copy of t to the recorder; never waits on the disk. r may be NULL. */
 void recording_push(struct recording *r, const struct tick *t);
 /* The file, or NULL when not recording. */

@@ -36,7 +36,7 @@
 #include "signals.h"
 #include "ui/ui.h"
 
-#define WARM_TICKS 600   /* ticks published before a seek's target: the console's history */
+#define WARM_TICKS 600 /* ticks published before a seek's target: the console's history */
 #define REPLAY_QUEUE (WARM_TICKS + 64)
 #define MAX_INDEX (10u * 1000 * 1000)
 #define NOTICES_MAX 16
@@ -55,12 +55,12 @@ struct player {
     struct chan *ch;
     struct index ix;
     struct record_reader *r;
-    uint64_t next;       /* index of the next tick to publish */
-    struct tick *ahead;  /* that tick, read, or NULL at the end */
+    uint64_t next;      /* index of the next tick to publish */
+    struct tick *ahead; /* that tick, read, or NULL at the end */
     double speed;
     int is_paused;
     int is_done;
-    uint64_t anchor_ns;  /* wall clock when the session clock read anchor_ms */
+    uint64_t anchor_ns; /* wall clock when the session clock read anchor_ms */
     uint64_t anchor_ms;
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -260,11 +260,8 @@ static void apply(struct player *p, const struct command *cmd)
             publish(p, 0);
         anchor(p, p->next ? p->ix.end_ms[p->next - 1] : 0);
         break;
-    case CMD_STOP:
-        p->is_done = 1;
-        break;
-    default:
-        break; /* load commands mean nothing in a replay */
+    case CMD_STOP: p->is_done = 1; break;
+    default: break; /* load commands mean nothing in a replay */
     }
 }
 
@@ -307,8 +304,7 @@ static void *play(void *arg)
             apply(p, &cmd);
         if (p->is_done)
             break;
-        if (!p->is_paused && p->ahead &&
-            session_now_ms(p) >= tick_end_ms(p->ahead)) {
+        if (!p->is_paused && p->ahead && session_now_ms(p) >= tick_end_ms(p->ahead)) {
             publish(p, 0);
             continue;
         }

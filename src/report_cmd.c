@@ -48,8 +48,8 @@ static void on_notice(void *arg, uint64_t line, const char *msg)
 
 /* Reads path into s (and every tick into csv when not NULL); fail_on (may
  * be NULL) stands for the session's recorded thresholds. */
-static int read_session(const char *cmd, const char *path, const char *fail_on,
-                        struct session *s, struct format_csv *csv)
+static int read_session(const char *cmd, const char *path, const char *fail_on, struct session *s,
+                        struct format_csv *csv)
 {
     struct record_reader *r;
     struct tick *t;
@@ -101,16 +101,13 @@ static int print(enum format f, const struct session *s, unsigned *n_failed)
             return -EIO;
         verdicts_print("report", &v, s->steps, stdout);
         return ferror(stdout) ? -EIO : 0;
-    case FMT_JSON:
-        return format_json(s->summary, s->steps, &v, stdout);
+    case FMT_JSON: return format_json(s->summary, s->steps, &v, stdout);
     case FMT_HDR:
     case FMT_HDR_FAILED:
         summary_totals(s->summary, f == FMT_HDR ? SUMMARY_TOTAL : SUMMARY_FAILED, &total);
         return format_hdr(total.hist, stdout);
-    case FMT_CSV_STEPS:
-        return format_steps_csv(s->steps, stdout);
-    case FMT_CSV:
-        break; /* written as the ticks were read */
+    case FMT_CSV_STEPS: return format_steps_csv(s->steps, stdout);
+    case FMT_CSV: break; /* written as the ticks were read */
     }
     return 0;
 }

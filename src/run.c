@@ -100,18 +100,10 @@ static int take_option(struct run_args *a, const struct opts_item *it)
     case OPTS_OPERAND:
         return opts_fail(a->table, stderr, "unexpected argument \"%s\"",
                          msg_show(it->value, shown, sizeof(shown)));
-    case CLI_RUN_HEADLESS:
-        a->is_headless = 1;
-        return 0;
-    case CLI_RUN_NO_RECORD:
-        a->is_record_off = 1;
-        return 0;
-    case CLI_RUN_RECORD:
-        a->record_path = it->value;
-        return 0;
-    case CLI_RUN_CONFIG:
-        a->config_path = it->value;
-        return 0;
+    case CLI_RUN_HEADLESS: a->is_headless = 1; return 0;
+    case CLI_RUN_NO_RECORD: a->is_record_off = 1; return 0;
+    case CLI_RUN_RECORD: a->record_path = it->value; return 0;
+    case CLI_RUN_CONFIG: a->config_path = it->value; return 0;
     case CLI_RUN_SEED:
         errno = 0;
         a->seed = strtoull(it->value, &end, 10);
@@ -124,11 +116,8 @@ static int take_option(struct run_args *a, const struct opts_item *it)
         /* --ramp alone starts the file's plan; --ramp=1,8,16 gives its steps. */
         a->is_ramp = 1;
         return it->value ? take_key(a, it) : 0;
-    case CLI_RUN_DURATION:
-        a->has_duration = 1;
-        return take_key(a, it);
-    default:
-        return take_key(a, it);
+    case CLI_RUN_DURATION: a->has_duration = 1; return take_key(a, it);
+    default: return take_key(a, it);
     }
 }
 
@@ -455,7 +444,7 @@ static int add_unattended_duration(struct run_args *a)
     if (!pr || !pr->unattended_duration || a->has_duration || is_console)
         return 0;
     msg_print(stderr, "brink: %s: no console, so it stops after %s (--duration to change)",
-            pr->name, pr->unattended_duration);
+              pr->name, pr->unattended_duration);
     return add_override(a, "--duration", "load", "duration", pr->unattended_duration);
 }
 

@@ -23,8 +23,7 @@ static int recorded_fail_on(const char *text, char *buf, size_t cap)
 
         if (line[0] == '[')
             in_section = len >= 12 && strncmp(line, "[thresholds]", 12) == 0;
-        else if (in_section && len > 10 && strncmp(line, "fail_on = ", 10) == 0 &&
-                 len - 10 < cap) {
+        else if (in_section && len > 10 && strncmp(line, "fail_on = ", 10) == 0 && len - 10 < cap) {
             memcpy(buf, line + 10, len - 10);
             buf[len - 10] = '\0';
             return 0;

@@ -86,22 +86,14 @@ void config_free(struct config *c)
 static void *base_of(struct config *c, enum config_section_kind kind, uint32_t index)
 {
     switch (kind) {
-    case SECTION_TARGET:
-        return &c->target;
-    case SECTION_LOAD:
-        return &c->load;
-    case SECTION_RECORD:
-        return &c->record;
-    case SECTION_RAMP:
-        return &c->ramp;
-    case SECTION_THRESHOLDS:
-        return &c->thresholds;
-    case SECTION_REQUEST:
-        return &c->requests[index];
-    case SECTION_PROBE:
-        return &c->probes[index];
-    case SECTION_NONE:
-        break;
+    case SECTION_TARGET: return &c->target;
+    case SECTION_LOAD: return &c->load;
+    case SECTION_RECORD: return &c->record;
+    case SECTION_RAMP: return &c->ramp;
+    case SECTION_THRESHOLDS: return &c->thresholds;
+    case SECTION_REQUEST: return &c->requests[index];
+    case SECTION_PROBE: return &c->probes[index];
+    case SECTION_NONE: break;
     }
     assert(!"no struct for this section");
     return NULL;

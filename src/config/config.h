@@ -14,12 +14,12 @@
 
 #include "core/status_set.h"
 
-#define CONFIG_MAX_REQUESTS 64 /* [request NAME] sections; TICK_MAX_KINDS too */
-#define CONFIG_MAX_HEADERS 32  /* header lines per section */
-#define CONFIG_MAX_PROBES 16   /* [probe NAME] sections */
-#define CONFIG_MAX_POINTERS 8  /* pointer lines of one json probe */
-#define CONFIG_VALUE_MAX 8192  /* bytes in one line, so in one value; also after ${ENV} */
-#define CONFIG_NAME_MAX 63     /* bytes in the NAME of [request NAME] */
+#define CONFIG_MAX_REQUESTS 64           /* [request NAME] sections; TICK_MAX_KINDS too */
+#define CONFIG_MAX_HEADERS 32            /* header lines per section */
+#define CONFIG_MAX_PROBES 16             /* [probe NAME] sections */
+#define CONFIG_MAX_POINTERS 8            /* pointer lines of one json probe */
+#define CONFIG_VALUE_MAX 8192            /* bytes in one line, so in one value; also after ${ENV} */
+#define CONFIG_NAME_MAX 63               /* bytes in the NAME of [request NAME] */
 #define CONFIG_FILE_MAX_BYTES (4u << 20) /* an experiment file; larger ones are refused */
 #define CONFIG_ERRORS_SHOWN 20           /* error lines printed per load; the rest are counted */
 
@@ -164,13 +164,13 @@ enum config_load_mode {
 struct config_load {
     uint32_t line;
     uint32_t key_line[CONFIG_LOAD_KEYS];
-    uint32_t concurrency;   /* virtual users at start, default 10 */
-    uint32_t threads;       /* engine workers, default 1 */
-    uint64_t duration_us;   /* 0: until stopped */
-    uint64_t requests;      /* 0: no limit */
-    uint64_t tick_us;       /* statistics interval, default 1 s */
-    uint64_t think_time_us; /* pause of a user between requests, default 0 */
-    uint32_t step;          /* concurrency added or removed by one step, default 1 */
+    uint32_t concurrency;       /* virtual users at start, default 10 */
+    uint32_t threads;           /* engine workers, default 1 */
+    uint64_t duration_us;       /* 0: until stopped */
+    uint64_t requests;          /* 0: no limit */
+    uint64_t tick_us;           /* statistics interval, default 1 s */
+    uint64_t think_time_us;     /* pause of a user between requests, default 0 */
+    uint32_t step;              /* concurrency added or removed by one step, default 1 */
     enum config_load_mode mode; /* default closed */
     double rate_per_s;          /* mode = rate: arrivals per second; 0 when unset */
     uint32_t max_in_flight;     /* mode = rate: requests in flight at most, default 1000 */
@@ -198,24 +198,24 @@ enum config_alert_op {
 };
 
 struct config_probe {
-    char *name;                                    /* the NAME of [probe NAME] */
-    uint32_t line;                                 /* line of its [probe NAME] */
-    uint32_t key_line[CONFIG_PROBE_KEYS];          /* where each key was set, 0: default */
-    enum config_probe_type type;                   /* required */
-    struct config_str url;                         /* absolute; a path is joined to [target] url */
+    char *name;                           /* the NAME of [probe NAME] */
+    uint32_t line;                        /* line of its [probe NAME] */
+    uint32_t key_line[CONFIG_PROBE_KEYS]; /* where each key was set, 0: default */
+    enum config_probe_type type;          /* required */
+    struct config_str url;                /* absolute; a path is joined to [target] url */
     uint32_t n_headers;
     struct config_str headers[CONFIG_MAX_HEADERS]; /* "Name: value" lines */
     uint32_t n_pointers;
     struct config_str pointers[CONFIG_MAX_POINTERS]; /* json */
-    struct config_str key;                         /* text, command: unset or a key */
-    struct config_str regex;                       /* text, command: unset or one capture group */
-    struct config_str metric;                      /* prometheus */
-    struct config_str command;                     /* command: run with /bin/sh -c */
-    uint64_t interval_us;                          /* default 1 s, 100 ms to 1 h */
-    uint64_t timeout_us;                           /* default 5 s, at most 1 h */
-    enum config_probe_kind kind;                   /* default gauge */
-    enum config_alert_op alert_op;                 /* default none */
-    double alert_value;                            /* the N of > N and < N */
+    struct config_str key;                           /* text, command: unset or a key */
+    struct config_str regex;                         /* text, command: unset or one capture group */
+    struct config_str metric;                        /* prometheus */
+    struct config_str command;                       /* command: run with /bin/sh -c */
+    uint64_t interval_us;                            /* default 1 s, 100 ms to 1 h */
+    uint64_t timeout_us;                             /* default 5 s, at most 1 h */
+    enum config_probe_kind kind;                     /* default gauge */
+    enum config_alert_op alert_op;                   /* default none */
+    double alert_value;                              /* the N of > N and < N */
 };
 
 struct config_record {
@@ -243,8 +243,8 @@ enum config_ramp_action {
 
 /* What a stop condition measures over a step. */
 enum config_rule_metric {
-    CONFIG_RULE_ERROR_RATE,      /* failed / completed, a fraction */
-    CONFIG_RULE_P50,             /* latency percentiles, µs */
+    CONFIG_RULE_ERROR_RATE, /* failed / completed, a fraction */
+    CONFIG_RULE_P50,        /* latency percentiles, µs */
     CONFIG_RULE_P90,
     CONFIG_RULE_P99,
     CONFIG_RULE_P999,
@@ -284,15 +284,15 @@ struct config_thresholds {
 struct config_ramp {
     uint32_t line;
     uint32_t key_line[CONFIG_RAMP_KEYS];
-    uint32_t n_steps;                     /* 0: no plan */
-    double steps[CONFIG_MAX_RAMP_STEPS];  /* levels (whole users); from steps or start/max */
-    uint32_t start, step, max;            /* the other way to write the steps */
-    enum config_growth growth;            /* default add */
-    uint64_t hold_us;                     /* per step, default 10 s; 0 when requests_per_user */
-    uint32_t requests_per_user;           /* per step, 0: hold by time */
-    uint64_t warmup_us;                   /* at the start of each step, out of its figures */
-    struct config_rules stop_when;        /* a step fails when one holds */
-    enum config_ramp_action action;       /* default stop */
+    uint32_t n_steps;                    /* 0: no plan */
+    double steps[CONFIG_MAX_RAMP_STEPS]; /* levels (whole users); from steps or start/max */
+    uint32_t start, step, max;           /* the other way to write the steps */
+    enum config_growth growth;           /* default add */
+    uint64_t hold_us;                    /* per step, default 10 s; 0 when requests_per_user */
+    uint32_t requests_per_user;          /* per step, 0: hold by time */
+    uint64_t warmup_us;                  /* at the start of each step, out of its figures */
+    struct config_rules stop_when;       /* a step fails when one holds */
+    enum config_ramp_action action;      /* default stop */
 };
 
 struct config {

@@ -19,8 +19,9 @@ static const struct section_def {
     enum config_section_kind kind;
     int has_name; /* [request NAME], [probe NAME] */
 } sections[] = {
-    {"target", SECTION_TARGET, 0}, {"load", SECTION_LOAD, 0},   {"request", SECTION_REQUEST, 1},
-    {"record", SECTION_RECORD, 0}, {"probe", SECTION_PROBE, 1},     {"ramp", SECTION_RAMP, 0},
+    {"target", SECTION_TARGET, 0},         {"load", SECTION_LOAD, 0},
+    {"request", SECTION_REQUEST, 1},       {"record", SECTION_RECORD, 0},
+    {"probe", SECTION_PROBE, 1},           {"ramp", SECTION_RAMP, 0},
     {"thresholds", SECTION_THRESHOLDS, 0},
 };
 
@@ -42,21 +43,15 @@ static struct section_slot slot_of(struct config *c, enum config_section_kind ki
     switch (kind) {
     case SECTION_TARGET:
         return (struct section_slot){&c->target, &c->target.line, c->target.key_line};
-    case SECTION_LOAD:
-        return (struct section_slot){&c->load, &c->load.line, c->load.key_line};
+    case SECTION_LOAD: return (struct section_slot){&c->load, &c->load.line, c->load.key_line};
     case SECTION_RECORD:
         return (struct section_slot){&c->record, &c->record.line, c->record.key_line};
-    case SECTION_RAMP:
-        return (struct section_slot){&c->ramp, &c->ramp.line, c->ramp.key_line};
+    case SECTION_RAMP: return (struct section_slot){&c->ramp, &c->ramp.line, c->ramp.key_line};
     case SECTION_THRESHOLDS:
-        return (struct section_slot){&c->thresholds, &c->thresholds.line,
-                                     c->thresholds.key_line};
-    case SECTION_REQUEST:
-        return (struct section_slot){r, &r->line, r->key_line};
-    case SECTION_PROBE:
-        return (struct section_slot){p, &p->line, p->key_line};
-    case SECTION_NONE:
-        break;
+        return (struct section_slot){&c->thresholds, &c->thresholds.line, c->thresholds.key_line};
+    case SECTION_REQUEST: return (struct section_slot){r, &r->line, r->key_line};
+    case SECTION_PROBE: return (struct section_slot){p, &p->line, p->key_line};
+    case SECTION_NONE: break;
     }
     assert(!"no struct for this section");
     return (struct section_slot){NULL, NULL, NULL};

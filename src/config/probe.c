@@ -211,7 +211,8 @@ static int parse_alert(struct config_load_ctx *ctx, const struct config_key *k, 
         p->alert_value = 0;
         return 0;
     }
-    if ((s[0] != '>' && s[0] != '<') || config__parse_number(s + 1 + strspn(s + 1, " \t"), &n) < 0) {
+    if ((s[0] != '>' && s[0] != '<') ||
+        config__parse_number(s + 1 + strspn(s + 1, " \t"), &n) < 0) {
         snprintf(
             why, why_len,
             "expected > N, < N, changes or none, with N a number such as 100 or -0.5, got \"%s\"",
@@ -264,12 +265,8 @@ static void write_alert(const struct config_key *k, const void *base, FILE *out)
     char buf[DOUBLE_TEXT_MAX];
 
     switch (p->alert_op) {
-    case CONFIG_ALERT_NONE:
-        fprintf(out, "%s = none\n", k->name);
-        return;
-    case CONFIG_ALERT_CHANGES:
-        fprintf(out, "%s = changes\n", k->name);
-        return;
+    case CONFIG_ALERT_NONE: fprintf(out, "%s = none\n", k->name); return;
+    case CONFIG_ALERT_CHANGES: fprintf(out, "%s = changes\n", k->name); return;
     case CONFIG_ALERT_ABOVE:
     case CONFIG_ALERT_BELOW:
         config__format_number(p->alert_value, buf, sizeof(buf));

@@ -54,9 +54,10 @@ static int parse_steps(struct config_load_ctx *ctx, const struct config_key *k, 
         r->steps[n++] = (double)level;
     }
     if (rc == -E2BIG || n == 0 || s[strspn(s, " \t")] != '\0') {
-        snprintf(why, why_len,
-                 "expected levels separated by commas, such as 1, 8, 16, 32 (users) or 100/s, 200/s (rates), got \"%s\"",
-                 config__show(v->value, shown));
+        snprintf(
+            why, why_len,
+            "expected levels separated by commas, such as 1, 8, 16, 32 (users) or 100/s, 200/s (rates), got \"%s\"",
+            config__show(v->value, shown));
         return -EINVAL;
     }
     r->n_steps = n;
@@ -139,8 +140,8 @@ static const struct {
 #define PROBE_PREFIX "probe."
 
 /* Parses the value of a rule with metric m from text. */
-static int parse_rule_value(struct config_rule *rule, const char *unit, const char *text,
-                            char *why, size_t why_len)
+static int parse_rule_value(struct config_rule *rule, const char *unit, const char *text, char *why,
+                            size_t why_len)
 {
     uint64_t us;
 
@@ -366,9 +367,8 @@ static void check_probes(struct config_load_ctx *ctx, const struct config_rules 
         while (j < ctx->c->n_probes && strcmp(ctx->c->probes[j].name, rule->probe) != 0)
             j++;
         if (j == ctx->c->n_probes)
-            config__error(ctx, line, where,
-                          "probe.%s names no [probe %s] section", config__show(rule->probe, shown),
-                          shown);
+            config__error(ctx, line, where, "probe.%s names no [probe %s] section",
+                          config__show(rule->probe, shown), shown);
     }
 }
 
@@ -416,8 +416,9 @@ void config__resolve_thresholds(struct config_load_ctx *ctx)
 
     for (uint32_t i = 0; i < t->fail_on.n_rules; i++) {
         if (t->fail_on.rules[i].metric == CONFIG_RULE_THROUGHPUT_DROP)
-            config__error(ctx, line, "[thresholds] fail_on",
-                          "throughput_drop compares the steps of a [ramp] plan, not a whole run (expected error_rate, p50, p90, p99, p99.9, rate_shortfall or probe.NAME)");
+            config__error(
+                ctx, line, "[thresholds] fail_on",
+                "throughput_drop compares the steps of a [ramp] plan, not a whole run (expected error_rate, p50, p90, p99, p99.9, rate_shortfall or probe.NAME)");
     }
     check_probes(ctx, &t->fail_on, line, "[thresholds] fail_on");
 }

@@ -246,9 +246,10 @@ static int check_port(const char *url, const char *auth, size_t len, char *why, 
     if (port >= 1 && port <= 65535)
         return 0;
 bad:
-    snprintf(why, why_len,
-             "bad host or port in the URL (expected http://HOST:PORT/ with a port from 1 to 65535, got \"%s\")",
-             config__show(url, shown));
+    snprintf(
+        why, why_len,
+        "bad host or port in the URL (expected http://HOST:PORT/ with a port from 1 to 65535, got \"%s\")",
+        config__show(url, shown));
     return -EINVAL;
 }
 

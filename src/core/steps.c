@@ -42,11 +42,11 @@ struct steps {
     uint32_t n_probes;
     struct probe_name probes[TICK_MAX_PROBES];
     uint32_t n_kinds;
-    struct probe_name kinds[STEPS_MAX_KINDS];   /* kind names, as probes' */
-    struct hist *kind_hist[STEPS_MAX_KINDS];    /* the open row's, made on first sight */
-    struct step_row run;    /* the whole run: every tick, warm-ups included */
-    struct hist *run_hist;  /* its histograms merged */
-    double run_level_us;    /* sum of level x duration over held ticks */
+    struct probe_name kinds[STEPS_MAX_KINDS]; /* kind names, as probes' */
+    struct hist *kind_hist[STEPS_MAX_KINDS];  /* the open row's, made on first sight */
+    struct step_row run;                      /* the whole run: every tick, warm-ups included */
+    struct hist *run_hist;                    /* its histograms merged */
+    double run_level_us;                      /* sum of level x duration over held ticks */
 };
 
 struct steps *steps_new(void)
@@ -86,14 +86,10 @@ uint64_t steps_row_failed(const struct step_row *r)
 const char *steps_verdict_label(enum plan_verdict v)
 {
     switch (v) {
-    case VERDICT_PASS:
-        return "pass";
-    case VERDICT_FAIL:
-        return "FAIL";
-    case VERDICT_CUT:
-        return "cut short";
-    case VERDICT_NONE:
-        break;
+    case VERDICT_PASS: return "pass";
+    case VERDICT_FAIL: return "FAIL";
+    case VERDICT_CUT: return "cut short";
+    case VERDICT_NONE: break;
     }
     return "";
 }
@@ -362,8 +358,8 @@ static void add_kinds(struct steps *s, struct step_row *r, const struct tick *t)
 
     for (uint32_t i = 0; i < n; i++) {
         const struct tick_kind *tk = &t->kinds[i];
-        int k = tick_name_row(s->kinds, sizeof(s->kinds[0]), &s->n_kinds, STEPS_MAX_KINDS,
-                              tk->name);
+        int k =
+            tick_name_row(s->kinds, sizeof(s->kinds[0]), &s->n_kinds, STEPS_MAX_KINDS, tk->name);
 
         if (k < 0)
             continue;

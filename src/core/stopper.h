@@ -14,9 +14,9 @@
 struct chan;
 
 struct stopper {
-    unsigned sent;      /* CMD_STOPs queued so far (0, 1 or 2) */
-    uint64_t first_ns;  /* clock_now_ns() of the first one; 0 before */
-    uint64_t grace_ns;  /* how long after the first to wait for the engine */
+    unsigned sent;     /* CMD_STOPs queued so far (0, 1 or 2) */
+    uint64_t first_ns; /* clock_now_ns() of the first one; 0 before */
+    uint64_t grace_ns; /* how long after the first to wait for the engine */
 };
 
 /* A stopper that waits grace_ms after the first stop. */

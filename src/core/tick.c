@@ -157,7 +157,7 @@ static const char *load_model_names[] = {
 };
 
 static const char *plan_phase_names[] = {
-    [PLAN_OFF] = "off",       [PLAN_WARMUP] = "warmup", [PLAN_MEASURE] = "measure",
+    [PLAN_OFF] = "off",         [PLAN_WARMUP] = "warmup", [PLAN_MEASURE] = "measure",
     [PLAN_HOLDING] = "holding", [PLAN_PAUSED] = "paused",
 };
 

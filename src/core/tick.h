@@ -24,13 +24,13 @@ struct hist;
  * board from their bounded tables; the session decoder refuses a record
  * with longer arrays), so code that reads a tick loops to n_* unclamped.
  */
-#define TICK_MAX_KINDS 64   /* request kinds of a mix ([request NAME] sections) */
-#define TICK_MAX_STATUS 32  /* distinct HTTP status codes kept per tick */
-#define TICK_MAX_PROBES 32  /* server counters */
-#define TICK_MAX_EVENTS 16  /* events per tick; more are counted in events_dropped */
-#define TICK_NAME_MAX 64    /* request kind and probe names */
-#define TICK_TEXT_MAX 160   /* event texts and error messages */
-#define TICK_NPCT 4         /* percentiles precomputed: see tick_pcts */
+#define TICK_MAX_KINDS 64  /* request kinds of a mix ([request NAME] sections) */
+#define TICK_MAX_STATUS 32 /* distinct HTTP status codes kept per tick */
+#define TICK_MAX_PROBES 32 /* server counters */
+#define TICK_MAX_EVENTS 16 /* events per tick; more are counted in events_dropped */
+#define TICK_NAME_MAX 64   /* request kind and probe names */
+#define TICK_TEXT_MAX 160  /* event texts and error messages */
+#define TICK_NPCT 4        /* percentiles precomputed: see tick_pcts */
 /* Open model: a start this much behind its intended time means the schedule
  * was not kept (timers and the loop account for a few ms). */
 #define TICK_SCHED_SLACK_US 10000
@@ -111,16 +111,16 @@ struct tick_latency {
  * (ok); failed requests are timed apart, in struct tick.failed. */
 struct tick_kind {
     char name[TICK_NAME_MAX];
-    uint64_t started;             /* requests started in the interval */
-    uint64_t completed;           /* finished with any outcome */
-    uint64_t ok;                  /* finished without an error class */
-    uint64_t bytes_in;            /* response bytes, headers and body */
-    uint64_t bytes_out;           /* request bytes */
-    uint64_t errors[ERR__COUNT];  /* failed requests by class */
-    struct tick_latency window;   /* this interval */
-    struct tick_latency run;      /* the whole run so far */
-    uint32_t hist_offset;         /* the interval histogram in tick.data */
-    uint32_t hist_len;            /* its encoded length; 0 when none */
+    uint64_t started;            /* requests started in the interval */
+    uint64_t completed;          /* finished with any outcome */
+    uint64_t ok;                 /* finished without an error class */
+    uint64_t bytes_in;           /* response bytes, headers and body */
+    uint64_t bytes_out;          /* request bytes */
+    uint64_t errors[ERR__COUNT]; /* failed requests by class */
+    struct tick_latency window;  /* this interval */
+    struct tick_latency run;     /* the whole run so far */
+    uint32_t hist_offset;        /* the interval histogram in tick.data */
+    uint32_t hist_len;           /* its encoded length; 0 when none */
 };
 
 struct tick_status {
@@ -131,31 +131,31 @@ struct tick_status {
 struct tick_probe {
     char name[TICK_NAME_MAX];
     enum probe_state state;
-    int has_value;               /* value holds a sample */
-    double value;                /* the latest value (a counter's rate per second) */
-    uint64_t sampled_ms;         /* when it was taken, ms since the run started */
-    int alerting;                /* its alert condition holds */
-    char error[TICK_TEXT_MAX];   /* why it fails or is stale; "" otherwise */
+    int has_value;             /* value holds a sample */
+    double value;              /* the latest value (a counter's rate per second) */
+    uint64_t sampled_ms;       /* when it was taken, ms since the run started */
+    int alerting;              /* its alert condition holds */
+    char error[TICK_TEXT_MAX]; /* why it fails or is stale; "" otherwise */
 };
 
 struct tick_event {
-    uint64_t at_ms;              /* ms since the run started */
+    uint64_t at_ms; /* ms since the run started */
     enum event_kind kind;
     char text[TICK_TEXT_MAX];
 };
 
 /* How brink itself is doing: a saturated generator is not a slow server. */
 struct tick_health {
-    uint64_t loop_lag_us;        /* worst event-loop lag in the interval */
+    uint64_t loop_lag_us; /* worst event-loop lag in the interval */
     uint32_t fds_used;
     uint32_t fds_limit;
 };
 
 struct tick {
-    uint64_t seq;                /* 0, 1, 2, ... in a run */
-    int is_restart;              /* a replay jumped here: sinks keeping a history start again */
-    uint64_t start_us;           /* interval start, µs since the run started */
-    uint64_t duration_us;        /* interval length, µs */
+    uint64_t seq;         /* 0, 1, 2, ... in a run */
+    int is_restart;       /* a replay jumped here: sinks keeping a history start again */
+    uint64_t start_us;    /* interval start, µs since the run started */
+    uint64_t duration_us; /* interval length, µs */
     enum run_state state;
     enum load_model model;
     char transport[8];           /* the engine's transport: "curl" or "h1"; "" from other sources */
@@ -173,11 +173,11 @@ struct tick {
     char first_error[ERR__COUNT][TICK_TEXT_MAX]; /* first message per class, "" if none */
     uint32_t n_status;
     struct tick_status status[TICK_MAX_STATUS];
-    uint64_t status_other;       /* responses whose code did not fit in status[] */
+    uint64_t status_other; /* responses whose code did not fit in status[] */
     uint32_t n_probes;
     struct tick_probe probes[TICK_MAX_PROBES];
     uint32_t n_events;
-    uint32_t events_dropped;     /* events beyond TICK_MAX_EVENTS */
+    uint32_t events_dropped; /* events beyond TICK_MAX_EVENTS */
     struct tick_event events[TICK_MAX_EVENTS];
     struct tick_health health;
     struct tick_plan plan;
@@ -199,10 +199,10 @@ struct tick {
      * start to its hand-off to the transport (slot_start), so that per
      * request corrected latency = send lag + service time. started and
      * completed both count the requests sent; window, run and histogram. */
-    struct tick_kind send_lag;   /* name "send_lag" */
-    size_t data_cap;             /* bytes available in data */
-    size_t data_len;             /* bytes used in data */
-    unsigned char data[];        /* encoded histograms, see hist_encode */
+    struct tick_kind send_lag; /* name "send_lag" */
+    size_t data_cap;           /* bytes available in data */
+    size_t data_len;           /* bytes used in data */
+    unsigned char data[];      /* encoded histograms, see hist_encode */
 };
 
 /* A zeroed tick with data_cap bytes for histograms. Aborts on exhaustion.

@@ -181,16 +181,11 @@ static int reject(const struct kind *k, enum defect d, const char *begin, const 
                   char *why, size_t why_len)
 {
     switch (d) {
-    case DEFECT_TOO_BIG:
-        return fail(why, why_len, k->range, begin, end, "", -ERANGE);
-    case DEFECT_NO_UNIT:
-        return fail(why, why_len, k->expected, begin, end, k->no_unit, -EINVAL);
-    case DEFECT_UNKNOWN_UNIT:
-        return fail(why, why_len, k->expected, begin, end, k->units, -EINVAL);
-    case DEFECT_FRACTION:
-        return fail(why, why_len, k->expected, begin, end, k->fraction, -EINVAL);
-    default:
-        return fail(why, why_len, k->expected, begin, end, common_hints[d], -EINVAL);
+    case DEFECT_TOO_BIG: return fail(why, why_len, k->range, begin, end, "", -ERANGE);
+    case DEFECT_NO_UNIT: return fail(why, why_len, k->expected, begin, end, k->no_unit, -EINVAL);
+    case DEFECT_UNKNOWN_UNIT: return fail(why, why_len, k->expected, begin, end, k->units, -EINVAL);
+    case DEFECT_FRACTION: return fail(why, why_len, k->expected, begin, end, k->fraction, -EINVAL);
+    default: return fail(why, why_len, k->expected, begin, end, common_hints[d], -EINVAL);
     }
 }
 

@@ -47,12 +47,11 @@ static const struct {
     {CURLE_HTTP3, TRANSFER_MALFORMED},
 };
 
-enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, int connected, int is_tls,
-                                        int body_cut)
+enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, int connected,
+                                                int is_tls, int body_cut)
 {
     switch (code) {
-    case CURLE_WRITE_ERROR:
-        return body_cut ? TRANSFER_BODY_CUT : TRANSFER_OTHER;
+    case CURLE_WRITE_ERROR: return body_cut ? TRANSFER_BODY_CUT : TRANSFER_OTHER;
     case CURLE_RECV_ERROR:
         /* On plain http a failed read always carries the OS's errno; one
          * without is libcurl refusing what it read: a bad chunk size, or
@@ -66,8 +65,7 @@ enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, in
         /* Once connected, this is "Unsupported HTTP version in response";
          * before, a URL scheme libcurl was built without. */
         return connected ? TRANSFER_MALFORMED : TRANSFER_OTHER;
-    default:
-        break;
+    default: break;
     }
     for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
         if (plain[i].code == code)
@@ -76,7 +74,8 @@ enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, in
     return TRANSFER_OTHER;
 }
 
-void engine__curl_code_words(CURLcode code, int connected, const char *errbuf, char *buf, size_t cap)
+void engine__curl_code_words(CURLcode code, int connected, const char *errbuf, char *buf,
+                             size_t cap)
 {
     const char *text = errbuf && errbuf[0] ? errbuf : curl_easy_strerror(code);
 

@@ -326,8 +326,8 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
         r->outcome = TRANSFER_MALFORMED;
         snprintf(words, words_cap, "curl: %s", cs->head.why);
     } else {
-        r->outcome =
-            engine__curl_code_outcome(code, r->os_errno, r->connected, is_tls(cs, code), cs->is_body_cut);
+        r->outcome = engine__curl_code_outcome(code, r->os_errno, r->connected, is_tls(cs, code),
+                                               cs->is_body_cut);
         /* A complete reply's message is its status: no words to make. */
         words[0] = '\0';
         if (r->outcome != TRANSFER_OK && r->outcome != TRANSFER_BODY_CUT)

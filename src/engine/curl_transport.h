@@ -40,12 +40,12 @@ struct curl_worker {
     struct curl_slist **kind_headers; /* per kind, built once */
     struct sock **socks;              /* by fd */
     size_t socks_cap;
-    uv_idle_t paced;           /* adds held back for the connect budget, next passes */
-    struct slot *queued;       /* those slots, oldest first */
+    uv_idle_t paced;     /* adds held back for the connect budget, next passes */
+    struct slot *queued; /* those slots, oldest first */
     struct slot *queued_tail;
     uint32_t n_queued;
-    uint32_t promised;         /* adds counted as new connections, not yet handed to libcurl's loop */
-    uint32_t opened;           /* sockets our opensocket callback opened, ever */
+    uint32_t promised;      /* adds counted as new connections, not yet handed to libcurl's loop */
+    uint32_t opened;        /* sockets our opensocket callback opened, ever */
     char url[CURL_URL_MAX]; /* scratch for expanding URLs; libcurl copies it */
 };
 
@@ -99,11 +99,12 @@ void engine__curl_slot_set_deadlines(struct slot *s);
  * CURLINFO_OS_ERRNO, connected whether a connection was made or reused,
  * is_tls whether it was https, body_cut whether our write callback
  * stopped it at max_body on purpose. */
-enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, int connected, int is_tls,
-                                        int body_cut);
+enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, int connected,
+                                                int is_tls, int body_cut);
 /* Writes "curl N: words" into buf: errbuf (CURLOPT_ERRORBUFFER) or, when
  * it is empty, libcurl's text for code; for libcurl's "Out of memory" on a
  * connection, what that means in a reply. */
-void engine__curl_code_words(CURLcode code, int connected, const char *errbuf, char *buf, size_t cap);
+void engine__curl_code_words(CURLcode code, int connected, const char *errbuf, char *buf,
+                             size_t cap);
 
 #endif

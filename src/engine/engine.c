@@ -108,23 +108,12 @@ static void apply_rate(struct engine *e, const struct command *cmd, char *text, 
     char why[96];
 
     switch (cmd->kind) {
-    case CMD_SET_RATE:
-        want = cmd->rate_per_s;
-        break;
-    case CMD_SET_CONCURRENCY:
-        want = (double)cmd->n;
-        break;
-    case CMD_STEP:
-        want = before + (double)cmd->n * e->config->load.rate_step_per_s;
-        break;
-    case CMD_DOUBLE:
-        want = before * 2;
-        break;
-    case CMD_HALVE:
-        want = before / 2;
-        break;
-    default:
-        break;
+    case CMD_SET_RATE: want = cmd->rate_per_s; break;
+    case CMD_SET_CONCURRENCY: want = (double)cmd->n; break;
+    case CMD_STEP: want = before + (double)cmd->n * e->config->load.rate_step_per_s; break;
+    case CMD_DOUBLE: want = before * 2; break;
+    case CMD_HALVE: want = before / 2; break;
+    default: break;
     }
     c->rate_per_s = clamp_rate(want, why, sizeof(why));
     snprintf(text, len, "%s: rate %.6g/s -> %.6g/s%s%s", cmd_kind_name(cmd->kind), before,
@@ -174,24 +163,12 @@ static void apply(struct engine *e, const struct command *cmd, char *text, size_
         return;
     }
     switch (cmd->kind) {
-    case CMD_SET_RATE:
-        apply_rate(e, cmd, text, len);
-        return;
-    case CMD_SET_MODEL:
-        apply_model(e, cmd, text, len);
-        return;
-    case CMD_SET_CONCURRENCY:
-        want = cmd->n;
-        break;
-    case CMD_STEP:
-        want = (int64_t)before + cmd->n * (int64_t)e->config->load.step;
-        break;
-    case CMD_DOUBLE:
-        want = (int64_t)before * 2;
-        break;
-    case CMD_HALVE:
-        want = before > 1 ? before / 2 : 1;
-        break;
+    case CMD_SET_RATE: apply_rate(e, cmd, text, len); return;
+    case CMD_SET_MODEL: apply_model(e, cmd, text, len); return;
+    case CMD_SET_CONCURRENCY: want = cmd->n; break;
+    case CMD_STEP: want = (int64_t)before + cmd->n * (int64_t)e->config->load.step; break;
+    case CMD_DOUBLE: want = (int64_t)before * 2; break;
+    case CMD_HALVE: want = before > 1 ? before / 2 : 1; break;
     case CMD_PAUSE:
         c->is_paused = 1;
         snprintf(text, len, "pause: no new requests, %u in flight finish", before);
@@ -214,9 +191,7 @@ static void apply(struct engine *e, const struct command *cmd, char *text, size_
         snprintf(text, len, "drop %u connections in flight", n);
         return;
     }
-    case CMD_MARK:
-        snprintf(text, len, "%s", cmd->note);
-        return;
+    case CMD_MARK: snprintf(text, len, "%s", cmd->note); return;
     case CMD_STOP:
         if (c->is_stopping) {
             c->is_aborting = 1;
@@ -237,8 +212,7 @@ static void apply(struct engine *e, const struct command *cmd, char *text, size_
     case CMD_REPLAY_EVENT:
         snprintf(text, len, "%s: only a replay moves in time; ignored", cmd_kind_name(cmd->kind));
         return;
-    case CMD__COUNT:
-        break;
+    case CMD__COUNT: break;
     }
     c->concurrency = clamp_concurrency(e, want, why, sizeof(why));
     snprintf(text, len, "%s: concurrency %u -> %u%s", cmd_kind_name(cmd->kind), before,
@@ -302,7 +276,6 @@ void engine__set_level(struct engine *e, double level, const char *who)
     snprintf(text, sizeof(text), "%s: %s%s", who, what, was_paused ? " (resumed)" : "");
     engine__merger_event(e->merger, EV_COMMAND, now_ns(e), text);
 }
-
 
 void engine__drain_commands(struct engine *e)
 {
@@ -413,8 +386,9 @@ int engine__build(const struct engine_params *p, char *err, size_t err_len, stru
     engine__merger_set_transport(e->merger, e->tp->name);
     publish_control(e); /* no worker runs yet: no lock needed */
     if (e->control.model == LOAD_OPEN && e->think_ms)
-        engine__merger_event(e->merger, EV_NOTICE, 0,
-                     "think_time not applied: the open model starts requests on its schedule");
+        engine__merger_event(
+            e->merger, EV_NOTICE, 0,
+            "think_time not applied: the open model starts requests on its schedule");
     if (e->control.max_in_flight < c->load.max_in_flight) {
         char text[TICK_TEXT_MAX];
 

@@ -18,7 +18,7 @@ struct chan;
 struct config;
 struct engine;
 
-#define ENGINE_DRAIN_MS 5000 /* how long a stop waits for requests in flight */
+#define ENGINE_DRAIN_MS 5000      /* how long a stop waits for requests in flight */
 #define ENGINE_RATE_MIN_PER_S 0.1 /* the open model's rate is clamped to this range */
 #define ENGINE_RATE_MAX_PER_S 1e7
 

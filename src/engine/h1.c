@@ -70,12 +70,12 @@ struct h1_slot {
     uint32_t n_tried; /* addresses its current connect has tried */
     int was_connected;
     int is_pending;
-    struct h1_slot *next;          /* in the pending list */
-    int is_looking_up;             /* waits for the target's addresses */
-    struct h1_slot *next_waiting;  /* in the waiting list */
+    struct h1_slot *next;         /* in the pending list */
+    int is_looking_up;            /* waits for the target's addresses */
+    struct h1_slot *next_waiting; /* in the waiting list */
     struct h1_slot *prev_waiting;
-    int is_queued;                 /* its connect waits for a pass's budget */
-    struct h1_slot *next_queued;   /* in the queue */
+    int is_queued;               /* its connect waits for a pass's budget */
+    struct h1_slot *next_queued; /* in the queue */
     struct h1_slot *prev_queued;
     enum transfer_outcome outcome; /* a pending completion */
     int os_errno;
@@ -315,17 +315,10 @@ static void on_data(struct slot *s, const char *data, size_t n)
     size_t used;
 
     switch (h1_resp_feed(&h->resp, data, n, &used)) {
-    case H1_MORE:
-        return;
-    case H1_DONE:
-        replied(s, used, n);
-        return;
-    case H1_CUT:
-        fail(s, TRANSFER_BODY_CUT, 0, "body cut at max_body");
-        return;
-    case H1_MALFORMED:
-        fail(s, TRANSFER_MALFORMED, 0, h1_resp_error(&h->resp));
-        return;
+    case H1_MORE: return;
+    case H1_DONE: replied(s, used, n); return;
+    case H1_CUT: fail(s, TRANSFER_BODY_CUT, 0, "body cut at max_body"); return;
+    case H1_MALFORMED: fail(s, TRANSFER_MALFORMED, 0, h1_resp_error(&h->resp)); return;
     }
 }
 
@@ -508,7 +501,8 @@ static void on_resolved(uv_async_t *a)
     int rc;
 
     /* libuv coalesces sends, and one may come after the result was taken. */
-    if (!hw->lookup || (rc = engine__lookup_result(hw->lookup, &hw->addrs, why, sizeof(why))) == -EAGAIN)
+    if (!hw->lookup ||
+        (rc = engine__lookup_result(hw->lookup, &hw->addrs, why, sizeof(why))) == -EAGAIN)
         return;
     engine__lookup_release(hw->lookup);
     hw->lookup = NULL;

@@ -97,8 +97,8 @@ int engine__transport_choose(struct engine *e, char *err, size_t err_len)
      * worker, off its loop, when its first request needs it: here, on the
      * starting thread with every signal blocked, a DNS server that never
      * answers would hold the start, and a stop, for the lookup's 10 s. */
-    e->h1->has_addrs =
-        engine__lookup_resolve(o.host, o.port, AI_NUMERICHOST, &e->h1->addrs, why, sizeof(why)) == 0;
+    e->h1->has_addrs = engine__lookup_resolve(o.host, o.port, AI_NUMERICHOST, &e->h1->addrs, why,
+                                              sizeof(why)) == 0;
     e->tp = &transport_h1;
     return 0;
 }

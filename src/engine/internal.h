@@ -104,7 +104,7 @@ void engine__interval_count_status(struct interval *iv, uint16_t code, uint64_t 
  * all running workers have delivered it. Thread-safe. */
 struct merger;
 struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl, struct chan *ch,
-                          uint64_t tick_ns);
+                                  uint64_t tick_ns);
 void engine__merger_free(struct merger *m);
 /* Worker w delivers its interval; is_final marks its last one. */
 void engine__merger_submit(struct merger *m, uint32_t w, const struct interval *iv, int is_final);
@@ -119,12 +119,13 @@ void engine__merger_set_board(struct merger *m, struct board *b);
 /* fn sees every tick after it is built, before it is published, under the
  * merger's lock: it may stamp fields and add events. Before the workers
  * start. */
-void engine__merger_set_observer(struct merger *m, void (*fn)(void *arg, struct tick *t), void *arg);
+void engine__merger_set_observer(struct merger *m, void (*fn)(void *arg, struct tick *t),
+                                 void *arg);
 /* Run state shown in ticks (running, paused, stopping). */
 void engine__merger_set_state(struct merger *m, enum run_state state, uint32_t target_concurrency);
 /* The load model shown in ticks, with the open model's rate and cap. */
 void engine__merger_set_load(struct merger *m, enum load_model model, double rate_per_s,
-                     uint32_t max_in_flight);
+                             uint32_t max_in_flight);
 /* Requests completed per second in the last tick published (0 before the
  * first): where a switch to the open model starts when no rate was set. */
 double engine__merger_last_rate(struct merger *m);
@@ -286,7 +287,8 @@ static inline uint64_t engine__share(uint64_t total, uint32_t n, uint32_t i)
 }
 
 /* worker.c */
-int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct worker **out);
+int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
+                       struct worker **out);
 int engine__worker_start(struct worker *w, char *err, size_t err_len);
 /* Runs the worker's loop on the calling thread until the worker is done:
  * what its thread does, and what in-process tests call instead. */
@@ -337,8 +339,8 @@ struct lookup;
  * H1_ADDRS_MAX. Returns 0; -EINVAL when AI_NUMERICHOST was asked and host
  * is no address literal; or -EHOSTUNREACH, with one line in why. Any
  * thread. */
-int engine__lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out, char *why,
-                   size_t why_len);
+int engine__lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out,
+                           char *why, size_t why_len);
 /* Starts resolving host and port (engine__lookup_resolve) on a thread of its own,
  * which sends wake (the caller's handle) once the result is in. Returns 0
  * and the lookup in *out, or a negative errno when no thread could start
@@ -365,7 +367,7 @@ int engine__slot_start(struct slot *s, uint64_t intended_ns);
  * are its traffic, words the transport's own message, naming it ("curl
  * 56: ...", "h1: read: ..."; "" when none). */
 void engine__slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_in,
-               uint64_t bytes_out, const char *words);
+                       uint64_t bytes_out, const char *words);
 
 /* engine.c: engine_start without the threads: the engine and its workers
  * built, no loop running, no wake set on the channel. In-process tests run

@@ -43,8 +43,8 @@ static void keep(struct h1_addrs *out, const struct addrinfo *res, int is_v4)
     }
 }
 
-int engine__lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out, char *why,
-                   size_t why_len)
+int engine__lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out,
+                           char *why, size_t why_len)
 {
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | flags};
     struct addrinfo *res;

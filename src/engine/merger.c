@@ -64,7 +64,7 @@ struct merger {
 };
 
 struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl, struct chan *ch,
-                          uint64_t tick_ns)
+                                  uint64_t tick_ns)
 {
     struct merger *m = xcalloc(1, sizeof(*m));
 
@@ -164,7 +164,7 @@ void engine__merger_set_state(struct merger *m, enum run_state state, uint32_t t
 }
 
 void engine__merger_set_load(struct merger *m, enum load_model model, double rate_per_s,
-                     uint32_t max_in_flight)
+                             uint32_t max_in_flight)
 {
     pthread_mutex_lock(&m->lock);
     m->model = model;

@@ -23,7 +23,7 @@ static void apply_out(struct engine *e, const struct ramp_out *out)
 {
     for (uint32_t i = 0; i < out->n_events; i++)
         engine__merger_event(e->merger, out->events[i].kind, out->events[i].at_ms * 1000000,
-                     out->events[i].text);
+                             out->events[i].text);
     if (out->set_level)
         engine__set_level(e, out->level, "ramp");
     if (out->stop)
@@ -97,22 +97,14 @@ int engine__plan_apply_todo(struct engine *e)
 static const char *manual_change(enum cmd_kind k)
 {
     switch (k) {
-    case CMD_SET_CONCURRENCY:
-        return "concurrency change";
-    case CMD_STEP:
-        return "step";
-    case CMD_DOUBLE:
-        return "double";
-    case CMD_HALVE:
-        return "halve";
-    case CMD_PAUSE:
-        return "pause";
-    case CMD_SET_RATE:
-        return "rate change";
-    case CMD_SET_MODEL:
-        return "model switch";
-    default:
-        return NULL;
+    case CMD_SET_CONCURRENCY: return "concurrency change";
+    case CMD_STEP: return "step";
+    case CMD_DOUBLE: return "double";
+    case CMD_HALVE: return "halve";
+    case CMD_PAUSE: return "pause";
+    case CMD_SET_RATE: return "rate change";
+    case CMD_SET_MODEL: return "model switch";
+    default: return NULL;
     }
 }
 

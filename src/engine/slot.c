@@ -90,7 +90,7 @@ static void count(struct kind_stats *k, uint64_t latency_us, int cls, uint64_t i
 }
 
 void engine__slot_done(struct slot *s, const struct transfer_result *done, uint64_t bytes_in,
-               uint64_t bytes_out, const char *words)
+                       uint64_t bytes_out, const char *words)
 {
     struct worker *w = s->w;
     struct interval *iv = &w->iv;

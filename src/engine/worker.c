@@ -1,8 +1,8 @@
 /*
  * A worker: one thread, one uv_loop_t, one transport, and the slots of its share
  * of the concurrency. Everything here runs on the worker's own thread except
- * engine__worker_new, engine__worker_start, engine__worker_join and engine__worker_free (main's thread,
- * before the thread starts or after it ended).
+ * engine__worker_new, engine__worker_start, engine__worker_join and engine__worker_free (main's
+ * thread, before the thread starts or after it ended).
  */
 #include <errno.h>
 #include <signal.h>
@@ -336,7 +336,8 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len, struct worker **out)
+int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
+                       struct worker **out)
 {
     struct worker *w = xcalloc(1, sizeof(*w));
     size_t n_kinds = workload_n_kinds(e->workload);

@@ -199,14 +199,10 @@ static size_t segment_max(const struct segment *seg)
     size_t lo, hi;
 
     switch (seg->op) {
-    case SEG_TEXT:
-        return seg->len;
-    case SEG_SEQ:
-        return DECIMAL_MAX;
-    case SEG_VU:
-        return DECIMAL_MAX / 2; /* 4294967295 */
-    case SEG_UUID:
-        return UUID_LEN;
+    case SEG_TEXT: return seg->len;
+    case SEG_SEQ: return DECIMAL_MAX;
+    case SEG_VU: return DECIMAL_MAX / 2; /* 4294967295 */
+    case SEG_UUID: return UUID_LEN;
     case SEG_RAND:
         /* B is A + bound - 1 modulo 2^64, also for the full range. */
         lo = signed_width(seg->lo);
@@ -333,21 +329,14 @@ static int put_segment(struct out *o, const struct segment *seg, uint64_t seq, u
     char tmp[UUID_LEN], *end = tmp + sizeof(tmp), *p = end;
 
     switch (seg->op) {
-    case SEG_TEXT:
-        return put(o, seg->text, seg->len);
-    case SEG_SEQ:
-        p = decimal(seq, end);
-        break;
-    case SEG_VU:
-        p = decimal(vu, end);
-        break;
+    case SEG_TEXT: return put(o, seg->text, seg->len);
+    case SEG_SEQ: p = decimal(seq, end); break;
+    case SEG_VU: p = decimal(vu, end); break;
     case SEG_UUID:
         format_uuid(rng, tmp);
         p = tmp;
         break;
-    case SEG_RAND:
-        p = format_rand(seg, rng, end);
-        break;
+    case SEG_RAND: p = format_rand(seg, rng, end); break;
     }
     return put(o, p, (size_t)(end - p));
 }
@@ -559,16 +548,13 @@ static int build_body(struct kind *k, const struct config_request *r, uint64_t *
                       const struct where *at, char *err, size_t err_len)
 {
     switch (r->body_kind) {
-    case CONFIG_BODY_NONE:
-        return 0;
+    case CONFIG_BODY_NONE: return 0;
     case CONFIG_BODY_TEXT:
         k->pub.body_len = strlen(r->body.value);
         k->body = (unsigned char *)xstrndup(r->body.value, k->pub.body_len);
         return 0;
-    case CONFIG_BODY_FILE:
-        return file_body(k, r, at, err, err_len);
-    case CONFIG_BODY_RANDOM:
-        return random_body(k, r, rng, at, err, err_len);
+    case CONFIG_BODY_FILE: return file_body(k, r, at, err, err_len);
+    case CONFIG_BODY_RANDOM: return random_body(k, r, rng, at, err, err_len);
     }
     fail(err, err_len, at, "body: unknown kind of body %d", (int)r->body_kind);
     return -EINVAL;

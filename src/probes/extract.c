@@ -39,7 +39,7 @@ static int compile_text(const struct config_probe *cfg, struct extractor *ex, ch
 }
 
 int probes__extractor_new(const struct config_probe *cfg, uint32_t index, char *why, size_t why_len,
-                  struct extractor **out)
+                          struct extractor **out)
 {
     struct extractor *ex = xcalloc(1, sizeof(*ex));
     int rc;
@@ -54,9 +54,7 @@ int probes__extractor_new(const struct config_probe *cfg, uint32_t index, char *
         ex->how = HOW_PROM;
         rc = probe_prom_compile(cfg->metric.value, &ex->prom, why, why_len);
         break;
-    default: /* text and command */
-        rc = compile_text(cfg, ex, why, why_len);
-        break;
+    default: /* text and command */ rc = compile_text(cfg, ex, why, why_len); break;
     }
     if (rc) {
         probes__extractor_free(ex);
@@ -75,7 +73,8 @@ void probes__extractor_free(struct extractor *ex)
     free(ex);
 }
 
-void probes__page_open(struct page *pg, const struct config_probe *cfg, const char *text, size_t len)
+void probes__page_open(struct page *pg, const struct config_probe *cfg, const char *text,
+                       size_t len)
 {
     memset(pg, 0, sizeof(*pg));
     pg->text = text;
@@ -90,8 +89,8 @@ void probes__page_close(struct page *pg)
     pg->doc = NULL;
 }
 
-int probes__extractor_read(const struct extractor *ex, const struct page *pg, double *out, char *why,
-                   size_t why_len)
+int probes__extractor_read(const struct extractor *ex, const struct page *pg, double *out,
+                           char *why, size_t why_len)
 {
     size_t n_series;
 
@@ -102,10 +101,8 @@ int probes__extractor_read(const struct extractor *ex, const struct page *pg, do
             return pg->doc_rc;
         }
         return probe_json_get(pg->doc, ex->arg, out, why, why_len);
-    case HOW_KEY:
-        return probe_parse_text_key(pg->text, pg->len, ex->arg, out, why, why_len);
-    case HOW_REGEX:
-        return probe_regex_match(ex->re, pg->text, pg->len, out, why, why_len);
+    case HOW_KEY: return probe_parse_text_key(pg->text, pg->len, ex->arg, out, why, why_len);
+    case HOW_REGEX: return probe_regex_match(ex->re, pg->text, pg->len, out, why, why_len);
     case HOW_PROM:
         return probe_prom_eval(ex->prom, pg->text, pg->len, out, &n_series, why, why_len);
     }

@@ -116,20 +116,14 @@ void probe_json_close(struct probe_json *doc)
 static const char *type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
     case JSON_INTEGER:
-    case JSON_REAL:
-        return "a number";
+    case JSON_REAL: return "a number";
     case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    case JSON_NULL:
-        break;
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: break;
     }
     return "null";
 }
@@ -226,13 +220,9 @@ static int to_number(const json_t *v, const char *pointer, double *out, char *wh
 
     switch (json_typeof(v)) {
     case JSON_REAL:
-    case JSON_INTEGER:
-        *out = json_number_value(v);
-        return 0;
+    case JSON_INTEGER: *out = json_number_value(v); return 0;
     case JSON_TRUE:
-    case JSON_FALSE:
-        *out = json_is_true(v) ? 1.0 : 0.0;
-        return 0;
+    case JSON_FALSE: *out = json_is_true(v) ? 1.0 : 0.0; return 0;
     case JSON_STRING:
         rc = probes__num_parse(json_string_value(v), json_string_length(v), 0, out);
         if (rc != 0) {
@@ -242,9 +232,7 @@ static int to_number(const json_t *v, const char *pointer, double *out, char *wh
             return rc == -ERANGE ? -ERANGE : -EDOM;
         }
         return 0;
-    default:
-        msg_set(why, why_len, "%s: %s is not a number", where, type_name(v));
-        return -EDOM;
+    default: msg_set(why, why_len, "%s: %s is not a number", where, type_name(v)); return -EDOM;
     }
 }
 

@@ -42,17 +42,14 @@ static void event(struct probes *ps, enum event_kind kind, const char *name, con
     board_event(ps->board, kind, since_start_ms(ps, uv_hrtime()), text);
 }
 
-static int alert_holds(const struct config_probe *cfg, const struct series *s, double v, double prev)
+static int alert_holds(const struct config_probe *cfg, const struct series *s, double v,
+                       double prev)
 {
     switch (cfg->alert_op) {
-    case CONFIG_ALERT_ABOVE:
-        return v > cfg->alert_value;
-    case CONFIG_ALERT_BELOW:
-        return v < cfg->alert_value;
-    case CONFIG_ALERT_CHANGES:
-        return s->shown.has_value && v != prev;
-    default:
-        return 0;
+    case CONFIG_ALERT_ABOVE: return v > cfg->alert_value;
+    case CONFIG_ALERT_BELOW: return v < cfg->alert_value;
+    case CONFIG_ALERT_CHANGES: return s->shown.has_value && v != prev;
+    default: return 0;
     }
 }
 
@@ -96,8 +93,8 @@ static void set_value(struct source *src, struct series *s, double raw, uint64_t
     s->raw_ns = now_ns;
     s->ok_ns = now_ns;
     if (s->shown.state == PROBE_FAILING || s->shown.state == PROBE_STALE)
-        event(src->ps, EV_PROBE, s->shown.name, " back: ",
-              has_value ? fmt_probe_value(v, shown) : "sampling again");
+        event(src->ps, EV_PROBE, s->shown.name,
+              " back: ", has_value ? fmt_probe_value(v, shown) : "sampling again");
     s->shown.state = has_value ? PROBE_OK : PROBE_PENDING;
     s->shown.error[0] = '\0';
     s->shown.sampled_ms = since_start_ms(src->ps, now_ns);
@@ -267,8 +264,7 @@ static int add_series(struct probes *ps, const char *path, const struct config_p
 
         series_name(cfg, j, name, sizeof(name));
         if (probes__extractor_new(cfg, j, why, sizeof(why), &s->ex) != 0) {
-            snprintf(err, err_len, "brink: %s:%u: [probe %s]: %s", path, cfg->line, cfg->name,
-                     why);
+            snprintf(err, err_len, "brink: %s:%u: [probe %s]: %s", path, cfg->line, cfg->name, why);
             return -EINVAL;
         }
         index = board_add(ps->board, name);
@@ -328,8 +324,8 @@ static int has_command(const struct config *c, const char **name)
     return 0;
 }
 
-static int check_commands(const struct config *c, const char *path, int allow_commands,
-                          char *err, size_t err_len)
+static int check_commands(const struct config *c, const char *path, int allow_commands, char *err,
+                          size_t err_len)
 {
     const char *name;
     struct stat st;
@@ -337,7 +333,9 @@ static int check_commands(const struct config *c, const char *path, int allow_co
     if (!has_command(c, &name))
         return 0;
     if (!allow_commands) {
-        snprintf(err, err_len, "brink: [probe %s]: command probes run only from your own config file, never here", name);
+        snprintf(err, err_len,
+                 "brink: [probe %s]: command probes run only from your own config file, never here",
+                 name);
         return -EPERM;
     }
     if (!path)
@@ -348,9 +346,10 @@ static int check_commands(const struct config *c, const char *path, int allow_co
         return -EPERM;
     }
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_uid != geteuid()) {
-        snprintf(err, err_len,
-                 "brink: %s: [probe %s]: refusing to run a command from a file others can write (mode %03o, owner %u; expected yours, e.g. chmod go-w)",
-                 path, name, (unsigned)(st.st_mode & 0777), (unsigned)st.st_uid);
+        snprintf(
+            err, err_len,
+            "brink: %s: [probe %s]: refusing to run a command from a file others can write (mode %03o, owner %u; expected yours, e.g. chmod go-w)",
+            path, name, (unsigned)(st.st_mode & 0777), (unsigned)st.st_uid);
         return -EPERM;
     }
     return 0;

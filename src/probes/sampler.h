@@ -29,8 +29,8 @@ struct extractor;
 
 /* What a fetch or a command brought back: the text, or why there is none. */
 struct result {
-    int rc;        /* 0, or negative: why says it */
-    char *text;    /* owned; NUL-terminated; NULL when rc != 0 */
+    int rc;     /* 0, or negative: why says it */
+    char *text; /* owned; NUL-terminated; NULL when rc != 0 */
     size_t len;
     char why[PROBE_WHY_MAX];
 };
@@ -68,7 +68,7 @@ struct series {
     int has_raw;             /* a previous raw value (counters) */
     double raw;
     uint64_t raw_ns;
-    uint64_t ok_ns;          /* the last good sample; 0 before */
+    uint64_t ok_ns; /* the last good sample; 0 before */
 };
 
 struct source {
@@ -111,7 +111,7 @@ void probes__fetch_cmd_kill(struct source *src);
 
 /* extract.c: how series `index` of a probe reads its value from a page. */
 int probes__extractor_new(const struct config_probe *cfg, uint32_t index, char *why, size_t why_len,
-                  struct extractor **out);
+                          struct extractor **out);
 void probes__extractor_free(struct extractor *ex);
 
 /* What a source brought back, parsed once for all its series: a JSON
@@ -124,9 +124,10 @@ struct page {
     char doc_why[PROBE_WHY_MAX];
 };
 
-void probes__page_open(struct page *pg, const struct config_probe *cfg, const char *text, size_t len);
+void probes__page_open(struct page *pg, const struct config_probe *cfg, const char *text,
+                       size_t len);
 void probes__page_close(struct page *pg);
-int probes__extractor_read(const struct extractor *ex, const struct page *pg, double *out, char *why,
-                   size_t why_len);
+int probes__extractor_read(const struct extractor *ex, const struct page *pg, double *out,
+                           char *why, size_t why_len);
 
 #endif

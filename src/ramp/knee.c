@@ -10,9 +10,9 @@
 
 #include "ramp/ramp.h"
 
-#define KNEE_GAIN 0.25     /* below this share of linear scaling, users add nothing */
-#define LITTLE_SLACK 0.25  /* measured latency within 25% of Little's prediction */
-#define NOISE_SIGMAS 2.0   /* a gain smaller than this many standard errors is noise */
+#define KNEE_GAIN 0.25    /* below this share of linear scaling, users add nothing */
+#define LITTLE_SLACK 0.25 /* measured latency within 25% of Little's prediction */
+#define NOISE_SIGMAS 2.0  /* a gain smaller than this many standard errors is noise */
 
 long knee_find(const struct knee_point *pts, size_t n, double think_s, struct knee_why *why)
 {
@@ -24,8 +24,8 @@ long knee_find(const struct knee_point *pts, size_t n, double think_s, struct kn
             continue;
         /* What the extra users would add if the server scaled linearly. */
         ideal = a->throughput * (b->users / a->users - 1.0);
-        noise = NOISE_SIGMAS * sqrt(a->throughput_se * a->throughput_se +
-                                    b->throughput_se * b->throughput_se);
+        noise = NOISE_SIGMAS *
+                sqrt(a->throughput_se * a->throughput_se + b->throughput_se * b->throughput_se);
         if (ideal <= noise)
             continue; /* a step too small to tell scaling from noise */
         gain = (b->throughput - a->throughput) / ideal;

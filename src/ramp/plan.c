@@ -24,7 +24,7 @@
 struct ramp {
     const struct config_ramp *cfg;
     double think_s;
-    enum load_model model;   /* of the latest tick: what a level means */
+    enum load_model model; /* of the latest tick: what a level means */
     enum plan_phase phase;
     uint32_t step;           /* 0-based index of the current step */
     double level;            /* the level the plan set last */
@@ -86,13 +86,13 @@ static void fmt_level(const struct ramp *r, double level, char *buf, size_t len)
 #define RAMP_PRINTF(f, a)
 #endif
 
-static void out_event(struct ramp_out *out, uint64_t at_ms, enum event_kind kind,
-                      const char *fmt, ...) RAMP_PRINTF(4, 5);
+static void out_event(struct ramp_out *out, uint64_t at_ms, enum event_kind kind, const char *fmt,
+                      ...) RAMP_PRINTF(4, 5);
 static void tick_event(struct tick *t, enum event_kind kind, const char *fmt, ...)
     RAMP_PRINTF(3, 4);
 
-static void out_event(struct ramp_out *out, uint64_t at_ms, enum event_kind kind,
-                      const char *fmt, ...)
+static void out_event(struct ramp_out *out, uint64_t at_ms, enum event_kind kind, const char *fmt,
+                      ...)
 {
     struct tick_event *e;
     va_list ap;
@@ -181,12 +181,13 @@ static void add_point(struct ramp *r, struct tick *t, const struct step_row *f)
     if (k < 0 || (size_t)k != r->n_points - 1)
         return;
     r->knee_found = 1;
-    tick_event(t, EV_DETECTION,
-               "knee: c=%.0f adds no throughput over c=%.0f (%.0f vs %.0f req/s, %.0f%% of linear); mean latency %s, Little's law predicts %s",
-               r->points[k].users, r->points[why.scaled].users, r->points[k].throughput,
-               r->points[why.scaled].throughput, why.gain * 100,
-               units_format_duration((uint64_t)(r->points[k].mean_latency_s * 1e6), a, sizeof(a)),
-               units_format_duration((uint64_t)(why.little_s * 1e6), b, sizeof(b)));
+    tick_event(
+        t, EV_DETECTION,
+        "knee: c=%.0f adds no throughput over c=%.0f (%.0f vs %.0f req/s, %.0f%% of linear); mean latency %s, Little's law predicts %s",
+        r->points[k].users, r->points[why.scaled].users, r->points[k].throughput,
+        r->points[why.scaled].throughput, why.gain * 100,
+        units_format_duration((uint64_t)(r->points[k].mean_latency_s * 1e6), a, sizeof(a)),
+        units_format_duration((uint64_t)(why.little_s * 1e6), b, sizeof(b)));
 }
 
 /* A percentile limit of stop_when crossed in this tick: said once a step. */
@@ -246,8 +247,7 @@ static void enter_step(struct ramp *r, uint32_t i, uint64_t at_ms, struct ramp_o
     out->level = r->level;
     fmt_level(r, r->level, lv, sizeof(lv));
     if (r->cfg->requests_per_user)
-        snprintf(hold, sizeof(hold), "%u requests per user",
-                 (unsigned)r->cfg->requests_per_user);
+        snprintf(hold, sizeof(hold), "%u requests per user", (unsigned)r->cfg->requests_per_user);
     else
         units_format_duration(r->cfg->hold_us, hold, sizeof(hold));
     units_format_duration(r->cfg->warmup_us, warm, sizeof(warm));
@@ -281,9 +281,7 @@ void ramp_start(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
 void ramp_toggle(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
 {
     switch (r->phase) {
-    case PLAN_OFF:
-        ramp_start(r, at_ms, out);
-        return;
+    case PLAN_OFF: ramp_start(r, at_ms, out); return;
     case PLAN_PAUSED:
         out_event(out, at_ms, EV_COMMAND, "ramp resumed: step %u/%u starts again", r->step + 1,
                   n_steps(r));
@@ -321,9 +319,10 @@ static void say_breaking_point(struct ramp *r, struct tick *t, const char *why)
     }
     fmt_level(r, r->last_good, good, sizeof(good));
     units_format_duration(r->last_good_p99, p99, sizeof(p99));
-    tick_event(t, EV_DETECTION,
-               "breaking point: step %u (%s) failed: %s; last good: step %u (%s, %.0f req/s, p99 %s)",
-               r->step + 1, lv, why, r->last_good_step + 1, good, r->last_good_rate, p99);
+    tick_event(
+        t, EV_DETECTION,
+        "breaking point: step %u (%s) failed: %s; last good: step %u (%s, %.0f req/s, p99 %s)",
+        r->step + 1, lv, why, r->last_good_step + 1, good, r->last_good_rate, p99);
 }
 
 /* The step's action after a failure. */
@@ -384,8 +383,8 @@ static void end_step(struct ramp *r, struct tick *t, struct ramp_out *out)
             act_on_failure(r, t, why, out);
             return;
         }
-        tick_event(t, EV_DETECTION, "ramp step %u/%u (%s) passed: %.0f req/s, p99 %s",
-                   r->step + 1, n_steps(r), lv, steps_row_rate(f), p99);
+        tick_event(t, EV_DETECTION, "ramp step %u/%u (%s) passed: %.0f req/s, p99 %s", r->step + 1,
+                   n_steps(r), lv, steps_row_rate(f), p99);
         r->has_passed = 1;
         r->last_good = r->level;
         r->last_good_step = r->step;

@@ -31,11 +31,11 @@ struct config_ramp;
 
 /* What a call asks of the engine. */
 struct ramp_out {
-    int set_level;                      /* move the load to level */
-    double level;                       /* users, or requests/s (open model) */
-    int stop;                           /* end the run (drain) */
-    char stop_why[TICK_TEXT_MAX];       /* what to say when it does */
-    uint32_t n_events;                  /* events to log (controls only; */
+    int set_level;                             /* move the load to level */
+    double level;                              /* users, or requests/s (open model) */
+    int stop;                                  /* end the run (drain) */
+    char stop_why[TICK_TEXT_MAX];              /* what to say when it does */
+    uint32_t n_events;                         /* events to log (controls only; */
     struct tick_event events[RAMP_OUT_EVENTS]; /* ramp_on_tick adds to the tick) */
 };
 
@@ -73,17 +73,17 @@ void ramp_on_tick(struct ramp *r, struct tick *t, struct ramp_out *out);
 
 /* One judged step, as the knee sees it. */
 struct knee_point {
-    double users;           /* concurrency held */
-    double throughput;      /* completed requests per second */
-    double throughput_se;   /* standard error of throughput (0: unknown) */
-    double mean_latency_s;  /* mean response time */
+    double users;          /* concurrency held */
+    double throughput;     /* completed requests per second */
+    double throughput_se;  /* standard error of throughput (0: unknown) */
+    double mean_latency_s; /* mean response time */
 };
 
 /* Why knee_find chose its step. */
 struct knee_why {
-    size_t scaled;          /* the last step that still scaled (before the knee) */
-    double gain;            /* throughput gain over it, as a fraction of the ideal */
-    double little_s;        /* the latency Little's law predicts at the knee step */
+    size_t scaled;   /* the last step that still scaled (before the knee) */
+    double gain;     /* throughput gain over it, as a fraction of the ideal */
+    double little_s; /* the latency Little's law predicts at the knee step */
 };
 
 /*

@@ -8,23 +8,22 @@
 static uint64_t row_pct(const struct step_row *row, enum config_rule_metric m)
 {
     switch (m) {
-    case CONFIG_RULE_P50:
-        return row->p50_us;
-    case CONFIG_RULE_P90:
-        return row->p90_us;
-    case CONFIG_RULE_P99:
-        return row->p99_us;
-    default:
-        return row->p999_us;
+    case CONFIG_RULE_P50: return row->p50_us;
+    case CONFIG_RULE_P90: return row->p90_us;
+    case CONFIG_RULE_P99: return row->p99_us;
+    default: return row->p999_us;
     }
 }
 
 const char *verdict_rule_name(const struct config_rule *rule)
 {
     static const char *const names[] = {
-        [CONFIG_RULE_ERROR_RATE] = "error_rate", [CONFIG_RULE_P50] = "p50",
-        [CONFIG_RULE_P90] = "p90",               [CONFIG_RULE_P99] = "p99",
-        [CONFIG_RULE_P999] = "p99.9",            [CONFIG_RULE_THROUGHPUT_DROP] = "throughput_drop",
+        [CONFIG_RULE_ERROR_RATE] = "error_rate",
+        [CONFIG_RULE_P50] = "p50",
+        [CONFIG_RULE_P90] = "p90",
+        [CONFIG_RULE_P99] = "p99",
+        [CONFIG_RULE_P999] = "p99.9",
+        [CONFIG_RULE_THROUGHPUT_DROP] = "throughput_drop",
         [CONFIG_RULE_RATE_SHORTFALL] = "rate_shortfall",
     };
 
@@ -32,8 +31,8 @@ const char *verdict_rule_name(const struct config_rule *rule)
 }
 
 int verdict_rule_trips(const struct config_rule *rule, const struct step_row *f,
-                       const struct steps *st, enum load_model model, double best_rate,
-                       char *why, size_t len)
+                       const struct steps *st, enum load_model model, double best_rate, char *why,
+                       size_t len)
 {
     char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX];
     double v, rate;

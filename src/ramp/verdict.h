@@ -26,8 +26,8 @@ const char *verdict_rule_name(const struct config_rule *rule);
  * never trips).
  */
 int verdict_rule_trips(const struct config_rule *rule, const struct step_row *f,
-                       const struct steps *st, enum load_model model, double best_rate,
-                       char *why, size_t len);
+                       const struct steps *st, enum load_model model, double best_rate, char *why,
+                       size_t len);
 
 /* One condition that failed, for reports. */
 struct verdict_fail {

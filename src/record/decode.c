@@ -183,7 +183,8 @@ static int get_hist(struct ctx *c, json_t *o, struct tick_kind *k)
     k->hist_len = 0;
     if (!v)
         return 0;
-    if (!json_is_string(v) || record__hist_unpack(c->h, json_string_value(v), json_string_length(v)) != 0)
+    if (!json_is_string(v) ||
+        record__hist_unpack(c->h, json_string_value(v), json_string_length(v)) != 0)
         return fail(c, "hist", "not a stored histogram");
     append_hist(c, k);
     return 0;

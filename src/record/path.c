@@ -32,7 +32,7 @@ static void clean_host(char *dst, const char *host)
 }
 
 int record_session_path(const char *dir, uint64_t wall_ms, const char *host, long pid, char *buf,
-                     size_t buf_len, char *err, size_t err_len)
+                        size_t buf_len, char *err, size_t err_len)
 {
     char name[HOST_MAX + 1], stamp[32];
     time_t secs = (time_t)(wall_ms / 1000);

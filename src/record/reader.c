@@ -107,7 +107,8 @@ static json_t *parse_object(const char *line, size_t len, const char **type, cha
     return o;
 }
 
-int record_parse_tick_line(const char *line, size_t len, struct tick **out, char *why, size_t why_len)
+int record_parse_tick_line(const char *line, size_t len, struct tick **out, char *why,
+                           size_t why_len)
 {
     const char *type;
     json_t *o = parse_object(line, len, &type, why, why_len);
@@ -148,7 +149,8 @@ static int read_header(struct record_reader *r, char *err, size_t err_len)
         return -ENODATA;
     }
     o = len >= 0 ? parse_object(r->line, (size_t)len, &type, why, sizeof(why)) : NULL;
-    if (!o || strcmp(type, "header") != 0 || strcmp(text_of(o, "format"), RECORD_FORMAT_NAME) != 0 ||
+    if (!o || strcmp(type, "header") != 0 ||
+        strcmp(text_of(o, "format"), RECORD_FORMAT_NAME) != 0 ||
         !json_is_integer(json_object_get(o, "version"))) {
         msg_set(err, err_len,
                 "brink: %s:1: not a brink session file (expected a header line with format \"%s\")",
@@ -178,7 +180,7 @@ static int read_header(struct record_reader *r, char *err, size_t err_len)
 }
 
 int record_read_stream(FILE *f, const char *name, record_notice_fn *notice_fn, void *arg, char *err,
-                    size_t err_len, struct record_reader **out)
+                       size_t err_len, struct record_reader **out)
 {
     struct record_reader *r = xcalloc(1, sizeof(*r));
     int rc;
@@ -199,8 +201,8 @@ int record_read_stream(FILE *f, const char *name, record_notice_fn *notice_fn, v
     return 0;
 }
 
-int record_read_open(const char *path, record_notice_fn *notice_fn, void *arg, char *err, size_t err_len,
-                  struct record_reader **out)
+int record_read_open(const char *path, record_notice_fn *notice_fn, void *arg, char *err,
+                     size_t err_len, struct record_reader **out)
 {
     char why[256];
     FILE *f;

@@ -59,7 +59,7 @@ struct record_writer;
  * full) the writer is still returned, stopped: see record_writer_error.
  */
 int record_open(const char *path, const struct record_header_info *info, char *err, size_t err_len,
-             struct record_writer **out);
+                struct record_writer **out);
 
 /*
  * Appends t as one line. Returns 0; -E2BIG when the line would exceed
@@ -93,7 +93,7 @@ int record_close(struct record_writer *w, const struct record_trailer_info *trai
  * is too small, or the negative errno of mkdir with a sentence in err.
  */
 int record_session_path(const char *dir, uint64_t wall_ms, const char *host, long pid, char *buf,
-                     size_t buf_len, char *err, size_t err_len);
+                        size_t buf_len, char *err, size_t err_len);
 
 /* --------------------------------------------------------------- recorder
  * A thread that owns a writer and a bounded queue of ticks. Push from one
@@ -102,10 +102,10 @@ struct record_recorder;
 
 /* What a recorder did, for the console and the exit status. */
 struct record_result {
-    uint64_t ticks_written;      /* lines written */
-    uint64_t ticks_dropped;      /* pushes refused because the queue was full */
-    uint64_t ticks_not_recorded; /* ticks the writer could not write */
-    int error;                   /* 0, or the negative errno that stopped the writer */
+    uint64_t ticks_written;         /* lines written */
+    uint64_t ticks_dropped;         /* pushes refused because the queue was full */
+    uint64_t ticks_not_recorded;    /* ticks the writer could not write */
+    int error;                      /* 0, or the negative errno that stopped the writer */
     char reason[RECORD_REASON_MAX]; /* "" or "recording stopped: ..." */
 };
 
@@ -126,7 +126,7 @@ void record_recorder_status(struct record_recorder *rec, struct record_result *o
  * closes the writer, joins the thread, frees rec and fills out (may be
  * NULL). Returns out->error. record_recorder_stop(NULL, ...) returns 0. */
 int record_recorder_stop(struct record_recorder *rec, const struct record_trailer_info *trailer,
-                      struct record_result *out);
+                         struct record_result *out);
 
 /* ----------------------------------------------------------------- reader
  * One thread per reader. The reader never trusts the file: lines are capped
@@ -176,10 +176,10 @@ struct record_end {
  * not a regular file (a FIFO, a device: refused before any read), or the
  * negative errno of open, with a sentence in err.
  */
-int record_read_open(const char *path, record_notice_fn *notice, void *arg, char *err, size_t err_len,
-                  struct record_reader **out);
+int record_read_open(const char *path, record_notice_fn *notice, void *arg, char *err,
+                     size_t err_len, struct record_reader **out);
 int record_read_stream(FILE *f, const char *name, record_notice_fn *notice, void *arg, char *err,
-                    size_t err_len, struct record_reader **out);
+                       size_t err_len, struct record_reader **out);
 
 const struct record_header *record_read_header(const struct record_reader *r);
 
@@ -204,6 +204,7 @@ void record_read_close(struct record_reader *r);
  * tick (a header, a trailer, an unknown type), or -EINVAL with a reason in
  * why.
  */
-int record_parse_tick_line(const char *line, size_t len, struct tick **out, char *why, size_t why_len);
+int record_parse_tick_line(const char *line, size_t len, struct tick **out, char *why,
+                           size_t why_len);
 
 #endif

@@ -135,7 +135,7 @@ void record_recorder_status(struct record_recorder *rec, struct record_result *o
 }
 
 int record_recorder_stop(struct record_recorder *rec, const struct record_trailer_info *trailer,
-                      struct record_result *out)
+                         struct record_result *out)
 {
     struct record_result res;
     int rc;

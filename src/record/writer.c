@@ -159,7 +159,7 @@ static int open_new(const char *path, int *is_regular, char *err, size_t err_len
 }
 
 int record_open(const char *path, const struct record_header_info *info, char *err, size_t err_len,
-             struct record_writer **out)
+                struct record_writer **out)
 {
     size_t plen = strlen(path);
     struct record_writer *w;

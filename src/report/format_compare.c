@@ -228,8 +228,8 @@ int format_compare(const struct steps *const *tables, const char *const *labels,
             append(&l, "    %-*s", LEVEL_W - 2,
                    report__shown(kinds[j], TICK_NAME_MAX, name, sizeof(name)));
             for (size_t i = 0; i < n; i++)
-                put_kind_group(&l, tables[i],
-                               find_level(tables[i], &keys[k], &r) == 0 ? &r : NULL, kinds[j]);
+                put_kind_group(&l, tables[i], find_level(tables[i], &keys[k], &r) == 0 ? &r : NULL,
+                               kinds[j]);
             put_line(out, &l);
         }
     }

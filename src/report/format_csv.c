@@ -136,8 +136,7 @@ int format_csv_tick(struct format_csv *c, const struct tick *t)
             ",%" PRIu64 ",%s,%" PRIu64,
             t->seq, t->start_us, t->duration_us, run_state_name(t->state), t->target_concurrency,
             t->actual_concurrency, t->in_flight, k->completed, k->ok,
-            report__fmt_fixed(tick_per_s(k->completed, t->duration_us), 3, rate),
-            k->bytes_in);
+            report__fmt_fixed(tick_per_s(k->completed, t->duration_us), 3, rate), k->bytes_in);
     if (k->window.count > 0)
         fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
                 k->window.pct_us[0], k->window.pct_us[1], k->window.pct_us[2], k->window.pct_us[3],
@@ -173,7 +172,8 @@ static void put_step_line(FILE *out, size_t i, const struct step_row *r, const c
 {
     char level[REPORT_NUM_MAX], per_s[REPORT_NUM_MAX];
 
-    fprintf(out, "%zu,%s,%s,", i + 1, load_model_name(r->model), report__fmt_g(r->level, 17, level));
+    fprintf(out, "%zu,%s,%s,", i + 1, load_model_name(r->model),
+            report__fmt_g(r->level, 17, level));
     put_quoted(out, name, TICK_NAME_MAX);
     fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s", r->start_us,
             r->duration_us, completed, ok, completed - ok, report__fmt_fixed(rate, 3, per_s));

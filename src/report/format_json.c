@@ -117,8 +117,8 @@ static void put_latency(FILE *out, const char *key, const struct hist *h)
 
 /* A kind's totals; latency_us times its successes. failed, when not NULL,
  * adds failed_latency_us, the latency of the failed requests. */
-static void put_totals(FILE *out, const struct summary_totals *k, const struct summary_totals *failed,
-                       uint64_t duration_us)
+static void put_totals(FILE *out, const struct summary_totals *k,
+                       const struct summary_totals *failed, uint64_t duration_us)
 {
     fputc('{', out);
     if (k->name != NULL) {
@@ -135,7 +135,8 @@ static void put_totals(FILE *out, const struct summary_totals *k, const struct s
     put_latency(out, "latency_us", k->hist);
     if (failed)
         put_latency(out, "failed_latency_us", failed->hist);
-    fprintf(out, ",\"histogram_gaps\":%" PRIu64 "}", k->hist_gaps + (failed ? failed->hist_gaps : 0));
+    fprintf(out, ",\"histogram_gaps\":%" PRIu64 "}",
+            k->hist_gaps + (failed ? failed->hist_gaps : 0));
 }
 
 /* ,"statuses":{"200":N,...}: responses by HTTP status code, in code order. */
@@ -214,8 +215,8 @@ static void put_step(FILE *out, const struct steps *st, const struct step_row *r
     put_step_kinds(out, st, r);
     if (r->plan_step) {
         fprintf(out,
-                ",\"plan\":{\"step\":%" PRIu32 ",\"n_steps\":%" PRIu32
-                ",\"warmup_us\":%" PRIu64 ",\"verdict\":\"%s\",\"why\":",
+                ",\"plan\":{\"step\":%" PRIu32 ",\"n_steps\":%" PRIu32 ",\"warmup_us\":%" PRIu64
+                ",\"verdict\":\"%s\",\"why\":",
                 r->plan_step, r->plan_n_steps, r->warmup_us, plan_verdict_name(r->verdict));
         put_string(out, r->why, TICK_TEXT_MAX);
         fputc('}', out);
@@ -291,14 +292,15 @@ static void put_verdicts(FILE *out, const struct report_verdicts *v)
     fprintf(out, "],\"steps_failed\":%" PRIu32 "}", v->steps_failed);
 }
 
-int format_json(const struct summary *sum, const struct steps *st,
-                const struct report_verdicts *v, FILE *out)
+int format_json(const struct summary *sum, const struct steps *st, const struct report_verdicts *v,
+                FILE *out)
 {
     struct summary_totals k;
     uint64_t d = summary_duration_us(sum);
     struct summary_totals failed;
 
-    fprintf(out, "{\"brink_report\":%d,\"duration_us\":%" PRIu64 ",\n\"total\":", REPORT_JSON_VERSION,
+    fprintf(out,
+            "{\"brink_report\":%d,\"duration_us\":%" PRIu64 ",\n\"total\":", REPORT_JSON_VERSION,
             d);
     summary_totals(sum, SUMMARY_TOTAL, &k);
     summary_totals(sum, SUMMARY_FAILED, &failed);

@@ -18,7 +18,7 @@
 #include "report/internal.h"
 #include "report/summary.h"
 
-#define CELL_MAX (REPORT_NAME_MAX + 8) /* a cell: a number, or a probe name and " last" */
+#define CELL_MAX (REPORT_NAME_MAX + 8)  /* a cell: a number, or a probe name and " last" */
 #define VERDICT_MAX (TICK_TEXT_MAX + 8) /* the verdict cell: "FAIL: " and why */
 
 enum col {
@@ -96,7 +96,7 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
             return probe_cell(r, col, buf);
         snprintf(buf, CELL_MAX, "%s %s",
                  report__shown(steps_probe_name(st, (uint32_t)col / 2), TICK_NAME_MAX, name,
-                              sizeof(name)),
+                               sizeof(name)),
                  col % 2 == 0 ? "max" : "last");
         return buf;
     }
@@ -113,26 +113,16 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
             return "-";
         snprintf(buf, CELL_MAX, "%" PRIu32 "/%" PRIu32, r->plan_step, r->plan_n_steps);
         return buf;
-    case COL_LEVEL:
-        return report__fmt_level(r->model == LOAD_OPEN, r->level, buf);
-    case COL_START:
-        return units_format_duration(r->start_us, buf, CELL_MAX);
-    case COL_DURATION:
-        return units_format_duration(r->duration_us, buf, CELL_MAX);
-    case COL_REQUESTS:
-        return report__fmt_grouped(r->completed, buf);
-    case COL_RATE:
-        return report__fmt_rate(tick_per_s(r->completed, r->duration_us), buf);
-    case COL_MBIN:
-        return report__fmt_fixed(tick_per_s(r->bytes_in, r->duration_us) / 1e6, 2, buf);
-    case COL_P50:
-        return latency(r, r->p50_us, buf);
-    case COL_P99:
-        return latency(r, r->p99_us, buf);
-    case COL_MAX:
-        return latency(r, r->max_us, buf);
-    case COL__FIXED:
-        break;
+    case COL_LEVEL: return report__fmt_level(r->model == LOAD_OPEN, r->level, buf);
+    case COL_START: return units_format_duration(r->start_us, buf, CELL_MAX);
+    case COL_DURATION: return units_format_duration(r->duration_us, buf, CELL_MAX);
+    case COL_REQUESTS: return report__fmt_grouped(r->completed, buf);
+    case COL_RATE: return report__fmt_rate(tick_per_s(r->completed, r->duration_us), buf);
+    case COL_MBIN: return report__fmt_fixed(tick_per_s(r->bytes_in, r->duration_us) / 1e6, 2, buf);
+    case COL_P50: return latency(r, r->p50_us, buf);
+    case COL_P99: return latency(r, r->p99_us, buf);
+    case COL_MAX: return latency(r, r->max_us, buf);
+    case COL__FIXED: break;
     }
     return "";
 }
@@ -206,8 +196,8 @@ static void print_breaking_point(FILE *out, const struct steps *st)
         return;
     fputs("breaking point: ", out);
     if (good)
-        fprintf(out, "highest step that passed %" PRIu32 " (%s, %s req/s, p99 %s)",
-                good->plan_step, report__fmt_level(good->model == LOAD_OPEN, good->level, lv),
+        fprintf(out, "highest step that passed %" PRIu32 " (%s, %s req/s, p99 %s)", good->plan_step,
+                report__fmt_level(good->model == LOAD_OPEN, good->level, lv),
                 report__fmt_rate(tick_per_s(good->completed, good->duration_us), rate),
                 latency(good, good->p99_us, p99));
     else
@@ -224,31 +214,27 @@ static void print_breaking_point(FILE *out, const struct steps *st)
 static const char *kind_cell(const struct steps *st, const struct step_row *r, uint32_t k, int col,
                              char *buf)
 {
-    static const char *const heads[] = {"level", "kind", "requests", "req/s", "failed",
-                                        "p50",   "p99",  "max"};
+    static const char *const heads[] = {"level",  "kind", "requests", "req/s",
+                                        "failed", "p50",  "p99",      "max"};
     const struct step_kind *sk;
 
     if (r == NULL)
         return heads[col];
     sk = &r->kinds[k];
     switch (col) {
-    case 0:
-        return report__fmt_level(r->model == LOAD_OPEN, r->level, buf);
-    case 1:
-        return report__shown(steps_kind_name(st, k), TICK_NAME_MAX, buf, CELL_MAX);
-    case 2:
-        return report__fmt_grouped(sk->completed, buf);
-    case 3:
-        return report__fmt_rate(steps_kind_rate(r, k), buf);
-    case 4:
-        return report__fmt_grouped(sk->completed - sk->ok, buf);
-    default:
-        break;
+    case 0: return report__fmt_level(r->model == LOAD_OPEN, r->level, buf);
+    case 1: return report__shown(steps_kind_name(st, k), TICK_NAME_MAX, buf, CELL_MAX);
+    case 2: return report__fmt_grouped(sk->completed, buf);
+    case 3: return report__fmt_rate(steps_kind_rate(r, k), buf);
+    case 4: return report__fmt_grouped(sk->completed - sk->ok, buf);
+    default: break;
     }
     if (sk->timed == 0)
         return "-";
-    return units_format_duration(col == 5 ? sk->p50_us : col == 6 ? sk->p99_us : sk->max_us, buf,
-                                 CELL_MAX);
+    return units_format_duration(col == 5   ? sk->p50_us
+                                 : col == 6 ? sk->p99_us
+                                            : sk->max_us,
+                                 buf, CELL_MAX);
 }
 
 #define KIND_COLS 8
@@ -282,7 +268,8 @@ static void print_kinds(FILE *out, const struct steps *st)
             if (r && r->kinds[k].completed == 0)
                 continue;
             for (int c = 0; c < KIND_COLS; c++)
-                fprintf(out, c < 2 ? "  %-*s" : "  %*s", (int)width[c], kind_cell(st, r, k, c, buf));
+                fprintf(out, c < 2 ? "  %-*s" : "  %*s", (int)width[c],
+                        kind_cell(st, r, k, c, buf));
             fputc('\n', out);
         }
     }

@@ -24,10 +24,10 @@
  * values, and the ramp steps that failed. */
 #define REPORT_VERDICTS_MAX 16
 struct report_verdicts {
-    uint32_t n_rules;                          /* conditions judged */
-    uint32_t n_failed;                         /* of those, failed */
+    uint32_t n_rules;                             /* conditions judged */
+    uint32_t n_failed;                            /* of those, failed */
     char why[REPORT_VERDICTS_MAX][TICK_TEXT_MAX]; /* each with its value (raw) */
-    uint32_t steps_failed;                     /* ramp steps the plan failed */
+    uint32_t steps_failed;                        /* ramp steps the plan failed */
 };
 
 struct hist;
@@ -60,8 +60,8 @@ int format_final(const struct summary *sum, struct steps *st, FILE *out);
  * NULL, adds "thresholds": the conditions judged, each failed one with its
  * measured value, and the ramp steps that failed.
  */
-int format_json(const struct summary *sum, const struct steps *st,
-                const struct report_verdicts *v, FILE *out);
+int format_json(const struct summary *sum, const struct steps *st, const struct report_verdicts *v,
+                FILE *out);
 
 /*
  * CSV for spreadsheets (RFC 4180, CRLF line ends): a header row, then one row

@@ -49,7 +49,7 @@ struct probe_totals {
     int has_value;
     double last;
     double max;
-    uint64_t failing_ticks;       /* ticks that ended with it failing or stale */
+    uint64_t failing_ticks; /* ticks that ended with it failing or stale */
     char last_error[TICK_TEXT_MAX];
 };
 
@@ -68,8 +68,8 @@ struct summary {
     uint64_t aborted;
     uint64_t bodies_cut;
     struct kind_totals total;
-    struct kind_totals service; /* open model: service times (actual start to end) */
-    struct kind_totals failed;  /* the latency of failed requests, all kinds */
+    struct kind_totals service;  /* open model: service times (actual start to end) */
+    struct kind_totals failed;   /* the latency of failed requests, all kinds */
     struct kind_totals send_lag; /* open model: intended start to send, brink's own delay */
     struct summary_schedule sched;
     uint32_t n_kinds;
@@ -348,8 +348,9 @@ static void print_volume(FILE *out, const struct kind_totals *k, uint64_t durati
 {
     char n[NUM_MAX], rate[NUM_MAX], in[NUM_MAX], sent[NUM_MAX];
 
-    fprintf(out, "%s request%s, %s req/s, %s MB/s in, %s MB/s out\n", report__fmt_grouped(k->completed, n),
-            k->completed == 1 ? "" : "s", report__fmt_rate(tick_per_s(k->completed, duration_us), rate),
+    fprintf(out, "%s request%s, %s req/s, %s MB/s in, %s MB/s out\n",
+            report__fmt_grouped(k->completed, n), k->completed == 1 ? "" : "s",
+            report__fmt_rate(tick_per_s(k->completed, duration_us), rate),
             report__fmt_fixed(tick_per_s(k->bytes_in, duration_us) / 1e6, 2, in),
             report__fmt_fixed(tick_per_s(k->bytes_out, duration_us) / 1e6, 2, sent));
 }
@@ -414,8 +415,8 @@ static void print_errors(FILE *out, const struct kind_totals *k,
         if (first_error != NULL)
             report__shown(first_error[c], TICK_TEXT_MAX, msg, sizeof(msg));
         fprintf(out, "  %-15s %11s %7s%s%s\n", errclass_name((enum errclass)c),
-                report__fmt_grouped(k->errors[c], n), fmt_percent(k->errors[c], k->completed, 2, pct),
-                msg[0] ? "  " : "", msg);
+                report__fmt_grouped(k->errors[c], n),
+                fmt_percent(k->errors[c], k->completed, 2, pct), msg[0] ? "  " : "", msg);
     }
 }
 
@@ -456,8 +457,8 @@ static void print_concurrency(FILE *out, const struct summary *s)
         if (s->min_target_concurrency == s->max_target_concurrency)
             fprintf(out, "concurrency: target %" PRIu32, s->max_target_concurrency);
         else
-            fprintf(out, "concurrency: target %" PRIu32 " to %" PRIu32,
-                    s->min_target_concurrency, s->max_target_concurrency);
+            fprintf(out, "concurrency: target %" PRIu32 " to %" PRIu32, s->min_target_concurrency,
+                    s->max_target_concurrency);
         fprintf(out, ", max active %" PRIu32 "\n", s->max_actual_concurrency);
     }
     if (s->models_seen & (1u << LOAD_OPEN))
@@ -514,8 +515,9 @@ static void print_schedule(FILE *out, const struct summary *s)
         fprintf(out, "kept (max lag %s)\n", lag);
     else
         fprintf(out, "NOT KEPT in %s of %s ticks (max lag %s, in-flight cap reached %s times)\n",
-                report__fmt_grouped(sc->ticks_not_kept, n), report__fmt_grouped(sc->open_ticks, got),
-                lag, report__fmt_grouped(sc->capped, req));
+                report__fmt_grouped(sc->ticks_not_kept, n),
+                report__fmt_grouped(sc->open_ticks, got), lag,
+                report__fmt_grouped(sc->capped, req));
     if (s->service.completed == 0)
         return;
     fputs("service time (actual start to end, not corrected):\n", out);
@@ -531,7 +533,8 @@ static void print_statuses(FILE *out, const struct summary *s)
     if (s->n_status == 0 && s->status_other == 0)
         fputs(" none", out);
     for (uint32_t i = 0; i < s->n_status; i++)
-        fprintf(out, " %u=%s", (unsigned)s->status[i].code, report__fmt_grouped(s->status[i].count, n));
+        fprintf(out, " %u=%s", (unsigned)s->status[i].code,
+                report__fmt_grouped(s->status[i].count, n));
     if (s->status_other)
         fprintf(out, " other=%s", report__fmt_grouped(s->status_other, n));
     fputc('\n', out);
@@ -548,7 +551,8 @@ static void print_events(FILE *out, const struct summary *s)
         const struct tick_event *e = &s->events[i];
 
         fprintf(out, "  %8s %s: %s\n", units_format_duration(e->at_ms * 1000, at, sizeof(at)),
-                event_kind_name(e->kind), report__shown(e->text, sizeof(e->text), text, sizeof(text)));
+                event_kind_name(e->kind),
+                report__shown(e->text, sizeof(e->text), text, sizeof(text)));
     }
     if (s->events_more)
         fprintf(out, "  and %s more, not kept\n", report__fmt_grouped(s->events_more, n));
@@ -566,11 +570,13 @@ static void print_probes(FILE *out, const struct summary *s)
 
         fprintf(out, "  %s", report__shown(p->name, sizeof(p->name), name, sizeof(name)));
         if (p->has_value)
-            fprintf(out, ": last %s, max %s", report__fmt_g(p->last, 6, last), report__fmt_g(p->max, 6, max));
+            fprintf(out, ": last %s, max %s", report__fmt_g(p->last, 6, last),
+                    report__fmt_g(p->max, 6, max));
         else
             fputs(": no value", out);
         if (p->failing_ticks)
-            fprintf(out, "; failing or stale in %s ticks (%s)", report__fmt_grouped(p->failing_ticks, n),
+            fprintf(out, "; failing or stale in %s ticks (%s)",
+                    report__fmt_grouped(p->failing_ticks, n),
                     report__shown(p->last_error, sizeof(p->last_error), why, sizeof(why)));
         fputc('\n', out);
     }

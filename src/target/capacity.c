@@ -44,8 +44,8 @@ static uint64_t waiting(const struct capacity *c, unsigned workers)
     return c->in_system > workers ? c->in_system - workers : 0;
 }
 
-int target__capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max, uint64_t service_us,
-                   uint64_t now_ns, uint64_t *wait_us)
+int target__capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max,
+                           uint64_t service_us, uint64_t now_ns, uint64_t *wait_us)
 {
     uint64_t start;
     unsigned best = 0;

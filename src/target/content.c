@@ -120,8 +120,9 @@ void target__content_bytes(struct reply *rp, const char *arg)
     uint64_t n;
 
     if (parse_u64(arg, CONTENT_MAX_BYTES, &n)) {
-        target__reply_text(rp, 400, "bad size \"%.40s\": expected /bytes/N with N a whole number 0..%llu\n",
-                   arg, (unsigned long long)CONTENT_MAX_BYTES);
+        target__reply_text(rp, 400,
+                           "bad size \"%.40s\": expected /bytes/N with N a whole number 0..%llu\n",
+                           arg, (unsigned long long)CONTENT_MAX_BYTES);
         return;
     }
     rp->status = 200;
@@ -146,8 +147,8 @@ void target__content_status(struct reply *rp, const char *arg)
     uint64_t code;
 
     if (parse_u64(arg, 599, &code) || code < 200) {
-        target__reply_text(rp, 400, "bad status \"%.40s\": expected /status/CODE with CODE 200..599\n",
-                   arg);
+        target__reply_text(rp, 400,
+                           "bad status \"%.40s\": expected /status/CODE with CODE 200..599\n", arg);
         return;
     }
     if (code == 204 || code == 304)

@@ -168,7 +168,8 @@ static int is_peer_gone(int err)
     return err == EPIPE || err == ECONNRESET || err == ENOTCONN;
 }
 
-int target__faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf, size_t len)
+int target__faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf,
+                             size_t len)
 {
     int fd = conn_fd(conn), rc = 0;
     size_t done = 0;
@@ -209,8 +210,8 @@ char *target__faults_raw_reply(enum fault f, const struct settings *s, size_t *l
     return p;
 }
 
-int target__faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection *conn, char *buf,
-                     size_t len, size_t step, uint32_t interval_us)
+int target__faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection *conn,
+                             char *buf, size_t len, size_t step, uint32_t interval_us)
 {
     o->t = t;
     o->fd = conn_fd(conn);

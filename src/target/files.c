@@ -87,21 +87,11 @@ static void add_escaped(struct listing *l, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '<':
-            add_str(l, "&lt;");
-            break;
-        case '>':
-            add_str(l, "&gt;");
-            break;
-        case '&':
-            add_str(l, "&amp;");
-            break;
-        case '"':
-            add_str(l, "&quot;");
-            break;
-        default:
-            add(l, s, 1);
-            break;
+        case '<': add_str(l, "&lt;"); break;
+        case '>': add_str(l, "&gt;"); break;
+        case '&': add_str(l, "&amp;"); break;
+        case '"': add_str(l, "&quot;"); break;
+        default: add(l, s, 1); break;
         }
     }
 }
@@ -191,7 +181,8 @@ void target__files_reply(struct target *t, const char *path, struct reply *rp)
     int fd;
 
     if (t->files_dir_fd < 0) {
-        target__reply_text(rp, 404, "no files here: start brink target with files_dir in its --config\n");
+        target__reply_text(rp, 404,
+                           "no files here: start brink target with files_dir in its --config\n");
         return;
     }
     if (has_dotdot(path)) {
@@ -203,7 +194,7 @@ void target__files_reply(struct target *t, const char *path, struct reply *rp)
     fd = openat(t->files_dir_fd, *rel ? rel : ".", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
         target__reply_text(rp, errno == ENOENT || errno == ENOTDIR ? 404 : 403, "%s\n",
-                   msg_errno(errno).text);
+                           msg_errno(errno).text);
         return;
     }
     if (fstat(fd, &st) != 0) {

@@ -166,8 +166,8 @@ void target__content_echo(struct reply *rp, const char *method, struct req *r);
 /* Prepares a kv or mp request once its body is in: begins writes, reads.
  * Returns 0, or 1 when rp already holds the final answer (an error), or 2
  * when the request must wait wait_us for backpressure and call again. */
-int target__store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r, const char *url,
-                  const struct settings *s, uint64_t *wait_us);
+int target__store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r,
+                          const char *url, const struct settings *s, uint64_t *wait_us);
 /* Finishes it after the wait: commits writes, fills rp. */
 void target__store_finish(struct target *t, struct req *r, const char *url);
 /* Ends writes still in flight (the request failed or was rejected). */
@@ -181,9 +181,9 @@ enum MHD_Result routes_access(void *cls, struct MHD_Connection *conn, const char
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **req_cls);
 void target__routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
-                      enum MHD_RequestTerminationCode why);
+                              enum MHD_RequestTerminationCode why);
 void target__routes_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
-                       enum MHD_ConnectionNotificationCode what);
+                               enum MHD_ConnectionNotificationCode what);
 
 /* Queues resp (not destroyed here) with status, counting body_len bytes. */
 enum MHD_Result respond(struct target *t, struct MHD_Connection *conn, unsigned status,
@@ -205,11 +205,12 @@ struct MHD_Response *faults_cut_response(struct target *t, const char *pattern, 
 /* Writes a whole buffer to the connection's socket, bypassing MHD; returns 0,
  * -EPIPE when the client is gone (reset, or closed), or -EAGAIN when the
  * socket took only part. Only for small buffers or before MHD wrote anything. */
-int target__faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf, size_t len);
+int target__faults_raw_write(struct target *t, struct MHD_Connection *conn, const char *buf,
+                             size_t len);
 /* Builds the raw bytes of the malformed or huge-header faults (malloc'd). */
 char *target__faults_raw_reply(enum fault f, const struct settings *s, size_t *len);
-int target__faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection *conn, char *buf,
-                     size_t len, size_t step, uint32_t interval_us);
+int target__faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Connection *conn,
+                             char *buf, size_t len, size_t step, uint32_t interval_us);
 /* A sched_fn: writes the next piece; returns µs until the next, 0 when done
  * (or out of tries), or -EPIPE when the client is gone. */
 int target__faults_raw_step(void *arg);
@@ -222,8 +223,8 @@ struct capacity *target__capacity_new(void);
 void target__capacity_free(struct capacity *c);
 /* Admits a request needing service_us of a worker: returns 0 and the time
  * in µs until it is served, or -EBUSY when the queue is full. */
-int target__capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max, uint64_t service_us,
-                   uint64_t now_ns, uint64_t *wait_us);
+int target__capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max,
+                           uint64_t service_us, uint64_t now_ns, uint64_t *wait_us);
 /* The request admitted earlier has left the system. */
 void target__capacity_leave(struct capacity *c);
 /* Requests waiting for a worker now. */
@@ -242,7 +243,7 @@ int target__sched_new(struct sched **out);
  * at once, within milliseconds. Returns 0, or -ECANCELED once stopping (the
  * caller resumes conn itself). Any thread. */
 int target__sched_add(struct sched *s, struct MHD_Connection *conn, uint64_t due_ns, sched_fn *fn,
-              void *arg, atomic_bool *peer_gone);
+                      void *arg, atomic_bool *peer_gone);
 /* Resumes every waiting connection now and joins the thread. */
 void target__sched_stop(struct sched *s);
 void target__sched_free(struct sched *s);

@@ -214,25 +214,16 @@ static void produce(struct target *t, struct MHD_Connection *conn, struct req *r
 
     classify(url, &arg);
     switch (r->ep) {
-    case EP_BYTES:
-        target__content_bytes(&r->reply, arg);
-        break;
+    case EP_BYTES: target__content_bytes(&r->reply, arg); break;
     case EP_DELAY:
-        target__reply_text(&r->reply, 200, "delayed %llu ms\n", (unsigned long long)(r->extra_us / 1000));
+        target__reply_text(&r->reply, 200, "delayed %llu ms\n",
+                           (unsigned long long)(r->extra_us / 1000));
         break;
-    case EP_STATUS:
-        target__content_status(&r->reply, arg);
-        break;
-    case EP_ECHO:
-        target__content_echo(&r->reply, method, r);
-        break;
-    case EP_FILES:
-        target__files_reply(t, arg, &r->reply);
-        break;
+    case EP_STATUS: target__content_status(&r->reply, arg); break;
+    case EP_ECHO: target__content_echo(&r->reply, method, r); break;
+    case EP_FILES: target__files_reply(t, arg, &r->reply); break;
     case EP_KV:
-    case EP_MP:
-        target__store_finish(t, r, url);
-        break;
+    case EP_MP: target__store_finish(t, r, url); break;
     case EP_STATS:
         text = target__stats_json(t, wants_text(conn));
         set_body(&r->reply, 200, wants_text(conn) ? "text/plain" : "application/json", text,
@@ -242,9 +233,7 @@ static void produce(struct target *t, struct MHD_Connection *conn, struct req *r
         text = target__stats_metrics(t, &n);
         set_body(&r->reply, 200, "text/plain; version=0.0.4", text, n);
         break;
-    case EP_CONTROL:
-        target__control_reply(t, r, method);
-        break;
+    case EP_CONTROL: target__control_reply(t, r, method); break;
     default:
         target__reply_text(
             &r->reply, 404,
@@ -332,7 +321,7 @@ static enum MHD_Result send_raw_fault(struct target *t, struct MHD_Connection *c
         else
             target__content_pattern(r->raw_buf, 0, len);
         if (len == 0 || target__faults_raw_start(&r->raw, t, conn, r->raw_buf, len, 1,
-                                         s->drip_interval_ms * 1000u) != 0)
+                                                 s->drip_interval_ms * 1000u) != 0)
             return MHD_NO;
         return suspend_for(t, conn, r, 0, target__faults_raw_step, &r->raw);
     }
@@ -399,8 +388,9 @@ static enum MHD_Result start(struct target *t, struct MHD_Connection *conn, stru
         return finish(t, conn, r, url, method);
     }
     if (r->ep == EP_DELAY && target__content_delay_us(arg, &r->extra_us) != 0) {
-        target__reply_text(&r->reply, 400, "bad delay \"%.40s\": expected /delay/MS with MS 0..%d\n", arg,
-                   CONTENT_MAX_DELAY_MS);
+        target__reply_text(&r->reply, 400,
+                           "bad delay \"%.40s\": expected /delay/MS with MS 0..%d\n", arg,
+                           CONTENT_MAX_DELAY_MS);
         return finish(t, conn, r, url, method);
     }
     if (r->ep == EP_KV || r->ep == EP_MP) {
@@ -414,12 +404,12 @@ static enum MHD_Result start(struct target *t, struct MHD_Connection *conn, stru
     }
     service_us = s.service_us[r->ep] + r->service_extra_us;
     if (service_us > 0) {
-        if (target__capacity_admit(t->cap, s.workers, s.queue_max, service_us, clock_now_ns(), &wait_us) !=
-            0) {
+        if (target__capacity_admit(t->cap, s.workers, s.queue_max, service_us, clock_now_ns(),
+                                   &wait_us) != 0) {
             target__store_abort(t, r);
             r->fault = FAULT_NONE;
-            target__reply_text(&r->reply, 503, "queue full: %u requests wait for %u workers\n", s.queue_max,
-                       s.workers);
+            target__reply_text(&r->reply, 503, "queue full: %u requests wait for %u workers\n",
+                               s.queue_max, s.workers);
             target__reply_header(&r->reply, "Retry-After", "1");
             return finish(t, conn, r, url, method);
         }
@@ -446,12 +436,9 @@ static enum MHD_Result step(struct target *t, struct MHD_Connection *conn, struc
             return MHD_YES;
         }
         return start(t, conn, r, url, method);
-    case PH_BACKPRESSURE:
-        return start(t, conn, r, url, method);
-    case PH_WAIT:
-        return finish(t, conn, r, url, method);
-    case PH_RAW:
-        break;
+    case PH_BACKPRESSURE: return start(t, conn, r, url, method);
+    case PH_WAIT: return finish(t, conn, r, url, method);
+    case PH_RAW: break;
     }
     return MHD_NO; /* a raw fault is over: close the connection */
 }
@@ -507,7 +494,7 @@ static int is_client_abort(enum MHD_RequestTerminationCode why, int is_peer_gone
 }
 
 void target__routes_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
-                      enum MHD_RequestTerminationCode why)
+                              enum MHD_RequestTerminationCode why)
 {
     struct target *t = cls;
     struct req *r = *req_cls;
@@ -536,7 +523,7 @@ void target__routes_completed(void *cls, struct MHD_Connection *conn, void **req
 }
 
 void target__routes_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
-                       enum MHD_ConnectionNotificationCode what)
+                               enum MHD_ConnectionNotificationCode what)
 {
     struct target *t = cls;
     unsigned max;

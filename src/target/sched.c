@@ -269,7 +269,7 @@ static int conn_fd(struct MHD_Connection *conn)
 }
 
 int target__sched_add(struct sched *s, struct MHD_Connection *conn, uint64_t due_ns, sched_fn *fn,
-              void *arg, atomic_bool *peer_gone)
+                      void *arg, atomic_bool *peer_gone)
 {
     struct timer *t = xmalloc(sizeof(*t));
     struct epoll_event ev = {.events = EPOLLRDHUP, .data.ptr = t};

@@ -174,20 +174,11 @@ static int set_field(struct settings *s, const struct field *f, const json_t *v,
     if (number(v, where, f->min, f->max, f->kind != F_MS_AS_US, &x, err, err_len))
         return -EINVAL;
     switch (f->kind) {
-    case F_UNSIGNED:
-        *(unsigned *)p = (unsigned)x;
-        break;
-    case F_U32:
-        *(uint32_t *)p = (uint32_t)x;
-        break;
-    case F_U64:
-        *(uint64_t *)p = (uint64_t)x;
-        break;
-    case F_MS_AS_US:
-        *(uint32_t *)p = (uint32_t)llround(x * 1000.0);
-        break;
-    case F_BOOL:
-        break;
+    case F_UNSIGNED: *(unsigned *)p = (unsigned)x; break;
+    case F_U32: *(uint32_t *)p = (uint32_t)x; break;
+    case F_U64: *(uint64_t *)p = (uint64_t)x; break;
+    case F_MS_AS_US: *(uint32_t *)p = (uint32_t)llround(x * 1000.0); break;
+    case F_BOOL: break;
     }
     return 0;
 }

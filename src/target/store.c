@@ -112,15 +112,15 @@ static int prepare_mp_put(struct target *t, struct req *r, const char *url,
     return 0;
 }
 
-int target__store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r, const char *url,
-                  const struct settings *s, uint64_t *wait_us)
+int target__store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r,
+                          const char *url, const struct settings *s, uint64_t *wait_us)
 {
     char key[KV_MAX_KEY_BYTES];
 
     if (!valid_key(url, 4)) {
         target__reply_text(&r->reply, 400,
-                   "bad key: expected /kv/KEY or /mp/UPLOAD/PART with 1..%d bytes\n",
-                   KV_MAX_KEY_BYTES - 4);
+                           "bad key: expected /kv/KEY or /mp/UPLOAD/PART with 1..%d bytes\n",
+                           KV_MAX_KEY_BYTES - 4);
         return 1;
     }
     store_key(r, url, key, sizeof(key));
@@ -145,7 +145,7 @@ int target__store_prepare(struct target *t, struct MHD_Connection *conn, struct 
         return prepare_mp_put(t, r, url, s, wait_us);
     if (parse_version(conn, &r->base)) {
         target__reply_text(&r->reply, 400,
-                   "bad X-Brink-Version: expected the version number a GET returned\n");
+                           "bad X-Brink-Version: expected the version number a GET returned\n");
         return 1;
     }
     if (begin(t, r, &r->w, key))

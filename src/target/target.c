@@ -51,15 +51,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         if (rc < 0)
             return opts_fail(&cli_target, stderr, "%s", err);
         switch (it.id) {
-        case CLI_TARGET_LISTEN:
-            o->listen = it.value;
-            break;
-        case CLI_TARGET_CONFIG:
-            o->config = it.value;
-            break;
-        case CLI_TARGET_SEED:
-            o->seed = it.value;
-            break;
+        case CLI_TARGET_LISTEN: o->listen = it.value; break;
+        case CLI_TARGET_CONFIG: o->config = it.value; break;
+        case CLI_TARGET_SEED: o->seed = it.value; break;
         default:
             return opts_fail(&cli_target, stderr, "unexpected argument \"%s\"",
                              msg_show(it.value, buf, sizeof(buf)));
@@ -217,8 +211,9 @@ static struct MHD_Daemon *start_daemon(struct target *t, int fd, unsigned thread
     return MHD_start_daemon(
         flags, 0, NULL, NULL, routes_access, t, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
         MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT, (unsigned)16384,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED, target__routes_completed,
-        t, MHD_OPTION_NOTIFY_CONNECTION, target__routes_connection, t, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED,
+        target__routes_completed, t, MHD_OPTION_NOTIFY_CONNECTION, target__routes_connection, t,
+        MHD_OPTION_END);
 }
 
 /* Serves until SIGINT or SIGTERM (blocked in every thread, taken here). */

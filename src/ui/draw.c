@@ -105,7 +105,7 @@ void ui__draw_repeat(int y, int x, int n, int attr, const char *glyph)
 }
 
 void ui__draw_chart(const struct theme *th, struct rect c, const double *values, const int *roles,
-                unsigned n, double top)
+                    unsigned n, double top)
 {
     for (unsigned i = 0; i < n && (int)i < c.w; i++) {
         int x = c.x + c.w - 1 - (int)i;

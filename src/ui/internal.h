@@ -45,7 +45,7 @@ struct model_probe {
     enum probe_state state;
     int has_value;
     double value;
-    int has_change;  /* a previous value exists: change is value - previous */
+    int has_change; /* a previous value exists: change is value - previous */
     double change;
     int alerting;
     char error[TICK_TEXT_MAX];
@@ -55,12 +55,12 @@ struct model_probe {
 };
 
 struct model {
-    struct tick *last; /* the latest tick without its histograms; NULL before one */
+    struct tick *last;   /* the latest tick without its histograms; NULL before one */
     struct steps *steps; /* the step table so far (core/steps.h) */
-    uint64_t ticks;    /* ticks seen */
+    uint64_t ticks;      /* ticks seen */
     struct ui__model_point points[MODEL_HISTORY];
     unsigned n_points;
-    unsigned head;     /* next slot to write in points */
+    unsigned head; /* next slot to write in points */
     uint64_t completed, ok, bytes_in;
     uint64_t errors[ERR__COUNT];
     char latest_error[ERR__COUNT][TICK_TEXT_MAX]; /* latest first-of-tick message */
@@ -146,9 +146,9 @@ enum action {
     ACT_HELP,
     ACT_QUIT,
     ACT_REDRAW,
-    ACT_RAMP,      /* start, resume or stop the ramp plan */
-    ACT_RAMP_NEXT, /* end the plan's current step */
-    ACT_STEPS,     /* the step table instead of the event log, or back */
+    ACT_RAMP,           /* start, resume or stop the ramp plan */
+    ACT_RAMP_NEXT,      /* end the plan's current step */
+    ACT_STEPS,          /* the step table instead of the event log, or back */
     ACT_SWITCH_MODEL,   /* closed <-> open */
     ACT_LATENCY_TOGGLE, /* corrected or service latency (open model) */
     /* replay */
@@ -164,8 +164,8 @@ enum action {
 struct keymap_entry {
     int key;
     enum action action;
-    const char *keys;  /* as the help shows them */
-    const char *help;  /* one line */
+    const char *keys; /* as the help shows them */
+    const char *help; /* one line */
 };
 
 struct keymap {
@@ -246,7 +246,7 @@ void ui__draw_clear(struct rect r);
 /* A column chart in c: values[i] is column i from the right edge (i < n),
  * drawn in eighths of a row against top, with roles[i] as its role. */
 void ui__draw_chart(const struct theme *th, struct rect c, const double *values, const int *roles,
-                unsigned n, double top);
+                    unsigned n, double top);
 /* Draws one column glyph n times from (y, x). */
 void ui__draw_repeat(int y, int x, int n, int attr, const char *glyph);
 
@@ -268,12 +268,12 @@ struct view {
     const char *target;
     const char *recording;
     const char *recording_problem; /* "" or NULL while the recording is fine */
-    const char *pending;   /* a command sent and not yet seen applied, or NULL */
-    const char *status;    /* a message for the key line, or NULL */
-    const char *prompt;    /* an open prompt's label, or NULL */
-    const char *input;     /* what was typed into it */
+    const char *pending;           /* a command sent and not yet seen applied, or NULL */
+    const char *status;            /* a message for the key line, or NULL */
+    const char *prompt;            /* an open prompt's label, or NULL */
+    const char *input;             /* what was typed into it */
     int show_help;
-    int show_steps; /* the step table takes the event log's place */
+    int show_steps;             /* the step table takes the event log's place */
     enum latency_shown latency; /* what the latency panel shows (l cycles) */
     const struct keymap *keys;
     /* A replay: the session's length, the speed and whether it plays. */

@@ -4,7 +4,7 @@
 
 #include <curses.h>
 
-#define CTRL(c) ((c) & 0x1f)
+#define CTRL(c) ((c)&0x1f)
 
 static const struct keymap_entry live[] = {
     {'+', ACT_STEP_UP, "+", "one step more users (open model: rate_step more per second)"},

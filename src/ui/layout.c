@@ -19,7 +19,7 @@
 #define HEADER_ROWS 2
 #define TOP_MIN 7    /* title, figures, 4 chart rows, marks */
 #define MIDDLE_MIN 7 /* title and 6 rows of errors or counters */
-#define EVENTS_MIN 7  /* title and 6 events */
+#define EVENTS_MIN 7 /* title and 6 events */
 #define KINDS_MIN_SCREEN_ROWS 34
 #define KINDS_MAX_ROWS 12
 

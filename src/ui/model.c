@@ -41,14 +41,9 @@ static unsigned marks_of(const struct model *m, const struct tick *t)
         switch (t->events[i].kind) {
         case EV_MARK:
         case EV_ALERT:
-        case EV_DETECTION:
-            marks |= MARK_EVENT;
-            break;
-        case EV_FIRST_ERROR:
-            marks |= MARK_ERROR;
-            break;
-        default:
-            break;
+        case EV_DETECTION: marks |= MARK_EVENT; break;
+        case EV_FIRST_ERROR: marks |= MARK_ERROR; break;
+        default: break;
         }
     }
     return marks;

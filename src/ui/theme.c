@@ -9,16 +9,16 @@
 #include <curses.h>
 
 static const char *const glyphs_utf8[GL__COUNT] = {
-    [GL_HLINE] = "\u2500",      [GL_BAR_FULL] = "\u2588",   [GL_BAR_EMPTY] = "\u2591",
-    [GL_RUN_TICK] = "\u2503",   [GL_MARK_CONC] = "\u25b2",  [GL_MARK_EVENT] = "\u25c6",
-    [GL_MARK_ERROR] = "!",      [GL_ALERT] = "!",           [GL_STALE] = "~",
-    [GL_FAILING] = "\u2717",    [GL_ELLIPSIS] = "\u2026",
+    [GL_HLINE] = "\u2500",    [GL_BAR_FULL] = "\u2588",  [GL_BAR_EMPTY] = "\u2591",
+    [GL_RUN_TICK] = "\u2503", [GL_MARK_CONC] = "\u25b2", [GL_MARK_EVENT] = "\u25c6",
+    [GL_MARK_ERROR] = "!",    [GL_ALERT] = "!",          [GL_STALE] = "~",
+    [GL_FAILING] = "\u2717",  [GL_ELLIPSIS] = "\u2026",
 };
 
 static const char *const glyphs_ascii[GL__COUNT] = {
-    [GL_HLINE] = "-",      [GL_BAR_FULL] = "#",   [GL_BAR_EMPTY] = ".", [GL_RUN_TICK] = "|",
-    [GL_MARK_CONC] = "^",  [GL_MARK_EVENT] = "*", [GL_MARK_ERROR] = "!", [GL_ALERT] = "!",
-    [GL_STALE] = "~",      [GL_FAILING] = "x",    [GL_ELLIPSIS] = ">",
+    [GL_HLINE] = "-",     [GL_BAR_FULL] = "#",   [GL_BAR_EMPTY] = ".",  [GL_RUN_TICK] = "|",
+    [GL_MARK_CONC] = "^", [GL_MARK_EVENT] = "*", [GL_MARK_ERROR] = "!", [GL_ALERT] = "!",
+    [GL_STALE] = "~",     [GL_FAILING] = "x",    [GL_ELLIPSIS] = ">",
 };
 
 static const char *const levels_utf8[9] = {

@@ -23,10 +23,10 @@
 #include "ui/term.h"
 
 #define TICK_POLL_MS 50
-#define STATUS_MS 4000        /* how long a status message stays */
-#define PENDING_TICKS 2       /* a sent command's mark goes after this many ticks */
+#define STATUS_MS 4000  /* how long a status message stays */
+#define PENDING_TICKS 2 /* a sent command's mark goes after this many ticks */
 #define INPUT_MAX CMD_NOTE_MAX
-#define SPIN_LIMIT 20         /* readable-but-empty wake-ups in a row: the tty is gone */
+#define SPIN_LIMIT 20 /* readable-but-empty wake-ups in a row: the tty is gone */
 
 enum prompt_kind { PROMPT_NONE, PROMPT_CONCURRENCY, PROMPT_RATE, PROMPT_DROP, PROMPT_MARK };
 
@@ -49,7 +49,7 @@ struct ui {
     int show_help;
     int show_steps;
     enum latency_shown latency; /* what the latency panel shows */
-    unsigned quits; /* q presses, counted like stop signals */
+    unsigned quits;             /* q presses, counted like stop signals */
     enum prompt_kind prompt;
     char input[INPUT_MAX];
     size_t input_len;
@@ -257,17 +257,24 @@ static void act(struct ui *ui, enum action a, int key)
         /* Under the open model = asks for the rate, as + and - step it. */
         open_prompt(ui, t && t->model == LOAD_OPEN ? PROMPT_RATE : PROMPT_CONCURRENCY);
         break;
-    case ACT_SWITCH_MODEL:
-        send_simple(ui, CMD_SET_MODEL, CMD_MODEL_SWITCH, "switch model");
-        break;
+    case ACT_SWITCH_MODEL: send_simple(ui, CMD_SET_MODEL, CMD_MODEL_SWITCH, "switch model"); break;
     case ACT_ASK_DROP: open_prompt(ui, PROMPT_DROP); break;
     case ACT_ASK_MARK: open_prompt(ui, PROMPT_MARK); break;
     case ACT_RAMP: send_simple(ui, CMD_RAMP, 0, "ramp"); break;
     case ACT_RAMP_NEXT: send_simple(ui, CMD_RAMP_NEXT, 0, "next step"); break;
-    case ACT_STEPS: ui->show_steps = !ui->show_steps; ui->is_dirty = 1; break;
-    case ACT_HELP: ui->show_help = 1; ui->is_dirty = 1; break;
+    case ACT_STEPS:
+        ui->show_steps = !ui->show_steps;
+        ui->is_dirty = 1;
+        break;
+    case ACT_HELP:
+        ui->show_help = 1;
+        ui->is_dirty = 1;
+        break;
     case ACT_QUIT: quit(ui); break;
-    case ACT_REDRAW: clearok(curscr, TRUE); ui->is_dirty = 1; break;
+    case ACT_REDRAW:
+        clearok(curscr, TRUE);
+        ui->is_dirty = 1;
+        break;
     default:
         if (key >= 32 && key < 127)
             snprintf(text, sizeof(text), "no action on '%c' (? lists the keys)", key);
@@ -377,8 +384,8 @@ static void read_keys(struct ui *ui)
 
 static void take_ticks(struct ui *ui, int wait_ms)
 {
-    struct tick *t = wait_ms ? chan_take_wait(ui->p->chan, (unsigned)wait_ms)
-                             : chan_take(ui->p->chan);
+    struct tick *t =
+        wait_ms ? chan_take_wait(ui->p->chan, (unsigned)wait_ms) : chan_take(ui->p->chan);
 
     for (; t; t = chan_take(ui->p->chan)) {
         on_tick(ui, t);

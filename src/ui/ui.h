@@ -28,20 +28,20 @@ struct ui_replay {
 };
 
 struct ui_params {
-    struct chan *chan;          /* borrowed: ticks in, commands out */
-    const char *target;         /* what is loaded (secrets already redacted) */
-    const char *recording;      /* the session file, or NULL when not recording */
+    struct chan *chan;     /* borrowed: ticks in, commands out */
+    const char *target;    /* what is loaded (secrets already redacted) */
+    const char *recording; /* the session file, or NULL when not recording */
     /* The caller's text, "" while the recording is fine, read at each draw
      * (the caller changes it from on_tick, on this thread). May be NULL. */
     const char *recording_problem;
     const struct ui_replay *replay; /* NULL for a live run */
-    ui_tick_fn *on_tick;        /* may be NULL */
+    ui_tick_fn *on_tick;            /* may be NULL */
     void *on_tick_arg;
     /* Set by the caller's signal handlers: SIGINT/SIGTERM count (a first
      * stop drains, a second aborts) and SIGHUP (the terminal is gone). */
     volatile sig_atomic_t *stop_signals;
     volatile sig_atomic_t *hangup;
-    uint64_t stop_grace_ms;     /* after a stop, how long to wait for the engine */
+    uint64_t stop_grace_ms; /* after a stop, how long to wait for the engine */
 };
 
 enum ui_end {

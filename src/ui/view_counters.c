@@ -34,8 +34,8 @@ static void spark(const struct view *v, int y, int x, int w, const struct model_
         /* A flat series sits on the baseline; levels 1..8 otherwise. */
         int level = hi > lo ? 1 + (int)((s - lo) / (hi - lo) * 7 + 0.5) : 1;
 
-        ui__draw_text(v->th, y, x + w - 1 - (int)i, 1, v->th->attr[p->alerting ? ROLE_BAD : ROLE_CHART],
-                  v->th->levels[level]);
+        ui__draw_text(v->th, y, x + w - 1 - (int)i, 1,
+                      v->th->attr[p->alerting ? ROLE_BAD : ROLE_CHART], v->th->levels[level]);
     }
 }
 
@@ -65,17 +65,17 @@ static void probe_row(const struct view *v, int y, int x, int w, const struct mo
     else
         snprintf(value, sizeof(value), "-");
     ui__draw_fmt(th, y, x + used, VALUE_W, th->attr[p->alerting ? ROLE_BAD : ROLE_VALUE], "%*s",
-             VALUE_W - 1, value);
+                 VALUE_W - 1, value);
     used += VALUE_W;
     if (p->has_change) {
         ui__fmt_value(p->change, change, sizeof(change));
-        ui__draw_fmt(th, y, x + used, CHANGE_W, th->attr[ROLE_DIM], "%s%*s", p->change > 0 ? "+" : " ",
-                 CHANGE_W - 2, change);
+        ui__draw_fmt(th, y, x + used, CHANGE_W, th->attr[ROLE_DIM], "%s%*s",
+                     p->change > 0 ? "+" : " ", CHANGE_W - 2, change);
     }
     used += CHANGE_W;
     if (p->state == PROBE_FAILING || p->state == PROBE_STALE) {
-        ui__draw_fmt(th, y, x + used, w - used, th->attr[ROLE_WARN], "%s: ",
-                 probe_state_name(p->state));
+        ui__draw_fmt(th, y, x + used, w - used, th->attr[ROLE_WARN],
+                     "%s: ", probe_state_name(p->state));
         used += (int)sizeof("failing: ") - 1;
         ui__draw_outside(th, y, x + used, w - used, th->attr[ROLE_DIM], p->error);
     } else if (w - used >= SPARK_MIN) {

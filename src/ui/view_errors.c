@@ -37,11 +37,11 @@ static void statuses(const struct view *v, int y, int x, int w)
         int role = s[i].code >= 500 ? ROLE_BAD : s[i].code >= 400 ? ROLE_WARN : ROLE_VALUE;
 
         used += ui__draw_fmt(v->th, y, x + used, w - used, role, " %u:%s", s[i].code,
-                         units_format_count(s[i].count, n, sizeof(n)));
+                             units_format_count(s[i].count, n, sizeof(n)));
     }
     if (m->status_other && used < w)
         ui__draw_fmt(v->th, y, x + used, w - used, v->th->attr[ROLE_DIM], " other:%llu",
-                 (unsigned long long)m->status_other);
+                     (unsigned long long)m->status_other);
 }
 
 static void class_row(const struct view *v, int y, int x, int w, int c)
@@ -53,14 +53,14 @@ static void class_row(const struct view *v, int y, int x, int w, int c)
     int used;
 
     used = ui__draw_fmt(th, y, x, w, th->attr[ROLE_BAD], "%s %-*s", th->glyph[GL_MARK_ERROR],
-                    NAME_W - 2, errclass_name((enum errclass)c));
-    used += ui__draw_fmt(th, y, x + used, w - used, th->attr[rate > 0 ? ROLE_BAD : ROLE_DIM], "%*s/s",
-                     RATE_W - 2, ui__fmt_rate(rate, r, sizeof(r)));
+                        NAME_W - 2, errclass_name((enum errclass)c));
+    used += ui__draw_fmt(th, y, x + used, w - used, th->attr[rate > 0 ? ROLE_BAD : ROLE_DIM],
+                         "%*s/s", RATE_W - 2, ui__fmt_rate(rate, r, sizeof(r)));
     used += ui__draw_fmt(th, y, x + used, w - used, th->attr[ROLE_VALUE], "%*s ", TOTAL_W,
-                     units_format_count(v->m->errors[c], total, sizeof(total)));
+                         units_format_count(v->m->errors[c], total, sizeof(total)));
     if (used + 1 < w)
         ui__draw_outside(th, y, x + used + 1, w - used - 1, th->attr[ROLE_DIM],
-                     v->m->latest_error[c]);
+                         v->m->latest_error[c]);
 }
 
 void ui__view_errors(const struct view *v, struct rect r)
@@ -74,7 +74,8 @@ void ui__view_errors(const struct view *v, struct rect r)
         return;
     failed = errclass_sum(m->errors);
     if (m->completed)
-        snprintf(extra, sizeof(extra), "%s failed (%.2f%%)", units_format_count(failed, n, sizeof(n)),
+        snprintf(extra, sizeof(extra), "%s failed (%.2f%%)",
+                 units_format_count(failed, n, sizeof(n)),
                  100.0 * (double)failed / (double)m->completed);
     else
         extra[0] = '\0';

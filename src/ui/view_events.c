@@ -12,15 +12,11 @@ static int kind_role(enum event_kind k)
 {
     switch (k) {
     case EV_FIRST_ERROR:
-    case EV_ALERT:
-        return ROLE_BAD;
-    case EV_MARK:
-        return ROLE_MARK;
+    case EV_ALERT: return ROLE_BAD;
+    case EV_MARK: return ROLE_MARK;
     case EV_DETECTION:
-    case EV_PROBE:
-        return ROLE_WARN;
-    default:
-        return ROLE_LABEL;
+    case EV_PROBE: return ROLE_WARN;
+    default: return ROLE_LABEL;
     }
 }
 
@@ -33,7 +29,7 @@ static void event_row(const struct view *v, int y, int x, int w, const struct ui
     ui__fmt_clock(e->at_ms, at, sizeof(at));
     used = ui__draw_fmt(th, y, x, w, th->attr[ROLE_DIM], "%s ", at);
     used += ui__draw_fmt(th, y, x + used, w - used, th->attr[kind_role(e->kind)], "%-12s",
-                     event_kind_name(e->kind));
+                         event_kind_name(e->kind));
     ui__draw_outside(th, y, x + used, w - used, th->attr[ROLE_NORMAL], e->text);
 }
 
@@ -66,7 +62,7 @@ static void replay_line(const struct view *v, struct rect r)
     ui__fmt_clock(at, now, sizeof(now));
     ui__fmt_clock(v->replay_total_ms, total, sizeof(total));
     x += ui__draw_fmt(th, r.y, x, r.w, th->attr[ROLE_STATE], " %s x%g ",
-                  v->is_replay_paused ? "PAUSED" : "PLAY", v->replay_speed);
+                      v->is_replay_paused ? "PAUSED" : "PLAY", v->replay_speed);
     x += ui__draw_fmt(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_VALUE], " %s/%s ", now, total);
     bar = r.w - (x - r.x) - (int)sizeof(" ? keys") + 1;
     if (bar >= 4) {
@@ -83,8 +79,8 @@ void ui__view_keys(const struct view *v, struct rect r)
 {
     /* d (drop) and m (mark) are in the help: 80 columns hold no more. */
     static const char *const keys[][2] = {
-        {"+/-", "step"}, {"]/[", "x2 /2"}, {"=", "set"},  {"p", "pause"}, {"r", "ramp"},
-        {"t", "steps"},  {"?", "help"},    {"q", "quit"},
+        {"+/-", "step"}, {"]/[", "x2 /2"}, {"=", "set"},  {"p", "pause"},
+        {"r", "ramp"},   {"t", "steps"},   {"?", "help"}, {"q", "quit"},
     };
     const struct theme *th = v->th;
     int x = r.x;
@@ -94,7 +90,8 @@ void ui__view_keys(const struct view *v, struct rect r)
     if (v->prompt) {
         x += ui__draw_fmt(th, r.y, x, r.w, th->attr[ROLE_KEY], "%s: ", v->prompt);
         x += ui__draw_outside(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_VALUE], v->input);
-        ui__draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_DIM], "_  (Enter: send, Esc: cancel)");
+        ui__draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_DIM],
+                      "_  (Enter: send, Esc: cancel)");
         return;
     }
     if (v->status) {

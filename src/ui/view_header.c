@@ -44,14 +44,14 @@ static void first_row(const struct view *v, struct rect r)
     /* The target gives way first: the state and the clock matter more. */
     used = ui__draw_text(th, r.y, r.x, r.w, th->attr[ROLE_TITLE], "brink ");
     used += ui__draw_outside(th, r.y, r.x + used, r.w - used - rw - hw - 1, th->attr[ROLE_VALUE],
-                         v->target ? v->target : "");
+                             v->target ? v->target : "");
     used += ui__draw_text(th, r.y, r.x + used, r.w - used - rw - 1, th->attr[ROLE_DIM], how);
     if (r.w - rw > used) {
         int state_role = t && t->state == RUN_RUNNING ? ROLE_STATE : ROLE_WARN;
 
         ui__draw_text(th, r.y, r.x + r.w - rw, (int)strlen(right), th->attr[state_role], right);
         ui__draw_text(th, r.y, r.x + r.w - (int)strlen(clock), (int)strlen(clock),
-                  th->attr[ROLE_VALUE], clock);
+                      th->attr[ROLE_VALUE], clock);
     }
 }
 
@@ -59,8 +59,11 @@ static void first_row(const struct view *v, struct rect r)
 static int plan_badge(const struct view *v, int y, int x, int w, const struct tick_plan *p)
 {
     static const char *const phases[] = {
-        [PLAN_OFF] = "", [PLAN_WARMUP] = "warm-up", [PLAN_MEASURE] = "measuring",
-        [PLAN_HOLDING] = "holding", [PLAN_PAUSED] = "paused (r resumes)",
+        [PLAN_OFF] = "",
+        [PLAN_WARMUP] = "warm-up",
+        [PLAN_MEASURE] = "measuring",
+        [PLAN_HOLDING] = "holding",
+        [PLAN_PAUSED] = "paused (r resumes)",
     };
     const struct theme *th = v->th;
     int used;
@@ -69,8 +72,8 @@ static int plan_badge(const struct view *v, int y, int x, int w, const struct ti
         return 0;
     used = ui__draw_text(th, y, x, w, th->attr[ROLE_LABEL], "  ramp ");
     return used + ui__draw_fmt(th, y, x + used, w - used,
-                           th->attr[p->phase == PLAN_PAUSED ? ROLE_WARN : ROLE_MARK], "%u/%u %s",
-                           p->step, p->n_steps, phases[p->phase]);
+                               th->attr[p->phase == PLAN_PAUSED ? ROLE_WARN : ROLE_MARK],
+                               "%u/%u %s", p->step, p->n_steps, phases[p->phase]);
 }
 
 /* Closed model: the users active against the target, and in flight. */
@@ -82,7 +85,7 @@ static int closed_load(const struct view *v, int y, int x, int end)
 
     x += ui__draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "users ");
     x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->actual_concurrency,
-                  t->target_concurrency);
+                      t->target_concurrency);
     if (v->pending)
         x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
     x += plan_badge(v, y, x, end - x, &t->plan);
@@ -110,11 +113,12 @@ static int open_load(const struct view *v, int y, int x, int end)
         x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_MARK], " [%s]", v->pending);
     x += plan_badge(v, y, x, end - x, &t->plan);
     x += ui__draw_text(th, y, x, end - x, th->attr[ROLE_LABEL], "  in flight ");
-    x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->in_flight, t->max_in_flight);
+    x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_VALUE], "%u/%u", t->in_flight,
+                      t->max_in_flight);
     units_format_duration(t->sched_lag_us, lag, sizeof(lag));
     if (!tick_schedule_kept(t))
         x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_BAD], "  %s SCHEDULE NOT KEPT: lag %s%s",
-                      th->glyph[GL_MARK_ERROR], lag, t->sched_capped ? ", cap reached" : "");
+                          th->glyph[GL_MARK_ERROR], lag, t->sched_capped ? ", cap reached" : "");
     else
         x += ui__draw_fmt(th, y, x, end - x, th->attr[ROLE_DIM], "  sched lag %s", lag);
     return x - x0;
@@ -136,21 +140,21 @@ static void second_row(const struct view *v, struct rect r)
     else
         x += closed_load(v, r.y + 1, x, end);
     x += ui__draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  new conns %llu",
-                  (unsigned long long)t->connections_opened);
+                      (unsigned long long)t->connections_opened);
     if (v->recording_problem && v->recording_problem[0]) {
         /* Loud: the operator may be counting on this session file. */
         x += ui__draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_BAD], "  %s ",
-                      th->glyph[GL_MARK_ERROR]);
+                          th->glyph[GL_MARK_ERROR]);
         x += ui__draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_BAD], v->recording_problem);
     } else {
         x += ui__draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  rec ");
         x += ui__draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_DIM],
-                          v->recording ? v->recording : "off");
+                              v->recording ? v->recording : "off");
     }
     units_format_duration(t->health.loop_lag_us, lag, sizeof(lag));
     ui__draw_fmt(th, r.y + 1, x, end - x,
-             th->attr[t->health.loop_lag_us > LAG_WARN_US ? ROLE_WARN : ROLE_DIM],
-             "  lag %s fds %u/%u", lag, t->health.fds_used, t->health.fds_limit);
+                 th->attr[t->health.loop_lag_us > LAG_WARN_US ? ROLE_WARN : ROLE_DIM],
+                 "  lag %s fds %u/%u", lag, t->health.fds_used, t->health.fds_limit);
 }
 
 void ui__view_header(const struct view *v, struct rect r)

@@ -18,7 +18,7 @@ static void cell_duration(const struct theme *th, int y, int x, uint64_t us, int
     char buf[UNITS_FMT_MAX];
 
     ui__draw_fmt(th, y, x, COL_W, th->attr[ROLE_VALUE], "%*s", COL_W - 1,
-             has ? units_format_duration(us, buf, sizeof(buf)) : "-");
+                 has ? units_format_duration(us, buf, sizeof(buf)) : "-");
 }
 
 static void kind_row(const struct view *v, int y, int x, int w, const struct tick_kind *k,
@@ -32,9 +32,9 @@ static void kind_row(const struct view *v, int y, int x, int w, const struct tic
     ui__draw_outside(th, y, x, NAME_W - 1, th->attr[ROLE_LABEL], k->name);
     if (cx + 2 * COL_W <= x + w) {
         ui__draw_fmt(th, y, cx, COL_W, th->attr[ROLE_VALUE], "%*s", COL_W - 1,
-                 ui__fmt_rate(tick_per_s(k->completed, duration_us), rate, sizeof(rate)));
-        ui__draw_fmt(th, y, cx + COL_W, COL_W, th->attr[failed ? ROLE_BAD : ROLE_DIM], "%*s", COL_W - 1,
-                 ui__fmt_rate(tick_per_s(failed, duration_us), err, sizeof(err)));
+                     ui__fmt_rate(tick_per_s(k->completed, duration_us), rate, sizeof(rate)));
+        ui__draw_fmt(th, y, cx + COL_W, COL_W, th->attr[failed ? ROLE_BAD : ROLE_DIM], "%*s",
+                     COL_W - 1, ui__fmt_rate(tick_per_s(failed, duration_us), err, sizeof(err)));
     }
     cx += 2 * COL_W;
     for (int i = 0; i < TICK_NPCT && cx + COL_W <= x + w; i++, cx += COL_W)

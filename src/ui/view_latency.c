@@ -86,13 +86,14 @@ static void bar_row(const struct view *v, int y, int x, int w, const struct row 
     if (bar_w > 0) {
         fill = position(row->now_us, lo, hi, bar_w);
         mark = row->run_us ? position(row->run_us, lo, hi, bar_w) : -1;
-        ui__draw_repeat(y, x + LABEL_W + VALUE_W, fill, th->attr[ROLE_CHART], th->glyph[GL_BAR_FULL]);
+        ui__draw_repeat(y, x + LABEL_W + VALUE_W, fill, th->attr[ROLE_CHART],
+                        th->glyph[GL_BAR_FULL]);
         ui__draw_repeat(y, x + LABEL_W + VALUE_W + fill, bar_w - fill, th->attr[ROLE_DIM],
-                    th->glyph[GL_BAR_EMPTY]);
+                        th->glyph[GL_BAR_EMPTY]);
         if (mark >= 0) {
             mark = mark >= bar_w ? bar_w - 1 : mark;
             ui__draw_text(th, y, x + LABEL_W + VALUE_W + mark, 1, th->attr[ROLE_RUN],
-                      th->glyph[GL_RUN_TICK]);
+                          th->glyph[GL_RUN_TICK]);
         }
     }
     ui__draw_fmt(th, y, x + w - VALUE_W, VALUE_W, th->attr[ROLE_RUN], "%*s", VALUE_W, run);
@@ -105,8 +106,8 @@ static void moments(const struct view *v, int y, int x, int w, const struct tick
     units_format_duration((uint64_t)(k->window.mean_us + 0.5), mean, sizeof(mean));
     units_format_duration((uint64_t)(k->window.stddev_us + 0.5), sd, sizeof(sd));
     units_format_duration(k->window.min_us, min, sizeof(min));
-    ui__draw_fmt(v->th, y, x, w, v->th->attr[ROLE_DIM], "min %s  mean %s  sd %s  timed %llu", min, mean,
-             sd, (unsigned long long)k->window.count);
+    ui__draw_fmt(v->th, y, x, w, v->th->attr[ROLE_DIM], "min %s  mean %s  sd %s  timed %llu", min,
+                 mean, sd, (unsigned long long)k->window.count);
 }
 
 /* The p99 of each tick over the same span as the throughput chart, so a
@@ -128,7 +129,7 @@ static void p99_chart(const struct view *v, struct rect c)
             top = values[i];
     }
     ui__draw_fmt(v->th, c.y, c.x, c.w, v->th->attr[ROLE_DIM], "p99 per tick, top %s",
-             units_format_duration((uint64_t)top, top_s, sizeof(top_s)));
+                 units_format_duration((uint64_t)top, top_s, sizeof(top_s)));
     c.y++;
     c.h--;
     ui__draw_chart(v->th, c, values, roles, n, top);
@@ -137,12 +138,9 @@ static void p99_chart(const struct view *v, struct rect c)
 enum latency_shown ui__latency_next(enum latency_shown now, int is_open)
 {
     switch (now) {
-    case LATENCY_SUCCESSES:
-        return is_open ? LATENCY_SERVICE : LATENCY_FAILED;
-    case LATENCY_SERVICE:
-        return LATENCY_FAILED;
-    case LATENCY_FAILED:
-        break;
+    case LATENCY_SUCCESSES: return is_open ? LATENCY_SERVICE : LATENCY_FAILED;
+    case LATENCY_SERVICE: return LATENCY_FAILED;
+    case LATENCY_FAILED: break;
     }
     return LATENCY_SUCCESSES;
 }

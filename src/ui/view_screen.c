@@ -26,15 +26,14 @@ void ui__view_compact(const struct view *v, struct rect r)
     }
     failed = errclass_sum(m->last->total.errors);
     units_format_duration(m->last->total.window.pct_us[2], p99, sizeof(p99));
-    used = ui__draw_fmt(th, r.y, r.x, r.w, th->attr[ROLE_VALUE], "%s/s p99 %s err %.1f%% c %u %s",
-                    ui__fmt_rate(ui__model_point(m, 0)->req_per_s, rate, sizeof(rate)),
-                    m->last->total.window.count ? p99 : "-",
-                    m->last->total.completed
-                        ? 100.0 * (double)failed / (double)m->last->total.completed
-                        : 0.0,
-                    m->last->actual_concurrency, run_state_name(m->last->state));
+    used = ui__draw_fmt(
+        th, r.y, r.x, r.w, th->attr[ROLE_VALUE], "%s/s p99 %s err %.1f%% c %u %s",
+        ui__fmt_rate(ui__model_point(m, 0)->req_per_s, rate, sizeof(rate)),
+        m->last->total.window.count ? p99 : "-",
+        m->last->total.completed ? 100.0 * (double)failed / (double)m->last->total.completed : 0.0,
+        m->last->actual_concurrency, run_state_name(m->last->state));
     ui__draw_fmt(th, r.y, r.x + used, r.w - used, th->attr[ROLE_DIM], "  (%dx%d for the console)",
-             LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+                 LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
 }
 
 void ui__view_help(const struct view *v, int cols, int rows)
@@ -53,14 +52,14 @@ void ui__view_help(const struct view *v, int cols, int rows)
     for (size_t i = 0; i < map->len && y < box.y + box.h - 1; i++, y++) {
         ui__draw_text(v->th, y, box.x + 2, 6, v->th->attr[ROLE_KEY], map->entries[i].keys);
         ui__draw_text(v->th, y, box.x + 9, box.w - 10, v->th->attr[ROLE_NORMAL],
-                  map->entries[i].help);
+                      map->entries[i].help);
     }
     if (y + 1 < box.y + box.h - 1 && !v->is_replay)
         ui__draw_text(v->th, y + 1, box.x + 2, box.w - 3, v->th->attr[ROLE_DIM],
-                  "Ctrl-C stops too; a second one aborts what is in flight");
+                      "Ctrl-C stops too; a second one aborts what is in flight");
     if (box.h >= 3)
         ui__draw_repeat(box.y + box.h - 1, box.x + 1, box.w - 2, v->th->attr[ROLE_DIM],
-                    v->th->glyph[GL_HLINE]);
+                        v->th->glyph[GL_HLINE]);
 }
 
 void ui__view_screen(const struct view *v, int cols, int rows)

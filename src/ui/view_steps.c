@@ -25,12 +25,9 @@ static int verdict_role(const struct step_row *r, int is_open)
     if (is_open)
         return ROLE_MARK;
     switch (r->verdict) {
-    case VERDICT_PASS:
-        return ROLE_GOOD;
-    case VERDICT_FAIL:
-        return ROLE_BAD;
-    default:
-        return ROLE_DIM;
+    case VERDICT_PASS: return ROLE_GOOD;
+    case VERDICT_FAIL: return ROLE_BAD;
+    default: return ROLE_DIM;
     }
 }
 
@@ -67,8 +64,9 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
         snprintf(verdict, sizeof(verdict), "%s%s", steps_verdict_label(row->verdict),
                  row->verdict == VERDICT_FAIL ? ": " : "");
     used = ui__draw_fmt(th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %6s  ", step,
-                    level, held, rate, p99, err);
-    used += ui__draw_text(th, y, r.x + used, r.w - used, th->attr[verdict_role(row, is_open)], verdict);
+                        level, held, rate, p99, err);
+    used +=
+        ui__draw_text(th, y, r.x + used, r.w - used, th->attr[verdict_role(row, is_open)], verdict);
     if (!is_open && row->verdict == VERDICT_FAIL)
         ui__draw_outside(th, y, r.x + used, r.w - used, th->attr[ROLE_BAD], row->why);
 }
@@ -88,8 +86,8 @@ void ui__view_steps(const struct view *v, struct rect r)
     ui__draw_title(v->th, r, "Steps", extra);
     if (r.h < 2)
         return;
-    ui__draw_fmt(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_LABEL], HEAD_FMT, "step", "level", "held",
-             "req/s", "p99", "err", "verdict");
+    ui__draw_fmt(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_LABEL], HEAD_FMT, "step", "level",
+                 "held", "req/s", "p99", "err", "verdict");
     /* The newest rows that fit, oldest first, the open one last. */
     if (room < 0)
         room = 0;

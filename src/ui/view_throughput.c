@@ -29,15 +29,15 @@ static void figures(const struct view *v, int y, int x, int w)
     used += ui__draw_text(th, y, x + used, w - used, th->attr[ROLE_LABEL], "/s ");
     if (k->completed) {
         used += ui__draw_fmt(th, y, x + used, w - used, th->attr[ROLE_LABEL], "ok %.1f%% ",
-                         100.0 * (double)k->ok / (double)k->completed);
+                             100.0 * (double)k->ok / (double)k->completed);
     }
     if (p->err_per_s > 0)
         ui__draw_fmt(th, y, x + used, w - used, th->attr[ROLE_BAD], "%s%s err/s",
-                 th->glyph[GL_MARK_ERROR], ui__fmt_rate(p->err_per_s, rate, 16));
+                     th->glyph[GL_MARK_ERROR], ui__fmt_rate(p->err_per_s, rate, 16));
 }
 
-static void chart(const struct view *v, struct rect c, const struct ui__model_point *cols, unsigned n,
-                  double top)
+static void chart(const struct view *v, struct rect c, const struct ui__model_point *cols,
+                  unsigned n, double top)
 {
     double values[MAX_COLUMNS];
     int roles[MAX_COLUMNS];

@@ -58,27 +58,16 @@ static struct result call(enum parser p, const char *s, char *why, size_t why_le
     int b = -1;
 
     switch (p) {
-    case P_DURATION:
-        r.rc = units_parse_duration(s, &r.u, why, why_len);
-        break;
-    case P_SIZE:
-        r.rc = units_parse_size(s, &r.u, why, why_len);
-        break;
-    case P_COUNT_ANY:
-        r.rc = units_parse_count(s, 0, UINT64_MAX, &r.u, why, why_len);
-        break;
-    case P_COUNT_1_1000:
-        r.rc = units_parse_count(s, 1, 1000, &r.u, why, why_len);
-        break;
-    case P_PERCENT:
-        r.rc = units_parse_percent(s, &r.d, why, why_len);
-        break;
+    case P_DURATION: r.rc = units_parse_duration(s, &r.u, why, why_len); break;
+    case P_SIZE: r.rc = units_parse_size(s, &r.u, why, why_len); break;
+    case P_COUNT_ANY: r.rc = units_parse_count(s, 0, UINT64_MAX, &r.u, why, why_len); break;
+    case P_COUNT_1_1000: r.rc = units_parse_count(s, 1, 1000, &r.u, why, why_len); break;
+    case P_PERCENT: r.rc = units_parse_percent(s, &r.d, why, why_len); break;
     case P_BOOL:
         r.rc = units_parse_bool(s, &b, why, why_len);
         r.u = (uint64_t)(int64_t)b;
         break;
-    case P__COUNT:
-        abort();
+    case P__COUNT: abort();
     }
     return r;
 }
@@ -89,22 +78,12 @@ static void check_in_range(enum parser p, const struct result *r, const char *na
     case P_DURATION:
         check(r->u <= UNITS_DURATION_MAX_US, "duration above the maximum", name);
         break;
-    case P_SIZE:
-        check(r->u <= (uint64_t)INT64_MAX, "size does not fit in int64", name);
-        break;
-    case P_COUNT_ANY:
-        break;
-    case P_COUNT_1_1000:
-        check(r->u >= 1 && r->u <= 1000, "count outside [1, 1000]", name);
-        break;
-    case P_PERCENT:
-        check(r->d >= 0 && r->d <= 1, "fraction outside [0, 1] or NaN", name);
-        break;
-    case P_BOOL:
-        check(r->u == 0 || r->u == 1, "boolean neither 0 nor 1", name);
-        break;
-    case P__COUNT:
-        abort();
+    case P_SIZE: check(r->u <= (uint64_t)INT64_MAX, "size does not fit in int64", name); break;
+    case P_COUNT_ANY: break;
+    case P_COUNT_1_1000: check(r->u >= 1 && r->u <= 1000, "count outside [1, 1000]", name); break;
+    case P_PERCENT: check(r->d >= 0 && r->d <= 1, "fraction outside [0, 1] or NaN", name); break;
+    case P_BOOL: check(r->u == 0 || r->u == 1, "boolean neither 0 nor 1", name); break;
+    case P__COUNT: abort();
     }
 }
 

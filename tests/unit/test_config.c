@@ -325,7 +325,8 @@ static void ramp_keys_are_read(void **state)
     assert_int_equal(c.ramp.action, CONFIG_ACTION_BACK);
     assert_int_equal(c.ramp.stop_when.n_rules, 5);
     assert_int_equal(c.ramp.stop_when.rules[0].metric, CONFIG_RULE_ERROR_RATE);
-    assert_true(c.ramp.stop_when.rules[0].value > 0.0099 && c.ramp.stop_when.rules[0].value < 0.0101);
+    assert_true(c.ramp.stop_when.rules[0].value > 0.0099 &&
+                c.ramp.stop_when.rules[0].value < 0.0101);
     assert_int_equal(c.ramp.stop_when.rules[1].metric, CONFIG_RULE_P99);
     assert_true(c.ramp.stop_when.rules[1].value == 2e6);
     assert_int_equal(c.ramp.stop_when.rules[2].metric, CONFIG_RULE_PROBE);
@@ -346,7 +347,8 @@ static void stop_when_and_fail_on_default_to_an_error_rate_of_1_percent(void **s
     load_ok(&c, TARGET "[ramp]\nsteps = 1, 2\n");
     assert_int_equal(c.ramp.stop_when.n_rules, 1);
     assert_int_equal(c.ramp.stop_when.rules[0].metric, CONFIG_RULE_ERROR_RATE);
-    assert_true(c.ramp.stop_when.rules[0].value > 0.0099 && c.ramp.stop_when.rules[0].value < 0.0101);
+    assert_true(c.ramp.stop_when.rules[0].value > 0.0099 &&
+                c.ramp.stop_when.rules[0].value < 0.0101);
     assert_int_equal(c.thresholds.fail_on.n_rules, 1);
     assert_int_equal(c.thresholds.fail_on.rules[0].metric, CONFIG_RULE_ERROR_RATE);
     config_free(&c);
@@ -369,8 +371,9 @@ static void thresholds_take_the_stop_when_grammar(void **state)
     assert_int_equal(c.thresholds.fail_on.rules[1].metric, CONFIG_RULE_PROBE);
     assert_int_equal(c.thresholds.fail_on.rules[2].metric, CONFIG_RULE_RATE_SHORTFALL);
     config_free(&c);
-    load_fails(TARGET "[thresholds]\nfail_on = throughput_drop > 10%\n",
-               "brink: t.ini:4: [thresholds] fail_on: throughput_drop compares the steps of a [ramp] plan, not a whole run (expected error_rate, p50, p90, p99, p99.9, rate_shortfall or probe.NAME)\n");
+    load_fails(
+        TARGET "[thresholds]\nfail_on = throughput_drop > 10%\n",
+        "brink: t.ini:4: [thresholds] fail_on: throughput_drop compares the steps of a [ramp] plan, not a whole run (expected error_rate, p50, p90, p99, p99.9, rate_shortfall or probe.NAME)\n");
     load_fails(TARGET "[thresholds]\nfail_on = probe.nope > 1\n",
                "brink: t.ini:4: [thresholds] fail_on: probe.nope names no [probe nope] section\n");
 }
@@ -460,9 +463,10 @@ static void ramp_round_trips_through_config_write(void **state)
     char *text, *again;
 
     (void)state;
-    load_ok(&c, TARGET "[probe q]\ntype = json\nurl = /stats\npointer = /q\n"
-                       "[ramp]\nstart = 2\nmax = 16\ngrowth = double\nrequests_per_user = 3\n"
-                       "stop_when = error_rate > 0.5%, p99.9 > 150ms, probe.q < -2.5\naction = hold\n");
+    load_ok(&c,
+            TARGET "[probe q]\ntype = json\nurl = /stats\npointer = /q\n"
+                   "[ramp]\nstart = 2\nmax = 16\ngrowth = double\nrequests_per_user = 3\n"
+                   "stop_when = error_rate > 0.5%, p99.9 > 150ms, probe.q < -2.5\naction = hold\n");
     text = write_to_string(&c);
     assert_non_null(strstr(text, "[ramp]\nsteps = 2, 4, 8, 16\n"));
     assert_non_null(strstr(text, "stop_when = error_rate > 0.5%, p99.9 > 150ms, probe.q < -2.5\n"));
@@ -471,7 +475,8 @@ static void ramp_round_trips_through_config_write(void **state)
     /* Read back, the steps are listed: start and max are no longer used. */
     again = write_to_string(&back);
     assert_non_null(strstr(again, "[ramp]\nsteps = 2, 4, 8, 16\n; start: not used"));
-    assert_non_null(strstr(again, "stop_when = error_rate > 0.5%, p99.9 > 150ms, probe.q < -2.5\n"));
+    assert_non_null(
+        strstr(again, "stop_when = error_rate > 0.5%, p99.9 > 150ms, probe.q < -2.5\n"));
     assert_int_equal(back.ramp.n_steps, 4);
     assert_true(back.ramp.steps[3] == 16);
     assert_int_equal(back.ramp.requests_per_user, 3);

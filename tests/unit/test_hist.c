@@ -906,12 +906,13 @@ static void bucket_walk_visits_every_value_once_in_order(void **state)
 static void varints_round_trip_and_refuse_what_is_not_shortest(void **state)
 {
     static const uint64_t values[] = {0, 1, 127, 128, 16383, 16384, UINT64_MAX};
-    unsigned char buf[VARINT_MAX_BYTES], bad[][11] = {
-        {0x80, 0x00},                                                     /* not shortest */
-        {0x80},                                                           /* cut short */
-        {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02},     /* over 64 bits */
-        {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, /* 11 bytes */
-    };
+    unsigned char buf[VARINT_MAX_BYTES],
+        bad[][11] = {
+            {0x80, 0x00},                                                       /* not shortest */
+            {0x80},                                                             /* cut short */
+            {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02},       /* over 64 bits */
+            {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, /* 11 bytes */
+        };
     static const size_t bad_len[] = {2, 1, 10, 11};
     uint64_t v;
 

@@ -567,10 +567,12 @@ static void regex_needs_exactly_one_capture_group(void **state)
     regex_fails("", 0, "", -EINVAL, "bad regex: it is 0 bytes, expected 1 to 1024");
     /* Stacked repetitions compile in memory exponential in their number
      * (libFuzzer found "x| y+++...+" taking 2 GB); large counts likewise. */
-    regex_fails("", 0, "(y++++++++++++++++++++++++++++++)", -EINVAL,
-                "bad regex \"(y++++++++++++++++++++++++++++++)\": a repetition right after another (such as ++ or *{2}) is not supported");
-    regex_fails("", 0, "(a{2}*)", -EINVAL,
-                "bad regex \"(a{2}*)\": a repetition right after another (such as ++ or *{2}) is not supported");
+    regex_fails(
+        "", 0, "(y++++++++++++++++++++++++++++++)", -EINVAL,
+        "bad regex \"(y++++++++++++++++++++++++++++++)\": a repetition right after another (such as ++ or *{2}) is not supported");
+    regex_fails(
+        "", 0, "(a{2}*)", -EINVAL,
+        "bad regex \"(a{2}*)\": a repetition right after another (such as ++ or *{2}) is not supported");
     regex_fails("", 0, "(a{101})", -EINVAL,
                 "bad regex \"(a{101})\": a repetition count above 100 is not supported");
     regex_is("n=+7\n", 5, "n=[+*]?([0-9]+)", 7); /* in a bracket they are members */

@@ -158,8 +158,8 @@ struct fixture {
     struct config_ramp cfg;
     struct ramp *r;
     uint64_t seq;
-    double level;   /* what the plan set last */
-    int stopped;    /* it asked for a stop */
+    double level; /* what the plan set last */
+    int stopped;  /* it asked for a stop */
     struct ramp_out out;
 };
 
@@ -597,8 +597,10 @@ static void rates_are_levels_under_the_open_model(void **state)
     t->total.ok = 300;
     ramp_on_tick(f.r, t, &f.out);
     assert_int_equal(t->plan.verdict, VERDICT_FAIL);
-    assert_string_equal(t->plan.why, "rate_shortfall 25.0% > 10.0% (300 of 400 requests/s started)");
-    assert_true(has_event(t, EV_DETECTION, "breaking point: step 2 (400/s) failed: rate_shortfall"));
+    assert_string_equal(t->plan.why,
+                        "rate_shortfall 25.0% > 10.0% (300 of 400 requests/s started)");
+    assert_true(
+        has_event(t, EV_DETECTION, "breaking point: step 2 (400/s) failed: rate_shortfall"));
     tick_free(t);
     ramp_free(f.r);
 }

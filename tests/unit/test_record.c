@@ -53,9 +53,9 @@ static int notes_have(const struct notes *nt, const char *needle)
 static void write_golden(const char *path)
 {
     struct record_header_info hi = {.brink_version = "0.1.0",
-                                 .start_wall_ms = 1764531600000ULL,
-                                 .host = "loadgen-1",
-                                 .config_text = GOLDEN_CONFIG};
+                                    .start_wall_ms = 1764531600000ULL,
+                                    .host = "loadgen-1",
+                                    .config_text = GOLDEN_CONFIG};
     struct record_trailer_info ti = {
         .is_complete = 1, .reason = "done", .end_wall_ms = 1764531610000ULL};
     struct record_writer *w;
@@ -242,8 +242,8 @@ static void plan_state_reads_back_and_is_left_out_when_off(void **state)
     char *text;
 
     (void)state;
-    judged->plan = (struct tick_plan){.phase = PLAN_MEASURE, .step = 3, .n_steps = 5,
-                                      .level = 16, .verdict = VERDICT_FAIL};
+    judged->plan = (struct tick_plan){
+        .phase = PLAN_MEASURE, .step = 3, .n_steps = 5, .level = 16, .verdict = VERDICT_FAIL};
     snprintf(judged->plan.why, sizeof(judged->plan.why), "error_rate 3.10%% > 1.00%%");
     fx_temp_path(path, sizeof(path), "plan.jsonl");
     assert_int_equal(record_open(path, &hi, err, sizeof(err), &w), 0);

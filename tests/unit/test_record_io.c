@@ -148,7 +148,8 @@ static void a_new_file_is_private(void **state)
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0600);
     assert_int_equal(record_close(w, NULL), 0);
-    assert_int_equal(record_open("/nonexistent-dir/x.jsonl", &plain, err, sizeof(err), &w), -ENOENT);
+    assert_int_equal(record_open("/nonexistent-dir/x.jsonl", &plain, err, sizeof(err), &w),
+                     -ENOENT);
     assert_non_null(strstr(err, "/nonexistent-dir/x.jsonl: cannot create the session file"));
     unlink(path);
 }
@@ -159,8 +160,8 @@ static void the_writer_writes_what_it_is_given_and_nothing_from_the_environment(
 {
     static const char canary[] = "CANARY-7f3a9c-secret";
     struct record_header_info hi = {.start_wall_ms = 1,
-                                 .host = "h",
-                                 .config_text = "[target]\nheader = X-Key: ${BRINK_CANARY}\n"};
+                                    .host = "h",
+                                    .config_text = "[target]\nheader = X-Key: ${BRINK_CANARY}\n"};
     struct record_writer *w;
     struct tick *t = fx_tick(3, 2, 100, 1);
     char path[128], err[256];
@@ -199,13 +200,14 @@ static void session_paths_are_new_names_in_a_private_directory(void **state)
     (void)state;
     fx_temp_path(dir, sizeof(dir), "sessions");
     rmdir(dir);
-    assert_int_equal(record_session_path(dir, 1796067600000ULL, "lab/host 1", 4242, path, sizeof(path),
-                                      err, sizeof(err)),
+    assert_int_equal(record_session_path(dir, 1796067600000ULL, "lab/host 1", 4242, path,
+                                         sizeof(path), err, sizeof(err)),
                      0);
     assert_int_equal(stat(dir, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
     assert_non_null(strstr(path, "/2026-11-30T19-40-00Z-lab_host_1-4242.jsonl"));
-    assert_int_equal(record_session_path(dir, 0, NULL, 1, path, 20, err, sizeof(err)), -ENAMETOOLONG);
+    assert_int_equal(record_session_path(dir, 0, NULL, 1, path, 20, err, sizeof(err)),
+                     -ENAMETOOLONG);
     assert_int_equal(
         record_session_path("/nonexistent-dir/s", 0, "h", 1, path, sizeof(path), err, sizeof(err)),
         -ENOENT);

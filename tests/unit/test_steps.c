@@ -236,7 +236,7 @@ static void the_whole_run_is_one_row_of_every_tick(void **state)
     assert_int_equal(run.completed, 310);
     assert_int_equal(run.timed, 310);
     assert_int_equal(run.duration_us, 2000000);
-    assert_true(run.level == 15.0); /* 10 for 1 s, 20 for 1 s */
+    assert_true(run.level == 15.0);                               /* 10 for 1 s, 20 for 1 s */
     assert_true(run.p50_us >= 3000 && run.p50_us <= 3200 * 1.01); /* the 155th of 310 */
     steps_free(st);
 }
@@ -280,11 +280,14 @@ static void each_step_has_a_row_per_request_kind(void **state)
     assert_int_equal(steps_n_kinds(st), 2);
     assert_string_equal(steps_kind_name(st, 0), "put");
     assert_int_equal(steps_row(st, 0)->kinds[0].completed, 20);
-    assert_true(steps_row(st, 0)->kinds[0].p99_us >= 1980 && steps_row(st, 0)->kinds[0].p99_us <= 2020);
+    assert_true(steps_row(st, 0)->kinds[0].p99_us >= 1980 &&
+                steps_row(st, 0)->kinds[0].p99_us <= 2020);
     assert_int_equal(steps_row(st, 1)->kinds[0].completed, 30);
     assert_int_equal(steps_row(st, 1)->kinds[0].ok, 20);
-    assert_true(steps_row(st, 1)->kinds[0].p99_us >= 89100 && steps_row(st, 1)->kinds[0].p99_us <= 90900);
-    assert_true(steps_kind_rate(steps_row(st, 1), 1) > 29.9 && steps_kind_rate(steps_row(st, 1), 1) < 30.1);
+    assert_true(steps_row(st, 1)->kinds[0].p99_us >= 89100 &&
+                steps_row(st, 1)->kinds[0].p99_us <= 90900);
+    assert_true(steps_kind_rate(steps_row(st, 1), 1) > 29.9 &&
+                steps_kind_rate(steps_row(st, 1), 1) < 30.1);
     assert_int_equal(steps_level(st, 1, &lv), 0);
     assert_int_equal(lv.kinds[0].timed, 20);
     assert_true(lv.kinds[0].p50_us >= 89100 && lv.kinds[0].p50_us <= 90900);
@@ -293,7 +296,8 @@ static void each_step_has_a_row_per_request_kind(void **state)
     assert_int_equal(format_steps_text(st, f), 0);
     text = sink_text(f);
     assert_non_null(strstr(text, "\nsteps by kind:\n"));
-    assert_non_null(strstr(text, "\n  c=250  put         30   15.0      10  90.0ms  90.0ms  90.0ms\n"));
+    assert_non_null(
+        strstr(text, "\n  c=250  put         30   15.0      10  90.0ms  90.0ms  90.0ms\n"));
     free(text);
 
     f = sink_open();
@@ -584,9 +588,8 @@ static void json_is_valid_and_holds_totals_steps_and_kinds(void **state)
     assert_true(json_is_null(json_object_get(
         json_array_get(json_object_get(json_array_get(steps, 1), "probes"), 0), "max")));
     assert_int_equal(json_array_size(json_object_get(doc, "levels")), 2);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "thresholds"),
-                                                        "conditions")),
-                     2);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(doc, "thresholds"), "conditions")), 2);
     assert_string_equal(json_string_value(json_array_get(
                             json_object_get(json_object_get(doc, "thresholds"), "failed"), 0)),
                         "error_rate 5.00% > 1.00% (5 of 100 failed)");

@@ -149,12 +149,13 @@ static void run_without_completions_says_so_instead_of_a_table(void **state)
     t->total.started = 10;
     add_and_free(s, t);
     text = report_of(s);
-    assert_string_equal(text, "duration 1.00s, 0 requests, 0.0 req/s, 0.00 MB/s in, 0.00 MB/s out\n"
-                              "concurrency: target 10, max active 10\n"
-                              "latency: closed-loop, from the actual send (load model closed); successes only\n"
-                              "no requests completed\n"
-                              "HTTP statuses: none\n"
-                              "dropped 0, aborted at stop 0, bodies cut 0, connections opened 0\n");
+    assert_string_equal(
+        text, "duration 1.00s, 0 requests, 0.0 req/s, 0.00 MB/s in, 0.00 MB/s out\n"
+              "concurrency: target 10, max active 10\n"
+              "latency: closed-loop, from the actual send (load model closed); successes only\n"
+              "no requests completed\n"
+              "HTTP statuses: none\n"
+              "dropped 0, aborted at stop 0, bodies cut 0, connections opened 0\n");
     free(text);
     summary_free(s);
 }
@@ -624,8 +625,9 @@ static void rates_count_microseconds(void **state)
     t->duration_us = 3500;
     put_latencies(t, &t->total, 100, 299, 1);
     t->state = RUN_DONE;
-    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=0s c=40 inflight=0 final 200 req in 3.50ms p50 199us p99 297us err 0.0%");
+    assert_string_equal(
+        summary_progress_line(t, buf, sizeof(buf)),
+        "t=0s c=40 inflight=0 final 200 req in 3.50ms p50 199us p99 297us err 0.0%");
     add_and_free(s, t);
     text = report_of(s);
     assert_line(text, "duration 3.50ms, 200 requests, 57,143 req/s, 0.00 MB/s in, 0.00 MB/s out");
@@ -644,7 +646,7 @@ static void failures_are_timed_apart_from_successes(void **state)
 
     (void)state;
     put_latencies(t, &t->total, 10000, 10099, 1); /* 100 successes, about 10 ms */
-    hist_record_n(h, 100, 1000);                   /* 1,000 fast 503s */
+    hist_record_n(h, 100, 1000);                  /* 1,000 fast 503s */
     t->total.completed += 1000;
     t->total.errors[ERR_HTTP_5XX] = 1000;
     t->failed.completed = 1000;
@@ -697,8 +699,8 @@ static void progress_line_shows_rates_percentiles_and_errors(void **state)
     tick_free(t);
 }
 
-static void set_probe(struct tick *t, uint32_t i, const char *name, enum probe_state st,
-                      double v, const char *error)
+static void set_probe(struct tick *t, uint32_t i, const char *name, enum probe_state st, double v,
+                      const char *error)
 {
     struct tick_probe *p = &t->probes[i];
 
@@ -731,7 +733,8 @@ static void probes_report_last_max_and_failing_ticks(void **state)
     text = report_of(s);
     assert_line(text, "server counters:");
     assert_line(text, "  siblings: last 12, max 41.5");
-    assert_line(text, "  queue: last 2, max 2; failing or stale in 1 ticks (connection refused \\e[2J)");
+    assert_line(text,
+                "  queue: last 2, max 2; failing or stale in 1 ticks (connection refused \\e[2J)");
     free(text);
     summary_free(s);
 }

@@ -621,7 +621,8 @@ static void ascii_screens_hold_only_printable_ascii(void **state)
 
 static void hostile_strings_are_drawn_escaped(void **state)
 {
-    static const char hostile[] = "evil\x1b]0;PWNED\x07\x1b[2J\r\xc2\x9b" "6n\xe2\x80\xae";
+    static const char hostile[] = "evil\x1b]0;PWNED\x07\x1b[2J\r\xc2\x9b"
+                                  "6n\xe2\x80\xae";
     struct model *m = synthetic_model(65, 2, 1);
     struct tick *t = synthetic_tick(65, 2, 1);
     char *screen = malloc(SCREEN_MAX);
@@ -674,8 +675,8 @@ static void tiny_screens_draw_inside_their_bounds(void **state)
 {
     struct model *m = synthetic_model(70, 2, 1);
     char *screen = malloc(SCREEN_MAX);
-    static const int sizes[][2] = {{1, 1}, {2, 1}, {10, 3}, {20, 5}, {79, 23}, {80, 24},
-                                   {81, 25}, {200, 60}};
+    static const int sizes[][2] = {{1, 1},   {2, 1},   {10, 3},  {20, 5},
+                                   {79, 23}, {80, 24}, {81, 25}, {200, 60}};
 
     (void)state;
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {

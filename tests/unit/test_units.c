@@ -469,9 +469,8 @@ static void rate_reads_a_number_with_an_optional_per_second(void **state)
     static const struct {
         const char *s;
         double want;
-    } good[] = {{"100", 100}, {"2.5/s", 2.5}, {" 250/s ", 250}, {"0", 0}, {"1k", -1},
-                {"1e3", -1},  {"-5", -1},     {"5/min", -1},     {"nan", -1}, {"", -1},
-                {"1,5", -1}};
+    } good[] = {{"100", 100}, {"2.5/s", 2.5}, {" 250/s ", 250}, {"0", 0}, {"1k", -1}, {"1e3", -1},
+                {"-5", -1},   {"5/min", -1},  {"nan", -1},      {"", -1}, {"1,5", -1}};
     char why[WHY_MAX];
 
     (void)state;
@@ -488,7 +487,8 @@ static void rate_reads_a_number_with_an_optional_per_second(void **state)
         }
     }
     assert_int_equal(units_parse_rate("5/min", NULL, why, sizeof(why)), -EINVAL);
-    assert_string_equal(why, "expected a rate such as 100 or 2.5/s, got \"5/min\" (the only unit is /s)");
+    assert_string_equal(
+        why, "expected a rate such as 100 or 2.5/s, got \"5/min\" (the only unit is /s)");
 }
 
 static void percentage_becomes_a_fraction(void **state)
