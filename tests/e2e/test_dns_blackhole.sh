@@ -79,6 +79,16 @@ classes() {
     sed -n '/^errors:/,/^latency of failed/p' "$tmp/$1.out" | awk 'NR > 1 && $1 ~ /^[a-z_0-9]+$/ && $2 ~ /^[0-9,]+$/ { print $1 }' | sort -u | tr '\n' ' '
 }
 
+# sigterm_ends_run: SIGTERM to the run $run_pid ends it within 5 s.
+sigterm_ends_run() {
+    t0=$(now_ms)
+    kill -TERM "$run_pid"
+    wait "$run_pid"
+    took=$(($(now_ms) - t0))
+    run_pid=""
+    holds "SIGTERM ends the run within 5 s (it took $took ms)" "t < 5000" -v t="$took"
+}
+
 for transport in $transports; do
     printf '[target]\nurl = http://%s:%s/\ntransport = %s\ntimeout = 1s\n' "$host" "$port" \
         "$transport" >"$tmp/$transport.ini"
@@ -100,12 +110,7 @@ for transport in $transports; do
         --concurrency 4 </dev/null >"$tmp/$transport.term.out" 2>"$tmp/$transport.term.err" &
     run_pid=$!
     if wait_for "$tmp/$transport.term.err" '^t=1s ' 10; then
-        t0=$(now_ms)
-        kill -TERM "$run_pid"
-        wait "$run_pid"
-        took=$(($(now_ms) - t0))
-        run_pid=""
-        holds "SIGTERM ends the run within 5 s (it took $took ms)" "t < 5000" -v t="$took"
+        sigterm_ends_run
     else
         not_ok "the run shows its first tick" "$(tail -n 3 "$tmp/$transport.term.err")"
     fi
@@ -120,12 +125,7 @@ timeout 60 "$brink" run --headless --no-record --config "$tmp/probe.ini" --durat
     --concurrency 1 </dev/null >"$tmp/probe.out" 2>"$tmp/probe.err" &
 run_pid=$!
 expect_line "the probe fails at its 1 s timeout" "$tmp/probe.err" 'probe: s failing: Resolving timed out' 10
-t0=$(now_ms)
-kill -TERM "$run_pid"
-wait "$run_pid"
-took=$(($(now_ms) - t0))
-run_pid=""
-holds "SIGTERM ends the run within 5 s (it took $took ms)" "t < 5000" -v t="$took"
+sigterm_ends_run
 
 stop_target
 finish
