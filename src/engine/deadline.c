@@ -137,7 +137,7 @@ int deadline_init(uv_loop_t *loop, struct deadline *d, deadline_fn *fn, char *er
     uv_idle_init(loop, &d->idle);
     rc = uv_poll_init(loop, &d->poll, d->fd);
     if (rc != 0) {
-        snprintf(err, err_len, "brink: engine: cannot watch the timerfd: %s", uv_strerror(rc));
+        snprintf(err, err_len, "brink: engine: cannot watch the timerfd: %s", msg_errno(-rc).text);
         uv_close((uv_handle_t *)&d->idle, NULL);
         close(d->fd);
         d->fd = -1;
@@ -145,7 +145,7 @@ int deadline_init(uv_loop_t *loop, struct deadline *d, deadline_fn *fn, char *er
     }
     rc = uv_poll_start(&d->poll, UV_READABLE, on_ready);
     if (rc != 0) {
-        snprintf(err, err_len, "brink: engine: cannot watch the timerfd: %s", uv_strerror(rc));
+        snprintf(err, err_len, "brink: engine: cannot watch the timerfd: %s", msg_errno(-rc).text);
         deadline_close(d);
     }
     return rc;

@@ -348,7 +348,7 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
     w->rng = e->seed ^ (0x9e3779b97f4a7c15ULL * (id + 1));
     rc = uv_loop_init(&w->loop);
     if (rc != 0) {
-        snprintf(err, err_len, "brink: engine: uv_loop_init: %s", uv_strerror(rc));
+        snprintf(err, err_len, "brink: engine: uv_loop_init: %s", msg_errno(-rc).text);
         free(w);
         return rc;
     }
@@ -414,6 +414,6 @@ void engine__worker_free(struct worker *w)
     /* Every handle was closed in on_teardown; a busy loop here is a leak. */
     if (rc != 0)
         fprintf(stderr, "brink: engine: worker %u loop still busy at exit: %s\n", w->id,
-                uv_strerror(rc));
+                msg_errno(-rc).text);
     free(w);
 }

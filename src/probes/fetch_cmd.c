@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/container.h"
+#include "core/msg.h"
 #include "core/units.h"
 #include "core/xalloc.h"
 
@@ -202,7 +203,7 @@ int probes__fetch_cmd_start(struct source *src, char *why, size_t why_len)
     run->open_handles = 4;
     rc = spawn(run, src->cfg->command.value);
     if (rc != 0) {
-        snprintf(why, why_len, "cannot start /bin/sh: %s", uv_strerror(rc));
+        snprintf(why, why_len, "cannot start /bin/sh: %s", msg_errno(-rc).text);
         /* A failed spawn leaves the process handle to close as well. */
         run->is_spawn_failed = 1;
         close_one((uv_handle_t *)&run->process);

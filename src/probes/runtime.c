@@ -196,7 +196,7 @@ static void on_timer(uv_timer_t *t)
         rc = probes__fetch_http_start(src);
     if (rc != 0) {
         if (src->cfg->type != CONFIG_PROBE_TYPE_COMMAND)
-            snprintf(res.why, sizeof(res.why), "cannot queue the fetch: %s", uv_strerror(rc));
+            snprintf(res.why, sizeof(res.why), "cannot queue the fetch: %s", msg_errno(-rc).text);
         res.rc = rc;
         probes__source_done(src, &res);
     }
@@ -391,7 +391,7 @@ int probes_start(const struct probes_params *p, char *err, size_t err_len, struc
         rc = uv_loop_init(&ps->loop);
     if (rc) {
         if (!*err)
-            snprintf(err, err_len, "brink: probes: starting the loop: %s", uv_strerror(rc));
+            snprintf(err, err_len, "brink: probes: starting the loop: %s", msg_errno(-rc).text);
         free_probes(ps);
         return rc;
     }
@@ -407,7 +407,7 @@ int probes_start(const struct probes_params *p, char *err, size_t err_len, struc
     }
     rc = uv_thread_create(&ps->thread, run_loop, ps);
     if (rc) {
-        snprintf(err, err_len, "brink: probes: starting the thread: %s", uv_strerror(rc));
+        snprintf(err, err_len, "brink: probes: starting the thread: %s", msg_errno(-rc).text);
         on_stop(&ps->stop);
         uv_run(&ps->loop, UV_RUN_DEFAULT);
         uv_loop_close(&ps->loop);
