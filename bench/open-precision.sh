@@ -98,8 +98,8 @@ for rate in $rates; do
 import json, sys
 r = json.load(open(sys.argv[1]))
 rate, goal, cpu_s = sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-run_ms = r.get("duration_ms", 0)
-cpu = "%.0f%%" % (100 * cpu_s * 1000 / run_ms) if run_ms else "-"
+run_us = r.get("duration_us", 0)
+cpu = "%.0f%%" % (100 * cpu_s * 1e6 / run_us) if run_us else "-"
 sc = r.get("schedule", {})
 kept = sc.get("ticks", 0) > 0 and sc.get("ticks_not_kept", 1) == 0
 corr = r["total"]["latency_us"]["p50"]

@@ -13,7 +13,7 @@
 # Then a short python3 step stretches the real session to one hour of ticks:
 # the header as recorded, then the recorded tick lines repeated in order
 # (only those of the running state, so the hour reads as one steady level)
-# with seq and start_ms rewritten so they run on 0..3599 and one tick length
+# with seq and start_us rewritten so they run on 0..3599 and one tick length
 # apart, and a trailer saying 3600 complete ticks. Every tick keeps its real
 # histogram, its probe values and its real size.
 #
@@ -98,7 +98,7 @@ with open(src) as f:
             ticks.append(o)
 if header is None or not ticks:
     sys.exit("no header or no running tick")
-tick_ms = ticks[0]["duration_ms"] or 1000
+tick_us = ticks[0]["duration_us"] or 1000000
 size = sum(len(json.dumps(t, separators=(",", ":"))) + 1 for t in ticks)
 print("real session: %d running ticks, %d bytes of ticks, %.0f bytes a tick"
       % (len(ticks), size, size / len(ticks)))
@@ -108,11 +108,11 @@ with open(dst, "w") as out:
     for seq in range(3600):
         t = dict(ticks[seq % len(ticks)])
         t["seq"] = seq
-        t["start_ms"] = seq * tick_ms
-        t["duration_ms"] = tick_ms
+        t["start_us"] = seq * tick_us
+        t["duration_us"] = tick_us
         out.write(json.dumps(t, separators=(",", ":")) + "\n")
     out.write(json.dumps({"type": "trailer", "ticks": 3600, "complete": True,
-                          "reason": "done", "end_wall_ms": start_wall + 3600 * tick_ms,
+                          "reason": "done", "end_wall_ms": start_wall + 3600 * tick_us // 1000,
                           "ticks_dropped": 0, "ticks_not_recorded": 0},
                          separators=(",", ":")) + "\n")
 PY

@@ -1056,37 +1056,34 @@ static void failed_load_leaves_the_config_as_config_init_did(void **state)
     config_free(&c);
 }
 
-static void missing_file_is_reported_in_one_line(void **state)
+/* Loading path fails with want_rc and exactly the one line want_err. */
+static void assert_load_fails(const char *path, int want_rc, const char *want_err)
 {
     struct config c;
     char *err;
     size_t len;
     FILE *f = open_memstream(&err, &len);
 
-    (void)state;
     config_init(&c);
-    assert_int_equal(config_load_file(&c, "/nonexistent/x.ini", &opts, f), -ENOENT);
+    assert_int_equal(config_load_file(&c, path, &opts, f), want_rc);
     fclose(f);
-    assert_string_equal(err, "brink: /nonexistent/x.ini: cannot open: No such file or directory\n");
+    assert_string_equal(err, want_err);
     free(err);
     config_free(&c);
 }
 
+static void missing_file_is_reported_in_one_line(void **state)
+{
+    (void)state;
+    assert_load_fails("/nonexistent/x.ini", -ENOENT,
+                      "brink: /nonexistent/x.ini: cannot open: No such file or directory\n");
+}
+
 static void device_is_refused_in_one_line_before_any_read(void **state)
 {
-    struct config c;
-    char *err;
-    size_t len;
-    FILE *f = open_memstream(&err, &len);
-
     (void)state;
-    config_init(&c);
     /* /dev/zero never ends: read, it would spin forever. */
-    assert_int_equal(config_load_file(&c, "/dev/zero", &opts, f), -ENODEV);
-    fclose(f);
-    assert_string_equal(err, "brink: /dev/zero: not a regular file\n");
-    free(err);
-    config_free(&c);
+    assert_load_fails("/dev/zero", -ENODEV, "brink: /dev/zero: not a regular file\n");
 }
 
 /* Counts the lines of s. */
