@@ -230,7 +230,7 @@ static int parse_compare_args(int argc, char **argv, const char **paths, size_t 
      * (a file left out, or a label given twice). */
     if (*n_labels > *n)
         return opts_fail(&cli_compare, stderr,
-                         "%zu labels for %zu sessions: expected at most one a session", *n_labels,
+                         "%zu labels for %zu sessions: expected at most one per session", *n_labels,
                          *n);
     return 0;
 }

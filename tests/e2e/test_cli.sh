@@ -68,7 +68,7 @@ if [ -e "$tmp/s.jsonl" ]; then not_ok "no session file after a usage error"; els
 expect_run "run --no-record --record=F: usage error" 2 "" '^brink: run: --record contradicts --no-record' -- \
     "$brink" run --url http://127.0.0.1:9/ --no-record --record="$tmp/s.jsonl" --duration 1s --headless
 expect_run "compare: a third label for two sessions is a usage error" 2 "" \
-    '^brink: compare: 3 labels for 2 sessions: expected at most one a session \(usage: ' -- \
+    '^brink: compare: 3 labels for 2 sessions: expected at most one per session \(usage: ' -- \
     "$brink" compare "$golden" "$golden" --label a --label b --label c
 expect_run "an option given twice is a usage error" 2 "" '^brink: run: --concurrency given twice' -- \
     "$brink" run --url http://127.0.0.1:9/ -c 2 --concurrency=3
