@@ -146,6 +146,7 @@ static void slot_init(struct slot *s)
         abort();
     }
     s->curl = cs;
+    cs->s = s;
     cs->easy = e;
     cs->last_kind = SIZE_MAX;
     engine__curl_uv_setup_easy(w, s);

@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 #include <uv.h>
 
+#include "core/dlist.h"
 #include "engine/classify.h"
 
 struct worker;
@@ -40,10 +41,8 @@ struct curl_worker {
     struct curl_slist **kind_headers; /* per kind, built once */
     struct sock **socks;              /* by fd */
     size_t socks_cap;
-    uv_idle_t paced;     /* adds held back for the connect budget, next passes */
-    struct slot *queued; /* those slots, oldest first */
-    struct slot *queued_tail;
-    uint32_t n_queued;
+    uv_idle_t paced;        /* adds held back for the connect budget, next passes */
+    struct dlist queued;    /* those slots, oldest first */
     uint32_t promised;      /* adds counted as new connections, not yet handed to libcurl's loop */
     uint32_t opened;        /* sockets our opensocket callback opened, ever */
     char url[CURL_URL_MAX]; /* scratch for expanding URLs; libcurl copies it */
@@ -67,9 +66,9 @@ struct curl_slot {
     int open_errno;   /* why our opensocket callback failed, 0 if it did not */
     long buffer_size; /* CURLOPT_BUFFERSIZE, raised after a large body */
     struct curl_head head;
-    int is_queued;            /* waits for a pass's connect budget, not yet in the multi */
-    struct slot *next_queued; /* in its worker's queue */
-    struct slot *prev_queued;
+    struct slot *s;          /* the slot it belongs to */
+    int is_queued;           /* waits for a pass's connect budget, not yet in the multi */
+    struct dlist_node queue; /* in its worker's queue */
     char error[CURL_ERROR_SIZE];
 };
 

@@ -330,27 +330,26 @@ static int add_now(struct worker *w, struct slot *s)
  * sockets open, or promised this pass) before it opens another. */
 static int needs_connect(const struct worker *w)
 {
-    return w->in_flight - w->curl->n_queued > w->fds_used + w->curl->promised;
+    return w->in_flight - w->curl->queued.n > w->fds_used + w->curl->promised;
 }
 
-/* Doubly linked: a stop takes thousands out of the middle at once. */
 static void unlink_queued(struct worker *w, struct slot *s)
 {
-    if (s->curl->prev_queued)
-        s->curl->prev_queued->curl->next_queued = s->curl->next_queued;
-    else
-        w->curl->queued = s->curl->next_queued;
-    if (s->curl->next_queued)
-        s->curl->next_queued->curl->prev_queued = s->curl->prev_queued;
-    else
-        w->curl->queued_tail = s->curl->prev_queued;
-    w->curl->n_queued--;
+    dlist_remove(&w->curl->queued, &s->curl->queue);
     s->curl->is_queued = 0;
+}
+
+/* The oldest queued slot, or NULL. */
+static struct slot *oldest_queued(const struct worker *w)
+{
+    struct dlist_node *x = w->curl->queued.head;
+
+    return x ? container_of(x, struct curl_slot, queue)->s : NULL;
 }
 
 static struct slot *pop_queued(struct worker *w)
 {
-    struct slot *s = w->curl->queued;
+    struct slot *s = oldest_queued(w);
 
     unlink_queued(w, s);
     return s;
@@ -382,9 +381,9 @@ static void on_paced(uv_idle_t *i)
     struct worker *w = i->data;
     uint64_t now = engine__worker_now_ns(w);
 
-    while (!w->is_done && w->curl->queued && is_expired(w, w->curl->queued, now))
+    while (!w->is_done && oldest_queued(w) && is_expired(w, oldest_queued(w), now))
         engine__curl_slot_expired(pop_queued(w));
-    while (!w->is_done && w->curl->queued && pace_left(&w->pace) > 0) {
+    while (!w->is_done && oldest_queued(w) && pace_left(&w->pace) > 0) {
         struct slot *s = pop_queued(w);
 
         if (is_expired(w, s, engine__worker_now_ns(w))) {
@@ -399,24 +398,17 @@ static void on_paced(uv_idle_t *i)
             abort();
         }
     }
-    if (!w->curl->queued || w->is_done)
+    if (!oldest_queued(w) || w->is_done)
         uv_idle_stop(i);
 }
 
 int engine__curl_uv_add(struct worker *w, struct slot *s)
 {
     if (needs_connect(w)) {
-        if (w->curl->queued || pace_left(&w->pace) == 0) {
+        if (oldest_queued(w) || pace_left(&w->pace) == 0) {
             /* Behind those queued before it: a burst opens in its order. */
             s->curl->is_queued = 1;
-            s->curl->next_queued = NULL;
-            s->curl->prev_queued = w->curl->queued_tail;
-            if (w->curl->queued_tail)
-                w->curl->queued_tail->curl->next_queued = s;
-            else
-                w->curl->queued = s;
-            w->curl->queued_tail = s;
-            w->curl->n_queued++;
+            dlist_push_tail(&w->curl->queued, &s->curl->queue);
             return uv_idle_start(&w->curl->paced, on_paced) == 0 ? 0 : -ENOMEM;
         }
         pace_begun(&w->pace, 1);
@@ -444,9 +436,7 @@ void engine__curl_uv_close(struct worker *w)
         if (w->slots[i]->is_in_flight && !w->slots[i]->curl->is_queued)
             curl_multi_remove_handle(w->curl->multi, w->slots[i]->curl->easy);
     }
-    w->curl->queued = NULL;
-    w->curl->queued_tail = NULL;
-    w->curl->n_queued = 0;
+    dlist_init(&w->curl->queued);
     curl_multi_cleanup(w->curl->multi);
     w->curl->multi = NULL;
     for (size_t fd = 0; fd < w->curl->socks_cap; fd++) {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "core/dlist.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/classify.h"
@@ -31,15 +32,14 @@
 #define WORDS_MAX 96
 
 struct h1_worker {
-    uv_idle_t idle;          /* completes what failed inside start, next pass */
-    uv_async_t resolved;     /* the lookup of the target's name ended */
-    struct lookup *lookup;   /* that lookup while it runs, else NULL */
-    struct h1_slot *waiting; /* slots whose connect waits for it, newest first */
-    struct h1_addrs addrs;   /* the target's addresses, once has_addrs */
+    uv_idle_t idle;        /* completes what failed inside start, next pass */
+    uv_async_t resolved;   /* the lookup of the target's name ended */
+    struct lookup *lookup; /* that lookup while it runs, else NULL */
+    struct dlist waiting;  /* slots whose connect waits for it */
+    struct h1_addrs addrs; /* the target's addresses, once has_addrs */
     int has_addrs;
-    uv_idle_t paced;        /* connects the pass's budget held back, next passes */
-    struct h1_slot *queued; /* those connects, oldest first */
-    struct h1_slot *queued_tail;
+    uv_idle_t paced;         /* connects the pass's budget held back, next passes */
+    struct dlist queued;     /* those connects, oldest first */
     uint32_t addr_at;        /* the target's address that connected last: new ones start there */
     struct h1_slot *pending; /* those completions, newest first */
     char *head;              /* where heads with placeholders are filled in */
@@ -70,13 +70,10 @@ struct h1_slot {
     uint32_t n_tried; /* addresses its current connect has tried */
     int was_connected;
     int is_pending;
-    struct h1_slot *next;         /* in the pending list */
-    int is_looking_up;            /* waits for the target's addresses */
-    struct h1_slot *next_waiting; /* in the waiting list */
-    struct h1_slot *prev_waiting;
-    int is_queued;               /* its connect waits for a pass's budget */
-    struct h1_slot *next_queued; /* in the queue */
-    struct h1_slot *prev_queued;
+    struct h1_slot *next;          /* in the pending list */
+    int is_looking_up;             /* waits for the target's addresses */
+    int is_queued;                 /* its connect waits for a pass's budget */
+    struct dlist_node in_line;     /* in the waiting list or the queue (never both) */
     enum transfer_outcome outcome; /* a pending completion */
     int os_errno;
     char words[WORDS_MAX];
@@ -155,17 +152,6 @@ static void on_idle(uv_idle_t *i)
         complete(h->s, h->outcome, h->os_errno, h->words);
         h = next;
     }
-}
-
-/* Doubly linked: a stop takes thousands out of the middle at once. */
-static void unlink_waiting(struct h1_worker *hw, struct h1_slot *h)
-{
-    if (h->prev_waiting)
-        h->prev_waiting->next_waiting = h->next_waiting;
-    else
-        hw->waiting = h->next_waiting;
-    if (h->next_waiting)
-        h->next_waiting->prev_waiting = h->prev_waiting;
 }
 
 static void unlink_pending(struct h1_worker *hw, struct h1_slot *h)
@@ -480,11 +466,7 @@ static void wait_for_addrs(struct slot *s)
         }
     }
     h->is_looking_up = 1;
-    h->prev_waiting = NULL;
-    h->next_waiting = hw->waiting;
-    if (hw->waiting)
-        hw->waiting->prev_waiting = h;
-    hw->waiting = h;
+    dlist_push_tail(&hw->waiting, &h->in_line);
     arm_timer(s, connect_limit_us(s));
 }
 
@@ -497,7 +479,8 @@ static void on_resolved(uv_async_t *a)
 {
     struct h1_worker *hw = container_of(a, struct h1_worker, resolved);
     char why[LOOKUP_WHY_MAX];
-    struct h1_slot *h;
+    struct dlist taken;
+    struct dlist_node *x;
     int rc;
 
     /* libuv coalesces sends, and one may come after the result was taken. */
@@ -507,18 +490,17 @@ static void on_resolved(uv_async_t *a)
     engine__lookup_release(hw->lookup);
     hw->lookup = NULL;
     hw->has_addrs = rc == 0;
-    h = hw->waiting;
-    hw->waiting = NULL;
-    for (struct h1_slot *q = h; q; q = q->next_waiting)
-        q->is_looking_up = 0;
-    while (h) {
-        struct h1_slot *next = h->next_waiting;
+    taken = hw->waiting;
+    dlist_init(&hw->waiting);
+    for (x = taken.head; x; x = x->next)
+        container_of(x, struct h1_slot, in_line)->is_looking_up = 0;
+    while ((x = dlist_pop_head(&taken)) != NULL) {
+        struct h1_slot *h = container_of(x, struct h1_slot, in_line);
 
         if (rc == 0)
             conn_open(h->s);
         else
             fail(h->s, TRANSFER_DNS, 0, why);
-        h = next;
     }
 }
 
@@ -530,28 +512,14 @@ static void queue_connect(struct slot *s)
     struct h1_slot *h = s->h1;
 
     h->is_queued = 1;
-    h->next_queued = NULL;
-    h->prev_queued = hw->queued_tail;
-    if (hw->queued_tail)
-        hw->queued_tail->next_queued = h;
-    else
-        hw->queued = h;
-    hw->queued_tail = h;
+    dlist_push_tail(&hw->queued, &h->in_line);
     arm_timer(s, connect_limit_us(s));
     uv_idle_start(&hw->paced, on_paced);
 }
 
-/* Doubly linked: a stop takes thousands out of the middle at once. */
 static void unlink_queued(struct h1_worker *hw, struct h1_slot *h)
 {
-    if (h->prev_queued)
-        h->prev_queued->next_queued = h->next_queued;
-    else
-        hw->queued = h->next_queued;
-    if (h->next_queued)
-        h->next_queued->prev_queued = h->prev_queued;
-    else
-        hw->queued_tail = h->prev_queued;
+    dlist_remove(&hw->queued, &h->in_line);
     h->is_queued = 0;
 }
 
@@ -563,14 +531,14 @@ static void on_paced(uv_idle_t *i)
     struct h1_worker *hw = container_of(i, struct h1_worker, paced);
     struct worker *w = worker_of((uv_handle_t *)i);
 
-    while (hw->queued && pace_left(&w->pace) > 0) {
-        struct h1_slot *h = hw->queued;
+    while (hw->queued.head && pace_left(&w->pace) > 0) {
+        struct h1_slot *h = container_of(hw->queued.head, struct h1_slot, in_line);
 
         unlink_queued(hw, h);
         h->n_tried = 0;
         connect_from(h->s, hw->addr_at);
     }
-    if (!hw->queued)
+    if (!hw->queued.head)
         uv_idle_stop(i);
 }
 
@@ -581,7 +549,7 @@ static void conn_open(struct slot *s)
     s->h1->n_tried = 0;
     if (!hw->has_addrs)
         wait_for_addrs(s);
-    else if (hw->queued || pace_left(&s->w->pace) == 0)
+    else if (hw->queued.head || pace_left(&s->w->pace) == 0)
         queue_connect(s);
     else
         connect_from(s, hw->addr_at);
@@ -611,7 +579,7 @@ static void on_timeout(uv_timer_t *t)
         return;
     if (h->is_looking_up) {
         /* complete() makes the timeout a dns failure, as libcurl's is. */
-        unlink_waiting(s->w->h1, h);
+        dlist_remove(&s->w->h1->waiting, &h->in_line);
         snprintf(what, sizeof(what), "no answer to the name lookup within %llu ms",
                  (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
         fail(s, TRANSFER_TIMEOUT, 0, what);
@@ -660,7 +628,7 @@ static void abort_transfer(struct slot *s)
     if (h->is_pending)
         unlink_pending(s->w->h1, h);
     if (h->is_looking_up)
-        unlink_waiting(s->w->h1, h);
+        dlist_remove(&s->w->h1->waiting, &h->in_line);
     h->is_looking_up = 0;
     if (h->is_queued)
         unlink_queued(s->w->h1, h);
@@ -717,9 +685,8 @@ static void h1_close(struct worker *w)
         uv_close((uv_handle_t *)&h->timer, NULL);
     }
     w->h1->pending = NULL;
-    w->h1->waiting = NULL;
-    w->h1->queued = NULL;
-    w->h1->queued_tail = NULL;
+    dlist_init(&w->h1->waiting);
+    dlist_init(&w->h1->queued);
     uv_close((uv_handle_t *)&w->h1->idle, NULL);
     uv_close((uv_handle_t *)&w->h1->paced, NULL);
     /* A lookup still running finishes alone; it sends nothing from here. */
