@@ -1,11 +1,12 @@
 /*
  * engine: makes the load. Worker threads, each one libuv loop driving one
- * libcurl multi handle, run virtual users (closed model) or a fixed arrival
- * rate (open model, latency from each request's intended start) against the
- * workload of a config, apply the commands that arrive through the channel
- * within one tick, and publish one merged tick per interval. Never touches
- * curses. engine_start, engine_join and engine_free are for the thread that
- * owns the channel (main); everything else happens on the engine's threads.
+ * transport (libcurl's multi handle, or brink's own HTTP/1.1 client), run
+ * virtual users (closed model) or a fixed arrival rate (open model, latency
+ * from each request's intended start) against the workload of a config,
+ * apply the commands that arrive through the channel within one tick, and
+ * publish one merged tick per interval. Never touches curses. engine_start,
+ * engine_join and engine_free are for the thread that owns the channel
+ * (main); everything else happens on the engine's threads.
  */
 #ifndef BRINK_ENGINE_ENGINE_H
 #define BRINK_ENGINE_ENGINE_H
