@@ -12,12 +12,20 @@ void xalloc_set_fail_hook(xalloc_fail_fn *fn)
     fail_hook = fn;
 }
 
-static void fail(size_t size)
+void xalloc_die(const char *what)
 {
     if (fail_hook)
         fail_hook();
-    fprintf(stderr, "brink: out of memory: could not allocate %zu bytes\n", size);
+    fprintf(stderr, "brink: out of memory: %s\n", what);
     abort();
+}
+
+static void fail(size_t size)
+{
+    char what[64];
+
+    snprintf(what, sizeof(what), "could not allocate %zu bytes", size);
+    xalloc_die(what);
 }
 
 void *xmalloc(size_t size)

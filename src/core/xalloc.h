@@ -13,6 +13,9 @@ typedef void xalloc_fail_fn(void);
 
 /* Sets the function run before the abort; NULL for none. */
 void xalloc_set_fail_hook(xalloc_fail_fn *fn);
+/* For a library that reports it ran out of memory (curl_easy_init, ...):
+ * runs the fail hook, prints "brink: out of memory: WHAT" and aborts. */
+void xalloc_die(const char *what) __attribute__((noreturn));
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);

@@ -141,10 +141,8 @@ static void slot_init(struct slot *s)
     struct curl_slot *cs = xcalloc(1, sizeof(*cs));
     CURL *e = curl_easy_init();
 
-    if (!e) {
-        fprintf(stderr, "brink: engine: curl_easy_init failed: out of memory\n");
-        abort();
-    }
+    if (!e)
+        xalloc_die("curl_easy_init failed");
     s->curl = cs;
     cs->s = s;
     cs->easy = e;
@@ -247,10 +245,8 @@ static void reset_transfer(struct curl_slot *cs)
 
 static void add(struct slot *s)
 {
-    if (engine__curl_uv_add(s->w, s) != 0) {
-        fprintf(stderr, "brink: engine: curl_multi_add_handle failed: out of memory\n");
-        abort();
-    }
+    if (engine__curl_uv_add(s->w, s) != 0)
+        xalloc_die("curl_multi_add_handle failed");
 }
 
 static void start(struct slot *s)

@@ -393,10 +393,8 @@ static void on_paced(uv_idle_t *i)
 
         pace_begun(&w->pace, 1);
         w->curl->promised++;
-        if (add_now(w, s) != 0) {
-            fprintf(stderr, "brink: engine: curl_multi_add_handle failed: out of memory\n");
-            abort();
-        }
+        if (add_now(w, s) != 0)
+            xalloc_die("curl_multi_add_handle failed");
     }
     if (!oldest_queued(w) || w->is_done)
         uv_idle_stop(i);
