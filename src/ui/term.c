@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "core/msg.h"
-#include "core/sanitize.h"
 
 #define RESTORE_MAX 256 /* bytes of terminfo strings that undo the screen */
 
@@ -164,8 +163,8 @@ int term_open(struct theme *th, char *why, size_t why_len)
     if (!screen) {
         char shown[64];
 
-        sanitize_display(term, strlen(term), shown, sizeof(shown), 1);
-        snprintf(why, why_len, "TERM=%s is not in the terminfo database", shown);
+        msg_set(why, why_len, "TERM=%s is not in the terminfo database",
+                msg_show(term, shown, sizeof(shown)));
         return -ENOTTY;
     }
     cup = tigetstr("cup");
