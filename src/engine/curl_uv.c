@@ -355,13 +355,10 @@ static struct slot *pop_queued(struct worker *w)
     return s;
 }
 
-static int is_expired(const struct worker *w, const struct slot *s, uint64_t now_ns)
+static int is_expired(const struct slot *s, uint64_t now_ns)
 {
-    uint64_t limit_us = workload_kind(w->e->workload, s->kind)->timeout_us;
-    uint64_t connect_us = w->e->config->target.connect_timeout_us;
+    uint64_t limit_us = engine__slot_connect_limit_us(s);
 
-    if (connect_us < limit_us)
-        limit_us = connect_us;
     /* Within a millisecond of it counts: libcurl's deadlines are whole ms,
      * and one that ends before the transfer began to resolve its host
      * would read as a dns failure. */
@@ -381,12 +378,12 @@ static void on_paced(uv_idle_t *i)
     struct worker *w = i->data;
     uint64_t now = engine__worker_now_ns(w);
 
-    while (!w->is_done && oldest_queued(w) && is_expired(w, oldest_queued(w), now))
+    while (!w->is_done && oldest_queued(w) && is_expired(oldest_queued(w), now))
         engine__curl_slot_expired(pop_queued(w));
     while (!w->is_done && oldest_queued(w) && pace_left(&w->pace) > 0) {
         struct slot *s = pop_queued(w);
 
-        if (is_expired(w, s, engine__worker_now_ns(w))) {
+        if (is_expired(s, engine__worker_now_ns(w))) {
             engine__curl_slot_expired(s);
             continue;
         }

@@ -362,14 +362,6 @@ static void on_paced(uv_idle_t *i);
 
 /* The deadline of a connect (and of the lookup before it), from the
  * request's start: connect_timeout, or the request's timeout if shorter. */
-static uint64_t connect_limit_us(const struct slot *s)
-{
-    uint64_t connect_us = config_of(s)->target.connect_timeout_us;
-    uint64_t limit_us = workload_kind(s->w->e->workload, s->kind)->timeout_us;
-
-    return connect_us < limit_us ? connect_us : limit_us;
-}
-
 static void on_connect(uv_connect_t *req, int status)
 {
     struct h1_conn *c = container_of(req, struct h1_conn, connect);
@@ -445,7 +437,7 @@ static void connect_from(struct slot *s, uint32_t i)
         i++;
     }
     /* The deadline counts from the request's start, whatever address. */
-    arm_timer(s, connect_limit_us(s));
+    arm_timer(s, engine__slot_connect_limit_us(s));
 }
 
 /* s needs the target's addresses: it waits for the worker's lookup (the
@@ -467,7 +459,7 @@ static void wait_for_addrs(struct slot *s)
     }
     h->is_looking_up = 1;
     dlist_push_tail(&hw->waiting, &h->in_line);
-    arm_timer(s, connect_limit_us(s));
+    arm_timer(s, engine__slot_connect_limit_us(s));
 }
 
 /* The worker's lookup ended: every slot that waited for it connects, or
@@ -513,7 +505,7 @@ static void queue_connect(struct slot *s)
 
     h->is_queued = 1;
     dlist_push_tail(&hw->queued, &h->in_line);
-    arm_timer(s, connect_limit_us(s));
+    arm_timer(s, engine__slot_connect_limit_us(s));
     uv_idle_start(&hw->paced, on_paced);
 }
 

@@ -363,6 +363,9 @@ void engine__slot_free(struct slot *s);
  * (SLOT_NOW: now); latency counts from then. Returns 0 or -EAGAIN when no
  * request may start (limit reached). */
 int engine__slot_start(struct slot *s, uint64_t intended_ns);
+/* How long the request of s may take to connect, from its start: the
+ * shorter of [target] connect_timeout and its kind's timeout. */
+uint64_t engine__slot_connect_limit_us(const struct slot *s);
 /* Records the finished transfer of s: r classifies it, bytes in and out
  * are its traffic, words the transport's own message, naming it ("curl
  * 56: ...", "h1: read: ..."; "" when none). */

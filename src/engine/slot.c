@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "config/config.h"
 #include "core/hist.h"
 #include "core/xalloc.h"
 #include "engine/classify.h"
@@ -50,6 +51,14 @@ static int take_ticket(struct engine *e)
     if (n + 1 == e->request_limit && e->think_ms)
         engine__wake_all(e);
     return n < e->request_limit;
+}
+
+uint64_t engine__slot_connect_limit_us(const struct slot *s)
+{
+    uint64_t connect_us = s->w->e->config->target.connect_timeout_us;
+    uint64_t limit_us = workload_kind(s->w->e->workload, s->kind)->timeout_us;
+
+    return connect_us < limit_us ? connect_us : limit_us;
 }
 
 int engine__slot_start(struct slot *s, uint64_t intended_ns)
