@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "config/config.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/classify.h"
 #include "engine/curl_transport.h"
@@ -224,12 +225,11 @@ void engine__curl_slot_set_deadlines(struct slot *s)
 void engine__curl_slot_expired(struct slot *s)
 {
     struct transfer_result r = {.outcome = TRANSFER_TIMEOUT};
-    char words[112];
+    char what[96], words[WORDS_MAX];
 
     /* Never connected: connect_timeout, with brink's own reason. */
-    snprintf(words, sizeof(words),
-             "curl: not connected within %llu ms: queued behind a burst of new connections",
-             (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
+    engine__slot_queued_words(s, what, sizeof(what));
+    msg_set(words, sizeof(words), "curl: %s", what);
     engine__slot_done(s, &r, 0, 0, words);
 }
 

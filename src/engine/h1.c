@@ -580,9 +580,7 @@ static void on_timeout(uv_timer_t *t)
     if (h->is_queued) {
         /* Never connected: connect_timeout, with brink's own reason. */
         unlink_queued(s->w->h1, h);
-        snprintf(what, sizeof(what),
-                 "not connected within %llu ms: queued behind a burst of new connections",
-                 (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
+        engine__slot_queued_words(s, what, sizeof(what));
         fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }

@@ -366,6 +366,9 @@ int engine__slot_start(struct slot *s, uint64_t intended_ns);
 /* How long the request of s may take to connect, from its start: the
  * shorter of [target] connect_timeout and its kind's timeout. */
 uint64_t engine__slot_connect_limit_us(const struct slot *s);
+/* The words of a request of s that never connected because it waited,
+ * behind a burst of new connections, past that limit (either transport). */
+void engine__slot_queued_words(const struct slot *s, char *buf, size_t cap);
 /* Records the finished transfer of s: r classifies it, bytes in and out
  * are its traffic, words the transport's own message, naming it ("curl
  * 56: ...", "h1: read: ..."; "" when none). */

@@ -11,6 +11,7 @@
 
 #include "config/config.h"
 #include "core/hist.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/classify.h"
 #include "engine/internal.h"
@@ -59,6 +60,12 @@ uint64_t engine__slot_connect_limit_us(const struct slot *s)
     uint64_t limit_us = workload_kind(s->w->e->workload, s->kind)->timeout_us;
 
     return connect_us < limit_us ? connect_us : limit_us;
+}
+
+void engine__slot_queued_words(const struct slot *s, char *buf, size_t cap)
+{
+    msg_set(buf, cap, "not connected within %llu ms: queued behind a burst of new connections",
+            (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
 }
 
 int engine__slot_start(struct slot *s, uint64_t intended_ns)
