@@ -2,9 +2,11 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config/internal.h"
 #include "core/msg.h"
@@ -56,6 +58,13 @@ void config_free(struct config *c)
     free(c->path);
     free_str(&c->target.url);
     free_headers(c->target.headers, c->target.n_headers);
+    free_str(&c->target.ca_file);
+    free_str(&c->target.client_cert);
+    free_str(&c->target.client_key);
+    free_str(&c->target.server_name);
+    free_headers(c->target.connect_to, c->target.n_connect_to);
+    free_str(&c->target.unix_socket);
+    free_str(&c->target.proxy);
     for (uint32_t i = 0; i < c->n_requests; i++) {
         struct config_request *r = &c->requests[i];
 
@@ -221,6 +230,62 @@ static void resolve_requests(struct config_load_ctx *ctx)
     }
 }
 
+/* The line a [target] key was set on, for messages (0 from the command line). */
+static uint32_t target_line(const struct config_target *t, enum config_target_key key)
+{
+    uint32_t line = t->key_line[key];
+
+    return line == CONFIG_LINE_COMMAND_LINE ? 0 : line;
+}
+
+/* The [target] keys that only make sense together, and the transport they
+ * need: HTTP/2 and proxies are libcurl's alone. */
+static void check_target(struct config_load_ctx *ctx)
+{
+    const struct config *c = ctx->c;
+    const struct config_target *t = &c->target;
+    char shown[CONFIG_SHOW_MAX];
+
+    if (t->client_key.raw && !t->client_cert.raw)
+        config__error(ctx, target_line(t, CONFIG_TARGET_CLIENT_KEY), "[target] client_key",
+                      "a client key needs its certificate (expected client_cert = FILE too)");
+    if (t->streams > 1 && t->http_version == CONFIG_HTTP_1_1)
+        config__error(
+            ctx, target_line(t, CONFIG_TARGET_STREAMS), "[target] streams",
+            "streams = %" PRIu32
+            " needs HTTP/2, which multiplexes (expected http_version = 2 or h2c, or streams = 1)",
+            t->streams);
+    if (t->unix_socket.raw && (t->proxy.raw || t->n_connect_to))
+        config__error(ctx, target_line(t, CONFIG_TARGET_UNIX_SOCKET), "[target] unix_socket",
+                      "a unix socket is where every connection goes (expected no %s with it)",
+                      t->proxy.raw ? "proxy" : "connect_to");
+    if (t->http_version == CONFIG_HTTP_2) {
+        /* Without [request NAME] sections, [target] url is the one request. */
+        for (uint32_t i = 0; i <= c->n_requests; i++) {
+            const char *url = i < c->n_requests ? c->requests[i].url.value : t->url.value;
+
+            if (url && strncasecmp(url, "http://", 7) == 0) {
+                config__error(
+                    ctx, target_line(t, CONFIG_TARGET_HTTP_VERSION), "[target] http_version",
+                    "http_version = 2 is negotiated in TLS, but \"%s\" is http:// (expected https:// URLs, or http_version = h2c for HTTP/2 without TLS)",
+                    config__show(url, shown));
+                break;
+            }
+        }
+    }
+    if (t->transport != CONFIG_TRANSPORT_H1)
+        return;
+    if (t->http_version != CONFIG_HTTP_1_1)
+        config__error(ctx, target_line(t, CONFIG_TARGET_TRANSPORT), "[target] transport",
+                      "h1 speaks HTTP/1.1 only, but http_version = %s (expected transport = "
+                      "curl or auto for HTTP/2)",
+                      t->http_version == CONFIG_HTTP_2 ? "2" : "h2c");
+    if (t->proxy.raw)
+        config__error(ctx, target_line(t, CONFIG_TARGET_TRANSPORT), "[target] transport",
+                      "h1 does not go through proxies (expected transport = curl or auto with "
+                      "proxy =)");
+}
+
 /* The directory @FILE bodies are looked up in: that of the config file. */
 /* The [load] keys that only make sense together. */
 static void check_load(struct config_load_ctx *ctx)
@@ -286,6 +351,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
         config__resolve_ramp(&ctx);
         config__resolve_thresholds(&ctx);
         check_load(&ctx);
+        check_target(&ctx);
         apply_string_defaults(c);
         rc = ctx.n_errors ? -EINVAL : 0;
     }

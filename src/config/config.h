@@ -41,6 +41,19 @@ enum config_target_key {
     CONFIG_TARGET_TRANSPORT,
     CONFIG_TARGET_HEADER,
     CONFIG_TARGET_EXPECT,
+    CONFIG_TARGET_HTTP_VERSION,
+    CONFIG_TARGET_STREAMS,
+    CONFIG_TARGET_INSECURE,
+    CONFIG_TARGET_CA_FILE,
+    CONFIG_TARGET_CLIENT_CERT,
+    CONFIG_TARGET_CLIENT_KEY,
+    CONFIG_TARGET_SERVER_NAME,
+    CONFIG_TARGET_TLS_MIN,
+    CONFIG_TARGET_TLS_RESUME,
+    CONFIG_TARGET_CONNECT_TO,
+    CONFIG_TARGET_UNIX_SOCKET,
+    CONFIG_TARGET_PROXY,
+    CONFIG_TARGET_IP,
     CONFIG_TARGET_KEYS
 };
 
@@ -108,7 +121,43 @@ enum config_probe_key {
 enum config_transport {
     CONFIG_TRANSPORT_AUTO, /* h1 when it can serve every request kind, else curl */
     CONFIG_TRANSPORT_CURL, /* libcurl: TLS, HTTP/2, proxies, any URL */
-    CONFIG_TRANSPORT_H1,   /* brink's own HTTP/1.1 client: plain http:// only */
+    CONFIG_TRANSPORT_H1,   /* brink's own HTTP/1.1 client: http:// and https:// */
+};
+
+/* The HTTP version spoken ([target] http_version). */
+enum config_http_version {
+    CONFIG_HTTP_1_1, /* HTTP/1.1, on either transport */
+    CONFIG_HTTP_2,   /* HTTP/2 over TLS, negotiated by ALPN (curl); 1.1 if refused */
+    CONFIG_HTTP_H2C, /* HTTP/2 from the first byte, without TLS (curl) */
+};
+
+/* The oldest TLS version accepted ([target] tls_min). */
+enum config_tls_version {
+    CONFIG_TLS_1_0,
+    CONFIG_TLS_1_1,
+    CONFIG_TLS_1_2,
+    CONFIG_TLS_1_3,
+};
+
+/* Which addresses of a name are used ([target] ip). */
+enum config_ip {
+    CONFIG_IP_ANY, /* every address, in the resolver's order */
+    CONFIG_IP_4,
+    CONFIG_IP_6,
+};
+
+#define CONFIG_MAX_CONNECT_TO 8 /* connect_to lines */
+#define CONFIG_HOST_MAX 255     /* bytes of a host name or address literal */
+
+/* One connect_to line, "HOST:PORT:ADDR:PORT" as curl's --connect-to: a
+ * connection to HOST:PORT goes to ADDR:PORT instead, while the requests
+ * (Host header, TLS server name) still name HOST. An empty HOST or PORT
+ * matches any (port 0 here); an empty ADDR or PORT keeps the request's. */
+struct config_route {
+    char host[CONFIG_HOST_MAX + 1];    /* without brackets; "" for any */
+    uint16_t port;                     /* 0 for any */
+    char to_host[CONFIG_HOST_MAX + 1]; /* without brackets; "" keeps the host */
+    uint16_t to_port;                  /* 0 keeps the port */
 };
 
 /* What body = says; the engine builds the body from it. */
@@ -153,6 +202,20 @@ struct config_target {
     uint32_t n_headers;
     struct config_str headers[CONFIG_MAX_HEADERS]; /* sent with every request */
     struct status_set expect;                      /* statuses that are ok, default 100-399 */
+    enum config_http_version http_version;         /* default 1.1 */
+    uint32_t streams;                /* requests in flight per HTTP/2 connection, default 1 */
+    int insecure;                    /* skip certificate and name checks, default no */
+    struct config_str ca_file;       /* value: the path resolved against the file's dir */
+    struct config_str client_cert;   /* PEM; value resolved as ca_file */
+    struct config_str client_key;    /* PEM; unset: in client_cert */
+    struct config_str server_name;   /* SNI and the name checked; unset: the URL's host */
+    enum config_tls_version tls_min; /* default 1.2 */
+    int tls_resume;                  /* resume TLS sessions on new connections, default yes */
+    uint32_t n_connect_to;           /* connect_to lines */
+    struct config_str connect_to[CONFIG_MAX_CONNECT_TO]; /* "HOST:PORT:ADDR:PORT" */
+    struct config_str unix_socket; /* connect to this socket; value resolved as ca_file */
+    struct config_str proxy;       /* a proxy URL (curl only), unset: none */
+    enum config_ip ip;             /* default any */
 };
 
 /* How load is made ([load] mode). */
@@ -307,6 +370,10 @@ struct config {
     struct config_ramp ramp;
     struct config_thresholds thresholds;
 };
+
+/* Splits a connect_to line into r; -EINVAL, with why, when it is not
+ * "HOST:PORT:ADDR:PORT" (IPv6 literals in brackets, ports 1 to 65535). */
+int config_route_parse(const char *text, struct config_route *r, char *why, size_t why_len);
 
 /* Looks up an environment variable; the tests inject their own. */
 typedef const char *config_getenv_fn(const char *name, void *arg);

@@ -272,12 +272,12 @@ static const struct config_key *find_key(enum config_section_kind kind, const ch
 
 static void report_unknown_key(struct config_load_ctx *ctx, const char *where, const char *name)
 {
-    const char *names[16];
-    char list[256] = "";
+    const char *names[CONFIG_SECTION_KEYS_MAX + 1];
+    char list[CONFIG_SECTION_KEYS_MAX * 16] = "";
     size_t n = 0;
     const char *best;
 
-    for (size_t i = 0; i < config__n_keys && n < 15; i++) {
+    for (size_t i = 0; i < config__n_keys && n < CONFIG_SECTION_KEYS_MAX; i++) {
         if (config__keys[i].section == ctx->kind)
             names[n++] = config__keys[i].name;
     }

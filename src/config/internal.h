@@ -14,6 +14,7 @@
 
 /* Longest piece of user text quoted in a message, after sanitizing. */
 #define CONFIG_SHOW_MAX 64
+#define CONFIG_SECTION_KEYS_MAX 32 /* keys of one section, as listed in messages */
 /* "[request NAME]" and "[request NAME] key" as shown in messages. */
 #define CONFIG_LABEL_MAX (2 * CONFIG_SHOW_MAX + 16)
 #define CONFIG_WHERE_MAX (CONFIG_LABEL_MAX + CONFIG_SHOW_MAX + 2)
@@ -96,9 +97,14 @@ extern const struct config_type config__probe_type, config__probe_url, config__p
 extern const struct config_type config__ramp_steps, config__ramp_count, config__ramp_work,
     config__ramp_hold, config__growth, config__rules;
 
+/* Value types of [target]'s connection keys, defined in network.c. */
+extern const struct config_type config__file, config__host_name, config__route, config__socket_path,
+    config__proxy_url;
+
 /* The words of the enum keys, defined in types.c. */
 extern const struct config_words config__transport_words, config__mode_words,
-    config__probe_type_words, config__probe_kind_words, config__growth_words, config__action_words;
+    config__probe_type_words, config__probe_kind_words, config__growth_words, config__action_words,
+    config__http_version_words, config__tls_version_words, config__ip_words;
 /* The parser of config__word: k->words names the value, stored as an int. */
 int config__parse_enum(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                        const struct config_value *v, char *why, size_t why_len);
@@ -192,6 +198,12 @@ void config__set_str(struct config_str *s, const struct config_value *v);
 void config__write_url(const struct config_key *k, const void *base, FILE *out);
 /* Writes a string key as written; for an unset one its default, if any. */
 void config__write_raw(const struct config_key *k, const void *base, FILE *out);
+/* Resolves file against the directory of the file being loaded and checks
+ * that it is a regular file that can be opened now; *path_out (freed
+ * first) takes the resolved path. at prefixes the name in messages ("@"
+ * for bodies, "" for other files). */
+int config__resolve_file(struct config_load_ctx *ctx, const char *at, const char *file,
+                         char **path_out, char *why, size_t why_len);
 
 /* config.c: turns the path in url (a value starting with /) into a URL by
  * joining it to [target] url, or with to_origin only to its scheme, host

@@ -276,18 +276,16 @@ void config__write_raw(const struct config_key *k, const void *base, FILE *out)
         fprintf(out, "%s = %s\n", k->name, k->def);
 }
 
-static void not_regular(const char *file, char *why, size_t why_len)
+static void not_regular(const char *at, const char *file, char *why, size_t why_len)
 {
     char shown[CONFIG_SHOW_MAX];
 
-    snprintf(why, why_len, "@%s is not a regular file (expected @FILE naming a file)",
-             config__show(file, shown));
+    snprintf(why, why_len, "%s%s is not a regular file (expected %sFILE naming a file)", at,
+             config__show(file, shown), at);
 }
 
-/* Checks that @FILE can be read now, so that a run never starts only to
- * fail on its first request. */
-static int check_body_file(struct config_load_ctx *ctx, struct config_request *r, const char *file,
-                           char *why, size_t why_len)
+int config__resolve_file(struct config_load_ctx *ctx, const char *at, const char *file,
+                         char **path_out, char *why, size_t why_len)
 {
     char shown[CONFIG_SHOW_MAX];
     size_t len = strlen(ctx->dir) + strlen(file) + 2;
@@ -302,7 +300,7 @@ static int check_body_file(struct config_load_ctx *ctx, struct config_request *r
     /* Only regular files are opened: opening a device can have effects
      * (a tape rewinds, a watchdog arms), and a FIFO would block. */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        not_regular(file, why, why_len);
+        not_regular(at, file, why, why_len);
         rc = -EINVAL;
         goto out_free_path;
     }
@@ -310,18 +308,18 @@ static int check_body_file(struct config_load_ctx *ctx, struct config_request *r
     if (fd < 0) {
         struct msg_errno_text reason = msg_errno(errno);
 
-        snprintf(why, why_len, "cannot open @%s: %s", config__show(file, shown), reason.text);
+        snprintf(why, why_len, "cannot open %s%s: %s", at, config__show(file, shown), reason.text);
         rc = -EINVAL;
         goto out_free_path;
     }
     /* The file may have been replaced since stat; check what was opened. */
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        not_regular(file, why, why_len);
+        not_regular(at, file, why, why_len);
         rc = -EINVAL;
         goto out_close_fd;
     }
-    free(r->body_path);
-    r->body_path = path;
+    free(*path_out);
+    *path_out = path;
     path = NULL;
 out_close_fd:
     close(fd);
@@ -342,7 +340,7 @@ static int parse_body(struct config_load_ctx *ctx, const struct config_key *k, v
             snprintf(why, why_len, "expected a file name after @, got \"@\"");
             return -EINVAL;
         }
-        if (check_body_file(ctx, r, s + 1, why, why_len) < 0)
+        if (config__resolve_file(ctx, "@", s + 1, &r->body_path, why, why_len) < 0)
             return -EINVAL;
         r->body_kind = CONFIG_BODY_FILE;
     } else if (strncmp(s, RANDOM_PREFIX, strlen(RANDOM_PREFIX)) == 0) {
@@ -383,10 +381,14 @@ static const char *const probe_type_names[] = {"json", "text", "prometheus", "co
 static const char *const probe_kind_names[] = {"gauge", "counter", NULL};
 static const char *const growth_names[] = {"add", "double", NULL};
 static const char *const action_names[] = {"stop", "hold", "back", NULL};
+static const char *const http_version_names[] = {"1.1", "2", "h2c", NULL};
+static const char *const tls_version_names[] = {"1.0", "1.1", "1.2", "1.3", NULL};
+static const char *const ip_names[] = {"any", "4", "6", NULL};
 
 /* Each in the order of its enum: config_transport, config_load_mode (where
  * "open" reads as "rate"), config_probe_type, config_probe_kind,
- * config_growth and config_ramp_action. */
+ * config_growth, config_ramp_action, config_http_version,
+ * config_tls_version and config_ip. */
 const struct config_words config__transport_words = {transport_names, "auto, curl or h1", NULL, 0};
 const struct config_words config__mode_words = {mode_names, "closed or rate (open)", "open",
                                                 CONFIG_MODE_RATE};
@@ -396,6 +398,11 @@ const struct config_words config__probe_kind_words = {probe_kind_names, "gauge o
                                                       0};
 const struct config_words config__growth_words = {growth_names, "add or double", NULL, 0};
 const struct config_words config__action_words = {action_names, "stop, hold or back", NULL, 0};
+const struct config_words config__http_version_words = {http_version_names, "1.1, 2 or h2c", NULL,
+                                                        0};
+const struct config_words config__tls_version_words = {tls_version_names, "1.0, 1.1, 1.2 or 1.3",
+                                                       NULL, 0};
+const struct config_words config__ip_words = {ip_names, "any, 4 or 6", NULL, 0};
 
 int config__parse_word(const char *const *names, const char *what, const struct config_value *v,
                        int *out, char *why, size_t why_len)

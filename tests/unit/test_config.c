@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
@@ -617,7 +618,7 @@ static void expect_is_written_as_ranges_and_reads_back_the_same(void **state)
                        "[request b]\nexpect = 599, 100\n");
     text = write_to_string(&c);
     assert_non_null(strstr(text, "[target]\n"));
-    assert_non_null(strstr(text, "expect = 200-299, 301-303, 404\n\n[load]"));
+    assert_non_null(strstr(text, "expect = 200-299, 301-303, 404\nhttp_version = 1.1\n"));
     assert_non_null(strstr(text, "[request a]\n"));
     assert_non_null(strstr(text, "expect = 200-299, 301-303, 404\n\n[request b]"));
     assert_non_null(strstr(text, "expect = 100, 599\n"));
@@ -665,6 +666,32 @@ static void bad_value_of_every_key_is_reported(void **state)
          "brink: t.ini:3: [target] max_body: expected a size from 1 to 1TiB, got \"0\"\n"},
         {TARGET "header = : x\n",
          "brink: t.ini:3: [target] header: expected \"Name: value\", got \": x\"\n"},
+        {TARGET "http_version = 3\n",
+         "brink: t.ini:3: [target] http_version: expected 1.1, 2 or h2c, got \"3\" (did you mean 2?)\n"},
+        {TARGET "http_version = h2c\nstreams = 1001\n",
+         "brink: t.ini:4: [target] streams: expected a count from 1 to 1000, got \"1001\"\n"},
+        {TARGET "insecure = please\n",
+         "brink: t.ini:3: [target] insecure: expected yes/no, true/false, on/off or 1/0, got \"please\"\n"},
+        {TARGET "ca_file = no-such.pem\n",
+         "brink: t.ini:3: [target] ca_file: cannot open no-such.pem: No such file or directory\n"},
+        {TARGET "ca_file = /dev/null\n",
+         "brink: t.ini:3: [target] ca_file: /dev/null is not a regular file (expected FILE naming a file)\n"},
+        {TARGET "client_cert = \n",
+         "brink: t.ini:3: [target] client_cert: expected a file name, got \"\"\n"},
+        {TARGET "server_name = a b\n",
+         "brink: t.ini:3: [target] server_name: expected a host name such as api.test, got \"a b\"\n"},
+        {TARGET "tls_min = tls1.3\n",
+         "brink: t.ini:3: [target] tls_min: expected 1.0, 1.1, 1.2 or 1.3, got \"tls1.3\"\n"},
+        {TARGET "connect_to = a.test:443:127.0.0.1\n",
+         "brink: t.ini:3: [target] connect_to: expected HOST:PORT:ADDR:PORT such as api.test:443:127.0.0.1:8443 (empty parts allowed, ports 1 to 65535), got \"a.test:443:127.0.0.1\"\n"},
+        {TARGET "connect_to = a.test:0::\n",
+         "brink: t.ini:3: [target] connect_to: expected HOST:PORT:ADDR:PORT such as api.test:443:127.0.0.1:8443 (empty parts allowed, ports 1 to 65535), got \"a.test:0::\"\n"},
+        {TARGET "unix_socket = /dev/null\n",
+         "brink: t.ini:3: [target] unix_socket: /dev/null is not a socket (expected the path a server listens on)\n"},
+        {TARGET "proxy = ftp://p.test\n",
+         "brink: t.ini:3: [target] proxy: expected a proxy URL such as http://proxy.test:3128 (http, https, socks4, socks4a, socks5 or socks5h), got \"ftp://p.test\"\n"},
+        {TARGET "ip = v4\n",
+         "brink: t.ini:3: [target] ip: expected any, 4 or 6, got \"v4\" (did you mean 4?)\n"},
         {TARGET "[load]\nconcurrency = 100001\n",
          "brink: t.ini:4: [load] concurrency: expected a count from 1 to 100000, got \"100001\"\n"},
         {TARGET "[load]\nthreads = 0\n",
@@ -1172,6 +1199,12 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
                         "max_body = 1MB\n"
                         "transport = auto\n"
                         "expect = 100-399\n"
+                        "http_version = 1.1\n"
+                        "streams = 1\n"
+                        "insecure = no\n"
+                        "tls_min = 1.2\n"
+                        "tls_resume = yes\n"
+                        "ip = any\n"
                         "\n"
                         "[load]\n"
                         "concurrency = 10\n"
@@ -1208,6 +1241,88 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
     free(second);
     config_free(&c);
     config_free(&again);
+}
+
+static void connection_keys_are_read(void **state)
+{
+    struct config c;
+    struct config_route r;
+    char why[256];
+
+    (void)state;
+    load_ok(&c, "[target]\nurl = https://api.test/\nhttp_version = 2\nstreams = 10\n"
+                "insecure = yes\nserver_name = other.test\ntls_min = 1.3\ntls_resume = no\n"
+                "connect_to = api.test:443:127.0.0.1:8443\nconnect_to = ::[::1]:\n"
+                "proxy = socks5h://u:p@proxy.test:1080\nip = 6\n");
+    assert_int_equal(c.target.http_version, CONFIG_HTTP_2);
+    assert_int_equal(c.target.streams, 10);
+    assert_true(c.target.insecure);
+    assert_string_equal(c.target.server_name.value, "other.test");
+    assert_int_equal(c.target.tls_min, CONFIG_TLS_1_3);
+    assert_false(c.target.tls_resume);
+    assert_int_equal(c.target.n_connect_to, 2);
+    assert_int_equal(config_route_parse(c.target.connect_to[0].value, &r, why, sizeof(why)), 0);
+    assert_string_equal(r.host, "api.test");
+    assert_int_equal(r.port, 443);
+    assert_string_equal(r.to_host, "127.0.0.1");
+    assert_int_equal(r.to_port, 8443);
+    assert_int_equal(config_route_parse(c.target.connect_to[1].value, &r, why, sizeof(why)), 0);
+    assert_string_equal(r.host, "");
+    assert_int_equal(r.port, 0);
+    assert_string_equal(r.to_host, "::1");
+    assert_int_equal(r.to_port, 0);
+    assert_string_equal(c.target.proxy.value, "socks5h://u:p@proxy.test:1080");
+    assert_int_equal(c.target.ip, CONFIG_IP_6);
+    assert_null(c.target.ca_file.value);
+    config_free(&c);
+}
+
+static void tls_files_are_found_next_to_the_config_file(void **state)
+{
+    char dir[] = "/tmp/brink-tls-XXXXXX", path[128];
+    struct config c;
+    FILE *f;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/ca.pem", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/t.ini", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fputs("[target]\nurl = https://127.0.0.1/\nca_file = ca.pem\nclient_cert = ca.pem\n", f);
+    fclose(f);
+    config_init(&c);
+    assert_int_equal(config_load_file(&c, path, NULL, stderr), 0);
+    snprintf(path, sizeof(path), "%s/ca.pem", dir);
+    assert_string_equal(c.target.ca_file.value, path);
+    assert_string_equal(c.target.ca_file.raw, "ca.pem");
+    assert_string_equal(c.target.client_cert.value, path);
+    config_free(&c);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/t.ini", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void connection_keys_that_contradict_are_errors(void **state)
+{
+    (void)state;
+    load_fails(
+        TARGET "streams = 4\n",
+        "brink: t.ini:3: [target] streams: streams = 4 needs HTTP/2, which multiplexes (expected http_version = 2 or h2c, or streams = 1)\n");
+    load_fails(
+        TARGET "http_version = 2\n",
+        "brink: t.ini:3: [target] http_version: http_version = 2 is negotiated in TLS, but \"http://127.0.0.1:8080/\" is http:// (expected https:// URLs, or http_version = h2c for HTTP/2 without TLS)\n");
+    load_fails(
+        TARGET "http_version = h2c\ntransport = h1\n",
+        "brink: t.ini:4: [target] transport: h1 speaks HTTP/1.1 only, but http_version = h2c (expected transport = curl or auto for HTTP/2)\n");
+    load_fails(
+        TARGET "transport = h1\nproxy = http://p.test:3128\n",
+        "brink: t.ini:3: [target] transport: h1 does not go through proxies (expected transport = curl or auto with proxy =)\n");
+    load_fails(
+        TARGET "unix_socket = /tmp/brink-no.sock\nproxy = http://p.test\n",
+        "brink: t.ini:3: [target] unix_socket: a unix socket is where every connection goes (expected no proxy with it)\n");
 }
 
 static void every_example_in_config_dir_parses(void **state)
@@ -1702,6 +1817,9 @@ int main(void)
         cmocka_unit_test(body_file_is_found_next_to_the_config_file),
         cmocka_unit_test(write_keeps_references_and_redacts_secrets),
         cmocka_unit_test(write_prints_every_key_and_reads_back_the_same),
+        cmocka_unit_test(connection_keys_are_read),
+        cmocka_unit_test(tls_files_are_found_next_to_the_config_file),
+        cmocka_unit_test(connection_keys_that_contradict_are_errors),
         cmocka_unit_test(every_example_in_config_dir_parses),
         cmocka_unit_test(probe_sections_of_each_type_are_read),
         cmocka_unit_test(probe_without_optional_keys_gets_the_defaults),
