@@ -2,7 +2,8 @@
 # with the openssl command line, a private nginx serving them on free ports
 # of 127.0.0.1, and a server that breaks the handshake on purpose. Sourced,
 # never run; POSIX sh (dash). Every wait is bounded; nothing listens beyond
-# loopback. A test sources it, calls tls_setup DIR once (DIR: a directory of
+# loopback. sh has no local variables: every variable it sets is named
+# tls_*, so a caller's loop variables are safe. A test sources it, calls tls_setup DIR once (DIR: a directory of
 # its own, removed by the caller) and tls_cleanup from its EXIT trap:
 #
 #   . "$src/tests/tls/lib.sh"
@@ -88,8 +89,8 @@ tls_fail() {
 
 tls_setup() {
     command -v nginx >/dev/null 2>&1 || PATH=$PATH:/usr/sbin
-    for c in openssl nginx python3 curl; do
-        command -v "$c" >/dev/null 2>&1 || { tls_fail "$c is missing: run scripts/install-deps"; return 1; }
+    for tls_cmd in openssl nginx python3 curl; do
+        command -v "$tls_cmd" >/dev/null 2>&1 || { tls_fail "$tls_cmd is missing: run scripts/install-deps"; return 1; }
     done
     [ -d "$1" ] || { tls_fail "no directory $1"; return 1; }
     tls_dir=$1
@@ -165,11 +166,11 @@ tls_csr() {
 # tls_sign NAME CA EXT [openssl ca options]: NAME.pem from its request,
 # signed by CA with the extensions of section EXT.
 tls_sign() {
-    name=$1 ca=$2 ext=$3
+    tls_name=$1 tls_ca=$2 tls_ext=$3
     shift 3
-    openssl ca -batch -notext -config "$tls_dir/openssl.cnf" -cert "$tls_dir/$ca.pem" \
-        -keyfile "$tls_dir/$ca.key" -extensions "$ext" -in "$tls_dir/certs/$name.csr" \
-        -out "$tls_dir/$name.pem" "$@" 2>>"$tls_dir/openssl.log"
+    openssl ca -batch -notext -config "$tls_dir/openssl.cnf" -cert "$tls_dir/$tls_ca.pem" \
+        -keyfile "$tls_dir/$tls_ca.key" -extensions "$tls_ext" -in "$tls_dir/certs/$tls_name.csr" \
+        -out "$tls_dir/$tls_name.pem" "$@" 2>>"$tls_dir/openssl.log"
 }
 
 tls_make_certs() {
@@ -195,33 +196,33 @@ tls_make_certs() {
 
 # tls_nginx_conf: the configuration, from the ports and $tls_dir.
 tls_nginx_conf() {
-    d=$tls_dir/nginx
+    tls_d=$tls_dir/nginx
     if [ "${TLS_ACCESS_LOG:-on}" = off ]; then
-        log="access_log off;"
+        tls_log="access_log off;"
     else
-        log="access_log $tls_access_log brink;"
+        tls_log="access_log $tls_access_log brink;"
     fi
     cat <<EOF
 worker_processes 1;
 worker_rlimit_nofile 8192;
 daemon off;
-pid $d/nginx.pid;
-error_log $d/logs/error.log;
+pid $tls_d/nginx.pid;
+error_log $tls_d/logs/error.log;
 user $(id -un);
 events { worker_connections 4096; }
 http {
     log_format brink '\$server_port \$status \$server_protocol \$ssl_protocol \$bytes_sent "\$request"';
-    $log
-    client_body_temp_path $d/body;
-    proxy_temp_path $d/proxy;
-    fastcgi_temp_path $d/fastcgi;
-    uwsgi_temp_path $d/uwsgi;
-    scgi_temp_path $d/scgi;
+    $tls_log
+    client_body_temp_path $tls_d/body;
+    proxy_temp_path $tls_d/proxy;
+    fastcgi_temp_path $tls_d/fastcgi;
+    uwsgi_temp_path $tls_d/uwsgi;
+    scgi_temp_path $tls_d/scgi;
     keepalive_requests 1000000;
     keepalive_timeout 300s;
     ssl_protocols TLSv1.2 TLSv1.3;
     ssl_session_cache shared:brink:1m;
-    root $d/www;
+    root $tls_d/www;
     server {
         listen 127.0.0.1:$tls_port_good ssl http2;
         ssl_certificate $tls_dir/good.pem;
@@ -264,11 +265,11 @@ sys.exit(s.connect_ex(("127.0.0.1", int(sys.argv[1]))))' "$1"
 
 tls_nginx_start() {
     [ -f "$tls_dir/good.pem" ] || { tls_fail "tls_make_certs first"; return 1; }
-    d=$tls_dir/nginx
-    mkdir -p "$d/www" "$d/logs"
-    printf 'hello, world\n' >"$d/www/13"
-    head -c $((133 * 1024)) /dev/urandom >"$d/www/133k"
-    tls_access_log=$d/logs/access.log
+    tls_d=$tls_dir/nginx
+    mkdir -p "$tls_d/www" "$tls_d/logs"
+    printf 'hello, world\n' >"$tls_d/www/13"
+    head -c $((133 * 1024)) /dev/urandom >"$tls_d/www/133k"
+    tls_access_log=$tls_d/logs/access.log
     : >"$tls_access_log"
     tls_port_good=$(tls_free_port)
     tls_port_expired=$(tls_free_port)
@@ -276,26 +277,26 @@ tls_nginx_start() {
     tls_port_client=$(tls_free_port)
     tls_port_h2c=$(tls_free_port)
     tls_port_plain=$(tls_free_port)
-    tls_nginx_conf >"$d/nginx.conf"
+    tls_nginx_conf >"$tls_d/nginx.conf"
     if [ -n "${TLS_NGINX_CPU:-}" ]; then
-        taskset -c "$TLS_NGINX_CPU" nginx -p "$d" -e "$d/logs/error.log" -c "$d/nginx.conf" \
-            2>"$d/nginx.err" &
+        taskset -c "$TLS_NGINX_CPU" nginx -p "$tls_d" -e "$tls_d/logs/error.log" -c "$tls_d/nginx.conf" \
+            2>"$tls_d/nginx.err" &
     else
-        nginx -p "$d" -e "$d/logs/error.log" -c "$d/nginx.conf" 2>"$d/nginx.err" &
+        nginx -p "$tls_d" -e "$tls_d/logs/error.log" -c "$tls_d/nginx.conf" 2>"$tls_d/nginx.err" &
     fi
     tls_nginx_pid=$!
     # nginx opens every listener at once, after reading its configuration
     # and certificates and before its worker starts (connections wait in
     # the backlog until it does). A bare connect is not logged, so the
     # access log holds only the test's requests.
-    i=0
-    while [ $i -lt 200 ]; do
+    tls_i=0
+    while [ $tls_i -lt 200 ]; do
         tls_port_open "$tls_port_good" && tls_port_open "$tls_port_plain" && return 0
         kill -0 "$tls_nginx_pid" 2>/dev/null || break
         sleep 0.05
-        i=$((i + 1))
+        tls_i=$((tls_i + 1))
     done
-    tls_fail "nginx did not start: $(cat "$d/nginx.err" "$d/logs/error.log" 2>/dev/null | tail -n 3 | tr '\n' ' ')"
+    tls_fail "nginx did not start: $(cat "$tls_d/nginx.err" "$tls_d/logs/error.log" 2>/dev/null | tail -n 3 | tr '\n' ' ')"
     tls_nginx_stop
     return 1
 }
@@ -318,10 +319,10 @@ tls_access_count() {
 }
 
 tls_access_wait() {
-    i=0
-    while [ "$(tls_access_count "$1")" -lt "$2" ] && [ $i -lt 100 ]; do
+    tls_i=0
+    while [ "$(tls_access_count "$1")" -lt "$2" ] && [ $tls_i -lt 100 ]; do
         sleep 0.05
-        i=$((i + 1))
+        tls_i=$((tls_i + 1))
     done
     [ "$(tls_access_count "$1")" -ge "$2" ]
 }
@@ -332,13 +333,13 @@ tls_garbage_start() {
     python3 "$tls_src/tests/tls/garbage_server.py" "$1" "$tls_dir/garbage.port" \
         2>"$tls_dir/garbage.err" &
     tls_garbage_pid=$!
-    i=0
-    while [ $i -lt 200 ]; do
+    tls_i=0
+    while [ $tls_i -lt 200 ]; do
         tls_port_garbage=$(cat "$tls_dir/garbage.port")
         [ -n "$tls_port_garbage" ] && return 0
         kill -0 "$tls_garbage_pid" 2>/dev/null || break
         sleep 0.05
-        i=$((i + 1))
+        tls_i=$((tls_i + 1))
     done
     tls_fail "the garbage server did not start: $(cat "$tls_dir/garbage.err")"
     tls_garbage_stop
