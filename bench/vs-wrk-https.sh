@@ -26,8 +26,10 @@
 #     resumes no session; brink's tls_resume decides for brink.
 # Columns:
 #   wrk req/s     as wrk reports it (over its load window)
-#   brink req/s   requests brink completed / wall time of the brink process
-#                 (start-up and drain included: if anything it understates)
+#   brink req/s   requests brink completed without error / wall time of the
+#                 brink process (start-up and drain included: if anything it
+#                 understates); brink us/req is per such request too, and
+#                 "brink err" counts the failed ones
 #   brink/wrk     the ratio of the two medians (issue 17's goals: >= 1.0
 #                 where the client is the limit, within 5% where nginx's core
 #                 is saturated for both; handshakes/s >= wrk's)
@@ -132,7 +134,9 @@ run_brink() {
         echo "$key brink: exit $rc; ${errline:-no errors line}; ${statuses:-no statuses line}" >>"$tmp/problems"
         grep -v '^t=' "$tmp/run.err" | head -n 3 | sed 's/^/    stderr: /' >>"$tmp/problems"
     fi
+    # Successes only: a failed handshake is no request served.
     awk -v n="${n:-0}" -v el="$el" -v us="$us" -v sy="$sy" -v ngx="$ngx" -v f="$failed" 'BEGIN {
+        n -= f
         printf "%.1f %.2f %s %s\n", (el > 0 ? n / el : 0), (n > 0 ? (us + sy) * 1e6 / n : 0), ngx, f }' \
         >>"$tmp/brink.$key"
     echo "  brink $key: $n requests, wall ${el}s, cpu ${us}u ${sy}s, nginx ${ngx}%, report: $first; $errline, exit $rc" >&2
