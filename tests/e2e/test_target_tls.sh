@@ -23,6 +23,13 @@ get() {
     rc=$?
 }
 
+# truth_tls KEY: a ground-truth counter of the running target, over TLS.
+truth_tls() {
+    curl -s --cacert "$cert" "$url/_control" | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["ground_truth"][sys.argv[1]])' "$1"
+}
+
 # --- a self-signed certificate, written with --cert-out --------------------------
 cert=$tmp/target.pem
 if ! start_target --tls --cert-out "$cert"; then
@@ -67,6 +74,28 @@ openssl s_client -connect "127.0.0.1:$port" </dev/null 2>/dev/null |
     openssl x509 -noout -fingerprint -sha256 >"$tmp/served.fp" 2>/dev/null
 openssl x509 -in "$cert" -noout -fingerprint -sha256 >"$tmp/written.fp"
 check "the certificate served is the one written" "$(cat "$tmp/written.fp")" "$(cat "$tmp/served.fp")"
+
+# The faults that write raw bytes go through TLS: the client sees the fault
+# (as over plain HTTP, tests/e2e/test_target.sh), not a broken TLS record
+# (curl 35 or 56, "wrong version number").
+get --cacert "$cert" --max-time 1 -H 'X-Brink-Fault: stall' "$url/bytes/1000"
+check "stall over TLS is a timeout (curl 28)" 28 "$rc"
+curl -sS --cacert "$cert" -o "$tmp/drip" -H 'X-Brink-Fault: drip' "$url/bytes/5" 2>"$tmp/curl.err"
+check "drip over TLS sends the 5 bytes" "0 abcde" "$? $(cat "$tmp/drip")"
+get --cacert "$cert" -H 'X-Brink-Fault: malformed_status' "$url/bytes/10"
+case $rc in
+1 | 8) ok "a malformed status line over TLS is a protocol error (curl $rc)" ;;
+*) not_ok "a malformed status line over TLS is a protocol error (curl 1 or 8)" "curl $rc: $(head -c 200 "$tmp/curl.err")" ;;
+esac
+get --cacert "$cert" -H 'X-Brink-Fault: huge_header' "$url/bytes/10"
+case $rc in
+0 | 35 | 56) not_ok "a huge header over TLS makes curl give up, past TLS" "curl $rc: $(head -c 200 "$tmp/curl.err")" ;;
+*) ok "a huge header over TLS makes curl give up, past TLS (curl $rc)" ;;
+esac
+get --cacert "$cert" -H 'X-Brink-Fault: reset' "$url/bytes/10"
+check "reset over TLS is a reset (curl 56)" 56 "$rc"
+check "the ground truth counts each raw fault once" "1 1 1 1" \
+    "$(truth_tls stalled) $(truth_tls dripped) $(truth_tls malformed_sent) $(truth_tls huge_headers_sent)"
 stop_target
 check "SIGTERM stops it, exit 0" 0 "$stop_status"
 
