@@ -314,7 +314,8 @@ static const struct opts_option target_options[] = {
      .id = CLI_TARGET_CERT_OUT,
      .excludes = CLI_TARGET_CERT,
      .help = "write that certificate to FILE (PEM), for clients to\n"
-             "trust (ca_file = FILE, curl --cacert FILE); implies --tls"},
+             "trust (ca_file = FILE, curl --cacert FILE);\n"
+             "implies --tls"},
     {.name = "--cert",
      .arg = OPTS_VALUE,
      .value_name = "FILE",
