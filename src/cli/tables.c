@@ -332,8 +332,7 @@ static const struct opts_option target_options[] = {
 
 const struct opts_table cli_target = {
     .name = "target",
-    .synopsis =
-        "[--listen ADDR:PORT] [--config FILE] [--seed N] [--tls [--cert-out FILE] | --cert FILE --key FILE]",
+    .synopsis = "[--listen ADDR:PORT] [--config FILE] [--seed N] [--tls ...]",
     .summary = "run the built-in fault-injecting HTTP server (for demos and tests)",
     .text = "Serves /bytes/N, /delay/MS, /status/CODE, /echo, /files/, a key-value store\n"
             "with siblings (/kv/KEY, /mp/UPLOAD/PART), /stats, /metrics and /_control on\n"
