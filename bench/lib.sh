@@ -37,6 +37,22 @@
 #                         target_url (its first line, polled at most 10 s);
 #                         dies when no URL comes
 #   print_machine         "machine: ..." and "date: ..." lines
+#   bench_times FILE      sets el, us, sy (wall, user, system seconds) from
+#                         the last line of FILE, written by /usr/bin/time -f
+#                         '%e %U %S' (0 when the line is missing)
+#   bench_median FILE COLUMN
+#                         prints the median of that column of FILE (0 when
+#                         FILE is empty or missing)
+#   proc_ticks PID        prints the CPU ticks (user + system, 1/CLK_TCK s)
+#                         used so far by PID and its children that still run
+#                         (nginx's master: its worker), for a server's CPU use
+#                         over a run: ticks after - ticks before
+#   tls_bench_nginx       HTTPS nginx for a benchmark, from tests/tls/lib.sh:
+#                         certificates in $tmp/tls (ca.pem trusts them), one
+#                         worker pinned to core 0, no access log; sets
+#                         nginx_pid (so the cleanup stops it), tls_port_good
+#                         (TLS 1.2/1.3, h2 and http/1.1), tls_port_h2c;
+#                         files 13 and 133k; dies when it does not start
 
 prog=${prog:-bench}
 tmp=""
@@ -134,3 +150,39 @@ print_machine() {
     echo "machine: $(nproc) cores, ${model:-unknown model}, $(uname -sr)"
     echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 }
+
+bench_times() {
+    el=$(tail -n 1 "$1" 2>/dev/null | awk 'NF == 3 { print $1 }')
+    us=$(tail -n 1 "$1" 2>/dev/null | awk 'NF == 3 { print $2 }')
+    sy=$(tail -n 1 "$1" 2>/dev/null | awk 'NF == 3 { print $3 }')
+    el=${el:-0} us=${us:-0} sy=${sy:-0}
+}
+
+bench_median() {
+    [ -s "$1" ] || { echo 0; return; }
+    sort -g -k "$2,$2" "$1" | awk -v k="$2" '{ v[NR] = $k } END {
+        print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+proc_ticks() {
+    # Names of their own: sh has no local variables, and callers loop over
+    # t, p and the like.
+    pt_sum=0
+    for pt_pid in $1 $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+        # Fields 14 and 15 of /proc/PID/stat, counted after the ")" that
+        # ends the command name (which may hold blanks).
+        pt_v=$(sed 's/.*) //' /proc/"$pt_pid"/stat 2>/dev/null | awk '{ print $12 + $13 }')
+        pt_sum=$((pt_sum + ${pt_v:-0}))
+    done
+    echo "$pt_sum"
+}
+
+tls_bench_nginx() {
+    . ./tests/tls/lib.sh
+    mkdir -p "$tmp/tls"
+    tls_setup "$tmp/tls" . || die "the TLS fixture cannot run"
+    tls_make_certs || die "could not make the certificates"
+    TLS_NGINX_CPU=0 TLS_ACCESS_LOG=off tls_nginx_start || die "nginx over TLS did not start"
+    nginx_pid=$tls_nginx_pid
+}
+

@@ -303,18 +303,44 @@ static const struct opts_option target_options[] = {
      .value_name = "N",
      .id = CLI_TARGET_SEED,
      .help = "seed of the fault RNG, 0..2^53"},
+    {.name = "--tls",
+     .id = CLI_TARGET_TLS,
+     .help = "serve HTTPS with a self-signed certificate made at\n"
+             "start (EC P-256, for localhost, 127.0.0.1 and ::1,\n"
+             "valid 7 days)"},
+    {.name = "--cert-out",
+     .arg = OPTS_VALUE,
+     .value_name = "FILE",
+     .id = CLI_TARGET_CERT_OUT,
+     .excludes = CLI_TARGET_CERT,
+     .help = "write that certificate to FILE (PEM), for clients to\n"
+             "trust (ca_file = FILE, curl --cacert FILE);\n"
+             "implies --tls"},
+    {.name = "--cert",
+     .arg = OPTS_VALUE,
+     .value_name = "FILE",
+     .id = CLI_TARGET_CERT,
+     .help = "serve HTTPS with this PEM certificate (chain) instead;\n"
+             "needs --key"},
+    {.name = "--key",
+     .arg = OPTS_VALUE,
+     .value_name = "FILE",
+     .id = CLI_TARGET_KEY,
+     .help = "the unencrypted PEM private key of --cert"},
     {0},
 };
 
 const struct opts_table cli_target = {
     .name = "target",
-    .synopsis = "[--listen ADDR:PORT] [--config FILE] [--seed N]",
+    .synopsis = "[--listen ADDR:PORT] [--config FILE] [--seed N] [--tls ...]",
     .summary = "run the built-in fault-injecting HTTP server (for demos and tests)",
     .text = "Serves /bytes/N, /delay/MS, /status/CODE, /echo, /files/, a key-value store\n"
             "with siblings (/kv/KEY, /mp/UPLOAD/PART), /stats, /metrics and /_control on\n"
             "ADDR:PORT and prints its URL as the first line. FILE is a JSON document\n"
             "with the schema of the body of POST /_control (capacity, faults, kv,\n"
-            "files_dir); N seeds the fault RNG. Runs until SIGINT or SIGTERM.\n",
+            "files_dir); N seeds the fault RNG. Runs until SIGINT or SIGTERM.\n"
+            "With --tls, --cert-out or --cert it serves HTTPS (HTTP/1.1 only) and the\n"
+            "URL is https://; the second line then says where the certificate is.\n",
     .status = status_text,
     .groups = {target_options},
 };

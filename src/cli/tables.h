@@ -35,7 +35,15 @@ enum cli_run_id {
 enum cli_replay_id { CLI_REPLAY_HEADLESS = 1 };
 enum cli_report_id { CLI_REPORT_FORMAT = 1, CLI_REPORT_FAIL_ON };
 enum cli_compare_id { CLI_COMPARE_LABEL = 1 };
-enum cli_target_id { CLI_TARGET_LISTEN = 1, CLI_TARGET_CONFIG, CLI_TARGET_SEED };
+enum cli_target_id {
+    CLI_TARGET_LISTEN = 1,
+    CLI_TARGET_CONFIG,
+    CLI_TARGET_SEED,
+    CLI_TARGET_TLS,
+    CLI_TARGET_CERT,
+    CLI_TARGET_KEY,
+    CLI_TARGET_CERT_OUT,
+};
 
 extern const struct opts_table cli_top;
 extern const struct opts_table cli_run;

@@ -4,7 +4,8 @@
  * and the same requests give the same faults. The low-level faults bypass
  * libmicrohttpd: an abortive close (SO_LINGER 0) for resets, and raw bytes
  * written to the socket before libmicrohttpd wrote anything for malformed
- * replies.
+ * replies; under --tls the raw bytes go through the connection's GnuTLS
+ * session, so the client sees the fault and not a broken TLS record.
  */
 #include "target/internal.h"
 
@@ -13,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+
+#include <gnutls/gnutls.h>
 
 #include "core/xalloc.h"
 
@@ -162,6 +165,37 @@ struct MHD_Response *faults_cut_response(struct target *t, const char *pattern, 
     return r;
 }
 
+/* The connection's TLS session, or NULL when the daemon serves plain HTTP. */
+static void *conn_tls(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+
+    return ci ? ci->tls_session : NULL;
+}
+
+/*
+ * send(2) on the connection, as TLS records when tls is its session. Only
+ * one thread at a time may use a session: the access handler (libmicrohttpd
+ * is not inside GnuTLS while it runs) or the timer thread while the
+ * connection is suspended (libmicrohttpd leaves it alone). GnuTLS asks that
+ * a send cut short by EAGAIN be repeated with the same bytes, which the
+ * callers do (they retry from the same offset). Returns send's result, with
+ * errno set on failure.
+ */
+static ssize_t raw_send(int fd, void *tls, const char *buf, size_t len, int flags)
+{
+    ssize_t n;
+
+    if (!tls)
+        return send(fd, buf, len, flags);
+    n = gnutls_record_send((gnutls_session_t)tls, buf, len);
+    if (n >= 0)
+        return n;
+    errno = n == GNUTLS_E_AGAIN ? EAGAIN : n == GNUTLS_E_INTERRUPTED ? EINTR : EPIPE;
+    return -1;
+}
+
 /* Whether a failed send means the client is gone. */
 static int is_peer_gone(int err)
 {
@@ -172,12 +206,13 @@ int target__faults_raw_write(struct target *t, struct MHD_Connection *conn, cons
                              size_t len)
 {
     int fd = conn_fd(conn), rc = 0;
+    void *tls = conn_tls(conn);
     size_t done = 0;
 
     if (fd < 0)
         return -EBADF;
     while (done < len) {
-        ssize_t n = send(fd, buf + done, len - done, MSG_NOSIGNAL);
+        ssize_t n = raw_send(fd, tls, buf + done, len - done, MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -215,6 +250,7 @@ int target__faults_raw_start(struct raw_out *o, struct target *t, struct MHD_Con
 {
     o->t = t;
     o->fd = conn_fd(conn);
+    o->tls = conn_tls(conn);
     o->buf = buf;
     o->len = len;
     o->off = 0;
@@ -232,7 +268,7 @@ int target__faults_raw_step(void *arg)
 
     if (o->step && want > o->step)
         want = o->step;
-    n = send(o->fd, o->buf + o->off, want, MSG_NOSIGNAL | MSG_DONTWAIT);
+    n = raw_send(o->fd, o->tls, o->buf + o->off, want, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
         o->off += (size_t)n;
         atomic_fetch_add(&o->t->stats.bytes_sent, (unsigned long long)n);

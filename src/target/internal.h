@@ -82,6 +82,7 @@ struct target {
 struct raw_out {
     struct target *t;
     int fd;
+    void *tls; /* the connection's gnutls_session_t under --tls, else NULL */
     char *buf; /* borrowed */
     size_t len, off, step;
     uint32_t interval_us;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/opts.h"
@@ -25,15 +26,20 @@
 #include "core/regfile.h"
 #include "core/xalloc.h"
 #include "target/internal.h"
+#include "target/tlscert.h"
 
 #include "core/exitcode.h"
 
 #define CONFIG_MAX_BYTES SETTINGS_MAX_DOC_BYTES
 
 struct options {
-    const char *listen; /* ADDR:PORT */
-    const char *config; /* NULL: defaults */
-    const char *seed;   /* NULL: from the config */
+    const char *listen;   /* ADDR:PORT */
+    const char *config;   /* NULL: defaults */
+    const char *seed;     /* NULL: from the config */
+    int is_tls;           /* --tls, or implied by --cert */
+    const char *cert;     /* --cert FILE, with key; NULL: self-signed */
+    const char *key;      /* --key FILE */
+    const char *cert_out; /* --cert-out FILE: where the self-signed one goes */
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -46,6 +52,8 @@ static int parse_options(int argc, char **argv, struct options *o)
     o->listen = "127.0.0.1:0";
     o->config = NULL;
     o->seed = NULL;
+    o->is_tls = 0;
+    o->cert = o->key = o->cert_out = NULL;
     opts_start(&p, &cli_target, argc, argv);
     while ((rc = opts_next(&p, &it, err, sizeof(err))) != 0) {
         if (rc < 0)
@@ -54,11 +62,20 @@ static int parse_options(int argc, char **argv, struct options *o)
         case CLI_TARGET_LISTEN: o->listen = it.value; break;
         case CLI_TARGET_CONFIG: o->config = it.value; break;
         case CLI_TARGET_SEED: o->seed = it.value; break;
+        case CLI_TARGET_TLS: o->is_tls = 1; break;
+        case CLI_TARGET_CERT: o->cert = it.value; break;
+        case CLI_TARGET_KEY: o->key = it.value; break;
+        case CLI_TARGET_CERT_OUT: o->cert_out = it.value; break;
         default:
             return opts_fail(&cli_target, stderr, "unexpected argument \"%s\"",
                              msg_show(it.value, buf, sizeof(buf)));
         }
     }
+    if (!o->cert != !o->key)
+        return opts_fail(&cli_target, stderr, "%s",
+                         o->cert ? "--cert needs --key" : "--key needs --cert");
+    if (o->cert || o->cert_out)
+        o->is_tls = 1;
     return 0;
 }
 
@@ -99,9 +116,10 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, socklen_t 
     return inet_pton(AF_INET, host, &in4->sin_addr) == 1 ? 0 : -EINVAL;
 }
 
-/* Binds and listens; returns the socket or -errno (err filled). */
-static int open_listener(const struct sockaddr_storage *ss, socklen_t len, char *url, size_t cap,
-                         char *err, size_t err_len)
+/* Binds and listens; returns the socket or -errno (err filled). url is
+ * "SCHEME://ADDR:PORT". */
+static int open_listener(const struct sockaddr_storage *ss, socklen_t len, const char *scheme,
+                         char *url, size_t cap, char *err, size_t err_len)
 {
     int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     int one = 1, e;
@@ -127,11 +145,11 @@ static int open_listener(const struct sockaddr_storage *ss, socklen_t len, char 
     if (bound.ss_family == AF_INET6) {
         const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&bound;
         inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
-        snprintf(url, cap, "http://[%s]:%u", host, ntohs(a->sin6_port));
+        snprintf(url, cap, "%s://[%s]:%u", scheme, host, ntohs(a->sin6_port));
     } else {
         const struct sockaddr_in *a = (const struct sockaddr_in *)&bound;
         inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
-        snprintf(url, cap, "http://%s:%u", host, ntohs(a->sin_port));
+        snprintf(url, cap, "%s://%s:%u", scheme, host, ntohs(a->sin_port));
     }
     return fd;
 }
@@ -201,15 +219,26 @@ static void target_destroy(struct target *t)
     pthread_rwlock_destroy(&t->settings_lock);
 }
 
-static struct MHD_Daemon *start_daemon(struct target *t, int fd, unsigned threads)
+/* tls: the certificate and key to serve HTTPS with (libmicrohttpd keeps
+ * the pointers: they must outlive the daemon), or NULL for plain HTTP. */
+static struct MHD_Daemon *start_daemon(struct target *t, int fd, unsigned threads,
+                                       const struct tlscert_pem *tls)
 {
     /* TURBO also makes libmicrohttpd close without a shutdown() first, so a
      * SO_LINGER {1, 0} close is a bare RST. */
     unsigned flags =
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO;
+    struct MHD_OptionItem tls_options[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? tls->cert : NULL},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? tls->key : NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
 
+    if (tls)
+        flags |= MHD_USE_TLS;
     return MHD_start_daemon(
-        flags, 0, NULL, NULL, routes_access, t, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+        flags, 0, NULL, NULL, routes_access, t, MHD_OPTION_ARRAY,
+        tls ? tls_options : &tls_options[2], MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
         MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT, (unsigned)16384,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED,
         target__routes_completed, t, MHD_OPTION_NOTIFY_CONNECTION, target__routes_connection, t,
@@ -225,8 +254,10 @@ static void wait_for_stop(const sigset_t *set)
         ;
 }
 
-/* Starts the scheduler thread and libmicrohttpd on fd; 0 or -errno (err). */
-static int start_serving(struct target *t, int fd, const char *url, char *err, size_t err_len)
+/* Starts the scheduler thread and libmicrohttpd on fd, over TLS when tls
+ * is not NULL; 0 or -errno (err). */
+static int start_serving(struct target *t, int fd, const char *url, const struct tlscert_pem *tls,
+                         char *err, size_t err_len)
 {
     int rc = target__sched_new(&t->sched);
 
@@ -234,11 +265,17 @@ static int start_serving(struct target *t, int fd, const char *url, char *err, s
         snprintf(err, err_len, "starting the timer thread: %s", msg_errno(-rc).text);
         return rc;
     }
-    t->daemon = start_daemon(t, fd, t->settings.threads);
+    t->daemon = start_daemon(t, fd, t->settings.threads, tls);
     if (!t->daemon) {
         target__sched_stop(t->sched);
-        snprintf(err, err_len, "starting libmicrohttpd on %s failed (out of memory or threads?)",
-                 url);
+        if (tls)
+            snprintf(
+                err, err_len,
+                "starting libmicrohttpd on %s failed (out of memory or threads, or GnuTLS refused the certificate or its key?)",
+                url);
+        else
+            snprintf(err, err_len,
+                     "starting libmicrohttpd on %s failed (out of memory or threads?)", url);
         return -ENOMEM;
     }
     return 0;
@@ -255,15 +292,37 @@ static void stop_serving(struct target *t, int *fd)
     MHD_stop_daemon(t->daemon);
 }
 
-static int serve(struct target *t, int *fd, const char *url, const sigset_t *stop)
+/* The second line of stdout under --tls: where the certificate is, or
+ * how to get it. */
+static void print_cert_line(const struct options *o)
+{
+    char buf[200];
+
+    if (o->cert)
+        return;
+    if (o->cert_out)
+        msg_print(
+            stdout,
+            "certificate: %s (self-signed for localhost, 127.0.0.1 and ::1, valid 7 days; trust it with ca_file or curl --cacert)",
+            msg_show(o->cert_out, buf, sizeof(buf)));
+    else
+        msg_print(
+            stdout,
+            "certificate: self-signed for localhost, 127.0.0.1 and ::1, not written (--cert-out FILE writes it for ca_file; or insecure = yes)");
+}
+
+static int serve(struct target *t, int *fd, const char *url, const struct options *o,
+                 const struct tlscert_pem *tls, const sigset_t *stop)
 {
     char err[TARGET_ERR_MAX];
 
-    if (start_serving(t, *fd, url, err, sizeof(err)) != 0) {
+    if (start_serving(t, *fd, url, tls, err, sizeof(err)) != 0) {
         msg_print(stderr, "brink: target: %s", err);
         return BRINK_EXIT_RUNTIME;
     }
     printf("%s\n", url);
+    if (tls)
+        print_cert_line(o);
     fflush(stdout);
     wait_for_stop(stop);
     stop_serving(t, fd);
@@ -292,13 +351,13 @@ int target_start(const char *settings_json, char *url, size_t url_len, char *err
     }
     parse_listen("127.0.0.1:0", &ss, &len);
     raise_nofile();
-    rc = open_listener(&ss, len, url, url_len, err, err_len);
+    rc = open_listener(&ss, len, "http", url, url_len, err, err_len);
     if (rc < 0)
         return rc;
     srv = xcalloc(1, sizeof(*srv));
     srv->fd = rc;
     target_init(&srv->t, &s);
-    rc = start_serving(&srv->t, srv->fd, url, err, err_len);
+    rc = start_serving(&srv->t, srv->fd, url, NULL, err, err_len);
     if (rc) {
         target_destroy(&srv->t);
         close(srv->fd);
@@ -320,12 +379,43 @@ void target_stop(struct target_server *srv)
     free(srv);
 }
 
+/* The certificate to serve under --tls: read from --cert and --key, or
+ * made here and written to --cert-out. Returns 0 with *pem filled, or an
+ * exit status after printing one line. */
+static int prepare_tls(const struct options *o, struct tlscert_pem *pem)
+{
+    char err[TARGET_ERR_MAX];
+
+    pem->cert = pem->key = NULL;
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        msg_print(stderr, "brink: target: --tls: this libmicrohttpd was built without TLS");
+        return BRINK_EXIT_RUNTIME;
+    }
+    if (o->cert) {
+        if (tlscert_load(o->cert, o->key, pem, err, sizeof(err)) == 0)
+            return 0;
+        msg_print(stderr, "brink: target: %s", err);
+        return BRINK_EXIT_USAGE;
+    }
+    if (tlscert_self_signed((int64_t)time(NULL), pem, err, sizeof(err)) != 0) {
+        msg_print(stderr, "brink: target: --tls: %s", err);
+        return BRINK_EXIT_RUNTIME;
+    }
+    if (o->cert_out && tlscert_write(o->cert_out, pem->cert, err, sizeof(err)) != 0) {
+        msg_print(stderr, "brink: target: %s", err);
+        tlscert_pem_free(pem);
+        return BRINK_EXIT_USAGE;
+    }
+    return 0;
+}
+
 int target_main(int argc, char **argv)
 {
     char url[96], err[TARGET_ERR_MAX], buf[80];
     struct sockaddr_storage ss;
     struct settings s;
     struct options o;
+    struct tlscert_pem pem = {NULL, NULL};
     struct target *t;
     socklen_t len;
     sigset_t stop;
@@ -354,6 +444,11 @@ int target_main(int argc, char **argv)
             msg_show(o.listen, buf, sizeof(buf)));
         return BRINK_EXIT_USAGE;
     }
+    if (o.is_tls) {
+        rc = prepare_tls(&o, &pem);
+        if (rc)
+            return rc;
+    }
     /* Block the stop signals before any thread starts, so every thread
      * inherits the mask and only sigwait below takes them. */
     sigemptyset(&stop);
@@ -362,10 +457,11 @@ int target_main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
     raise_nofile();
-    fd = open_listener(&ss, len, url, sizeof(url), err, sizeof(err));
+    fd = open_listener(&ss, len, o.is_tls ? "https" : "http", url, sizeof(url), err, sizeof(err));
     if (fd < 0) {
         msg_print(stderr, "brink: target: listen on %s: %s", msg_show(o.listen, buf, sizeof(buf)),
                   err);
+        tlscert_pem_free(&pem);
         return BRINK_EXIT_RUNTIME;
     }
     t = xcalloc(1, sizeof(*t));
@@ -374,11 +470,12 @@ int target_main(int argc, char **argv)
         msg_print(stderr, "brink: target: %s", err);
         rc = BRINK_EXIT_USAGE;
     } else {
-        rc = serve(t, &fd, url, &stop);
+        rc = serve(t, &fd, url, &o, o.is_tls ? &pem : NULL, &stop);
     }
     target_destroy(t);
     free(t);
     if (fd >= 0)
         close(fd);
+    tlscert_pem_free(&pem);
     return rc;
 }

@@ -14,11 +14,13 @@
 #include <stddef.h>
 
 /*
- * Runs `brink target [--listen ADDR:PORT] [--config FILE] [--seed N]`;
- * argv[0] is "target". Prints the bound URL as the first line of stdout and
- * serves until SIGINT or SIGTERM. Returns the exit status: 0 after a clean
- * stop, 1 for a runtime failure (cannot bind, cannot start), 2 for a usage
- * or config error; errors are one line on stderr.
+ * Runs `brink target [--listen ADDR:PORT] [--config FILE] [--seed N]
+ * [--tls [--cert-out FILE] | --cert FILE --key FILE]`; argv[0] is "target".
+ * Prints the bound URL as the first line of stdout (under TLS a second line
+ * says where the certificate is) and serves until SIGINT or SIGTERM.
+ * Returns the exit status: 0 after a clean stop, 1 for a runtime failure
+ * (cannot bind, cannot start), 2 for a usage or config error; errors are
+ * one line on stderr.
  */
 int target_main(int argc, char **argv);
 

@@ -1,0 +1,177 @@
+#!/bin/sh
+# brink run against h2load over HTTP/2, loading the same nginx on loopback
+# (issue 17). Figures only: it asserts nothing and exits 0 once the table is
+# printed (1 only when it cannot set up: no binary, no nginx or h2load, one
+# core).
+#
+# Setup: nginx from Debian through tests/tls/lib.sh (a private CA, one worker
+# pinned to core 0, TLS 1.3, h2 by ALPN, no access log), the 13-byte file.
+# Each client is pinned to core 1, C = 64 connections (BENCH_CONNS) with 10
+# streams each (BENCH_STREAMS):
+#   h2load -t1 -cC -mS -DD https://127.0.0.1:PORT/13
+#   brink run --headless --config T.ini --url URL --concurrency C*S --duration D --threads 1
+# where T.ini is
+#   [target]
+#   transport = curl
+#   http_version = 2
+#   streams = S
+#   ca_file = .../ca.pem
+# (brink's concurrency counts requests in flight, its virtual users; with S
+# streams per connection they share C connections). Two more h2load rows
+# for reference: HTTP/1.1 over TLS (h2load --h1, C connections, 1 request
+# each at a time) and h2c (HTTP/2 without TLS, prior knowledge).
+#
+# Columns (medians of BENCH_REPS repetitions, default 3):
+#   h2load req/s   as h2load reports it ("finished in ..., N req/s")
+#   brink req/s    requests brink completed / wall time of the brink process
+#   brink/h2load   ratio of the medians (issue 17's goal: >= 0.6 for h2)
+#   h2load us/req, brink us/req
+#                  client CPU (user + system, /usr/bin/time) per completed
+#                  request
+#   ngx% h, ngx% b nginx's CPU use during each run (100: its core was the
+#                  limit)
+# A brink without HTTP/2 or the TLS options (before issue 17 lands) refuses
+# T.ini: the note under the table says so and its columns stay 0; runs with
+# failures or a non-zero exit are listed there too.
+#
+# Usage: sh bench/vs-h2load.sh   (BRINK=path to a release brink binary,
+# default build/release/brink; BENCH_SECONDS=D (default 5); BENCH_REPS=N;
+# BENCH_CONNS=C; BENCH_STREAMS=S)
+set -u
+prog=vs-h2load
+cd "$(dirname "$0")/.." || exit 1
+. ./bench/lib.sh
+
+seconds=${BENCH_SECONDS:-5}
+reps=${BENCH_REPS:-3}
+conns=${BENCH_CONNS:-64}
+streams=${BENCH_STREAMS:-10}
+
+for v in "$seconds" "$reps" "$conns" "$streams"; do
+    case "$v" in
+    '' | *[!0-9]*) die "BENCH_SECONDS, BENCH_REPS, BENCH_CONNS and BENCH_STREAMS must be whole numbers, got '$v'" ;;
+    esac
+done
+
+scripts/install-deps nginx nghttp2-client time python3 openssl curl || exit 1
+command -v h2load >/dev/null 2>&1 || die "h2load is missing (Debian's nghttp2-client)"
+find_brink
+need_two_cores "nginx on core 0, the client on core 1"
+bench_tmp
+ulimit -n 65536 2>/dev/null || ulimit -n 8192 2>/dev/null
+tls_bench_nginx
+url=https://127.0.0.1:$tls_port_good/13
+ca=$tmp/tls/ca.pem
+
+limit=$((seconds + 30))
+hz=$(getconf CLK_TCK)
+
+nginx_begin() {
+    n0=$(proc_ticks "$nginx_pid")
+}
+nginx_end() {
+    ngx=$(awk -v a="$n0" -v b="$(proc_ticks "$nginx_pid")" -v hz="$hz" -v el="$el" 'BEGIN {
+        printf "%.0f", (el > 0 ? (b - a) / hz / el * 100 : 0) }')
+}
+
+# run_h2load KEY URL [h2load options]: appends "rps cpu_us_per_req nginx%"
+# to $tmp/h2load.KEY; logs one line to stderr.
+run_h2load() {
+    key=$1 u=$2
+    shift 2
+    nginx_begin
+    timeout -k 5 $limit taskset -c 1 /usr/bin/time -o "$tmp/time" -f '%e %U %S' \
+        h2load -t1 -c"$conns" -D"$seconds" "$@" "$u" >"$tmp/run.out" 2>&1
+    rc=$?
+    bench_times "$tmp/time"
+    nginx_end
+    # "finished in 5.00s, 49800.20 req/s, 3.20MB/s" and
+    # "requests: N total, N started, N done, N succeeded, F failed, E errored, T timeout"
+    rps=$(awk '$1 == "finished" { gsub(",", "", $4); print $4; exit }' "$tmp/run.out")
+    ok=$(awk '$1 == "requests:" { print $8; exit }' "$tmp/run.out")
+    bad=$(awk '$1 == "requests:" { print $10 + $12 + $14; exit }' "$tmp/run.out")
+    [ "$rc" -ne 0 ] || [ -z "$ok" ] || [ "${bad:-0}" -ne 0 ] &&
+        echo "$key h2load: exit $rc; $(grep -m 1 '^requests:' "$tmp/run.out")" >>"$tmp/problems"
+    awk -v n="${ok:-0}" -v rps="${rps:-0}" -v us="$us" -v sy="$sy" -v ngx="$ngx" 'BEGIN {
+        printf "%.1f %.2f %s\n", rps, (n > 0 ? (us + sy) * 1e6 / n : 0), ngx }' >>"$tmp/h2load.$key"
+    echo "  h2load $key: $ok succeeded, $bad failed, wall ${el}s, cpu ${us}u ${sy}s, nginx ${ngx}%, h2load says $rps req/s, exit $rc" >&2
+}
+
+# run_brink: one brink run with $tmp/brink.ini; appends to $tmp/brink.h2.
+run_brink() {
+    nginx_begin
+    timeout -k 5 $limit taskset -c 1 /usr/bin/time -o "$tmp/time" -f '%e %U %S' \
+        "$brink" run --headless --config "$tmp/brink.ini" --url "$url" \
+        --concurrency $((conns * streams)) --duration "${seconds}s" --threads 1 --fail-on none \
+        --no-record >"$tmp/run.out" 2>"$tmp/run.err"
+    rc=$?
+    bench_times "$tmp/time"
+    nginx_end
+    first=$(head -n 1 "$tmp/run.out")
+    n=$(echo "$first" | awk '$1 == "duration" { gsub(",", "", $3); print $3 }')
+    errline=$(grep -m 1 '^errors:' "$tmp/run.out")
+    if [ "$rc" -ne 0 ] || [ -z "$n" ] || [ "$errline" != "errors: none" ]; then
+        echo "h2 brink: exit $rc; ${errline:-no errors line}" >>"$tmp/problems"
+        grep -v '^t=' "$tmp/run.err" | head -n 3 | sed 's/^/    stderr: /' >>"$tmp/problems"
+    fi
+    awk -v n="${n:-0}" -v el="$el" -v us="$us" -v sy="$sy" -v ngx="$ngx" 'BEGIN {
+        printf "%.1f %.2f %s\n", (el > 0 ? n / el : 0), (n > 0 ? (us + sy) * 1e6 / n : 0), ngx }' \
+        >>"$tmp/brink.h2"
+    echo "  brink h2: $n requests, wall ${el}s, cpu ${us}u ${sy}s, nginx ${ngx}%, report: $first; $errline, exit $rc" >&2
+}
+
+print_machine
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine moves every figure)"
+echo "nginx: $(nginx -v 2>&1 | sed 's/^nginx version: //'), one worker on core 0; clients on core 1"
+echo "h2load: $(h2load --version 2>&1 | head -n 1 | awk '{ print $2 }'); brink: $brink ($("$brink" --version 2>/dev/null | head -n 1))"
+echo "runs: ${seconds}s each, $reps repetitions, medians shown; $conns connections, $streams streams each"
+
+printf '[target]\ntransport = curl\nhttp_version = 2\nstreams = %s\nca_file = %s\n' "$streams" "$ca" \
+    >"$tmp/brink.ini"
+is_brink=1
+if ! "$brink" check "$tmp/brink.ini" >/dev/null 2>"$tmp/check.err"; then
+    echo "brink: its config refused HTTP/2 or ca_file ($(head -n 1 "$tmp/check.err")): not run" >>"$tmp/notes"
+    is_brink=0
+fi
+
+r=1
+while [ $r -le "$reps" ]; do
+    run_h2load h2 "$url" -m"$streams"
+    [ $is_brink -eq 1 ] && run_brink
+    run_h2load h1 "$url" --h1
+    run_h2load h2c "http://127.0.0.1:$tls_port_h2c/13" -m"$streams"
+    r=$((r + 1))
+done
+
+echo
+printf '%-30s %12s %12s %12s %13s %12s %6s %6s\n' \
+    "protocol" "h2load req/s" "brink req/s" brink/h2load "h2load us/req" "brink us/req" "ngx% h" "ngx% b"
+# A brink that was not run shows "-" in its columns, not 0.
+awk -v hr="$(bench_median "$tmp/h2load.h2" 1)" -v br="$(bench_median "$tmp/brink.h2" 1)" \
+    -v hc="$(bench_median "$tmp/h2load.h2" 2)" -v bc="$(bench_median "$tmp/brink.h2" 2)" \
+    -v hn="$(bench_median "$tmp/h2load.h2" 3)" -v bn="$(bench_median "$tmp/brink.h2" 3)" \
+    -v ran="$is_brink" -v label="h2 (TLS), c=$conns m=$streams" 'BEGIN {
+    if (ran)
+        printf "%-30s %12.0f %12.0f %12.2f %13.1f %12.1f %6.0f %6.0f\n",
+            label, hr, br, (hr > 0 ? br / hr : 0), hc, bc, hn, bn
+    else
+        printf "%-30s %12.0f %12s %12s %13.1f %12s %6.0f %6s\n", label, hr, "-", "-", hc, "-", hn, "-" }'
+for k in h1 h2c; do
+    case $k in
+    h1) label="http/1.1 (TLS), c=$conns" ;;
+    h2c) label="h2c (no TLS), c=$conns m=$streams" ;;
+    esac
+    awk -v hr="$(bench_median "$tmp/h2load.$k" 1)" -v hc="$(bench_median "$tmp/h2load.$k" 2)" \
+        -v hn="$(bench_median "$tmp/h2load.$k" 3)" -v label="$label" 'BEGIN {
+        printf "%-30s %12.0f %12s %12s %13.1f %12s %6.0f %6s\n", label, hr, "-", "-", hc, "-", hn, "-" }'
+done
+if [ -s "$tmp/notes" ]; then
+    echo
+    sed 's/^/note: /' "$tmp/notes"
+fi
+if [ -s "$tmp/problems" ]; then
+    echo
+    echo "runs with failures or a non-zero exit:"
+    sed 's/^/  /' "$tmp/problems"
+fi
+exit 0
