@@ -1,0 +1,152 @@
+# HTTPS and HTTP/2 against a real server: nginx with certificates this test
+# makes (tests/tls/lib.sh), on both transports. Trust by ca_file and by
+# SSL_CERT_FILE, refusal without it (class tls, the reason named), insecure,
+# a client certificate required and given, a wrong name, server_name, an
+# expired certificate, a server that sends garbage after its hello; and, on
+# curl, HTTP/2 multiplexed and h2c counted against nginx's own log.
+# sh test_tls.sh BRINK SRCDIR
+brink=$1
+src=$2
+. "$src/tests/e2e/lib.sh"
+. "$src/tests/e2e/transport_lib.sh"
+. "$src/tests/tls/lib.sh"
+
+tmp=$(mktemp -d)
+trap 'tls_cleanup; rm -rf "$tmp"' EXIT INT TERM
+tls_setup "$tmp/tls" "$src" || exit 1
+tls_make_certs && tls_nginx_start && tls_garbage_start hello || exit 1
+ca=$tls_dir/ca.pem
+unset SSL_CERT_FILE
+
+# run NAME PORT [KEY = VALUE lines...]: a 1 s run of $users users against
+# $scheme://127.0.0.1:PORT/13 with the transport under test; sets requests,
+# errors ("class=N ...", or none) and connects from the session's report.
+run() {
+    name=$1 port=$2
+    shift 2
+    d=$tmp/$transport
+    mkdir -p "$d"
+    {
+        printf '[target]\nurl = %s://127.0.0.1:%s/13\ntransport = %s\ntimeout = 2s\n' \
+            "$scheme" "$port" "$transport"
+        for line in "$@"; do printf '%s\n' "$line"; done
+        printf '[load]\nconcurrency = %s\nduration = 1s\n[thresholds]\nfail_on = none\n' "$users"
+    } >"$d/$name.ini"
+    timeout 60 "$brink" run --headless --config "$d/$name.ini" --record "$d/$name.jsonl" \
+        >"$d/$name.out" 2>"$d/$name.err" </dev/null
+    status=$?
+    "$brink" report --format json "$d/$name.jsonl" >"$d/$name.json" 2>>"$d/$name.err"
+    set -- $(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["total"]
+errors = " ".join("%s=%d" % kv for kv in sorted(t["errors"].items()) if kv[1]) or "none"
+print(t["requests"], r.get("connections", {}).get("connects", -1), errors)
+' "$d/$name.json" 2>/dev/null)
+    requests=${1:-0}
+    connects=${2:--1}
+    shift 2 2>/dev/null
+    errors="$*"
+}
+
+# all_ok NAME: the run made requests and none failed.
+all_ok() {
+    if [ "$status" -eq 0 ] && [ "$errors" = none ] && [ "$requests" -gt 0 ]; then
+        ok "$1 ($requests requests, none failed)"
+    else
+        not_ok "$1" "exit $status, requests $requests, errors $errors; $(head -c 300 "$d/$name.err")"
+    fi
+}
+
+# all_class NAME CLASS PATTERN: every request failed with CLASS, and the
+# class's first message matches PATTERN (grep -Ei).
+all_class() {
+    msg=$(sed -n "s/^  $2 *[0-9,]* *[0-9.]*%  //p" "$d/$name.out" | head -n 1)
+    case "$errors" in
+    "$2=$requests")
+        if printf '%s' "$msg" | grep -Eqi -- "$3"; then
+            ok "$1: every request is $2, saying why ($msg)"
+        else
+            not_ok "$1: the $2 message names the reason (/$3/)" "got: $msg"
+        fi
+        ;;
+    *) not_ok "$1: every request is $2" "requests $requests, errors $errors; $(head -c 300 "$d/$name.err")" ;;
+    esac
+}
+
+# logged NAME PORT BEFORE [PATTERN]: nginx logged on PORT (lines matching
+# PATTERN) as many requests since BEFORE as brink counted.
+logged() {
+    tls_access_wait "$2" $(($3 + requests))
+    check "$1" "$requests" $(($(tls_access_count "$2" "${4:-.}") - $3))
+}
+
+scheme=https
+users=4
+for transport in $transports; do
+    before=$(tls_access_count "$tls_port_good")
+    run trusted "$tls_port_good" "ca_file = $ca"
+    all_ok "trusted by ca_file"
+    logged "nginx logged every request brink counted" "$tls_port_good" "$before"
+
+    run untrusted "$tls_port_good"
+    all_class "no ca_file: the private CA is unknown" tls 'issuer|unknown ca|self.signed|verif'
+
+    run other_ca "$tls_port_good" "ca_file = $tls_dir/other-ca.pem"
+    all_class "a ca_file of another CA" tls 'issuer|unknown ca|verif'
+
+    SSL_CERT_FILE=$ca run env_trusted "$tls_port_good"
+    all_ok "SSL_CERT_FILE names the trust store when ca_file is unset"
+
+    run insecure "$tls_port_good" "insecure = yes"
+    all_ok "insecure accepts an unknown CA"
+
+    run expired "$tls_port_expired" "ca_file = $ca"
+    all_class "an expired certificate" tls 'expired'
+
+    run wrong_name "$tls_port_wrongname" "ca_file = $ca"
+    all_class "a certificate for another name" tls 'name|host|match'
+
+    run server_name "$tls_port_wrongname" "ca_file = $ca" "server_name = wrong.example"
+    all_ok "server_name is the name checked (wrong.example at 127.0.0.1)"
+
+    run no_client_cert "$tls_port_client" "ca_file = $ca"
+    all_class "a server that requires a client certificate, none given" http_4xx '400'
+
+    run client_cert "$tls_port_client" "ca_file = $ca" "client_cert = $tls_dir/client.pem" \
+        "client_key = $tls_dir/client.key"
+    all_ok "client_cert and client_key given"
+
+    run garbage "$tls_port_garbage" "ca_file = $ca"
+    all_class "garbage after the server's hello" tls '.'
+
+    run resumed "$tls_port_good" "ca_file = $ca" "keepalive = no"
+    all_ok "keepalive = no: a handshake per request"
+    if [ "$connects" -ge "$requests" ]; then
+        ok "keepalive = no: one new connection per request ($connects for $requests)"
+    else
+        not_ok "keepalive = no: one new connection per request" "$connects for $requests"
+    fi
+done
+
+# HTTP/2 is libcurl's: 64 users on streams of 10 share 7 connections.
+transport=curl
+users=64
+before=$(tls_access_count "$tls_port_good" 'HTTP/2.0')
+run h2 "$tls_port_good" "ca_file = $ca" "http_version = 2" "streams = 10"
+all_ok "http_version = 2, streams = 10, 64 users"
+logged "h2: nginx logged every request as HTTP/2.0" "$tls_port_good" "$before" 'HTTP/2.0'
+if [ "$connects" -ge 7 ] && [ "$connects" -le 14 ]; then
+    ok "h2: 64 users on streams of 10 take 7 connections ($connects)"
+else
+    not_ok "h2: 64 users on streams of 10 take 7 connections" "connects: $connects"
+fi
+
+users=4
+scheme=http
+before=$(tls_access_count "$tls_port_h2c" 'HTTP/2.0')
+run h2c "$tls_port_h2c" "http_version = h2c"
+all_ok "h2c: HTTP/2 without TLS"
+logged "h2c: nginx logged every request as HTTP/2.0" "$tls_port_h2c" "$before" 'HTTP/2.0'
+
+finish
