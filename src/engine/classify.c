@@ -29,6 +29,8 @@ static const struct rule {
     enum errclass class;
 } rules[] = {
     {TRANSFER_CONNECT, ECONNREFUSED, EITHER, ERR_REFUSED},
+    /* Only a unix socket's connect meets this: no server made the path. */
+    {TRANSFER_CONNECT, ENOENT, EITHER, ERR_REFUSED},
     {TRANSFER_CONNECT, EADDRNOTAVAIL, EITHER, ERR_LOCAL_NO_PORTS},
     /* The SYN got no answer (the kernel gave up), or there was no route to
      * the host: the network's doing, which connect_timeout stands for. The

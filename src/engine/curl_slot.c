@@ -133,6 +133,52 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
     return cs->head.why ? 0 : n;
 }
 
+/* ---- Where connections go -------------------------------------------- */
+
+/* [target] connect_to, unix_socket, proxy and ip, the same for every
+ * request of s. */
+static void set_route(struct slot *s, const struct config_target *t)
+{
+    static const long resolve[] = {
+        [CONFIG_IP_ANY] = CURL_IPRESOLVE_WHATEVER,
+        [CONFIG_IP_4] = CURL_IPRESOLVE_V4,
+        [CONFIG_IP_6] = CURL_IPRESOLVE_V6,
+    };
+    CURL *e = s->curl->easy;
+
+    /* Load goes to the target or the proxy named here, never through one
+     * named by http_proxy in the environment; this also spares libcurl a
+     * getenv per request. A proxy named here takes every host, whatever
+     * no_proxy says: localhost too, where a test's proxy runs. */
+    curl_easy_setopt(e, CURLOPT_PROXY, t->proxy.value ? t->proxy.value : "");
+    if (t->proxy.value)
+        curl_easy_setopt(e, CURLOPT_NOPROXY, "");
+    if (s->w->curl->connect_to)
+        curl_easy_setopt(e, CURLOPT_CONNECT_TO, s->w->curl->connect_to);
+    if (t->unix_socket.value)
+        curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, t->unix_socket.value);
+    curl_easy_setopt(e, CURLOPT_IPRESOLVE, resolve[t->ip]);
+}
+
+/* A connect that failed for a reason set_route made: libcurl's words name
+ * neither the unix socket nor the family that ip left out. */
+static void route_failed(const struct config_target *t, CURLcode code, struct transfer_result *r,
+                         char *words, size_t cap)
+{
+    if (code != CURLE_COULDNT_CONNECT || r->connected)
+        return;
+    if (t->unix_socket.value) {
+        msg_set(words, cap, "curl %d: cannot connect to unix socket %s", (int)code,
+                t->unix_socket.value);
+    } else if (t->ip != CONFIG_IP_ANY && r->os_errno == 0) {
+        /* No connect was tried (no errno): every address was of the
+         * other family, or there was none. */
+        r->outcome = TRANSFER_DNS;
+        msg_set(words, cap, "curl %d: no IPv%c address to connect to (ip = %c)", (int)code,
+                t->ip == CONFIG_IP_4 ? '4' : '6', t->ip == CONFIG_IP_4 ? '4' : '6');
+    }
+}
+
 /* ---- The ops table ---------------------------------------------------- */
 
 static void slot_init(struct slot *s)
@@ -157,9 +203,7 @@ static void slot_init(struct slot *s)
     curl_easy_setopt(e, CURLOPT_BUFFERSIZE, cs->buffer_size);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    /* Load goes to the target, never through a proxy named by http_proxy
-     * in the environment; this also spares libcurl a getenv per request. */
-    curl_easy_setopt(e, CURLOPT_PROXY, "");
+    set_route(s, &c->target);
     /* A name lookup that outlives its transfer (a DNS server that never
      * answers) is left to finish on libcurl's resolver thread; without this
      * libcurl joins that thread when the transfer ends or the handle is
@@ -329,6 +373,7 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
         words[0] = '\0';
         if (r->outcome != TRANSFER_OK && r->outcome != TRANSFER_BODY_CUT)
             engine__curl_code_words(code, r->connected, cs->error, words, words_cap);
+        route_failed(&s->w->e->config->target, code, r, words, words_cap);
         /* The lookup's time is set once the name resolved (an address
          * literal too); 0 on a connection never made means the lookup was
          * still on, or had not begun: a deadline that ended before libcurl

@@ -39,6 +39,7 @@ struct curl_worker {
     uv_timer_t timer;                 /* libcurl's timeout */
     uv_idle_t now;                    /* libcurl's timeout of 0: on the next loop pass */
     struct curl_slist **kind_headers; /* per kind, built once */
+    struct curl_slist *connect_to;    /* [target] connect_to lines, built once; NULL: none */
     struct sock **socks;              /* by fd */
     size_t socks_cap;
     uv_idle_t paced;        /* adds held back for the connect budget, next passes */

@@ -275,6 +275,7 @@ void engine__curl_uv_fini(struct worker *w)
     for (size_t i = 0; w->curl->kind_headers && i < n_kinds; i++)
         curl_slist_free_all(w->curl->kind_headers[i]);
     free(w->curl->kind_headers);
+    curl_slist_free_all(w->curl->connect_to);
     free(w->curl);
     w->curl = NULL;
 }
@@ -302,6 +303,10 @@ int engine__curl_uv_init(struct worker *w, char *err, size_t err_len)
     uv_idle_init(&w->loop, &w->curl->paced);
     w->curl->paced.data = w;
     build_kind_headers(w);
+    /* libcurl reads the lines as they are written in the config. */
+    for (uint32_t i = 0; i < w->e->config->target.n_connect_to; i++)
+        w->curl->connect_to =
+            curl_slist_append(w->curl->connect_to, w->e->config->target.connect_to[i].value);
     return 0;
 }
 

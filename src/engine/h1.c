@@ -10,7 +10,8 @@
  * puts them in the same classes. As with curl, a reused connection that
  * dies before any byte of the reply is retried once on a fresh one, and a
  * connect refused at one address of the target tries the next. A name is
- * looked up off the loop (lookup.c), and new connections are begun within
+ * looked up off the loop (lookup.c); a unix socket ([target] unix_socket)
+ * is connected by hand and its fd handed to libuv. New connections are begun within
  * each loop pass's budget (pace.h): requests wait for either within their
  * connect deadline.
  */
@@ -18,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "core/dlist.h"
@@ -360,13 +364,51 @@ static int is_address_error(int err)
 static void connect_from(struct slot *s, uint32_t i);
 static void on_paced(uv_idle_t *i);
 
+/* The address of the target that s connects to, or did. */
+static const struct sockaddr_storage *addr_of(const struct slot *s)
+{
+    return &s->w->h1->addrs.at[s->h1->addr_i];
+}
+
+/* What a failed connect of s says: "connect", and the path of a unix
+ * socket, which the errno's words alone would not name. */
+static const char *connect_what(const struct slot *s, char *buf, size_t cap)
+{
+    const struct sockaddr_storage *a = addr_of(s);
+
+    if (a->ss_family != AF_UNIX)
+        return "connect";
+    snprintf(buf, cap, "connect to %s", ((const struct sockaddr_un *)a)->sun_path);
+    return buf;
+}
+
+/* c, the connection of s, is established: the request goes out. */
+static void connected(struct slot *s, struct h1_conn *c)
+{
+    const struct workload_kind *k;
+    int status;
+
+    s->w->h1->addr_at = s->h1->addr_i;
+    c->is_connected = 1;
+    s->h1->was_connected = 1;
+    if (addr_of(s)->ss_family != AF_UNIX)
+        uv_tcp_nodelay(&c->tcp, 1);
+    status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    if (status < 0) {
+        fail(s, TRANSFER_RECV, -status, "read");
+        return;
+    }
+    k = workload_kind(s->w->e->workload, s->kind);
+    arm_timer(s, k->timeout_us);
+    send_request(s);
+}
+
 /* The deadline of a connect (and of the lookup before it), from the
  * request's start: connect_timeout, or the request's timeout if shorter. */
 static void on_connect(uv_connect_t *req, int status)
 {
     struct h1_conn *c = container_of(req, struct h1_conn, connect);
     struct slot *s = c->s;
-    const struct workload_kind *k;
 
     if (status == UV_ECANCELED || !s)
         return;
@@ -379,32 +421,48 @@ static void on_connect(uv_connect_t *req, int status)
         fail(s, TRANSFER_CONNECT, -status, "connect");
         return;
     }
-    s->w->h1->addr_at = s->h1->addr_i;
-    c->is_connected = 1;
-    s->h1->was_connected = 1;
-    uv_tcp_nodelay(&c->tcp, 1);
-    status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
-    if (status < 0) {
-        fail(s, TRANSFER_RECV, -status, "read");
-        return;
-    }
-    k = workload_kind(s->w->e->workload, s->kind);
-    arm_timer(s, k->timeout_us);
-    send_request(s);
+    connected(s, c);
 }
 
-/* Starts a connection of s to the target's address i. Returns 0, or the
- * error of uv_tcp_connect (the connection is then closing). */
+/*
+ * Connects tcp to the unix socket sun by hand, as uv_tcp_connect takes IP
+ * addresses only, then hands the fd to libuv, which drives any stream
+ * socket alike. On Linux a unix socket's connect never stays in progress:
+ * it is done or it failed (EAGAIN when the server's backlog is full).
+ * Returns 0 once connected, or a UV_E* code.
+ */
+static int unix_connect(uv_tcp_t *tcp, const struct sockaddr_un *sun)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int rc;
+
+    if (fd < 0)
+        return uv_translate_sys_error(errno);
+    rc = connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) < 0 ? uv_translate_sys_error(errno)
+                                                                     : uv_tcp_open(tcp, fd);
+    if (rc < 0)
+        close(fd);
+    return rc;
+}
+
+/* Starts a connection of s to the target's address i. Returns 0 when it
+ * is under way, 1 when it is already established (a unix socket), or the
+ * error of the connect (the connection is then closing). */
 static int conn_try(struct slot *s, uint32_t i)
 {
     struct worker *w = s->w;
     struct h1_conn *c = xcalloc(1, sizeof(*c));
+    const struct sockaddr_storage *a = &w->h1->addrs.at[i];
     uint64_t t0 = uv_hrtime();
     int rc;
 
     uv_tcp_init(&w->loop, &c->tcp);
-    rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&w->h1->addrs.at[i],
-                        on_connect);
+    if (a->ss_family == AF_UNIX) {
+        rc = unix_connect(&c->tcp, (const struct sockaddr_un *)a);
+        rc = rc < 0 ? rc : 1;
+    } else {
+        rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)a, on_connect);
+    }
     pace_begun(&w->pace, 1);
     pace_took(&w->pace, 1, uv_hrtime() - t0);
     w->fds_used++;
@@ -417,7 +475,7 @@ static int conn_try(struct slot *s, uint32_t i)
         return rc;
     }
     w->iv.connections_opened++;
-    return 0;
+    return rc;
 }
 
 /* Connects s to the target's address i (modulo their number), or to the
@@ -425,16 +483,21 @@ static int conn_try(struct slot *s, uint32_t i)
 static void connect_from(struct slot *s, uint32_t i)
 {
     uint32_t n = s->w->h1->addrs.n;
+    char what[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
     int rc;
 
     while ((rc = conn_try(s, i % n)) < 0) {
         /* No socket (EMFILE) or no local port (EADDRNOTAVAIL on every
          * address) are brink's own limits, which classify.c shows apart. */
         if (!is_address_error(rc) || s->h1->n_tried >= n) {
-            fail(s, TRANSFER_CONNECT, -rc, "connect");
+            fail(s, TRANSFER_CONNECT, -rc, connect_what(s, what, sizeof(what)));
             return;
         }
         i++;
+    }
+    if (rc == 1) {
+        connected(s, s->h1->conn);
+        return;
     }
     /* The deadline counts from the request's start, whatever address. */
     arm_timer(s, engine__slot_connect_limit_us(s));
@@ -451,7 +514,8 @@ static void wait_for_addrs(struct slot *s)
     int rc;
 
     if (!hw->lookup) {
-        rc = engine__lookup_start(p->host, p->port, &hw->resolved, &hw->lookup);
+        rc = engine__lookup_start(p->connect_host, p->connect_port, p->family, &hw->resolved,
+                                  &hw->lookup);
         if (rc < 0) {
             fail(s, TRANSFER_DNS, -rc, "cannot start the name lookup");
             return;

@@ -2,13 +2,18 @@
  * Which transport carries a run. h1, brink's own HTTP/1.1 client, serves
  * plain http:// workloads whose request kinds all go to one origin with no
  * placeholder in it; everything else (https, several hosts, user names in
- * URLs) is libcurl's. transport = auto picks h1 whenever it can.
+ * URLs, proxies) is libcurl's. transport = auto picks h1 whenever it can.
+ * Here too is where h1's connections go: the origin, the address a
+ * connect_to line gives it, or a unix socket.
  */
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include "config/config.h"
 #include "core/msg.h"
@@ -45,12 +50,57 @@ static int check_kinds(const struct workload *wl, struct h1_origin *o, char *why
     return 0;
 }
 
-static struct h1_setup *setup_new(const struct workload *wl, const struct h1_origin *o)
+/* Where connections to origin o go: the first connect_to line of t that
+ * matches o's host (any case) and port and changes either, as libcurl
+ * picks them; else o itself. */
+static void route(struct h1_setup *p, const struct config_target *t, const struct h1_origin *o)
 {
+    struct config_route r;
+    char why[WHY_MAX];
+
+    p->connect_port = o->port;
+    for (uint32_t i = 0; i < t->n_connect_to; i++) {
+        /* The config checked every line when it read them. */
+        if (config_route_parse(t->connect_to[i].value, &r, why, sizeof(why)) < 0 ||
+            (r.host[0] && strcasecmp(r.host, o->host) != 0) || (r.port && r.port != o->port) ||
+            (!r.to_host[0] && !r.to_port))
+            continue;
+        if (r.to_host[0])
+            p->connect_host = xstrdup(r.to_host);
+        if (r.to_port)
+            p->connect_port = r.to_port;
+        break;
+    }
+    if (!p->connect_host)
+        p->connect_host = xstrdup(o->host);
+}
+
+/* The one address of [target] unix_socket: the config checked that its
+ * path fits. */
+static void unix_address(struct h1_addrs *a, const char *path)
+{
+    struct sockaddr_un *sun = (struct sockaddr_un *)&a->at[0];
+
+    memset(a, 0, sizeof(*a));
+    sun->sun_family = AF_UNIX;
+    snprintf(sun->sun_path, sizeof(sun->sun_path), "%s", path);
+    a->n = 1;
+}
+
+static struct h1_setup *setup_new(const struct workload *wl, const struct h1_origin *o,
+                                  const struct config_target *t)
+{
+    static const int families[] = {
+        [CONFIG_IP_ANY] = AF_UNSPEC,
+        [CONFIG_IP_4] = AF_INET,
+        [CONFIG_IP_6] = AF_INET6,
+    };
     struct h1_setup *p = xcalloc(1, sizeof(*p));
 
     p->host = xstrdup(o->host);
     p->port = o->port;
+    route(p, t, o);
+    p->family = families[t->ip];
     p->n_kinds = workload_n_kinds(wl);
     p->kinds = xcalloc(p->n_kinds, sizeof(*p->kinds));
     for (size_t i = 0; i < p->n_kinds; i++) {
@@ -69,6 +119,7 @@ void engine__h1_setup_free(struct h1_setup *p)
         h1_kind_free(&p->kinds[i]);
     free(p->kinds);
     free(p->host);
+    free(p->connect_host);
     free(p);
 }
 
@@ -80,7 +131,8 @@ int engine__transport_choose(struct engine *e, char *err, size_t err_len)
     int rc;
 
     e->tp = &transport_curl;
-    if (want == CONFIG_TRANSPORT_CURL)
+    /* A proxy is libcurl's alone: the config refused one with h1. */
+    if (want == CONFIG_TRANSPORT_CURL || e->config->target.proxy.raw)
         return 0;
     rc = check_kinds(e->workload, &o, why, sizeof(why));
     if (rc != 0) {
@@ -92,13 +144,19 @@ int engine__transport_choose(struct engine *e, char *err, size_t err_len)
             why);
         return rc;
     }
-    e->h1 = setup_new(e->workload, &o);
+    e->h1 = setup_new(e->workload, &o, &e->config->target);
+    e->tp = &transport_h1;
+    if (e->config->target.unix_socket.value) {
+        unix_address(&e->h1->addrs, e->config->target.unix_socket.value);
+        e->h1->has_addrs = 1;
+        return 0;
+    }
     /* An address literal needs no lookup. A name is looked up by each
      * worker, off its loop, when its first request needs it: here, on the
      * starting thread with every signal blocked, a DNS server that never
      * answers would hold the start, and a stop, for the lookup's 10 s. */
-    e->h1->has_addrs = engine__lookup_resolve(o.host, o.port, AI_NUMERICHOST, &e->h1->addrs, why,
-                                              sizeof(why)) == 0;
-    e->tp = &transport_h1;
+    e->h1->has_addrs =
+        engine__lookup_resolve(e->h1->connect_host, e->h1->connect_port, AI_NUMERICHOST,
+                               e->h1->family, &e->h1->addrs, why, sizeof(why)) == 0;
     return 0;
 }

@@ -175,8 +175,8 @@ extern const struct transport_ops transport_h1;
 #define H1_ADDRS_MAX 8 /* addresses of the target's name h1 keeps */
 
 /* The target's addresses: IPv4 ones first, then the others, each in
- * getaddrinfo's order. A connect that fails for want of an address
- * (refused, unreachable) tries the next. */
+ * getaddrinfo's order, or one unix socket's (AF_UNIX). A connect that fails
+ * for want of an address (refused, unreachable) tries the next. */
 struct h1_addrs {
     struct sockaddr_storage at[H1_ADDRS_MAX];
     uint32_t n; /* 1 to H1_ADDRS_MAX */
@@ -184,9 +184,16 @@ struct h1_addrs {
 
 /* What the h1 transport sends, shared read-only by every worker. */
 struct h1_setup {
-    char *host;    /* the origin's host, owned; a name is looked up by each worker */
+    char *host;    /* the origin's host, owned: what requests name (Host, TLS's server name) */
     uint16_t port; /* the origin's port */
-    int has_addrs; /* the host is an address literal, already in addrs */
+    /* Where connections go: the origin, or the address and port of the
+     * [target] connect_to line that matches it. A name is looked up by each
+     * worker. */
+    char *connect_host; /* owned */
+    uint16_t connect_port;
+    int family;    /* the addresses used ([target] ip): AF_UNSPEC, AF_INET or AF_INET6 */
+    int has_addrs; /* connect_host is an address literal, already in addrs, or
+                    * [target] unix_socket is addrs' one (AF_UNIX) address */
     struct h1_addrs addrs;
     struct h1_kind *kinds; /* per request kind, serialised */
     size_t n_kinds;
@@ -336,16 +343,20 @@ void engine__h1_setup_free(struct h1_setup *p);
 struct lookup;
 /* Resolves host and port into out (blocking getaddrinfo; flags adds AI_*
  * flags, such as AI_NUMERICHOST), IPv4 addresses first, at most
- * H1_ADDRS_MAX. Returns 0; -EINVAL when AI_NUMERICHOST was asked and host
- * is no address literal; or -EHOSTUNREACH, with one line in why. Any
- * thread. */
-int engine__lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out,
-                           char *why, size_t why_len);
-/* Starts resolving host and port (engine__lookup_resolve) on a thread of its own,
- * which sends wake (the caller's handle) once the result is in. Returns 0
- * and the lookup in *out, or a negative errno when no thread could start
- * (wake is then never sent). The caller's thread only. */
-int engine__lookup_start(const char *host, uint16_t port, uv_async_t *wake, struct lookup **out);
+ * H1_ADDRS_MAX, keeping those of family only (AF_INET or AF_INET6; AF_UNSPEC
+ * keeps both: [target] ip). Returns 0; -EINVAL when AI_NUMERICHOST was asked
+ * and host is no address literal; or -EHOSTUNREACH, with one line in why
+ * (which says so when host has addresses, but none of family). localhost
+ * and names under it are 127.0.0.1 and ::1, as libcurl has them, looked up
+ * nowhere. Any thread. */
+int engine__lookup_resolve(const char *host, uint16_t port, int flags, int family,
+                           struct h1_addrs *out, char *why, size_t why_len);
+/* Starts resolving host and port (engine__lookup_resolve, no flags) on a
+ * thread of its own, which sends wake (the caller's handle) once the result
+ * is in. Returns 0 and the lookup in *out, or a negative errno when no
+ * thread could start (wake is then never sent). The caller's thread only. */
+int engine__lookup_start(const char *host, uint16_t port, int family, uv_async_t *wake,
+                         struct lookup **out);
 /* The result of l: -EAGAIN while it runs, else what engine__lookup_resolve
  * returned, with addrs (on success) or why (on failure) filled in. */
 int engine__lookup_result(struct lookup *l, struct h1_addrs *addrs, char *why, size_t why_len);

@@ -11,10 +11,12 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/xalloc.h"
 #include "engine/h1_wire.h"
@@ -27,7 +29,8 @@ struct lookup {
     uv_async_t *wake; /* the owner's; NULL once it let go */
     char host[H1_HOST_MAX];
     char port[8];
-    int rc; /* 0, or a negative errno with why set */
+    int family; /* of the addresses kept: AF_UNSPEC, AF_INET or AF_INET6 */
+    int rc;     /* 0, or a negative errno with why set */
     struct h1_addrs addrs;
     char why[LOOKUP_WHY_MAX];
 };
@@ -43,14 +46,54 @@ static void keep(struct h1_addrs *out, const struct addrinfo *res, int is_v4)
     }
 }
 
-int engine__lookup_resolve(const char *host, uint16_t port, int flags, struct h1_addrs *out,
-                           char *why, size_t why_len)
+/* Whether host is localhost or a name under it (any case, a final dot
+ * allowed), which RFC 6761 reserves for the loopback addresses. */
+static int is_localhost(const char *host)
+{
+    size_t n = strlen(host);
+
+    if (n > 0 && host[n - 1] == '.')
+        n--;
+    return (n == 9 || (n > 9 && host[n - 10] == '.')) &&
+           strncasecmp(host + n - 9, "localhost", 9) == 0;
+}
+
+/* The loopback addresses of family at port, 127.0.0.1 first, into out. */
+static void loopback(struct h1_addrs *out, uint16_t port, int family)
+{
+    out->n = 0;
+    if (family != AF_INET6) {
+        struct sockaddr_in *a = (struct sockaddr_in *)&out->at[out->n++];
+
+        memset(a, 0, sizeof(*a));
+        a->sin_family = AF_INET;
+        a->sin_port = htons(port);
+        a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    }
+    if (family != AF_INET) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&out->at[out->n++];
+
+        memset(a, 0, sizeof(*a));
+        a->sin6_family = AF_INET6;
+        a->sin6_port = htons(port);
+        a->sin6_addr = in6addr_loopback;
+    }
+}
+
+int engine__lookup_resolve(const char *host, uint16_t port, int flags, int family,
+                           struct h1_addrs *out, char *why, size_t why_len)
 {
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | flags};
     struct addrinfo *res;
     char service[8];
     int rc;
 
+    /* libcurl resolves these itself, whatever /etc/hosts says (some files
+     * lack ::1): so both transports reach the same addresses. */
+    if (is_localhost(host)) {
+        loopback(out, port, family);
+        return 0;
+    }
     snprintf(service, sizeof(service), "%u", port);
     rc = getaddrinfo(host, service, &hints, &res);
     if (rc != 0) {
@@ -58,11 +101,20 @@ int engine__lookup_resolve(const char *host, uint16_t port, int flags, struct h1
         return rc == EAI_NONAME && (flags & AI_NUMERICHOST) ? -EINVAL : -EHOSTUNREACH;
     }
     /* IPv4 first: most test servers listen there, and a name such as
-     * localhost often has both. */
+     * localhost often has both. Every family is asked for and the others
+     * dropped here, so that a name without the family wanted is told from
+     * a name that does not resolve. */
     out->n = 0;
-    keep(out, res, 1);
-    keep(out, res, 0);
+    if (family != AF_INET6)
+        keep(out, res, 1);
+    if (family != AF_INET)
+        keep(out, res, 0);
     freeaddrinfo(res);
+    if (out->n == 0 && family != AF_UNSPEC) {
+        snprintf(why, why_len, "%s has no IPv%c address (ip = %c)", host,
+                 family == AF_INET ? '4' : '6', family == AF_INET ? '4' : '6');
+        return -EHOSTUNREACH;
+    }
     if (out->n == 0) {
         snprintf(why, why_len, "%s has no address h1 can connect to", host);
         return -EHOSTUNREACH;
@@ -88,7 +140,7 @@ static void *run(void *arg)
     struct h1_addrs addrs = {0};
     char why[LOOKUP_WHY_MAX] = "";
     uint16_t port = (uint16_t)atoi(l->port);
-    int rc = engine__lookup_resolve(l->host, port, 0, &addrs, why, sizeof(why));
+    int rc = engine__lookup_resolve(l->host, port, 0, l->family, &addrs, why, sizeof(why));
 
     pthread_mutex_lock(&l->lock);
     l->rc = rc;
@@ -104,7 +156,8 @@ static void *run(void *arg)
     return NULL;
 }
 
-int engine__lookup_start(const char *host, uint16_t port, uv_async_t *wake, struct lookup **out)
+int engine__lookup_start(const char *host, uint16_t port, int family, uv_async_t *wake,
+                         struct lookup **out)
 {
     struct lookup *l = xcalloc(1, sizeof(*l));
     pthread_attr_t attr;
@@ -116,6 +169,7 @@ int engine__lookup_start(const char *host, uint16_t port, uv_async_t *wake, stru
     l->wake = wake;
     snprintf(l->host, sizeof(l->host), "%s", host);
     snprintf(l->port, sizeof(l->port), "%u", port);
+    l->family = family;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     /* The thread inherits the caller's signal mask: worker threads block

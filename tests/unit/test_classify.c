@@ -49,6 +49,8 @@ static const struct row {
     {CURLE_HTTP_RETURNED_ERROR, 0, 404, 1, 0, ERR_OTHER},
     /* Connecting. */
     {CURLE_COULDNT_CONNECT, ECONNREFUSED, 0, 0, 0, ERR_REFUSED},
+    /* A unix socket whose path is not there: nobody listens. */
+    {CURLE_COULDNT_CONNECT, ENOENT, 0, 0, 0, ERR_REFUSED},
     {CURLE_COULDNT_CONNECT, EMFILE, 0, 0, 0, ERR_LOCAL_FD_LIMIT},
     {CURLE_COULDNT_CONNECT, ENFILE, 0, 0, 0, ERR_LOCAL_FD_LIMIT},
     {CURLE_COULDNT_CONNECT, EADDRNOTAVAIL, 0, 0, 0, ERR_LOCAL_NO_PORTS},
