@@ -194,8 +194,8 @@ static int parse_socket_path(struct config_load_ctx *ctx, const struct config_ke
     return 0;
 }
 
-static const char *const proxy_schemes[] = {"http://",   "https://",  "socks4://",
-                                            "socks4a://", "socks5://", "socks5h://", NULL};
+static const char *const proxy_schemes[] = {"http://",   "https://",   "socks4://", "socks4a://",
+                                            "socks5://", "socks5h://", NULL};
 
 static int parse_proxy_url(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                            const struct config_value *v, char *why, size_t why_len)
