@@ -261,9 +261,10 @@ void engine__curl_slot_set_deadlines(struct slot *s)
 {
     const struct workload_kind *k = workload_kind(s->w->e->workload, s->kind);
 
-    curl_easy_setopt(s->curl->easy, CURLOPT_TIMEOUT_MS, left_ms(s, k->timeout_us));
+    curl_easy_setopt(s->curl->easy, CURLOPT_TIMEOUT_MS,
+                     left_ms(s, k->timeout_us) + CURL_BACKSTOP_MS);
     curl_easy_setopt(s->curl->easy, CURLOPT_CONNECTTIMEOUT_MS,
-                     left_ms(s, s->w->e->config->target.connect_timeout_us));
+                     left_ms(s, s->w->e->config->target.connect_timeout_us) + CURL_BACKSTOP_MS);
 }
 
 void engine__curl_slot_expired(struct slot *s)

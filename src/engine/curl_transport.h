@@ -21,6 +21,10 @@ struct worker;
 struct slot;
 
 #define CURL_URL_MAX 65536 /* bytes of an expanded URL, NUL included */
+/* brink keeps a transfer's deadlines in its own timer (curl_uv.c); libcurl's
+ * own (CURLOPT_TIMEOUT_MS, CURLOPT_CONNECTTIMEOUT_MS) come this much later,
+ * a backstop only. */
+#define CURL_BACKSTOP_MS 1000
 
 /* One open socket of a worker, polled by libuv on behalf of libcurl. */
 struct sock {
@@ -46,6 +50,7 @@ struct curl_worker {
     struct dlist queued;    /* those slots, oldest first */
     uint32_t promised;      /* adds counted as new connections, not yet handed to libcurl's loop */
     uint32_t opened;        /* sockets our opensocket callback opened, ever */
+    uint64_t acts;          /* curl_multi_socket_action calls made, ever */
     char url[CURL_URL_MAX]; /* scratch for expanding URLs; libcurl copies it */
 };
 
@@ -70,6 +75,9 @@ struct curl_slot {
     struct slot *s;          /* the slot it belongs to */
     int is_queued;           /* waits for a pass's connect budget, not yet in the multi */
     struct dlist_node queue; /* in its worker's queue */
+    uv_timer_t deadline;     /* its connect's, then its request's deadline (curl_uv.c) */
+    uint64_t added_ns;       /* when it was handed to libcurl, since the run started */
+    uint64_t added_at_act;   /* its worker's acts then: libcurl takes it up in the next */
     char error[CURL_ERROR_SIZE];
 };
 
@@ -77,11 +85,13 @@ struct curl_slot {
 int engine__curl_uv_init(struct worker *w, char *err, size_t err_len);
 void engine__curl_uv_close(struct worker *w);
 void engine__curl_uv_fini(struct worker *w);
-/* Sets the options every easy handle of w shares on s's handle. */
+/* Sets the options every easy handle of w shares on s's handle, and
+ * readies s's deadline timer (closed by engine__curl_uv_close). */
 void engine__curl_uv_setup_easy(struct worker *w, struct slot *s);
 /* Adds s's configured transfer to the multi handle, at once, or in a later
  * loop pass when it needs a new connection and the pass's connect budget
- * is spent (its deadlines still count from its start). */
+ * is spent (its deadlines still count from its start), and arms its
+ * deadline. */
 int engine__curl_uv_add(struct worker *w, struct slot *s);
 /* Aborts the transfer of s (the connection closes). */
 void engine__curl_uv_abort(struct worker *w, struct slot *s);
@@ -91,7 +101,8 @@ void engine__curl_uv_abort(struct worker *w, struct slot *s);
 void engine__curl_slot_done(struct slot *s, CURLcode code);
 /* s waited in the connect queue past its connect deadline (never added). */
 void engine__curl_slot_expired(struct slot *s);
-/* Sets the deadlines of s's transfer: what is left of them since its start. */
+/* Sets libcurl's deadlines of s's transfer, its backstops: what is left of
+ * them since its start, and CURL_BACKSTOP_MS. */
 void engine__curl_slot_set_deadlines(struct slot *s);
 
 /* curl_code.c: libcurl's result in brink's terms. */

@@ -13,6 +13,14 @@
  * A transfer that needs a new connection is handed to libcurl only within
  * the loop pass's connect budget (pace.h); the others wait in a queue for
  * later passes, their deadlines counted from their start.
+ *
+ * Each transfer's deadlines are kept in a timer of its own, as the h1
+ * transport keeps them: when one passes, the transfer is taken out of the
+ * multi handle and ends with the words libcurl would have given. libcurl
+ * ends every transfer whose deadline passed inside one
+ * curl_multi_socket_action call, and reports none before that call returns:
+ * thousands of deadlines due together (a burst) came in 100 ms late and
+ * more. Its own deadlines stay set, CURL_BACKSTOP_MS later.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -89,6 +97,7 @@ static void check_multi_info(struct worker *w)
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&s);
         /* msg is invalid once its handle is removed: read it first. */
         curl_multi_remove_handle(w->curl->multi, easy);
+        uv_timer_stop(&s->curl->deadline);
         engine__curl_slot_done(s, code);
     }
 }
@@ -104,6 +113,7 @@ static void act(struct worker *w, curl_socket_t fd, int flags)
     int running;
 
     curl_multi_socket_action(w->curl->multi, fd, flags, &running);
+    w->curl->acts++;
     if (w->curl->opened != opened)
         pace_took(&w->pace, w->curl->opened - opened, uv_hrtime() - t0);
     w->curl->promised = 0;
@@ -322,10 +332,13 @@ void engine__curl_uv_setup_easy(struct worker *w, struct slot *s)
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, s);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, w);
+    uv_timer_init(&w->loop, &s->curl->deadline);
 }
 
 static int add_now(struct worker *w, struct slot *s)
 {
+    s->curl->added_ns = engine__worker_now_ns(w);
+    s->curl->added_at_act = w->curl->acts;
     engine__curl_slot_set_deadlines(s);
     return curl_multi_add_handle(w->curl->multi, s->curl->easy) == CURLM_OK ? 0 : -ENOMEM;
 }
@@ -370,6 +383,92 @@ static int is_expired(const struct slot *s, uint64_t now_ns)
     return now_ns - s->start_ns + 1000000 >= limit_us * 1000;
 }
 
+/* s waited in the queue past its connect deadline (unlinked). */
+static void expire(struct slot *s)
+{
+    uv_timer_stop(&s->curl->deadline);
+    engine__curl_slot_expired(s);
+}
+
+/* ---- Deadlines -------------------------------------------------------- */
+
+static void on_deadline(uv_timer_t *t);
+
+/* Arms the deadline of s limit_us after its start. libuv counts a timer
+ * from its loop time, ms read once per pass, which a long pass (a burst)
+ * leaves behind: the due time is counted on the monotonic clock instead. */
+static void arm_deadline(struct slot *s, uint64_t limit_us)
+{
+    uint64_t due_ms = (s->w->e->start_ns + s->start_ns + limit_us * 1000 + 999999) / 1000000;
+    uint64_t now_ms = uv_now(&s->w->loop);
+
+    uv_timer_start(&s->curl->deadline, on_deadline, due_ms > now_ms ? due_ms - now_ms : 0, 0);
+}
+
+/* Writes into the error buffer of s what libcurl says of a transfer whose
+ * deadline passed where it stands: resolving, connecting, or connected
+ * (counted, as libcurl counts, from the add). */
+static void timeout_words(struct slot *s, long port, curl_off_t lookup_us)
+{
+    struct curl_slot *cs = s->curl;
+    unsigned long long after_ms = (engine__worker_now_ns(s->w) - cs->added_ns) / 1000000;
+
+    if (port > 0 && cs->head.content_length >= 0)
+        snprintf(cs->error, sizeof(cs->error),
+                 "Operation timed out after %llu milliseconds with %llu out of %ld bytes received",
+                 after_ms, (unsigned long long)cs->body_bytes, cs->head.content_length);
+    else if (port > 0)
+        snprintf(cs->error, sizeof(cs->error),
+                 "Operation timed out after %llu milliseconds with %llu bytes received", after_ms,
+                 (unsigned long long)cs->body_bytes);
+    else if (lookup_us > 0)
+        snprintf(cs->error, sizeof(cs->error), "Connection timed out after %llu milliseconds",
+                 after_ms);
+    else
+        snprintf(cs->error, sizeof(cs->error), "Resolving timed out after %llu milliseconds",
+                 after_ms);
+}
+
+/*
+ * The deadline of s passed: first its connect's (the shorter of
+ * connect_timeout and its timeout), then, once connected, its request's.
+ * A transfer still queued is a connect_timeout with brink's words; one
+ * libcurl has not taken up yet is looked at again in a ms (libcurl's words
+ * say where it stood). Else it leaves the multi handle (its connection
+ * closes, as libcurl closes it) and ends as libcurl would have ended it,
+ * CURLE_OPERATION_TIMEDOUT, classed by the same rules.
+ */
+static void on_deadline(uv_timer_t *t)
+{
+    struct curl_slot *cs = container_of(t, struct curl_slot, deadline);
+    struct slot *s = cs->s;
+    struct worker *w = s->w;
+    uint64_t timeout_us = workload_kind(w->e->workload, s->kind)->timeout_us;
+    long port = 0;
+    curl_off_t lookup_us = 0;
+
+    if (!s->is_in_flight || w->is_done)
+        return;
+    if (cs->is_queued) {
+        unlink_queued(w, s);
+        engine__curl_slot_expired(s);
+        return;
+    }
+    if (cs->added_at_act == w->curl->acts) {
+        uv_timer_start(t, on_deadline, 1, 0);
+        return;
+    }
+    curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
+    if (port > 0 && engine__worker_now_ns(w) - s->start_ns < timeout_us * 1000) {
+        arm_deadline(s, timeout_us);
+        return;
+    }
+    curl_easy_getinfo(cs->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
+    curl_multi_remove_handle(w->curl->multi, cs->easy);
+    timeout_words(s, port, lookup_us);
+    engine__curl_slot_done(s, CURLE_OPERATION_TIMEDOUT);
+}
+
 /*
  * A new pass: first the queued transfers whose connect deadline passed fail
  * (they cost nothing, so the budget does not hold them), oldest first and
@@ -384,12 +483,12 @@ static void on_paced(uv_idle_t *i)
     uint64_t now = engine__worker_now_ns(w);
 
     while (!w->is_done && oldest_queued(w) && is_expired(oldest_queued(w), now))
-        engine__curl_slot_expired(pop_queued(w));
+        expire(pop_queued(w));
     while (!w->is_done && oldest_queued(w) && pace_left(&w->pace) > 0) {
         struct slot *s = pop_queued(w);
 
         if (is_expired(s, engine__worker_now_ns(w))) {
-            engine__curl_slot_expired(s);
+            expire(s);
             continue;
         }
 
@@ -404,6 +503,7 @@ static void on_paced(uv_idle_t *i)
 
 int engine__curl_uv_add(struct worker *w, struct slot *s)
 {
+    arm_deadline(s, engine__slot_connect_limit_us(s));
     if (needs_connect(w)) {
         if (oldest_queued(w) || pace_left(&w->pace) == 0) {
             /* Behind those queued before it: a burst opens in its order. */
@@ -419,6 +519,7 @@ int engine__curl_uv_add(struct worker *w, struct slot *s)
 
 void engine__curl_uv_abort(struct worker *w, struct slot *s)
 {
+    uv_timer_stop(&s->curl->deadline);
     if (s->curl->is_queued) {
         unlink_queued(w, s);
         return;
@@ -435,6 +536,7 @@ void engine__curl_uv_close(struct worker *w)
     for (uint32_t i = 0; i < w->n_slots; i++) {
         if (w->slots[i]->is_in_flight && !w->slots[i]->curl->is_queued)
             curl_multi_remove_handle(w->curl->multi, w->slots[i]->curl->easy);
+        uv_close((uv_handle_t *)&w->slots[i]->curl->deadline, NULL);
     }
     dlist_init(&w->curl->queued);
     curl_multi_cleanup(w->curl->multi);
