@@ -184,9 +184,11 @@ struct h1_addrs {
 
 /* What the h1 transport sends, shared read-only by every worker. */
 struct h1_setup {
-    char *host;    /* the origin's host, owned; a name is looked up by each worker */
-    uint16_t port; /* the origin's port */
-    int has_addrs; /* the host is an address literal, already in addrs */
+    char *host;     /* the origin's host, owned; a name is looked up by each worker */
+    uint16_t port;  /* the origin's port */
+    int is_tls;     /* https: every connection speaks TLS (h1_tls.h) */
+    char *tls_name; /* the name TLS sends and checks: server_name, else host; owned */
+    int has_addrs;  /* the host is an address literal, already in addrs */
     struct h1_addrs addrs;
     struct h1_kind *kinds; /* per request kind, serialised */
     size_t n_kinds;
