@@ -606,8 +606,8 @@ static void tls_resume_no_makes_every_handshake_full(void **state)
     assert_int_equal(srv.resumed, 0);
 }
 
-/* The CA file is opened when the worker's context is made, never again:
- * counted by inotify, whatever brink's code does with it. */
+/* The CA file is opened when the worker's context is made, never for a
+ * connection: counted by inotify, whatever brink's code does with it. */
 static void a_thousand_new_connections_open_the_ca_file_once(void **state)
 {
     struct server srv;
@@ -617,17 +617,21 @@ static void a_thousand_new_connections_open_the_ca_file_once(void **state)
 
     (void)state;
     assert_true(fd >= 0);
-    assert_true(inotify_add_watch(fd, path_of("ca.pem"), IN_OPEN) >= 0);
+    /* inotify merges an event with the unread one before it when they are
+     * the same: with closes watched too, opens alternate with closes. */
+    assert_true(inotify_add_watch(fd, path_of("ca.pem"), IN_OPEN | IN_CLOSE_NOWRITE) >= 0);
     check("server.pem", ANSWER, ca("transport = h1\nkeepalive = no\ntls_resume = no", "ca.pem"),
           1000, OK, NULL, &srv);
     assert_int_equal(srv.handshakes, 1000);
     while ((n = read(fd, ev, sizeof(ev))) > 0) {
         for (char *p = ev; p < ev + n;
              p += sizeof(struct inotify_event) + ((struct inotify_event *)p)->len)
-            opens++;
+            opens += (((struct inotify_event *)p)->mask & IN_OPEN) != 0;
     }
     close(fd);
-    assert_int_equal(opens, 1);
+    /* The config's check when the file is read, and the worker's context;
+     * a context per connection would be a thousand more. */
+    assert_in_range(opens, 1, 2);
 }
 
 static void a_ca_file_that_is_no_pem_stops_the_start_naming_it(void **state)
