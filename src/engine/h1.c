@@ -489,8 +489,14 @@ static void tls_deliver(struct h1_conn *c)
     } while (st == H1_TLS_FULL);
     if (st == H1_TLS_WANT) {
         /* Reading may have written (a reply to a key update). */
-        if (tls_flush(c) < 0)
+        int rc = tls_flush(c);
+
+        if (rc >= 0)
+            return;
+        if (!c->s || !c->s->is_in_flight)
             conn_close(c);
+        else if (!retried(c->s))
+            fail(c->s, TRANSFER_SEND, -rc, "write");
         return;
     }
     if (!c->s || !c->s->is_in_flight)
