@@ -446,24 +446,24 @@ static void handshake_step(struct slot *s)
     struct h1_conn *c = s->h1->conn;
     char why[H1_TLS_WHY_MAX];
     enum h1_tls_state st = h1_tls_handshake(c->tls, why, sizeof(why));
-    int rc = tls_flush(c);
+    int rc;
 
-    if (st == H1_TLS_FAILED) {
+    if (st == H1_TLS_DONE) {
+        c->is_tls_ready = 1;
+        /* The handshake's duration, TCP connect excluded: the TLS phase. */
+        c->tls_handshake_us = (uv_hrtime() - c->tls_start_ns) / 1000;
+        s->h1->was_connected = 1;
+        arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
+        /* Its last flight (Finished) leaves with the request, in one write. */
+        send_request(s);
+        return;
+    }
+    /* The next flight, or the alert that says why brink gives up. */
+    rc = tls_flush(c);
+    if (st == H1_TLS_FAILED)
         fail(s, TRANSFER_TLS, 0, why);
-        return;
-    }
-    if (rc < 0) {
+    else if (rc < 0)
         fail(s, TRANSFER_TLS, -rc, "write during the TLS handshake");
-        return;
-    }
-    if (st != H1_TLS_DONE)
-        return;
-    c->is_tls_ready = 1;
-    /* The handshake's duration, TCP connect excluded: the TLS phase. */
-    c->tls_handshake_us = (uv_hrtime() - c->tls_start_ns) / 1000;
-    s->h1->was_connected = 1;
-    arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
-    send_request(s);
 }
 
 /* Hands the plaintext of c's TLS to its request, as on_data does the bytes
