@@ -281,23 +281,27 @@ void h1_tls_feed(struct h1_tls_conn *c, const char *data, size_t n)
         xalloc_die("OpenSSL");
 }
 
-/* The words of a failed SSL call that returned rc. */
+/* The words of a failed SSL call that returned rc. The verify result is
+ * the reason only when the check stopped the handshake: with insecure,
+ * OpenSSL records a failed check and goes on. */
 static enum h1_tls_state failed(struct h1_tls_conn *c, int rc, const char *what, char *why,
                                 size_t why_len)
 {
-    char r[H1_TLS_WHY_MAX];
+    unsigned long e = ERR_peek_error();
     long v = SSL_get_verify_result(c->ssl);
-    int e = SSL_get_error(c->ssl, rc);
 
     c->is_failed = 1;
-    if (e == SSL_ERROR_ZERO_RETURN) {
+    if (SSL_get_error(c->ssl, rc) == SSL_ERROR_ZERO_RETURN) {
         ERR_clear_error();
         return H1_TLS_CLOSED;
     }
-    if (v != X509_V_OK) {
+    if (ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) == SSL_R_CERTIFICATE_VERIFY_FAILED &&
+        v != X509_V_OK) {
         verify_words(c, v, why, why_len);
         ERR_clear_error();
     } else {
+        char r[H1_TLS_WHY_MAX];
+
         snprintf(why, why_len, "%s: %s", what, reason_taken(r, sizeof(r)));
     }
     return H1_TLS_FAILED;
@@ -328,12 +332,11 @@ enum h1_tls_state h1_tls_read(struct h1_tls_conn *c, char *buf, size_t cap, size
                               size_t why_len)
 {
     size_t n = 0;
-    int rc;
 
     *got = 0;
     ERR_clear_error();
     while (n < cap) {
-        rc = SSL_read(c->ssl, buf + n, (int)(cap - n > INT32_MAX ? INT32_MAX : cap - n));
+        int rc = SSL_read(c->ssl, buf + n, (int)(cap - n > INT32_MAX ? INT32_MAX : cap - n));
         if (rc > 0) {
             n += (size_t)rc;
             continue;

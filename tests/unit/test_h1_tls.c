@@ -156,6 +156,7 @@ enum mode {
     CLOSE_BEFORE_REPLY,  /* reads the request and closes without a reply */
     CLOSE_IN_HANDSHAKE,  /* reads the ClientHello and closes */
     GARBAGE_AFTER_HELLO, /* sends its ServerHello, then bytes that are not TLS */
+    GARBAGE_FOR_A_REPLY, /* completes the handshake, then replies in plain text */
     REQUIRE_CLIENT_CERT, /* as ANSWER, and refuses a client without a certificate */
 };
 
@@ -241,6 +242,10 @@ static void serve_conn(struct server *srv, int fd)
         srv->resumed++;
     while (read_head(ssl) == 0) {
         srv->requests++;
+        if (srv->mode == GARBAGE_FOR_A_REPLY) {
+            assert_true(send(fd, REPLY, sizeof(REPLY) - 1, 0) == sizeof(REPLY) - 1);
+            continue;
+        }
         if (srv->mode == CLOSE_BEFORE_REPLY || (srv->mode == CLOSE_ON_NEXT && ++n > 1))
             break;
         if (SSL_write(ssl, REPLY, sizeof(REPLY) - 1) <= 0)
@@ -554,6 +559,17 @@ static void garbage_after_the_server_hello_is_tls(void **state)
           "TLS handshake: ", &srv);
 }
 
+/* With insecure, OpenSSL records the failed certificate check and goes
+ * on: a later failure is told in its own words, not the check's. */
+static void garbage_for_a_reply_is_tls_in_openssl_words_even_when_insecure(void **state)
+{
+    struct server srv;
+
+    (void)state;
+    check("server.pem", GARBAGE_FOR_A_REPLY, "transport = h1\ninsecure = yes", 2, ERR_TLS,
+          "TLS: ", &srv);
+}
+
 static void a_close_in_the_handshake_is_tls(void **state)
 {
     struct server srv;
@@ -689,6 +705,7 @@ int main(void)
         cmocka_unit_test(an_expired_certificate_is_tls_with_expired),
         cmocka_unit_test(a_client_certificate_is_given_when_required),
         cmocka_unit_test(garbage_after_the_server_hello_is_tls),
+        cmocka_unit_test(garbage_for_a_reply_is_tls_in_openssl_words_even_when_insecure),
         cmocka_unit_test(a_close_in_the_handshake_is_tls),
         cmocka_unit_test(a_close_after_the_handshake_before_a_reply_is_closed_early),
         cmocka_unit_test(a_reused_connection_closed_at_the_next_request_is_sent_again),
