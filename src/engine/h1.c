@@ -13,7 +13,10 @@
  * looked up off the loop (lookup.c); a unix socket ([target] unix_socket)
  * is connected by hand and its fd handed to libuv. New connections are begun within
  * each loop pass's budget (pace.h): requests wait for either within their
- * connect deadline.
+ * connect deadline. An https:// target speaks TLS (h1_tls.h) on the same
+ * sockets: the handshake runs on the worker's loop after the connect,
+ * within the connect deadline, the request is written after it, and replies
+ * are decrypted into the read buffer and parsed as plain ones.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,11 +31,13 @@
 #include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/classify.h"
+#include "engine/h1_tls.h"
 #include "engine/h1_wire.h"
 #include "engine/internal.h"
 #include "engine/workload.h"
 
-#define READ_BUFFER (256u * 1024) /* one read takes a 133 KiB reply whole */
+#define READ_BUFFER (256u * 1024)    /* one read takes a 133 KiB reply whole */
+#define TLS_READ_BUFFER (64u * 1024) /* TLS records read at once, before decryption */
 #define WORDS_MAX 96
 
 struct h1_worker {
@@ -48,7 +53,9 @@ struct h1_worker {
     struct h1_slot *pending; /* those completions, newest first */
     char *head;              /* where heads with placeholders are filled in */
     size_t head_cap;
-    char *rbuf; /* every read of the worker lands here */
+    char *rbuf;         /* every read of the worker lands here (decrypted, with TLS) */
+    struct h1_tls *tls; /* https: the worker's one TLS context, else NULL */
+    char *tls_in;       /* https: where reads land before decryption */
 };
 
 struct h1_conn {
@@ -59,7 +66,18 @@ struct h1_conn {
     char *copy;      /* what an asynchronous write still sends */
     uint32_t n_sent; /* requests sent on it */
     int is_connected;
-    int is_writing;
+    int is_writing;            /* writes in progress (TLS may queue several) */
+    struct h1_tls_conn *tls;   /* https, once connected, else NULL */
+    int is_tls_ready;          /* its handshake completed */
+    uint64_t tls_start_ns;     /* uv_hrtime when the handshake began */
+    uint64_t tls_handshake_us; /* how long the handshake took, once ready */
+};
+
+/* A TLS write libuv could not take at once: the bytes it still sends. */
+struct tls_write {
+    uv_write_t req;
+    struct h1_conn *c;
+    char bytes[];
 };
 
 struct h1_slot {
@@ -100,6 +118,7 @@ static void on_conn_closed(uv_handle_t *h)
     struct h1_conn *c = container_of((uv_tcp_t *)h, struct h1_conn, tcp);
 
     worker_of(h)->fds_used--;
+    h1_tls_conn_free(c->tls);
     free(c->copy);
     free(c);
 }
@@ -111,8 +130,22 @@ static void conn_close(struct h1_conn *c)
     if (c->s)
         c->s->h1->conn = NULL;
     c->s = NULL;
-    if (!uv_is_closing((uv_handle_t *)&c->tcp))
-        uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
+    if (uv_is_closing((uv_handle_t *)&c->tcp))
+        return;
+    /* close_notify when the socket takes it at once; never waited for. */
+    if (c->tls && c->is_tls_ready && !c->is_writing) {
+        const char *data;
+        size_t n;
+
+        h1_tls_close_notify(c->tls);
+        n = h1_tls_out(c->tls, &data);
+        if (n) {
+            uv_buf_t b = uv_buf_init((char *)data, (unsigned)n);
+
+            (void)uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+        }
+    }
+    uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
 }
 
 /* ---- Completion ------------------------------------------------------- */
@@ -253,6 +286,73 @@ static int write_rest(struct h1_conn *c, uv_buf_t *bufs, size_t done)
     return uv_write(&c->write, (uv_stream_t *)&c->tcp, rest, n, on_write);
 }
 
+static void on_tls_write(uv_write_t *req, int status)
+{
+    struct tls_write *tw = container_of(req, struct tls_write, req);
+    struct h1_conn *c = tw->c;
+
+    free(tw);
+    c->is_writing--;
+    if (status == UV_ECANCELED || !c->s || status >= 0)
+        return;
+    if (!c->is_tls_ready)
+        fail(c->s, TRANSFER_TLS, -status, "write during the TLS handshake");
+    else if (!retried(c->s))
+        fail(c->s, TRANSFER_SEND, -status, "write");
+}
+
+/* Writes what c's TLS has to send: at once when the socket takes it, else
+ * from a copy, behind the writes still queued. Returns 0 or a UV error. */
+static int tls_flush(struct h1_conn *c)
+{
+    const char *data;
+    size_t n = h1_tls_out(c->tls, &data), done = 0;
+    struct tls_write *tw;
+    uv_buf_t b = uv_buf_init((char *)data, (unsigned)n);
+    int rc;
+
+    if (n == 0)
+        return 0;
+    /* libuv refuses (UV_EAGAIN) while writes are queued: order is kept. */
+    rc = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+    if (rc >= 0)
+        done = (size_t)rc;
+    if (done == n || (rc < 0 && rc != UV_EAGAIN)) {
+        h1_tls_out_taken(c->tls);
+        return rc < 0 ? rc : 0;
+    }
+    tw = xmalloc(sizeof(*tw) + n - done);
+    tw->c = c;
+    memcpy(tw->bytes, data + done, n - done);
+    h1_tls_out_taken(c->tls);
+    b = uv_buf_init(tw->bytes, (unsigned)(n - done));
+    rc = uv_write(&tw->req, (uv_stream_t *)&c->tcp, &b, 1, on_tls_write);
+    if (rc < 0) {
+        free(tw);
+        return rc;
+    }
+    c->is_writing++;
+    return 0;
+}
+
+/* The request's head and body, through c's TLS. */
+static void send_tls(struct slot *s, const char *head, size_t len, const struct h1_kind *k)
+{
+    struct h1_slot *h = s->h1;
+    struct h1_conn *c = h->conn;
+    char why[H1_TLS_WHY_MAX];
+    int rc;
+
+    if (h1_tls_write(c->tls, head, len, why, sizeof(why)) < 0 ||
+        h1_tls_write(c->tls, k->body, k->body_len, why, sizeof(why)) < 0) {
+        fail(s, TRANSFER_TLS, 0, why);
+        return;
+    }
+    rc = tls_flush(c);
+    if (rc < 0 && !retried(s))
+        fail(s, TRANSFER_SEND, -rc, "write");
+}
+
 static void send_request(struct slot *s)
 {
     struct h1_slot *h = s->h1;
@@ -270,6 +370,10 @@ static void send_request(struct slot *s)
     bufs[1] = uv_buf_init((char *)k->body, (unsigned)k->body_len);
     h->bytes_out = len + k->body_len;
     c->n_sent++;
+    if (c->tls) {
+        send_tls(s, head, len, k);
+        return;
+    }
     rc = uv_try_write((uv_stream_t *)&c->tcp, bufs, k->body_len ? 2 : 1);
     if (rc >= 0 && (size_t)rc == h->bytes_out)
         return;
@@ -283,8 +387,14 @@ static void send_request(struct slot *s)
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
+    struct h1_conn *c = container_of((uv_tcp_t *)h, struct h1_conn, tcp);
+    struct h1_worker *hw = worker_of(h)->h1;
+
     (void)suggested;
-    *buf = uv_buf_init(worker_of(h)->h1->rbuf, READ_BUFFER);
+    if (c->tls)
+        *buf = uv_buf_init(hw->tls_in, TLS_READ_BUFFER);
+    else
+        *buf = uv_buf_init(hw->rbuf, READ_BUFFER);
 }
 
 static void replied(struct slot *s, size_t used, size_t n)
@@ -331,6 +441,103 @@ static void on_read_error(struct slot *s, ssize_t nread)
     }
 }
 
+/* ---- TLS -------------------------------------------------------------- */
+
+/* The handshake of s's connection goes as far as the bytes read allow;
+ * once complete, the request is sent. */
+static void handshake_step(struct slot *s)
+{
+    struct h1_conn *c = s->h1->conn;
+    char why[H1_TLS_WHY_MAX];
+    enum h1_tls_state st = h1_tls_handshake(c->tls, why, sizeof(why));
+    int rc;
+
+    if (st == H1_TLS_DONE) {
+        c->is_tls_ready = 1;
+        /* The handshake's duration, TCP connect excluded: the TLS phase. */
+        c->tls_handshake_us = (uv_hrtime() - c->tls_start_ns) / 1000;
+        s->h1->was_connected = 1;
+        arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
+        /* Its last flight (Finished) leaves with the request, in one write. */
+        send_request(s);
+        return;
+    }
+    /* The next flight, or the alert that says why brink gives up. */
+    rc = tls_flush(c);
+    if (st == H1_TLS_FAILED)
+        fail(s, TRANSFER_TLS, 0, why);
+    else if (rc < 0)
+        fail(s, TRANSFER_TLS, -rc, "write during the TLS handshake");
+}
+
+/* Hands the plaintext of c's TLS to its request, as on_data does the bytes
+ * of a plain connection: an idle connection that talks is dropped. */
+static void tls_deliver(struct h1_conn *c)
+{
+    struct h1_worker *hw = worker_of((uv_handle_t *)&c->tcp)->h1;
+    char why[H1_TLS_WHY_MAX];
+    enum h1_tls_state st;
+    size_t got;
+
+    do {
+        st = h1_tls_read(c->tls, hw->rbuf, READ_BUFFER, &got, why, sizeof(why));
+        if (got) {
+            if (!c->s || !c->s->is_in_flight) {
+                conn_close(c);
+                return;
+            }
+            on_data(c->s, hw->rbuf, got);
+            if (uv_is_closing((uv_handle_t *)&c->tcp))
+                return;
+        }
+    } while (st == H1_TLS_FULL);
+    if (st == H1_TLS_WANT) {
+        /* Reading may have written (a reply to a key update). */
+        int rc = tls_flush(c);
+
+        if (rc >= 0)
+            return;
+        if (!c->s || !c->s->is_in_flight)
+            conn_close(c);
+        else if (!retried(c->s))
+            fail(c->s, TRANSFER_SEND, -rc, "write");
+        return;
+    }
+    if (!c->s || !c->s->is_in_flight)
+        conn_close(c);
+    else if (st == H1_TLS_CLOSED)
+        on_read_error(c->s, UV_EOF);
+    else
+        fail(c->s, TRANSFER_TLS, 0, why);
+}
+
+static void on_tls_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf)
+{
+    struct slot *s = c->s;
+
+    if (nread > 0)
+        h1_tls_feed(c->tls, buf->base, (size_t)nread);
+    if (c->is_tls_ready) {
+        if (nread > 0)
+            tls_deliver(c);
+        else if (!s || !s->is_in_flight)
+            conn_close(c);
+        else
+            on_read_error(s, nread);
+        return;
+    }
+    if (!s) {
+        conn_close(c);
+        return;
+    }
+    if (nread == UV_EOF)
+        fail(s, TRANSFER_TLS, 0, "TLS handshake: the server closed the connection");
+    else if (nread < 0)
+        fail(s, TRANSFER_TLS, (int)-nread, "TLS handshake: read");
+    else
+        handshake_step(s);
+}
+
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     struct h1_conn *c = container_of((uv_tcp_t *)stream, struct h1_conn, tcp);
@@ -338,6 +545,10 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 
     if (nread == 0)
         return;
+    if (c->tls) {
+        on_tls_read(c, nread, buf);
+        return;
+    }
     /* An idle connection that closes, fails or talks out of turn is
      * dropped; the next request opens another. */
     if (!s || !s->is_in_flight) {
@@ -390,14 +601,24 @@ static void connected(struct slot *s, struct h1_conn *c)
 
     s->w->h1->addr_at = s->h1->addr_i;
     c->is_connected = 1;
-    s->h1->was_connected = 1;
     if (addr_of(s)->ss_family != AF_UNIX)
         uv_tcp_nodelay(&c->tcp, 1);
+    if (s->w->h1->tls) {
+        c->tls = h1_tls_conn_new(s->w->h1->tls);
+        c->tls_start_ns = uv_hrtime();
+    }
     status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     if (status < 0) {
         fail(s, TRANSFER_RECV, -status, "read");
         return;
     }
+    /* With TLS, the request waits for the handshake, within the connect
+     * deadline still armed. */
+    if (c->tls) {
+        handshake_step(s);
+        return;
+    }
+    s->h1->was_connected = 1;
     k = workload_kind(s->w->e->workload, s->kind);
     arm_timer(s, k->timeout_us);
     send_request(s);
@@ -648,6 +869,12 @@ static void on_timeout(uv_timer_t *t)
         fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
+    if (h->conn && h->conn->tls && !h->conn->is_tls_ready) {
+        snprintf(what, sizeof(what), "TLS handshake not done within %llu ms",
+                 (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
+        fail(s, TRANSFER_TIMEOUT, 0, what);
+        return;
+    }
     snprintf(what, sizeof(what), "no reply within %llu ms",
              (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
     fail(s, TRANSFER_TIMEOUT, 0, what);
@@ -714,9 +941,18 @@ static void slot_fini(struct slot *s)
 static int h1_init(struct worker *w, char *err, size_t err_len)
 {
     struct h1_worker *hw = xcalloc(1, sizeof(*hw));
+    const struct h1_setup *p = w->e->h1;
 
-    (void)err;
-    (void)err_len;
+    /* First: a file that does not load leaves nothing to close. */
+    if (p->is_tls) {
+        int rc = h1_tls_new(&w->e->config->target, p->tls_name, err, err_len, &hw->tls);
+
+        if (rc != 0) {
+            free(hw);
+            return rc;
+        }
+        hw->tls_in = xmalloc(TLS_READ_BUFFER);
+    }
     uv_idle_init(&w->loop, &hw->idle);
     uv_async_init(&w->loop, &hw->resolved, on_resolved);
     uv_idle_init(&w->loop, &hw->paced);
@@ -755,6 +991,8 @@ static void h1_fini(struct worker *w)
         return;
     free(w->h1->head);
     free(w->h1->rbuf);
+    free(w->h1->tls_in);
+    h1_tls_free(w->h1->tls);
     free(w->h1);
     w->h1 = NULL;
 }

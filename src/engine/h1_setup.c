@@ -1,10 +1,10 @@
 /*
  * Which transport carries a run. h1, brink's own HTTP/1.1 client, serves
- * plain http:// workloads whose request kinds all go to one origin with no
- * placeholder in it; everything else (https, several hosts, user names in
- * URLs, proxies) is libcurl's. transport = auto picks h1 whenever it can.
- * Here too is where h1's connections go: the origin, the address a
- * connect_to line gives it, or a unix socket.
+ * http:// and https:// workloads whose request kinds all go to one origin
+ * with no placeholder in it; everything else (HTTP/2, proxies, several
+ * hosts, user names in URLs) is libcurl's. transport = auto picks h1
+ * whenever it can. Here too is where h1's connections go: the origin, the
+ * address a connect_to line gives it, or a unix socket.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -35,7 +35,7 @@ static int check_kinds(const struct workload *wl, struct h1_origin *o, char *why
         const struct workload_kind *wk = workload_kind(wl, i);
         int rc = h1_origin_parse(wk->url, &k, reason, sizeof(reason));
 
-        if (rc == 0 && i > 0 && strcmp(k.authority, o->authority) != 0) {
+        if (rc == 0 && i > 0 && (strcmp(k.authority, o->authority) != 0 || k.is_tls != o->is_tls)) {
             snprintf(reason, sizeof(reason), "its host differs from the first kind's");
             rc = -EINVAL;
         }
@@ -46,6 +46,21 @@ static int check_kinds(const struct workload *wl, struct h1_origin *o, char *why
         }
         if (i == 0)
             *o = k;
+    }
+    return 0;
+}
+
+/* The [target] keys only libcurl serves; why names the first set. */
+static int check_target(const struct config_target *t, char *why, size_t why_len)
+{
+    if (t->http_version != CONFIG_HTTP_1_1) {
+        snprintf(why, why_len, "http_version = %s is HTTP/2",
+                 t->http_version == CONFIG_HTTP_2 ? "2" : "h2c");
+        return -EINVAL;
+    }
+    if (t->proxy.value) {
+        snprintf(why, why_len, "it sends no request through a proxy");
+        return -EINVAL;
     }
     return 0;
 }
@@ -101,6 +116,8 @@ static struct h1_setup *setup_new(const struct workload *wl, const struct h1_ori
     p->port = o->port;
     route(p, t, o);
     p->family = families[t->ip];
+    p->is_tls = o->is_tls;
+    p->tls_name = xstrdup(t->server_name.value ? t->server_name.value : o->host);
     p->n_kinds = workload_n_kinds(wl);
     p->kinds = xcalloc(p->n_kinds, sizeof(*p->kinds));
     for (size_t i = 0; i < p->n_kinds; i++) {
@@ -120,6 +137,7 @@ void engine__h1_setup_free(struct h1_setup *p)
     free(p->kinds);
     free(p->host);
     free(p->connect_host);
+    free(p->tls_name);
     free(p);
 }
 
@@ -134,7 +152,9 @@ int engine__transport_choose(struct engine *e, char *err, size_t err_len)
     /* A proxy is libcurl's alone: the config refused one with h1. */
     if (want == CONFIG_TRANSPORT_CURL || e->config->target.proxy.raw)
         return 0;
-    rc = check_kinds(e->workload, &o, why, sizeof(why));
+    rc = check_target(&e->config->target, why, sizeof(why));
+    if (rc == 0)
+        rc = check_kinds(e->workload, &o, why, sizeof(why));
     if (rc != 0) {
         if (want == CONFIG_TRANSPORT_AUTO)
             return 0;

@@ -11,6 +11,7 @@
 #include "engine/workload.h"
 
 #define SCHEME "http://"
+#define SCHEME_TLS "https://"
 
 /* ---- Origins ---------------------------------------------------------- */
 
@@ -34,7 +35,8 @@ static int parse_port(const char *p, const char *end, uint16_t *port)
 }
 
 /* Splits "host[:port]" or "[v6][:port]" (auth to end) into o. */
-static int split_authority(const char *auth, const char *end, struct h1_origin *o)
+static int split_authority(const char *auth, const char *end, uint16_t default_port,
+                           struct h1_origin *o)
 {
     const char *host = auth, *host_end, *colon;
 
@@ -54,7 +56,7 @@ static int split_authority(const char *auth, const char *end, struct h1_origin *
         return -EINVAL;
     memcpy(o->host, host, (size_t)(host_end - host));
     o->host[host_end - host] = '\0';
-    o->port = 80;
+    o->port = default_port;
     if (colon && parse_port(colon + 1, end, &o->port) < 0)
         return -EINVAL;
     return 0;
@@ -65,11 +67,15 @@ int h1_origin_parse(const char *url, struct h1_origin *o, char *why, size_t why_
     const char *auth, *end;
 
     memset(o, 0, sizeof(*o));
-    if (strncasecmp(url, SCHEME, strlen(SCHEME)) != 0) {
-        msg_set(why, why_len, "not an http:// URL");
+    if (strncasecmp(url, SCHEME_TLS, strlen(SCHEME_TLS)) == 0) {
+        o->is_tls = 1;
+        auth = url + strlen(SCHEME_TLS);
+    } else if (strncasecmp(url, SCHEME, strlen(SCHEME)) == 0) {
+        auth = url + strlen(SCHEME);
+    } else {
+        msg_set(why, why_len, "not an http:// or https:// URL");
         return -EINVAL;
     }
-    auth = url + strlen(SCHEME);
     end = auth + strcspn(auth, "/?#");
     if (memchr(auth, '@', (size_t)(end - auth))) {
         msg_set(why, why_len, "the URL holds a user name or password");
@@ -83,7 +89,8 @@ int h1_origin_parse(const char *url, struct h1_origin *o, char *why, size_t why_
         msg_set(why, why_len, "the URL has a fragment");
         return -EINVAL;
     }
-    if ((size_t)(end - auth) >= sizeof(o->authority) || split_authority(auth, end, o) < 0) {
+    if ((size_t)(end - auth) >= sizeof(o->authority) ||
+        split_authority(auth, end, o->is_tls ? 443 : 80, o) < 0) {
         msg_set(why, why_len, "the host or port does not parse");
         return -EINVAL;
     }

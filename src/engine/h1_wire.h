@@ -18,18 +18,20 @@ struct workload;
 
 #define H1_HOST_MAX 256 /* bytes of a host name, NUL included */
 
-/* The origin of an http:// URL template: what a connection goes to. */
+/* The origin of an http:// or https:// URL template: what a connection
+ * goes to. */
 struct h1_origin {
     char host[H1_HOST_MAX];          /* without brackets for an IPv6 literal */
-    uint16_t port;                   /* 80 when the URL names none */
-    size_t len;                      /* bytes of "http://host[:port]" in the URL */
+    uint16_t port;                   /* 80 (443 for https) when the URL names none */
+    int is_tls;                      /* https:// */
+    size_t len;                      /* bytes of "http[s]://host[:port]" in the URL */
     char authority[H1_HOST_MAX + 8]; /* "host[:port]" as written, for Host: */
 };
 
 /*
  * Splits url (an absolute URL template) into its origin. Returns 0, or
- * -EINVAL with why set to the reason h1 cannot send it: not http:// (TLS and
- * other schemes are libcurl's), a user name or password, a placeholder in
+ * -EINVAL with why set to the reason h1 cannot send it: neither http:// nor
+ * https:// (other schemes are libcurl's), a user name or password, a placeholder in
  * the host or port, a fragment, or a host or port that does not parse.
  */
 int h1_origin_parse(const char *url, struct h1_origin *o, char *why, size_t why_len);

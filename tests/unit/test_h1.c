@@ -45,12 +45,28 @@ static void an_origin_without_port_is_port_80_and_v6_loses_its_brackets(void **s
     assert_string_equal(o.authority, "[::1]:81");
 }
 
+static void an_https_origin_is_tls_on_port_443_unless_named(void **state)
+{
+    struct h1_origin o;
+    char why[128];
+
+    (void)state;
+    assert_int_equal(h1_origin_parse("https://h.test/x", &o, why, sizeof(why)), 0);
+    assert_true(o.is_tls);
+    assert_int_equal(o.port, 443);
+    assert_int_equal(o.len, strlen("https://h.test"));
+    assert_int_equal(h1_origin_parse("HTTPS://h.test:8443", &o, why, sizeof(why)), 0);
+    assert_int_equal(o.port, 8443);
+    assert_int_equal(h1_origin_parse("http://h.test/", &o, why, sizeof(why)), 0);
+    assert_false(o.is_tls);
+}
+
 static void origins_h1_cannot_serve_say_why(void **state)
 {
     static const struct {
         const char *url, *why;
     } cases[] = {
-        {"https://h/", "not an http:// URL"},
+        {"ftp://h/", "not an http:// or https:// URL"},
         {"http://u:p@h/", "the URL holds a user name or password"},
         {"http://h{vu}/", "a placeholder in the host or port"},
         {"http://h:{rand:1..2}/", "a placeholder in the host or port"},
@@ -406,6 +422,7 @@ int main(void)
         cmocka_unit_test(tabs_and_plain_values_pass_the_value_check),
         cmocka_unit_test(endless_interim_replies_are_malformed_past_the_header_limit),
         cmocka_unit_test(an_origin_without_port_is_port_80_and_v6_loses_its_brackets),
+        cmocka_unit_test(an_https_origin_is_tls_on_port_443_unless_named),
         cmocka_unit_test(origins_h1_cannot_serve_say_why),
         cmocka_unit_test(a_fixed_get_is_serialised_once_as_libcurl_sends_it),
         cmocka_unit_test(placeholders_are_filled_in_place_between_method_and_version),
