@@ -68,6 +68,7 @@ struct interval {
      * before the change that caused it. Meaningful where first_error is set. */
     uint64_t first_error_ns[ERR__COUNT];
     uint64_t connections_opened;
+    const char *http_version; /* static: of its latest reply, "h2"; NULL: none yet */
     uint64_t dropped;
     uint64_t aborted;
     uint64_t bodies_cut;
