@@ -138,7 +138,6 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
 static void slot_init(struct slot *s)
 {
     struct worker *w = s->w;
-    const struct config *c = w->e->config;
     struct curl_slot *cs = xcalloc(1, sizeof(*cs));
     CURL *e = curl_easy_init();
 
@@ -155,8 +154,9 @@ static void slot_init(struct slot *s)
     curl_easy_setopt(e, CURLOPT_HEADERDATA, s);
     cs->buffer_size = BUFFER_DEFAULT;
     curl_easy_setopt(e, CURLOPT_BUFFERSIZE, cs->buffer_size);
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    /* TLS and HTTP version: [target] insecure to http_version, streams. */
+    engine__curl_tls_setup_easy(w, e);
     /* Load goes to the target, never through a proxy named by http_proxy
      * in the environment; this also spares libcurl a getenv per request. */
     curl_easy_setopt(e, CURLOPT_PROXY, "");
@@ -165,7 +165,7 @@ static void slot_init(struct slot *s)
      * libcurl joins that thread when the transfer ends or the handle is
      * cleaned up, and the whole worker loop waits for the lookup. */
     curl_easy_setopt(e, CURLOPT_QUICK_EXIT, 1L);
-    if (!c->target.keepalive) {
+    if (!engine__curl_tls_reuses(w)) {
         curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
         curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
     }
@@ -201,6 +201,8 @@ static void set_kind(struct slot *s, size_t kind)
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, k->method);
     }
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->curl->kind_headers[kind]);
+    if (s->w->curl->renames)
+        curl_easy_setopt(e, CURLOPT_CONNECT_TO, s->w->curl->renames[kind].connect_to);
     s->curl->last_kind = kind;
 }
 
@@ -260,10 +262,11 @@ static void start(struct slot *s)
     /* workload_new refused templates that could expand past the buffer. */
     assert(len >= 0);
     (void)len;
+    engine__curl_tls_rename(w, s->kind, url, CURL_URL_MAX);
     if (s->kind != cs->last_kind)
         set_kind(s, s->kind);
     curl_easy_setopt(cs->easy, CURLOPT_URL, url);
-    if (cs->is_retried && s->w->e->config->target.keepalive)
+    if (cs->is_retried && engine__curl_tls_reuses(w))
         curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, 0L);
     cs->is_retried = 0;
     reset_transfer(cs);
@@ -319,6 +322,8 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
     curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
     r->os_errno = cs->open_errno ? cs->open_errno : os_errno;
     r->connected = port > 0;
+    if (r->http_status > 0)
+        s->w->iv.http_version = engine__curl_tls_http_version(cs->easy);
     if (cs->head.why) {
         r->outcome = TRANSFER_MALFORMED;
         snprintf(words, words_cap, "curl: %s", cs->head.why);

@@ -361,7 +361,11 @@ int engine__build(const struct engine_params *p, char *err, size_t err_len, stru
         return -EMFILE;
     }
     rc = workload_new(c, e->seed, err, err_len, &e->workload);
-    if (rc == 0)
+    /* HTTP/2 is libcurl's alone: auto never picks h1 for it (and the
+     * config refused transport = h1 with it). */
+    if (rc == 0 && c->target.http_version != CONFIG_HTTP_1_1)
+        e->tp = &transport_curl;
+    else if (rc == 0)
         rc = engine__transport_choose(e, err, err_len);
     if (rc != 0) {
         workload_free(e->workload);
