@@ -329,7 +329,7 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
         snprintf(words, words_cap, "curl: %s", cs->head.why);
     } else {
         r->outcome = engine__curl_code_outcome(code, r->os_errno, r->connected, is_tls(cs, code),
-                                               cs->is_body_cut);
+                                               cs->is_body_cut, cs->error);
         /* A complete reply's message is its status: no words to make. */
         words[0] = '\0';
         if (r->outcome != TRANSFER_OK && r->outcome != TRANSFER_BODY_CUT)
@@ -375,6 +375,19 @@ static int is_dead_reuse(struct curl_slot *cs, CURLcode code)
     return new_conns == 0 && header_bytes == 0;
 }
 
+/*
+ * Whether an HTTP/2 transfer ended because a GOAWAY left its stream out
+ * (CURLE_HTTP2 without words of libcurl's, nothing of the reply came): the
+ * server says it never processed the stream, so it is sent again once, on
+ * a new connection. libcurl 7.88 does so itself for a stream refused with
+ * RST_STREAM (up to five times), not for this one.
+ */
+static int is_goaway_refused(struct curl_slot *cs, CURLcode code)
+{
+    return code == CURLE_HTTP2 && cs->error[0] == '\0' && !cs->is_retried && cs->body_bytes == 0 &&
+           cs->head.n_blocks == 0;
+}
+
 void engine__curl_slot_done(struct slot *s, CURLcode code)
 {
     struct curl_slot *cs = s->curl;
@@ -382,7 +395,7 @@ void engine__curl_slot_done(struct slot *s, CURLcode code)
     uint64_t in = 0, out = 0;
     char words[WORDS_MAX];
 
-    if (is_dead_reuse(cs, code)) {
+    if (is_dead_reuse(cs, code) || is_goaway_refused(cs, code)) {
         cs->is_retried = 1;
         reset_transfer(cs);
         /* Another cached connection may be as dead: this attempt gets a

@@ -139,9 +139,10 @@ void engine__curl_slot_set_deadlines(struct slot *s);
 /* The outcome of a transfer that ended with code: os_errno is
  * CURLINFO_OS_ERRNO, connected whether a connection was made or reused,
  * is_tls whether it was https, body_cut whether our write callback
- * stopped it at max_body on purpose. */
+ * stopped it at max_body on purpose, errbuf CURLOPT_ERRORBUFFER's words
+ * (HTTP/2's failures differ by them alone; NULL: none). */
 enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, int connected,
-                                                int is_tls, int body_cut);
+                                                int is_tls, int body_cut, const char *errbuf);
 /* Writes "curl N: words" into buf: errbuf (CURLOPT_ERRORBUFFER) or, when
  * it is empty, libcurl's text for code; for libcurl's "Out of memory" on a
  * connection, what that means in a reply. */
