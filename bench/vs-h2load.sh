@@ -72,6 +72,7 @@ limit=$((seconds + 30))
 
 # cpu_and_wall: el us sy of the last client run.
 cpu_and_wall() {
+    # shellcheck disable=SC2046 # the three figures, one a word
     set -- $(tail -n 1 "$tmp/time" 2>/dev/null)
     el=${1:-0} us=${2:-0} sy=${3:-0}
 }

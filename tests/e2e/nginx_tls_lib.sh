@@ -125,6 +125,7 @@ http {
     scgi_temp_path $tmp/scgi;
     keepalive_requests 1000000;
     ssl_session_cache shared:brink:1m;
+    ssl_protocols TLSv1.2 TLSv1.3;
     root $tmp/www;
 $servers
 }
@@ -132,7 +133,7 @@ EOF
     nginx -p "$tmp" -c "$tmp/nginx.conf" 2>"$tmp/nginx.err" &
     nginx_pid=$!
     for p in $port_a $port_b $port_c $port_d $port_e $port_f; do
-        grep -q "[: ]$p[; ]" "$tmp/nginx.conf" || continue
+        grep -q "[: ]${p}[; ]" "$tmp/nginx.conf" || continue
         i=0
         until python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $p), 1)" 2>/dev/null; do
             i=$((i + 1))
