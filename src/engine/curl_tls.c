@@ -269,7 +269,8 @@ uint32_t engine__curl_tls_streams(const struct worker *w)
 {
     const struct config_target *t = &w->e->config->target;
 
-    if (t->http_version == CONFIG_HTTP_1_1 || w->curl->is_h2c_single_use)
+    /* Without keep-alive every request has a connection of its own. */
+    if (t->http_version == CONFIG_HTTP_1_1 || !engine__curl_tls_reuses(w))
         return 1;
     return t->streams;
 }
