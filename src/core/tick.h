@@ -159,6 +159,7 @@ struct tick {
     enum run_state state;
     enum load_model model;
     char transport[8];           /* the engine's transport: "curl" or "h1"; "" from other sources */
+    char http_version[12];       /* of the latest replies, as ALPN says: "h2"; "" when unknown */
     uint32_t target_concurrency; /* what the operator or plan asked for */
     uint32_t actual_concurrency; /* virtual users active at the end */
     double target_rate_per_s;    /* open model only */

@@ -50,6 +50,7 @@ static const struct rule {
     {TRANSFER_SEND, EPIPE, EITHER, ERR_BROKEN_PIPE},
     {TRANSFER_SEND, ECONNRESET, EITHER, ERR_RESET},
     {TRANSFER_RECV, ECONNRESET, EITHER, ERR_RESET},
+    {TRANSFER_STREAM_RESET, ANY_ERRNO, EITHER, ERR_RESET},
     {TRANSFER_CLOSED_EMPTY, ANY_ERRNO, EITHER, ERR_CLOSED_EARLY},
     {TRANSFER_CLOSED_PARTIAL, ANY_ERRNO, EITHER, ERR_CLOSED_EARLY},
     {TRANSFER_MALFORMED, ANY_ERRNO, EITHER, ERR_MALFORMED},
@@ -157,6 +158,7 @@ void classify_message(const struct transfer_result *r, const char *text, char *b
     int class = classify_transfer(r);
     const char *words = text ? text : "";
     int len = trimmed_len(words);
+    const char *reason;
     char note[160];
 
     if (cap == 0)
@@ -185,8 +187,9 @@ void classify_message(const struct transfer_result *r, const char *text, char *b
         return;
     }
     errno_note(r->os_errno, words, len, note, sizeof(note));
+    reason = r->outcome == TRANSFER_STREAM_RESET ? "stream reset by the server" : reasons[class];
     if (len > 0 || note[0])
-        snprintf(buf, cap, "%s (%.*s%s)", reasons[class], len, words, len ? note : note + 2);
+        snprintf(buf, cap, "%s (%.*s%s)", reason, len, words, len ? note : note + 2);
     else
-        snprintf(buf, cap, "%s", reasons[class]);
+        snprintf(buf, cap, "%s", reason);
 }

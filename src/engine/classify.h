@@ -25,6 +25,7 @@ enum transfer_outcome {
     TRANSFER_RECV,           /* reading the reply failed; os_errno says why */
     TRANSFER_CLOSED_EMPTY,   /* the server closed before any byte of the reply */
     TRANSFER_CLOSED_PARTIAL, /* the server closed in the middle of the reply */
+    TRANSFER_STREAM_RESET,   /* the server reset the request's HTTP/2 stream (RST_STREAM) */
     TRANSFER_MALFORMED,      /* the reply is not valid HTTP/1.x; the words say why */
     TRANSFER_OTHER,          /* anything else; the words say what */
 };

@@ -4,6 +4,7 @@
  * CURLE_* code. Pure; any thread.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/curl_transport.h"
@@ -42,14 +43,62 @@ static const struct {
     {CURLE_PARTIAL_FILE, TRANSFER_CLOSED_PARTIAL},
     {CURLE_WEIRD_SERVER_REPLY, TRANSFER_MALFORMED},
     {CURLE_BAD_CONTENT_ENCODING, TRANSFER_MALFORMED},
-    {CURLE_HTTP2, TRANSFER_MALFORMED},
-    {CURLE_HTTP2_STREAM, TRANSFER_MALFORMED},
     {CURLE_HTTP3, TRANSFER_MALFORMED},
 };
 
-enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, int connected,
-                                                int is_tls, int body_cut)
+/* libcurl's words for the ends of an HTTP/2 stream (7.88's http2.c). */
+#define H2_NOT_CLEAN "was not closed cleanly: "
+#define H2_RETRIES_SPENT "Connection died, tried "
+#define H2_BAD_FRAMES "nghttp2_session_mem_recv() returned"
+#define H2_PROTOCOL_ERROR 1 /* RFC 9113's code for a peer that broke the protocol */
+
+/*
+ * An HTTP/2 stream that ended without its reply, which libcurl's codes
+ * alone do not tell apart:
+ * - CURLE_HTTP2_STREAM "HTTP/2 stream 1 was not closed cleanly: CANCEL
+ *   (err 8)": the server reset the stream (RST_STREAM); PROTOCOL_ERROR
+ *   says a side broke the protocol. Its other words: the stream closed
+ *   before the reply's header block.
+ * - CURLE_HTTP2 with no words of libcurl's: the HTTP/2 session ended under
+ *   the stream, a GOAWAY that left it out (libcurl 7.88 does not send it
+ *   again itself).
+ * - CURLE_RECV_ERROR "Connection died, tried 5 times before giving up":
+ *   libcurl sent a refused stream (REFUSED_STREAM) again on a new
+ *   connection five times, and the server refused it every time.
+ * Returns TRANSFER_OK when code and words are none of these.
+ */
+static enum transfer_outcome h2_outcome(CURLcode code, const char *errbuf, int connected)
 {
+    const char *p;
+
+    switch (code) {
+    case CURLE_HTTP2_STREAM:
+        p = strstr(errbuf, H2_NOT_CLEAN);
+        if (!p)
+            return TRANSFER_CLOSED_EMPTY;
+        p = strstr(p, "(err ");
+        if (p && strtol(p + 5, NULL, 10) == H2_PROTOCOL_ERROR)
+            return TRANSFER_MALFORMED;
+        return TRANSFER_STREAM_RESET;
+    case CURLE_HTTP2:
+        return errbuf[0] == '\0' && connected ? TRANSFER_CLOSED_EMPTY : TRANSFER_MALFORMED;
+    case CURLE_RECV_ERROR:
+        if (strncmp(errbuf, H2_RETRIES_SPENT, strlen(H2_RETRIES_SPENT)) == 0)
+            return TRANSFER_CLOSED_EMPTY;
+        if (strstr(errbuf, H2_BAD_FRAMES))
+            return TRANSFER_MALFORMED;
+        return TRANSFER_OK;
+    default: return TRANSFER_OK;
+    }
+}
+
+enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, int connected,
+                                                int is_tls, int body_cut, const char *errbuf)
+{
+    enum transfer_outcome h2 = h2_outcome(code, errbuf ? errbuf : "", connected);
+
+    if (h2 != TRANSFER_OK)
+        return h2;
     switch (code) {
     case CURLE_WRITE_ERROR: return body_cut ? TRANSFER_BODY_CUT : TRANSFER_OTHER;
     case CURLE_RECV_ERROR:
@@ -74,6 +123,11 @@ enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, in
     return TRANSFER_OTHER;
 }
 
+/* libcurl's start of a failed certificate check's words, which the class
+ * says already: what follows is OpenSSL's reason ("certificate has
+ * expired"), kept where a report cuts the message. */
+#define CERT_PROBLEM "SSL certificate problem: "
+
 void engine__curl_code_words(CURLcode code, int connected, const char *errbuf, char *buf,
                              size_t cap)
 {
@@ -81,5 +135,10 @@ void engine__curl_code_words(CURLcode code, int connected, const char *errbuf, c
 
     if (code == CURLE_OUT_OF_MEMORY && connected)
         text = "a reply header line longer than libcurl's 100 KiB limit";
+    else if (code == CURLE_HTTP2 && connected && !(errbuf && errbuf[0]))
+        text = "the server ended the HTTP/2 connection (GOAWAY) before the reply";
+    else if (code == CURLE_PEER_FAILED_VERIFICATION &&
+             strncmp(text, CERT_PROBLEM, strlen(CERT_PROBLEM)) == 0)
+        text += strlen(CERT_PROBLEM);
     snprintf(buf, cap, "curl %d: %s", (int)code, text);
 }

@@ -184,7 +184,6 @@ static void route_failed(const struct config_target *t, CURLcode code, struct tr
 static void slot_init(struct slot *s)
 {
     struct worker *w = s->w;
-    const struct config *c = w->e->config;
     struct curl_slot *cs = xcalloc(1, sizeof(*cs));
     CURL *e = curl_easy_init();
 
@@ -201,15 +200,17 @@ static void slot_init(struct slot *s)
     curl_easy_setopt(e, CURLOPT_HEADERDATA, s);
     cs->buffer_size = BUFFER_DEFAULT;
     curl_easy_setopt(e, CURLOPT_BUFFERSIZE, cs->buffer_size);
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-    set_route(s, &c->target);
+    /* TLS and HTTP version: [target] insecure to http_version, streams. */
+    engine__curl_tls_setup_easy(w, e);
+    /* Where connections go: connect_to, unix_socket, ip, proxy. */
+    set_route(s, &w->e->config->target);
     /* A name lookup that outlives its transfer (a DNS server that never
      * answers) is left to finish on libcurl's resolver thread; without this
      * libcurl joins that thread when the transfer ends or the handle is
      * cleaned up, and the whole worker loop waits for the lookup. */
     curl_easy_setopt(e, CURLOPT_QUICK_EXIT, 1L);
-    if (!c->target.keepalive) {
+    if (!engine__curl_tls_reuses(w)) {
         curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
         curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
     }
@@ -245,6 +246,12 @@ static void set_kind(struct slot *s, size_t kind)
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, k->method);
     }
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->curl->kind_headers[kind]);
+    /* A kind renamed for server_name has its own line, which carries the
+     * connect_to route of its URL's host (curl_tls.c). */
+    if (s->w->curl->renames && s->w->curl->renames[kind].connect_to)
+        curl_easy_setopt(e, CURLOPT_CONNECT_TO, s->w->curl->renames[kind].connect_to);
+    else if (s->w->curl->renames)
+        curl_easy_setopt(e, CURLOPT_CONNECT_TO, s->w->curl->connect_to);
     s->curl->last_kind = kind;
 }
 
@@ -305,10 +312,11 @@ static void start(struct slot *s)
     /* workload_new refused templates that could expand past the buffer. */
     assert(len >= 0);
     (void)len;
+    engine__curl_tls_rename(w, s->kind, url, CURL_URL_MAX);
     if (s->kind != cs->last_kind)
         set_kind(s, s->kind);
     curl_easy_setopt(cs->easy, CURLOPT_URL, url);
-    if (cs->is_retried && s->w->e->config->target.keepalive)
+    if (cs->is_retried && engine__curl_tls_reuses(w))
         curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, 0L);
     cs->is_retried = 0;
     reset_transfer(cs);
@@ -364,12 +372,14 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
     curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
     r->os_errno = cs->open_errno ? cs->open_errno : os_errno;
     r->connected = port > 0;
+    if (r->http_status > 0)
+        s->w->iv.http_version = engine__curl_tls_http_version(cs->easy);
     if (cs->head.why) {
         r->outcome = TRANSFER_MALFORMED;
         snprintf(words, words_cap, "curl: %s", cs->head.why);
     } else {
         r->outcome = engine__curl_code_outcome(code, r->os_errno, r->connected, is_tls(cs, code),
-                                               cs->is_body_cut);
+                                               cs->is_body_cut, cs->error);
         /* A complete reply's message is its status: no words to make. */
         words[0] = '\0';
         if (r->outcome != TRANSFER_OK && r->outcome != TRANSFER_BODY_CUT)
@@ -416,6 +426,19 @@ static int is_dead_reuse(struct curl_slot *cs, CURLcode code)
     return new_conns == 0 && header_bytes == 0;
 }
 
+/*
+ * Whether an HTTP/2 transfer ended because a GOAWAY left its stream out
+ * (CURLE_HTTP2 without words of libcurl's, nothing of the reply came): the
+ * server says it never processed the stream, so it is sent again once, on
+ * a new connection. libcurl 7.88 does so itself for a stream refused with
+ * RST_STREAM (up to five times), not for this one.
+ */
+static int is_goaway_refused(struct curl_slot *cs, CURLcode code)
+{
+    return code == CURLE_HTTP2 && cs->error[0] == '\0' && !cs->is_retried && cs->body_bytes == 0 &&
+           cs->head.n_blocks == 0;
+}
+
 void engine__curl_slot_done(struct slot *s, CURLcode code)
 {
     struct curl_slot *cs = s->curl;
@@ -423,7 +446,7 @@ void engine__curl_slot_done(struct slot *s, CURLcode code)
     uint64_t in = 0, out = 0;
     char words[WORDS_MAX];
 
-    if (is_dead_reuse(cs, code)) {
+    if (is_dead_reuse(cs, code) || is_goaway_refused(cs, code)) {
         cs->is_retried = 1;
         reset_transfer(cs);
         /* Another cached connection may be as dead: this attempt gets a

@@ -1,9 +1,9 @@
 /*
  * The curl transport, shared by its files only (curl_*.c): the state it
  * keeps behind a worker's and a slot's curl pointer, the libcurl <-> libuv
- * glue (curl_uv.c) and the map from libcurl's codes to brink's outcomes
- * (curl_code.c). The only engine header that includes <curl/curl.h>. Every
- * function runs on the worker's thread, as the transport's ops do.
+ * glue (curl_uv.c), the TLS and HTTP version options (curl_tls.c) and the
+ * map from libcurl's codes to brink's outcomes (curl_code.c). The only engine header that includes
+ * <curl/curl.h>. Every function runs on the worker's thread, as the transport's ops do.
  */
 #ifndef BRINK_ENGINE_CURL_TRANSPORT_H
 #define BRINK_ENGINE_CURL_TRANSPORT_H
@@ -36,10 +36,26 @@ struct sock {
     int events;     /* the UV_READABLE/UV_WRITABLE it wants */
 };
 
+/* [target] server_name on a kind whose URL names another host: the URL's
+ * "scheme://authority" is replaced, so that libcurl sends the name in TLS
+ * and checks the certificate against it, while the connection still goes
+ * where the URL said and Host still names the URL's host (curl_tls.c). */
+struct curl_rename {
+    size_t from_len;               /* bytes of "scheme://authority" in the kind's URLs */
+    char *to;                      /* "scheme://server_name:port", owned */
+    size_t to_len;                 /* strlen(to) */
+    struct curl_slist *connect_to; /* "server_name:port:host:port", owned */
+};
+
 /* A worker's libcurl state: its multi handle, the loop handles that drive
  * it, and the sockets libcurl opened. */
 struct curl_worker {
     CURLM *multi;
+    CURLSH *share;                    /* TLS sessions of its handles; NULL: tls_resume = no */
+    char *ca_file;                    /* the trust store's file, owned; NULL: libcurl's default */
+    struct curl_rename *renames;      /* per kind; NULL: no server_name to apply */
+    long host_conns_max;              /* CURLMOPT_MAX_HOST_CONNECTIONS set, 0: none */
+    int is_h2c_single_use;            /* h2c on a libcurl that cannot reuse its connections */
     uv_timer_t timer;                 /* libcurl's timeout */
     uv_idle_t now;                    /* libcurl's timeout of 0: on the next loop pass */
     struct curl_slist **kind_headers; /* per kind, built once */
@@ -96,6 +112,32 @@ int engine__curl_uv_add(struct worker *w, struct slot *s);
 /* Aborts the transfer of s (the connection closes). */
 void engine__curl_uv_abort(struct worker *w, struct slot *s);
 
+/* curl_tls.c: the TLS and HTTP version options ([target] insecure,
+ * ca_file, client_cert, client_key, server_name, tls_min, tls_resume,
+ * http_version, streams). */
+/* Sets up what the worker's handles share: the trust store's file, the
+ * TLS session cache, HTTP/2 multiplexing on the multi handle and the
+ * server_name renames (their Host headers added to kind_headers). Returns
+ * 0, or -ENOMEM / -EINVAL with one line in err. */
+int engine__curl_tls_init(struct worker *w, char *err, size_t err_len);
+/* Frees what engine__curl_tls_init made, once every easy handle is gone. */
+void engine__curl_tls_fini(struct worker *w);
+/* Sets the TLS and HTTP version options on a new easy handle of w. */
+void engine__curl_tls_setup_easy(struct worker *w, CURL *e);
+/* Applies the rename of kind (if any) to url, in place (cap bytes). */
+void engine__curl_tls_rename(const struct worker *w, size_t kind, char *url, size_t cap);
+/* Before a transfer of w is added: caps the connections HTTP/2 opens to
+ * one per streams transfers in flight. */
+void engine__curl_tls_before_add(struct worker *w);
+/* The HTTP version of the reply e received, as ALPN names it ("h2",
+ * "http/1.1"; static), or NULL when none came. */
+const char *engine__curl_tls_http_version(CURL *e);
+/* Requests in flight one connection may carry: [target] streams. */
+uint32_t engine__curl_tls_streams(const struct worker *w);
+/* Whether w's transfers may reuse connections: [target] keepalive, unless
+ * this libcurl cannot reuse an h2c connection. */
+int engine__curl_tls_reuses(const struct worker *w);
+
 /* curl_slot.c: the transfer of s ended with code (CURLMSG_DONE, handle
  * removed). */
 void engine__curl_slot_done(struct slot *s, CURLcode code);
@@ -109,9 +151,10 @@ void engine__curl_slot_set_deadlines(struct slot *s);
 /* The outcome of a transfer that ended with code: os_errno is
  * CURLINFO_OS_ERRNO, connected whether a connection was made or reused,
  * is_tls whether it was https, body_cut whether our write callback
- * stopped it at max_body on purpose. */
+ * stopped it at max_body on purpose, errbuf CURLOPT_ERRORBUFFER's words
+ * (HTTP/2's failures differ by them alone; NULL: none). */
 enum transfer_outcome engine__curl_code_outcome(CURLcode code, long os_errno, int connected,
-                                                int is_tls, int body_cut);
+                                                int is_tls, int body_cut, const char *errbuf);
 /* Writes "curl N: words" into buf: errbuf (CURLOPT_ERRORBUFFER) or, when
  * it is empty, libcurl's text for code; for libcurl's "Out of memory" on a
  * connection, what that means in a reply. */

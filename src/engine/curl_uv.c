@@ -282,6 +282,7 @@ void engine__curl_uv_fini(struct worker *w)
 
     if (!w->curl)
         return;
+    engine__curl_tls_fini(w);
     for (size_t i = 0; w->curl->kind_headers && i < n_kinds; i++)
         curl_slist_free_all(w->curl->kind_headers[i]);
     free(w->curl->kind_headers);
@@ -293,6 +294,7 @@ void engine__curl_uv_fini(struct worker *w)
 int engine__curl_uv_init(struct worker *w, char *err, size_t err_len)
 {
     CURLM *multi = curl_multi_init();
+    int rc;
 
     if (!multi) {
         snprintf(err, err_len, "brink: engine: curl_multi_init failed");
@@ -317,7 +319,13 @@ int engine__curl_uv_init(struct worker *w, char *err, size_t err_len)
     for (uint32_t i = 0; i < w->e->config->target.n_connect_to; i++)
         w->curl->connect_to =
             curl_slist_append(w->curl->connect_to, w->e->config->target.connect_to[i].value);
-    return 0;
+    rc = engine__curl_tls_init(w, err, err_len);
+    if (rc != 0) {
+        /* The caller closes only its own handles on a failed init. */
+        engine__curl_uv_close(w);
+        engine__curl_uv_fini(w);
+    }
+    return rc;
 }
 
 /* Options every easy handle of the worker shares, set once per slot. */
@@ -340,15 +348,19 @@ static int add_now(struct worker *w, struct slot *s)
     s->curl->added_ns = engine__worker_now_ns(w);
     s->curl->added_at_act = w->curl->acts;
     engine__curl_slot_set_deadlines(s);
+    engine__curl_tls_before_add(w);
     return curl_multi_add_handle(w->curl->multi, s->curl->easy) == CURLM_OK ? 0 : -ENOMEM;
 }
 
 /* Whether the transfer of s, about to be added, needs a new connection:
- * every transfer libcurl runs holds one, and it takes an idle one (of the
+ * every transfer libcurl runs holds a stream of one (one stream a
+ * connection but with HTTP/2's streams), and it takes a free one (of the
  * sockets open, or promised this pass) before it opens another. */
 static int needs_connect(const struct worker *w)
 {
-    return w->in_flight - w->curl->queued.n > w->fds_used + w->curl->promised;
+    uint64_t streams = engine__curl_tls_streams(w);
+
+    return w->in_flight - w->curl->queued.n > (w->fds_used + w->curl->promised) * streams;
 }
 
 static void unlink_queued(struct worker *w, struct slot *s)

@@ -149,9 +149,10 @@ int engine__transport_choose(struct engine *e, char *err, size_t err_len)
     int rc;
 
     e->tp = &transport_curl;
-    /* A proxy is libcurl's alone: the config refused one with h1. */
-    if (want == CONFIG_TRANSPORT_CURL || e->config->target.proxy.raw)
+    if (want == CONFIG_TRANSPORT_CURL)
         return 0;
+    /* HTTP/2 and proxies are libcurl's alone: auto picks curl for them
+     * (the config refused them with transport = h1). */
     rc = check_target(&e->config->target, why, sizeof(why));
     if (rc == 0)
         rc = check_kinds(e->workload, &o, why, sizeof(why));

@@ -68,6 +68,7 @@ struct interval {
      * before the change that caused it. Meaningful where first_error is set. */
     uint64_t first_error_ns[ERR__COUNT];
     uint64_t connections_opened;
+    const char *http_version; /* static: of its latest reply, "h2"; NULL: none yet */
     uint64_t dropped;
     uint64_t aborted;
     uint64_t bodies_cut;
@@ -191,11 +192,11 @@ struct h1_setup {
      * worker. */
     char *connect_host; /* owned */
     uint16_t connect_port;
-    int is_tls;         /* https: every connection speaks TLS (h1_tls.h) */
-    char *tls_name;     /* the name TLS sends and checks: server_name, else host; owned */
-    int family;    /* the addresses used ([target] ip): AF_UNSPEC, AF_INET or AF_INET6 */
-    int has_addrs; /* connect_host is an address literal, already in addrs, or
-                    * [target] unix_socket is addrs' one (AF_UNIX) address */
+    int is_tls;     /* https: every connection speaks TLS (h1_tls.h) */
+    char *tls_name; /* the name TLS sends and checks: server_name, else host; owned */
+    int family;     /* the addresses used ([target] ip): AF_UNSPEC, AF_INET or AF_INET6 */
+    int has_addrs;  /* connect_host is an address literal, already in addrs, or
+                     * [target] unix_socket is addrs' one (AF_UNIX) address */
     struct h1_addrs addrs;
     struct h1_kind *kinds; /* per request kind, serialised */
     size_t n_kinds;

@@ -108,6 +108,8 @@ void engine__interval_add(struct interval *dst, const struct interval *src)
         }
     }
     dst->connections_opened += src->connections_opened;
+    if (src->http_version)
+        dst->http_version = src->http_version;
     dst->dropped += src->dropped;
     dst->aborted += src->aborted;
     dst->bodies_cut += src->bodies_cut;

@@ -61,6 +61,7 @@ struct merger {
     uint64_t last_end_ns; /* where the last published tick ended */
     uint64_t last_end_us; /* the same in whole µs, so durations add up exactly */
     int is_closed;
+    const char *http_version; /* static: of the latest replies, NULL: none yet */
 };
 
 struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl, struct chan *ch,
@@ -311,6 +312,11 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->state = is_last ? RUN_DONE : m->state;
     t->model = m->model;
     tick_copy_text(t->transport, sizeof(t->transport), m->transport ? m->transport : "");
+    /* Kept from tick to tick: an interval without a reply changes nothing. */
+    if (iv->http_version)
+        m->http_version = iv->http_version;
+    tick_copy_text(t->http_version, sizeof(t->http_version),
+                   m->http_version ? m->http_version : "");
     t->target_concurrency = m->target;
     t->actual_concurrency = iv->active;
     t->in_flight = iv->in_flight;

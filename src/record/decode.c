@@ -409,6 +409,7 @@ static int get_top(struct ctx *c, json_t *o)
         get_name(c, o, "state", run_state_from_name, &state) ||
         get_name(c, o, "model", load_model_from_name, &model) ||
         get_text(c, o, "transport", t->transport, sizeof(t->transport)) ||
+        get_text(c, o, "http_version", t->http_version, sizeof(t->http_version)) ||
         get_u32(c, o, "target_concurrency", &t->target_concurrency) ||
         get_u32(c, o, "actual_concurrency", &t->actual_concurrency) ||
         get_real(c, o, "target_rate_per_s", &t->target_rate_per_s) ||

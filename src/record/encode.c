@@ -349,6 +349,8 @@ json_t *record__tick_to_json(const struct tick *t)
     bad |= json_object_set_new(o, "state", json_string(run_state_name(t->state)));
     bad |= json_object_set_new(o, "model", json_string(load_model_name(t->model)));
     bad |= json_object_set_new(o, "transport", json_string(t->transport));
+    if (t->http_version[0])
+        bad |= json_object_set_new(o, "http_version", json_string(t->http_version));
     bad |= json_object_set_new(o, "target_concurrency", json_integer(t->target_concurrency));
     bad |= json_object_set_new(o, "actual_concurrency", json_integer(t->actual_concurrency));
     bad |= json_object_set_new(o, "target_rate_per_s", real_or_null(t->target_rate_per_s));

@@ -64,6 +64,8 @@ struct summary {
     uint32_t max_in_flight;       /* the most in flight at a tick's end, open ticks */
     uint32_t in_flight_cap;       /* the largest max_in_flight of open ticks */
     uint64_t connections_opened;
+    char transport[8];     /* of the latest tick that named one */
+    char http_version[12]; /* of the latest tick that named one */
     uint64_t dropped;
     uint64_t aborted;
     uint64_t bodies_cut;
@@ -224,6 +226,10 @@ static void add_run_figures(struct summary *s, const struct tick *t)
     s->n_ticks++;
     s->duration_us += t->duration_us;
     s->connections_opened += t->connections_opened;
+    if (t->http_version[0]) {
+        memcpy(s->http_version, t->http_version, sizeof(s->http_version));
+        memcpy(s->transport, t->transport, sizeof(s->transport));
+    }
     s->dropped += t->dropped;
     s->aborted += t->aborted;
     s->bodies_cut += t->bodies_cut;
@@ -483,6 +489,21 @@ static void print_model(FILE *out, const struct summary *s)
               out);
 }
 
+/* "HTTP version: h2 (curl transport)", when the ticks said. */
+static void print_http_version(FILE *out, const struct summary *s)
+{
+    char version[sizeof(s->http_version) * 4 + 4], transport[sizeof(s->transport) * 4 + 4];
+
+    if (!s->http_version[0])
+        return;
+    fprintf(out, "HTTP version: %s",
+            report__shown(s->http_version, sizeof(s->http_version), version, sizeof(version)));
+    if (s->transport[0])
+        fprintf(out, " (%s transport)",
+                report__shown(s->transport, sizeof(s->transport), transport, sizeof(transport)));
+    fputc('\n', out);
+}
+
 /* Open model: how late brink sent its requests (intended start to send), the
  * part of the corrected latency that is brink's, not the server's. */
 static void print_send_lag(FILE *out, const struct kind_totals *k)
@@ -612,6 +633,7 @@ int summary_print(const struct summary *s, FILE *out)
     print_failed_latency(out, s);
     print_schedule(out, s);
     print_statuses(out, s);
+    print_http_version(out, s);
     fprintf(out,
             "dropped %" PRIu64 ", aborted at stop %" PRIu64 ", bodies cut %" PRIu64
             ", connections opened %" PRIu64 "\n",

@@ -38,8 +38,9 @@ static void first_row(const struct view *v, struct rect r)
     snprintf(right, sizeof(right), " %s ", state_label(v->m));
     rw = (int)strlen(right) + 1 + (int)strlen(clock);
     if (t)
-        snprintf(how, sizeof(how), "  %s%s%.*s", load_model_name(t->model),
-                 t->transport[0] ? " via " : "", (int)sizeof(t->transport), t->transport);
+        snprintf(how, sizeof(how), "  %s%s%.*s%s%.*s", load_model_name(t->model),
+                 t->transport[0] ? " via " : "", (int)sizeof(t->transport), t->transport,
+                 t->http_version[0] ? " " : "", (int)sizeof(t->http_version), t->http_version);
     hw = (int)strlen(how);
     /* The target gives way first: the state and the clock matter more. */
     used = ui__draw_text(th, r.y, r.x, r.w, th->attr[ROLE_TITLE], "brink ");

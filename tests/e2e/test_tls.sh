@@ -13,6 +13,7 @@ src=$2
 
 tmp=$(mktemp -d)
 trap 'tls_cleanup; rm -rf "$tmp"' EXIT INT TERM
+mkdir "$tmp/tls"
 tls_setup "$tmp/tls" "$src" || exit 1
 tls_make_certs && tls_nginx_start && tls_garbage_start hello || exit 1
 ca=$tls_dir/ca.pem
@@ -59,9 +60,10 @@ all_ok() {
 }
 
 # all_class NAME CLASS PATTERN: every request failed with CLASS, and the
-# class's first message matches PATTERN (grep -Ei).
+# first-error event of the class matches PATTERN (grep -Ei).
 all_class() {
-    msg=$(sed -n "s/^  $2 *[0-9,]* *[0-9.]*%  //p" "$d/$name.out" | head -n 1)
+    msg=$(grep -h "first_error: first $2 " "$d/$name.out" "$d/$name.err" | head -n 1 |
+        sed 's/.*first_error: //')
     case "$errors" in
     "$2=$requests")
         if printf '%s' "$msg" | grep -Eqi -- "$3"; then

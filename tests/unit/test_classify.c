@@ -102,8 +102,11 @@ static const struct row {
     {CURLE_UNSUPPORTED_PROTOCOL, 0, 0, 1, 0, ERR_MALFORMED},
     {CURLE_UNSUPPORTED_PROTOCOL, 0, 0, 0, 0, ERR_OTHER},
     {CURLE_BAD_CONTENT_ENCODING, 0, 200, 1, 0, ERR_MALFORMED},
-    {CURLE_HTTP2, 0, 0, 1, 0, ERR_MALFORMED},
-    {CURLE_HTTP2_STREAM, 0, 0, 1, 0, ERR_MALFORMED},
+    /* HTTP/2 without libcurl's words: the session or the stream ended
+     * before the reply (h2_table has the words). */
+    {CURLE_HTTP2, 0, 0, 1, 0, ERR_CLOSED_EARLY},
+    {CURLE_HTTP2, 0, 0, 0, 0, ERR_MALFORMED},
+    {CURLE_HTTP2_STREAM, 0, 0, 1, 0, ERR_CLOSED_EARLY},
     {CURLE_HTTP3, 0, 0, 1, 0, ERR_MALFORMED},
     /* brink's own limits, whatever the step that hit them. */
     {CURLE_RECV_ERROR, EMFILE, 0, 1, 0, ERR_LOCAL_FD_LIMIT},
@@ -119,12 +122,25 @@ static const struct row {
     {CURLE_FAILED_INIT, 0, 0, 0, 0, ERR_OTHER},
 };
 
-/* A transfer libcurl ended with code, mapped as the curl transport does. */
+/* A transfer libcurl ended with code and errbuf's words (NULL: none),
+ * mapped as the curl transport does. */
+static struct transfer_result curl_result_said(CURLcode code, long os_errno, long status,
+                                               int connected, int body_cut, const char *errbuf)
+{
+    return (struct transfer_result){
+        .outcome = engine__curl_code_outcome(code, os_errno, connected, 0, body_cut, errbuf),
+        .os_errno = os_errno,
+        .http_status = status,
+        .connected = connected,
+    };
+}
+
+/* The same without words. */
 static struct transfer_result curl_result(CURLcode code, long os_errno, long status, int connected,
                                           int body_cut)
 {
     return (struct transfer_result){
-        .outcome = engine__curl_code_outcome(code, os_errno, connected, 0, body_cut),
+        .outcome = engine__curl_code_outcome(code, os_errno, connected, 0, body_cut, NULL),
         .os_errno = os_errno,
         .http_status = status,
         .connected = connected,
@@ -350,7 +366,7 @@ static void every_failed_transfer_lands_in_exactly_one_class(void **state)
 static const char *message(CURLcode code, long os_errno, long status, int connected,
                            const char *curl_error, char *buf)
 {
-    struct transfer_result r = curl_result(code, os_errno, status, connected, 0);
+    struct transfer_result r = curl_result_said(code, os_errno, status, connected, 0, curl_error);
     char words[MSG_MAX];
 
     engine__curl_code_words(code, connected, curl_error, words, sizeof(words));
@@ -458,6 +474,118 @@ static void a_body_cut_on_purpose_says_so(void **state)
     assert_string_equal(buf, "HTTP 200, body cut at max_body");
 }
 
+/* How HTTP/2 streams end without their reply, told apart by libcurl
+ * 7.88's words (the e2e test h2_faults sees them from a real server). */
+static const struct h2_row {
+    CURLcode code;
+    int is_tls;
+    const char *errbuf;
+    int want;
+    const char *message; /* how the message starts */
+} h2_table[] = {
+    /* RST_STREAM from the server. */
+    {CURLE_HTTP2_STREAM, 0, "HTTP/2 stream 1 was not closed cleanly: INTERNAL_ERROR (err 2)",
+     ERR_RESET, "stream reset by the server (curl 92: HTTP/2 stream 1 was not closed cleanly: "},
+    {CURLE_HTTP2_STREAM, 1, "HTTP/2 stream 7 was not closed cleanly: CANCEL (err 8)", ERR_RESET,
+     "stream reset by the server"},
+    /* A side broke the protocol. */
+    {CURLE_HTTP2_STREAM, 0, "HTTP/2 stream 3 was not closed cleanly: PROTOCOL_ERROR (err 1)",
+     ERR_MALFORMED, "malformed reply"},
+    {CURLE_HTTP2_STREAM, 0,
+     "HTTP/2 stream 1 was closed cleanly, but before getting  all response header fields, treated as error",
+     ERR_CLOSED_EARLY, "the server closed before a full reply"},
+    /* A GOAWAY that left the stream out. */
+    {CURLE_HTTP2, 0, "", ERR_CLOSED_EARLY,
+     "the server closed before a full reply (curl 16: the server ended the HTTP/2 connection (GOAWAY) before the reply)"},
+    {CURLE_HTTP2, 0, "nghttp2_session_send() failed: The user callback function failed(-902)",
+     ERR_MALFORMED, "malformed reply"},
+    /* Refused on every new connection libcurl tried. */
+    {CURLE_RECV_ERROR, 0, "Connection died, tried 5 times before giving up", ERR_CLOSED_EARLY,
+     "the server closed before a full reply (curl 56: Connection died, tried 5 times"},
+    {CURLE_RECV_ERROR, 1, "Connection died, tried 5 times before giving up", ERR_CLOSED_EARLY,
+     "the server closed before a full reply"},
+    /* Frames nghttp2 could not take. */
+    {CURLE_RECV_ERROR, 1,
+     "h2_process_pending_input: nghttp2_session_mem_recv() returned -505:Invalid frame length",
+     ERR_MALFORMED, "malformed reply"},
+    /* The connection ended under the stream: GOAWAY with an error, a crash. */
+    {CURLE_PARTIAL_FILE, 0,
+     "HTTP/2 stream 1 was not closed cleanly before end of the underlying stream", ERR_CLOSED_EARLY,
+     "the server closed before a full reply"},
+};
+
+static void http2_stream_ends_land_in_their_classes(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(h2_table) / sizeof(h2_table[0]); i++) {
+        const struct h2_row *row = &h2_table[i];
+        struct transfer_result r = {
+            .outcome = engine__curl_code_outcome(row->code, 0, 1, row->is_tls, 0, row->errbuf),
+            .connected = 1,
+        };
+        char words[MSG_MAX], buf[MSG_MAX];
+
+        engine__curl_code_words(row->code, 1, row->errbuf, words, sizeof(words));
+        classify_message(&r, words, buf, sizeof(buf));
+        if (classify_transfer(&r) != row->want || strncmp(buf, row->message, strlen(row->message)))
+            print_error("h2 row %zu: got class %d \"%s\", want %d \"%s...\"\n", i,
+                        classify_transfer(&r), buf, row->want, row->message);
+        assert_int_equal(classify_transfer(&r), row->want);
+        assert_memory_equal(buf, row->message, strlen(row->message));
+    }
+}
+
+/* Every code libcurl has for TLS, whatever the phase: the handshake, the
+ * certificates, the keys, the engines. */
+static void every_tls_code_is_tls(void **state)
+{
+    static const CURLcode codes[] = {
+        CURLE_SSL_CONNECT_ERROR,
+        CURLE_SSL_ENGINE_NOTFOUND,
+        CURLE_SSL_ENGINE_SETFAILED,
+        CURLE_SSL_CERTPROBLEM,
+        CURLE_SSL_CIPHER,
+        CURLE_PEER_FAILED_VERIFICATION,
+        CURLE_USE_SSL_FAILED,
+        CURLE_SSL_ENGINE_INITFAILED,
+        CURLE_SSL_CACERT_BADFILE,
+        CURLE_SSL_SHUTDOWN_FAILED,
+        CURLE_SSL_CRL_BADFILE,
+        CURLE_SSL_ISSUER_ERROR,
+        CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+        CURLE_SSL_INVALIDCERTSTATUS,
+        CURLE_SSL_CLIENTCERT,
+    };
+    static const int numbers[] = {35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 98};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+        assert_int_equal((int)codes[i], numbers[i]);
+        for (int connected = 0; connected <= 1; connected++) {
+            struct transfer_result r = curl_result(codes[i], 0, 0, connected, 0);
+
+            assert_int_equal(classify_transfer(&r), ERR_TLS);
+        }
+    }
+}
+
+/* OpenSSL's reason comes first in the words, where a report that cuts the
+ * message still shows it. */
+static void a_certificate_failure_says_why(void **state)
+{
+    char buf[MSG_MAX];
+
+    (void)state;
+    assert_string_equal(message(CURLE_PEER_FAILED_VERIFICATION, 0, 0, 1,
+                                "SSL certificate problem: certificate has expired", buf),
+                        "TLS handshake or certificate failure (curl 60: certificate has expired)");
+    assert_string_equal(
+        message(CURLE_PEER_FAILED_VERIFICATION, 0, 0, 1,
+                "SSL: no alternative certificate subject name matches target host name 'a.test'",
+                buf),
+        "TLS handshake or certificate failure (curl 60: SSL: no alternative certificate subject name matches target host name 'a.test')");
+}
+
 static void messages_are_one_line_and_fit_their_buffer(void **state)
 {
     char buf[MSG_MAX], small[8] = "xxxxxxx";
@@ -496,6 +624,9 @@ int main(void)
         cmocka_unit_test(replies_without_a_usable_status_are_malformed),
         cmocka_unit_test(a_body_cut_on_purpose_says_so),
         cmocka_unit_test(messages_are_one_line_and_fit_their_buffer),
+        cmocka_unit_test(http2_stream_ends_land_in_their_classes),
+        cmocka_unit_test(every_tls_code_is_tls),
+        cmocka_unit_test(a_certificate_failure_says_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -451,6 +451,26 @@ static void screen_80x24_matches_its_golden_file(void **state)
     ui__model_free(m);
 }
 
+/* Ticks of the curl transport over HTTP/2. */
+static void stamp_h2(struct tick *t)
+{
+    snprintf(t->transport, sizeof(t->transport), "curl");
+    snprintf(t->http_version, sizeof(t->http_version), "h2");
+}
+
+static void the_header_names_the_negotiated_http_version(void **state)
+{
+    struct model *m = stamped_model(5, 0, 0, stamp_h2);
+    char *screen = malloc(SCREEN_MAX);
+
+    (void)state;
+    render(m, 132, 40, 1, 0, screen, SCREEN_MAX);
+    *strchr(screen, '\n') = '\0';
+    assert_non_null(strstr(screen, "  closed via curl h2  "));
+    free(screen);
+    ui__model_free(m);
+}
+
 static void screen_132x40_matches_its_golden_file(void **state)
 {
     struct model *m = synthetic_model(90, 2, 1);
@@ -706,6 +726,7 @@ int main(void)
     const struct CMUnitTest screens[] = {
         cmocka_unit_test(screen_80x24_matches_its_golden_file),
         cmocka_unit_test(screen_132x40_matches_its_golden_file),
+        cmocka_unit_test(the_header_names_the_negotiated_http_version),
         cmocka_unit_test(screen_with_a_ramp_plan_shows_its_steps),
         cmocka_unit_test(screen_open_model_shows_the_schedule_and_both_latencies),
         cmocka_unit_test(steps_view_shows_a_verdict_while_its_row_is_open),

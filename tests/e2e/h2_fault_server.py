@@ -1,0 +1,128 @@
+"""A small HTTP/2 server without TLS (h2c, prior knowledge) that ends
+every request stream the same way, chosen on the command line, so that
+tests see how brink counts what HTTP/2 servers do when they refuse work:
+
+  ok            :status 200 and the body "ok\\n"
+  reset         RST_STREAM INTERNAL_ERROR
+  refuse        RST_STREAM REFUSED_STREAM (never processed: may be retried)
+  refuse_first  REFUSED_STREAM on the first connection, then as ok
+  goaway        GOAWAY that names the stream as processed, then the
+                connection closes without a reply
+  goaway_all    GOAWAY with last stream 0 (the stream was never
+                processed), then the connection closes
+  goaway_first  goaway_all on the first connection, then as ok
+
+Usage: python3 h2_fault_server.py MODE. Listens on 127.0.0.1, an ephemeral
+port, prints its URL on stdout, then appends "MODE STREAM_ID" to the file
+H2_FAULT_LOG names (when set) for each request stream it sees. Runs until
+killed; one thread per connection.
+"""
+import os
+import socket
+import struct
+import sys
+import threading
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY = 0, 1, 3, 4, 6, 7
+END_STREAM, ACK, END_HEADERS = 0x1, 0x1, 0x4
+NO_ERROR, INTERNAL_ERROR, REFUSED_STREAM = 0, 2, 7
+STATUS_200 = b"\x88"  # HPACK: field 8 of the static table, ":status: 200"
+MODES = ("ok", "reset", "refuse", "refuse_first", "goaway", "goaway_all", "goaway_first")
+
+
+def frame(kind, flags, stream, payload=b""):
+    return (struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) +
+            struct.pack(">I", stream) + payload)
+
+
+def read_exact(conn, n):
+    buf = b""
+    while len(buf) < n:
+        part = conn.recv(n - len(buf))
+        if not part:
+            raise EOFError
+        buf += part
+    return buf
+
+
+def drain(conn):
+    """Closes as a server does after a GOAWAY: no more writes, and what the
+    client still sends is read until it closes (closing with bytes unread
+    would reset the connection instead)."""
+    conn.shutdown(socket.SHUT_WR)
+    while conn.recv(65536):
+        pass
+
+
+def answer(conn, mode, stream):
+    """Ends one request stream as mode says; False when the connection
+    is done."""
+    if mode == "ok":
+        conn.sendall(frame(HEADERS, END_HEADERS, stream, STATUS_200) +
+                     frame(DATA, END_STREAM, stream, b"ok\n"))
+    elif mode == "reset":
+        conn.sendall(frame(RST_STREAM, 0, stream, struct.pack(">I", INTERNAL_ERROR)))
+    elif mode == "refuse":
+        conn.sendall(frame(RST_STREAM, 0, stream, struct.pack(">I", REFUSED_STREAM)))
+    elif mode == "goaway":
+        conn.sendall(frame(GOAWAY, 0, 0, struct.pack(">II", stream, INTERNAL_ERROR)))
+        drain(conn)
+        return False
+    elif mode == "goaway_all":
+        conn.sendall(frame(GOAWAY, 0, 0, struct.pack(">II", 0, NO_ERROR)))
+        drain(conn)
+        return False
+    return True
+
+
+def serve(conn, mode, log, lock):
+    try:
+        if read_exact(conn, len(PREFACE)) != PREFACE:
+            return
+        conn.sendall(frame(SETTINGS, 0, 0))
+        while True:
+            head = read_exact(conn, 9)
+            kind, flags = head[3], head[4]
+            stream = int.from_bytes(head[5:9], "big") & 0x7FFFFFFF
+            read_exact(conn, int.from_bytes(head[:3], "big"))
+            if kind == SETTINGS and not flags & ACK:
+                conn.sendall(frame(SETTINGS, ACK, 0))
+            elif kind == PING and not flags & ACK:
+                conn.sendall(frame(PING, ACK, 0, b"\0" * 8))
+            elif kind == GOAWAY:
+                return
+            elif kind == HEADERS:
+                if log:
+                    with lock, open(log, "a") as f:
+                        f.write("%s %d\n" % (mode, stream))
+                if not answer(conn, mode, stream):
+                    return
+    except (EOFError, OSError):
+        pass
+    finally:
+        conn.close()
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) == 2 else ""
+    if mode not in MODES:
+        sys.exit("h2_fault_server: expected one of %s, got %r" % (", ".join(MODES), mode))
+    log = os.environ.get("H2_FAULT_LOG")
+    lock = threading.Lock()
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(128)
+    print("http://127.0.0.1:%d/" % srv.getsockname()[1], flush=True)
+    first = True
+    while True:
+        conn, _ = srv.accept()
+        # The *_first modes misbehave on the first connection only.
+        this = mode
+        if mode.endswith("_first"):
+            this = {"refuse_first": "refuse", "goaway_first": "goaway_all"}[mode] if first else "ok"
+        first = False
+        threading.Thread(target=serve, args=(conn, this, log, lock), daemon=True).start()
+
+
+main()
