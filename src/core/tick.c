@@ -52,29 +52,50 @@ void tick_latency_from_hist(struct tick_latency *lat, const struct hist *h)
         lat->pct_us[i] = hist_percentile(h, tick_pcts[i]);
 }
 
-int tick_put_hist(struct tick *t, struct tick_kind *k, const struct hist *h)
+/* Encodes h at the end of t's data; *offset and *len say where. */
+static int put_at(struct tick *t, uint32_t *offset, uint32_t *len, const struct hist *h)
 {
     size_t room = t->data_cap - t->data_len;
     size_t need = hist_encode(h, t->data + t->data_len, room);
 
     if (need > room || t->data_len + need > UINT32_MAX) {
-        k->hist_offset = 0;
-        k->hist_len = 0;
+        *offset = 0;
+        *len = 0;
         return -ENOSPC;
     }
-    k->hist_offset = (uint32_t)t->data_len;
-    k->hist_len = (uint32_t)need;
+    *offset = (uint32_t)t->data_len;
+    *len = (uint32_t)need;
     t->data_len += need;
     return 0;
 }
 
+static int get_at(const struct tick *t, uint32_t offset, uint32_t len, struct hist *h)
+{
+    if (len == 0)
+        return -ENOENT;
+    if ((size_t)offset + len > t->data_len)
+        return -EINVAL;
+    return hist_decode(h, t->data + offset, len);
+}
+
+int tick_put_hist(struct tick *t, struct tick_kind *k, const struct hist *h)
+{
+    return put_at(t, &k->hist_offset, &k->hist_len, h);
+}
+
 int tick_get_hist(const struct tick *t, const struct tick_kind *k, struct hist *h)
 {
-    if (k->hist_len == 0)
-        return -ENOENT;
-    if ((size_t)k->hist_offset + k->hist_len > t->data_len)
-        return -EINVAL;
-    return hist_decode(h, t->data + k->hist_offset, k->hist_len);
+    return get_at(t, k->hist_offset, k->hist_len, h);
+}
+
+int tick_put_phase_hist(struct tick *t, enum tick_phase p, const struct hist *h)
+{
+    return put_at(t, &t->phases[p].hist_offset, &t->phases[p].hist_len, h);
+}
+
+int tick_get_phase_hist(const struct tick *t, enum tick_phase p, struct hist *h)
+{
+    return get_at(t, t->phases[p].hist_offset, t->phases[p].hist_len, h);
 }
 
 void tick_status_add(struct tick_status *table, uint32_t *n_used, uint64_t *other, uint16_t code,
@@ -168,6 +189,13 @@ static const char *plan_verdict_names[] = {
     [VERDICT_CUT] = "cut",
 };
 
+static const char *tick_phase_names[PHASE__COUNT] = {
+    [PHASE_DNS] = "dns",
+    [PHASE_CONNECT] = "connect",
+    [PHASE_TLS] = "tls",
+    [PHASE_TTFB] = "ttfb",
+};
+
 static const char *name_in(const char *const *table, size_t n, unsigned v)
 {
     return v < n && table[v] ? table[v] : "?";
@@ -203,6 +231,11 @@ const char *plan_phase_name(enum plan_phase p)
 const char *plan_verdict_name(enum plan_verdict v)
 {
     return NAME_OF(plan_verdict_names, v);
+}
+
+const char *tick_phase_name(enum tick_phase p)
+{
+    return NAME_OF(tick_phase_names, p);
 }
 
 static int value_of(const char *const *table, size_t n, const char *name)
@@ -244,6 +277,11 @@ int plan_phase_from_name(const char *name)
 int plan_verdict_from_name(const char *name)
 {
     return VALUE_OF(plan_verdict_names, name);
+}
+
+int tick_phase_from_name(const char *name)
+{
+    return VALUE_OF(tick_phase_names, name);
 }
 
 int tick_name_row(void *rows, size_t stride, uint32_t *n, uint32_t max, const char *name)

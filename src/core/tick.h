@@ -106,6 +106,30 @@ struct tick_latency {
     uint64_t pct_us[TICK_NPCT]; /* at tick_pcts */
 };
 
+/*
+ * Where the time of a request goes, each phase timed apart (struct
+ * tick.phases): the name lookup, the TCP connect and the TLS handshake of
+ * each new connection, and the time to first byte of each request that got
+ * a reply, from the start of its request's write to the first byte of the
+ * reply (libcurl's STARTTRANSFER - PRETRANSFER). The names are a file
+ * format, like error classes: never renamed, new phases appended.
+ */
+enum tick_phase {
+    PHASE_DNS,     /* "dns": a name lookup (h1: one per lookup; curl: one per new connection) */
+    PHASE_CONNECT, /* "connect": a TCP connect that succeeded, from its start */
+    PHASE_TLS,     /* "tls": a TLS handshake, from the TCP connect to its end */
+    PHASE_TTFB,    /* "ttfb": request written (its start) to the reply's first byte */
+    PHASE__COUNT
+};
+
+/* One phase's figures: how many were timed is window.count. */
+struct tick_phase_stats {
+    struct tick_latency window; /* this interval */
+    struct tick_latency run;    /* the whole run so far */
+    uint32_t hist_offset;       /* the interval histogram in tick.data */
+    uint32_t hist_len;          /* its encoded length; 0 when none */
+};
+
 /* Counts for one request kind, or for all of them (struct tick.total). Its
  * latency figures and histogram are those of the requests that succeeded
  * (ok); failed requests are timed apart, in struct tick.failed. */
@@ -164,7 +188,8 @@ struct tick {
     uint32_t actual_concurrency; /* virtual users active at the end */
     double target_rate_per_s;    /* open model only */
     uint32_t in_flight;          /* requests in flight at the end */
-    uint64_t connections_opened; /* new connections in the interval */
+    uint64_t connections_opened; /* new connections in the interval (connects begun) */
+    uint32_t connections;        /* connections open at the end (a gauge) */
     uint64_t dropped;            /* transfers aborted by a drop command (not errors) */
     uint64_t aborted;            /* transfers cut off when a stop gave up draining */
     uint64_t bodies_cut;         /* responses cut at max_body (counted, not errors) */
@@ -201,9 +226,11 @@ struct tick {
      * request corrected latency = send lag + service time. started and
      * completed both count the requests sent; window, run and histogram. */
     struct tick_kind send_lag; /* name "send_lag" */
-    size_t data_cap;           /* bytes available in data */
-    size_t data_len;           /* bytes used in data */
-    unsigned char data[];      /* encoded histograms, see hist_encode */
+    /* Where the time goes, by enum tick_phase; each with its histogram. */
+    struct tick_phase_stats phases[PHASE__COUNT];
+    size_t data_cap;      /* bytes available in data */
+    size_t data_len;      /* bytes used in data */
+    unsigned char data[]; /* encoded histograms, see hist_encode */
 };
 
 /* A zeroed tick with data_cap bytes for histograms. Aborts on exhaustion.
@@ -225,6 +252,9 @@ int tick_put_hist(struct tick *t, struct tick_kind *k, const struct hist *h);
 /* Decodes the histogram of kind k of t into h. Returns 0, -ENOENT when k has
  * none, or -EINVAL when the encoding is damaged. */
 int tick_get_hist(const struct tick *t, const struct tick_kind *k, struct hist *h);
+/* The same for phase p of t (t->phases[p]). */
+int tick_put_phase_hist(struct tick *t, enum tick_phase p, const struct hist *h);
+int tick_get_phase_hist(const struct tick *t, enum tick_phase p, struct hist *h);
 
 /* Adds n responses with HTTP status code to t (into status_other when the
  * table is full). */
@@ -264,6 +294,7 @@ const char *probe_state_name(enum probe_state s);
 const char *load_model_name(enum load_model m);
 const char *plan_phase_name(enum plan_phase p);
 const char *plan_verdict_name(enum plan_verdict v);
+const char *tick_phase_name(enum tick_phase p);
 /* The inverses, for reading session files: the value named name, or -1 when
  * no value has that name ("?" included). */
 int run_state_from_name(const char *name);
@@ -272,6 +303,7 @@ int probe_state_from_name(const char *name);
 int load_model_from_name(const char *name);
 int plan_phase_from_name(const char *name);
 int plan_verdict_from_name(const char *name);
+int tick_phase_from_name(const char *name);
 
 /* Copies src into dst (cap bytes, NUL-terminated), cutting at a UTF-8
  * boundary when it does not fit. Returns the length copied. */

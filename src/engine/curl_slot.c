@@ -439,6 +439,37 @@ static int is_goaway_refused(struct curl_slot *cs, CURLcode code)
            cs->head.n_blocks == 0;
 }
 
+/*
+ * Where the time of the transfer went, from libcurl's timers (µs from the
+ * transfer's start, each phase's end): a new connection's lookup, connect
+ * and TLS handshake (APPCONNECT is 0 without TLS), and the time to first
+ * byte of any transfer that got one (STARTTRANSFER is 0 until then), from
+ * PRETRANSFER, when the request starts to go out.
+ */
+static void record_phases(struct slot *s)
+{
+    CURL *e = s->curl->easy;
+    long new_conns = 0;
+    curl_off_t dns = 0, connect = 0, tls = 0, pre = 0, first = 0;
+
+    curl_easy_getinfo(e, CURLINFO_STARTTRANSFER_TIME_T, &first);
+    curl_easy_getinfo(e, CURLINFO_PRETRANSFER_TIME_T, &pre);
+    if (first > 0 && first >= pre)
+        engine__worker_phase(s->w, PHASE_TTFB, (uint64_t)(first - pre));
+    curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &new_conns);
+    if (new_conns <= 0)
+        return;
+    curl_easy_getinfo(e, CURLINFO_NAMELOOKUP_TIME_T, &dns);
+    curl_easy_getinfo(e, CURLINFO_CONNECT_TIME_T, &connect);
+    curl_easy_getinfo(e, CURLINFO_APPCONNECT_TIME_T, &tls);
+    if (connect <= 0 || connect < dns)
+        return;
+    engine__worker_phase(s->w, PHASE_DNS, (uint64_t)dns);
+    engine__worker_phase(s->w, PHASE_CONNECT, (uint64_t)(connect - dns));
+    if (tls > 0 && tls >= connect)
+        engine__worker_phase(s->w, PHASE_TLS, (uint64_t)(tls - connect));
+}
+
 void engine__curl_slot_done(struct slot *s, CURLcode code)
 {
     struct curl_slot *cs = s->curl;
@@ -456,6 +487,7 @@ void engine__curl_slot_done(struct slot *s, CURLcode code)
         return;
     }
     gather(s, code, &r, &in, &out, words, sizeof(words));
+    record_phases(s);
     if (cs->body_bytes > BUFFER_LARGE_BODY && cs->buffer_size == BUFFER_DEFAULT) {
         cs->buffer_size = large_buffer_for(s->index);
         curl_easy_setopt(cs->easy, CURLOPT_BUFFERSIZE, cs->buffer_size);

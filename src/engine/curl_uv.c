@@ -243,7 +243,7 @@ static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose, struct 
     }
     w->fds_used++;
     w->curl->opened++;
-    w->iv.connections_opened++;
+    engine__worker_conn_opened(w);
     return fd;
 }
 
@@ -255,6 +255,7 @@ static int on_close_socket(void *clientp, curl_socket_t fd)
     if (k)
         sock_close(w, k);
     w->fds_used--;
+    engine__worker_conn_closed(w);
     return close(fd);
 }
 

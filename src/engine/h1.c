@@ -62,9 +62,11 @@ struct h1_conn {
     uv_tcp_t tcp;
     uv_connect_t connect;
     uv_write_t write;
-    struct slot *s;  /* NULL once the slot let go of it */
-    char *copy;      /* what an asynchronous write still sends */
-    uint32_t n_sent; /* requests sent on it */
+    struct slot *s;    /* NULL once the slot let go of it */
+    char *copy;        /* what an asynchronous write still sends */
+    uint32_t n_sent;   /* requests sent on it */
+    uint64_t begun_ns; /* uv_hrtime when its connect began */
+    int is_counted;    /* engine__worker_conn_opened counted it: closing uncounts it */
     int is_connected;
     int is_writing;            /* writes in progress (TLS may queue several) */
     struct h1_tls_conn *tls;   /* https, once connected, else NULL */
@@ -86,7 +88,8 @@ struct h1_slot {
     struct h1_conn *conn;
     struct h1_resp resp;
     uint64_t bytes_out;
-    int is_starting; /* inside start: a failure must wait for the next pass */
+    uint64_t sent_ns; /* uv_hrtime when its request's write began: time to first byte */
+    int is_starting;  /* inside start: a failure must wait for the next pass */
     int is_retried;
     uint32_t addr_i;  /* the address its connection tries or uses */
     uint32_t n_tried; /* addresses its current connect has tried */
@@ -119,6 +122,8 @@ static void on_conn_closed(uv_handle_t *h)
 
     worker_of(h)->fds_used--;
     h1_tls_conn_free(c->tls);
+    if (c->is_counted)
+        engine__worker_conn_closed(worker_of(h));
     free(c->copy);
     free(c);
 }
@@ -369,6 +374,8 @@ static void send_request(struct slot *s)
     bufs[0] = uv_buf_init((char *)head, (unsigned)len);
     bufs[1] = uv_buf_init((char *)k->body, (unsigned)k->body_len);
     h->bytes_out = len + k->body_len;
+    /* From the write's start, as libcurl's PRETRANSFER. */
+    h->sent_ns = uv_hrtime();
     c->n_sent++;
     if (c->tls) {
         send_tls(s, head, len, k);
@@ -414,6 +421,8 @@ static void on_data(struct slot *s, const char *data, size_t n)
     struct h1_slot *h = s->h1;
     size_t used;
 
+    if (h->resp.raw_bytes == 0)
+        engine__worker_phase(s->w, PHASE_TTFB, (uv_hrtime() - h->sent_ns) / 1000);
     switch (h1_resp_feed(&h->resp, data, n, &used)) {
     case H1_MORE: return;
     case H1_DONE: replied(s, used, n); return;
@@ -456,6 +465,7 @@ static void handshake_step(struct slot *s)
         c->is_tls_ready = 1;
         /* The handshake's duration, TCP connect excluded: the TLS phase. */
         c->tls_handshake_us = (uv_hrtime() - c->tls_start_ns) / 1000;
+        engine__worker_phase(s->w, PHASE_TLS, c->tls_handshake_us);
         s->h1->was_connected = 1;
         arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
         /* Its last flight (Finished) leaves with the request, in one write. */
@@ -599,6 +609,7 @@ static void connected(struct slot *s, struct h1_conn *c)
     const struct workload_kind *k;
     int status;
 
+    engine__worker_phase(s->w, PHASE_CONNECT, (uv_hrtime() - c->begun_ns) / 1000);
     s->w->h1->addr_at = s->h1->addr_i;
     c->is_connected = 1;
     if (addr_of(s)->ss_family != AF_UNIX)
@@ -687,6 +698,7 @@ static int conn_try(struct slot *s, uint32_t i)
     pace_begun(&w->pace, 1);
     pace_took(&w->pace, 1, uv_hrtime() - t0);
     w->fds_used++;
+    c->begun_ns = t0;
     c->s = s;
     s->h1->conn = c;
     s->h1->addr_i = i;
@@ -695,7 +707,8 @@ static int conn_try(struct slot *s, uint32_t i)
         conn_close(c);
         return rc;
     }
-    w->iv.connections_opened++;
+    c->is_counted = 1;
+    engine__worker_conn_opened(w);
     return rc;
 }
 
@@ -764,6 +777,10 @@ static void on_resolved(uv_async_t *a)
     if (!hw->lookup ||
         (rc = engine__lookup_result(hw->lookup, &hw->addrs, why, sizeof(why))) == -EAGAIN)
         return;
+    /* One sample per lookup, however many slots waited for it. */
+    if (rc == 0)
+        engine__worker_phase(worker_of((uv_handle_t *)a), PHASE_DNS,
+                             engine__lookup_took_us(hw->lookup));
     engine__lookup_release(hw->lookup);
     hw->lookup = NULL;
     hw->has_addrs = rc == 0;

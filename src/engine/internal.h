@@ -67,8 +67,9 @@ struct interval {
      * carries this time, not the interval's start, so that it never shows
      * before the change that caused it. Meaningful where first_error is set. */
     uint64_t first_error_ns[ERR__COUNT];
-    uint64_t connections_opened;
-    const char *http_version; /* static: of its latest reply, "h2"; NULL: none yet */
+    uint64_t connections_opened; /* connects begun (engine__worker_conn_opened) */
+    uint32_t connections;        /* its connections open at the end */
+    const char *http_version;    /* static: of its latest reply, "h2"; NULL: none yet */
     uint64_t dropped;
     uint64_t aborted;
     uint64_t bodies_cut;
@@ -92,6 +93,8 @@ struct interval {
     /* Open model: send lags (intended start to engine__slot_start) of the requests
      * it started from the schedule, µs. */
     struct hist *send_lag;
+    /* Where the time went, by enum tick_phase, µs (engine__worker_phase). */
+    struct hist *phases[PHASE__COUNT];
 };
 
 void engine__interval_init(struct interval *iv, size_t n_kinds);
@@ -277,6 +280,7 @@ struct worker {
     int has_run;    /* its loop ran to the end (its handles are closed) */
     uint32_t in_flight;
     uint32_t fds_used;
+    uint32_t conns_open; /* connections open (engine__worker_conn_opened, _closed) */
     uint64_t rng;
     uint64_t next_tick_ns; /* the boundary the tick timer waits for */
     /* Open model: its part of the rate and of the cap, and its schedule. */
@@ -317,6 +321,21 @@ void engine__worker_next(struct worker *w, struct slot *s);
 void engine__worker_check_finished(struct worker *w);
 /* Adds slots until it has n. */
 void engine__worker_grow_slots(struct worker *w, uint32_t n);
+/*
+ * The transports' hooks for where the time goes and for connections, on
+ * the worker's thread; each costs a counter or one histogram record.
+ * engine__worker_phase records us (µs) as one sample of phase p into the
+ * worker's interval: PHASE_DNS once per name lookup that succeeded,
+ * PHASE_CONNECT per TCP connect that succeeded (from its start),
+ * PHASE_TLS per TLS handshake that succeeded (from the TCP connect's end),
+ * PHASE_TTFB per request that got a first reply byte (from the start of
+ * its request's write). engine__worker_conn_opened counts a connection
+ * begun (a connect started on a new socket: tick.connections_opened) and
+ * open; engine__worker_conn_closed, once for each, when it is closed.
+ */
+void engine__worker_phase(struct worker *w, enum tick_phase p, uint64_t us);
+void engine__worker_conn_opened(struct worker *w);
+void engine__worker_conn_closed(struct worker *w);
 
 /* open.c: the open model on a worker. */
 /* Takes the model, rate and cap of c (engine.lock not held; c a copy);
@@ -363,6 +382,8 @@ int engine__lookup_start(const char *host, uint16_t port, int family, uv_async_t
 /* The result of l: -EAGAIN while it runs, else what engine__lookup_resolve
  * returned, with addrs (on success) or why (on failure) filled in. */
 int engine__lookup_result(struct lookup *l, struct h1_addrs *addrs, char *why, size_t why_len);
+/* How long the lookup of l took, µs; meaningful once its result is in. */
+uint64_t engine__lookup_took_us(struct lookup *l);
 /* The owner lets go of l: wake is never sent after this returns (call it
  * before closing wake), and l is freed now or when its thread ends.
  * NULL: a no-op. */

@@ -43,6 +43,8 @@ void engine__interval_init(struct interval *iv, size_t n_kinds)
     iv->service = hist_new();
     iv->failed = hist_new();
     iv->send_lag = hist_new();
+    for (int p = 0; p < PHASE__COUNT; p++)
+        iv->phases[p] = hist_new();
 }
 
 /* Empties iv for the next interval; the histograms are kept, not freed. */
@@ -52,9 +54,15 @@ void engine__interval_reset(struct interval *iv)
     struct kind_stats *kinds = iv->kinds;
     struct hist *service = iv->service, *failed = iv->failed;
     struct hist *send_lag = iv->send_lag;
+    struct hist *phases[PHASE__COUNT];
     size_t n = iv->n_kinds;
 
+    memcpy(phases, iv->phases, sizeof(phases));
     memset(iv, 0, sizeof(*iv));
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        iv->phases[p] = phases[p];
+        hist_reset(phases[p]);
+    }
     iv->service = service;
     hist_reset(service);
     iv->failed = failed;
@@ -80,6 +88,10 @@ void engine__interval_free(struct interval *iv)
     iv->failed = NULL;
     hist_free(iv->send_lag);
     iv->send_lag = NULL;
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        hist_free(iv->phases[p]);
+        iv->phases[p] = NULL;
+    }
     for (size_t i = 0; i < iv->n_kinds; i++)
         hist_free(iv->kinds[i].hist);
     free(iv->kinds);
@@ -110,6 +122,9 @@ void engine__interval_add(struct interval *dst, const struct interval *src)
     dst->connections_opened += src->connections_opened;
     if (src->http_version)
         dst->http_version = src->http_version;
+    dst->connections += src->connections;
+    for (int p = 0; p < PHASE__COUNT; p++)
+        hist_merge(dst->phases[p], src->phases[p]);
     dst->dropped += src->dropped;
     dst->aborted += src->aborted;
     dst->bodies_cut += src->bodies_cut;

@@ -29,8 +29,9 @@ struct lookup {
     uv_async_t *wake; /* the owner's; NULL once it let go */
     char host[H1_HOST_MAX];
     char port[8];
-    int family; /* of the addresses kept: AF_UNSPEC, AF_INET or AF_INET6 */
-    int rc;     /* 0, or a negative errno with why set */
+    int family;       /* of the addresses kept: AF_UNSPEC, AF_INET or AF_INET6 */
+    int rc;           /* 0, or a negative errno with why set */
+    uint64_t took_us; /* how long getaddrinfo took */
     struct h1_addrs addrs;
     char why[LOOKUP_WHY_MAX];
 };
@@ -140,10 +141,13 @@ static void *run(void *arg)
     struct h1_addrs addrs = {0};
     char why[LOOKUP_WHY_MAX] = "";
     uint16_t port = (uint16_t)atoi(l->port);
+    uint64_t t0 = uv_hrtime();
     int rc = engine__lookup_resolve(l->host, port, 0, l->family, &addrs, why, sizeof(why));
+    uint64_t took_us = (uv_hrtime() - t0) / 1000;
 
     pthread_mutex_lock(&l->lock);
     l->rc = rc;
+    l->took_us = took_us;
     l->addrs = addrs;
     memcpy(l->why, why, sizeof(why));
     l->is_done = 1;
@@ -197,6 +201,16 @@ int engine__lookup_result(struct lookup *l, struct h1_addrs *addrs, char *why, s
     }
     pthread_mutex_unlock(&l->lock);
     return rc;
+}
+
+uint64_t engine__lookup_took_us(struct lookup *l)
+{
+    uint64_t us;
+
+    pthread_mutex_lock(&l->lock);
+    us = l->took_us;
+    pthread_mutex_unlock(&l->lock);
+    return us;
 }
 
 void engine__lookup_release(struct lookup *l)

@@ -42,6 +42,7 @@ struct merger {
     struct hist *run_service;
     struct hist *run_failed;
     struct hist *run_send_lag;
+    struct hist *run_phases[PHASE__COUNT];
     struct hist **run_kinds;
     uint64_t run_errors[ERR__COUNT];
     struct tick_event events[EVENTS_MAX];
@@ -81,6 +82,8 @@ struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl,
     m->run_service = hist_new();
     m->run_failed = hist_new();
     m->run_send_lag = hist_new();
+    for (int p = 0; p < PHASE__COUNT; p++)
+        m->run_phases[p] = hist_new();
     m->run_kinds = xcalloc(m->n_kinds, sizeof(*m->run_kinds));
     for (size_t i = 0; i < m->n_kinds; i++)
         m->run_kinds[i] = hist_new();
@@ -101,6 +104,8 @@ void engine__merger_free(struct merger *m)
     hist_free(m->run_service);
     hist_free(m->run_failed);
     hist_free(m->run_send_lag);
+    for (int p = 0; p < PHASE__COUNT; p++)
+        hist_free(m->run_phases[p]);
     free(m->next_seq);
     free(m->is_done);
     pthread_mutex_destroy(&m->lock);
@@ -237,6 +242,21 @@ static void fill_failed(struct merger *m, struct tick *t, const struct interval 
         tick_put_hist(t, k, iv->failed);
 }
 
+/* Where the time went: each phase's interval and run figures, and its
+ * interval histogram when it timed anything. */
+static void fill_phases(struct merger *m, struct tick *t, const struct interval *iv)
+{
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        struct tick_phase_stats *ph = &t->phases[p];
+
+        hist_merge(m->run_phases[p], iv->phases[p]);
+        tick_latency_from_hist(&ph->window, iv->phases[p]);
+        tick_latency_from_hist(&ph->run, m->run_phases[p]);
+        if (ph->window.count)
+            tick_put_phase_hist(t, (enum tick_phase)p, iv->phases[p]);
+    }
+}
+
 /* Copies the counts of s into the tick kind k and encodes its histogram. */
 static void fill_kind(struct tick *t, struct tick_kind *k, const struct kind_stats *s,
                       const struct hist *run)
@@ -294,6 +314,8 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     cap += hist_encode(iv->service, NULL, 0);
     cap += hist_encode(iv->failed, NULL, 0);
     cap += hist_encode(iv->send_lag, NULL, 0);
+    for (int ph = 0; ph < PHASE__COUNT; ph++)
+        cap += hist_encode(iv->phases[ph], NULL, 0);
     hist_merge(m->run_total, iv->total.hist);
     for (size_t i = 0; i < m->n_kinds; i++)
         hist_merge(m->run_kinds[i], iv->kinds[i].hist);
@@ -321,6 +343,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->actual_concurrency = iv->active;
     t->in_flight = iv->in_flight;
     t->connections_opened = iv->connections_opened;
+    t->connections = iv->connections;
     t->dropped = iv->dropped;
     t->aborted = iv->aborted;
     t->bodies_cut = iv->bodies_cut;
@@ -350,6 +373,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->health.fds_limit = m->fds_limit;
     fill_open(m, t, iv);
     fill_failed(m, t, iv);
+    fill_phases(m, t, iv);
     assert(tick_is_bounded(t));
     if (t->duration_us)
         m->last_rate_per_s = (double)iv->total.completed * 1000.0 / (double)t->duration_us;

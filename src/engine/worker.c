@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "core/hist.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/internal.h"
@@ -33,6 +34,22 @@ static int tickets_left(const struct worker *w)
     return !e->request_limit || atomic_load(&e->tickets) < e->request_limit;
 }
 
+void engine__worker_phase(struct worker *w, enum tick_phase p, uint64_t us)
+{
+    hist_record(w->iv.phases[p], us);
+}
+
+void engine__worker_conn_opened(struct worker *w)
+{
+    w->conns_open++;
+    w->iv.connections_opened++;
+}
+
+void engine__worker_conn_closed(struct worker *w)
+{
+    w->conns_open--;
+}
+
 /* Fills the gauges of the interval and hands it to the merger. */
 static void submit(struct worker *w, uint64_t end_ns, int is_final)
 {
@@ -45,6 +62,7 @@ static void submit(struct worker *w, uint64_t end_ns, int is_final)
         iv->active = 0;
     iv->in_flight = w->in_flight;
     iv->fds_used = w->fds_used;
+    iv->connections = w->conns_open;
     if (w->is_open) {
         /* The pool and its cap, not the closed model's users. */
         iv->target = w->cap;

@@ -159,8 +159,9 @@ static int get_latency(struct ctx *c, json_t *o, const char *key, struct tick_la
     return 0;
 }
 
-/* Appends the full-precision encoding of c->h to the data as k's. */
-static void append_hist(struct ctx *c, struct tick_kind *k)
+/* Appends the full-precision encoding of c->h to the data; *offset and
+ * *len say where. */
+static void append_hist_at(struct ctx *c, uint32_t *offset, uint32_t *len)
 {
     size_t need = hist_encode(c->h, NULL, 0);
 
@@ -169,25 +170,35 @@ static void append_hist(struct ctx *c, struct tick_kind *k)
         c->data = xrealloc(c->data, c->data_cap);
     }
     hist_encode(c->h, c->data + c->data_len, need);
-    k->hist_offset = (uint32_t)c->data_len;
-    k->hist_len = (uint32_t)need;
+    *offset = (uint32_t)c->data_len;
+    *len = (uint32_t)need;
     c->data_len += need;
 }
 
-/* Unpacks a stored histogram into the data. */
-static int get_hist(struct ctx *c, json_t *o, struct tick_kind *k)
+static void append_hist(struct ctx *c, struct tick_kind *k)
+{
+    append_hist_at(c, &k->hist_offset, &k->hist_len);
+}
+
+/* Unpacks the stored histogram "hist" of o into c->h and the data. */
+static int get_hist_at(struct ctx *c, json_t *o, uint32_t *offset, uint32_t *len)
 {
     json_t *v = json_object_get(o, "hist");
 
-    k->hist_offset = 0;
-    k->hist_len = 0;
+    *offset = 0;
+    *len = 0;
     if (!v)
         return 0;
     if (!json_is_string(v) ||
         record__hist_unpack(c->h, json_string_value(v), json_string_length(v)) != 0)
         return fail(c, "hist", "not a stored histogram");
-    append_hist(c, k);
+    append_hist_at(c, offset, len);
     return 0;
+}
+
+static int get_hist(struct ctx *c, json_t *o, struct tick_kind *k)
+{
+    return get_hist_at(c, o, &k->hist_offset, &k->hist_len);
 }
 
 /* Rebuilds the total's histogram as the sum of the kinds'. */
@@ -415,9 +426,9 @@ static int get_top(struct ctx *c, json_t *o)
         get_real(c, o, "target_rate_per_s", &t->target_rate_per_s) ||
         get_u32(c, o, "in_flight", &t->in_flight) ||
         get_count(c, o, "connections_opened", &t->connections_opened) ||
-        get_count(c, o, "dropped", &t->dropped) || get_count(c, o, "aborted", &t->aborted) ||
-        get_count(c, o, "bodies_cut", &t->bodies_cut) || get_kind_of(c, o, "health", 0, &health) ||
-        get_plan(c, o, &t->plan))
+        get_u32(c, o, "connections", &t->connections) || get_count(c, o, "dropped", &t->dropped) ||
+        get_count(c, o, "aborted", &t->aborted) || get_count(c, o, "bodies_cut", &t->bodies_cut) ||
+        get_kind_of(c, o, "health", 0, &health) || get_plan(c, o, &t->plan))
         return -EINVAL;
     t->state = (enum run_state)state;
     t->model = (enum load_model)model;
@@ -471,6 +482,38 @@ static int get_failed(struct ctx *c, json_t *o)
     return 0;
 }
 
+/* Where the time went (absent before it existed, and in a tick that timed
+ * no phase): each phase present has its stored histogram, with samples,
+ * whence the interval's figures; the run's are as written (a reader
+ * carries them over the ticks without them). */
+static int get_phases(struct ctx *c, json_t *o)
+{
+    json_t *phases, *v;
+    const char *name;
+
+    if (get_kind_of(c, o, "phases", 0, &phases) != 0)
+        return -EINVAL;
+    json_object_foreach(phases, name, v)
+    {
+        int p = tick_phase_from_name(name);
+        struct tick_phase_stats *ph;
+
+        if (p < 0)
+            return fail(c, "phases", "unknown phase");
+        ph = &c->t->phases[p];
+        if (!json_is_object(v))
+            return fail(c, "phases", "expected objects");
+        if (get_latency(c, v, "run", &ph->run) ||
+            get_hist_at(c, v, &ph->hist_offset, &ph->hist_len))
+            return -EINVAL;
+        /* A phase is written only when it timed something: with its samples. */
+        if (ph->hist_len == 0 || hist_count(c->h) == 0)
+            return fail(c, "phases", "expected a histogram with samples");
+        tick_latency_from_hist(&ph->window, c->h);
+    }
+    return 0;
+}
+
 int record__tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len)
 {
     struct ctx c = {.why = why, .why_len = why_len};
@@ -492,6 +535,8 @@ int record__tick_from_json(json_t *obj, struct tick **out, char *why, size_t why
         rc = get_open(&c, obj);
     if (rc == 0)
         rc = get_failed(&c, obj);
+    if (rc == 0)
+        rc = get_phases(&c, obj);
     if (rc == 0) {
         /* The fields are final: move them to a tick with room for the data. */
         *out = tick_new(c.data_len);

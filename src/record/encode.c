@@ -8,6 +8,7 @@
 #include "record/internal.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -73,16 +74,18 @@ static json_t *latency_json(const struct tick_latency *lat)
     return o;
 }
 
-static int put_hist(json_t *o, const struct tick *t, const struct tick_kind *k)
+/* Sets "hist" to the stored form of the histogram at offset, len in t's
+ * data (none when len is 0). */
+static int put_hist_at(json_t *o, const struct tick *t, uint32_t offset, uint32_t len)
 {
     struct hist *h;
     char *text;
     int rc;
 
-    if (k->hist_len == 0)
+    if (len == 0)
         return 0;
     h = hist_new();
-    rc = tick_get_hist(t, k, h);
+    rc = (size_t)offset + len <= t->data_len ? hist_decode(h, t->data + offset, len) : -EINVAL;
     /* A damaged histogram in a tick is left out rather than losing the line. */
     if (rc != 0) {
         hist_free(h);
@@ -93,6 +96,38 @@ static int put_hist(json_t *o, const struct tick *t, const struct tick_kind *k)
     rc = json_object_set_new(o, "hist", json_string(text));
     free(text);
     return rc;
+}
+
+static int put_hist(json_t *o, const struct tick *t, const struct tick_kind *k)
+{
+    return put_hist_at(o, t, k->hist_offset, k->hist_len);
+}
+
+/*
+ * Where the time went: {"ttfb":{"run":{...},"hist":"..."},...}, only the
+ * phases that timed something in the interval. The interval's figures come
+ * back from the histogram; the run's are written with it, and a reader
+ * carries them over the ticks that have none (record_read_next), so a
+ * keep-alive run does not repeat its connects' figures every tick.
+ */
+static json_t *phases_json(const struct tick *t)
+{
+    json_t *a = json_object();
+    int bad = !a;
+
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        const struct tick_phase_stats *ph = &t->phases[p];
+        json_t *o;
+
+        if (ph->window.count == 0 || ph->hist_len == 0)
+            continue;
+        o = json_object();
+        bad |= !o;
+        bad |= json_object_set_new(o, "run", latency_json(&ph->run));
+        bad |= put_hist_at(o, t, ph->hist_offset, ph->hist_len);
+        bad |= json_object_set_new(a, tick_phase_name((enum tick_phase)p), o);
+    }
+    return bad ? (json_decref(a), NULL) : a;
 }
 
 /* How a kind's histogram is stored. */
@@ -356,6 +391,7 @@ json_t *record__tick_to_json(const struct tick *t)
     bad |= json_object_set_new(o, "target_rate_per_s", real_or_null(t->target_rate_per_s));
     bad |= json_object_set_new(o, "in_flight", json_integer(t->in_flight));
     bad |= put_nonzero(o, "connections_opened", t->connections_opened);
+    bad |= put_nonzero(o, "connections", t->connections);
     bad |= put_nonzero(o, "dropped", t->dropped);
     bad |= put_nonzero(o, "aborted", t->aborted);
     bad |= put_nonzero(o, "bodies_cut", t->bodies_cut);
@@ -372,6 +408,7 @@ json_t *record__tick_to_json(const struct tick *t)
     if (t->plan.phase != PLAN_OFF || t->plan.verdict != VERDICT_NONE)
         bad |= json_object_set_new(o, "plan", plan_json(&t->plan));
     bad |= put_open(o, t);
+    bad |= put_nonempty(o, "phases", phases_json(t));
     if (bad) {
         json_decref(o);
         return NULL;

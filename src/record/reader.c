@@ -31,6 +31,7 @@ struct record_reader {
     int has_newline; /* the current line ended with '\n' */
     int is_done;     /* the end notice was given */
     uint64_t last_start_us;
+    struct tick_latency phase_run[PHASE__COUNT]; /* each phase's last run figures */
     struct record_header header;
     char *config_text;
     int has_trailer;
@@ -270,6 +271,14 @@ static void accept_tick(struct record_reader *r, struct tick *t)
         t->start_us = r->last_start_us;
     }
     r->last_start_us = t->start_us;
+    /* A phase's run figures are written only with its interval's: a tick
+     * that timed none of it has the last ones seen. */
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        if (t->phases[p].run.count == 0)
+            t->phases[p].run = r->phase_run[p];
+        else
+            r->phase_run[p] = t->phases[p].run;
+    }
     r->end.last_ms = tick_end_ms(t);
     r->end.ticks++;
 }

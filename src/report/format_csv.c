@@ -74,8 +74,13 @@ static void put_header(struct format_csv *c, const struct tick *t)
     for (int e = 0; e < ERR__COUNT; e++)
         fprintf(out, ",err_%s", errclass_name((enum errclass)e));
     fputs(",model,target_rate_per_s,max_in_flight,sched_called,sched_backlog,sched_lag_us,"
-          "sched_capped,service_p50_us,service_p99_us",
+          "sched_capped,service_p50_us,service_p99_us,connections_opened,connections",
           out);
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        const char *name = tick_phase_name((enum tick_phase)p);
+
+        fprintf(out, ",%s_count,%s_p50_us,%s_p99_us,%s_max_us", name, name, name, name);
+    }
     for (uint32_t i = 0; i < c->n_probes; i++) {
         fputc(',', out);
         put_quoted(out, c->probes[i], TICK_NAME_MAX);
@@ -123,6 +128,22 @@ static void put_open(FILE *out, const struct tick *t)
         fputs(",,", out);
 }
 
+/* The connections, and each phase's count, p50, p99 and max (empty
+ * figures when it timed nothing). */
+static void put_phases(FILE *out, const struct tick *t)
+{
+    fprintf(out, ",%" PRIu64 ",%" PRIu32, t->connections_opened, t->connections);
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        const struct tick_latency *w = &t->phases[p].window;
+
+        if (w->count > 0)
+            fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, w->count, w->pct_us[0],
+                    w->pct_us[2], w->max_us);
+        else
+            fputs(",0,,,", out);
+    }
+}
+
 int format_csv_tick(struct format_csv *c, const struct tick *t)
 {
     const struct tick_kind *k = &t->total;
@@ -151,6 +172,7 @@ int format_csv_tick(struct format_csv *c, const struct tick *t)
     for (int e = 0; e < ERR__COUNT; e++)
         fprintf(out, ",%" PRIu64, k->errors[e]);
     put_open(out, t);
+    put_phases(out, t);
     for (uint32_t i = 0; i < c->n_probes; i++)
         put_probe(out, t, c->probes[i]);
     fputs("\r\n", out);

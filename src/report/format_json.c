@@ -280,6 +280,24 @@ static void put_open(FILE *out, const struct summary *sum, uint64_t d)
     put_send_lag(out, sum);
 }
 
+/* ,"connections":{"opened":N,"max_open":N},"phases_us":{"dns":{...},...}:
+ * the run's connections and where the time went, each phase's figures as
+ * put_latency writes them. */
+static void put_phases(FILE *out, const struct summary *sum)
+{
+    struct summary_connections c;
+
+    summary_connections(sum, &c);
+    fprintf(out,
+            ",\n\"connections\":{\"opened\":%" PRIu64 ",\"max_open\":%" PRIu32
+            "},\n\"phases_us\":{\"histogram_gaps\":%" PRIu64,
+            c.opened, c.max_open, c.phase_gaps);
+    for (int p = 0; p < PHASE__COUNT; p++)
+        put_latency(out, tick_phase_name((enum tick_phase)p),
+                    summary_phase(sum, (enum tick_phase)p));
+    fputc('}', out);
+}
+
 /* ,"thresholds":{"conditions":N,"failed":["why",...],"steps_failed":N} */
 static void put_verdicts(FILE *out, const struct report_verdicts *v)
 {
@@ -307,6 +325,7 @@ int format_json(const struct summary *sum, const struct steps *st, const struct 
     k.name = NULL;
     put_totals(out, &k, &failed, d);
     put_statuses(out, sum);
+    put_phases(out, sum);
     put_open(out, sum, d);
     fputs(",\n\"kinds\":[", out);
     for (uint32_t i = 0; i < summary_n_kinds(sum); i++) {

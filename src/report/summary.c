@@ -64,8 +64,9 @@ struct summary {
     uint32_t max_in_flight;       /* the most in flight at a tick's end, open ticks */
     uint32_t in_flight_cap;       /* the largest max_in_flight of open ticks */
     uint64_t connections_opened;
-    char transport[8];     /* of the latest tick that named one */
-    char http_version[12]; /* of the latest tick that named one */
+    char transport[8];        /* of the latest tick that named one */
+    char http_version[12];    /* of the latest tick that named one */
+    uint32_t max_connections; /* the most open at a tick's end */
     uint64_t dropped;
     uint64_t aborted;
     uint64_t bodies_cut;
@@ -74,6 +75,8 @@ struct summary {
     struct kind_totals failed;   /* the latency of failed requests, all kinds */
     struct kind_totals send_lag; /* open model: intended start to send, brink's own delay */
     struct summary_schedule sched;
+    struct hist *phases[PHASE__COUNT]; /* where the time went, merged */
+    uint64_t phase_gaps;               /* phase histograms damaged */
     uint32_t n_kinds;
     struct kind_totals kinds[TICK_MAX_KINDS];
     uint64_t unmatched_completed; /* completed requests of kinds past the table */
@@ -101,6 +104,8 @@ struct summary *summary_new(void)
     s->failed.hist = hist_new();
     tick_copy_text(s->send_lag.name, sizeof(s->send_lag.name), "send_lag");
     s->send_lag.hist = hist_new();
+    for (int p = 0; p < PHASE__COUNT; p++)
+        s->phases[p] = hist_new();
     s->scratch = hist_new();
     return s;
 }
@@ -115,6 +120,8 @@ void summary_free(struct summary *s)
     hist_free(s->service.hist);
     hist_free(s->failed.hist);
     hist_free(s->send_lag.hist);
+    for (int p = 0; p < PHASE__COUNT; p++)
+        hist_free(s->phases[p]);
     hist_free(s->scratch);
     free(s);
 }
@@ -230,6 +237,8 @@ static void add_run_figures(struct summary *s, const struct tick *t)
         memcpy(s->http_version, t->http_version, sizeof(s->http_version));
         memcpy(s->transport, t->transport, sizeof(s->transport));
     }
+    if (t->connections > s->max_connections)
+        s->max_connections = t->connections;
     s->dropped += t->dropped;
     s->aborted += t->aborted;
     s->bodies_cut += t->bodies_cut;
@@ -284,6 +293,28 @@ static void add_probes(struct summary *s, const struct tick *t)
     }
 }
 
+/* Merges the phases' interval histograms; returns -EINVAL when one is
+ * damaged. */
+static int add_phases(struct summary *s, const struct tick *t)
+{
+    int rc = 0;
+
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        int got;
+
+        if (t->phases[p].hist_len == 0)
+            continue;
+        got = tick_get_phase_hist(t, (enum tick_phase)p, s->scratch);
+        if (got == 0) {
+            hist_merge(s->phases[p], s->scratch);
+        } else {
+            s->phase_gaps++;
+            rc = -EINVAL;
+        }
+    }
+    return rc;
+}
+
 int summary_add_tick(struct summary *s, const struct tick *t)
 {
     uint32_t n_kinds = t->n_kinds;
@@ -301,6 +332,8 @@ int summary_add_tick(struct summary *s, const struct tick *t)
         rc = -EINVAL;
     add_schedule(s, t);
     add_run_figures(s, t);
+    if (add_phases(s, t) != 0)
+        rc = -EINVAL;
     for (uint32_t i = 0; i < n_kinds; i++) {
         struct kind_totals *k = kind_named(s, t->kinds[i].name);
 
@@ -546,6 +579,42 @@ static void print_schedule(FILE *out, const struct summary *s)
     print_send_lag(out, &s->send_lag);
 }
 
+/* Where the time went: a row per phase (count, p50, p90, p99, max), then
+ * the connections; left out when no phase was timed (a session written
+ * before phases were). */
+static void print_phases(FILE *out, const struct summary *s)
+{
+    static const double pcts[] = {50.0, 90.0, 99.0};
+    char n[NUM_MAX], v[UNITS_FMT_MAX], rate[NUM_MAX];
+    uint64_t timed = 0;
+
+    for (int p = 0; p < PHASE__COUNT; p++)
+        timed += hist_count(s->phases[p]);
+    if (timed == 0)
+        return;
+    fprintf(out, "where the time goes: %11s %9s %9s %9s %9s\n", "count", "p50", "p90", "p99",
+            "max");
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        const struct hist *h = s->phases[p];
+
+        fprintf(out, "  %-18s %11s", tick_phase_name((enum tick_phase)p),
+                report__fmt_grouped(hist_count(h), n));
+        for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+            fprintf(out, " %9s",
+                    hist_count(h) ? units_format_duration(hist_percentile(h, pcts[i]), v, sizeof(v))
+                                  : "-");
+        fprintf(out, " %9s\n",
+                hist_count(h) ? units_format_duration(hist_max(h), v, sizeof(v)) : "-");
+    }
+    if (s->phase_gaps)
+        fprintf(out, "note: %" PRIu64 " phase histogram%s damaged\n", s->phase_gaps,
+                s->phase_gaps == 1 ? " was" : "s were");
+    fprintf(out, "connections: %s opened (%s/s), at most %" PRIu32 " open\n",
+            report__fmt_grouped(s->connections_opened, n),
+            report__fmt_rate(tick_per_s(s->connections_opened, s->duration_us), rate),
+            s->max_connections);
+}
+
 static void print_statuses(FILE *out, const struct summary *s)
 {
     char n[NUM_MAX];
@@ -638,6 +707,7 @@ int summary_print(const struct summary *s, FILE *out)
             "dropped %" PRIu64 ", aborted at stop %" PRIu64 ", bodies cut %" PRIu64
             ", connections opened %" PRIu64 "\n",
             s->dropped, s->aborted, s->bodies_cut, s->connections_opened);
+    print_phases(out, s);
     print_probes(out, s);
     print_events(out, s);
     print_kinds(out, s);
@@ -750,6 +820,18 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
 }
 
 /* ---- accessors for the other formats ---- */
+
+const struct hist *summary_phase(const struct summary *s, enum tick_phase p)
+{
+    return s->phases[p];
+}
+
+void summary_connections(const struct summary *s, struct summary_connections *out)
+{
+    out->opened = s->connections_opened;
+    out->max_open = s->max_connections;
+    out->phase_gaps = s->phase_gaps;
+}
 
 const struct tick_status *summary_statuses(const struct summary *s, uint32_t *n)
 {

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/tick.h"
+
 struct hist;
 struct tick;
 struct tick_status;
@@ -114,6 +116,19 @@ uint64_t summary_statuses_other(const struct summary *s);
 
 /* The run's schedule figures (all 0 for a closed run); borrowed from s. */
 const struct summary_schedule *summary_schedule(const struct summary *s);
+
+/* Where the time went over the run: phase p's interval histograms merged
+ * (µs; empty when none was timed). Borrowed from s. */
+const struct hist *summary_phase(const struct summary *s, enum tick_phase p);
+
+/* The run's connections: opened in all (tick.connections_opened summed),
+ * the most open at a tick's end, and the phase histograms damaged. */
+struct summary_connections {
+    uint64_t opened;
+    uint32_t max_open;
+    uint64_t phase_gaps;
+};
+void summary_connections(const struct summary *s, struct summary_connections *out);
 
 /* The run's length (sum of the ticks' durations), in µs. */
 uint64_t summary_duration_us(const struct summary *s);

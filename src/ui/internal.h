@@ -151,6 +151,7 @@ enum action {
     ACT_STEPS,          /* the step table instead of the event log, or back */
     ACT_SWITCH_MODEL,   /* closed <-> open */
     ACT_LATENCY_TOGGLE, /* corrected or service latency (open model) */
+    ACT_PHASES,         /* the latency panel shows where the time goes, or back */
     /* replay */
     ACT_PLAY_PAUSE,
     ACT_SEEK_BACK,
@@ -275,6 +276,7 @@ struct view {
     int show_help;
     int show_steps;             /* the step table takes the event log's place */
     enum latency_shown latency; /* what the latency panel shows (l cycles) */
+    int show_phases;            /* the latency panel shows the phases instead (w) */
     const struct keymap *keys;
     /* A replay: the session's length, the speed and whether it plays. */
     int is_replay;
@@ -286,6 +288,10 @@ struct view {
 void ui__view_header(const struct view *v, struct rect r);
 void ui__view_throughput(const struct view *v, struct rect r);
 void ui__view_latency(const struct view *v, struct rect r);
+/* The latency panel's other face: a row per phase (enum tick_phase) with
+ * its count, p50, p90, p99 and max this tick and a bar of its p99 marked
+ * with the run's, then the connections. */
+void ui__view_phases(const struct view *v, struct rect r);
 void ui__view_errors(const struct view *v, struct rect r);
 void ui__view_counters(const struct view *v, struct rect r);
 void ui__view_kinds(const struct view *v, struct rect r);

@@ -49,6 +49,7 @@ struct ui {
     int show_help;
     int show_steps;
     enum latency_shown latency; /* what the latency panel shows */
+    int show_phases;            /* or where the time goes instead */
     unsigned quits;             /* q presses, counted like stop signals */
     enum prompt_kind prompt;
     char input[INPUT_MAX];
@@ -243,6 +244,11 @@ static void act(struct ui *ui, enum action a, int key)
                        : ui->latency == LATENCY_FAILED ? "latency: failed requests"
                                                        : "latency: successes");
         break;
+    case ACT_PHASES:
+        ui->show_phases = !ui->show_phases;
+        set_status(ui, ui->show_phases ? "where the time goes: dns, connect, tls, first byte"
+                                       : "latency");
+        break;
     case ACT_STEP_UP: send_simple(ui, CMD_STEP, 1, "step up"); break;
     case ACT_STEP_DOWN: send_simple(ui, CMD_STEP, -1, "step down"); break;
     case ACT_DOUBLE: send_simple(ui, CMD_DOUBLE, 0, "x2"); break;
@@ -339,6 +345,7 @@ static void draw(struct ui *ui)
         .show_help = ui->show_help,
         .show_steps = ui->show_steps,
         .latency = ui->latency,
+        .show_phases = ui->show_phases,
         .keys = ui->keys,
         .is_replay = ui->p->replay != NULL,
         .replay_total_ms = ui->p->replay ? ui->p->replay->total_ms : 0,

@@ -130,7 +130,7 @@ static void second_row(const struct view *v, struct rect r)
     const struct theme *th = v->th;
     const struct tick *t = v->m->last;
     int x = r.x, end = r.x + r.w;
-    char lag[UNITS_FMT_MAX];
+    char lag[UNITS_FMT_MAX], conns[16];
 
     if (!t) {
         ui__draw_text(th, r.y + 1, x, r.w, th->attr[ROLE_DIM], "waiting for the first tick");
@@ -140,8 +140,9 @@ static void second_row(const struct view *v, struct rect r)
         x += open_load(v, r.y + 1, x, end);
     else
         x += closed_load(v, r.y + 1, x, end);
-    x += ui__draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  new conns %llu",
-                      (unsigned long long)t->connections_opened);
+    x += ui__draw_fmt(
+        th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  conns %u +%s/s", t->connections,
+        ui__fmt_rate(tick_per_s(t->connections_opened, t->duration_us), conns, sizeof(conns)));
     if (v->recording_problem && v->recording_problem[0]) {
         /* Loud: the operator may be counting on this session file. */
         x += ui__draw_fmt(th, r.y + 1, x, end - x, th->attr[ROLE_BAD], "  %s ",

@@ -178,6 +178,10 @@ void ui__view_latency(const struct view *v, struct rect r)
 
     if (r.h < 1 || r.w < 1)
         return;
+    if (v->show_phases) {
+        ui__view_phases(v, r);
+        return;
+    }
     if (!v->m->last) {
         ui__draw_title(v->th, r, "Latency", NULL);
         return;

@@ -6,7 +6,9 @@
 # hang-up (allowed 2.5 s here, for the polling).
 #   - req/s > 0 appears; `]` doubles the users in the header and in-flight
 #     follows; `=` 7 Enter sets 7; `p` pauses (0.0 req/s, PAUSED) and `p`
-#     resumes; `?` lists the keys; `q` exits 0 and the report is printed
+#     resumes; `w` shows where the time goes (a ttfb row, connections) and
+#     `w` again the latency; `?` lists the keys; `q` exits 0 and the report
+#     is printed
 #   - resizes to 1x1, 20x5, 80x24 and 200x60: alive, and the compact line at
 #     20x5, the full layout at 80x24 and 200x60
 #   - TERM=vt100 NO_COLOR=1 (and the C locale): ASCII glyphs, no colour
@@ -189,8 +191,18 @@ if console keys 80 24; then
     expect_screen "p again resumes: req/s above 0" "$nonzero_rate"
     expect_screen "p again resumes: 7 in flight" "$(users_row 7 7 7)"
 
+    $T send-keys -t s w
+    expect_screen "w shows where the time goes in the latency panel" \
+        "Where the time goes \(w: latency\)"
+    expect_screen "w: every request has its time to first byte" " ttfb +[1-9][0-9]* +[0-9.]+(us|ms|s) "
+    expect_screen "w: the phase view counts the connections open" "connections [0-9]+ open, "
+    expect_screen "the header counts the connections" "  conns [0-9]+ \+[0-9.]+[kMG]?/s  "
+    $T send-keys -t s w
+    expect_screen "w again goes back to the latency" "Latency of successes"
+
     $T send-keys -t s '?'
     expect_screen "? opens the help, which lists the keys" "drop N connections mid-transfer"
+    expect_screen "the help lists w" " w +where the time goes: dns, connect, tls, first byte"
     $T send-keys -t s Space
     if wait_screen "drop N connections mid-transfer" 0; then
         # Poll for it to go.

@@ -376,13 +376,15 @@ for off in $offsets; do
     head -c "$off" "$run1" >"$tmp/cut.jsonl"
     damaged "$tmp/cut.jsonl" "cut@$off"
 done
-# A byte inside line 3 made a '{': that line no longer parses.
+# The first ':' after the middle of line 3 made a '{': that line no longer
+# parses. (A byte flipped inside a key or a string could leave valid JSON
+# with an unknown key, which a reader ignores by design.)
 python3 - "$run1" "$tmp/flip.jsonl" <<'PY'
 import sys
 d = bytearray(open(sys.argv[1], "rb").read())
 lines = d.split(b"\n")
-at = len(lines[0]) + 1 + len(lines[1]) + 1 + len(lines[2]) // 2
-d[at] = ord("{") if d[at] != ord("{") else ord("}")
+at = d.index(b":", len(lines[0]) + 1 + len(lines[1]) + 1 + len(lines[2]) // 2)
+d[at] = ord("{")
 open(sys.argv[2], "wb").write(d)
 PY
 damaged "$tmp/flip.jsonl" "flip@line3"

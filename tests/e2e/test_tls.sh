@@ -42,7 +42,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 t = r["total"]
 errors = " ".join("%s=%d" % kv for kv in sorted(t["errors"].items()) if kv[1]) or "none"
-print(t["requests"], r.get("connections", {}).get("connects", -1), errors)
+print(t["requests"], r["connections"]["opened"], errors)
 ' "$d/$name.json" 2>/dev/null)
     requests=${1:-0}
     connects=${2:--1}

@@ -30,6 +30,10 @@ static void check_bounds(const struct tick *t)
         abort();
     if ((size_t)t->total.hist_offset + t->total.hist_len > t->data_len)
         abort();
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        if ((size_t)t->phases[p].hist_offset + t->phases[p].hist_len > t->data_len)
+            abort();
+    }
     for (uint32_t i = 0; i < t->n_kinds; i++) {
         if ((size_t)t->kinds[i].hist_offset + t->kinds[i].hist_len > t->data_len ||
             strnlen(t->kinds[i].name, TICK_NAME_MAX) == TICK_NAME_MAX)
@@ -55,11 +59,20 @@ static void same_tick(const struct tick *a, const struct tick *b)
     x.total.hist_offset = y.total.hist_offset = 0;
     for (uint32_t i = 0; i < TICK_MAX_KINDS; i++)
         x.kinds[i].hist_offset = y.kinds[i].hist_offset = 0;
+    for (int p = 0; p < PHASE__COUNT; p++)
+        x.phases[p].hist_offset = y.phases[p].hist_offset = 0;
     if (memcmp(&x, &y, offsetof(struct tick, data_cap)) != 0)
         abort();
     same_hist(a, &a->total, b, &b->total);
     for (uint32_t i = 0; i < a->n_kinds; i++)
         same_hist(a, &a->kinds[i], b, &b->kinds[i]);
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        const struct tick_phase_stats *pa = &a->phases[p], *pb = &b->phases[p];
+
+        if (pa->hist_len != pb->hist_len ||
+            memcmp(a->data + pa->hist_offset, b->data + pb->hist_offset, pa->hist_len) != 0)
+            abort();
+    }
 }
 
 static void fuzz_line(const char *line, size_t len)

@@ -185,6 +185,34 @@ static inline void fx_assert_same_kind(const struct tick *a, const struct tick_k
     fx_assert_same_hist(a, ka, b, kb);
 }
 
+/* Where the time went: counts, min and max exact, the interval's other
+ * figures from the stored histogram (so within its precision), the run's
+ * exactly as written. */
+static inline void fx_assert_same_phases(const struct tick *a, const struct tick *b)
+{
+    struct hist *ha = hist_new(), *hb = hist_new();
+
+    assert_int_equal(a->connections, b->connections);
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        const struct tick_phase_stats *pa = &a->phases[p], *pb = &b->phases[p];
+
+        assert_int_equal(pa->window.count, pb->window.count);
+        assert_int_equal(pa->window.min_us, pb->window.min_us);
+        assert_int_equal(pa->window.max_us, pb->window.max_us);
+        assert_memory_equal(&pa->run, &pb->run, sizeof(pa->run));
+        assert_int_equal(tick_get_phase_hist(a, (enum tick_phase)p, ha),
+                         tick_get_phase_hist(b, (enum tick_phase)p, hb));
+        if (pa->hist_len) {
+            assert_int_equal(hist_count(ha), hist_count(hb));
+            assert_int_equal(hist_max(ha), hist_max(hb));
+            assert_true(fabs((double)hist_percentile(ha, 50) - (double)hist_percentile(hb, 50)) <=
+                        RECORD_HIST_PRECISION * (double)hist_percentile(ha, 50) + 1.0);
+        }
+    }
+    hist_free(ha);
+    hist_free(hb);
+}
+
 /* Every field of two ticks, histograms within the stored precision. */
 static inline void fx_assert_same_tick(const struct tick *a, const struct tick *b)
 {
@@ -199,6 +227,7 @@ static inline void fx_assert_same_tick(const struct tick *a, const struct tick *
     assert_true(a->target_rate_per_s == b->target_rate_per_s);
     assert_int_equal(a->in_flight, b->in_flight);
     assert_int_equal(a->connections_opened, b->connections_opened);
+    fx_assert_same_phases(a, b);
     assert_int_equal(a->dropped, b->dropped);
     assert_int_equal(a->aborted, b->aborted);
     assert_int_equal(a->bodies_cut, b->bodies_cut);

@@ -297,12 +297,111 @@ static void a_first_error_event_carries_the_time_it_was_seen(void **state)
     workload_free(wl);
 }
 
+/* Worker w's interval seq with n samples of each phase p at base_us + p *
+ * 1000 + i, and opened new connections of which open are open at its end. */
+static void submit_phases(struct merger *m, uint32_t w, uint64_t seq, uint64_t n, uint64_t opened,
+                          uint32_t open, int is_final)
+{
+    struct interval iv;
+
+    interval_at(&iv, seq);
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        for (uint64_t i = 0; i < n; i++)
+            hist_record(iv.phases[p], (uint64_t)p * 1000 + w * 100 + i);
+    }
+    iv.connections_opened = opened;
+    iv.connections = open;
+    engine__merger_submit(m, w, &iv, is_final);
+    engine__interval_free(&iv);
+}
+
+/* Where the time goes: every worker's phase samples merge into the tick's
+ * interval figures and histograms and into the run's, and connections
+ * opened and open add up over workers (open is a gauge, never summed over
+ * ticks). */
+static void phases_and_connections_of_two_workers_merge_into_one_tick(void **state)
+{
+    struct workload *wl = one_kind();
+    struct chan *ch = chan_new(8, 8);
+    struct merger *m = engine__merger_new(2, wl, ch, TICK_NS);
+    struct hist *h = hist_new();
+    struct tick *t;
+
+    (void)state;
+    submit_phases(m, 0, 0, 10, 10, 4, 0);
+    submit_phases(m, 1, 0, 5, 7, 3, 0);
+    t = chan_take(ch);
+    assert_non_null(t);
+    assert_int_equal(t->connections_opened, 17);
+    assert_int_equal(t->connections, 7);
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        const struct tick_phase_stats *ph = &t->phases[p];
+
+        assert_int_equal(ph->window.count, 15);
+        assert_int_equal(ph->window.min_us, (uint64_t)p * 1000);
+        assert_int_equal(ph->window.max_us, (uint64_t)p * 1000 + 104);
+        assert_int_equal(ph->run.count, 15);
+        assert_int_equal(tick_get_phase_hist(t, (enum tick_phase)p, h), 0);
+        assert_int_equal(hist_count(h), 15);
+        assert_int_equal(hist_max(h), (uint64_t)p * 1000 + 104);
+    }
+    tick_free(t);
+
+    /* A tick that timed nothing has no phase histogram; the run keeps its
+     * figures. */
+    submit_phases(m, 0, 1, 0, 0, 4, 1);
+    submit_phases(m, 1, 1, 2, 2, 1, 1);
+    t = chan_take(ch);
+    assert_non_null(t);
+    assert_int_equal(t->connections_opened, 2);
+    assert_int_equal(t->connections, 5);
+    assert_int_equal(t->phases[PHASE_TTFB].window.count, 2);
+    assert_int_equal(t->phases[PHASE_TTFB].run.count, 17);
+    assert_int_equal(t->phases[PHASE_TTFB].run.max_us, 3104);
+    tick_free(t);
+    assert_true(chan_is_done(ch));
+
+    hist_free(h);
+    engine__merger_free(m);
+    chan_free(ch);
+    workload_free(wl);
+}
+
+/* A phase nobody timed in an interval carries no histogram. */
+static void a_phase_without_samples_has_no_histogram(void **state)
+{
+    struct workload *wl = one_kind();
+    struct chan *ch = chan_new(8, 8);
+    struct merger *m = engine__merger_new(1, wl, ch, TICK_NS);
+    struct interval iv;
+    struct tick *t;
+
+    (void)state;
+    interval_at(&iv, 0);
+    hist_record(iv.phases[PHASE_TTFB], 250);
+    engine__merger_submit(m, 0, &iv, 1);
+    engine__interval_free(&iv);
+    t = chan_take(ch);
+    assert_non_null(t);
+    assert_int_equal(t->phases[PHASE_TTFB].window.count, 1);
+    assert_int_not_equal(t->phases[PHASE_TTFB].hist_len, 0);
+    assert_int_equal(t->phases[PHASE_TLS].window.count, 0);
+    assert_int_equal(t->phases[PHASE_TLS].hist_len, 0);
+    assert_int_equal(t->phases[PHASE_DNS].hist_len, 0);
+    tick_free(t);
+    engine__merger_free(m);
+    chan_free(ch);
+    workload_free(wl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_first_error_event_carries_the_time_it_was_seen),
         cmocka_unit_test(send_lags_of_two_workers_merge_into_one_tick_and_the_run),
         cmocka_unit_test(a_closed_interval_has_no_send_lag),
+        cmocka_unit_test(phases_and_connections_of_two_workers_merge_into_one_tick),
+        cmocka_unit_test(a_phase_without_samples_has_no_histogram),
         cmocka_unit_test(a_tick_waits_for_every_worker_and_sums_their_counts),
         cmocka_unit_test(finished_or_late_workers_do_not_hold_ticks_back),
     };

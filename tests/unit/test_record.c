@@ -270,6 +270,168 @@ static void plan_state_reads_back_and_is_left_out_when_off(void **state)
     assert_int_equal(nt.n, 0);
 }
 
+/* fx_tick's busy tick seq of one kind with where the time went: n_new new
+ * connections, each with a lookup and a connect, and a time to first byte
+ * for each of its requests; run figures as the merger's, over run_factor
+ * times as many. */
+static struct tick *phase_tick(uint64_t seq, uint32_t requests, uint32_t n_new, uint64_t run_factor)
+{
+    struct tick *base = fx_tick(seq, 1, requests, 1);
+    struct hist *h[PHASE__COUNT];
+    uint64_t rng = seq + 11;
+    size_t need = 0;
+    struct tick *t;
+
+    for (int p = 0; p < PHASE__COUNT; p++)
+        h[p] = hist_new();
+    for (uint32_t i = 0; i < n_new; i++) {
+        hist_record(h[PHASE_DNS], 3 + i % 5);
+        hist_record(h[PHASE_CONNECT], fx_latency_us(&rng, 120.0, 0.4));
+    }
+    for (uint32_t i = 0; i < requests; i++)
+        hist_record(h[PHASE_TTFB], fx_latency_us(&rng, 2000.0, 0.6));
+    for (int p = 0; p < PHASE__COUNT; p++)
+        need += hist_encode(h[p], NULL, 0);
+    t = tick_new(base->data_len + need);
+    memcpy(t, base, offsetof(struct tick, data_cap));
+    memcpy(t->data, base->data, base->data_len);
+    t->data_len = base->data_len;
+    t->connections_opened = n_new;
+    t->connections = 100;
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        struct tick_phase_stats *ph = &t->phases[p];
+
+        tick_latency_from_hist(&ph->window, h[p]);
+        tick_latency_from_hist(&ph->run, h[p]);
+        ph->run.count *= run_factor;
+        if (ph->window.count)
+            assert_int_equal(tick_put_phase_hist(t, (enum tick_phase)p, h[p]), 0);
+        hist_free(h[p]);
+    }
+    tick_free(base);
+    return t;
+}
+
+/* Phases and connections go to the file and come back; a tick that timed
+ * no connect stores none of its figures, and the reader gives it the run's
+ * last ones. */
+static void phases_and_connections_read_back_and_the_run_carries_over(void **state)
+{
+    char path[128], err[256];
+    struct record_header_info hi = {.start_wall_ms = 5, .host = "h", .config_text = ""};
+    struct record_trailer_info ti = {.is_complete = 1, .reason = "done", .end_wall_ms = 9};
+    struct record_writer *w;
+    struct record_reader *r;
+    struct tick *first = phase_tick(0, 500, 100, 1), *kept = phase_tick(1, 500, 0, 2), *out;
+    struct notes nt = {0};
+    size_t len;
+    char *text, *second;
+
+    (void)state;
+    fx_temp_path(path, sizeof(path), "phases.jsonl");
+    assert_int_equal(record_open(path, &hi, err, sizeof(err), &w), 0);
+    assert_int_equal(record_write_tick(w, first), 0);
+    assert_int_equal(record_write_tick(w, kept), 0);
+    assert_int_equal(record_close(w, &ti), 0);
+    text = slurp(path, &len);
+    second = strstr(strstr(text, "\"seq\":0") + 1, "\"seq\":1");
+    assert_non_null(second);
+    assert_non_null(strstr(text, "\"connections\":100"));
+    assert_non_null(strstr(text, "\"dns\":{\"run\":"));
+    /* The keep-alive tick stores its first bytes only. */
+    assert_null(strstr(second, "\"dns\""));
+    assert_null(strstr(second, "\"connect\""));
+    assert_non_null(strstr(second, "\"ttfb\":{\"run\":"));
+    free(text);
+    assert_int_equal(record_read_open(path, collect, &nt, err, sizeof(err), &r), 0);
+    assert_int_equal(record_read_next(r, &out), 1);
+    fx_assert_same_tick(first, out);
+    assert_int_equal(out->phases[PHASE_CONNECT].window.count, 100);
+    assert_int_equal(out->phases[PHASE_TLS].window.count, 0);
+    tick_free(out);
+    assert_int_equal(record_read_next(r, &out), 1);
+    assert_int_equal(out->phases[PHASE_CONNECT].window.count, 0);
+    assert_int_equal(out->phases[PHASE_CONNECT].hist_len, 0);
+    assert_memory_equal(&out->phases[PHASE_CONNECT].run, &first->phases[PHASE_CONNECT].run,
+                        sizeof(out->phases[0].run));
+    assert_memory_equal(&out->phases[PHASE_DNS].run, &first->phases[PHASE_DNS].run,
+                        sizeof(out->phases[0].run));
+    assert_int_equal(out->phases[PHASE_TTFB].run.count, 1000);
+    assert_int_equal(out->phases[PHASE_TTFB].window.count, 500);
+    tick_free(out);
+    record_read_close(r);
+    unlink(path);
+    tick_free(first);
+    tick_free(kept);
+    assert_int_equal(nt.n, 0);
+}
+
+/* A session written before phases existed (the golden file) reads with no
+ * phase timed and no connection open. */
+static void sessions_without_phases_read_as_none(void **state)
+{
+    char err[256];
+    struct record_reader *r;
+    struct hist *h = hist_new();
+    struct tick *t;
+    uint64_t n = 0;
+
+    (void)state;
+    assert_int_equal(record_read_open(GOLDEN, NULL, NULL, err, sizeof(err), &r), 0);
+    while (record_read_next(r, &t) == 1) {
+        assert_int_equal(t->connections, 0);
+        for (int p = 0; p < PHASE__COUNT; p++) {
+            assert_int_equal(t->phases[p].window.count, 0);
+            assert_int_equal(t->phases[p].run.count, 0);
+            assert_int_equal(tick_get_phase_hist(t, (enum tick_phase)p, h), -ENOENT);
+        }
+        tick_free(t);
+        n++;
+    }
+    assert_int_equal(n, GOLDEN_TICKS);
+    record_read_close(r);
+    hist_free(h);
+}
+
+/* A line whose phases or connections are not what a writer writes is
+ * refused, with the field named. */
+static void malformed_phases_are_refused(void **state)
+{
+    static const struct {
+        const char *key;
+        const char *json;
+        const char *why;
+    } bad[] = {
+        {"phases", "[]", "phases: expected an object"},
+        {"phases", "{\"handshake\":{}}", "phases: unknown phase"},
+        {"phases", "{\"dns\":3}", "phases: expected objects"},
+        {"phases", "{\"dns\":{\"hist\":\"not base64!\"}}", "hist: not a stored histogram"},
+        {"phases", "{\"dns\":{\"hist\":5}}", "hist: not a stored histogram"},
+        {"phases", "{\"ttfb\":{\"run\":{\"count\":-1}}}", "count: expected a non-negative integer"},
+        {"phases", "{\"dns\":{\"run\":{\"count\":5}}}",
+         "phases: expected a histogram with samples"},
+        {"connections", "-3", "connections: expected a non-negative integer"},
+        {"connections", "4294967296", "connections: out of range"},
+    };
+    struct tick *in = phase_tick(0, 500, 10, 1), *out;
+    char why[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_t *o = record__tick_to_json(in);
+        json_error_t jerr;
+
+        assert_int_equal(
+            json_object_set_new(o, bad[i].key, json_loads(bad[i].json, JSON_DECODE_ANY, &jerr)), 0);
+        why[0] = '\0';
+        assert_int_equal(record__tick_from_json(o, &out, why, sizeof(why)), -EINVAL);
+        assert_null(out);
+        assert_string_equal(why, bad[i].why);
+        json_decref(o);
+    }
+    tick_free(in);
+}
+
 static void golden_file_is_what_the_writer_writes_today(void **state)
 {
     char path[128];
@@ -628,6 +790,26 @@ static void a_busy_tick_fits_the_size_budget(void **state)
     }
     assert_true(sizes[0] * 3600 < 10 * 1000 * 1000);
     assert_true(sizes[1] * 3600 < 10 * 1000 * 1000);
+    /* Where the time goes, as a keep-alive run records it: a time to first
+     * byte per request, no new connection. */
+    {
+        size_t sum = 0;
+
+        for (uint64_t seq = 10; seq < 20; seq++) {
+            struct tick *t = phase_tick(seq, 3000, 0, seq);
+            json_t *o = record__tick_to_json(t);
+            char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+
+            sum += strlen(s) + 1;
+            free(s);
+            json_decref(o);
+            tick_free(t);
+        }
+        printf("# the same, 1 kind, with a time to first byte per request: %zu bytes per tick, "
+               "%.2f MB per hour\n",
+               sum / 10, (double)(sum / 10) * 3600 / 1e6);
+        assert_true(sum / 10 * 3600 < 10 * 1000 * 1000);
+    }
 }
 
 int main(void)
@@ -639,6 +821,9 @@ int main(void)
         cmocka_unit_test(open_model_ticks_read_back_with_service_times_and_schedule),
         cmocka_unit_test(open_ticks_without_send_lag_read_as_none),
         cmocka_unit_test(plan_state_reads_back_and_is_left_out_when_off),
+        cmocka_unit_test(phases_and_connections_read_back_and_the_run_carries_over),
+        cmocka_unit_test(sessions_without_phases_read_as_none),
+        cmocka_unit_test(malformed_phases_are_refused),
         cmocka_unit_test(read_ticks_write_back_to_the_same_lines),
         cmocka_unit_test(every_prefix_of_the_golden_file_reads_and_says_where_it_ends),
         cmocka_unit_test(flipped_bytes_are_skipped_lines_not_crashes),

@@ -803,6 +803,66 @@ static void progress_line_is_cut_to_the_buffer(void **state)
     tick_free(t);
 }
 
+/* Records n samples from_us, from_us + 1, ... as phase p of t. */
+static void put_phase(struct tick *t, enum tick_phase p, uint64_t from_us, uint64_t n)
+{
+    struct hist *h = hist_new();
+
+    for (uint64_t i = 0; i < n; i++)
+        hist_record(h, from_us + i);
+    tick_latency_from_hist(&t->phases[p].window, h);
+    assert_int_equal(tick_put_phase_hist(t, p, h), 0);
+    hist_free(h);
+}
+
+/* Where the time goes: each phase's histograms merged over the ticks, one
+ * row each (a phase never timed shows dashes), then the connections. */
+static void phases_are_merged_over_ticks_with_the_connections(void **state)
+{
+    struct summary *s = summary_new();
+    char *text;
+
+    (void)state;
+    for (uint64_t i = 0; i < 2; i++) {
+        struct tick *t = new_tick(i * 1000, 1000);
+
+        put_latencies(t, &t->total, 1000, 1099, 1); /* 100 requests */
+        put_phase(t, PHASE_CONNECT, 100 + i * 100, 100);
+        put_phase(t, PHASE_TTFB, 500, 100);
+        if (i == 0)
+            put_phase(t, PHASE_DNS, 40, 1);
+        t->connections_opened = 100;
+        t->connections = (uint32_t)(10 + i);
+        add_and_free(s, t);
+    }
+    text = report_of(s);
+    assert_line(text, "where the time goes:       count       p50       p90       p99       max");
+    assert_line(text, "  dns                          1      40us      40us      40us      40us");
+    assert_line(text, "  connect                    200     199us     279us     297us     299us");
+    assert_line(text, "  tls                          0         -         -         -         -");
+    assert_line(text, "  ttfb                       200     549us     589us     598us     599us");
+    assert_line(text, "connections: 200 opened (100/s), at most 11 open");
+    free(text);
+    summary_free(s);
+}
+
+/* A session without phases (written before them) prints no such table. */
+static void a_run_without_phases_prints_no_phase_table(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *t = new_tick(0, 1000);
+    char *text;
+
+    (void)state;
+    put_latencies(t, &t->total, 1000, 1099, 1);
+    add_and_free(s, t);
+    text = report_of(s);
+    assert_null(strstr(text, "where the time goes"));
+    assert_null(strstr(text, "connections:"));
+    free(text);
+    summary_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -830,6 +890,8 @@ int main(void)
         cmocka_unit_test(progress_line_shows_rates_percentiles_and_errors),
         cmocka_unit_test(rates_count_microseconds),
         cmocka_unit_test(failures_are_timed_apart_from_successes),
+        cmocka_unit_test(phases_are_merged_over_ticks_with_the_connections),
+        cmocka_unit_test(a_run_without_phases_prints_no_phase_table),
         cmocka_unit_test(tiny_error_share_never_reads_as_zero),
         cmocka_unit_test(progress_line_of_an_empty_paused_interval_has_dashes),
         cmocka_unit_test(progress_line_is_cut_to_the_buffer),

@@ -121,6 +121,8 @@ static void keymaps_bind_each_key_once_with_help(void **state)
     assert_int_equal(ui__keymap_action(&keymap_replay, ' '), ACT_PLAY_PAUSE);
     assert_int_equal(ui__keymap_action(&keymap_replay, '>'), ACT_FASTER);
     assert_int_equal(ui__keymap_action(&keymap_replay, ']'), ACT_NONE); /* no load to change */
+    assert_int_equal(ui__keymap_action(&keymap_live, 'w'), ACT_PHASES);
+    assert_int_equal(ui__keymap_action(&keymap_replay, 'w'), ACT_PHASES);
     for (size_t m = 0; m < 2; m++) {
         for (size_t i = 0; i < maps[m]->len; i++) {
             assert_true(maps[m]->entries[i].help[0] && maps[m]->entries[i].keys[0]);
@@ -163,6 +165,17 @@ static struct tick *synthetic_tick(uint64_t seq, uint32_t n_kinds, int with_prob
     t->actual_concurrency = c;
     t->in_flight = c;
     t->connections_opened = seq % 30 == 0 ? c / 2 : 0;
+    t->connections = c;
+    /* Where the time goes: a lookup and connects when the users change,
+     * a first byte for every request. */
+    if (seq % 30 == 0) {
+        latency(&t->phases[PHASE_DNS].window, 1, 40);
+        latency(&t->phases[PHASE_CONNECT].window, c / 2, 90);
+    }
+    latency(&t->phases[PHASE_DNS].run, 1 + seq / 30, 40);
+    latency(&t->phases[PHASE_CONNECT].run, c, 90);
+    latency(&t->phases[PHASE_TTFB].window, done, p50 * 4 / 5);
+    latency(&t->phases[PHASE_TTFB].run, (seq + 1) * done, c < 40 ? 760 : 1680);
     t->health.fds_used = c + 4;
     t->health.fds_limit = 20000;
     t->health.loop_lag_us = 310;
@@ -483,6 +496,25 @@ static void screen_132x40_matches_its_golden_file(void **state)
     ui__model_free(m);
 }
 
+/* w: the latency panel shows where the time goes, phase by phase, with as
+ * many figures as its width holds, and the connections. */
+static void phase_view_shows_each_phase_and_the_connections(void **state)
+{
+    struct model *m = synthetic_model(90, 0, 0);
+    char *screen = malloc(SCREEN_MAX);
+    struct view v = {.m = m, .target = "http://127.0.0.1:8098/kv/demo", .show_phases = 1};
+
+    (void)state;
+    render_view(&v, 80, 24, 1, screen, SCREEN_MAX);
+    compare_golden("console-80x24-phases.txt", screen);
+    assert_non_null(strstr(screen, "Where the time goes (w: latency)"));
+    assert_non_null(strstr(screen, "connections 40 open"));
+    render_view(&v, 132, 40, 1, screen, SCREEN_MAX);
+    compare_golden("console-132x40-phases.txt", screen);
+    free(screen);
+    ui__model_free(m);
+}
+
 /* The synthetic run as a ramp plan of three 30 s steps (10, 20, 40 users,
  * 5 s warm-ups); the third fails on its errors and the plan holds there. */
 static void stamp_plan(struct tick *t)
@@ -727,6 +759,7 @@ int main(void)
         cmocka_unit_test(screen_80x24_matches_its_golden_file),
         cmocka_unit_test(screen_132x40_matches_its_golden_file),
         cmocka_unit_test(the_header_names_the_negotiated_http_version),
+        cmocka_unit_test(phase_view_shows_each_phase_and_the_connections),
         cmocka_unit_test(screen_with_a_ramp_plan_shows_its_steps),
         cmocka_unit_test(screen_open_model_shows_the_schedule_and_both_latencies),
         cmocka_unit_test(steps_view_shows_a_verdict_while_its_row_is_open),
