@@ -62,7 +62,7 @@ all_ok() {
 # all_class NAME CLASS PATTERN: every request failed with CLASS, and the
 # first-error event of the class matches PATTERN (grep -Ei).
 all_class() {
-    msg=$(grep -h "first_error: first $2 " "$d/$name.out" "$d/$name.err" | head -n 1 |
+    msg=$(grep -h "\] first_error: first $2 " "$d/$name.out" "$d/$name.err" | head -n 1 |
         sed 's/.*first_error: //')
     case "$errors" in
     "$2=$requests")
