@@ -40,9 +40,7 @@
 #                 nginx's CPU use (its worker, from /proc) during the wrk
 #                 and the brink run: near 100 means nginx's core was the
 #                 limit, and then the us/req columns are the fair comparison
-# A brink that does not know ca_file (before issue 17's TLS options land)
-# refuses T.ini: then brink runs without it, certificate checks fail, and the
-# list under the tables says so. Runs with errors, non-200 statuses or a
+# Runs with errors, non-200 statuses or a
 # non-zero exit are listed there too; stderr gets one line per run.
 #
 # Usage: sh bench/vs-wrk-https.sh   (BRINK=path to a release brink binary,
@@ -142,15 +140,14 @@ run_brink() {
     echo "  brink $key: $n requests, wall ${el}s, cpu ${us}u ${sy}s, nginx ${ngx}%, report: $first; $errline, exit $rc" >&2
 }
 
-# make_ini T KEEPALIVE: $tmp/T.KEEPALIVE.ini, with ca_file when this brink
-# knows it (brink check says so), else without and a note in the problems.
+# make_ini T KEEPALIVE: $tmp/T.KEEPALIVE.ini, trusting the private CA. Its
+# url is only for brink check; each run gives its own with --url.
 make_ini() {
     ini=$tmp/$1.$2.ini
-    printf '[target]\ntransport = %s\nkeepalive = %s\nca_file = %s\n' "$1" "$2" "$ca" >"$ini"
-    if ! "$brink" check "$ini" >/dev/null 2>"$tmp/check.err"; then
-        echo "brink $1: its config refused ca_file ($(head -n 1 "$tmp/check.err")): ran without it, with the system's trust store, which does not hold the private CA" >>"$tmp/notes"
-        printf '[target]\ntransport = %s\nkeepalive = %s\n' "$1" "$2" >"$ini"
-    fi
+    printf '[target]\nurl = https://127.0.0.1/\ntransport = %s\nkeepalive = %s\nca_file = %s\n' \
+        "$1" "$2" "$ca" >"$ini"
+    "$brink" check "$ini" >/dev/null 2>"$tmp/check.err" ||
+        die "brink refuses its experiment file: $(head -n 1 "$tmp/check.err")"
 }
 
 # row KEY LABEL: one line of a table from the medians of the runs of KEY.
