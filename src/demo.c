@@ -78,7 +78,7 @@ int demo_main(int argc, char **argv)
     /* The target's threads inherit a mask with every signal blocked. */
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    rc = target_start(target_settings, url, sizeof(url), err, sizeof(err), &srv);
+    rc = target_start(target_settings, NULL, url, sizeof(url), err, sizeof(err), &srv);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
         msg_print(stderr, "brink: demo: starting the built-in target: %s", err);
