@@ -103,8 +103,10 @@ static int make_cert_file(char *path, size_t cap, char *err, size_t err_len)
 
     if (!dir || dir[0] != '/' || dir[strcspn(dir, "\n\r;#")] != '\0')
         dir = "/tmp";
-    if ((size_t)snprintf(path, cap, "%s/brink-demo-cert-XXXXXX", dir) >= cap)
-        snprintf(path, cap, "/tmp/brink-demo-cert-XXXXXX");
+    if ((size_t)snprintf(path, cap, "%s/brink-demo-cert-XXXXXX", dir) >= cap) {
+        dir = "/tmp";
+        snprintf(path, cap, "%s/brink-demo-cert-XXXXXX", dir);
+    }
     fd = mkstemp(path);
     if (fd < 0) {
         e = errno;
