@@ -101,6 +101,7 @@ static int take_option(struct run_args *a, const struct opts_item *it)
         return opts_fail(a->table, stderr, "unexpected argument \"%s\"",
                          msg_show(it->value, shown, sizeof(shown)));
     case CLI_RUN_HEADLESS: a->is_headless = 1; return 0;
+    case CLI_DEMO_TLS: return 0; /* demo_main read it: the target is already up */
     case CLI_RUN_NO_RECORD: a->is_record_off = 1; return 0;
     case CLI_RUN_RECORD: a->record_path = it->value; return 0;
     case CLI_RUN_CONFIG: a->config_path = it->value; return 0;

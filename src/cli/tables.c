@@ -156,6 +156,15 @@ const struct opts_table cli_run = {
     .groups = {run_target_options, run_load_options},
 };
 
+static const struct opts_option demo_options[] = {
+    {.name = "--tls",
+     .id = CLI_DEMO_TLS,
+     .help = "over HTTPS: the target serves a certificate made at start,\n"
+             "which brink trusts alone ([target] ca_file, a private\n"
+             "temporary file removed when the demo ends)"},
+    {0},
+};
+
 const struct opts_table cli_demo = {
     .name = "demo",
     .synopsis = "[OPTIONS]",
@@ -170,10 +179,12 @@ const struct opts_table cli_demo = {
             "Or press r (or start with --ramp): a plan doubles the users every 6 s\n"
             "from 2 to 64, names the step where the 503s start, and goes back one.\n"
             "Without a console nobody can press q, so it stops after 10 s unless\n"
-            "--duration says otherwise. The options are those of brink run.\n",
+            "--duration says otherwise. With --tls the same demo runs over HTTPS,\n"
+            "probes included, with the certificate checked. The other options are\n"
+            "those of brink run.\n",
     .after = console_keys,
     .status = status_text,
-    .groups = {run_load_options},
+    .groups = {demo_options, run_load_options},
 };
 
 static const struct opts_option replay_options[] = {

@@ -30,6 +30,7 @@ enum cli_run_id {
     CLI_RUN_HEADLESS,
     CLI_RUN_RECORD,
     CLI_RUN_NO_RECORD,
+    CLI_DEMO_TLS, /* brink demo only */
 };
 
 enum cli_replay_id { CLI_REPLAY_HEADLESS = 1 };

@@ -59,6 +59,31 @@ static struct curl_slist *headers_of(const struct config_probe *cfg)
     return list;
 }
 
+static const long tls_versions[] = {
+    [CONFIG_TLS_1_0] = CURL_SSLVERSION_TLSv1_0,
+    [CONFIG_TLS_1_1] = CURL_SSLVERSION_TLSv1_1,
+    [CONFIG_TLS_1_2] = CURL_SSLVERSION_TLSv1_2,
+    [CONFIG_TLS_1_3] = CURL_SSLVERSION_TLSv1_3,
+};
+
+/* What probes__tls_of decided, on h. */
+static void set_tls(CURL *h, const struct probe_tls *tls)
+{
+    if (tls->is_insecure) {
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    } else if (tls->ca_file) {
+        curl_easy_setopt(h, CURLOPT_CAINFO, tls->ca_file);
+        /* Debian's libcurl also names /etc/ssl/certs: the file alone is trusted. */
+        curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+    }
+    if (tls->client_cert)
+        curl_easy_setopt(h, CURLOPT_SSLCERT, tls->client_cert);
+    if (tls->client_key)
+        curl_easy_setopt(h, CURLOPT_SSLKEY, tls->client_key);
+    curl_easy_setopt(h, CURLOPT_SSLVERSION, tls_versions[tls->tls_min]);
+}
+
 static void set_options(CURL *h, struct fetch *f, struct body *b, char *errbuf,
                         struct curl_slist *headers)
 {
@@ -83,6 +108,7 @@ static void set_options(CURL *h, struct fetch *f, struct body *b, char *errbuf,
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(h, CURLOPT_USERAGENT, "brink-probe");
+    set_tls(h, f->tls);
 }
 
 /* Thread pool: the transfer, into f->res. */

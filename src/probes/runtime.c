@@ -286,6 +286,7 @@ static void free_probes(struct probes *ps)
         probes__extractor_free(ps->series[i].ex);
     free(ps->series);
     free(ps->sources);
+    free(ps->ssl_cert_file);
     free(ps);
 }
 
@@ -300,10 +301,16 @@ static int setup(struct probes *ps, const struct probes_params *p, char *err, si
     ps->sources = xcalloc(c->n_probes, sizeof(*ps->sources));
     ps->series = xcalloc(n_series, sizeof(*ps->series));
     ps->n_sources = c->n_probes;
+    /* Read once, here: getenv is not safe against a setenv elsewhere, and
+     * the fetches run on libuv's pool threads. */
+    if (getenv("SSL_CERT_FILE"))
+        ps->ssl_cert_file = xstrdup(getenv("SSL_CERT_FILE"));
+    probes__tls_of(&c->target, ps->ssl_cert_file, &ps->tls);
     for (uint32_t i = 0; i < c->n_probes; i++) {
         ps->sources[i].ps = ps;
         ps->sources[i].cfg = &c->probes[i];
         ps->sources[i].fetch.cfg = &c->probes[i];
+        ps->sources[i].fetch.tls = &ps->tls;
         ps->sources[i].fetch.is_stopping = &ps->is_stopping;
         rc = add_series(ps, c->path ? c->path : "config", &c->probes[i], &ps->sources[i], err,
                         err_len);

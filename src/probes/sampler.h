@@ -35,10 +35,30 @@ struct result {
     char why[PROBE_WHY_MAX];
 };
 
+/* The TLS settings of every HTTP probe (tls.c). */
+struct probe_tls {
+    int is_insecure;                 /* check neither certificate nor name */
+    const char *ca_file;             /* borrowed; trust it alone; NULL: libcurl's store */
+    const char *client_cert;         /* borrowed; NULL: none */
+    const char *client_key;          /* borrowed; NULL: in client_cert */
+    enum config_tls_version tls_min; /* the oldest accepted */
+};
+
+/*
+ * The TLS settings of the probes of a run with [target] t: insecure,
+ * ca_file (else ssl_cert_file, the value of SSL_CERT_FILE or NULL, when
+ * not empty), client_cert, client_key and tls_min. server_name is the
+ * requests' alone: a probe may go to another host. out borrows from t and
+ * ssl_cert_file.
+ */
+void probes__tls_of(const struct config_target *t, const char *ssl_cert_file,
+                    struct probe_tls *out);
+
 /* An HTTP fetch, run in the thread pool (fetch_curl.c). */
 struct fetch {
     uv_work_t work;
     const struct config_probe *cfg;
+    const struct probe_tls *tls;   /* the probes' (struct probes) */
     const atomic_int *is_stopping; /* aborts a transfer in progress */
     struct result res;
 };
@@ -85,6 +105,8 @@ struct source {
 
 struct probes {
     uv_loop_t loop;
+    struct probe_tls tls; /* borrows from the config and ssl_cert_file */
+    char *ssl_cert_file;  /* owned; SSL_CERT_FILE at start, or NULL */
     uv_async_t stop;
     uv_thread_t thread;
     atomic_int is_stopping;

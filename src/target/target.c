@@ -329,19 +329,59 @@ static int serve(struct target *t, int *fd, const char *url, const struct option
     return BRINK_EXIT_OK;
 }
 
+/*
+ * The certificate to serve over HTTPS, for target_main and target_start
+ * alike: read from tls->cert and tls->key, or made here and written to
+ * tls->cert_out. Returns 0 with *pem filled, or a negative errno with one
+ * line in err; *is_usage says whether the files named are at fault.
+ */
+static int tls_prepare(const struct target_tls *tls, struct tlscert_pem *pem, int *is_usage,
+                       char *err, size_t err_len)
+{
+    char why[TARGET_ERR_MAX];
+    int rc;
+
+    pem->cert = pem->key = NULL;
+    *is_usage = 0;
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        snprintf(err, err_len, "--tls: this libmicrohttpd was built without TLS");
+        return -ENOTSUP;
+    }
+    if (tls->cert) {
+        rc = tlscert_load(tls->cert, tls->key, pem, err, err_len);
+        *is_usage = rc != 0;
+        return rc;
+    }
+    rc = tlscert_self_signed((int64_t)time(NULL), pem, why, sizeof(why));
+    if (rc != 0) {
+        snprintf(err, err_len, "--tls: %s", why);
+        return rc;
+    }
+    if (tls->cert_out) {
+        rc = tlscert_write(tls->cert_out, pem->cert, err, err_len);
+        if (rc != 0) {
+            *is_usage = 1;
+            tlscert_pem_free(pem);
+        }
+    }
+    return rc;
+}
+
 struct target_server {
     struct target t;
     int fd;
+    struct tlscert_pem pem; /* under TLS; libmicrohttpd reads it until it stops */
 };
 
-int target_start(const char *settings_json, char *url, size_t url_len, char *err, size_t err_len,
-                 struct target_server **out)
+int target_start(const char *settings_json, const struct target_tls *tls, char *url, size_t url_len,
+                 char *err, size_t err_len, struct target_server **out)
 {
     struct target_server *srv;
+    struct tlscert_pem pem = {NULL, NULL};
     struct sockaddr_storage ss;
     struct settings s;
     socklen_t len;
-    int rc;
+    int rc, is_usage;
 
     settings_default(&s);
     if (settings_json) {
@@ -349,18 +389,27 @@ int target_start(const char *settings_json, char *url, size_t url_len, char *err
         if (rc)
             return rc;
     }
+    if (tls) {
+        rc = tls_prepare(tls, &pem, &is_usage, err, err_len);
+        if (rc)
+            return rc;
+    }
     parse_listen("127.0.0.1:0", &ss, &len);
     raise_nofile();
-    rc = open_listener(&ss, len, "http", url, url_len, err, err_len);
-    if (rc < 0)
+    rc = open_listener(&ss, len, tls ? "https" : "http", url, url_len, err, err_len);
+    if (rc < 0) {
+        tlscert_pem_free(&pem);
         return rc;
+    }
     srv = xcalloc(1, sizeof(*srv));
     srv->fd = rc;
+    srv->pem = pem;
     target_init(&srv->t, &s);
-    rc = start_serving(&srv->t, srv->fd, url, NULL, err, err_len);
+    rc = start_serving(&srv->t, srv->fd, url, tls ? &srv->pem : NULL, err, err_len);
     if (rc) {
         target_destroy(&srv->t);
         close(srv->fd);
+        tlscert_pem_free(&srv->pem);
         free(srv);
         return rc;
     }
@@ -376,37 +425,8 @@ void target_stop(struct target_server *srv)
     target_destroy(&srv->t);
     if (srv->fd >= 0)
         close(srv->fd);
+    tlscert_pem_free(&srv->pem);
     free(srv);
-}
-
-/* The certificate to serve under --tls: read from --cert and --key, or
- * made here and written to --cert-out. Returns 0 with *pem filled, or an
- * exit status after printing one line. */
-static int prepare_tls(const struct options *o, struct tlscert_pem *pem)
-{
-    char err[TARGET_ERR_MAX];
-
-    pem->cert = pem->key = NULL;
-    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-        msg_print(stderr, "brink: target: --tls: this libmicrohttpd was built without TLS");
-        return BRINK_EXIT_RUNTIME;
-    }
-    if (o->cert) {
-        if (tlscert_load(o->cert, o->key, pem, err, sizeof(err)) == 0)
-            return 0;
-        msg_print(stderr, "brink: target: %s", err);
-        return BRINK_EXIT_USAGE;
-    }
-    if (tlscert_self_signed((int64_t)time(NULL), pem, err, sizeof(err)) != 0) {
-        msg_print(stderr, "brink: target: --tls: %s", err);
-        return BRINK_EXIT_RUNTIME;
-    }
-    if (o->cert_out && tlscert_write(o->cert_out, pem->cert, err, sizeof(err)) != 0) {
-        msg_print(stderr, "brink: target: %s", err);
-        tlscert_pem_free(pem);
-        return BRINK_EXIT_USAGE;
-    }
-    return 0;
 }
 
 int target_main(int argc, char **argv)
@@ -445,9 +465,13 @@ int target_main(int argc, char **argv)
         return BRINK_EXIT_USAGE;
     }
     if (o.is_tls) {
-        rc = prepare_tls(&o, &pem);
-        if (rc)
-            return rc;
+        struct target_tls tls = {.cert = o.cert, .key = o.key, .cert_out = o.cert_out};
+        int is_usage;
+
+        if (tls_prepare(&tls, &pem, &is_usage, err, sizeof(err)) != 0) {
+            msg_print(stderr, "brink: target: %s", err);
+            return is_usage ? BRINK_EXIT_USAGE : BRINK_EXIT_RUNTIME;
+        }
     }
     /* Block the stop signals before any thread starts, so every thread
      * inherits the mask and only sigwait below takes them. */

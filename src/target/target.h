@@ -26,16 +26,27 @@ int target_main(int argc, char **argv);
 
 struct target_server;
 
+/* How the target serves HTTPS: the same choice as `brink target --tls`,
+ * --cert, --key and --cert-out make. */
+struct target_tls {
+    const char *cert;     /* PEM certificate (chain) file, with key; NULL: self-signed */
+    const char *key;      /* its PEM private key file */
+    const char *cert_out; /* self-signed: write the certificate here (an existing
+                           * file keeps its mode), or NULL */
+};
+
 /*
  * Starts the target inside this process, on a free port of 127.0.0.1, with
  * the defaults changed by settings_json (a settings document as
- * `--config FILE` takes; NULL for none). Its threads serve until
- * target_stop; block the signals the caller handles before calling, so they
- * inherit the mask. Returns 0 with its URL ("http://127.0.0.1:PORT") in url
- * and *out, or a negative errno with one line in err.
+ * `--config FILE` takes; NULL for none), over HTTPS when tls is not NULL
+ * (the certificate made or loaded as target_main does; tls is not kept).
+ * Its threads serve until target_stop; block the signals the caller
+ * handles before calling, so they inherit the mask. Returns 0 with its URL
+ * ("http://127.0.0.1:PORT", or https) in url and *out, or a negative errno
+ * with one line in err.
  */
-int target_start(const char *settings_json, char *url, size_t url_len, char *err, size_t err_len,
-                 struct target_server **out);
+int target_start(const char *settings_json, const struct target_tls *tls, char *url, size_t url_len,
+                 char *err, size_t err_len, struct target_server **out);
 /* Stops and frees it; target_stop(NULL) is a no-op. */
 void target_stop(struct target_server *srv);
 
