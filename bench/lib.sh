@@ -62,6 +62,9 @@
 #                         none", appends "KEY brink: exit ...; errline" and
 #                         brink's first 3 lines of stderr (progress lines
 #                         aside) to $tmp/problems
+#   bench_notes WHAT      after the tables: $tmp/notes, each line as
+#                         "note: ...", then $tmp/problems under "runs with
+#                         WHAT:" (each when not empty)
 #   tls_bench_nginx       HTTPS nginx for a benchmark, from tests/tls/lib.sh:
 #                         certificates in $tmp/tls (ca.pem trusts them), one
 #                         worker pinned to core 0, no access log; sets
@@ -219,5 +222,17 @@ bench_brink_report() {
     if [ "$rc" -ne 0 ] || [ -z "$n" ] || [ "$errline" != "errors: none" ]; then
         echo "$1 brink: exit $rc; ${errline:-no errors line}" >>"$tmp/problems"
         grep -v '^t=' "$tmp/run.err" | head -n 3 | sed 's/^/    stderr: /' >>"$tmp/problems"
+    fi
+}
+
+bench_notes() {
+    if [ -s "$tmp/notes" ]; then
+        echo
+        sed 's/^/note: /' "$tmp/notes"
+    fi
+    if [ -s "$tmp/problems" ]; then
+        echo
+        echo "runs with $1:"
+        sed 's/^/  /' "$tmp/problems"
     fi
 }

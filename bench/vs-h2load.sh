@@ -138,13 +138,5 @@ for k in h1 h2c; do
         -v hn="$(bench_median "$tmp/h2load.$k" 3)" -v label="$label" 'BEGIN {
         printf "%-30s %12.0f %12s %12s %13.1f %12s %6.0f %6s\n", label, hr, "-", "-", hc, "-", hn, "-" }'
 done
-if [ -s "$tmp/notes" ]; then
-    echo
-    sed 's/^/note: /' "$tmp/notes"
-fi
-if [ -s "$tmp/problems" ]; then
-    echo
-    echo "runs with failures or a non-zero exit:"
-    sed 's/^/  /' "$tmp/problems"
-fi
+bench_notes "failures or a non-zero exit"
 exit 0

@@ -217,13 +217,5 @@ if [ -n "$conns_close" ]; then
         done
     done
 fi
-if [ -s "$tmp/notes" ]; then
-    echo
-    sed 's/^/note: /' "$tmp/notes"
-fi
-if [ -s "$tmp/problems" ]; then
-    echo
-    echo "runs with errors, non-200 statuses or a non-zero exit:"
-    sed 's/^/  /' "$tmp/problems"
-fi
+bench_notes "errors, non-200 statuses or a non-zero exit"
 exit 0
