@@ -47,6 +47,24 @@
 #                         used so far by PID and its children that still run
 #                         (nginx's master: its worker), for a server's CPU use
 #                         over a run: ticks after - ticks before
+#   bench_client CMD...   one timed client run against nginx: CMD on core 1
+#                         (taskset), killed 5 s after $limit seconds (the
+#                         caller sets limit), its stdout in $tmp/run.out and
+#                         stderr in $tmp/run.err; sets rc (its exit status),
+#                         el, us, sy (bench_times) and ngx: nginx's CPU use
+#                         over the run (nginx_pid), percent of one core
+#   bench_brink_report KEY
+#                         reads the brink report in $tmp/run.out (after
+#                         bench_client ran brink): sets first (its first
+#                         line), n (the requests it counted, empty when
+#                         none) and errline (its "errors:" line); when rc is
+#                         not 0, n is empty or errline is not "errors:
+#                         none", appends "KEY brink: exit ...; errline" and
+#                         brink's first 3 lines of stderr (progress lines
+#                         aside) to $tmp/problems
+#   bench_notes WHAT      after the tables: $tmp/notes, each line as
+#                         "note: ...", then $tmp/problems under "runs with
+#                         WHAT:" (each when not empty)
 #   tls_bench_nginx       HTTPS nginx for a benchmark, from tests/tls/lib.sh:
 #                         certificates in $tmp/tls (ca.pem trusts them), one
 #                         worker pinned to core 0, no access log; sets
@@ -186,3 +204,35 @@ tls_bench_nginx() {
     nginx_pid=$tls_nginx_pid
 }
 
+bench_client() {
+    bc_hz=$(getconf CLK_TCK)
+    bc_n0=$(proc_ticks "$nginx_pid")
+    timeout -k 5 "$limit" taskset -c 1 /usr/bin/time -o "$tmp/time" -f '%e %U %S' \
+        "$@" >"$tmp/run.out" 2>"$tmp/run.err"
+    rc=$?
+    bench_times "$tmp/time"
+    ngx=$(awk -v a="$bc_n0" -v b="$(proc_ticks "$nginx_pid")" -v hz="$bc_hz" -v el="$el" 'BEGIN {
+        printf "%.0f", (el > 0 ? (b - a) / hz / el * 100 : 0) }')
+}
+
+bench_brink_report() {
+    first=$(head -n 1 "$tmp/run.out")
+    n=$(echo "$first" | awk '$1 == "duration" { gsub(",", "", $3); print $3 }')
+    errline=$(grep -m 1 '^errors:' "$tmp/run.out")
+    if [ "$rc" -ne 0 ] || [ -z "$n" ] || [ "$errline" != "errors: none" ]; then
+        echo "$1 brink: exit $rc; ${errline:-no errors line}" >>"$tmp/problems"
+        grep -v '^t=' "$tmp/run.err" | head -n 3 | sed 's/^/    stderr: /' >>"$tmp/problems"
+    fi
+}
+
+bench_notes() {
+    if [ -s "$tmp/notes" ]; then
+        echo
+        sed 's/^/note: /' "$tmp/notes"
+    fi
+    if [ -s "$tmp/problems" ]; then
+        echo
+        echo "runs with $1:"
+        sed 's/^/  /' "$tmp/problems"
+    fi
+}

@@ -64,27 +64,12 @@ url=https://127.0.0.1:$tls_port_good/13
 ca=$tmp/tls/ca.pem
 
 limit=$((seconds + 30))
-hz=$(getconf CLK_TCK)
-
-nginx_begin() {
-    n0=$(proc_ticks "$nginx_pid")
-}
-nginx_end() {
-    ngx=$(awk -v a="$n0" -v b="$(proc_ticks "$nginx_pid")" -v hz="$hz" -v el="$el" 'BEGIN {
-        printf "%.0f", (el > 0 ? (b - a) / hz / el * 100 : 0) }')
-}
-
 # run_h2load KEY URL [h2load options]: appends "rps cpu_us_per_req nginx%"
 # to $tmp/h2load.KEY; logs one line to stderr.
 run_h2load() {
     key=$1 u=$2
     shift 2
-    nginx_begin
-    timeout -k 5 $limit taskset -c 1 /usr/bin/time -o "$tmp/time" -f '%e %U %S' \
-        h2load -t1 -c"$conns" -D"$seconds" "$@" "$u" >"$tmp/run.out" 2>&1
-    rc=$?
-    bench_times "$tmp/time"
-    nginx_end
+    bench_client h2load -t1 -c"$conns" -D"$seconds" "$@" "$u"
     # "finished in 5.00s, 49800.20 req/s, 3.20MB/s" and
     # "requests: N total, N started, N done, N succeeded, F failed, E errored, T timeout"
     rps=$(awk '$1 == "finished" { gsub(",", "", $4); print $4; exit }' "$tmp/run.out")
@@ -99,21 +84,10 @@ run_h2load() {
 
 # run_brink: one brink run with $tmp/brink.ini; appends to $tmp/brink.h2.
 run_brink() {
-    nginx_begin
-    timeout -k 5 $limit taskset -c 1 /usr/bin/time -o "$tmp/time" -f '%e %U %S' \
-        "$brink" run --headless --config "$tmp/brink.ini" --url "$url" \
+    bench_client "$brink" run --headless --config "$tmp/brink.ini" --url "$url" \
         --concurrency $((conns * streams)) --duration "${seconds}s" --threads 1 --fail-on none \
-        --no-record >"$tmp/run.out" 2>"$tmp/run.err"
-    rc=$?
-    bench_times "$tmp/time"
-    nginx_end
-    first=$(head -n 1 "$tmp/run.out")
-    n=$(echo "$first" | awk '$1 == "duration" { gsub(",", "", $3); print $3 }')
-    errline=$(grep -m 1 '^errors:' "$tmp/run.out")
-    if [ "$rc" -ne 0 ] || [ -z "$n" ] || [ "$errline" != "errors: none" ]; then
-        echo "h2 brink: exit $rc; ${errline:-no errors line}" >>"$tmp/problems"
-        grep -v '^t=' "$tmp/run.err" | head -n 3 | sed 's/^/    stderr: /' >>"$tmp/problems"
-    fi
+        --no-record
+    bench_brink_report h2
     awk -v n="${n:-0}" -v el="$el" -v us="$us" -v sy="$sy" -v ngx="$ngx" 'BEGIN {
         printf "%.1f %.2f %s\n", (el > 0 ? n / el : 0), (n > 0 ? (us + sy) * 1e6 / n : 0), ngx }' \
         >>"$tmp/brink.h2"
@@ -164,13 +138,5 @@ for k in h1 h2c; do
         -v hn="$(bench_median "$tmp/h2load.$k" 3)" -v label="$label" 'BEGIN {
         printf "%-30s %12.0f %12s %12s %13.1f %12s %6.0f %6s\n", label, hr, "-", "-", hc, "-", hn, "-" }'
 done
-if [ -s "$tmp/notes" ]; then
-    echo
-    sed 's/^/note: /' "$tmp/notes"
-fi
-if [ -s "$tmp/problems" ]; then
-    echo
-    echo "runs with failures or a non-zero exit:"
-    sed 's/^/  /' "$tmp/problems"
-fi
+bench_notes "failures or a non-zero exit"
 exit 0

@@ -78,28 +78,12 @@ ca=$tmp/tls/ca.pem
 
 # Each client run is bounded: killed if still running 30 s after its duration.
 limit=$((seconds + 30))
-hz=$(getconf CLK_TCK)
-
-# nginx_begin / nginx_end: nginx's CPU use (percent of one core) between them.
-nginx_begin() {
-    n0=$(proc_ticks "$nginx_pid")
-}
-nginx_end() {
-    ngx=$(awk -v a="$n0" -v b="$(proc_ticks "$nginx_pid")" -v hz="$hz" -v el="$el" 'BEGIN {
-        printf "%.0f", (el > 0 ? (b - a) / hz / el * 100 : 0) }')
-}
-
 # run_wrk URL C KEY [wrk options]: appends "rps cpu_us_per_req nginx%" to
 # $tmp/wrk.KEY; logs one line to stderr.
 run_wrk() {
     url=$1 c=$2 key=$3
     shift 3
-    nginx_begin
-    timeout -k 5 $limit taskset -c 1 /usr/bin/time -o "$tmp/time" -f '%e %U %S' \
-        wrk -t1 -c"$c" -d"${seconds}s" "$@" "$url" >"$tmp/run.out" 2>&1
-    rc=$?
-    bench_times "$tmp/time"
-    nginx_end
+    bench_client wrk -t1 -c"$c" -d"${seconds}s" "$@" "$url"
     n=$(awk '$2 == "requests" && $3 == "in" { print $1; exit }' "$tmp/run.out")
     wrk_rps=$(sed -n 's/^Requests\/sec: *//p' "$tmp/run.out")
     errs=$(grep -E 'Socket errors|Non-2xx' "$tmp/run.out" | tr -s ' \n' ' ')
@@ -114,24 +98,14 @@ run_wrk() {
 # $tmp/brink.KEY (rps = requests / wall time); logs one line to stderr.
 run_brink() {
     url=$1 c=$2 key=$3 ini=$4
-    nginx_begin
-    timeout -k 5 $limit taskset -c 1 /usr/bin/time -o "$tmp/time" -f '%e %U %S' \
-        "$brink" run --headless --config "$ini" --url "$url" --concurrency "$c" \
-        --duration "${seconds}s" --threads 1 --fail-on none --no-record >"$tmp/run.out" 2>"$tmp/run.err"
-    rc=$?
-    bench_times "$tmp/time"
-    nginx_end
-    first=$(head -n 1 "$tmp/run.out")
-    n=$(echo "$first" | awk '$1 == "duration" { gsub(",", "", $3); print $3 }')
-    errline=$(grep -m 1 '^errors:' "$tmp/run.out")
+    bench_client "$brink" run --headless --config "$ini" --url "$url" --concurrency "$c" \
+        --duration "${seconds}s" --threads 1 --fail-on none --no-record
+    bench_brink_report "$key"
     statuses=$(grep -m 1 '^HTTP statuses:' "$tmp/run.out")
     bad_status=$(echo "$statuses" | tr ' ' '\n' | grep '=' | grep -v '^200=')
     # "errors: none" or "errors: N of M requests (P%)".
     failed=$(echo "$errline" | awk '$2 ~ /^[0-9]+$/ { print $2; exit } END { if (NR == 0 || $2 !~ /^[0-9]+$/) print 0 }')
-    if [ "$rc" -ne 0 ] || [ -z "$n" ] || [ "$errline" != "errors: none" ] || [ -n "$bad_status" ]; then
-        echo "$key brink: exit $rc; ${errline:-no errors line}; ${statuses:-no statuses line}" >>"$tmp/problems"
-        grep -v '^t=' "$tmp/run.err" | head -n 3 | sed 's/^/    stderr: /' >>"$tmp/problems"
-    fi
+    [ -n "$bad_status" ] && echo "$key brink: ${statuses:-no statuses line}" >>"$tmp/problems"
     # Successes only: a failed handshake is no request served.
     awk -v n="${n:-0}" -v el="$el" -v us="$us" -v sy="$sy" -v ngx="$ngx" -v f="$failed" 'BEGIN {
         n -= f
@@ -243,13 +217,5 @@ if [ -n "$conns_close" ]; then
         done
     done
 fi
-if [ -s "$tmp/notes" ]; then
-    echo
-    sed 's/^/note: /' "$tmp/notes"
-fi
-if [ -s "$tmp/problems" ]; then
-    echo
-    echo "runs with errors, non-200 statuses or a non-zero exit:"
-    sed 's/^/  /' "$tmp/problems"
-fi
+bench_notes "errors, non-200 statuses or a non-zero exit"
 exit 0

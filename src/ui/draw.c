@@ -6,6 +6,7 @@
 #include "ui/internal.h"
 
 #include <curses.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,6 +103,51 @@ void ui__draw_repeat(int y, int x, int n, int attr, const char *glyph)
     for (int i = 0; i < n; i++)
         mvaddstr(y, x + i, glyph);
     attrset(A_NORMAL);
+}
+
+void ui__log_scale(const uint64_t *us, int n, double *lo, double *hi)
+{
+    double min = 0, max = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (us[i] && (!min || (double)us[i] < min))
+            min = (double)us[i];
+        if ((double)us[i] > max)
+            max = (double)us[i];
+    }
+    if (!min)
+        min = max = 100;
+    *lo = pow(10, floor(log10(min)));
+    *hi = pow(10, ceil(log10(max * 1.0001)));
+    if (*hi / *lo < 100)
+        *hi = *lo * 100;
+}
+
+/* The cell of us on a bar of w cells on the log scale lo..hi, 0 to w. */
+static int log_position(uint64_t us, double lo, double hi, int w)
+{
+    double f;
+
+    if (!us)
+        return 0;
+    f = (log10((double)us) - log10(lo)) / (log10(hi) - log10(lo));
+    f = f < 0 ? 0 : f > 1 ? 1 : f;
+    return (int)(f * w + 0.5);
+}
+
+void ui__draw_log_bar(const struct theme *th, int y, int x, int w, double lo, double hi,
+                      uint64_t fill_us, const uint64_t *run_us)
+{
+    int fill = log_position(fill_us, lo, hi, w);
+    int mark;
+
+    ui__draw_repeat(y, x, fill, th->attr[ROLE_CHART], th->glyph[GL_BAR_FULL]);
+    ui__draw_repeat(y, x + fill, w - fill, th->attr[ROLE_DIM], th->glyph[GL_BAR_EMPTY]);
+    if (run_us) {
+        mark = log_position(*run_us, lo, hi, w);
+        ui__draw_text(th, y, x + (mark >= w ? w - 1 : mark), 1, th->attr[ROLE_RUN],
+                      th->glyph[GL_RUN_TICK]);
+    }
 }
 
 void ui__draw_chart(const struct theme *th, struct rect c, const double *values, const int *roles,

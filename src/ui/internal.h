@@ -250,6 +250,15 @@ void ui__draw_chart(const struct theme *th, struct rect c, const double *values,
                     unsigned n, double top);
 /* Draws one column glyph n times from (y, x). */
 void ui__draw_repeat(int y, int x, int n, int attr, const char *glyph);
+/* The log scale of the latency bars: decades from *lo to *hi (powers of
+ * ten, *hi / *lo at least 100) around the n durations us[] that are not 0
+ * (100 us to 10 ms when all are). */
+void ui__log_scale(const uint64_t *us, int n, double *lo, double *hi);
+/* A bar of w cells from (y, x) on the log scale lo..hi: filled up to
+ * fill_us (empty when 0), with the whole run's figure *run_us marked on it
+ * (no mark when run_us is NULL). */
+void ui__draw_log_bar(const struct theme *th, int y, int x, int w, double lo, double hi,
+                      uint64_t fill_us, const uint64_t *run_us);
 
 /* ---- the views: each draws one panel inside r, from the model ---- */
 

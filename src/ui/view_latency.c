@@ -6,7 +6,6 @@
  */
 #include "ui/internal.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,39 +32,16 @@ static void rows_of(const struct tick_kind *k, struct row rows[ROWS])
     }
 }
 
-/* Decades from lo to hi (powers of ten, hi / lo at least 100) around every
- * non-zero figure. */
+/* The log scale of the bars, around every figure shown. */
 static void scale(const struct row rows[ROWS], double *lo, double *hi)
 {
-    double min = 0, max = 0;
+    uint64_t us[2 * ROWS];
 
     for (int i = 0; i < ROWS; i++) {
-        uint64_t v[2] = {rows[i].now_us, rows[i].run_us};
-
-        for (int j = 0; j < 2; j++) {
-            if (v[j] && (!min || v[j] < min))
-                min = (double)v[j];
-            if ((double)v[j] > max)
-                max = (double)v[j];
-        }
+        us[2 * i] = rows[i].now_us;
+        us[2 * i + 1] = rows[i].run_us;
     }
-    if (!min)
-        min = max = 100;
-    *lo = pow(10, floor(log10(min)));
-    *hi = pow(10, ceil(log10(max * 1.0001)));
-    if (*hi / *lo < 100)
-        *hi = *lo * 100;
-}
-
-static int position(uint64_t us, double lo, double hi, int w)
-{
-    double f;
-
-    if (!us)
-        return 0;
-    f = (log10((double)us) - log10(lo)) / (log10(hi) - log10(lo));
-    f = f < 0 ? 0 : f > 1 ? 1 : f;
-    return (int)(f * w + 0.5);
+    ui__log_scale(us, 2 * ROWS, lo, hi);
 }
 
 static void bar_row(const struct view *v, int y, int x, int w, const struct row *row, double lo,
@@ -74,7 +50,6 @@ static void bar_row(const struct view *v, int y, int x, int w, const struct row 
     const struct theme *th = v->th;
     int bar_w = w - LABEL_W - 2 * VALUE_W - 2;
     char now[UNITS_FMT_MAX], run[UNITS_FMT_MAX];
-    int fill, mark;
 
     if (row->now_us)
         units_format_duration(row->now_us, now, sizeof(now));
@@ -83,19 +58,9 @@ static void bar_row(const struct view *v, int y, int x, int w, const struct row 
     units_format_duration(row->run_us, run, sizeof(run));
     ui__draw_text(th, y, x, LABEL_W, th->attr[ROLE_LABEL], row->label);
     ui__draw_fmt(th, y, x + LABEL_W, VALUE_W, th->attr[ROLE_VALUE], "%*s", VALUE_W - 1, now);
-    if (bar_w > 0) {
-        fill = position(row->now_us, lo, hi, bar_w);
-        mark = row->run_us ? position(row->run_us, lo, hi, bar_w) : -1;
-        ui__draw_repeat(y, x + LABEL_W + VALUE_W, fill, th->attr[ROLE_CHART],
-                        th->glyph[GL_BAR_FULL]);
-        ui__draw_repeat(y, x + LABEL_W + VALUE_W + fill, bar_w - fill, th->attr[ROLE_DIM],
-                        th->glyph[GL_BAR_EMPTY]);
-        if (mark >= 0) {
-            mark = mark >= bar_w ? bar_w - 1 : mark;
-            ui__draw_text(th, y, x + LABEL_W + VALUE_W + mark, 1, th->attr[ROLE_RUN],
-                          th->glyph[GL_RUN_TICK]);
-        }
-    }
+    if (bar_w > 0)
+        ui__draw_log_bar(th, y, x + LABEL_W + VALUE_W, bar_w, lo, hi, row->now_us,
+                         row->run_us ? &row->run_us : NULL);
     ui__draw_fmt(th, y, x + w - VALUE_W, VALUE_W, th->attr[ROLE_RUN], "%*s", VALUE_W, run);
 }
 

@@ -8,7 +8,6 @@
  */
 #include "ui/internal.h"
 
-#include <math.h>
 #include <stdio.h>
 
 #include "core/units.h"
@@ -38,54 +37,18 @@ static uint64_t figure(const struct tick_latency *l, enum col c)
     return 0;
 }
 
-/* Decades from lo to hi (hi / lo at least 100) around every non-zero p99
- * and max, of the tick and of the run. */
+/* The log scale of the bars, around every p99 and max of the tick and p99
+ * of the run. */
 static void scale(const struct tick *t, double *lo, double *hi)
 {
-    double min = 0, max = 0;
+    uint64_t us[PHASE__COUNT * 3];
 
     for (int p = 0; p < PHASE__COUNT; p++) {
-        uint64_t v[3] = {t->phases[p].window.pct_us[2], t->phases[p].window.max_us,
-                         t->phases[p].run.pct_us[2]};
-
-        for (int j = 0; j < 3; j++) {
-            if (v[j] && (!min || (double)v[j] < min))
-                min = (double)v[j];
-            if ((double)v[j] > max)
-                max = (double)v[j];
-        }
+        us[3 * p] = t->phases[p].window.pct_us[2];
+        us[3 * p + 1] = t->phases[p].window.max_us;
+        us[3 * p + 2] = t->phases[p].run.pct_us[2];
     }
-    if (!min)
-        min = max = 100;
-    *lo = pow(10, floor(log10(min)));
-    *hi = pow(10, ceil(log10(max * 1.0001)));
-    if (*hi / *lo < 100)
-        *hi = *lo * 100;
-}
-
-static int position(uint64_t us, double lo, double hi, int w)
-{
-    double f;
-
-    if (!us)
-        return 0;
-    f = (log10((double)us) - log10(lo)) / (log10(hi) - log10(lo));
-    f = f < 0 ? 0 : f > 1 ? 1 : f;
-    return (int)(f * w + 0.5);
-}
-
-static void bar(const struct view *v, int y, int x, int w, const struct tick_phase_stats *ph,
-                double lo, double hi)
-{
-    const struct theme *th = v->th;
-    int fill = position(ph->window.count ? ph->window.pct_us[2] : 0, lo, hi, w);
-    int mark = ph->run.count ? position(ph->run.pct_us[2], lo, hi, w) : -1;
-
-    ui__draw_repeat(y, x, fill, th->attr[ROLE_CHART], th->glyph[GL_BAR_FULL]);
-    ui__draw_repeat(y, x + fill, w - fill, th->attr[ROLE_DIM], th->glyph[GL_BAR_EMPTY]);
-    if (mark >= 0)
-        ui__draw_text(th, y, x + (mark >= w ? w - 1 : mark), 1, th->attr[ROLE_RUN],
-                      th->glyph[GL_RUN_TICK]);
+    ui__log_scale(us, PHASE__COUNT * 3, lo, hi);
 }
 
 /* One cell of a phase's row: its count, a duration, or "-" when it timed
@@ -165,7 +128,9 @@ void ui__view_phases(const struct view *v, struct rect r)
             x += COL_W;
         }
         if (bar_w >= BAR_MIN)
-            bar(v, y, x + 1, bar_w, ph, lo, hi);
+            ui__draw_log_bar(v->th, y, x + 1, bar_w, lo, hi,
+                             ph->window.count ? ph->window.pct_us[2] : 0,
+                             ph->run.count ? &ph->run.pct_us[2] : NULL);
     }
     if (y < r.y + r.h)
         connections(v, y, r.x, r.w);

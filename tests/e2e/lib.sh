@@ -66,3 +66,67 @@ finish() {
     printf '%d passed, %d failed\n' "$passed" "$failed"
     [ "$failed" -eq 0 ]
 }
+
+# Headless runs whose report is read as text, for scripts that set $brink
+# and $tmp (a directory of their own):
+#   curl_conf NAME LINES...   $tmp/NAME.ini: [target] with transport = curl,
+#                             connect_timeout = 3s, timeout = 5s, then LINES
+#   headless_run NAME CONFIG ARGS...
+#                             a bounded run (120 s): report $tmp/NAME.out,
+#                             progress and events $tmp/NAME.err, exit status
+#                             in $status
+#   errors_line NAME          the report's "errors:" line
+#   error_row NAME CLASS      the class's row (its message cut as the report
+#                             cuts it)
+#   first_error NAME CLASS    the whole first message of the class, from the
+#                             run's events
+#   run_ok NAME               check: exit 0, "errors: none", HTTP statuses 200
+#   run_failed_as NAME CLASS WORDS
+#                             check: a run of 3 requests all failed in CLASS,
+#                             the first message holding WORDS
+curl_conf() {
+    name=$1
+    shift
+    printf '[target]\ntransport = curl\nconnect_timeout = 3s\ntimeout = 5s\n' >"$tmp/$name.ini"
+    for line in "$@"; do
+        printf '%s\n' "$line" >>"$tmp/$name.ini"
+    done
+}
+
+headless_run() {
+    name=$1 cfg=$2
+    shift 2
+    timeout 120 "$brink" run --headless --config "$cfg" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
+    status=$?
+}
+
+errors_line() {
+    grep -m 1 '^errors:' "$tmp/$1.out"
+}
+
+error_row() {
+    grep -m 1 "^  $2 " "$tmp/$1.out"
+}
+
+first_error() {
+    grep -m 1 "first_error: first $2 " "$tmp/$1.out" "$tmp/$1.err" | sed 's/^[^:]*://'
+}
+
+run_ok() {
+    if [ "$status" -eq 0 ] && [ "$(errors_line "$1")" = "errors: none" ] &&
+        grep -q '^HTTP statuses: 200=' "$tmp/$1.out"; then
+        ok "$1: every request ok"
+    else
+        not_ok "$1: every request ok" "exit $status; $(errors_line "$1"); $(head -c 400 "$tmp/$1.err")"
+    fi
+}
+
+run_failed_as() {
+    first=$(first_error "$1" "$2")
+    if [ "$(errors_line "$1" | cut -c 1-23)" = "errors: 3 of 3 requests" ] &&
+        [ -n "$(error_row "$1" "$2")" ] && printf '%s' "$first" | grep -q -- "$3"; then
+        ok "$1: class $2, saying \"$3\""
+    else
+        not_ok "$1: class $2, saying \"$3\"" "$(errors_line "$1"); first: $first"
+    fi
+}

@@ -1,6 +1,6 @@
 # HTTPS and HTTP/2 against a real server: nginx with certificates this test
 # makes (tests/tls/lib.sh), on both transports. Trust by ca_file and by
-# SSL_CERT_FILE, refusal without it (class tls, the reason named), insecure,
+# SSL_CERT_FILE (ca_file winning over it), refusal without it (class tls, the reason named), insecure,
 # a client certificate required and given, a wrong name, server_name, an
 # expired certificate, a server that sends garbage after its hello; and, on
 # curl, HTTP/2 multiplexed and h2c counted against nginx's own log.
@@ -100,6 +100,9 @@ for transport in $transports; do
     SSL_CERT_FILE=$ca run env_trusted "$tls_port_good"
     all_ok "SSL_CERT_FILE names the trust store when ca_file is unset"
 
+    SSL_CERT_FILE=$ca run env_lost "$tls_port_good" "ca_file = $tls_dir/other-ca.pem"
+    all_class "ca_file wins over SSL_CERT_FILE" tls 'issuer|unknown ca|verif'
+
     run insecure "$tls_port_good" "insecure = yes"
     all_ok "insecure accepts an unknown CA"
 
@@ -137,6 +140,8 @@ users=64
 before=$(tls_access_count "$tls_port_good" 'HTTP/2.0')
 run h2 "$tls_port_good" "ca_file = $ca" "http_version = 2" "streams = 10"
 all_ok "http_version = 2, streams = 10, 64 users"
+check "h2: the report names the version" "HTTP version: h2 (curl transport)" \
+    "$(grep -m 1 '^HTTP version:' "$d/h2.out")"
 logged "h2: nginx logged every request as HTTP/2.0" "$tls_port_good" "$before" 'HTTP/2.0'
 if [ "$connects" -ge 7 ] && [ "$connects" -le 14 ]; then
     ok "h2: 64 users on streams of 10 take 7 connections ($connects)"

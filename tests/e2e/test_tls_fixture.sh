@@ -67,6 +67,12 @@ get --cacert "$ca" --resolve "wrong.example:$tls_port_wrongname:127.0.0.1" \
     "https://wrong.example:$tls_port_wrongname/13"
 check "the wrong-name certificate is good for wrong.example" "0 200" "$rc $(cut -d' ' -f1 "$tmp/curl.out")"
 
+# --- TLS 1.2 only ------------------------------------------------------------
+get --cacert "$ca" --http1.1 "https://127.0.0.1:$tls_port_tls12/13"
+check "the TLS 1.2 port serves a client that offers 1.2 and 1.3" "0 200 13 1.1" "$rc $(cat "$tmp/curl.out")"
+refused "the TLS 1.2 port refuses a client that wants 1.3 (35)" 35 'alert|version' \
+    --cacert "$ca" --tlsv1.3 "https://127.0.0.1:$tls_port_tls12/13"
+
 # --- client certificates ------------------------------------------------------
 client=https://127.0.0.1:$tls_port_client
 get --cacert "$ca" --http1.1 "$client/13"
@@ -94,6 +100,16 @@ check "... all over TLS 1.3" 9 "$(tls_access_count "$tls_port_good" ' TLSv1\.3 '
 tls_access_wait "$tls_port_client" 3
 check "the client-certificate port logged 2 refusals and 1 success" "2 1" \
     "$(tls_access_count "$tls_port_client" '^[0-9]+ 400 ') $(tls_access_count "$tls_port_client" '^[0-9]+ 200 ')"
+check "the TLS 1.2 port logged its one request, over TLS 1.2" "1 1" \
+    "$(tls_access_count "$tls_port_tls12") $(tls_access_count "$tls_port_tls12" ' TLSv1\.2 ')"
+# The 5 requests over one h2 connection share its serial number.
+check "the 5 h2 requests logged one connection" 1 \
+    "$(awk -v p="$tls_port_good" '$1 == p && $3 == "HTTP/2.0" { print $6 }' "$tls_access_log" | tail -n 5 | sort -u | wc -l)"
+check "the wrong-name port logged the name sent in the hello and the Host header" \
+    "wrong.example wrong.example:$tls_port_wrongname" \
+    "$(awk -v p="$tls_port_wrongname" '$1 == p && $8 != "-" { print $8, $9 }' "$tls_access_log")"
+check "a full handshake is logged as not resumed" "." \
+    "$(awk -v p="$tls_port_expired" '$1 == p { print $7 }' "$tls_access_log")"
 check "the expired port logged only the -k request" 1 "$(tls_access_count "$tls_port_expired")"
 check "the h2c port logged one HTTP/2 request without TLS" 1 \
     "$(tls_access_count "$tls_port_h2c" ' 200 HTTP/2\.0 - ')"

@@ -47,12 +47,20 @@
 #                                               ssl_verify_client on
 #                                               (client-ca.pem): 400 without
 #                                               a client certificate
+#                           tls_port_tls12      https, good.pem, TLS 1.2 only
 #                           tls_port_h2c        plain HTTP/2 (prior knowledge)
 #                           tls_port_plain      plain HTTP/1.1
 #                         TLS 1.2 and 1.3, keep-alive (1,000,000 requests,
-#                         300 s). One access-log line per request in
-#                         $tls_access_log: "PORT STATUS PROTOCOL TLS
-#                         BYTES REQUEST" (TLS "-" on plain ports).
+#                         300 s), a shared session cache. One access-log
+#                         line per request in $tls_access_log:
+#                           PORT STATUS PROTOCOL TLS BYTES CONN REUSED SNI
+#                           HOST "REQUEST"
+#                         TLS: TLSv1.3...; CONN: nginx's connection serial
+#                         number; REUSED: "r" for a resumed TLS session,
+#                         "." for a full handshake; SNI: the name the
+#                         client sent in its hello; HOST: the Host header
+#                         or :authority. A field without a value (TLS,
+#                         REUSED and SNI on plain ports) is "-".
 #                         TLS_NGINX_CPU=N pins nginx to core N (taskset);
 #                         TLS_ACCESS_LOG=off turns the log off (benchmarks).
 #                         Waits (at most 10 s) until every port accepts.
@@ -211,7 +219,7 @@ error_log $tls_d/logs/error.log;
 user $(id -un);
 events { worker_connections 4096; }
 http {
-    log_format brink '\$server_port \$status \$server_protocol \$ssl_protocol \$bytes_sent "\$request"';
+    log_format brink '\$server_port \$status \$server_protocol \$ssl_protocol \$bytes_sent \$connection \$ssl_session_reused \$ssl_server_name \$http_host "\$request"';
     $tls_log
     client_body_temp_path $tls_d/body;
     proxy_temp_path $tls_d/proxy;
@@ -246,6 +254,12 @@ http {
         ssl_verify_client on;
     }
     server {
+        listen 127.0.0.1:$tls_port_tls12 ssl;
+        ssl_certificate $tls_dir/good.pem;
+        ssl_certificate_key $tls_dir/good.key;
+        ssl_protocols TLSv1.2;
+    }
+    server {
         listen 127.0.0.1:$tls_port_h2c http2;
     }
     server {
@@ -275,6 +289,7 @@ tls_nginx_start() {
     tls_port_expired=$(tls_free_port)
     tls_port_wrongname=$(tls_free_port)
     tls_port_client=$(tls_free_port)
+    tls_port_tls12=$(tls_free_port)
     tls_port_h2c=$(tls_free_port)
     tls_port_plain=$(tls_free_port)
     tls_nginx_conf >"$tls_d/nginx.conf"

@@ -9,7 +9,6 @@
  * the resumed ones, which the resumption tests read.
  */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -42,6 +41,7 @@
 #include "core/xalloc.h"
 #include "engine/engine.h"
 #include "engine/internal.h"
+#include "outcome_fixture.h"
 
 #define ERR_MAX 512
 #define OK (-1)           /* the class of a run with no error */
@@ -318,14 +318,6 @@ static void server_stop(struct server *srv)
 
 /* ---- A run ------------------------------------------------------------ */
 
-struct outcome {
-    uint64_t completed;
-    uint64_t ok;
-    uint64_t errors[ERR__COUNT];
-    char first_error[ERR__COUNT][TICK_TEXT_MAX];
-    char transport[8];
-};
-
 struct watch {
     uv_prepare_t done_check;
     uv_timer_t timer;
@@ -375,7 +367,6 @@ static void run(uint16_t port, const char *extra, uint32_t n, struct outcome *ou
     struct chan *ch = chan_new(256, 16);
     struct engine *e = NULL;
     struct watch wd = {0};
-    struct tick *t;
     char err[ERR_MAX] = "";
 
     if (build(port, extra, n, ch, &c, &e, err) != 0)
@@ -387,39 +378,11 @@ static void run(uint16_t port, const char *extra, uint32_t n, struct outcome *ou
     uv_timer_start(&wd.timer, on_watchdog, WATCHDOG_MS, 0);
     engine__worker_run(wd.w);
 
-    memset(out, 0, sizeof(*out));
-    while ((t = chan_take(ch)) != NULL) {
-        out->completed += t->total.completed;
-        out->ok += t->total.ok;
-        for (int k = 0; k < ERR__COUNT; k++) {
-            out->errors[k] += t->total.errors[k];
-            if (!out->first_error[k][0])
-                memcpy(out->first_error[k], t->first_error[k], TICK_TEXT_MAX);
-        }
-        if (t->transport[0])
-            memcpy(out->transport, t->transport, sizeof(out->transport));
-        tick_free(t);
-    }
+    outcome_collect(ch, out);
     assert_false(wd.has_fired);
     engine_free(e);
     chan_free(ch);
     config_free(&c);
-}
-
-static int contains_any_case(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-
-    for (; *hay; hay++) {
-        size_t i = 0;
-
-        while (i < n && hay[i] &&
-               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-            i++;
-        if (i == n)
-            return 1;
-    }
-    return 0;
 }
 
 /* Runs n requests against a server of cert in mode with the [target]

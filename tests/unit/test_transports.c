@@ -11,7 +11,6 @@
  * must put each in the same class, with a message that names the problem.
  */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,6 +32,7 @@
 #include "engine/engine.h"
 #include "engine/h1_wire.h"
 #include "engine/internal.h"
+#include "outcome_fixture.h"
 
 #define ERR_MAX 512
 #define OK (-1)           /* the class of a run with no error */
@@ -269,14 +269,6 @@ static int listen_loopback(uint16_t *port)
 /* ---- A run ------------------------------------------------------------ */
 
 /* What a run's ticks said. */
-struct outcome {
-    uint64_t completed;
-    uint64_t ok;
-    uint64_t errors[ERR__COUNT];
-    char first_error[ERR__COUNT][TICK_TEXT_MAX];
-    char transport[8];
-};
-
 /* Runs n requests of sc->users users over transport against the script sc. */
 static void run(const struct script *sc, const char *transport, uint32_t n, struct outcome *out)
 {
@@ -285,7 +277,6 @@ static void run(const struct script *sc, const char *transport, uint32_t n, stru
     struct engine_params p = {.config = &c, .chan = ch, .seed = 1};
     struct server srv = {.sc = sc};
     struct engine *e = NULL;
-    struct tick *t;
     char text[512], err[ERR_MAX] = "";
     uint16_t port;
     int fd = listen_loopback(&port);
@@ -310,39 +301,11 @@ static void run(const struct script *sc, const char *transport, uint32_t n, stru
     for (uint32_t i = 0; i < srv.n_conns; i++)
         free(srv.conns[i]);
 
-    memset(out, 0, sizeof(*out));
-    while ((t = chan_take(ch)) != NULL) {
-        out->completed += t->total.completed;
-        out->ok += t->total.ok;
-        for (int k = 0; k < ERR__COUNT; k++) {
-            out->errors[k] += t->total.errors[k];
-            if (!out->first_error[k][0])
-                memcpy(out->first_error[k], t->first_error[k], TICK_TEXT_MAX);
-        }
-        if (t->transport[0])
-            memcpy(out->transport, t->transport, sizeof(out->transport));
-        tick_free(t);
-    }
+    outcome_collect(ch, out);
     assert_false(srv.watchdog_fired);
     engine_free(e);
     chan_free(ch);
     config_free(&c);
-}
-
-static int contains_any_case(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-
-    for (; *hay; hay++) {
-        size_t i = 0;
-
-        while (i < n && hay[i] &&
-               tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-            i++;
-        if (i == n)
-            return 1;
-    }
-    return 0;
 }
 
 static const char *const transports[] = {"curl", "h1"};
