@@ -20,7 +20,7 @@ ca=$tls_dir/ca.pem
 unset SSL_CERT_FILE
 
 # run NAME PORT [KEY = VALUE lines...]: a 1 s run of $users users against
-# $scheme://127.0.0.1:PORT/13 with the transport under test; sets requests,
+# $scheme://$host:PORT/13 with the transport under test; sets requests,
 # errors ("class=N ...", or none) and connects from the session's report.
 run() {
     name=$1 port=$2
@@ -28,8 +28,8 @@ run() {
     d=$tmp/$transport
     mkdir -p "$d"
     {
-        printf '[target]\nurl = %s://127.0.0.1:%s/13\ntransport = %s\ntimeout = 2s\n' \
-            "$scheme" "$port" "$transport"
+        printf '[target]\nurl = %s://%s:%s/13\ntransport = %s\ntimeout = 2s\n' \
+            "$scheme" "$host" "$port" "$transport"
         for line in "$@"; do printf '%s\n' "$line"; done
         printf '[load]\nconcurrency = %s\nduration = 1s\n[thresholds]\nfail_on = none\n' "$users"
     } >"$d/$name.ini"
@@ -84,6 +84,7 @@ logged() {
 }
 
 scheme=https
+host=127.0.0.1
 users=4
 for transport in $transports; do
     before=$(tls_access_count "$tls_port_good")
@@ -114,6 +115,12 @@ for transport in $transports; do
 
     run server_name "$tls_port_wrongname" "ca_file = $ca" "server_name = wrong.example"
     all_ok "server_name is the name checked (wrong.example at 127.0.0.1)"
+
+    host=api.test
+    run routed "$tls_port_good" "ca_file = $ca" "server_name = localhost" \
+        "connect_to = api.test:$tls_port_good:127.0.0.1:$tls_port_good"
+    host=127.0.0.1
+    all_ok "server_name with a connect_to line for the URL's host (api.test, nowhere in DNS)"
 
     run no_client_cert "$tls_port_client" "ca_file = $ca"
     all_class "a server that requires a client certificate, none given" http_4xx '400'
