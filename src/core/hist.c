@@ -182,8 +182,12 @@ double hist_mean(const struct hist *h)
 
     if (h->count == 0)
         return 0.0;
-    for (size_t i = bucket_of(h->min), hi = bucket_of(h->max); i <= hi; i++)
-        sum += (double)h->counts[i] * bucket_mid_exact(i);
+    /* Most buckets of the range are empty: skipping them skips the
+     * midpoint's arithmetic, and adds nothing less (0 * mid is 0). */
+    for (size_t i = bucket_of(h->min), hi = bucket_of(h->max); i <= hi; i++) {
+        if (h->counts[i])
+            sum += (double)h->counts[i] * bucket_mid_exact(i);
+    }
     return sum / (double)h->count;
 }
 
@@ -197,8 +201,11 @@ double hist_stddev(const struct hist *h)
     if (h->count == 0)
         return 0.0;
     for (size_t i = bucket_of(h->min), hi = bucket_of(h->max); i <= hi; i++) {
-        double d = bucket_mid_exact(i) - mean;
+        double d;
 
+        if (!h->counts[i])
+            continue;
+        d = bucket_mid_exact(i) - mean;
         sum += (double)h->counts[i] * d * d;
     }
     return sqrt(sum / (double)h->count);

@@ -163,13 +163,15 @@ static int get_latency(struct ctx *c, json_t *o, const char *key, struct tick_la
  * *len say where. */
 static void append_hist_at(struct ctx *c, uint32_t *offset, uint32_t *len)
 {
-    size_t need = hist_encode(c->h, NULL, 0);
+    size_t room = c->data_cap - c->data_len;
+    /* One pass when it fits (hist_encode scans the whole range of h). */
+    size_t need = hist_encode(c->h, c->data ? c->data + c->data_len : NULL, room);
 
-    if (c->data_len + need > c->data_cap) {
+    if (need > room) {
         c->data_cap = 2 * (c->data_len + need);
         c->data = xrealloc(c->data, c->data_cap);
+        hist_encode(c->h, c->data + c->data_len, need);
     }
-    hist_encode(c->h, c->data + c->data_len, need);
     *offset = (uint32_t)c->data_len;
     *len = (uint32_t)need;
     c->data_len += need;

@@ -74,9 +74,10 @@ static json_t *latency_json(const struct tick_latency *lat)
     return o;
 }
 
-/* Sets "hist" to the stored form of the histogram at offset, len in t's
- * data (none when len is 0). */
-static int put_hist_at(json_t *o, const struct tick *t, uint32_t offset, uint32_t len)
+/* Sets "hist" to the stored form, at the precision of version, of the
+ * histogram at offset, len in t's data (none when len is 0). */
+static int put_hist_at(json_t *o, const struct tick *t, uint32_t offset, uint32_t len,
+                       unsigned char version)
 {
     struct hist *h;
     char *text;
@@ -91,7 +92,7 @@ static int put_hist_at(json_t *o, const struct tick *t, uint32_t offset, uint32_
         hist_free(h);
         return 0;
     }
-    text = record__hist_pack(h);
+    text = record__hist_pack(h, version);
     hist_free(h);
     rc = json_object_set_new(o, "hist", json_string(text));
     free(text);
@@ -100,7 +101,7 @@ static int put_hist_at(json_t *o, const struct tick *t, uint32_t offset, uint32_
 
 static int put_hist(json_t *o, const struct tick *t, const struct tick_kind *k)
 {
-    return put_hist_at(o, t, k->hist_offset, k->hist_len);
+    return put_hist_at(o, t, k->hist_offset, k->hist_len, RECH_VERSION);
 }
 
 /*
@@ -124,7 +125,7 @@ static json_t *phases_json(const struct tick *t)
         o = json_object();
         bad |= !o;
         bad |= json_object_set_new(o, "run", latency_json(&ph->run));
-        bad |= put_hist_at(o, t, ph->hist_offset, ph->hist_len);
+        bad |= put_hist_at(o, t, ph->hist_offset, ph->hist_len, RECH_VERSION_COARSE);
         bad |= json_object_set_new(a, tick_phase_name((enum tick_phase)p), o);
     }
     return bad ? (json_decref(a), NULL) : a;

@@ -1,16 +1,18 @@
 /*
- * Stored histograms: a histogram re-bucketed at storage precision (64 linear
- * sub-buckets per power of two, values below 128 µs exact: within 1/128 of
- * the true value), then encoded in LEB128 varints: a version byte, count,
- * min, max and clamped, then the buckets from min's to max's, each as its
- * count, except that a run of n empty buckets is a 0 followed by n - 1. Most
- * buckets of a busy tick hold a few values, so most take one byte. The bytes
- * are written in base64. Count, min, max and clamped stay exact. A busy
- * tick's full-precision hist_encode is about 12 KB; this is a few hundred
- * bytes.
+ * Stored histograms: a histogram re-bucketed at storage precision (2^b
+ * linear sub-buckets per power of two, values below 2^(b+1) µs exact: within
+ * 1/2^(b+1) of the true value), then encoded in LEB128 varints: a version
+ * byte, which says b (RECH_VERSION: 64 sub-buckets, for latencies;
+ * RECH_VERSION_COARSE: 16, for phases), count, min, max and clamped, then
+ * the buckets from min's to max's, each as its count, except that a run of n
+ * empty buckets is a 0 followed by n - 1. Most buckets of a busy tick hold a
+ * few values, so most take one byte. The bytes are written in base64. Count,
+ * min, max and clamped stay exact. A busy tick's full-precision hist_encode
+ * is about 12 KB; this is a few hundred bytes.
  */
 #include "record/internal.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,30 +21,38 @@
 #include "core/varint.h"
 #include "core/xalloc.h"
 
-/* The storage bucket of HIST_MAX_VALUE_US (2^31 <= it < 2^32). */
-#define LAST_INDEX ((25u << RECH_SUB_BITS) + (HIST_MAX_VALUE_US >> 25))
-
-static size_t index_of(uint64_t v)
+/* The storage bucket of v with 2^b sub-buckets per power of two. */
+static size_t index_of(uint64_t v, unsigned b)
 {
     unsigned k;
 
-    if (v < RECH_EXACT_BELOW)
+    if (v < (2u << b))
         return (size_t)v;
     k = 63u - (unsigned)__builtin_clzll(v);
-    return ((size_t)(k - RECH_SUB_BITS) << RECH_SUB_BITS) + (size_t)(v >> (k - RECH_SUB_BITS));
+    return ((size_t)(k - b) << b) + (size_t)(v >> (k - b));
 }
 
-static uint64_t index_low(size_t i, uint64_t *width)
+static uint64_t index_low(size_t i, unsigned b, uint64_t *width)
 {
     unsigned s;
 
-    if (i < RECH_EXACT_BELOW) {
+    if (i < (2u << b)) {
         *width = 1;
         return i;
     }
-    s = (unsigned)(i >> RECH_SUB_BITS) - 1;
+    s = (unsigned)(i >> b) - 1;
     *width = (uint64_t)1 << s;
-    return (uint64_t)(i - ((size_t)s << RECH_SUB_BITS)) << s;
+    return (uint64_t)(i - ((size_t)s << b)) << s;
+}
+
+/* The sub-bucket bits a version byte stands for; 0 for an unknown one. */
+static unsigned bits_of_version(unsigned char version)
+{
+    switch (version) {
+    case RECH_VERSION: return RECH_SUB_BITS;
+    case RECH_VERSION_COARSE: return RECH_COARSE_SUB_BITS;
+    default: return 0;
+    }
 }
 
 struct bytes {
@@ -103,14 +113,16 @@ static void put_bucket(struct bytes *b, size_t *cur, size_t i, uint64_t n)
     *cur = i;
 }
 
-char *record__hist_pack(const struct hist *h)
+char *record__hist_pack(const struct hist *h, unsigned char version)
 {
     struct bytes b = {0};
     size_t cursor = 0, cur = SIZE_MAX, acc_i = 0;
     uint64_t low, width, n, acc = 0;
+    unsigned bits = bits_of_version(version);
     char *text;
 
-    put_byte(&b, RECH_VERSION);
+    assert(bits > 0);
+    put_byte(&b, version);
     put_varint(&b, hist_count(h));
     put_varint(&b, hist_min(h));
     put_varint(&b, hist_max(h));
@@ -118,7 +130,7 @@ char *record__hist_pack(const struct hist *h)
     /* Full-precision buckets nest inside storage buckets (both split the
      * same powers of two), so each lands in exactly one. */
     while (hist_next_bucket(h, &cursor, &low, &width, &n)) {
-        size_t i = index_of(low);
+        size_t i = index_of(low, bits);
 
         if (acc > 0 && i != acc_i) {
             put_bucket(&b, &cur, acc_i, acc);
@@ -134,11 +146,16 @@ char *record__hist_pack(const struct hist *h)
     return text;
 }
 
+/* The inverse of b64[] (a search of it is a tenth of a report's time). */
 static int b64_value(char c)
 {
-    const char *p = c ? strchr(b64, c) : NULL;
-
-    return p ? (int)(p - b64) : -1;
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
 /* Strict base64 with padding; returns the decoded length or -1. */
@@ -192,9 +209,10 @@ static int head_is_valid(const struct head *hd)
  * bucket, the exact max (or the clamped values) in the last, the others at
  * the bucket's middle. Returns -1 when n cannot hold those exact values.
  */
-static int rebuild_bucket(struct hist *h, const struct head *hd, size_t i, uint64_t n)
+static int rebuild_bucket(struct hist *h, const struct head *hd, unsigned bits, size_t i,
+                          uint64_t n)
 {
-    uint64_t width, low = index_low(i, &width), mid = low + (width - 1) / 2;
+    uint64_t width, low = index_low(i, bits, &width), mid = low + (width - 1) / 2;
     int is_first = hist_count(h) == 0, is_last = hist_count(h) + n == hd->count;
 
     if (mid < hd->min)
@@ -226,16 +244,19 @@ static int rebuild_bucket(struct hist *h, const struct head *hd, size_t i, uint6
 static int unpack_bytes(struct hist *h, struct varint_reader *r)
 {
     struct head hd;
-    size_t i;
+    size_t i, last;
     uint64_t sum = 0;
+    unsigned bits = r->len > 0 ? bits_of_version(r->buf[0]) : 0;
 
-    if (r->len == 0 || r->buf[0] != RECH_VERSION)
+    if (bits == 0)
         return -1;
+    /* The storage bucket of HIST_MAX_VALUE_US (2^31 <= it < 2^32). */
+    last = index_of(HIST_MAX_VALUE_US, bits);
     r->pos = 1;
     if (varint_get(r, &hd.count) || varint_get(r, &hd.min) || varint_get(r, &hd.max) ||
         varint_get(r, &hd.clamped) || !head_is_valid(&hd))
         return -1;
-    i = index_of(hd.min);
+    i = index_of(hd.min, bits);
     while (sum < hd.count) {
         uint64_t n, skip;
 
@@ -243,16 +264,16 @@ static int unpack_bytes(struct hist *h, struct varint_reader *r)
             return -1;
         if (n == 0) {
             /* A run of empty buckets never starts or ends the range. */
-            if (sum == 0 || i > LAST_INDEX || varint_get(r, &skip) || skip > LAST_INDEX - i ||
+            if (sum == 0 || i > last || varint_get(r, &skip) || skip > last - i ||
                 varint_get(r, &n) || n == 0)
                 return -1;
             i += (size_t)skip + 1;
         }
-        if (i > LAST_INDEX || n > hd.count - sum)
+        if (i > last || n > hd.count - sum)
             return -1;
-        if (sum + n == hd.count && i != index_of(hd.max))
+        if (sum + n == hd.count && i != index_of(hd.max, bits))
             return -1;
-        if (rebuild_bucket(h, &hd, i, n) != 0)
+        if (rebuild_bucket(h, &hd, bits, i, n) != 0)
             return -1;
         sum += n;
         i++;

@@ -12,21 +12,25 @@
 
 struct hist;
 
-/* Storage precision: 64 linear sub-buckets per power of two (values below
- * 128 µs exact), so a stored value is within 1/128 of the true one. */
+/* Storage precision of latencies: 64 linear sub-buckets per power of two
+ * (values below 128 µs exact), so a stored value is within 1/128 of the
+ * true one. Its encoding's version (first byte) is RECH_VERSION. */
 #define RECH_SUB_BITS 6
-#define RECH_EXACT_BELOW 128
-/* Encoding version of the stored histogram (first byte). */
 #define RECH_VERSION 1
+/* Storage precision of phases (where the time goes, not p99.9): 16
+ * sub-buckets (values below 32 µs exact), within 1/32; RECH_VERSION_COARSE. */
+#define RECH_COARSE_SUB_BITS 4
+#define RECH_VERSION_COARSE 2
 /* Longest base64 text accepted for one histogram. */
 #define RECORD_B64_MAX (256 * 1024)
 
-/* Packs h at storage precision, in base64, into a new string (the caller
- * frees it); an empty h packs too. Aborts on exhaustion, like xmalloc. */
-char *record__hist_pack(const struct hist *h);
-/* Unpacks text into h (replacing its content): values are rebuilt at the
- * middle of their storage bucket, count, min, max and clamped exactly.
- * Returns 0 or -EINVAL (h is then empty). */
+/* Packs h at the storage precision of version (RECH_VERSION or
+ * RECH_VERSION_COARSE), in base64, into a new string (the caller frees it);
+ * an empty h packs too. Aborts on exhaustion, like xmalloc. */
+char *record__hist_pack(const struct hist *h, unsigned char version);
+/* Unpacks text, of either version, into h (replacing its content): values
+ * are rebuilt at the middle of their storage bucket, count, min, max and
+ * clamped exactly. Returns 0 or -EINVAL (h is then empty). */
 int record__hist_unpack(struct hist *h, const char *text, size_t len);
 
 /* The JSON object of a tick line. NULL on OOM. */

@@ -21,6 +21,9 @@
 #define RECORD_LINE_MAX (1024 * 1024) /* longest line, newline excluded */
 #define RECORD_HIST_PRECISION 0.01    /* stored histogram values are within 1% */
 #define RECORD_REASON_MAX 256         /* reason texts, with their NUL */
+/* Stored phase histograms (where the time goes, not p99.9) are coarser:
+ * their values are within 1/32. */
+#define RECORD_PHASE_PRECISION 0.03125
 
 /* What the header records. Every string is the caller's and is written as
  * given: the writer adds nothing from the environment. */
