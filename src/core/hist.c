@@ -414,3 +414,36 @@ out_empty:
     h->min = UINT64_MAX;
     return -EINVAL;
 }
+
+size_t hist_coarse_index(uint64_t v, unsigned bits)
+{
+    unsigned k;
+
+    if (v < (2u << bits))
+        return (size_t)v;
+    k = 63u - (unsigned)__builtin_clzll(v);
+    return ((size_t)(k - bits) << bits) + (size_t)(v >> (k - bits));
+}
+
+uint64_t hist_coarse_low(size_t i, unsigned bits, uint64_t *width)
+{
+    unsigned s;
+
+    if (i < (2u << bits)) {
+        *width = 1;
+        return i;
+    }
+    s = (unsigned)(i >> bits) - 1;
+    *width = (uint64_t)1 << s;
+    return (uint64_t)(i - ((size_t)s << bits)) << s;
+}
+
+uint64_t hist_coarse_round(uint64_t v, unsigned bits)
+{
+    uint64_t width, low;
+
+    if (v > HIST_MAX_VALUE_US)
+        return v;
+    low = hist_coarse_low(hist_coarse_index(v, bits), bits, &width);
+    return low + (width - 1) / 2;
+}

@@ -33,6 +33,18 @@ void hist_free(struct hist *h);
 void hist_record(struct hist *h, uint64_t value_us);
 void hist_record_n(struct hist *h, uint64_t value_us, uint64_t n);
 
+/*
+ * Coarser buckets, for storage (record's histograms) and for values kept
+ * only at that precision (the phases): 2^bits linear sub-buckets per power
+ * of two, values below 2^(bits+1) exact. hist_coarse_index is v's bucket;
+ * hist_coarse_low its lowest value, with *width its number of values;
+ * hist_coarse_round the value a stored histogram gives back for v (its
+ * bucket's midpoint), so recording it loses nothing when stored.
+ */
+size_t hist_coarse_index(uint64_t v, unsigned bits);
+uint64_t hist_coarse_low(size_t i, unsigned bits, uint64_t *width);
+uint64_t hist_coarse_round(uint64_t v, unsigned bits);
+
 /* Adds every value of src to dst; afterwards dst equals a histogram that
  * recorded both streams. src is unchanged. */
 void hist_merge(struct hist *dst, const struct hist *src);

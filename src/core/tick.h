@@ -122,6 +122,12 @@ enum tick_phase {
     PHASE__COUNT
 };
 
+/* Phases are kept at 16 sub-buckets per power of two (values within 1/32:
+ * where the time goes, not p99.9): recorded rounded with hist_coarse_round,
+ * so a session stores them at that precision and a replay shows the same
+ * figures as the run did. */
+#define TICK_PHASE_SUB_BITS 4
+
 /* One phase's figures: how many were timed is window.count. */
 struct tick_phase_stats {
     struct tick_latency window; /* this interval */

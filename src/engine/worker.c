@@ -36,7 +36,7 @@ static int tickets_left(const struct worker *w)
 
 void engine__worker_phase(struct worker *w, enum tick_phase p, uint64_t us)
 {
-    hist_record(w->iv.phases[p], us);
+    hist_record(w->iv.phases[p], hist_coarse_round(us, TICK_PHASE_SUB_BITS));
 }
 
 void engine__worker_conn_opened(struct worker *w)

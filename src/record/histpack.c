@@ -21,30 +21,6 @@
 #include "core/varint.h"
 #include "core/xalloc.h"
 
-/* The storage bucket of v with 2^b sub-buckets per power of two. */
-static size_t index_of(uint64_t v, unsigned b)
-{
-    unsigned k;
-
-    if (v < (2u << b))
-        return (size_t)v;
-    k = 63u - (unsigned)__builtin_clzll(v);
-    return ((size_t)(k - b) << b) + (size_t)(v >> (k - b));
-}
-
-static uint64_t index_low(size_t i, unsigned b, uint64_t *width)
-{
-    unsigned s;
-
-    if (i < (2u << b)) {
-        *width = 1;
-        return i;
-    }
-    s = (unsigned)(i >> b) - 1;
-    *width = (uint64_t)1 << s;
-    return (uint64_t)(i - ((size_t)s << b)) << s;
-}
-
 /* The sub-bucket bits a version byte stands for; 0 for an unknown one. */
 static unsigned bits_of_version(unsigned char version)
 {
@@ -130,7 +106,7 @@ char *record__hist_pack(const struct hist *h, unsigned char version)
     /* Full-precision buckets nest inside storage buckets (both split the
      * same powers of two), so each lands in exactly one. */
     while (hist_next_bucket(h, &cursor, &low, &width, &n)) {
-        size_t i = index_of(low, bits);
+        size_t i = hist_coarse_index(low, bits);
 
         if (acc > 0 && i != acc_i) {
             put_bucket(&b, &cur, acc_i, acc);
@@ -212,7 +188,7 @@ static int head_is_valid(const struct head *hd)
 static int rebuild_bucket(struct hist *h, const struct head *hd, unsigned bits, size_t i,
                           uint64_t n)
 {
-    uint64_t width, low = index_low(i, bits, &width), mid = low + (width - 1) / 2;
+    uint64_t width, low = hist_coarse_low(i, bits, &width), mid = low + (width - 1) / 2;
     int is_first = hist_count(h) == 0, is_last = hist_count(h) + n == hd->count;
 
     if (mid < hd->min)
@@ -251,12 +227,12 @@ static int unpack_bytes(struct hist *h, struct varint_reader *r)
     if (bits == 0)
         return -1;
     /* The storage bucket of HIST_MAX_VALUE_US (2^31 <= it < 2^32). */
-    last = index_of(HIST_MAX_VALUE_US, bits);
+    last = hist_coarse_index(HIST_MAX_VALUE_US, bits);
     r->pos = 1;
     if (varint_get(r, &hd.count) || varint_get(r, &hd.min) || varint_get(r, &hd.max) ||
         varint_get(r, &hd.clamped) || !head_is_valid(&hd))
         return -1;
-    i = index_of(hd.min, bits);
+    i = hist_coarse_index(hd.min, bits);
     while (sum < hd.count) {
         uint64_t n, skip;
 
@@ -271,7 +247,7 @@ static int unpack_bytes(struct hist *h, struct varint_reader *r)
         }
         if (i > last || n > hd.count - sum)
             return -1;
-        if (sum + n == hd.count && i != index_of(hd.max, bits))
+        if (sum + n == hd.count && i != hist_coarse_index(hd.max, bits))
             return -1;
         if (rebuild_bucket(h, &hd, bits, i, n) != 0)
             return -1;

@@ -19,7 +19,7 @@ struct hist;
 #define RECH_VERSION 1
 /* Storage precision of phases (where the time goes, not p99.9): 16
  * sub-buckets (values below 32 µs exact), within 1/32; RECH_VERSION_COARSE. */
-#define RECH_COARSE_SUB_BITS 4
+#define RECH_COARSE_SUB_BITS TICK_PHASE_SUB_BITS
 #define RECH_VERSION_COARSE 2
 /* Longest base64 text accepted for one histogram. */
 #define RECORD_B64_MAX (256 * 1024)
