@@ -935,6 +935,24 @@ static void varints_round_trip_and_refuse_what_is_not_shortest(void **state)
     }
 }
 
+/* A value rounded to a coarse bucket stays in that bucket, within 1/32 at
+ * 16 sub-buckets, exact below 32 µs; rounding twice changes nothing. */
+static void coarse_round_keeps_the_bucket_within_its_precision(void **state)
+{
+    (void)state;
+    for (uint64_t v = 0; v < HIST_MAX_VALUE_US; v = v < 100 ? v + 1 : v + v / 7 + 1) {
+        uint64_t r = hist_coarse_round(v, 4);
+        double err = v ? fabs((double)r - (double)v) / (double)v : 0.0;
+
+        assert_int_equal(hist_coarse_index(r, 4), hist_coarse_index(v, 4));
+        assert_true(err <= 1.0 / 32);
+        assert_int_equal(hist_coarse_round(r, 4), r);
+        if (v < 32)
+            assert_int_equal(r, v);
+    }
+    assert_int_equal(hist_coarse_round(HIST_MAX_VALUE_US + 5, 4), HIST_MAX_VALUE_US + 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -968,6 +986,7 @@ int main(void)
         cmocka_unit_test(decode_rejects_an_inconsistent_header),
         cmocka_unit_test(encoding_of_a_tick_is_far_smaller_than_the_hist),
         cmocka_unit_test(bucket_walk_visits_every_value_once_in_order),
+        cmocka_unit_test(coarse_round_keeps_the_bucket_within_its_precision),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
