@@ -36,78 +36,7 @@
 #include "engine/internal.h"
 #include "engine/workload.h"
 
-#define READ_BUFFER (256u * 1024)    /* one read takes a 133 KiB reply whole */
-#define TLS_READ_BUFFER (64u * 1024) /* TLS records read at once, before decryption */
-#define WORDS_MAX 96
-
-struct h1_worker {
-    uv_idle_t idle;        /* completes what failed inside start, next pass */
-    uv_async_t resolved;   /* the lookup of the target's name ended */
-    struct lookup *lookup; /* that lookup while it runs, else NULL */
-    struct dlist waiting;  /* slots whose connect waits for it */
-    struct h1_addrs addrs; /* the target's addresses, once has_addrs */
-    int has_addrs;
-    uv_idle_t paced;         /* connects the pass's budget held back, next passes */
-    struct dlist queued;     /* those connects, oldest first */
-    uint32_t addr_at;        /* the target's address that connected last: new ones start there */
-    struct h1_slot *pending; /* those completions, newest first */
-    char *head;              /* where heads with placeholders are filled in */
-    size_t head_cap;
-    char *rbuf;         /* every read of the worker lands here (decrypted, with TLS) */
-    struct h1_tls *tls; /* https: the worker's one TLS context, else NULL */
-    char *tls_in;       /* https: where reads land before decryption */
-};
-
-struct h1_conn {
-    uv_tcp_t tcp;
-    uv_connect_t connect;
-    uv_write_t write;
-    struct slot *s;    /* NULL once the slot let go of it */
-    char *copy;        /* what an asynchronous write still sends */
-    uint32_t n_sent;   /* requests sent on it */
-    uint64_t begun_ns; /* uv_hrtime when its connect began */
-    int is_counted;    /* engine__worker_conn_opened counted it: closing uncounts it */
-    int is_connected;
-    int is_writing;            /* writes in progress (TLS may queue several) */
-    struct h1_tls_conn *tls;   /* https, once connected, else NULL */
-    int is_tls_ready;          /* its handshake completed */
-    uint64_t tls_start_ns;     /* uv_hrtime when the handshake began */
-    uint64_t tls_handshake_us; /* how long the handshake took, once ready */
-};
-
-/* A TLS write libuv could not take at once: the bytes it still sends. */
-struct tls_write {
-    uv_write_t req;
-    struct h1_conn *c;
-    char bytes[];
-};
-
-struct h1_slot {
-    uv_timer_t timer; /* the request's (or the connect's) deadline */
-    struct slot *s;
-    struct h1_conn *conn;
-    struct h1_resp resp;
-    uint64_t bytes_out;
-    uint64_t sent_ns; /* uv_hrtime when its request's write began: time to first byte */
-    int is_starting;  /* inside start: a failure must wait for the next pass */
-    int is_retried;
-    uint32_t addr_i;  /* the address its connection tries or uses */
-    uint32_t n_tried; /* addresses its current connect has tried */
-    int was_connected;
-    int is_pending;
-    struct h1_slot *next;          /* in the pending list */
-    int is_looking_up;             /* waits for the target's addresses */
-    int is_queued;                 /* its connect waits for a pass's budget */
-    struct dlist_node in_line;     /* in the waiting list or the queue (never both) */
-    enum transfer_outcome outcome; /* a pending completion */
-    int os_errno;
-    char words[WORDS_MAX];
-};
-
-static struct worker *worker_of(uv_handle_t *h)
-{
-    return container_of(h->loop, struct worker, loop);
-}
+#include "engine/h1_internal.h"
 
 static const struct config *config_of(const struct slot *s)
 {
@@ -120,17 +49,17 @@ static void on_conn_closed(uv_handle_t *h)
 {
     struct h1_conn *c = container_of((uv_tcp_t *)h, struct h1_conn, tcp);
 
-    worker_of(h)->fds_used--;
+    engine__h1_worker_of(h)->fds_used--;
     h1_tls_conn_free(c->tls);
     if (c->is_counted)
-        engine__worker_conn_closed(worker_of(h));
+        engine__worker_conn_closed(engine__h1_worker_of(h));
     free(c->copy);
     free(c);
 }
 
 /* Closes c; its slot (if any) lets go of it. Pending requests on it end
  * with UV_ECANCELED, which their callbacks ignore. */
-static void conn_close(struct h1_conn *c)
+void engine__h1_conn_close(struct h1_conn *c)
 {
     if (c->s)
         c->s->h1->conn = NULL;
@@ -209,7 +138,7 @@ static void unlink_pending(struct h1_worker *hw, struct h1_slot *h)
 
 /* The transfer of s failed: complete it now, or, inside start, on the next
  * loop pass (engine__slot_done would start the next request inside this one). */
-static void fail(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what)
+void engine__h1_fail(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what)
 {
     struct h1_slot *h = s->h1;
     struct h1_worker *hw = s->w->h1;
@@ -220,7 +149,7 @@ static void fail(struct slot *s, enum transfer_outcome outcome, int os_errno, co
     else
         msg_set(h->words, sizeof(h->words), "%s", what);
     if (h->conn)
-        conn_close(h->conn);
+        engine__h1_conn_close(h->conn);
     if (!h->is_starting) {
         complete(s, outcome, os_errno, h->words);
         return;
@@ -236,8 +165,6 @@ static void fail(struct slot *s, enum transfer_outcome outcome, int os_errno, co
 
 /* ---- Requests --------------------------------------------------------- */
 
-static void conn_open(struct slot *s);
-
 /* A reused connection that died before any byte of the reply: the server
  * had closed it; send again on a fresh one, once, the rule both transports
  * follow (docs/config.md). The
@@ -249,12 +176,11 @@ static int retried(struct slot *s)
     if (h->is_retried || !h->conn || h->conn->n_sent < 2 || h->resp.raw_bytes > 0)
         return 0;
     h->is_retried = 1;
-    conn_close(h->conn);
-    conn_open(s);
+    engine__h1_conn_close(h->conn);
+    engine__h1_conn_open(s);
     return 1;
 }
 
-static void arm_timer(struct slot *s, uint64_t limit_us);
 static void on_timeout(uv_timer_t *t);
 
 static void on_write(uv_write_t *req, int status)
@@ -267,7 +193,7 @@ static void on_write(uv_write_t *req, int status)
     if (status == UV_ECANCELED || !c->s || status >= 0)
         return;
     if (!retried(c->s))
-        fail(c->s, TRANSFER_SEND, -status, "write");
+        engine__h1_fail(c->s, TRANSFER_SEND, -status, "write");
 }
 
 /* Queues what uv_try_write left of bufs (done bytes went out already). */
@@ -301,9 +227,9 @@ static void on_tls_write(uv_write_t *req, int status)
     if (status == UV_ECANCELED || !c->s || status >= 0)
         return;
     if (!c->is_tls_ready)
-        fail(c->s, TRANSFER_TLS, -status, "write during the TLS handshake");
+        engine__h1_fail(c->s, TRANSFER_TLS, -status, "write during the TLS handshake");
     else if (!retried(c->s))
-        fail(c->s, TRANSFER_SEND, -status, "write");
+        engine__h1_fail(c->s, TRANSFER_SEND, -status, "write");
 }
 
 /* Writes what c's TLS has to send: at once when the socket takes it, else
@@ -350,12 +276,12 @@ static void send_tls(struct slot *s, const char *head, size_t len, const struct 
 
     if (h1_tls_write(c->tls, head, len, why, sizeof(why)) < 0 ||
         h1_tls_write(c->tls, k->body, k->body_len, why, sizeof(why)) < 0) {
-        fail(s, TRANSFER_TLS, 0, why);
+        engine__h1_fail(s, TRANSFER_TLS, 0, why);
         return;
     }
     rc = tls_flush(c);
     if (rc < 0 && !retried(s))
-        fail(s, TRANSFER_SEND, -rc, "write");
+        engine__h1_fail(s, TRANSFER_SEND, -rc, "write");
 }
 
 static void send_request(struct slot *s)
@@ -387,7 +313,7 @@ static void send_request(struct slot *s)
     if (rc >= 0 || rc == UV_EAGAIN)
         rc = write_rest(c, bufs, rc >= 0 ? (size_t)rc : 0);
     if (rc < 0 && !retried(s))
-        fail(s, TRANSFER_SEND, -rc, "write");
+        engine__h1_fail(s, TRANSFER_SEND, -rc, "write");
 }
 
 /* ---- Replies ---------------------------------------------------------- */
@@ -395,7 +321,7 @@ static void send_request(struct slot *s)
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     struct h1_conn *c = container_of((uv_tcp_t *)h, struct h1_conn, tcp);
-    struct h1_worker *hw = worker_of(h)->h1;
+    struct h1_worker *hw = engine__h1_worker_of(h)->h1;
 
     (void)suggested;
     if (c->tls)
@@ -412,7 +338,7 @@ static void replied(struct slot *s, size_t used, size_t n)
      * connection in no state to carry another request. */
     if (!config_of(s)->target.keepalive || !h1_resp_keeps_alive(&s->h1->resp) || used != n ||
         c->is_writing)
-        conn_close(c);
+        engine__h1_conn_close(c);
     complete(s, TRANSFER_OK, 0, "");
 }
 
@@ -426,8 +352,8 @@ static void on_data(struct slot *s, const char *data, size_t n)
     switch (h1_resp_feed(&h->resp, data, n, &used)) {
     case H1_MORE: return;
     case H1_DONE: replied(s, used, n); return;
-    case H1_CUT: fail(s, TRANSFER_BODY_CUT, 0, "body cut at max_body"); return;
-    case H1_MALFORMED: fail(s, TRANSFER_MALFORMED, 0, h1_resp_error(&h->resp)); return;
+    case H1_CUT: engine__h1_fail(s, TRANSFER_BODY_CUT, 0, "body cut at max_body"); return;
+    case H1_MALFORMED: engine__h1_fail(s, TRANSFER_MALFORMED, 0, h1_resp_error(&h->resp)); return;
     }
 }
 
@@ -437,16 +363,16 @@ static void on_read_error(struct slot *s, ssize_t nread)
 
     if (nread != UV_EOF) {
         if (!retried(s))
-            fail(s, TRANSFER_RECV, (int)-nread, "read");
+            engine__h1_fail(s, TRANSFER_RECV, (int)-nread, "read");
         return;
     }
     if (h1_resp_eof(&h->resp) == H1_DONE) {
-        conn_close(h->conn);
+        engine__h1_conn_close(h->conn);
         complete(s, TRANSFER_OK, 0, "");
     } else if (!retried(s)) {
-        fail(s, h->resp.raw_bytes ? TRANSFER_CLOSED_PARTIAL : TRANSFER_CLOSED_EMPTY, 0,
-             h->resp.raw_bytes ? "the connection closed in the middle of the reply"
-                               : "the connection closed before any reply");
+        engine__h1_fail(s, h->resp.raw_bytes ? TRANSFER_CLOSED_PARTIAL : TRANSFER_CLOSED_EMPTY, 0,
+                        h->resp.raw_bytes ? "the connection closed in the middle of the reply"
+                                          : "the connection closed before any reply");
     }
 }
 
@@ -467,7 +393,7 @@ static void handshake_step(struct slot *s)
         c->tls_handshake_us = (uv_hrtime() - c->tls_start_ns) / 1000;
         engine__worker_phase(s->w, PHASE_TLS, c->tls_handshake_us);
         s->h1->was_connected = 1;
-        arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
+        engine__h1_arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
         /* Its last flight (Finished) leaves with the request, in one write. */
         send_request(s);
         return;
@@ -475,16 +401,16 @@ static void handshake_step(struct slot *s)
     /* The next flight, or the alert that says why brink gives up. */
     rc = tls_flush(c);
     if (st == H1_TLS_FAILED)
-        fail(s, TRANSFER_TLS, 0, why);
+        engine__h1_fail(s, TRANSFER_TLS, 0, why);
     else if (rc < 0)
-        fail(s, TRANSFER_TLS, -rc, "write during the TLS handshake");
+        engine__h1_fail(s, TRANSFER_TLS, -rc, "write during the TLS handshake");
 }
 
 /* Hands the plaintext of c's TLS to its request, as on_data does the bytes
  * of a plain connection: an idle connection that talks is dropped. */
 static void tls_deliver(struct h1_conn *c)
 {
-    struct h1_worker *hw = worker_of((uv_handle_t *)&c->tcp)->h1;
+    struct h1_worker *hw = engine__h1_worker_of((uv_handle_t *)&c->tcp)->h1;
     char why[H1_TLS_WHY_MAX];
     enum h1_tls_state st;
     size_t got;
@@ -493,7 +419,7 @@ static void tls_deliver(struct h1_conn *c)
         st = h1_tls_read(c->tls, hw->rbuf, READ_BUFFER, &got, why, sizeof(why));
         if (got) {
             if (!c->s || !c->s->is_in_flight) {
-                conn_close(c);
+                engine__h1_conn_close(c);
                 return;
             }
             on_data(c->s, hw->rbuf, got);
@@ -508,17 +434,17 @@ static void tls_deliver(struct h1_conn *c)
         if (rc >= 0)
             return;
         if (!c->s || !c->s->is_in_flight)
-            conn_close(c);
+            engine__h1_conn_close(c);
         else if (!retried(c->s))
-            fail(c->s, TRANSFER_SEND, -rc, "write");
+            engine__h1_fail(c->s, TRANSFER_SEND, -rc, "write");
         return;
     }
     if (!c->s || !c->s->is_in_flight)
-        conn_close(c);
+        engine__h1_conn_close(c);
     else if (st == H1_TLS_CLOSED)
         on_read_error(c->s, UV_EOF);
     else
-        fail(c->s, TRANSFER_TLS, 0, why);
+        engine__h1_fail(c->s, TRANSFER_TLS, 0, why);
 }
 
 static void on_tls_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf)
@@ -531,19 +457,19 @@ static void on_tls_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf)
         if (nread > 0)
             tls_deliver(c);
         else if (!s || !s->is_in_flight)
-            conn_close(c);
+            engine__h1_conn_close(c);
         else
             on_read_error(s, nread);
         return;
     }
     if (!s) {
-        conn_close(c);
+        engine__h1_conn_close(c);
         return;
     }
     if (nread == UV_EOF)
-        fail(s, TRANSFER_TLS, 0, "TLS handshake: the server closed the connection");
+        engine__h1_fail(s, TRANSFER_TLS, 0, "TLS handshake: the server closed the connection");
     else if (nread < 0)
-        fail(s, TRANSFER_TLS, (int)-nread, "TLS handshake: read");
+        engine__h1_fail(s, TRANSFER_TLS, (int)-nread, "TLS handshake: read");
     else
         handshake_step(s);
 }
@@ -562,7 +488,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     /* An idle connection that closes, fails or talks out of turn is
      * dropped; the next request opens another. */
     if (!s || !s->is_in_flight) {
-        conn_close(c);
+        engine__h1_conn_close(c);
         return;
     }
     if (nread < 0)
@@ -571,40 +497,10 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         on_data(s, buf->base, (size_t)nread);
 }
 
-/* ---- Connecting ------------------------------------------------------- */
-
-/* Whether a connect that failed with err (a UV_E* code) may work on
- * another address of the target: nobody listens there, or it cannot be
- * reached from here (an IPv6 address on a host without IPv6, say). */
-static int is_address_error(int err)
-{
-    return err == UV_ECONNREFUSED || err == UV_ENETUNREACH || err == UV_EHOSTUNREACH ||
-           err == UV_EADDRNOTAVAIL || err == UV_EAFNOSUPPORT;
-}
-
-static void connect_from(struct slot *s, uint32_t i);
-static void on_paced(uv_idle_t *i);
-
-/* The address of the target that s connects to, or did. */
-static const struct sockaddr_storage *addr_of(const struct slot *s)
-{
-    return &s->w->h1->addrs.at[s->h1->addr_i];
-}
-
-/* What a failed connect of s says: "connect", and the path of a unix
- * socket, which the errno's words alone would not name. */
-static const char *connect_what(const struct slot *s, char *buf, size_t cap)
-{
-    const struct sockaddr_storage *a = addr_of(s);
-
-    if (a->ss_family != AF_UNIX)
-        return "connect";
-    snprintf(buf, cap, "connect to %s", ((const struct sockaddr_un *)a)->sun_path);
-    return buf;
-}
+/* ---- Connected -------------------------------------------------------- */
 
 /* c, the connection of s, is established: the request goes out. */
-static void connected(struct slot *s, struct h1_conn *c)
+void engine__h1_connected(struct slot *s, struct h1_conn *c)
 {
     const struct workload_kind *k;
     int status;
@@ -612,7 +508,7 @@ static void connected(struct slot *s, struct h1_conn *c)
     engine__worker_phase(s->w, PHASE_CONNECT, (uv_hrtime() - c->begun_ns) / 1000);
     s->w->h1->addr_at = s->h1->addr_i;
     c->is_connected = 1;
-    if (addr_of(s)->ss_family != AF_UNIX)
+    if (engine__h1_addr_of(s)->ss_family != AF_UNIX)
         uv_tcp_nodelay(&c->tcp, 1);
     if (s->w->h1->tls) {
         c->tls = h1_tls_conn_new(s->w->h1->tls);
@@ -620,7 +516,7 @@ static void connected(struct slot *s, struct h1_conn *c)
     }
     status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     if (status < 0) {
-        fail(s, TRANSFER_RECV, -status, "read");
+        engine__h1_fail(s, TRANSFER_RECV, -status, "read");
         return;
     }
     /* With TLS, the request waits for the handshake, within the connect
@@ -631,228 +527,14 @@ static void connected(struct slot *s, struct h1_conn *c)
     }
     s->h1->was_connected = 1;
     k = workload_kind(s->w->e->workload, s->kind);
-    arm_timer(s, k->timeout_us);
+    engine__h1_arm_timer(s, k->timeout_us);
     send_request(s);
-}
-
-/* The deadline of a connect (and of the lookup before it), from the
- * request's start: connect_timeout, or the request's timeout if shorter. */
-static void on_connect(uv_connect_t *req, int status)
-{
-    struct h1_conn *c = container_of(req, struct h1_conn, connect);
-    struct slot *s = c->s;
-
-    if (status == UV_ECANCELED || !s)
-        return;
-    if (status < 0) {
-        if (is_address_error(status) && s->h1->n_tried < s->w->h1->addrs.n) {
-            conn_close(c);
-            connect_from(s, s->h1->addr_i + 1);
-            return;
-        }
-        fail(s, TRANSFER_CONNECT, -status, "connect");
-        return;
-    }
-    connected(s, c);
-}
-
-/*
- * Connects tcp to the unix socket sun by hand, as uv_tcp_connect takes IP
- * addresses only, then hands the fd to libuv, which drives any stream
- * socket alike. On Linux a unix socket's connect never stays in progress:
- * it is done or it failed (EAGAIN when the server's backlog is full).
- * Returns 0 once connected, or a UV_E* code.
- */
-static int unix_connect(uv_tcp_t *tcp, const struct sockaddr_un *sun)
-{
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int rc;
-
-    if (fd < 0)
-        return uv_translate_sys_error(errno);
-    rc = connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) < 0 ? uv_translate_sys_error(errno)
-                                                                     : uv_tcp_open(tcp, fd);
-    if (rc < 0)
-        close(fd);
-    return rc;
-}
-
-/* Starts a connection of s to the target's address i. Returns 0 when it
- * is under way, 1 when it is already established (a unix socket), or the
- * error of the connect (the connection is then closing). */
-static int conn_try(struct slot *s, uint32_t i)
-{
-    struct worker *w = s->w;
-    struct h1_conn *c = xcalloc(1, sizeof(*c));
-    const struct sockaddr_storage *a = &w->h1->addrs.at[i];
-    uint64_t t0 = uv_hrtime();
-    int rc;
-
-    uv_tcp_init(&w->loop, &c->tcp);
-    if (a->ss_family == AF_UNIX) {
-        rc = unix_connect(&c->tcp, (const struct sockaddr_un *)a);
-        rc = rc < 0 ? rc : 1;
-    } else {
-        rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)a, on_connect);
-    }
-    pace_begun(&w->pace, 1);
-    pace_took(&w->pace, 1, uv_hrtime() - t0);
-    w->fds_used++;
-    c->begun_ns = t0;
-    c->s = s;
-    s->h1->conn = c;
-    s->h1->addr_i = i;
-    s->h1->n_tried++;
-    if (rc < 0) {
-        conn_close(c);
-        return rc;
-    }
-    c->is_counted = 1;
-    engine__worker_conn_opened(w);
-    return rc;
-}
-
-/* Connects s to the target's address i (modulo their number), or to the
- * next ones while a connect fails at once for want of an address. */
-static void connect_from(struct slot *s, uint32_t i)
-{
-    uint32_t n = s->w->h1->addrs.n;
-    char what[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
-    int rc;
-
-    while ((rc = conn_try(s, i % n)) < 0) {
-        /* No socket (EMFILE) or no local port (EADDRNOTAVAIL on every
-         * address) are brink's own limits, which classify.c shows apart. */
-        if (!is_address_error(rc) || s->h1->n_tried >= n) {
-            fail(s, TRANSFER_CONNECT, -rc, connect_what(s, what, sizeof(what)));
-            return;
-        }
-        i++;
-    }
-    if (rc == 1) {
-        connected(s, s->h1->conn);
-        return;
-    }
-    /* The deadline counts from the request's start, whatever address. */
-    arm_timer(s, engine__slot_connect_limit_us(s));
-}
-
-/* s needs the target's addresses: it waits for the worker's lookup (the
- * one running, else a new one) within its connect deadline, as libcurl
- * counts its lookups in the connect timeout. */
-static void wait_for_addrs(struct slot *s)
-{
-    struct h1_worker *hw = s->w->h1;
-    const struct h1_setup *p = s->w->e->h1;
-    struct h1_slot *h = s->h1;
-    int rc;
-
-    if (!hw->lookup) {
-        rc = engine__lookup_start(p->connect_host, p->connect_port, p->family, &hw->resolved,
-                                  &hw->lookup);
-        if (rc < 0) {
-            fail(s, TRANSFER_DNS, -rc, "cannot start the name lookup");
-            return;
-        }
-    }
-    h->is_looking_up = 1;
-    dlist_push_tail(&hw->waiting, &h->in_line);
-    arm_timer(s, engine__slot_connect_limit_us(s));
-}
-
-/* The worker's lookup ended: every slot that waited for it connects, or
- * fails as dns. The list is taken whole, and every slot on it marked no
- * longer waiting, first: a slot that fails starts its next request at
- * once, which waits for the next lookup on a new list, which nothing may
- * unlink from this one. */
-static void on_resolved(uv_async_t *a)
-{
-    struct h1_worker *hw = container_of(a, struct h1_worker, resolved);
-    char why[LOOKUP_WHY_MAX];
-    struct dlist taken;
-    struct dlist_node *x;
-    int rc;
-
-    /* libuv coalesces sends, and one may come after the result was taken. */
-    if (!hw->lookup ||
-        (rc = engine__lookup_result(hw->lookup, &hw->addrs, why, sizeof(why))) == -EAGAIN)
-        return;
-    /* One sample per lookup, however many slots waited for it. */
-    if (rc == 0)
-        engine__worker_phase(worker_of((uv_handle_t *)a), PHASE_DNS,
-                             engine__lookup_took_us(hw->lookup));
-    engine__lookup_release(hw->lookup);
-    hw->lookup = NULL;
-    hw->has_addrs = rc == 0;
-    taken = hw->waiting;
-    dlist_init(&hw->waiting);
-    for (x = taken.head; x; x = x->next)
-        container_of(x, struct h1_slot, in_line)->is_looking_up = 0;
-    while ((x = dlist_pop_head(&taken)) != NULL) {
-        struct h1_slot *h = container_of(x, struct h1_slot, in_line);
-
-        if (rc == 0)
-            conn_open(h->s);
-        else
-            fail(h->s, TRANSFER_DNS, 0, why);
-    }
-}
-
-/* The pass's budget of new connections is spent: s connects in a later
- * pass, behind those queued before it, within its connect deadline. */
-static void queue_connect(struct slot *s)
-{
-    struct h1_worker *hw = s->w->h1;
-    struct h1_slot *h = s->h1;
-
-    h->is_queued = 1;
-    dlist_push_tail(&hw->queued, &h->in_line);
-    arm_timer(s, engine__slot_connect_limit_us(s));
-    uv_idle_start(&hw->paced, on_paced);
-}
-
-static void unlink_queued(struct h1_worker *hw, struct h1_slot *h)
-{
-    dlist_remove(&hw->queued, &h->in_line);
-    h->is_queued = 0;
-}
-
-/* A new pass: the queued connects its budget allows, oldest first. A connect
- * that fails at once completes its slot, whose next request may queue
- * again, at the tail. */
-static void on_paced(uv_idle_t *i)
-{
-    struct h1_worker *hw = container_of(i, struct h1_worker, paced);
-    struct worker *w = worker_of((uv_handle_t *)i);
-
-    while (hw->queued.head && pace_left(&w->pace) > 0) {
-        struct h1_slot *h = container_of(hw->queued.head, struct h1_slot, in_line);
-
-        unlink_queued(hw, h);
-        h->n_tried = 0;
-        connect_from(h->s, hw->addr_at);
-    }
-    if (!hw->queued.head)
-        uv_idle_stop(i);
-}
-
-static void conn_open(struct slot *s)
-{
-    struct h1_worker *hw = s->w->h1;
-
-    s->h1->n_tried = 0;
-    if (!hw->has_addrs)
-        wait_for_addrs(s);
-    else if (hw->queued.head || pace_left(&s->w->pace) == 0)
-        queue_connect(s);
-    else
-        connect_from(s, hw->addr_at);
 }
 
 /* ---- Deadlines -------------------------------------------------------- */
 
 /* Arms the timer of s to fire limit_us after the request started. */
-static void arm_timer(struct slot *s, uint64_t limit_us)
+void engine__h1_arm_timer(struct slot *s, uint64_t limit_us)
 {
     /* libuv counts a timer from its loop time, ms of the same monotonic
      * clock read once per pass, which a long pass (a burst) leaves far
@@ -876,25 +558,25 @@ static void on_timeout(uv_timer_t *t)
         dlist_remove(&s->w->h1->waiting, &h->in_line);
         snprintf(what, sizeof(what), "no answer to the name lookup within %llu ms",
                  (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
-        fail(s, TRANSFER_TIMEOUT, 0, what);
+        engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
     if (h->is_queued) {
         /* Never connected: connect_timeout, with brink's own reason. */
-        unlink_queued(s->w->h1, h);
+        engine__h1_unlink_queued(s->w->h1, h);
         engine__slot_queued_words(s, what, sizeof(what));
-        fail(s, TRANSFER_TIMEOUT, 0, what);
+        engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
     if (h->conn && h->conn->tls && !h->conn->is_tls_ready) {
         snprintf(what, sizeof(what), "TLS handshake not done within %llu ms",
                  (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
-        fail(s, TRANSFER_TIMEOUT, 0, what);
+        engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
     snprintf(what, sizeof(what), "no reply within %llu ms",
              (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
-    fail(s, TRANSFER_TIMEOUT, 0, what);
+    engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
 }
 
 /* ---- The ops table ---------------------------------------------------- */
@@ -910,10 +592,10 @@ static void start(struct slot *s)
     h->was_connected = h->conn != NULL;
     h1_resp_begin(&h->resp, k->is_head, config_of(s)->target.max_body_bytes);
     if (h->conn) {
-        arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
+        engine__h1_arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
         send_request(s);
     } else {
-        conn_open(s);
+        engine__h1_conn_open(s);
     }
     h->is_starting = 0;
 }
@@ -929,10 +611,10 @@ static void abort_transfer(struct slot *s)
         dlist_remove(&s->w->h1->waiting, &h->in_line);
     h->is_looking_up = 0;
     if (h->is_queued)
-        unlink_queued(s->w->h1, h);
+        engine__h1_unlink_queued(s->w->h1, h);
     /* Closing mid-request is what a client that goes away does. */
     if (h->conn)
-        conn_close(h->conn);
+        engine__h1_conn_close(h->conn);
 }
 
 static int is_unsent(struct slot *s)
@@ -971,7 +653,7 @@ static int h1_init(struct worker *w, char *err, size_t err_len)
         hw->tls_in = xmalloc(TLS_READ_BUFFER);
     }
     uv_idle_init(&w->loop, &hw->idle);
-    uv_async_init(&w->loop, &hw->resolved, on_resolved);
+    uv_async_init(&w->loop, &hw->resolved, engine__h1_on_resolved);
     uv_idle_init(&w->loop, &hw->paced);
     hw->has_addrs = w->e->h1->has_addrs;
     hw->addrs = w->e->h1->addrs;
@@ -988,7 +670,7 @@ static void h1_close(struct worker *w)
         struct h1_slot *h = w->slots[i]->h1;
 
         if (h->conn)
-            conn_close(h->conn);
+            engine__h1_conn_close(h->conn);
         uv_close((uv_handle_t *)&h->timer, NULL);
     }
     w->h1->pending = NULL;

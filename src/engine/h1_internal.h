@@ -1,0 +1,120 @@
+/*
+ * The h1 transport's private state and the functions its files share:
+ * h1.c (requests, replies, TLS on the socket, deadlines, the ops table) and
+ * h1_connect.c (where a connection goes: lookups, the connect budget,
+ * addresses tried in turn, unix sockets). Worker thread only.
+ */
+#ifndef BRINK_ENGINE_H1_INTERNAL_H
+#define BRINK_ENGINE_H1_INTERNAL_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <uv.h>
+
+#include "core/dlist.h"
+#include "engine/classify.h"
+#include "engine/h1_tls.h"
+#include "engine/h1_wire.h"
+#include "engine/internal.h"
+
+#define READ_BUFFER (256u * 1024)    /* one read takes a 133 KiB reply whole */
+#define TLS_READ_BUFFER (64u * 1024) /* TLS records read at once, before decryption */
+#define WORDS_MAX 96
+
+struct h1_worker {
+    uv_idle_t idle;        /* completes what failed inside start, next pass */
+    uv_async_t resolved;   /* the lookup of the target's name ended */
+    struct lookup *lookup; /* that lookup while it runs, else NULL */
+    struct dlist waiting;  /* slots whose connect waits for it */
+    struct h1_addrs addrs; /* the target's addresses, once has_addrs */
+    int has_addrs;
+    uv_idle_t paced;         /* connects the pass's budget held back, next passes */
+    struct dlist queued;     /* those connects, oldest first */
+    uint32_t addr_at;        /* the target's address that connected last: new ones start there */
+    struct h1_slot *pending; /* those completions, newest first */
+    char *head;              /* where heads with placeholders are filled in */
+    size_t head_cap;
+    char *rbuf;         /* every read of the worker lands here (decrypted, with TLS) */
+    struct h1_tls *tls; /* https: the worker's one TLS context, else NULL */
+    char *tls_in;       /* https: where reads land before decryption */
+};
+
+struct h1_conn {
+    uv_tcp_t tcp;
+    uv_connect_t connect;
+    uv_write_t write;
+    struct slot *s;    /* NULL once the slot let go of it */
+    char *copy;        /* what an asynchronous write still sends */
+    uint32_t n_sent;   /* requests sent on it */
+    uint64_t begun_ns; /* uv_hrtime when its connect began */
+    int is_counted;    /* engine__worker_conn_opened counted it: closing uncounts it */
+    int is_connected;
+    int is_writing;            /* writes in progress (TLS may queue several) */
+    struct h1_tls_conn *tls;   /* https, once connected, else NULL */
+    int is_tls_ready;          /* its handshake completed */
+    uint64_t tls_start_ns;     /* uv_hrtime when the handshake began */
+    uint64_t tls_handshake_us; /* how long the handshake took, once ready */
+};
+
+/* A TLS write libuv could not take at once: the bytes it still sends. */
+struct tls_write {
+    uv_write_t req;
+    struct h1_conn *c;
+    char bytes[];
+};
+
+struct h1_slot {
+    uv_timer_t timer; /* the request's (or the connect's) deadline */
+    struct slot *s;
+    struct h1_conn *conn;
+    struct h1_resp resp;
+    uint64_t bytes_out;
+    uint64_t sent_ns; /* uv_hrtime when its request's write began: time to first byte */
+    int is_starting;  /* inside start: a failure must wait for the next pass */
+    int is_retried;
+    uint32_t addr_i;  /* the address its connection tries or uses */
+    uint32_t n_tried; /* addresses its current connect has tried */
+    int was_connected;
+    int is_pending;
+    struct h1_slot *next;          /* in the pending list */
+    int is_looking_up;             /* waits for the target's addresses */
+    int is_queued;                 /* its connect waits for a pass's budget */
+    struct dlist_node in_line;     /* in the waiting list or the queue (never both) */
+    enum transfer_outcome outcome; /* a pending completion */
+    int os_errno;
+    char words[WORDS_MAX];
+};
+
+static inline struct worker *engine__h1_worker_of(uv_handle_t *h)
+{
+    return container_of(h->loop, struct worker, loop);
+}
+
+/* The address of the target that s connects to, or did. */
+static inline const struct sockaddr_storage *engine__h1_addr_of(const struct slot *s)
+{
+    return &s->w->h1->addrs.at[s->h1->addr_i];
+}
+
+/* h1.c */
+/* Ends the request of s with outcome; what names the step that failed. */
+void engine__h1_fail(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what);
+/* Closes c; its slot (if any) lets go of it. */
+void engine__h1_conn_close(struct h1_conn *c);
+/* Arms the timer of s to fire limit_us after the request started. */
+void engine__h1_arm_timer(struct slot *s, uint64_t limit_us);
+/* c, the connection of s, is established: TLS begins, or the request goes out. */
+void engine__h1_connected(struct slot *s, struct h1_conn *c);
+
+/* h1_connect.c */
+/* Opens a connection for s: at once, after the worker's lookup, or in a
+ * later pass when this one's connect budget is spent. */
+void engine__h1_conn_open(struct slot *s);
+/* Takes h out of its worker's connect queue. */
+void engine__h1_unlink_queued(struct h1_worker *hw, struct h1_slot *h);
+/* The worker's lookup ended (its uv_async_t); a new loop pass (its paced idle). */
+void engine__h1_on_resolved(uv_async_t *a);
+void engine__h1_on_paced(uv_idle_t *i);
+
+#endif
