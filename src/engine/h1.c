@@ -13,7 +13,7 @@
  * looked up off the loop (lookup.c); a unix socket ([target] unix_socket)
  * is connected by hand and its fd handed to libuv. New connections are begun within
  * each loop pass's budget (pace.h): requests wait for either within their
- * connect deadline. An https:// target speaks TLS (h1_tls.h) on the same
+ * connect deadline (h1_connect.c). An https:// target speaks TLS (h1_tls.h) on the same
  * sockets: the handshake runs on the worker's loop after the connect,
  * within the connect deadline, the request is written after it, and replies
  * are decrypted into the read buffer and parsed as plain ones.

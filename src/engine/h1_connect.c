@@ -38,7 +38,6 @@ static const char *connect_what(const struct slot *s, char *buf, size_t cap)
     return buf;
 }
 
-
 /* The deadline of a connect (and of the lookup before it), from the
  * request's start: connect_timeout, or the request's timeout if shorter. */
 static void on_connect(uv_connect_t *req, int status)
