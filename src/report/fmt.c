@@ -107,3 +107,20 @@ char *report__fmt_level(int is_open_model, double level, char *buf)
         snprintf(buf, REPORT_NUM_MAX, "c=%" PRIu64, report__round_u64(level));
     return buf;
 }
+
+/* part as a percentage of whole, with decimals (1 or 2) digits and a % sign.
+ * A share that is not zero never reads as zero: "<0.1%", "<0.01%". */
+char *report__fmt_percent(uint64_t part, uint64_t whole, unsigned decimals, char *buf)
+{
+    double pct = whole ? 100.0 * (double)part / (double)whole : 0.0;
+    size_t n;
+
+    if (part > 0 && report__round_u64(pct * (decimals == 1 ? 10.0 : 100.0)) == 0) {
+        snprintf(buf, REPORT_NUM_MAX, "%s", decimals == 1 ? "<0.1%" : "<0.01%");
+        return buf;
+    }
+    report__fmt_fixed(pct, decimals, buf);
+    n = strlen(buf);
+    snprintf(buf + n, REPORT_NUM_MAX - n, "%%");
+    return buf;
+}

@@ -19,6 +19,10 @@ uint64_t report__round_u64(double v);
 char *report__fmt_grouped(uint64_t v, char *buf);
 /* v >= 0 with exactly decimals (0 to 3) digits after the point, no %f. */
 char *report__fmt_fixed(double v, unsigned decimals, char *buf);
+/* part as a percentage of whole, with decimals (1 or 2) digits and a % sign
+ * (buf holds REPORT_NUM_MAX); a share that is not zero never reads as zero:
+ * "<0.1%", "<0.01%". */
+char *report__fmt_percent(uint64_t part, uint64_t whole, unsigned decimals, char *buf);
 /* A rate per second: whole and grouped from 100 up, one decimal below. */
 char *report__fmt_rate(double per_s, char *buf);
 /* A double as "%.*g" prints it in the C locale ("0.5", "1e+06"), whatever
