@@ -119,7 +119,6 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
     return buf;
 }
 
-
 int summary_print_tick(const struct tick *t, FILE *out)
 {
     char line[1024], text[2 * TICK_TEXT_MAX], at[UNITS_FMT_MAX];
