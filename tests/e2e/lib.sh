@@ -16,6 +16,13 @@ need_tmux() {
     command -v tmux >/dev/null 2>&1 || { echo "FAIL tmux missing: run scripts/install-deps"; exit 1; }
 }
 
+# need_nginx: the same for nginx (Debian installs it in /usr/sbin, which a
+# non-root PATH may lack).
+need_nginx() {
+    command -v nginx >/dev/null 2>&1 || PATH=$PATH:/usr/sbin
+    command -v nginx >/dev/null 2>&1 || { echo "FAIL nginx is missing: run scripts/install-deps"; exit 1; }
+}
+
 ok() {
     passed=$((passed + 1))
     printf 'ok   %s\n' "$1"

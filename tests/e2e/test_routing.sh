@@ -23,11 +23,7 @@ src=$2
 . "$src/tests/e2e/target_lib.sh"
 . "$src/tests/e2e/transport_lib.sh"
 
-command -v nginx >/dev/null 2>&1 || PATH=$PATH:/usr/sbin
-command -v nginx >/dev/null 2>&1 || {
-    echo "FAIL nginx is missing: run scripts/install-deps"
-    exit 1
-}
+need_nginx
 
 target_setup
 nginx_pid=""
