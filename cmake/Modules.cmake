@@ -10,7 +10,7 @@ set(BRINK_ALLOWED_engine  brink_core brink_config brink_ramp PkgConfig::UV CURL:
 set(BRINK_ALLOWED_probes  brink_core brink_config PkgConfig::UV CURL::libcurl PkgConfig::JANSSON)
 set(BRINK_ALLOWED_ui      brink_core PkgConfig::NCURSESW)
 set(BRINK_ALLOWED_record  brink_core PkgConfig::JANSSON)
-set(BRINK_ALLOWED_report  brink_core brink_record)
+set(BRINK_ALLOWED_report  brink_core brink_record ZLIB::ZLIB)
 set(BRINK_ALLOWED_target  brink_core brink_cli PkgConfig::MHD PkgConfig::UV PkgConfig::JANSSON OpenSSL::Crypto PkgConfig::GNUTLS)
 
 # brink_module(NAME SOURCES file... DEPS lib...)

@@ -27,9 +27,10 @@
 
 #define MAX_SESSIONS 16
 
-enum format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_CSV_STEPS, FMT_HDR, FMT_HDR_FAILED };
+enum format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_CSV_STEPS, FMT_HDR, FMT_HDR_FAILED, FMT_HLOG };
 
-static const char *const format_names[] = {"text", "json", "csv", "csv-steps", "hdr", "hdr-failed"};
+static const char *const format_names[] = {"text", "json",       "csv", "csv-steps",
+                                           "hdr",  "hdr-failed", "hlog"};
 
 /* A session read back: its summary, its finished step table, and the
  * conditions it is judged against (recorded, or --fail-on). */
@@ -194,11 +195,18 @@ static void reading_close(struct reading *rd)
     tick_merge_free(rd->merge);
 }
 
-/* Reads paths[0..n) into s (and every tick into csv when not NULL), merged
- * when merge is set; fail_on (may be NULL) stands for the first session's
- * recorded thresholds. */
+/* The formats written tick by tick as the files are read; NULL when not
+ * asked for. */
+struct tick_formats {
+    struct format_csv *csv;
+    struct format_hlog *hlog;
+};
+
+/* Reads paths[0..n) into s (and every tick into the formats of tf, when
+ * not NULL), merged when merge is set; fail_on (may be NULL) stands for the
+ * first session's recorded thresholds. */
 static int read_session(const char *cmd, const char *const *paths, size_t n, int merge,
-                        const char *fail_on, struct session *s, struct format_csv *csv)
+                        const char *fail_on, struct session *s, const struct tick_formats *tf)
 {
     struct reading rd = {.cmd = cmd, .paths = paths, .n = n};
     struct tick *t;
@@ -211,11 +219,16 @@ static int read_session(const char *cmd, const char *const *paths, size_t n, int
     (void)verdicts_rules(cmd, record_read_header(rd.r[0])->config_text, fail_on, &s->rules);
     s->summary = summary_new();
     s->steps = steps_new();
+    /* Merged sessions ran at the same time: the first one's start is theirs. */
+    if (tf && tf->hlog)
+        format_hlog_start(tf->hlog, record_read_header(rd.r[0])->start_wall_ms);
     while ((rc = reading_next(&rd, &t)) > 0) {
         summary_add_tick(s->summary, t);
         steps_add_tick(s->steps, t);
-        if (csv)
-            format_csv_tick(csv, t);
+        if (tf && tf->csv)
+            format_csv_tick(tf->csv, t);
+        if (tf && tf->hlog)
+            format_hlog_tick(tf->hlog, t);
         tick_free(t);
     }
     steps_finish(s->steps);
@@ -237,8 +250,8 @@ static void free_session(struct session *s)
     steps_free(s->steps);
 }
 
-/* Prints s in format f; *n_failed gets its failed thresholds and steps. */
-static int print(enum format f, const struct session *s, unsigned *n_failed)
+/* Prints s in format f to out; *n_failed gets its failed thresholds and steps. */
+static int print(enum format f, const struct session *s, FILE *out, unsigned *n_failed)
 {
     struct summary_totals total;
     struct report_verdicts v;
@@ -247,17 +260,18 @@ static int print(enum format f, const struct session *s, unsigned *n_failed)
     *n_failed = v.n_failed + v.steps_failed;
     switch (f) {
     case FMT_TEXT:
-        if (summary_print(s->summary, stdout) != 0 || format_steps_text(s->steps, stdout) != 0)
+        if (summary_print(s->summary, out) != 0 || format_steps_text(s->steps, out) != 0)
             return -EIO;
-        verdicts_print("report", &v, s->steps, stdout);
-        return ferror(stdout) ? -EIO : 0;
-    case FMT_JSON: return format_json(s->summary, s->steps, &v, stdout);
+        verdicts_print("report", &v, s->steps, out);
+        return ferror(out) ? -EIO : 0;
+    case FMT_JSON: return format_json(s->summary, s->steps, &v, out);
     case FMT_HDR:
     case FMT_HDR_FAILED:
         summary_totals(s->summary, f == FMT_HDR ? SUMMARY_TOTAL : SUMMARY_FAILED, &total);
-        return format_hdr(total.hist, stdout);
-    case FMT_CSV_STEPS: return format_steps_csv(s->steps, stdout);
-    case FMT_CSV: break; /* written as the ticks were read */
+        return format_hdr(total.hist, out);
+    case FMT_CSV_STEPS: return format_steps_csv(s->steps, out);
+    case FMT_CSV:
+    case FMT_HLOG: break; /* written as the ticks were read */
     }
     return 0;
 }
@@ -273,10 +287,19 @@ static int parse_format(const char *v, enum format *out)
     return -EINVAL;
 }
 
-/* FILEs, --format, --fail-on and --merge; returns 0 or the usage status
- * (printed). */
-static int parse_report_args(int argc, char **argv, const char **paths, size_t *n, enum format *f,
-                             const char **fail_on, int *merge)
+/* What brink report was asked for. */
+struct report_args {
+    const char *paths[MAX_SESSIONS];
+    size_t n;
+    enum format format;
+    const char *fail_on; /* NULL: the recorded thresholds */
+    const char *output;  /* -o FILE; NULL: stdout */
+    int merge;           /* --merge */
+};
+
+/* FILEs, --format, -o, --fail-on and --merge; returns 0 or the usage
+ * status (printed). */
+static int parse_report_args(int argc, char **argv, struct report_args *a)
 {
     struct opts_parser p;
     struct opts_item it;
@@ -288,59 +311,103 @@ static int parse_report_args(int argc, char **argv, const char **paths, size_t *
         if (rc < 0)
             return opts_fail(&cli_report, stderr, "%s", err);
         if (it.id == CLI_REPORT_FAIL_ON) {
-            *fail_on = it.value;
+            a->fail_on = it.value;
         } else if (it.id == CLI_REPORT_MERGE) {
-            *merge = 1;
+            a->merge = 1;
+        } else if (it.id == CLI_REPORT_OUTPUT) {
+            a->output = it.value;
         } else if (it.id == CLI_REPORT_FORMAT) {
-            if (parse_format(it.value, f) != 0)
-                return opts_fail(
-                    &cli_report, stderr,
-                    "--format: expected text, json, csv, csv-steps, hdr or hdr-failed, got \"%s\"",
-                    msg_show(it.value, shown, sizeof(shown)));
-        } else if (*n == MAX_SESSIONS) {
+            if (parse_format(it.value, &a->format) != 0)
+                return opts_fail(&cli_report, stderr,
+                                 "--format: expected text, json, csv, csv-steps, hdr, hdr-failed "
+                                 "or hlog, got \"%s\"",
+                                 msg_show(it.value, shown, sizeof(shown)));
+        } else if (a->n == MAX_SESSIONS) {
             return opts_fail(&cli_report, stderr, "more than %d sessions at \"%s\"", MAX_SESSIONS,
                              msg_show(it.value, shown, sizeof(shown)));
         } else {
-            paths[(*n)++] = it.value;
+            a->paths[a->n++] = it.value;
         }
     }
-    if (*n == 0)
+    if (a->n == 0)
         return opts_fail(&cli_report, stderr, "missing FILE");
     /* Options may come after the files: judge the count once all are read. */
-    if (*n > 1 && !*merge)
+    if (a->n > 1 && !a->merge)
         return opts_fail(&cli_report, stderr,
                          "unexpected argument \"%s\": one FILE, or --merge to read several as "
                          "one run",
-                         msg_show(paths[1], shown, sizeof(shown)));
+                         msg_show(a->paths[1], shown, sizeof(shown)));
     return 0;
+}
+
+/* The stream a report goes to: stdout, or -o FILE created (or replaced).
+ * NULL after printing why. */
+static FILE *open_output(const char *path)
+{
+    char shown[600];
+    FILE *out;
+
+    if (!path)
+        return stdout;
+    out = fopen(path, "w");
+    if (!out)
+        msg_print(stderr, "brink: report: -o %s: cannot create: %s",
+                  msg_show(path, shown, sizeof(shown)), msg_errno(errno).text);
+    return out;
+}
+
+/* Closes out (unless it is stdout); a failed close is a failed write. */
+static int close_output(FILE *out, const struct report_args *a, int rc)
+{
+    char shown[600];
+
+    if (out == stdout)
+        return rc;
+    if (fclose(out) != 0 && rc == 0)
+        rc = -EIO;
+    if (rc == -EIO)
+        msg_print(stderr, "brink: report: -o %s: write error",
+                  msg_show(a->output, shown, sizeof(shown)));
+    /* A report that failed half way is not left behind as if it were whole. */
+    if (rc != 0)
+        remove(a->output);
+    return rc;
 }
 
 int report_main(int argc, char **argv)
 {
-    enum format f = FMT_TEXT;
-    const char *paths[MAX_SESSIONS], *fail_on = NULL;
-    size_t n = 0;
+    struct report_args a = {.format = FMT_TEXT};
     struct session s = {0};
-    struct format_csv *csv = NULL;
+    struct tick_formats tf = {0};
     unsigned n_failed = 0;
-    int merge = 0, rc;
+    FILE *out;
+    int rc;
 
-    rc = parse_report_args(argc, argv, paths, &n, &f, &fail_on, &merge);
+    rc = parse_report_args(argc, argv, &a);
     if (rc != 0)
         return rc;
     /* A bad --fail-on is a usage error, found before the file is read. */
-    if (fail_on && verdicts_rules("report", NULL, fail_on, &s.rules) != 0)
+    if (a.fail_on && verdicts_rules("report", NULL, a.fail_on, &s.rules) != 0)
         return BRINK_EXIT_USAGE;
-    if (f == FMT_CSV)
-        csv = format_csv_new(stdout);
-    rc = read_session("report", paths, n, merge, fail_on, &s, csv);
+    out = open_output(a.output);
+    if (!out)
+        return BRINK_EXIT_RUNTIME;
+    if (a.format == FMT_CSV)
+        tf.csv = format_csv_new(out);
+    if (a.format == FMT_HLOG)
+        tf.hlog = format_hlog_new(out);
+    rc = read_session("report", a.paths, a.n, a.merge, a.fail_on, &s, &tf);
     if (rc == 0)
-        rc = print(f, &s, &n_failed);
-    if (rc == 0 && csv)
-        rc = format_csv_finish(csv);
-    format_csv_free(csv);
+        rc = print(a.format, &s, out, &n_failed);
+    if (rc == 0 && tf.csv)
+        rc = format_csv_finish(tf.csv);
+    if (rc == 0 && tf.hlog)
+        rc = format_hlog_finish(tf.hlog);
+    format_csv_free(tf.csv);
+    format_hlog_free(tf.hlog);
     if (s.summary)
         free_session(&s);
+    rc = close_output(out, &a, rc);
     if (rc != 0)
         return BRINK_EXIT_RUNTIME;
     return n_failed ? BRINK_EXIT_VERDICT : BRINK_EXIT_OK;

@@ -215,7 +215,14 @@ static const struct opts_option report_options[] = {
      .arg = OPTS_VALUE,
      .value_name = "FORMAT",
      .id = CLI_REPORT_FORMAT,
-     .help = "text (default), json, csv, csv-steps, hdr or hdr-failed"},
+     .help = "text (default), json, csv, csv-steps, hdr, hdr-failed\n"
+             "or hlog"},
+    {.name = "--output",
+     .short_name = 'o',
+     .arg = OPTS_VALUE,
+     .value_name = "FILE",
+     .id = CLI_REPORT_OUTPUT,
+     .help = "write to FILE (created or replaced) instead of stdout"},
     {.name = "--fail-on",
      .arg = OPTS_VALUE,
      .value_name = "'EXPR, ...'",
@@ -232,7 +239,7 @@ static const struct opts_option report_options[] = {
 
 const struct opts_table cli_report = {
     .name = "report",
-    .synopsis = "FILE [--format FORMAT] [--fail-on EXPR] | --merge FILE...",
+    .synopsis = "FILE [--format FORMAT] [-o OUT] [--fail-on EXPR] | --merge FILE...",
     .summary = "print a recorded session's report and step table",
     .text = "Reads the session file FILE and prints, by --format:\n"
             "  text (default)  the report a run prints at its end, then the step table:\n"
@@ -245,6 +252,8 @@ const struct opts_table cli_report = {
             "  hdr             the latency distribution of the successes in\n"
             "                  HdrHistogram's text format\n"
             "  hdr-failed      the same for the failed requests\n"
+            "  hlog            HdrHistogram's interval log, one histogram per tick\n"
+            "                  (successes; failures tagged \"failed\"), for its tools\n"
             "Latency figures are those of the successes; failed requests are timed\n"
             "apart (\"latency of failed requests\" in text, failed_latency_us in JSON,\n"
             "failed_p50_us... in CSV).\n"

@@ -1,16 +1,17 @@
 /*
  * formats: the outputs of `brink report` and `brink compare` besides the
  * summary: the step table as text, a JSON document, CSV (one row per tick),
- * the latency distribution in HdrHistogram's text format, and the comparison
- * of several step tables. Layouts are fixed and documented in docs/report.md.
+ * the latency distribution in HdrHistogram's text format and interval log,
+ * and the comparison of several step tables. Layouts are fixed and documented in docs/report.md.
  * Every function writes to out, flushes it, and returns 0 or -EIO when a
  * write or the flush failed. Inputs are borrowed. One thread at a time; no
- * curses, no libcurl, no jansson (report links core and record only).
+ * curses, no libcurl, no jansson (report links core, record and zlib).
  */
 #ifndef BRINK_REPORT_FORMATS_H
 #define BRINK_REPORT_FORMATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The layout version of the JSON document ("brink_report"): 2 counts in µs
@@ -93,6 +94,33 @@ void format_csv_free(struct format_csv *c);
  * and the Mean/StdDeviation, Max/Total count and Buckets/SubBuckets footer.
  */
 int format_hdr(const struct hist *h, FILE *out);
+
+/*
+ * HdrHistogram's interval log (format 1.3) of a session, one line per tick
+ * given to format_hlog_tick: the successes' latency histogram (µs) untagged,
+ * and the failures' tagged "failed" when the tick has any, each in
+ * HdrHistogram's compressed V2 encoding (zlib, base64), readable by
+ * HistogramLogProcessor and HistogramLogReader. format_hlog_start writes the
+ * header lines (the session's wall-clock start, ms since the epoch);
+ * timestamps are seconds from it. format_hlog_new borrows out for the
+ * writer's life and aborts on exhaustion (it keeps about 600 KB of scratch);
+ * format_hlog_free(NULL) is a no-op and does not close out. The others
+ * return 0, -EIO when a write failed, or -ENOMEM when zlib failed.
+ */
+struct format_hlog;
+struct format_hlog *format_hlog_new(FILE *out);
+int format_hlog_start(struct format_hlog *f, uint64_t start_wall_ms);
+int format_hlog_tick(struct format_hlog *f, const struct tick *t);
+int format_hlog_finish(struct format_hlog *f);
+void format_hlog_free(struct format_hlog *f);
+
+/*
+ * h in HdrHistogram's V2 encoding (uncompressed, big-endian header of 40
+ * bytes, then the counts in ZigZag LEB128): 3 significant digits, values
+ * 1 to HIST_MAX_VALUE_US. Writes at most cap bytes to buf and returns the
+ * size of the whole encoding, as hist_encode does.
+ */
+size_t format_hlog_encode(const struct hist *h, unsigned char *buf, size_t cap);
 
 /*
  * Several step tables side by side: one row per level in the union of their
