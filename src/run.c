@@ -21,6 +21,7 @@
 #include "core/tick.h"
 #include "core/units.h"
 #include "engine/engine.h"
+#include "metrics/metrics.h"
 #include "probes/probes.h"
 #include "recording.h"
 #include "signals.h"
@@ -59,10 +60,13 @@ struct run_args {
     size_t n_overrides;
     uint64_t seed;
     int is_headless;
-    int has_duration;        /* --duration given */
-    const char *record_path; /* --record FILE */
-    int is_record_off;       /* --no-record */
-    int is_ramp;             /* --ramp: start the [ramp] plan at once */
+    int has_duration;           /* --duration given */
+    const char *record_path;    /* --record FILE */
+    int is_record_off;          /* --no-record */
+    int is_ramp;                /* --ramp: start the [ramp] plan at once */
+    const char *metrics_addr;   /* --metrics-listen ADDR:PORT; NULL: not served */
+    uint64_t metrics_linger_us; /* --metrics-linger */
+    int has_metrics_linger;
 };
 
 static int add_override(struct run_args *a, const char *flag, const char *section, const char *key,
@@ -105,6 +109,15 @@ static int take_option(struct run_args *a, const struct opts_item *it)
     case CLI_RUN_NO_RECORD: a->is_record_off = 1; return 0;
     case CLI_RUN_RECORD: a->record_path = it->value; return 0;
     case CLI_RUN_CONFIG: a->config_path = it->value; return 0;
+    case CLI_RUN_METRICS_LISTEN: a->metrics_addr = it->value; return 0;
+    case CLI_RUN_METRICS_LINGER: {
+        char why[128];
+
+        a->has_metrics_linger = 1;
+        if (units_parse_duration(it->value, &a->metrics_linger_us, why, sizeof(why)) != 0)
+            return opts_fail(a->table, stderr, "--metrics-linger: %s", why);
+        return 0;
+    }
     case CLI_RUN_SEED:
         errno = 0;
         a->seed = strtoull(it->value, &end, 10);
@@ -137,6 +150,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
         if (rc != 0)
             return rc;
     }
+    if (a->has_metrics_linger && !a->metrics_addr)
+        return opts_fail(a->table, stderr, "--metrics-linger needs --metrics-listen");
     return 0;
 }
 
@@ -235,13 +250,14 @@ static struct tick *wait_next(struct chan *ch, struct input *in, int timeout_ms)
     return chan_take(ch);
 }
 
-/* Where each tick goes after the front end has it: the final report and
- * the session file. */
+/* Where each tick goes after the front end has it: the final report, the
+ * session file and the metrics endpoint. */
 struct sinks {
     struct summary *summary;
     struct steps *steps; /* the step table, printed when the load changed */
     struct recording *recording;
-    int has_told_problem; /* headless: the recording's problem was printed */
+    struct metrics *metrics; /* NULL without --metrics-listen */
+    int has_told_problem;    /* headless: the recording's problem was printed */
 };
 
 static void take_tick(void *arg, const struct tick *t)
@@ -251,6 +267,8 @@ static void take_tick(void *arg, const struct tick *t)
     summary_add_tick(k->summary, t);
     steps_add_tick(k->steps, t);
     recording_push(k->recording, t);
+    if (k->metrics)
+        metrics_add_tick(k->metrics, t);
 }
 
 /*
@@ -384,6 +402,39 @@ static int start_threads(const struct run_args *a, const struct config *c, struc
     return rc == -EMFILE || rc == -EPERM || rc == -EINVAL ? BRINK_EXIT_USAGE : BRINK_EXIT_RUNTIME;
 }
 
+/* --metrics-listen: the endpoint up before the load starts, so a bad
+ * address starts nothing. Returns 0 or the exit status (the reason printed). */
+static int start_metrics(const struct run_args *a, struct sinks *k)
+{
+    char err[512], url[128];
+    int rc;
+
+    if (!a->metrics_addr)
+        return 0;
+    rc = metrics_start(a->metrics_addr, url, sizeof(url), err, sizeof(err), &k->metrics);
+    if (rc != 0) {
+        msg_print(stderr, "%s", err);
+        return rc == -EINVAL ? BRINK_EXIT_USAGE : BRINK_EXIT_RUNTIME;
+    }
+    msg_print(stderr, "brink: run: metrics at %s/metrics", url);
+    return 0;
+}
+
+/* After the last tick: --metrics-linger waits for a scrape of the final
+ * figures, so a Prometheus scraping every few seconds sees the run whole. */
+static void stop_metrics(const struct run_args *a, struct metrics *m)
+{
+    char d[32];
+
+    if (!m)
+        return;
+    if (a->metrics_linger_us > 0 &&
+        metrics_linger(m, (a->metrics_linger_us + 999) / 1000) == -ETIMEDOUT)
+        msg_print(stderr, "brink: run: --metrics-linger: no scrape of the final figures within %s",
+                  units_format_duration(a->metrics_linger_us, d, sizeof(d)));
+    metrics_stop(m);
+}
+
 static int run_load(const struct run_args *a, const struct config *c)
 {
     struct chan *ch = chan_new(CHAN_TICKS_DEFAULT, CHAN_COMMANDS_DEFAULT);
@@ -400,9 +451,12 @@ static int run_load(const struct run_args *a, const struct config *c)
         rc = BRINK_EXIT_USAGE;
         goto out_free;
     }
-    rc = start_threads(a, c, ch, &th);
+    rc = start_metrics(a, &k);
+    if (rc == 0)
+        rc = start_threads(a, c, ch, &th);
     if (rc != 0) {
         recording_discard(k.recording);
+        metrics_stop(k.metrics);
         goto out_free;
     }
     is_stuck = front_end(a, c, ch, &k) != 0;
@@ -412,6 +466,7 @@ static int run_load(const struct run_args *a, const struct config *c)
                   STOP_GRACE_MS);
         recording_stop(k.recording, 0, "the engine did not stop");
         format_final(k.summary, k.steps, stdout);
+        metrics_stop(k.metrics);
         return BRINK_EXIT_RUNTIME;
     }
     probes_stop(th.probes);
@@ -426,6 +481,8 @@ static int run_load(const struct run_args *a, const struct config *c)
         rc = BRINK_EXIT_VERDICT;
     if (recording_stop(k.recording, !chan_dropped(ch), signals_stops ? "stopped" : "done") != 0)
         rc = BRINK_EXIT_RUNTIME;
+    fflush(stdout);
+    stop_metrics(a, k.metrics);
     engine_free(th.engine);
 out_free:
     board_free(th.board);

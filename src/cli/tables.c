@@ -122,6 +122,19 @@ static const struct opts_option run_load_options[] = {
      .excludes = CLI_RUN_RECORD,
      .help = "no session file ([record] enabled = no does the same);\n"
              "contradicts --record"},
+    {.name = "--metrics-listen",
+     .arg = OPTS_VALUE,
+     .value_name = "ADDR:PORT",
+     .id = CLI_RUN_METRICS_LISTEN,
+     .help = "serve the run's figures for Prometheus at\n"
+             "http://ADDR:PORT/metrics while it runs, e.g.\n"
+             "127.0.0.1:9464 (default: not served)"},
+    {.name = "--metrics-linger",
+     .arg = OPTS_VALUE,
+     .value_name = "D",
+     .id = CLI_RUN_METRICS_LINGER,
+     .help = "after the last tick, keep serving until a scrape has\n"
+             "read the final figures, at most D (default 0s)"},
     {0},
 };
 

@@ -30,6 +30,8 @@ enum cli_run_id {
     CLI_RUN_HEADLESS,
     CLI_RUN_RECORD,
     CLI_RUN_NO_RECORD,
+    CLI_RUN_METRICS_LISTEN,
+    CLI_RUN_METRICS_LINGER,
     CLI_DEMO_TLS, /* brink demo only */
 };
 

@@ -1,0 +1,124 @@
+#!/bin/sh
+# brink run --metrics-listen scraped by a real Prometheus (issue 19, "Done
+# when": Debian's prometheus, started here on 127.0.0.1 with its own config
+# and data directory, scrapes the endpoint during a run, and its query API
+# returns a request count equal to brink's final report). Against brink
+# target on 127.0.0.1:
+#   1. Prometheus scrapes 127.0.0.1:PORT every 1 s; once it is ready, a
+#      5 s run at c=2 serves there with --metrics-linger 30s (it waits, at
+#      most that long, for a scrape of the final figures) and exits 0
+#      without saying that no final scrape came
+#   2. Prometheus saw the run in progress: brink_ticks_total took more than
+#      one value over the scrapes
+#   3. /api/v1/query of sum(last_over_time(brink_requests_total[10m])) is
+#      the "requests" of brink report --format json of the run's session
+#      (polled until Prometheus has stored the last scrape, at most 30 s)
+#   4. brink_requests_ok_total and the successes' histogram _count agree
+# Usage: sh test_metrics_prometheus.sh BRINK SRCDIR (fails without prometheus)
+brink=$1
+src=$2
+. "$src/tests/e2e/lib.sh"
+. "$src/tests/e2e/target_lib.sh"
+
+command -v prometheus >/dev/null 2>&1 || { echo "FAIL prometheus missing: run scripts/install-deps"; exit 1; }
+
+prom_pid=""
+target_setup
+trap 'if [ -n "$prom_pid" ]; then kill "$prom_pid" 2>/dev/null; wait "$prom_pid" 2>/dev/null; fi; target_cleanup' EXIT
+
+# query EXPR: the value of an instant query, or "" when there is none.
+query() {
+    curl -s -G "http://127.0.0.1:$prom_port/api/v1/query" --data-urlencode "query=$1" |
+        python3 -c 'import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if r else "")' 2>/dev/null
+}
+
+start_target --listen 127.0.0.1:0 || { echo "FAIL brink target did not start"; exit 1; }
+
+# 1. Prometheus first (ready before the load starts, so it scrapes the run
+# in progress), then the run on the port its config names.
+free_port() {
+    python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+metrics_port=$(free_port)
+prom_port=$(free_port)
+cat >"$tmp/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: brink
+    static_configs:
+      - targets: ['127.0.0.1:$metrics_port']
+EOF
+prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prom-data" \
+    --web.listen-address="127.0.0.1:$prom_port" --log.level=warn >"$tmp/prom.log" 2>&1 &
+prom_pid=$!
+deadline=$(($(now_ms) + 30000))
+# Ready means scraping: the target has been tried once (and found down, as
+# nothing serves yet). Prometheus starts its scrape loops some seconds
+# after it answers /-/ready.
+until curl -sf "http://127.0.0.1:$prom_port/api/v1/targets" 2>/dev/null | grep -q '"health":"down"'; do
+    if [ "$(now_ms)" -ge "$deadline" ] || ! kill -0 "$prom_pid" 2>/dev/null; then
+        echo "FAIL Prometheus did not scrape within 30 s: $(tail -c 400 "$tmp/prom.log")"
+        exit 1
+    fi
+    sleep 0.1
+done
+
+"$brink" run --headless --url "$url/bytes/100" -c 2 --duration 5s --fail-on none \
+    --metrics-listen "127.0.0.1:$metrics_port" --metrics-linger 30s --record "$tmp/s.jsonl" \
+    >"$tmp/run.out" 2>"$tmp/run.err" </dev/null &
+run_pid=$!
+deadline=$(($(now_ms) + 60000))
+while kill -0 "$run_pid" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do
+    sleep 0.2
+done
+wait "$run_pid"
+check "the run exits 0" 0 $?
+run_pid=""
+check "a scrape read the final figures (no linger notice)" "" \
+    "$(grep 'no scrape of the final figures' "$tmp/run.err")"
+
+want=$("$brink" report "$tmp/s.jsonl" --format json |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["requests"])')
+
+# 3. Prometheus stores a scrape after the body is read: poll its API.
+got=""
+deadline=$(($(now_ms) + 30000))
+while [ "$(now_ms)" -lt "$deadline" ]; do
+    got=$(query 'sum(last_over_time(brink_requests_total[10m]))')
+    [ "$got" = "$want" ] && break
+    sleep 0.2
+done
+check "Prometheus's request count is brink's final report ($want)" "$want" "$got"
+
+# 2. Scrapes during the run, not only the last one.
+first=$(query 'min_over_time(brink_ticks_total[10m])')
+last=$(query 'max_over_time(brink_ticks_total[10m])')
+if [ -n "$first" ] && [ -n "$last" ] && [ "$first" -lt "$last" ]; then
+    ok "scraped during the run: brink_ticks_total from $first to $last"
+else
+    not_ok "scraped during the run" "brink_ticks_total from \"$first\" to \"$last\"; $(tail -c 300 "$tmp/prom.log")"
+fi
+
+# 4. The counters agree with each other.
+check "ok requests equal the histogram's count" \
+    "$(query 'sum(last_over_time(brink_requests_ok_total[10m]))')" \
+    "$(query 'sum(last_over_time(brink_request_duration_seconds_count[10m]))')"
+
+kill -TERM "$prom_pid"
+i=0
+while kill -0 "$prom_pid" 2>/dev/null && [ $i -lt 200 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+wait "$prom_pid"
+check "Prometheus stops on SIGTERM" 0 $?
+prom_pid=""
+
+finish
