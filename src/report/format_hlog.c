@@ -76,7 +76,7 @@ static size_t put_be(unsigned char *buf, size_t cap, size_t len, uint64_t v, uns
  * the last 8 bits whole. */
 static size_t put_zigzag(unsigned char *buf, size_t cap, size_t len, int64_t v)
 {
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    uint64_t z = v < 0 ? ((uint64_t) - (v + 1) << 1) | 1 : (uint64_t)v << 1;
 
     for (unsigned n = 0; n < HLOG_ZIGZAG_MAX; n++, len++) {
         unsigned char b;
