@@ -19,6 +19,7 @@
 #include "core/hist.h"
 #include "core/listen.h"
 #include "core/msg.h"
+#include "core/tick.h"
 #include "core/xalloc.h"
 #include "metrics/expo.h"
 
@@ -205,6 +206,10 @@ void metrics_add_tick(struct metrics *m, const struct tick *t)
      * a scrape waits on it, never the engine, which does not see m. */
     pthread_mutex_lock(&m->lock);
     expo_add_tick(&m->state, t, m->scratch);
+    /* The engine's last tick says so: a scrape from here on reads the
+     * final figures, even one that comes before metrics_linger. */
+    if (t->state == RUN_DONE)
+        m->is_final = 1;
     pthread_mutex_unlock(&m->lock);
 }
 

@@ -37,9 +37,10 @@ int metrics_start(const char *addr, char *url, size_t url_cap, char *err, size_t
 void metrics_add_tick(struct metrics *m, const struct tick *t);
 
 /*
- * After the last tick: waits until a scrape has read the final figures, at
- * most linger_ms (0 does not wait). Returns 0 when one did (or linger_ms is
- * 0), -ETIMEDOUT when none came.
+ * After the last tick: waits until a scrape has read the final figures (a
+ * response rendered after the tick in state RUN_DONE, or after this call,
+ * sent whole), at most linger_ms (0 does not wait). Returns 0 when one did
+ * (or linger_ms is 0), -ETIMEDOUT when none came.
  */
 int metrics_linger(struct metrics *m, uint64_t linger_ms);
 
