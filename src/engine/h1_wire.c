@@ -8,6 +8,7 @@
 
 #include "core/ascii.h"
 #include "core/msg.h"
+#include "core/text.h"
 #include "core/xalloc.h"
 #include "engine/workload.h"
 
@@ -102,29 +103,6 @@ int h1_origin_parse(const char *url, struct h1_origin *o, char *why, size_t why_
 }
 
 /* ---- Request heads ---------------------------------------------------- */
-
-/* A growing string for building a head once, at start-up. */
-struct text {
-    char *buf;
-    size_t len;
-    size_t cap;
-};
-
-static void text_add(struct text *t, const char *s, size_t n)
-{
-    if (t->len + n + 1 > t->cap) {
-        t->cap = 2 * (t->len + n + 1);
-        t->buf = xrealloc(t->buf, t->cap);
-    }
-    memcpy(t->buf + t->len, s, n);
-    t->len += n;
-    t->buf[t->len] = '\0';
-}
-
-static void text_str(struct text *t, const char *s)
-{
-    text_add(t, s, strlen(s));
-}
 
 /* True when header line h names the header name. */
 static int names(const char *h, const char *name)

@@ -11,35 +11,8 @@
 #include <openssl/hmac.h>
 
 #include "core/ascii.h"
+#include "core/text.h"
 #include "core/xalloc.h"
-
-/* A growing string: the canonical request and its parts. */
-struct text {
-    char *buf;
-    size_t len;
-    size_t cap;
-};
-
-static void text_add(struct text *t, const char *s, size_t n)
-{
-    if (t->len + n + 1 > t->cap) {
-        t->cap = 2 * (t->len + n + 1);
-        t->buf = xrealloc(t->buf, t->cap);
-    }
-    memcpy(t->buf + t->len, s, n);
-    t->len += n;
-    t->buf[t->len] = '\0';
-}
-
-static void text_str(struct text *t, const char *s)
-{
-    text_add(t, s, strlen(s));
-}
-
-static void text_char(struct text *t, char c)
-{
-    text_add(t, &c, 1);
-}
 
 static void hex_of(const unsigned char *bytes, size_t n, char *hex)
 {
