@@ -33,6 +33,12 @@ enum cli_run_id {
     CLI_RUN_METRICS_LISTEN,
     CLI_RUN_METRICS_LINGER,
     CLI_DEMO_TLS, /* brink demo only */
+    CLI_RUN_METHOD,
+    CLI_RUN_HEADER,
+    CLI_RUN_BODY,
+    CLI_RUN_BODY_FILE,
+    CLI_RUN_CONTENT_TYPE,
+    CLI_RUN_INSECURE,
 };
 
 enum cli_replay_id { CLI_REPLAY_HEADLESS = 1 };

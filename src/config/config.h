@@ -379,11 +379,13 @@ int config_route_parse(const char *text, struct config_route *r, char *why, size
 typedef const char *config_getenv_fn(const char *name, void *arg);
 
 /* A value given on the command line (--url, --concurrency...): it is parsed
- * like the same key in a file and wins over it. Its key_line is
- * CONFIG_LINE_COMMAND_LINE. */
+ * like the same key in a file and wins over it; a repeatable key (header)
+ * adds a line after the file's. Its key_line is CONFIG_LINE_COMMAND_LINE.
+ * A "request" key goes to the file's only [request NAME], or to a
+ * [request default] made for it; with several it is an error. */
 struct config_override {
     const char *flag;    /* as the user typed it, for messages: "--concurrency" */
-    const char *section; /* "target", "load" or "record" */
+    const char *section; /* a section's name: "target", "load", "request"... */
     const char *key;     /* a key of that section */
     const char *value;   /* taken as is: the shell has expanded it already */
 };
