@@ -268,7 +268,8 @@ const struct opts_table cli_replay = {
             "damaged file plays up to the damage and says which line. Replay never\n"
             "opens a connection and never runs a probe. Without a terminal (or with\n"
             "--headless) it prints the ticks as progress lines. Then the session's\n"
-            "report follows, as brink run prints it. FILE must be a regular file.\n",
+            "report follows, as brink run prints it. FILE must be a regular file;\n"
+            "last is the newest session (brink sessions).\n",
     .status = status_text,
     .groups = {replay_options},
 };
@@ -331,7 +332,8 @@ const struct opts_table cli_report = {
             "tick length and the load model; a file that ends early leaves the\n"
             "later ticks to the others, and stderr says from which tick.\n"
             "Layouts: docs/report.md. A cut or damaged file is read up to the damage;\n"
-            "stderr names the line. FILE must be a regular file.\n",
+            "stderr names the line. FILE must be a regular file; last is the newest\n"
+            "session (brink sessions).\n",
     .status = status_text,
     .groups = {report_options},
 };
@@ -356,7 +358,8 @@ const struct opts_table cli_compare = {
             "side by side: one row per concurrency (or rate) level any of them held,\n"
             "one column group per session (req/s, p50, p99, errors), blank where a\n"
             "session did not run that level. Each --label names a session in order;\n"
-            "more labels than sessions is a usage error.\n",
+            "more labels than sessions is a usage error. last is the newest session\n"
+            "(brink sessions).\n",
     .status = status_text,
     .groups = {compare_options},
 };
@@ -439,6 +442,23 @@ const struct opts_table cli_target = {
     .groups = {target_options},
 };
 
+const struct opts_table cli_sessions = {
+    .name = "sessions",
+    .synopsis = "[DIR ...]",
+    .summary = "list the recorded sessions, the newest last",
+    .text = "Lists the session files (*.jsonl) of each DIR, by default sessions/ of the\n"
+            "working directory and the state directory ($XDG_STATE_HOME/brink/sessions,\n"
+            "else ~/.local/state/brink/sessions), where a run records when sessions/\n"
+            "cannot be written. One line each, oldest first: when it started (UTC),\n"
+            "the target, how long it ran, the requests completed, the verdict against\n"
+            "its [thresholds] (pass, fail, or cut when the file has no end) and the\n"
+            "file. Wherever a command takes a session file (replay, report, compare),\n"
+            "last names the newest of these (./last for a file of that name).\n",
+    .status = status_text,
+    .groups = {no_options},
+};
+
 const struct opts_table *const cli_commands[] = {
-    &cli_run, &cli_demo, &cli_replay, &cli_report, &cli_compare, &cli_check, &cli_target, NULL,
+    &cli_run,   &cli_demo,   &cli_replay,   &cli_report, &cli_compare,
+    &cli_check, &cli_target, &cli_sessions, NULL,
 };

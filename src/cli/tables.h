@@ -67,6 +67,7 @@ extern const struct opts_table cli_report;
 extern const struct opts_table cli_compare;
 extern const struct opts_table cli_check;
 extern const struct opts_table cli_target;
+extern const struct opts_table cli_sessions;
 
 /* Every command's table, in the order brink --help lists them; NULL after
  * the last. */
