@@ -434,6 +434,19 @@ int config_write(const struct config *c, FILE *out);
  * Returns 0 or -EIO. */
 int config_show(const struct config *c, FILE *out);
 
+/* One key an experiment file may hold, for brink-config(5) and the shell
+ * completions (config_key_at). Static strings. */
+struct config_key_info {
+    const char *section; /* "target", "request" (for [request NAME])... */
+    const char *name;    /* "url" */
+    const char *def;     /* the default as a file would write it; NULL: none */
+    int is_repeatable;   /* may be set more than once (header) */
+};
+
+/* The i-th key of every section, in the order of the key table;
+ * returns 0, or -ENOENT past the last. Any thread. */
+int config_key_at(size_t i, struct config_key_info *out);
+
 /* Frees what c owns and leaves it as config_init did. */
 void config_free(struct config *c);
 

@@ -8,6 +8,7 @@
 #include "config/internal.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,4 +461,19 @@ int config__on_key(void *user, const char *section, const char *name, const char
     /* Errors are counted in ctx; a 0 here would only make inih remember
      * the line number, which we already have. */
     return 1;
+}
+
+int config_key_at(size_t i, struct config_key_info *out)
+{
+    const struct config_key *k;
+
+    if (i >= config__n_keys)
+        return -ENOENT;
+    k = &config__keys[i];
+    *out = (struct config_key_info){NULL, k->name, k->def, k->is_repeatable};
+    for (size_t j = 0; j < N_SECTIONS; j++) {
+        if (sections[j].kind == k->section)
+            out->section = sections[j].name;
+    }
+    return 0;
 }
