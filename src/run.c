@@ -590,6 +590,24 @@ static void end_unattended(const struct run_args *a, struct config *c)
               UNATTENDED_DURATION_US / 1000000ull);
 }
 
+/* No URL and no file: says so, and names the option that took a URL as its
+ * value ("-c http://..." when the -c value was forgotten). */
+static void no_target(const struct run_args *a)
+{
+    char shown[256];
+
+    for (size_t i = 0; i < a->n_overrides; i++) {
+        if (strstr(a->overrides[i].value, "://")) {
+            msg_print(stderr,
+                      "brink: run: no target: %s took \"%s\" as its value (expected a value "
+                      "of its own before the URL)",
+                      a->overrides[i].flag, msg_show(a->overrides[i].value, shown, sizeof(shown)));
+            return;
+        }
+    }
+    msg_print(stderr, "brink: run: no target (expected a URL, --url URL or --config FILE)");
+}
+
 static int run_args_given(int argc, char **argv, struct run_args *a)
 {
     const struct run_preset *preset = a->preset;
@@ -603,7 +621,7 @@ static int run_args_given(int argc, char **argv, struct run_args *a)
     if (rc != 0)
         return rc;
     if (!preset && !a->config_path && !has_url(a)) {
-        msg_print(stderr, "brink: run: no target (expected a URL, --url URL or --config FILE)");
+        no_target(a);
         return BRINK_EXIT_USAGE;
     }
     if (load_config(a, &c) != 0)

@@ -435,6 +435,10 @@ void config__apply_override(struct config_load_ctx *ctx, const struct config_ove
     /* A file named on the command line is the shell's: relative to the
      * working directory, not to the experiment file. A repeatable key
      * (header) adds a line after the file's. */
+    /* Set even when bad, as a file's key is: checks that need the whole
+     * file then know it was given (and reported). */
+    if (!slot.key_line[k->index] || !k->is_repeatable)
+        slot.key_line[k->index] = CONFIG_LINE_COMMAND_LINE;
     ctx->dir = working_dir;
     rc = k->type->parse(ctx, k, slot.base, &v, why, sizeof(why));
     ctx->dir = file_dir;
@@ -443,8 +447,13 @@ void config__apply_override(struct config_load_ctx *ctx, const struct config_ove
         ctx->n_errors++;
         return;
     }
-    if (!slot.key_line[k->index] || !k->is_repeatable)
-        slot.key_line[k->index] = CONFIG_LINE_COMMAND_LINE;
+    /* A file may say rate = 0 (unset); a rate asked for on the command
+     * line is one to keep, so 0 is no rate at all. */
+    if (k->type == &config__rate && *(const double *)((const char *)slot.base + k->offset) <= 0) {
+        msg_print(ctx->err, "brink: %s: expected a rate above 0, such as 100/s, got \"%s\"",
+                  o->flag, config__show(o->value, shown));
+        ctx->n_errors++;
+    }
 }
 
 /* inih's handler. The section inih passes is ignored: inih cuts names at 49
