@@ -33,7 +33,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "brink loads an HTTP server, shows throughput, latency, errors and the\n server's own counters live in the terminal, and records every session\n for replay, reports and comparisons.")
+    "brink loads an HTTP server, shows throughput, latency, errors and the\nserver's own counters live in the terminal, and records every session\nfor replay, reports and comparisons.")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR}/package)
 include(CPack)
