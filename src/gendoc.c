@@ -441,10 +441,8 @@ static int bash(FILE *out)
           out);
     for (size_t i = 0; cli_commands[i]; i++) {
         const struct opts_table *t = cli_commands[i];
-        int has_config = opts_find(t, CLI_RUN_CONFIG) && t == &cli_run;
-
         fprintf(out, "    %s)\n        case $prev in\n", t->name);
-        if (has_config || t == &cli_target) {
+        if (t == &cli_run || t == &cli_target) {
             fputs("        -f|--config)\n", out);
             fprintf(
                 out,
