@@ -6,20 +6,23 @@
 include(GNUInstallDirs)
 
 # zsh looks in site-functions under /usr/local; Debian's zsh looks in
-# vendor-completions under /usr (a package's place).
-if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
-    set(BRINK_ZSH_DIR_DEFAULT ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+# vendor-completions under /usr (a package's place). Decided at each
+# configure, so that make install PREFIX=... follows the prefix.
+set(BRINK_ZSH_DIR "" CACHE STRING "where the zsh completion goes (empty: by the prefix)")
+if(BRINK_ZSH_DIR)
+    set(brink_zsh_dir ${BRINK_ZSH_DIR})
+elseif(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+    set(brink_zsh_dir ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 else()
-    set(BRINK_ZSH_DIR_DEFAULT ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
+    set(brink_zsh_dir ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
 endif()
-set(BRINK_ZSH_DIR ${BRINK_ZSH_DIR_DEFAULT} CACHE STRING "where the zsh completion goes")
 
 install(TARGETS brink RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${BRINK_DOC_DIR}/brink.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${BRINK_DOC_DIR}/brink-config.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
 install(FILES ${BRINK_DOC_DIR}/brink.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME brink)
-install(FILES ${BRINK_DOC_DIR}/_brink DESTINATION ${BRINK_ZSH_DIR})
+install(FILES ${BRINK_DOC_DIR}/_brink DESTINATION ${brink_zsh_dir})
 install(DIRECTORY config/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples FILES_MATCHING PATTERN "*.ini")
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
