@@ -402,6 +402,15 @@ static struct config_request *override_request(struct config_load_ctx *ctx,
     return r;
 }
 
+/* The value of a key of type config__rate in its section's struct. */
+static double rate_of(const void *base, const struct config_key *k)
+{
+    double r;
+
+    memcpy(&r, (const char *)base + k->offset, sizeof(r));
+    return r;
+}
+
 void config__apply_override(struct config_load_ctx *ctx, const struct config_override *o)
 {
     static char working_dir[] = ".";
@@ -449,7 +458,7 @@ void config__apply_override(struct config_load_ctx *ctx, const struct config_ove
     }
     /* A file may say rate = 0 (unset); a rate asked for on the command
      * line is one to keep, so 0 is no rate at all. */
-    if (k->type == &config__rate && *(const double *)((const char *)slot.base + k->offset) <= 0) {
+    if (k->type == &config__rate && rate_of(slot.base, k) <= 0) {
         msg_print(ctx->err, "brink: %s: expected a rate above 0, such as 100/s, got \"%s\"",
                   o->flag, config__show(o->value, shown));
         ctx->n_errors++;

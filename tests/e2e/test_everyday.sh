@@ -157,10 +157,13 @@ root="$tmp/root"
 DESTDIR="$root" cmake --install "$build" --prefix /usr/local >"$tmp/install.log" 2>&1
 check "cmake --install into a DESTDIR exits 0" 0 $?
 for f in bin/brink share/man/man1/brink.1 share/man/man5/brink-config.5 \
-    share/bash-completion/completions/brink share/zsh/site-functions/_brink \
+    share/bash-completion/completions/brink \
     share/doc/brink/examples/minimal.ini share/doc/brink/README.md; do
     if [ -f "$root/usr/local/$f" ]; then ok "installed $f"; else not_ok "installed $f" "$(tail -n 3 "$tmp/install.log")"; fi
 done
+# site-functions under a prefix such as /usr/local, vendor-completions under /usr.
+zsh_dir=$(dirname "$(ls "$root"/usr/local/share/zsh/*/_brink 2>/dev/null | head -n 1)")
+if [ -f "$zsh_dir/_brink" ]; then ok "installed the zsh completion"; else not_ok "installed the zsh completion"; fi
 expect_run "the installed brink runs" 0 '^brink [0-9]' "" -- "$root/usr/local/bin/brink" --version
 MANWIDTH=100 man -l "$root/usr/local/share/man/man1/brink.1" >"$tmp/brink.1.txt" 2>"$tmp/man.err"
 check "man -l renders brink(1)" 0 $?
@@ -191,7 +194,7 @@ touch a.ini b.jsonl c.txt
 check "run --config completes to .ini files and folders" "a.ini sessions" "$(comp brink run --config '')"
 check "report completes to last and session files" "last b.jsonl sessions" "$(comp brink report '')"
 check "run -- completes to long options" "--config --content-type --concurrency" "$(comp brink run --con)"
-zsh -c "autoload -Uz compinit && compinit -u -d '$tmp/zcompdump' && fpath=('$root/usr/local/share/zsh/site-functions' \$fpath) && autoload -Uz +X _brink && functions _brink | grep -q _brink_sessions" \
+zsh -c "autoload -Uz compinit && compinit -u -d '$tmp/zcompdump' && fpath=('$zsh_dir' \$fpath) && autoload -Uz +X _brink && functions _brink | grep -q _brink_sessions" \
     >"$tmp/zsh.err" 2>&1
 check "zsh reads its completion" "0 " "$? $(cat "$tmp/zsh.err")"
 
