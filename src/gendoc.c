@@ -479,15 +479,17 @@ static int bash(FILE *out)
     return ferror(out) ? -EIO : 0;
 }
 
-/* Text for zsh's _arguments: no ], :, ' or newline. */
-static void zsh_text(FILE *out, const char *s)
+/* Text inside a quoted _arguments spec: a description in [...] (is_message
+ * 0) may hold no brackets, a message after ':' no colon; no quote or
+ * newline either. */
+static void zsh_text(FILE *out, const char *s, int is_message)
 {
     for (; *s; s++) {
         if (*s == '\n')
             fputc(' ', out);
         else if (*s == ']' || *s == '[')
             fputc(*s == ']' ? ')' : '(', out);
-        else if (*s == ':')
+        else if (*s == ':' && is_message)
             fputs("\\:", out);
         else if (*s == '\'')
             fputs("'\\''", out);
@@ -502,7 +504,7 @@ static void zsh_option(FILE *out, const struct opts_table *t, const struct opts_
 
     fputs("        ", out);
     if (o->is_repeatable)
-        fputc('*', out);
+        fputs("'*'", out); /* quoted, or zsh would glob it with what follows */
     else if (o->short_name)
         fprintf(out, "'(-%c %s)'", o->short_name, o->name);
     if (o->short_name)
@@ -510,11 +512,11 @@ static void zsh_option(FILE *out, const struct opts_table *t, const struct opts_
                 o->arg == OPTS_VALUE ? "=" : "");
     else
         fprintf(out, "'%s%s[", o->name, o->arg == OPTS_VALUE ? "=" : "");
-    zsh_text(out, o->help);
+    zsh_text(out, o->help, 0);
     fputc(']', out);
     if (o->arg == OPTS_VALUE) {
         fputc(':', out);
-        zsh_text(out, o->value_name);
+        zsh_text(out, o->value_name, 1);
         if (o->id == CLI_RUN_CONFIG && t == &cli_run)
             fputs(":_files -g \"*.ini\"", out);
         else if (is_file_value(o))
@@ -535,7 +537,7 @@ static int zsh(FILE *out)
         out);
     for (size_t i = 0; cli_commands[i]; i++) {
         fprintf(out, "        '%s:", cli_commands[i]->name);
-        zsh_text(out, cli_commands[i]->summary);
+        zsh_text(out, cli_commands[i]->summary, 0);
         fputs("'\n", out);
     }
     fputs("    )\n"
