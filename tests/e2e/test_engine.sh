@@ -323,7 +323,7 @@ check "SIGHUP headless: the requests in flight are aborted, not drained" "1 1" \
     "$(grep -c 'stop again: abort the requests in flight' "$tmp/hup.out") $(grep -c '^dropped 0, aborted at stop 2,' "$tmp/hup.out")"
 
 # --- usage errors start nothing ----------------------------------------------------
-expect_run "run without a target is a usage error" 2 "" '^brink: run: no target \(expected --url URL or --config FILE\)$' -- "$brink" run
+expect_run "run without a target is a usage error" 2 "" '^brink: run: no target \(expected a URL, --url URL or --config FILE\)$' -- "$brink" run
 expect_run "a bad flag value names the flag" 2 "" '^brink: --concurrency: expected a whole number' -- "$brink" run --url "$url/" --concurrency ten
 expect_run "an unknown option is refused" 2 "" '^brink: run: unknown option "--frob" \(usage: brink run ' -- "$brink" run --url "$url/" --frob
 
