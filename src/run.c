@@ -74,12 +74,12 @@ struct run_args {
     size_t n_overrides;
     uint64_t seed;
     int is_headless;
-    int has_duration;            /* --duration given */
-    const char *record_path;     /* --record FILE */
-    int is_record_off;           /* --no-record */
-    int is_ramp;                 /* --ramp: start the [ramp] plan at once */
-    const char *metrics_addr;    /* --metrics-listen ADDR:PORT; NULL: not served */
-    uint64_t metrics_linger_us;  /* --metrics-linger */
+    int has_duration;           /* --duration given */
+    const char *record_path;    /* --record FILE */
+    int is_record_off;          /* --no-record */
+    int is_ramp;                /* --ramp: start the [ramp] plan at once */
+    const char *metrics_addr;   /* --metrics-listen ADDR:PORT; NULL: not served */
+    uint64_t metrics_linger_us; /* --metrics-linger */
     int has_metrics_linger;
     char *made[MAX_MADE_VALUES]; /* values built from an option's ("@FILE"), owned */
     size_t n_made;
