@@ -3,10 +3,16 @@
 #   make demo   install what is missing, build, run the demo
 #   make test   install what is missing, then every test in every build
 #   make bench  release build, then every benchmark in bench/
+#   make install  release build installed under PREFIX (default /usr/local),
+#               DESTDIR honoured: binary, man pages, completions, examples
+#   make deb    a Debian package (CPack) in $(DEB_BUILD)/package/
 JOBS ?= 2
 RELEASE := build/release
+PREFIX ?= /usr/local
+DESTDIR ?=
+DEB_BUILD ?= build/deb
 
-.PHONY: all release deps demo test bench clean
+.PHONY: all release deps demo test bench clean install deb
 
 all: release
 
@@ -26,6 +32,21 @@ test: deps
 
 bench: release
 	@for b in bench/*.sh; do [ "$$b" = bench/lib.sh ] && continue; echo "== $$b"; sh "$$b" || exit 1; done
+
+install:
+	@cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@cmake --build $(RELEASE) -j$(JOBS)
+	DESTDIR=$(DESTDIR) cmake --install $(RELEASE)
+
+# Installed under /usr, as a package is; dpkg-shlibdeps (dpkg-dev) names
+# the libraries it needs, so that apt install ./brink_*.deb pulls them.
+# Only what the package holds is built (no tests, no benchmarks).
+deb:
+	@cmake -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
+		-DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON >/dev/null
+	@cmake --build $(DEB_BUILD) -j$(JOBS) --target brink brink_docs
+	cd $(DEB_BUILD) && cpack -G DEB
+	@ls $(DEB_BUILD)/package/brink_*.deb
 
 clean:
 	rm -rf build

@@ -17,7 +17,9 @@
 #include "replay.h"
 #include "report_cmd.h"
 #include "run.h"
+#include "sessions.h"
 #include "target/target.h"
+#include "version.h"
 
 #include "core/exitcode.h"
 
@@ -25,14 +27,15 @@
 struct cmd {
     const struct opts_table *table;
     int (*run)(int argc, char **argv);
+    int takes_sessions; /* its operands are session files: "last" is the newest */
 };
 
 static int cmd_check(int argc, char **argv);
 
 static const struct cmd commands[] = {
-    {&cli_run, run_main},       {&cli_demo, demo_main},       {&cli_replay, replay_main},
-    {&cli_report, report_main}, {&cli_compare, compare_main}, {&cli_check, cmd_check},
-    {&cli_target, target_main},
+    {&cli_run, run_main, 0},       {&cli_demo, demo_main, 0},         {&cli_replay, replay_main, 1},
+    {&cli_report, report_main, 1}, {&cli_compare, compare_main, 1},   {&cli_check, cmd_check, 0},
+    {&cli_target, target_main, 0}, {&cli_sessions, sessions_main, 0},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -126,6 +129,8 @@ int main(int argc, char **argv)
             opts_print_help(t, stdout);
             return BRINK_EXIT_OK;
         }
+        if (commands[i].takes_sessions && (rc = sessions_resolve_last(t, argc - 1, argv + 1)) != 0)
+            return rc;
         return commands[i].run(argc - 1, argv + 1);
     }
     /* Not a command: brink's own options (only the first argument). */
@@ -138,8 +143,7 @@ int main(int argc, char **argv)
         return BRINK_EXIT_OK;
     }
     if (it.id == CLI_TOP_VERSION) {
-        printf("brink %s\n", BRINK_VERSION);
-        return BRINK_EXIT_OK;
+        return version_print(stdout) == 0 ? BRINK_EXIT_OK : BRINK_EXIT_RUNTIME;
     }
     msg_print(stderr, "brink: unknown command \"%s\" (run 'brink --help' for the list)",
               msg_show(argv[1], buf, sizeof(buf)));

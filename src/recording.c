@@ -18,6 +18,7 @@
 #include "core/msg.h"
 #include "core/xalloc.h"
 #include "record/record.h"
+#include "sessions.h"
 
 #define QUEUE_TICKS 256 /* ticks the recorder may lag behind */
 #define CONFIG_TEXT_MAX (1u << 20)
@@ -49,19 +50,53 @@ static char *config_text(const struct config *c)
     return text;
 }
 
+/* Whether the default sessions/ cannot take a new file here: it cannot be
+ * made (the working directory is not writable) or is not writable itself. */
+static int is_default_unwritable(void)
+{
+    if (access(SESSIONS_DEFAULT_DIR, F_OK) == 0)
+        return access(SESSIONS_DEFAULT_DIR, W_OK | X_OK) != 0;
+    return access(".", W_OK | X_OK) != 0;
+}
+
+/* The folder of a new session: [record] dir as set, else sessions/, else
+ * (not writable here) the state directory, said on stderr. */
+static int choose_dir(const struct config *c, char *dir, size_t cap, char *err, size_t err_len)
+{
+    char why[512];
+    int rc;
+
+    if (c->record.key_line[CONFIG_RECORD_DIR] || !is_default_unwritable()) {
+        snprintf(dir, cap, "%s", c->record.dir.value ? c->record.dir.value : SESSIONS_DEFAULT_DIR);
+        return 0;
+    }
+    rc = sessions_state_dir(dir, cap, 1, why, sizeof(why));
+    if (rc != 0) {
+        msg_set(err, err_len,
+                "brink: run: %s/ cannot be written here and the state directory failed: %s",
+                SESSIONS_DEFAULT_DIR, why);
+        return rc;
+    }
+    msg_print(stderr, "brink: run: %s/ cannot be written here; recording into %s",
+              SESSIONS_DEFAULT_DIR, dir);
+    return 0;
+}
+
 static int choose_path(const struct config *c, const char *path, struct recording *r, char *err,
                        size_t err_len)
 {
-    char host[256] = "";
+    char host[256] = "", dir[1024];
+    int rc;
 
     if (path) {
         snprintf(r->path, sizeof(r->path), "%s", path);
         return 0;
     }
+    if ((rc = choose_dir(c, dir, sizeof(dir), err, err_len)) != 0)
+        return rc;
     gethostname(host, sizeof(host) - 1);
-    return record_session_path(c->record.dir.value ? c->record.dir.value : "sessions",
-                               clock_wall_ms(), host, (long)getpid(), r->path, sizeof(r->path), err,
-                               err_len);
+    return record_session_path(dir, clock_wall_ms(), host, (long)getpid(), r->path, sizeof(r->path),
+                               err, err_len);
 }
 
 int recording_start(const struct config *c, const char *path, int is_off, char *err, size_t err_len,

@@ -1,5 +1,6 @@
 #include "run.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include "core/stopper.h"
 #include "core/tick.h"
 #include "core/units.h"
+#include "core/xalloc.h"
 #include "engine/engine.h"
 #include "metrics/metrics.h"
 #include "probes/probes.h"
@@ -31,7 +33,9 @@
 #include "ui/ui.h"
 #include "verdicts.h"
 
-#define MAX_OVERRIDES 16
+/* Every key option once, and -H up to [target]'s header lines. */
+#define MAX_OVERRIDES (32 + CONFIG_MAX_HEADERS)
+#define MAX_MADE_VALUES 2 /* values made from an option's: -D, -T */
 
 /* Options that stand for a key of the experiment file. */
 static const struct run_key {
@@ -50,7 +54,17 @@ static const struct run_key {
     {CLI_RUN_MAX_IN_FLIGHT, "load", "max_in_flight"},
     {CLI_RUN_FAIL_ON, "thresholds", "fail_on"},
     {CLI_RUN_RAMP, "ramp", "steps"},
+    {CLI_RUN_METHOD, "request", "method"},
+    {CLI_RUN_HEADER, "target", "header"},
+    {CLI_RUN_BODY, "request", "body"},
+    {CLI_RUN_BODY_FILE, "request", "body"},     /* @FILE */
+    {CLI_RUN_CONTENT_TYPE, "target", "header"}, /* Content-Type: TYPE */
+    {CLI_RUN_INSECURE, "target", "insecure"},   /* yes */
 };
+
+/* Without a console nobody can press q: a run that sets no end of its own
+ * stops after this (docs/config.md, brink run --help). */
+#define UNATTENDED_DURATION_US (10 * 1000000ull)
 
 struct run_args {
     const struct run_preset *preset; /* NULL for brink run */
@@ -67,7 +81,38 @@ struct run_args {
     const char *metrics_addr;   /* --metrics-listen ADDR:PORT; NULL: not served */
     uint64_t metrics_linger_us; /* --metrics-linger */
     int has_metrics_linger;
+    char *made[MAX_MADE_VALUES]; /* values built from an option's ("@FILE"), owned */
+    size_t n_made;
 };
+
+static void run_args_free(struct run_args *a)
+{
+    for (size_t i = 0; i < a->n_made; i++)
+        free(a->made[i]);
+}
+
+/* The value of the key an option stands for, when it is not the option's
+ * own: -D FILE is body = @FILE, -T TYPE a Content-Type header line, -k
+ * insecure = yes. */
+static const char *key_value(struct run_args *a, const struct opts_item *it)
+{
+    const char *prefix;
+    size_t n;
+    char *v;
+
+    switch (it->id) {
+    case CLI_RUN_INSECURE: return "yes";
+    case CLI_RUN_BODY_FILE: prefix = "@"; break;
+    case CLI_RUN_CONTENT_TYPE: prefix = "Content-Type: "; break;
+    default: return it->value;
+    }
+    assert(a->n_made < MAX_MADE_VALUES); /* each of these options is taken once */
+    n = strlen(prefix) + strlen(it->value) + 1;
+    v = xmalloc(n);
+    snprintf(v, n, "%s%s", prefix, it->value);
+    a->made[a->n_made++] = v;
+    return v;
+}
 
 static int add_override(struct run_args *a, const char *flag, const char *section, const char *key,
                         const char *value)
@@ -86,13 +131,22 @@ static int take_key(struct run_args *a, const struct opts_item *it)
 
         if (keys[k].id != it->id)
             continue;
-        rc = add_override(a, it->opt->name, keys[k].section, keys[k].key, it->value);
+        rc = add_override(a, it->opt->name, keys[k].section, keys[k].key, key_value(a, it));
         /* A rate asked for on the command line is a rate to keep. */
         if (rc == 0 && it->id == CLI_RUN_RATE)
             rc = add_override(a, it->opt->name, "load", "mode", "rate");
         return rc;
     }
     return opts_fail(a->table, stderr, "%s is not handled", it->opt->name);
+}
+
+static int has_url(const struct run_args *a)
+{
+    for (size_t i = 0; i < a->n_overrides; i++) {
+        if (strcmp(a->overrides[i].key, "url") == 0)
+            return 1;
+    }
+    return 0;
 }
 
 static int take_option(struct run_args *a, const struct opts_item *it)
@@ -102,8 +156,12 @@ static int take_option(struct run_args *a, const struct opts_item *it)
 
     switch (it->id) {
     case OPTS_OPERAND:
-        return opts_fail(a->table, stderr, "unexpected argument \"%s\"",
-                         msg_show(it->value, shown, sizeof(shown)));
+        /* brink run [OPTIONS] URL: the URL alone stands for --url. */
+        if (a->preset || has_url(a))
+            return opts_fail(a->table, stderr, "unexpected argument \"%s\"%s",
+                             msg_show(it->value, shown, sizeof(shown)),
+                             a->preset ? "" : " (the URL is given already)");
+        return add_override(a, "URL", "target", "url", it->value);
     case CLI_RUN_HEADLESS: a->is_headless = 1; return 0;
     case CLI_DEMO_TLS: return 0; /* demo_main read it: the target is already up */
     case CLI_RUN_NO_RECORD: a->is_record_off = 1; return 0;
@@ -131,6 +189,10 @@ static int take_option(struct run_args *a, const struct opts_item *it)
         a->is_ramp = 1;
         return it->value ? take_key(a, it) : 0;
     case CLI_RUN_DURATION: a->has_duration = 1; return take_key(a, it);
+    case CLI_RUN_URL:
+        if (has_url(a))
+            return opts_fail(a->table, stderr, "--url: the URL is given already");
+        return take_key(a, it);
     default: return take_key(a, it);
     }
 }
@@ -152,15 +214,6 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     }
     if (a->has_metrics_linger && !a->metrics_addr)
         return opts_fail(a->table, stderr, "--metrics-linger needs --metrics-listen");
-    return 0;
-}
-
-static int has_url(const struct run_args *a)
-{
-    for (size_t i = 0; i < a->n_overrides; i++) {
-        if (strcmp(a->overrides[i].flag, "--url") == 0)
-            return 1;
-    }
     return 0;
 }
 
@@ -492,12 +545,23 @@ out_free:
     return rc;
 }
 
+/* Whether the run will have the console: not --headless, stdin and stdout
+ * a terminal, TERM set and not dumb (front_end still falls back to
+ * headless when the terminal cannot be opened). */
+static int has_console(const struct run_args *a)
+{
+    const char *term = getenv("TERM");
+
+    return !a->is_headless && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && term && *term &&
+           strcmp(term, "dumb") != 0;
+}
+
 /* Without a console nobody can press q: a preset that says so stops by
  * itself unless --duration says otherwise. */
 static int add_unattended_duration(struct run_args *a)
 {
     const struct run_preset *pr = a->preset;
-    int is_console = !a->is_headless && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    int is_console = has_console(a);
 
     if (!pr || !pr->unattended_duration || a->has_duration || is_console)
         return 0;
@@ -506,29 +570,69 @@ static int add_unattended_duration(struct run_args *a)
     return add_override(a, "--duration", "load", "duration", pr->unattended_duration);
 }
 
-int run_preset_main(int argc, char **argv, const struct run_preset *preset)
+/* brink run without a console and with no end of its own (no [load]
+ * duration or requests set, no --ramp plan) stops after
+ * UNATTENDED_DURATION_US, so that a CI job cannot hang on it; the session
+ * records the duration it ran with. duration = 0 set anywhere keeps it
+ * running until stopped. */
+static void end_unattended(const struct run_args *a, struct config *c)
 {
-    struct run_args a = {.preset = preset, .table = preset ? preset->options : &cli_run};
+    struct config_load *l = &c->load;
+
+    if (has_console(a) || a->is_ramp || l->key_line[CONFIG_LOAD_DURATION] ||
+        l->key_line[CONFIG_LOAD_REQUESTS])
+        return;
+    l->duration_us = UNATTENDED_DURATION_US;
+    l->key_line[CONFIG_LOAD_DURATION] = CONFIG_LINE_COMMAND_LINE;
+    msg_print(stderr,
+              "brink: run: no console and no end set, so it stops after %llus (--duration to "
+              "change, --duration 0 runs until stopped)",
+              UNATTENDED_DURATION_US / 1000000ull);
+}
+
+/* No URL and no file: says so, and names the option that took a URL as its
+ * value ("-c http://..." when the -c value was forgotten). */
+static void no_target(const struct run_args *a)
+{
+    char shown[256];
+
+    for (size_t i = 0; i < a->n_overrides; i++) {
+        if (strstr(a->overrides[i].value, "://")) {
+            msg_print(stderr,
+                      "brink: run: no target: %s took \"%s\" as its value (expected a value "
+                      "of its own before the URL)",
+                      a->overrides[i].flag, msg_show(a->overrides[i].value, shown, sizeof(shown)));
+            return;
+        }
+    }
+    msg_print(stderr, "brink: run: no target (expected a URL, --url URL or --config FILE)");
+}
+
+static int run_args_given(int argc, char **argv, struct run_args *a)
+{
+    const struct run_preset *preset = a->preset;
     struct config c;
     char err[256];
     int rc;
 
-    rc = parse_args(argc, argv, &a);
+    rc = parse_args(argc, argv, a);
     if (rc == 0)
-        rc = add_unattended_duration(&a);
+        rc = add_unattended_duration(a);
     if (rc != 0)
         return rc;
-    if (!preset && !a.config_path && !has_url(&a)) {
-        msg_print(stderr, "brink: run: no target (expected --url URL or --config FILE)");
+    if (!preset && !a->config_path && !has_url(a)) {
+        no_target(a);
         return BRINK_EXIT_USAGE;
     }
-    if (load_config(&a, &c) != 0)
+    if (load_config(a, &c) != 0)
         return BRINK_EXIT_USAGE;
-    if (a.is_ramp && c.ramp.n_steps == 0) {
+    if (!preset)
+        end_unattended(a, &c);
+    if (a->is_ramp && c.ramp.n_steps == 0) {
         msg_print(stderr,
                   "brink: --ramp: %s has no [ramp] steps (expected a [ramp] section with "
                   "steps = 1, 8, 16, 32, or --ramp=1,8,16,32)",
-                  a.config_path ? "the config" : "the command line");
+                  a->config_path ? "the config" : "the command line");
         config_free(&c);
         return BRINK_EXIT_USAGE;
     }
@@ -538,9 +642,18 @@ int run_preset_main(int argc, char **argv, const struct run_preset *preset)
         config_free(&c);
         return BRINK_EXIT_RUNTIME;
     }
-    rc = run_load(&a, &c);
+    rc = run_load(a, &c);
     engine_global_cleanup();
     config_free(&c);
+    return rc;
+}
+
+int run_preset_main(int argc, char **argv, const struct run_preset *preset)
+{
+    struct run_args a = {.preset = preset, .table = preset ? preset->options : &cli_run};
+    int rc = run_args_given(argc, argv, &a);
+
+    run_args_free(&a);
     return rc;
 }
 

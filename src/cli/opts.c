@@ -77,6 +77,14 @@ static int fail(char *err, size_t err_len, const char *a, const char *arg, const
     return -EINVAL;
 }
 
+/* Whether arg names an option of t ("--url", "--url=V", "-u", "-uV"). */
+static int is_option_of(const struct opts_table *t, const char *arg)
+{
+    if (arg[1] == '-')
+        return find_if(t, has_long_name, arg) != NULL;
+    return find_if(t, has_short_name, arg + 1) != NULL;
+}
+
 /* Given twice, or contradicting one given before: the error, else 0. */
 static int check_seen(struct opts_parser *p, const struct opts_option *o, char *err, size_t err_len)
 {
@@ -141,6 +149,15 @@ static int take_value(struct opts_parser *p, const struct opts_option *o, const 
 
         snprintf(err, err_len, "%s needs a value (%s)", msg_show(arg, shown, sizeof(shown)),
                  o->value_name ? o->value_name : "VALUE");
+        return -EINVAL;
+    }
+    /* "-c -n 200": the value was forgotten, and -n is not it. */
+    if (next[0] == '-' && next[1] && is_option_of(p->t, next)) {
+        char shown[SHOWN_MAX], shown_next[SHOWN_MAX];
+
+        snprintf(err, err_len, "%s needs a value (%s), got the option \"%s\"",
+                 msg_show(arg, shown, sizeof(shown)), o->value_name ? o->value_name : "VALUE",
+                 msg_show(next, shown_next, sizeof(shown_next)));
         return -EINVAL;
     }
     it->value = next;

@@ -34,7 +34,7 @@ struct opts_option {
     const char *help;       /* its help: lines separated by '\n', no final newline */
 };
 
-#define OPTS_GROUPS_MAX 3
+#define OPTS_GROUPS_MAX 4
 
 struct opts_table {
     const char *name;     /* "run"; NULL for brink itself */

@@ -39,7 +39,50 @@ static const struct opts_option run_target_options[] = {
      .arg = OPTS_VALUE,
      .value_name = "URL",
      .id = CLI_RUN_URL,
-     .help = "[target] url"},
+     .help = "[target] url; or the URL alone, after the options"},
+    {0},
+};
+
+/* The one request of the one-line form (brink run -m POST -d x URL); in
+ * a file, the keys of its only [request NAME] or of [target]. */
+static const struct opts_option run_request_options[] = {
+    {.name = "--method",
+     .short_name = 'm',
+     .arg = OPTS_VALUE,
+     .value_name = "METHOD",
+     .id = CLI_RUN_METHOD,
+     .help = "[request] method (default GET)"},
+    {.name = "--header",
+     .short_name = 'H',
+     .arg = OPTS_VALUE,
+     .value_name = "'NAME: VALUE'",
+     .id = CLI_RUN_HEADER,
+     .is_repeatable = 1,
+     .help = "[target] header, one more line each time"},
+    {.name = "--body",
+     .short_name = 'd',
+     .arg = OPTS_VALUE,
+     .value_name = "TEXT",
+     .id = CLI_RUN_BODY,
+     .help = "[request] body: TEXT, @FILE or random:SIZE"},
+    {.name = "--body-file",
+     .short_name = 'D',
+     .arg = OPTS_VALUE,
+     .value_name = "FILE",
+     .id = CLI_RUN_BODY_FILE,
+     .excludes = CLI_RUN_BODY,
+     .help = "[request] body = @FILE, the file's bytes;\n"
+             "contradicts --body"},
+    {.name = "--content-type",
+     .short_name = 'T',
+     .arg = OPTS_VALUE,
+     .value_name = "TYPE",
+     .id = CLI_RUN_CONTENT_TYPE,
+     .help = "[target] header = Content-Type: TYPE"},
+    {.name = "--insecure",
+     .short_name = 'k',
+     .id = CLI_RUN_INSECURE,
+     .help = "[target] insecure = yes: no certificate check"},
     {0},
 };
 
@@ -57,7 +100,9 @@ static const struct opts_option run_load_options[] = {
      .arg = OPTS_VALUE,
      .value_name = "D",
      .id = CLI_RUN_DURATION,
-     .help = "[load] duration, e.g. 30s (default: until stopped)"},
+     .help = "[load] duration, e.g. 30s (default: until stopped;\n"
+             "without a console 10s unless requests are set; 0: until\n"
+             "stopped)"},
     {.name = "--requests",
      .short_name = 'n',
      .arg = OPTS_VALUE,
@@ -150,7 +195,7 @@ static const char console_keys[] =
 
 const struct opts_table cli_run = {
     .name = "run",
-    .synopsis = "(--url URL | --config FILE) [OPTIONS]",
+    .synopsis = "[OPTIONS] (URL | --url URL | --config FILE)",
     .summary = "load a server and report throughput, latency and errors",
     .text = "Runs virtual users (closed model: each sends, waits for the reply, sends\n"
             "again) against the target. In a terminal it opens the console: live\n"
@@ -163,10 +208,15 @@ const struct opts_table cli_run = {
             "dropped SSH session) stops the load at once. Every run is recorded into a\n"
             "new file of sessions/ ([record] dir) for brink replay and brink report.\n"
             "Each option overrides the same key of FILE; an option given twice, or\n"
-            "with one it contradicts, is a usage error.\n",
+            "with one it contradicts, is a usage error. The request options (-m, -d,\n"
+            "-D) set the keys of FILE's only [request NAME], or of one they make.\n"
+            "Without a console nobody can press q: a run with no [load] duration and\n"
+            "no [load] requests (nor --ramp) then stops after 10 s and says so;\n"
+            "--duration 0 runs until stopped.\n"
+            "  brink run -c 50 -n 2000 -m POST -H 'X-A: 1' -d @body.json URL\n",
     .after = console_keys,
     .status = status_text,
-    .groups = {run_target_options, run_load_options},
+    .groups = {run_target_options, run_request_options, run_load_options},
 };
 
 static const struct opts_option demo_options[] = {
@@ -218,7 +268,8 @@ const struct opts_table cli_replay = {
             "damaged file plays up to the damage and says which line. Replay never\n"
             "opens a connection and never runs a probe. Without a terminal (or with\n"
             "--headless) it prints the ticks as progress lines. Then the session's\n"
-            "report follows, as brink run prints it. FILE must be a regular file.\n",
+            "report follows, as brink run prints it. FILE must be a regular file;\n"
+            "last is the newest session (brink sessions).\n",
     .status = status_text,
     .groups = {replay_options},
 };
@@ -281,7 +332,8 @@ const struct opts_table cli_report = {
             "tick length and the load model; a file that ends early leaves the\n"
             "later ticks to the others, and stderr says from which tick.\n"
             "Layouts: docs/report.md. A cut or damaged file is read up to the damage;\n"
-            "stderr names the line. FILE must be a regular file.\n",
+            "stderr names the line. FILE must be a regular file; last is the newest\n"
+            "session (brink sessions).\n",
     .status = status_text,
     .groups = {report_options},
 };
@@ -306,7 +358,8 @@ const struct opts_table cli_compare = {
             "side by side: one row per concurrency (or rate) level any of them held,\n"
             "one column group per session (req/s, p50, p99, errors), blank where a\n"
             "session did not run that level. Each --label names a session in order;\n"
-            "more labels than sessions is a usage error.\n",
+            "more labels than sessions is a usage error. last is the newest session\n"
+            "(brink sessions).\n",
     .status = status_text,
     .groups = {compare_options},
 };
@@ -389,6 +442,23 @@ const struct opts_table cli_target = {
     .groups = {target_options},
 };
 
+const struct opts_table cli_sessions = {
+    .name = "sessions",
+    .synopsis = "[DIR ...]",
+    .summary = "list the recorded sessions, the newest last",
+    .text = "Lists the session files (*.jsonl) of each DIR, by default sessions/ of the\n"
+            "working directory and the state directory ($XDG_STATE_HOME/brink/sessions,\n"
+            "else ~/.local/state/brink/sessions), where a run records when sessions/\n"
+            "cannot be written. One line each, oldest first: when it started (UTC),\n"
+            "the target, how long it ran, the requests completed, the verdict against\n"
+            "its [thresholds] (pass, fail, or cut when the file has no end) and the\n"
+            "file. Wherever a command takes a session file (replay, report, compare),\n"
+            "last names the newest of these (./last for a file of that name).\n",
+    .status = status_text,
+    .groups = {no_options},
+};
+
 const struct opts_table *const cli_commands[] = {
-    &cli_run, &cli_demo, &cli_replay, &cli_report, &cli_compare, &cli_check, &cli_target, NULL,
+    &cli_run,   &cli_demo,   &cli_replay,   &cli_report, &cli_compare,
+    &cli_check, &cli_target, &cli_sessions, NULL,
 };

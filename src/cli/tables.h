@@ -33,6 +33,12 @@ enum cli_run_id {
     CLI_RUN_METRICS_LISTEN,
     CLI_RUN_METRICS_LINGER,
     CLI_DEMO_TLS, /* brink demo only */
+    CLI_RUN_METHOD,
+    CLI_RUN_HEADER,
+    CLI_RUN_BODY,
+    CLI_RUN_BODY_FILE,
+    CLI_RUN_CONTENT_TYPE,
+    CLI_RUN_INSECURE,
 };
 
 enum cli_replay_id { CLI_REPLAY_HEADLESS = 1 };
@@ -61,6 +67,7 @@ extern const struct opts_table cli_report;
 extern const struct opts_table cli_compare;
 extern const struct opts_table cli_check;
 extern const struct opts_table cli_target;
+extern const struct opts_table cli_sessions;
 
 /* Every command's table, in the order brink --help lists them; NULL after
  * the last. */

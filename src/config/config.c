@@ -369,11 +369,16 @@ static void check_sigv4(struct config_load_ctx *ctx)
 static void check_load(struct config_load_ctx *ctx)
 {
     const struct config_load *l = &ctx->c->load;
-    uint32_t line = l->key_line[CONFIG_LOAD_MODE];
+    uint32_t line = l->key_line[CONFIG_LOAD_MODE], rate_line = l->key_line[CONFIG_LOAD_RATE];
 
-    if (l->mode == CONFIG_MODE_RATE && l->rate_per_s <= 0)
+    /* A rate of 0 from the command line was reported with its option. */
+    if (l->mode == CONFIG_MODE_RATE && l->rate_per_s <= 0 && rate_line == 0)
         config__error(ctx, line == CONFIG_LINE_COMMAND_LINE ? 0 : line, "[load] rate",
                       "mode = rate needs a rate (expected a rate such as rate = 100/s, got none)");
+    else if (l->mode == CONFIG_MODE_RATE && l->rate_per_s <= 0 &&
+             rate_line != CONFIG_LINE_COMMAND_LINE)
+        config__error(ctx, rate_line, "[load] rate",
+                      "mode = rate needs a rate above 0 (expected a rate such as rate = 100/s)");
     line = l->key_line[CONFIG_LOAD_THINK_TIME];
     if (l->mode == CONFIG_MODE_RATE && l->think_time_us > 0)
         config__notice(

@@ -390,11 +390,13 @@ int config_route_parse(const char *text, struct config_route *r, char *why, size
 typedef const char *config_getenv_fn(const char *name, void *arg);
 
 /* A value given on the command line (--url, --concurrency...): it is parsed
- * like the same key in a file and wins over it. Its key_line is
- * CONFIG_LINE_COMMAND_LINE. */
+ * like the same key in a file and wins over it; a repeatable key (header)
+ * adds a line after the file's. Its key_line is CONFIG_LINE_COMMAND_LINE.
+ * A "request" key goes to the file's only [request NAME], or to a
+ * [request default] made for it; with several it is an error. */
 struct config_override {
     const char *flag;    /* as the user typed it, for messages: "--concurrency" */
-    const char *section; /* "target", "load" or "record" */
+    const char *section; /* a section's name: "target", "load", "request"... */
     const char *key;     /* a key of that section */
     const char *value;   /* taken as is: the shell has expanded it already */
 };
@@ -442,6 +444,19 @@ int config_write(const struct config *c, FILE *out);
  * bidi code points and invalid UTF-8 show as escapes, as on the console.
  * Returns 0 or -EIO. */
 int config_show(const struct config *c, FILE *out);
+
+/* One key an experiment file may hold, for brink-config(5) and the shell
+ * completions (config_key_at). Static strings. */
+struct config_key_info {
+    const char *section; /* "target", "request" (for [request NAME])... */
+    const char *name;    /* "url" */
+    const char *def;     /* the default as a file would write it; NULL: none */
+    int is_repeatable;   /* may be set more than once (header) */
+};
+
+/* The i-th key of every section, in the order of the key table;
+ * returns 0, or -ENOENT past the last. Any thread. */
+int config_key_at(size_t i, struct config_key_info *out);
 
 /* Frees what c owns and leaves it as config_init did. */
 void config_free(struct config *c);

@@ -8,6 +8,8 @@
 #include "config/internal.h"
 
 #include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -373,33 +375,94 @@ out_free_value:
     free(value);
 }
 
+/* The [request NAME] a command-line request key goes to: the file's only
+ * one, or one named "default" (the name the engine gives the request of a
+ * file without any) made for it; NULL, reported, when the file has
+ * several, since one value cannot say which. */
+static struct config_request *override_request(struct config_load_ctx *ctx,
+                                               const struct config_override *o)
+{
+    struct config *c = ctx->c;
+    struct config_request *r;
+
+    if (c->n_requests > 1) {
+        msg_print(ctx->err,
+                  "brink: %s: the experiment has %" PRIu32
+                  " [request NAME] sections and %s stands for one (expected %s in each section)",
+                  o->flag, c->n_requests, o->flag, o->key);
+        ctx->n_errors++;
+        return NULL;
+    }
+    if (c->n_requests == 1)
+        return &c->requests[0];
+    r = &c->requests[c->n_requests++];
+    r->name = xstrdup("default");
+    r->line = 0; /* not in the file: messages give no line */
+    config__apply_defaults(SECTION_REQUEST, r);
+    return r;
+}
+
+/* The value of a key of type config__rate in its section's struct. */
+static double rate_of(const void *base, const struct config_key *k)
+{
+    double r;
+
+    memcpy(&r, (const char *)base + k->offset, sizeof(r));
+    return r;
+}
+
 void config__apply_override(struct config_load_ctx *ctx, const struct config_override *o)
 {
-    char why[CONFIG_WHY_MAX], shown[CONFIG_SHOW_MAX];
+    static char working_dir[] = ".";
+    char why[CONFIG_WHY_MAX], shown[CONFIG_SHOW_MAX], *file_dir = ctx->dir;
     const struct config_key *k = NULL;
     struct config_value v = {o->value, o->value, 0};
     struct section_slot slot = {NULL, NULL, NULL};
+    int rc;
 
     for (size_t i = 0; i < N_SECTIONS; i++) {
-        if (!sections[i].has_name && strcmp(o->section, sections[i].name) == 0) {
+        if (strcmp(o->section, sections[i].name) == 0)
             k = find_key(sections[i].kind, o->key);
-            slot = slot_of(ctx->c, sections[i].kind, NULL);
-        }
     }
     /* The table of flags is brink's own, so a miss is a bug, not bad input. */
-    assert(k && !k->is_repeatable && "override names no single-valued key");
+    assert(k && "override names no key");
     if (find_control(o->value)) {
         msg_print(ctx->err, "brink: %s: control character in the value (expected text, got \"%s\")",
                   o->flag, config__show(o->value, shown));
         ctx->n_errors++;
         return;
     }
-    if (k->type->parse(ctx, k, slot.base, &v, why, sizeof(why)) < 0) {
+    if (k->section == SECTION_REQUEST) {
+        struct config_request *r = override_request(ctx, o);
+
+        if (!r)
+            return;
+        slot = slot_of(ctx->c, SECTION_REQUEST, r);
+    } else {
+        slot = slot_of(ctx->c, k->section, NULL);
+    }
+    /* A file named on the command line is the shell's: relative to the
+     * working directory, not to the experiment file. A repeatable key
+     * (header) adds a line after the file's. */
+    /* Set even when bad, as a file's key is: checks that need the whole
+     * file then know it was given (and reported). */
+    if (!slot.key_line[k->index] || !k->is_repeatable)
+        slot.key_line[k->index] = CONFIG_LINE_COMMAND_LINE;
+    ctx->dir = working_dir;
+    rc = k->type->parse(ctx, k, slot.base, &v, why, sizeof(why));
+    ctx->dir = file_dir;
+    if (rc < 0) {
         msg_print(ctx->err, "brink: %s: %s", o->flag, why);
         ctx->n_errors++;
         return;
     }
-    slot.key_line[k->index] = CONFIG_LINE_COMMAND_LINE;
+    /* A file may say rate = 0 (unset); a rate asked for on the command
+     * line is one to keep, so 0 is no rate at all. */
+    if (k->type == &config__rate && rate_of(slot.base, k) <= 0) {
+        msg_print(ctx->err, "brink: %s: expected a rate above 0, such as 100/s, got \"%s\"",
+                  o->flag, config__show(o->value, shown));
+        ctx->n_errors++;
+    }
 }
 
 /* inih's handler. The section inih passes is ignored: inih cuts names at 49
@@ -416,4 +479,19 @@ int config__on_key(void *user, const char *section, const char *name, const char
     /* Errors are counted in ctx; a 0 here would only make inih remember
      * the line number, which we already have. */
     return 1;
+}
+
+int config_key_at(size_t i, struct config_key_info *out)
+{
+    const struct config_key *k;
+
+    if (i >= config__n_keys)
+        return -ENOENT;
+    k = &config__keys[i];
+    *out = (struct config_key_info){NULL, k->name, k->def, k->is_repeatable};
+    for (size_t j = 0; j < N_SECTIONS; j++) {
+        if (sections[j].kind == k->section)
+            out->section = sections[j].name;
+    }
+    return 0;
 }

@@ -581,3 +581,8 @@ void engine__curl_uv_global_cleanup(void)
 {
     curl_global_cleanup();
 }
+
+const char *engine__curl_version(void)
+{
+    return curl_version_info(CURLVERSION_NOW)->version;
+}

@@ -12,6 +12,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <uv.h>
+
 #include "config/config.h"
 #include "core/chan.h"
 #include "core/xalloc.h"
@@ -30,6 +32,13 @@ int engine_global_init(char *err, size_t err_len)
 void engine_global_cleanup(void)
 {
     engine__curl_uv_global_cleanup();
+}
+
+void engine_versions(struct engine_versions *v)
+{
+    v->curl = engine__curl_version();
+    v->uv = uv_version_string();
+    v->openssl = engine__tls_version();
 }
 
 /* Raises the soft fd limit to the hard one; returns the limit now in force. */

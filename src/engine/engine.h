@@ -29,6 +29,15 @@ struct engine;
 int engine_global_init(char *err, size_t err_len);
 void engine_global_cleanup(void);
 
+/* The libraries the engine runs on, as they report their versions at run
+ * time (brink --version): static strings; any thread. */
+struct engine_versions {
+    const char *curl;    /* "8.0.1" */
+    const char *uv;      /* "1.44.2" */
+    const char *openssl; /* "3.0.15" */
+};
+void engine_versions(struct engine_versions *v);
+
 struct engine_params {
     const struct config *config; /* borrowed; must outlive the engine */
     struct chan *chan;           /* borrowed; ticks out, commands in */

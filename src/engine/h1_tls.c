@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -14,6 +15,7 @@
 #include "config/config.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
+#include "engine/internal.h"
 
 struct h1_tls {
     SSL_CTX *ctx;
@@ -387,4 +389,9 @@ void h1_tls_close_notify(struct h1_tls_conn *c)
     /* The first call queues close_notify; the server's is never awaited. */
     SSL_shutdown(c->ssl);
     ERR_clear_error();
+}
+
+const char *engine__tls_version(void)
+{
+    return OpenSSL_version(OPENSSL_VERSION_STRING);
 }

@@ -374,6 +374,10 @@ void engine__open_on_deadline(struct deadline *d);
 /* curl_uv.c: libcurl's global state, once per process (engine_global_*). */
 int engine__curl_uv_global_init(char *err, size_t err_len);
 void engine__curl_uv_global_cleanup(void);
+/* libcurl's version (curl_uv.c) and OpenSSL's (h1_tls.c), as they report
+ * them at run time: static strings. */
+const char *engine__curl_version(void);
+const char *engine__tls_version(void);
 
 /* h1_setup.c: whether h1 can serve the workload, and what it sends. */
 /* Chooses e->tp for the config's transport key, building e->h1 for h1.

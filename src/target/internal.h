@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
 #include <microhttpd.h>
 
 #include "target/kv.h"
@@ -53,6 +54,23 @@ struct sibwin {
     uint64_t max[SIBWIN_SECONDS];
 };
 
+/* What arrived at /echo, by shape (echo_log.c). */
+#define ECHO_SHAPES_MAX 16
+#define ECHO_HEADERS_MAX 256
+struct echo_shape {
+    char method[16];
+    char body[65];                  /* its first 64 bytes, unprintable ones as '.' */
+    uint64_t body_bytes;            /* its whole length */
+    char headers[ECHO_HEADERS_MAX]; /* "Name: value\n" of X-* and Content-Type, in order */
+    uint64_t count;
+};
+struct echo_log {
+    pthread_mutex_t lock;
+    size_t n_shapes;
+    struct echo_shape shapes[ECHO_SHAPES_MAX];
+    uint64_t other; /* requests of shapes beyond the first ECHO_SHAPES_MAX */
+};
+
 struct sched;
 struct capacity;
 
@@ -64,6 +82,7 @@ struct target {
     struct kv *kv;
     struct target_stats stats;
     struct sibwin sibwin;
+    struct echo_log echo_log;
     pthread_rwlock_t settings_lock; /* guards settings */
     struct settings settings;
     atomic_ullong fault_seq; /* per eligible request, for the seeded RNG */
@@ -141,6 +160,15 @@ struct req {
     char *raw_buf;
     struct reply reply;
 };
+
+/* --- echo_log.c: the ledger of /echo, in the ground truth --- */
+void target__echo_log_init(struct echo_log *l);
+void target__echo_log_destroy(struct echo_log *l);
+/* Counts a request to /echo under its shape. */
+void target__echo_log_add(struct echo_log *l, struct MHD_Connection *conn, const char *method,
+                          const struct req *r);
+/* {"shapes": [{method, body, body_bytes, headers, count}...], "other": N}; owned. */
+json_t *target__echo_log_json(struct echo_log *l);
 
 /* --- content.c: /bytes, /delay, /status, /echo --- */
 #define CONTENT_PATTERN_BYTES 65536

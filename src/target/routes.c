@@ -220,7 +220,10 @@ static void produce(struct target *t, struct MHD_Connection *conn, struct req *r
                            (unsigned long long)(r->extra_us / 1000));
         break;
     case EP_STATUS: target__content_status(&r->reply, arg); break;
-    case EP_ECHO: target__content_echo(&r->reply, method, r); break;
+    case EP_ECHO:
+        target__echo_log_add(&t->echo_log, conn, method, r);
+        target__content_echo(&r->reply, method, r);
+        break;
     case EP_FILES: target__files_reply(t, arg, &r->reply); break;
     case EP_KV:
     case EP_MP: target__store_finish(t, r, url); break;

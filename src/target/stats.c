@@ -238,6 +238,7 @@ char *target__stats_ground_truth(struct target *t)
 #undef SET
     json_object_set_new(doc, "requests_by_endpoint", eps);
     json_object_set_new(doc, "faults_drawn", faults);
+    json_object_set_new(doc, "echo", target__echo_log_json(&t->echo_log));
     text = json_dumps(doc, JSON_INDENT(2));
     json_decref(doc);
     return text;

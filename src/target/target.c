@@ -130,6 +130,7 @@ static void target_init(struct target *t, const struct settings *s)
     t->files_dir_fd = -1;
     t->start_ns = clock_now_ns();
     target__sibwin_init(&t->sibwin);
+    target__echo_log_init(&t->echo_log);
     target__content_init();
     target__control_install(t, s);
 }
@@ -142,6 +143,7 @@ static void target_destroy(struct target *t)
     kv_free(t->kv);
     target__capacity_free(t->cap);
     target__sibwin_destroy(&t->sibwin);
+    target__echo_log_destroy(&t->echo_log);
     pthread_rwlock_destroy(&t->settings_lock);
 }
 

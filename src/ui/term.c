@@ -7,6 +7,7 @@
  * and chain to the handler that was there before (a sanitizer's, say).
  */
 #include "ui/term.h"
+#include "ui/ui.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -209,4 +210,12 @@ void term_close(void)
     if (capture)
         fclose(capture);
     capture = NULL;
+}
+
+const char *ui_curses_version(void)
+{
+    const char *v = curses_version();
+
+    /* "ncurses 6.4.20221231": the number alone, as the others give it. */
+    return strncmp(v, "ncurses ", 8) == 0 ? v + 8 : v;
 }

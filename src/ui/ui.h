@@ -17,6 +17,10 @@ struct chan;
 struct tick;
 struct ui;
 
+/* The version of ncurses brink runs with, as it reports it
+ * ("6.4.20221231"); a static string. Needs no terminal. */
+const char *ui_curses_version(void);
+
 /* Called with every tick, in order, after the console has read it (the final
  * report and, later, the recorder feed on it). t is borrowed for the call. */
 typedef void ui_tick_fn(void *arg, const struct tick *t);

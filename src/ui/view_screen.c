@@ -36,13 +36,32 @@ void ui__view_compact(const struct view *v, struct rect r)
                  LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
 }
 
+/* The Ctrl-C line of the live console's help. */
+static const char help_ctrl_c[] = "Ctrl-C stops too; a second one aborts what is in flight";
+
+/* The width the help needs: its longest line, in the box's margins. At
+ * 80 columns (the console's minimum) every line fits whole. */
+static int help_width(const struct keymap *map)
+{
+    int w = (int)sizeof(help_ctrl_c) - 1 + 4;
+
+    for (size_t i = 0; i < map->len; i++) {
+        int need = 9 + (int)strlen(map->entries[i].help) + 2;
+
+        if (need > w)
+            w = need;
+    }
+    return w;
+}
+
 void ui__view_help(const struct view *v, int cols, int rows)
 {
     const struct keymap *map = v->keys ? v->keys : &keymap_live;
+    int width = help_width(map);
     struct rect box;
     int y;
 
-    box.w = cols < 64 ? cols : 64;
+    box.w = cols < width ? cols : width;
     box.h = rows < (int)map->len + 4 ? rows : (int)map->len + 4;
     box.y = (rows - box.h) / 2;
     box.x = (cols - box.w) / 2;
@@ -55,8 +74,7 @@ void ui__view_help(const struct view *v, int cols, int rows)
                       map->entries[i].help);
     }
     if (y + 1 < box.y + box.h - 1 && !v->is_replay)
-        ui__draw_text(v->th, y + 1, box.x + 2, box.w - 3, v->th->attr[ROLE_DIM],
-                      "Ctrl-C stops too; a second one aborts what is in flight");
+        ui__draw_text(v->th, y + 1, box.x + 2, box.w - 3, v->th->attr[ROLE_DIM], help_ctrl_c);
     if (box.h >= 3)
         ui__draw_repeat(box.y + box.h - 1, box.x + 1, box.w - 2, v->th->attr[ROLE_DIM],
                         v->th->glyph[GL_HLINE]);

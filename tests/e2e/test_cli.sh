@@ -8,11 +8,11 @@ src=$2
 
 expect_run "--help prints usage and commands" 0 '^usage: brink .*COMMAND' "" -- "$brink" --help
 expect_run "--help lists the exit codes" 0 'exit status: 0 success, 1 runtime failure, 2 usage or config error' "" -- "$brink" --help
-expect_run "--version prints the version" 0 '^brink [0-9]+\.[0-9]+\.[0-9]+$' "" -- "$brink" --version
+expect_run "--version prints the version" 0 '^brink [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]+\+?|unknown)\)$' "" -- "$brink" --version
 expect_run "no arguments is a usage error" 2 "" '^usage: brink' -- "$brink"
 expect_run "unknown command names it" 2 "" '^brink: unknown command "frobnicate" \(run .brink --help. for the list\)$' -- "$brink" frobnicate
 expect_run "unknown option names it" 2 "" '^brink: unknown option "--frob" \(usage: brink \[--help\] \[--version\] COMMAND \[ARGS\]\)$' -- "$brink" --frob
-expect_run "-V prints the version" 0 '^brink [0-9]+\.[0-9]+\.[0-9]+$' "" -- "$brink" -V
+expect_run "-V prints the version" 0 '^brink [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]+\+?|unknown)\)$' "" -- "$brink" -V
 expect_run "check --help shows its usage" 0 '^usage: brink check FILE' "" -- "$brink" check --help
 expect_run "check without a file is a usage error" 2 "" '^brink: check: missing FILE \(usage: brink check FILE\)$' -- "$brink" check
 expect_run "check with two files is a usage error" 2 "" '^brink: check: unexpected argument "b.ini"' -- "$brink" check a.ini b.ini

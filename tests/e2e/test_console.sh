@@ -203,6 +203,8 @@ if console keys 80 24; then
     $T send-keys -t s '?'
     expect_screen "? opens the help, which lists the keys" "drop N connections mid-transfer"
     expect_screen "the help lists w" " w +where the time goes: dns, connect, tls, first byte"
+    expect_screen "the help's longest line shows whole" \
+        " - +one step fewer \(surplus users finish first; open: less rate\) "
     $T send-keys -t s Space
     if wait_screen "drop N connections mid-transfer" 0; then
         # Poll for it to go.

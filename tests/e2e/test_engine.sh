@@ -188,7 +188,8 @@ check "users thinking for an hour sent one request each" 3 "$(requests think_lon
 rm -f "$tmp/thinkcmds"
 mkfifo "$tmp/thinkcmds"
 base=$(truth requests_by_endpoint bytes)
-timeout 60 "$brink" run --headless --config "$tmp/think_long.ini" --concurrency 2 <"$tmp/thinkcmds" \
+# --duration 0: until the stop below (a run with no end stops after 10 s).
+timeout 60 "$brink" run --headless --config "$tmp/think_long.ini" --concurrency 2 --duration 0 <"$tmp/thinkcmds" \
     >"$tmp/think_cmds.out" 2>"$tmp/think_cmds.err" &
 run_pid=$!
 exec 5>"$tmp/thinkcmds"
@@ -256,7 +257,7 @@ check "a cut body is not an error" 1 "$(grep -c '^errors: none$' "$tmp/cut.out")
 # acts on, and its effect is awaited in the progress lines.
 rm -f "$tmp/cmds" "$tmp/cmds2"
 mkfifo "$tmp/cmds" "$tmp/cmds2"
-timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/400" --concurrency 2 <"$tmp/cmds" \
+timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/400" --concurrency 2 --duration 0 <"$tmp/cmds" \
     >"$tmp/live.out" 2>"$tmp/live.err" &
 run_pid=$!
 exec 3>"$tmp/cmds"
@@ -278,7 +279,7 @@ check "the report lists the mark" 1 "$(grep -c 'mark: after resume' "$tmp/live.o
 check "the report lists the change of concurrency" 1 "$(grep -c 'concurrency 2 -> 7' "$tmp/live.out")"
 
 # --- drop N: the target sees N clients go away mid-request ---------------------------
-timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/5000" --concurrency 6 <"$tmp/cmds2" \
+timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/5000" --concurrency 6 --duration 0 <"$tmp/cmds2" \
     >"$tmp/drop.out" 2>"$tmp/drop.err" &
 run_pid=$!
 exec 4>"$tmp/cmds2"
@@ -322,7 +323,7 @@ check "SIGHUP headless: the requests in flight are aborted, not drained" "1 1" \
     "$(grep -c 'stop again: abort the requests in flight' "$tmp/hup.out") $(grep -c '^dropped 0, aborted at stop 2,' "$tmp/hup.out")"
 
 # --- usage errors start nothing ----------------------------------------------------
-expect_run "run without a target is a usage error" 2 "" '^brink: run: no target \(expected --url URL or --config FILE\)$' -- "$brink" run
+expect_run "run without a target is a usage error" 2 "" '^brink: run: no target \(expected a URL, --url URL or --config FILE\)$' -- "$brink" run
 expect_run "a bad flag value names the flag" 2 "" '^brink: --concurrency: expected a whole number' -- "$brink" run --url "$url/" --concurrency ten
 expect_run "an unknown option is refused" 2 "" '^brink: run: unknown option "--frob" \(usage: brink run ' -- "$brink" run --url "$url/" --frob
 

@@ -137,7 +137,8 @@ start_target || { not_ok "brink target starts again" "$(cat "$tmp/target.err")";
 rm -f "$tmp/cmds"
 mkfifo "$tmp/cmds"
 printf '[target]\nurl = %s/bytes/10\ntransport = h1\n' "$url" >"$tmp/live.ini"
-timeout 60 "$brink" run --headless --config "$tmp/live.ini" --rate 50 <"$tmp/cmds" \
+# --duration 0: until the stop below (a run with no end stops after 10 s).
+timeout 60 "$brink" run --headless --config "$tmp/live.ini" --rate 50 --duration 0 <"$tmp/cmds" \
     >"$tmp/live.out" 2>"$tmp/live.err" &
 run_pid=$!
 exec 3>"$tmp/cmds"

@@ -1758,9 +1758,90 @@ static void bad_command_line_values_name_the_flag(void **state)
     config_free(&c);
 }
 
+static void command_line_request_keys_make_a_default_request(void **state)
+{
+    static const struct config_override ov[] = {
+        {"--method", "request", "method", "POST"},
+        {"--body", "request", "body", "hello"},
+        {"--header", "target", "header", "X-A: 1"},
+        {"--content-type", "target", "header", "Content-Type: text/plain"},
+    };
+    struct config c;
+    char *err;
+
+    (void)state;
+    assert_int_equal(load_with_overrides(&c, TARGET "header = X-File: 1\n", ov, 4, &err), 0);
+    assert_string_equal(err, "");
+    assert_int_equal(c.n_requests, 1);
+    assert_string_equal(c.requests[0].name, "default");
+    assert_string_equal(c.requests[0].method.value, "POST");
+    assert_string_equal(c.requests[0].body.value, "hello");
+    assert_int_equal(c.requests[0].body_kind, CONFIG_BODY_TEXT);
+    assert_string_equal(c.requests[0].url.value, c.target.url.value);
+    /* The file's header first, then the command line's, in order. */
+    assert_int_equal(c.target.n_headers, 3);
+    assert_string_equal(c.target.headers[0].value, "X-File: 1");
+    assert_string_equal(c.target.headers[1].value, "X-A: 1");
+    assert_string_equal(c.target.headers[2].value, "Content-Type: text/plain");
+    free(err);
+    config_free(&c);
+}
+
+static void command_line_request_keys_go_to_the_only_request(void **state)
+{
+    static const struct config_override ov[] = {{"--method", "request", "method", "PUT"}};
+    struct config c;
+    char *err;
+
+    (void)state;
+    assert_int_equal(load_with_overrides(&c, TARGET "[request one]\nmethod = GET\n", ov, 1, &err),
+                     0);
+    assert_string_equal(err, "");
+    assert_int_equal(c.n_requests, 1);
+    assert_string_equal(c.requests[0].name, "one");
+    assert_string_equal(c.requests[0].method.value, "PUT");
+    free(err);
+    config_free(&c);
+}
+
+static void command_line_request_keys_refuse_a_mix(void **state)
+{
+    static const struct config_override ov[] = {{"-m", "request", "method", "PUT"}};
+    struct config c;
+    char *err;
+
+    (void)state;
+    assert_int_equal(load_with_overrides(&c, TARGET "[request a]\n[request b]\n", ov, 1, &err),
+                     -EINVAL);
+    assert_string_equal(err, "brink: -m: the experiment has 2 [request NAME] sections and -m "
+                             "stands for one (expected method in each section)\n");
+    free(err);
+    config_free(&c);
+}
+
+static void command_line_rate_of_zero_is_named(void **state)
+{
+    static const struct config_override ov[] = {
+        {"--rate", "load", "rate", "0"},
+        {"--rate", "load", "mode", "rate"},
+    };
+    struct config c;
+    char *err;
+
+    (void)state;
+    assert_int_equal(load_with_overrides(&c, TARGET, ov, 2, &err), -EINVAL);
+    assert_string_equal(err, "brink: --rate: expected a rate above 0, such as 100/s, got \"0\"\n");
+    free(err);
+    config_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(command_line_request_keys_make_a_default_request),
+        cmocka_unit_test(command_line_request_keys_go_to_the_only_request),
+        cmocka_unit_test(command_line_request_keys_refuse_a_mix),
+        cmocka_unit_test(command_line_rate_of_zero_is_named),
         cmocka_unit_test(command_line_values_win_over_the_file),
         cmocka_unit_test(command_line_url_is_enough_without_a_file),
         cmocka_unit_test(bad_command_line_values_name_the_flag),

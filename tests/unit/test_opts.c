@@ -249,6 +249,22 @@ static void optional_value_is_not_taken_from_a_following_option(void **state)
     assert_int_equal(it[1].id, CLI_RUN_HEADLESS);
 }
 
+static void a_value_is_not_taken_from_a_following_option(void **state)
+{
+    const char *forgotten[] = {"-c", "-n", "200", NULL};
+    const char *negative[] = {"--seed", "-5", NULL};
+    struct opts_item it[ITEMS_MAX];
+    char err[256];
+    int n;
+
+    (void)state;
+    assert_int_equal(parse(&cli_run, forgotten, it, &n, err, sizeof(err)), -EINVAL);
+    assert_string_equal(err, "-c needs a value (N), got the option \"-n\"");
+    /* What is no option of the command is a value, wrong or not. */
+    assert_int_equal(parse(&cli_run, negative, it, &n, err, sizeof(err)), 0);
+    assert_string_equal(it[0].value, "-5");
+}
+
 static void record_and_no_record_contradict_in_either_order(void **state)
 {
     const char *a[] = {"--record", "f", "--no-record", NULL};
@@ -298,6 +314,7 @@ int main(void)
         cmocka_unit_test(every_option_of_every_command_parses_in_every_form),
         cmocka_unit_test(every_table_has_unique_ids_and_names),
         cmocka_unit_test(every_option_is_in_its_command_help),
+        cmocka_unit_test(a_value_is_not_taken_from_a_following_option),
         cmocka_unit_test(help_is_recognised_in_every_table),
         cmocka_unit_test(operands_come_in_order_and_after_dashes_everything_is_one),
         cmocka_unit_test(unknown_option_is_named_escaped),

@@ -126,6 +126,8 @@ static void keymaps_bind_each_key_once_with_help(void **state)
     for (size_t m = 0; m < 2; m++) {
         for (size_t i = 0; i < maps[m]->len; i++) {
             assert_true(maps[m]->entries[i].help[0] && maps[m]->entries[i].keys[0]);
+            /* The ? overlay fits at 80 columns: key column, help, margins. */
+            assert_true(9 + strlen(maps[m]->entries[i].help) + 2 <= LAYOUT_MIN_COLS);
             for (size_t j = i + 1; j < maps[m]->len; j++)
                 assert_int_not_equal(maps[m]->entries[i].key, maps[m]->entries[j].key);
         }
