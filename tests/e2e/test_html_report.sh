@@ -8,7 +8,8 @@
 # (artefacts/html-report.png). Then a session of hostile strings (the
 # target's hostile_stats and hostile_header, and HTML and script written
 # into the session's own strings) must give a page with no live markup, and
-# compare --format html overlays the two sessions, labelled.
+# compare --format html overlays the two sessions, labelled. A merged run
+# (report --merge) is checked as the single one.
 # Usage: sh test_html_report.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -82,6 +83,16 @@ dom ramp
 python3 "$src/tests/e2e/html_dom.py" report "$tmp/ramp.dom" "$tmp/ramp.csv" "$tmp/ramp.json" \
     "$tmp/ramp.jsonl" &&
     ok "the plotted values are the report's" || not_ok "the plotted values are the report's"
+# A merged run (report --merge, here the session with itself) is drawn from
+# its merged ticks: the same checks against its own csv and json.
+"$brink" report --merge "$tmp/ramp.jsonl" "$tmp/ramp.jsonl" --format html -o "$tmp/merged.html" 2>/dev/null
+"$brink" report --merge "$tmp/ramp.jsonl" "$tmp/ramp.jsonl" --format csv -o "$tmp/merged.csv" 2>/dev/null
+"$brink" report --merge "$tmp/ramp.jsonl" "$tmp/ramp.jsonl" --format json -o "$tmp/merged.json" 2>/dev/null
+dom merged
+python3 "$src/tests/e2e/html_dom.py" report "$tmp/merged.dom" "$tmp/merged.csv" "$tmp/merged.json" \
+    "$tmp/ramp.jsonl" >"$tmp/merged.check" &&
+    ok "merged: the plotted values are the merged run's" ||
+    not_ok "merged: the plotted values are the merged run's" "$(grep -A1 FAIL "$tmp/merged.check" | head -n 6)"
 rm -f "$artefacts/html-report.png"
 chrome "$tmp/shot.out" --window-size=1100,2600 --hide-scrollbars \
     --screenshot="$artefacts/html-report.png" "file://$tmp/ramp.html"

@@ -1,7 +1,7 @@
 /*
  * html: the HTML report's pieces. Text from a session escaped for HTML after
- * the display sanitizer; a session file read back into points (one per tick,
- * or merged groups past HTML_POINTS_MAX, histograms merged), level changes,
+ * the display sanitizer; a session's ticks made points (one per tick, or
+ * merged groups past HTML_POINTS_MAX, histograms merged), level changes,
  * the knee and the probes' alerts; and a page with hostile strings holding no
  * markup but its own.
  */
@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -95,24 +94,19 @@ static struct tick *tick_at(uint64_t seq, uint32_t c)
     return t;
 }
 
-/* A session of n ticks, the level doubling every 2 ticks from 4 up to 16;
- * returns its path (static). */
-static const char *write_session(uint64_t n)
-{
-    static char path[64];
-    struct record_header_info info = {
-        .config_text = "[probe conns]\ntype = json\nalert = > 500\n\n[probe other]\nalert = < 3\n"};
-    struct record_writer *w;
-    struct tick *made[8];
-    char err[256];
-    int fd;
+static const struct record_header header = {
+    .brink = "0.1.0",
+    .host = "host",
+    .config_text = "[probe conns]\ntype = json\nalert = > 500\n\n[probe other]\nalert = < 3\n",
+};
 
-    snprintf(path, sizeof(path), "/tmp/brink-test-html-XXXXXX");
-    fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    unlink(path);
-    assert_int_equal(record_open(path, &info, err, sizeof(err), &w), 0);
+/* A run of n ticks, the level doubling every 2 ticks from 4 up to 16, as the
+ * page's second pass over a session feeds it. */
+static struct html_run *run_of(uint64_t n)
+{
+    struct html_run *r = html_run_new("s.jsonl", &header, 1, n);
+    struct tick *made[8];
+
     /* Ticks past the eighth repeat ticks 4 to 7 (level 16), moved in time. */
     for (uint64_t i = 0; i < 8; i++)
         made[i] = tick_at(i, 4u << (i / 2 > 2 ? 2 : i / 2));
@@ -121,22 +115,19 @@ static const char *write_session(uint64_t n)
 
         t->seq = i;
         t->start_us = i * 1000000;
-        assert_int_equal(record_write_tick(w, t), 0);
+        html_run_add_tick(r, t);
     }
     for (uint64_t i = 0; i < 8; i++)
         tick_free(made[i]);
-    assert_int_equal(record_close(w, NULL), 0);
-    return path;
+    html_run_finish(r, NULL);
+    return r;
 }
 
 static void test_run_one_point_per_tick(void **state)
 {
-    const char *path = write_session(6);
-    struct html_run *r;
-    char err[256];
+    struct html_run *r = run_of(6);
 
     (void)state;
-    assert_int_equal(html_run_read(path, 6, err, sizeof(err), &r), 0);
     assert_int_equal(r->ticks_per_point, 1);
     assert_int_equal(r->n_points, 6);
     for (size_t i = 0; i < 6; i++) {
@@ -164,18 +155,14 @@ static void test_run_one_point_per_tick(void **state)
     assert_int_equal(r->alerts[0].op, '>');
     assert_true(r->alerts[0].value == 500.0);
     html_run_free(r);
-    unlink(path);
 }
 
 static void test_run_groups_past_the_cap(void **state)
 {
     uint64_t n = HTML_POINTS_MAX + 1;
-    const char *path = write_session(n);
-    struct html_run *r;
-    char err[256];
+    struct html_run *r = run_of(n);
 
     (void)state;
-    assert_int_equal(html_run_read(path, n, err, sizeof(err), &r), 0);
     assert_int_equal(r->ticks_per_point, 2);
     assert_int_equal(r->n_points, (n + 1) / 2);
     /* Point 1 is ticks 2 and 3: counts summed, histograms merged. */
@@ -190,7 +177,6 @@ static void test_run_groups_past_the_cap(void **state)
     /* The last point is one tick alone. */
     assert_int_equal(r->points[r->n_points - 1].completed, 11);
     html_run_free(r);
-    unlink(path);
 }
 
 struct page_args {
@@ -204,13 +190,12 @@ static void write_page(FILE *f, void *arg)
 
 static void test_page_has_no_markup_from_the_session(void **state)
 {
-    const char *path = write_session(6);
+    struct html_run *r = run_of(6);
     struct summary *sum = summary_new();
     struct steps *st = steps_new();
     struct report_verdicts v = {0};
     struct page_args a;
-    struct html_run *r;
-    char err[256], *page;
+    char *page;
 
     (void)state;
     for (uint64_t i = 0; i < 6; i++) {
@@ -221,7 +206,6 @@ static void test_page_has_no_markup_from_the_session(void **state)
         tick_free(t);
     }
     steps_finish(st);
-    assert_int_equal(html_run_read(path, 6, err, sizeof(err), &r), 0);
     a.s = (struct html_session){.run = r, .sum = sum, .steps = st, .verdicts = &v, .label = evil};
     page = captured(write_page, &a);
     assert_null(strstr(page, "<script"));
@@ -234,7 +218,6 @@ static void test_page_has_no_markup_from_the_session(void **state)
     html_run_free(r);
     summary_free(sum);
     steps_free(st);
-    unlink(path);
 }
 
 int main(void)
