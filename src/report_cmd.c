@@ -21,16 +21,26 @@
 #include "core/tickmerge.h"
 #include "record/record.h"
 #include "report/formats.h"
+#include "report/html.h"
 #include "core/steps.h"
 #include "report/summary.h"
 #include "verdicts.h"
 
 #define MAX_SESSIONS 16
 
-enum format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_CSV_STEPS, FMT_HDR, FMT_HDR_FAILED, FMT_HLOG };
+enum format {
+    FMT_TEXT,
+    FMT_JSON,
+    FMT_CSV,
+    FMT_CSV_STEPS,
+    FMT_HDR,
+    FMT_HDR_FAILED,
+    FMT_HLOG,
+    FMT_HTML
+};
 
-static const char *const format_names[] = {"text", "json",       "csv", "csv-steps",
-                                           "hdr",  "hdr-failed", "hlog"};
+static const char *const format_names[] = {"text", "json",       "csv",  "csv-steps",
+                                           "hdr",  "hdr-failed", "hlog", "html"};
 
 /* A session read back: its summary, its finished step table, and the
  * conditions it is judged against (recorded, or --fail-on). */
@@ -38,6 +48,8 @@ struct session {
     struct summary *summary;
     struct steps *steps;
     struct config_rules rules;
+    uint64_t n_ticks;      /* ticks read */
+    struct html_run *html; /* what the HTML page draws; NULL for other formats */
 };
 
 static void on_notice(void *arg, uint64_t line, const char *msg)
@@ -65,6 +77,7 @@ struct reading {
     const char *cmd;
     const char *const *paths;
     size_t n;
+    int is_quiet;                          /* a second pass: the notices were given */
     struct record_reader *r[MAX_SESSIONS]; /* NULL once its file ended */
     uint64_t n_ticks[MAX_SESSIONS];        /* ticks read from each */
     struct tick_merge *merge;              /* NULL: one file, its ticks as they are */
@@ -116,8 +129,8 @@ static int reading_open(struct reading *rd, int merge)
     char err[512];
 
     for (size_t i = 0; i < rd->n; i++) {
-        int rc =
-            record_read_open(rd->paths[i], on_notice, (void *)rd->cmd, err, sizeof(err), &rd->r[i]);
+        int rc = record_read_open(rd->paths[i], rd->is_quiet ? NULL : on_notice, (void *)rd->cmd,
+                                  err, sizeof(err), &rd->r[i]);
 
         if (rc) {
             print_open_error(err);
@@ -225,6 +238,7 @@ static int read_session(const char *cmd, const char *const *paths, size_t n, int
     while ((rc = reading_next(&rd, &t)) > 0) {
         summary_add_tick(s->summary, t);
         steps_add_tick(s->steps, t);
+        s->n_ticks++;
         if (tf && tf->csv)
             format_csv_tick(tf->csv, t);
         if (tf && tf->hlog)
@@ -248,10 +262,37 @@ static void free_session(struct session *s)
 {
     summary_free(s->summary);
     steps_free(s->steps);
+    html_run_free(s->html);
 }
 
-/* Prints s in format f to out; *n_failed gets its failed thresholds and steps. */
-static int print(enum format f, const struct session *s, FILE *out, unsigned *n_failed)
+/* Reads paths[0..n) once more (merged as read_session did) into the HTML
+ * page's curves; the first pass counted the ticks and gave the notices. */
+static int read_html(const char *cmd, const char *const *paths, size_t n, int merge,
+                     struct session *s)
+{
+    struct reading rd = {.cmd = cmd, .paths = paths, .n = n, .is_quiet = 1};
+    struct tick *t;
+    int rc = reading_open(&rd, merge);
+
+    if (rc) {
+        reading_close(&rd);
+        return rc;
+    }
+    s->html = html_run_new(paths[0], record_read_header(rd.r[0]), n, s->n_ticks);
+    while ((rc = reading_next(&rd, &t)) > 0) {
+        html_run_add_tick(s->html, t);
+        tick_free(t);
+    }
+    /* One file's trailer says how it ended; merged files each had theirs. */
+    html_run_finish(s->html, merge ? NULL : record_read_trailer(rd.r[0]));
+    reading_close(&rd);
+    return rc < 0 ? rc : 0;
+}
+
+/* Prints s in format f to out; *n_failed gets its failed thresholds and
+ * steps. label names the session on an HTML page. */
+static int print(enum format f, const struct session *s, const char *label, FILE *out,
+                 unsigned *n_failed)
 {
     struct summary_totals total;
     struct report_verdicts v;
@@ -265,6 +306,12 @@ static int print(enum format f, const struct session *s, FILE *out, unsigned *n_
         verdicts_print("report", &v, s->steps, out);
         return ferror(out) ? -EIO : 0;
     case FMT_JSON: return format_json(s->summary, s->steps, &v, out);
+    case FMT_HTML: {
+        struct html_session hs = {
+            .run = s->html, .sum = s->summary, .steps = s->steps, .verdicts = &v, .label = label};
+
+        return format_html(&hs, out);
+    }
     case FMT_HDR:
     case FMT_HDR_FAILED:
         summary_totals(s->summary, f == FMT_HDR ? SUMMARY_TOTAL : SUMMARY_FAILED, &total);
@@ -319,8 +366,8 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
         } else if (it.id == CLI_REPORT_FORMAT) {
             if (parse_format(it.value, &a->format) != 0)
                 return opts_fail(&cli_report, stderr,
-                                 "--format: expected text, json, csv, csv-steps, hdr, hdr-failed "
-                                 "or hlog, got \"%s\"",
+                                 "--format: expected text, json, csv, csv-steps, hdr, hdr-failed, "
+                                 "hlog or html, got \"%s\"",
                                  msg_show(it.value, shown, sizeof(shown)));
         } else if (a->n == MAX_SESSIONS) {
             return opts_fail(&cli_report, stderr, "more than %d sessions at \"%s\"", MAX_SESSIONS,
@@ -342,7 +389,7 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 
 /* The stream a report goes to: stdout, or -o FILE created (or replaced).
  * NULL after printing why. */
-static FILE *open_output(const char *path)
+static FILE *open_output(const char *cmd, const char *path)
 {
     char shown[600];
     FILE *out;
@@ -351,13 +398,13 @@ static FILE *open_output(const char *path)
         return stdout;
     out = fopen(path, "w");
     if (!out)
-        msg_print(stderr, "brink: report: -o %s: cannot create: %s",
+        msg_print(stderr, "brink: %s: -o %s: cannot create: %s", cmd,
                   msg_show(path, shown, sizeof(shown)), msg_errno(errno).text);
     return out;
 }
 
 /* Closes out (unless it is stdout); a failed close is a failed write. */
-static int close_output(FILE *out, const struct report_args *a, int rc)
+static int close_output(const char *cmd, FILE *out, const char *path, int rc)
 {
     char shown[600];
 
@@ -366,51 +413,12 @@ static int close_output(FILE *out, const struct report_args *a, int rc)
     if (fclose(out) != 0 && rc == 0)
         rc = -EIO;
     if (rc == -EIO)
-        msg_print(stderr, "brink: report: -o %s: write error",
-                  msg_show(a->output, shown, sizeof(shown)));
+        msg_print(stderr, "brink: %s: -o %s: write error", cmd,
+                  msg_show(path, shown, sizeof(shown)));
     /* A report that failed half way is not left behind as if it were whole. */
     if (rc != 0)
-        remove(a->output);
+        remove(path);
     return rc;
-}
-
-int report_main(int argc, char **argv)
-{
-    struct report_args a = {.format = FMT_TEXT};
-    struct session s = {0};
-    struct tick_formats tf = {0};
-    unsigned n_failed = 0;
-    FILE *out;
-    int rc;
-
-    rc = parse_report_args(argc, argv, &a);
-    if (rc != 0)
-        return rc;
-    /* A bad --fail-on is a usage error, found before the file is read. */
-    if (a.fail_on && verdicts_rules("report", NULL, a.fail_on, &s.rules) != 0)
-        return BRINK_EXIT_USAGE;
-    out = open_output(a.output);
-    if (!out)
-        return BRINK_EXIT_RUNTIME;
-    if (a.format == FMT_CSV)
-        tf.csv = format_csv_new(out);
-    if (a.format == FMT_HLOG)
-        tf.hlog = format_hlog_new(out);
-    rc = read_session("report", a.paths, a.n, a.merge, a.fail_on, &s, &tf);
-    if (rc == 0)
-        rc = print(a.format, &s, out, &n_failed);
-    if (rc == 0 && tf.csv)
-        rc = format_csv_finish(tf.csv);
-    if (rc == 0 && tf.hlog)
-        rc = format_hlog_finish(tf.hlog);
-    format_csv_free(tf.csv);
-    format_hlog_free(tf.hlog);
-    if (s.summary)
-        free_session(&s);
-    rc = close_output(out, &a, rc);
-    if (rc != 0)
-        return BRINK_EXIT_RUNTIME;
-    return n_failed ? BRINK_EXIT_VERDICT : BRINK_EXIT_OK;
 }
 
 /* The label of a session: its --label, else the file name without its
@@ -427,10 +435,64 @@ static void default_label(const char *path, char *out, size_t cap)
     snprintf(out, cap, "%.*s", (int)n, base);
 }
 
-/* The sessions and their labels; returns 0 or the usage status (printed). */
-static int parse_compare_args(int argc, char **argv, const char **paths, size_t *n,
-                              const char **labels, size_t *n_labels)
+int report_main(int argc, char **argv)
 {
+    struct report_args a = {.format = FMT_TEXT};
+    struct session s = {0};
+    struct tick_formats tf = {0};
+    char label[64];
+    unsigned n_failed = 0;
+    FILE *out;
+    int rc;
+
+    rc = parse_report_args(argc, argv, &a);
+    if (rc != 0)
+        return rc;
+    /* A bad --fail-on is a usage error, found before the file is read. */
+    if (a.fail_on && verdicts_rules("report", NULL, a.fail_on, &s.rules) != 0)
+        return BRINK_EXIT_USAGE;
+    out = open_output("report", a.output);
+    if (!out)
+        return BRINK_EXIT_RUNTIME;
+    if (a.format == FMT_CSV)
+        tf.csv = format_csv_new(out);
+    if (a.format == FMT_HLOG)
+        tf.hlog = format_hlog_new(out);
+    rc = read_session("report", a.paths, a.n, a.merge, a.fail_on, &s, &tf);
+    if (rc == 0 && a.format == FMT_HTML)
+        rc = read_html("report", a.paths, a.n, a.merge, &s);
+    default_label(a.paths[0], label, sizeof(label));
+    if (rc == 0)
+        rc = print(a.format, &s, label, out, &n_failed);
+    if (rc == 0 && tf.csv)
+        rc = format_csv_finish(tf.csv);
+    if (rc == 0 && tf.hlog)
+        rc = format_hlog_finish(tf.hlog);
+    format_csv_free(tf.csv);
+    format_hlog_free(tf.hlog);
+    if (s.summary)
+        free_session(&s);
+    rc = close_output("report", out, a.output, rc);
+    if (rc != 0)
+        return BRINK_EXIT_RUNTIME;
+    return n_failed ? BRINK_EXIT_VERDICT : BRINK_EXIT_OK;
+}
+
+/* What compare was asked for. */
+struct compare_args {
+    const char *paths[MAX_SESSIONS];
+    const char *labels[MAX_SESSIONS];
+    size_t n, n_labels;
+    int is_html;        /* --format html */
+    const char *output; /* -o FILE; NULL: stdout */
+};
+
+/* The sessions, their labels, --format and -o; returns 0 or the usage status
+ * (printed). */
+static int parse_compare_args(int argc, char **argv, struct compare_args *a)
+{
+    const char **paths = a->paths, **labels = a->labels;
+    size_t *n = &a->n, *n_labels = &a->n_labels;
     struct opts_parser p;
     struct opts_item it;
     char err[256], shown[80];
@@ -443,7 +505,15 @@ static int parse_compare_args(int argc, char **argv, const char **paths, size_t 
         if (it.id == CLI_COMPARE_LABEL && *n_labels == MAX_SESSIONS)
             return opts_fail(&cli_compare, stderr, "more than %d labels at \"%s\"", MAX_SESSIONS,
                              msg_show(it.value, shown, sizeof(shown)));
-        if (it.id == CLI_COMPARE_LABEL)
+        if (it.id == CLI_COMPARE_OUTPUT)
+            a->output = it.value;
+        else if (it.id == CLI_COMPARE_FORMAT && strcmp(it.value, "html") != 0 &&
+                 strcmp(it.value, "text") != 0)
+            return opts_fail(&cli_compare, stderr, "--format: expected text or html, got \"%s\"",
+                             msg_show(it.value, shown, sizeof(shown)));
+        else if (it.id == CLI_COMPARE_FORMAT)
+            a->is_html = strcmp(it.value, "html") == 0;
+        else if (it.id == CLI_COMPARE_LABEL)
             labels[(*n_labels)++] = it.value;
         else if (*n == MAX_SESSIONS)
             return opts_fail(&cli_compare, stderr, "more than %d sessions at \"%s\"", MAX_SESSIONS,
@@ -462,31 +532,55 @@ static int parse_compare_args(int argc, char **argv, const char **paths, size_t 
     return 0;
 }
 
+/* The sessions' curves overlaid on one page. */
+static int print_compare_html(struct session *s, const char *const *labels, size_t n, FILE *out)
+{
+    struct html_session hs[MAX_SESSIONS];
+    struct report_verdicts v[MAX_SESSIONS];
+
+    for (size_t i = 0; i < n; i++) {
+        verdicts_judge(&s[i].rules, s[i].steps, &v[i]);
+        hs[i] = (struct html_session){.run = s[i].html,
+                                      .sum = s[i].summary,
+                                      .steps = s[i].steps,
+                                      .verdicts = &v[i],
+                                      .label = labels[i]};
+    }
+    return format_html_compare(hs, n, out);
+}
+
 int compare_main(int argc, char **argv)
 {
-    const char *paths[MAX_SESSIONS], *labels[MAX_SESSIONS];
+    struct compare_args a = {0};
     char names[MAX_SESSIONS][64];
     struct session s[MAX_SESSIONS] = {{0}};
     const struct steps *tables[MAX_SESSIONS];
-    size_t n = 0, n_labels = 0;
+    FILE *out;
     int rc;
 
-    rc = parse_compare_args(argc, argv, paths, &n, labels, &n_labels);
+    rc = parse_compare_args(argc, argv, &a);
     if (rc != 0)
         return rc;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = read_session("compare", &paths[i], 1, 0, NULL, &s[i], NULL);
+    out = open_output("compare", a.output);
+    if (!out)
+        return BRINK_EXIT_RUNTIME;
+    for (size_t i = 0; i < a.n && rc == 0; i++) {
+        rc = read_session("compare", &a.paths[i], 1, 0, NULL, &s[i], NULL);
+        if (rc == 0 && a.is_html)
+            rc = read_html("compare", &a.paths[i], 1, 0, &s[i]);
         tables[i] = s[i].steps;
-        if (i >= n_labels) {
-            default_label(paths[i], names[i], sizeof(names[i]));
-            labels[i] = names[i];
+        if (i >= a.n_labels) {
+            default_label(a.paths[i], names[i], sizeof(names[i]));
+            a.labels[i] = names[i];
         }
     }
     if (rc == 0)
-        rc = format_compare(tables, labels, n, stdout);
-    for (size_t i = 0; i < n; i++) {
+        rc = a.is_html ? print_compare_html(s, a.labels, a.n, out)
+                       : format_compare(tables, a.labels, a.n, out);
+    for (size_t i = 0; i < a.n; i++) {
         if (s[i].summary)
             free_session(&s[i]);
     }
+    rc = close_output("compare", out, a.output, rc);
     return rc == 0 ? BRINK_EXIT_OK : BRINK_EXIT_RUNTIME;
 }

@@ -279,8 +279,8 @@ static const struct opts_option report_options[] = {
      .arg = OPTS_VALUE,
      .value_name = "FORMAT",
      .id = CLI_REPORT_FORMAT,
-     .help = "text (default), json, csv, csv-steps, hdr, hdr-failed\n"
-             "or hlog"},
+     .help = "text (default), json, csv, csv-steps, hdr, hdr-failed,\n"
+             "hlog or html"},
     {.name = "--output",
      .short_name = 'o',
      .arg = OPTS_VALUE,
@@ -316,6 +316,9 @@ const struct opts_table cli_report = {
             "  hdr             the latency distribution of the successes in\n"
             "                  HdrHistogram's text format\n"
             "  hdr-failed      the same for the failed requests\n"
+            "  html            one self-contained page (inline SVG, no script): charts\n"
+            "                  over time and against load, the tables, the settings\n"
+            "                  and the verdict; for a browser or a printer\n"
             "  hlog            HdrHistogram's interval log, one histogram per tick\n"
             "                  (successes; failures tagged \"failed\"), for its tools\n"
             "Latency figures are those of the successes; failed requests are timed\n"
@@ -347,19 +350,31 @@ static const struct opts_option compare_options[] = {
      .is_repeatable = 1,
      .help = "the name of the next session, in order (at most one\n"
              "per session; default: its file name)"},
+    {.name = "--format",
+     .arg = OPTS_VALUE,
+     .value_name = "FORMAT",
+     .id = CLI_COMPARE_FORMAT,
+     .help = "text (default) or html (the curves overlaid)"},
+    {.name = "--output",
+     .short_name = 'o',
+     .arg = OPTS_VALUE,
+     .value_name = "FILE",
+     .id = CLI_COMPARE_OUTPUT,
+     .help = "write to FILE (created or replaced) instead of stdout"},
     {0},
 };
 
 const struct opts_table cli_compare = {
     .name = "compare",
-    .synopsis = "A B [C ...] [--label NAME ...]",
+    .synopsis = "A B [C ...] [--label NAME ...] [--format FORMAT] [-o FILE]",
     .summary = "the step tables of several sessions side by side",
     .text = "Reads two or more session files (up to 16) and prints their step tables\n"
             "side by side: one row per concurrency (or rate) level any of them held,\n"
             "one column group per session (req/s, p50, p99, errors), blank where a\n"
             "session did not run that level. Each --label names a session in order;\n"
             "more labels than sessions is a usage error. last is the newest session\n"
-            "(brink sessions).\n",
+            "(brink sessions). --format html writes one page with their curves\n"
+            "overlaid instead (docs/report.md).\n",
     .status = status_text,
     .groups = {compare_options},
 };

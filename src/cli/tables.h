@@ -48,7 +48,7 @@ enum cli_report_id {
     CLI_REPORT_MERGE,
     CLI_REPORT_OUTPUT
 };
-enum cli_compare_id { CLI_COMPARE_LABEL = 1 };
+enum cli_compare_id { CLI_COMPARE_LABEL = 1, CLI_COMPARE_FORMAT, CLI_COMPARE_OUTPUT };
 enum cli_target_id {
     CLI_TARGET_LISTEN = 1,
     CLI_TARGET_CONFIG,

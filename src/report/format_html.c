@@ -1,0 +1,837 @@
+/*
+ * format_html: the report page of a session, and of several overlaid. One
+ * file: inline CSS and SVG, no script, no link, no image from anywhere, and a
+ * Content-Security-Policy that forbids all three, so what a session's
+ * strings might hold never runs even if it got through the escaping.
+ */
+#include "report/html.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/hist.h"
+#include "core/redact.h"
+#include "core/steps.h"
+#include "core/units.h"
+#include "core/xalloc.h"
+#include "report/formats.h"
+#include "report/html_internal.h"
+#include "report/internal.h"
+#include "report/summary.h"
+
+#define CONFIG_LINE_MAX 1024
+
+static const char css[] =
+    "body{font:14px/1.4 system-ui,sans-serif;color:#222;margin:1.5em auto;max-width:1000px;"
+    "padding:0 1em}\n"
+    "h1{font-size:1.5em;margin:0}h2{font-size:1.15em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}\n"
+    ".meta{color:#555;margin:.2em 0}.pass{color:#1a7f37;font-weight:bold}"
+    ".fail{color:#c0392b;font-weight:bold}\n"
+    "table{border-collapse:collapse;margin:.4em 0;font-variant-numeric:tabular-nums}\n"
+    "th,td{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:right;vertical-align:top}\n"
+    "th{background:#f4f4f4}td.l,th.l{text-align:left}\n"
+    "pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:12px}\n"
+    "figure.chart{margin:1em 0}figcaption{font-weight:bold}.unit{font-weight:normal;color:#666}\n"
+    "svg{width:100%;height:auto;display:block}\n"
+    "svg text{font-size:11px;fill:#444}.ylab{text-anchor:end}.xlab{text-anchor:middle}\n"
+    ".grid{stroke:#e6e6e6}.axis,.tick{stroke:#888}\n"
+    "path.s{fill:none;stroke-width:1.6}\n" /* round joins and caps cost 4x the paint */
+    ".dash{stroke-dasharray:5 3}circle.p{stroke:#fff;stroke-width:1}\n"
+    ".ev line{stroke-width:1;stroke-dasharray:2 2}.ev text{font-size:10px}\n"
+    ".ev-level line{stroke:#666}.ev-mark line{stroke:#8e44ad}.ev-mark text{fill:#8e44ad}\n"
+    ".ev-detection line{stroke:#c0392b}.ev-detection text{fill:#c0392b}\n"
+    ".ev-alert line{stroke:#d35400}.ev-first_error line{stroke:#e67e22}\n"
+    ".threshold line{stroke:#c0392b;stroke-dasharray:6 3}.threshold text{fill:#c0392b;"
+    "text-anchor:end}\n"
+    ".knee line{stroke:#2471a3;stroke-dasharray:4 3}.knee text{fill:#2471a3}\n"
+    ".breaking circle{fill:none;stroke:#c0392b;stroke-width:2}.breaking text{fill:#c0392b;"
+    "text-anchor:middle}\n"
+    ".legend{margin:.2em 0 0 74px;color:#444}.key{display:inline-block;width:18px;height:0;"
+    "border-top:3px solid;vertical-align:middle;margin:0 4px 0 10px}.key.dash{border-top-style:dashed}\n"
+    ".c0{stroke:#1f77b4;fill:#1f77b4;color:#1f77b4}.c1{stroke:#ff7f0e;fill:#ff7f0e;color:#ff7f0e}\n"
+    ".c2{stroke:#2ca02c;fill:#2ca02c;color:#2ca02c}.c3{stroke:#d62728;fill:#d62728;color:#d62728}\n"
+    ".c4{stroke:#9467bd;fill:#9467bd;color:#9467bd}.c5{stroke:#8c564b;fill:#8c564b;color:#8c564b}\n"
+    ".c6{stroke:#e377c2;fill:#e377c2;color:#e377c2}.c7{stroke:#7f7f7f;fill:#7f7f7f;color:#7f7f7f}\n"
+    ".c8{stroke:#bcbd22;fill:#bcbd22;color:#bcbd22}.c9{stroke:#17becf;fill:#17becf;color:#17becf}\n"
+    ".c10{stroke:#393b79;fill:#393b79;color:#393b79}.c11{stroke:#637939;fill:#637939;color:#637939}\n"
+    ".c12{stroke:#8c6d31;fill:#8c6d31;color:#8c6d31}.c13{stroke:#843c39;fill:#843c39;color:#843c39}\n"
+    ".c14{stroke:#7b4173;fill:#7b4173;color:#7b4173}.c15{stroke:#3182bd;fill:#3182bd;color:#3182bd}\n"
+    "path.s.c0,path.s.c1,path.s.c2,path.s.c3,path.s.c4,path.s.c5,path.s.c6,path.s.c7,path.s.c8,"
+    "path.s.c9,path.s.c10,path.s.c11,path.s.c12,path.s.c13,path.s.c14,path.s.c15{fill:none}\n"
+    "@media print{body{max-width:none;margin:0}figure.chart,table{break-inside:avoid}"
+    "pre{white-space:pre-wrap}}\n";
+
+/* ---- curves built from points ---- */
+
+/* x, y and has arrays of n entries (freed by curve_free). */
+struct curve {
+    size_t n;
+    double *x, *y;
+    unsigned char *has;
+};
+
+static void curve_init(struct curve *c, size_t n)
+{
+    c->n = n;
+    c->x = xcalloc(n ? n : 1, sizeof(*c->x));
+    c->y = xcalloc(n ? n : 1, sizeof(*c->y));
+    c->has = xcalloc(n ? n : 1, 1);
+}
+
+static void curve_free(struct curve *c)
+{
+    free(c->x);
+    free(c->y);
+    free(c->has);
+}
+
+static struct html_series curve_series(const struct curve *c, const char *name, int colour,
+                                       enum html_value_fmt fmt)
+{
+    return (struct html_series){
+        .name = name, .colour = colour, .n = c->n, .x = c->x, .y = c->y, .has = c->has, .fmt = fmt};
+}
+
+/* What a time curve plots of a point. */
+enum measure {
+    M_REQ_PER_S, /* completed per second */
+    M_OK_PER_S,  /* successes per second */
+    M_OK_LAT,    /* successes' latency; arg: 0 p50, 1 p90, 2 p99, 3 max */
+    M_FAILED_LAT,
+    M_ERRORS_PER_S, /* arg: the class; ERR__COUNT: all */
+    M_PROBE,        /* arg: the probe */
+};
+
+static void time_curve(const struct html_run *run, enum measure m, int arg, struct curve *c)
+{
+    curve_init(c, run->n_points);
+    for (size_t i = 0; i < run->n_points; i++) {
+        const struct html_point *p = &run->points[i];
+        double secs = (double)p->duration_us / 1e6;
+
+        c->x[i] = (double)(p->start_us + p->duration_us) / 1e6;
+        c->has[i] = 1;
+        switch (m) {
+        case M_REQ_PER_S: c->y[i] = tick_per_s(p->completed, p->duration_us); break;
+        case M_OK_PER_S: c->y[i] = tick_per_s(p->completed - p->failed, p->duration_us); break;
+        case M_OK_LAT:
+            c->y[i] = (double)p->ok_us[arg];
+            c->has[i] = p->ok_timed > 0;
+            break;
+        case M_FAILED_LAT:
+            c->y[i] = (double)p->failed_us[arg];
+            c->has[i] = p->failed_timed > 0;
+            break;
+        case M_ERRORS_PER_S:
+            c->y[i] =
+                secs > 0 ? (double)(arg == ERR__COUNT ? p->failed : p->errors[arg]) / secs : 0;
+            break;
+        case M_PROBE:
+            c->y[i] = p->probe[arg];
+            c->has[i] = (p->has_probe >> arg) & 1u;
+            break;
+        }
+    }
+}
+
+static double run_end_s(const struct html_run *run)
+{
+    const struct html_point *p;
+
+    if (run->n_points == 0)
+        return 1.0;
+    p = &run->points[run->n_points - 1];
+    return (double)(p->start_us + p->duration_us) / 1e6;
+}
+
+static void time_chart(struct html_chart *c, FILE *out, const char *id, const char *title,
+                       const char *unit, const struct html_run *run, double x_hi)
+{
+    *c = (struct html_chart){.out = out,
+                             .id = id,
+                             .title = title,
+                             .y_unit = unit,
+                             .x_is_time = 1,
+                             .x_hi = x_hi,
+                             .n_points = run->n_points};
+}
+
+/* data-t: the end of each point in ms, as a paragraph the chart follows. */
+static void write_times(FILE *out, const struct html_run *run)
+{
+    fputs("<p class=\"times\" hidden data-t=\"", out);
+    for (size_t i = 0; i < run->n_points; i++)
+        fprintf(out, "%s%" PRIu64, i ? "," : "",
+                (run->points[i].start_us + run->points[i].duration_us) / 1000);
+    fputs("\"></p>\n", out);
+}
+
+static const char *event_class(int kind)
+{
+    return kind == HTML_EV_LEVEL ? "level" : event_kind_name((enum event_kind)kind);
+}
+
+static void draw_events(struct html_chart *c, const struct html_run *run)
+{
+    char label[REPORT_NUM_MAX];
+
+    for (size_t i = 0; i < run->n_events; i++) {
+        const struct html_event *e = &run->events[i];
+        char cls[40];
+
+        snprintf(cls, sizeof(cls), "ev-%s", event_class(e->kind));
+        if (e->kind == HTML_EV_LEVEL)
+            snprintf(label, sizeof(label), "%.40s", e->text); /* written by html_run, ASCII */
+        else
+            snprintf(label, sizeof(label), "%zu", i + 1);
+        html__chart_vline(c, (double)e->at_ms / 1000.0, cls, label, e->text);
+    }
+}
+
+/* ---- the charts of one session ---- */
+
+static void chart_throughput(FILE *out, const struct html_run *run)
+{
+    struct html_chart c;
+    struct curve cv[2];
+    struct html_series s[2];
+
+    time_curve(run, M_REQ_PER_S, 0, &cv[0]);
+    time_curve(run, M_OK_PER_S, 0, &cv[1]);
+    s[0] = curve_series(&cv[0], "req/s", 0, HTML_V_FIXED3);
+    s[1] = curve_series(&cv[1], "ok/s", 2, HTML_V_FIXED3);
+    time_chart(&c, out, "throughput", "Throughput over time",
+               "requests completed and succeeded per second", run, run_end_s(run));
+    html__chart_fit(&c, s, 2, NAN);
+    html__chart_open(&c, NULL);
+    html__chart_series(&c, &s[0]);
+    html__chart_series(&c, &s[1]);
+    draw_events(&c, run);
+    html__chart_close(&c, s, 2);
+    curve_free(&cv[0]);
+    curve_free(&cv[1]);
+}
+
+static void chart_latency(FILE *out, const struct html_run *run, int is_failed)
+{
+    static const char *const names[4] = {"p50", "p90", "p99", "max"};
+    struct html_chart c;
+    struct curve cv[4];
+    struct html_series s[4];
+
+    for (int i = 0; i < 4; i++) {
+        time_curve(run, is_failed ? M_FAILED_LAT : M_OK_LAT, i, &cv[i]);
+        s[i] = curve_series(&cv[i], names[i], i, HTML_V_INT);
+    }
+    time_chart(&c, out, is_failed ? "latency-failed" : "latency-ok",
+               is_failed ? "Latency of failed requests" : "Latency of successes",
+               "p50, p90, p99, max", run, run_end_s(run));
+    c.y_is_log = c.y_is_duration = 1;
+    html__chart_fit(&c, s, 4, NAN);
+    html__chart_open(&c, NULL);
+    for (int i = 0; i < 4; i++)
+        html__chart_series(&c, &s[i]);
+    html__chart_close(&c, s, 4);
+    for (int i = 0; i < 4; i++)
+        curve_free(&cv[i]);
+}
+
+static void chart_errors(FILE *out, const struct html_run *run)
+{
+    struct html_chart c;
+    struct curve cv[ERR__COUNT];
+    struct html_series s[ERR__COUNT];
+    size_t n = 0;
+
+    for (int k = 0; k < ERR__COUNT; k++) {
+        int seen = 0;
+
+        for (size_t i = 0; i < run->n_points && !seen; i++)
+            seen = run->points[i].errors[k] > 0;
+        if (!seen)
+            continue;
+        time_curve(run, M_ERRORS_PER_S, k, &cv[n]);
+        s[n] = curve_series(&cv[n], errclass_name((enum errclass)k), (int)n % 16, HTML_V_FIXED3);
+        n++;
+    }
+    time_chart(&c, out, "errors", "Errors by class over time", "failed requests/s", run,
+               run_end_s(run));
+    html__chart_fit(&c, s, n, NAN);
+    html__chart_open(&c, n ? NULL : "(none)");
+    for (size_t i = 0; i < n; i++)
+        html__chart_series(&c, &s[i]);
+    html__chart_close(&c, s, n);
+    for (size_t i = 0; i < n; i++)
+        curve_free(&cv[i]);
+}
+
+static void chart_probe(FILE *out, const struct html_run *run, uint32_t k)
+{
+    const struct html_alert *a = &run->alerts[k];
+    struct html_chart c;
+    struct curve cv;
+    struct html_series s;
+    char id[32], label[REPORT_NUM_MAX + 16], v[REPORT_NUM_MAX];
+
+    snprintf(id, sizeof(id), "probe-%u", k);
+    time_curve(run, M_PROBE, (int)k, &cv);
+    s = curve_series(&cv, "value", 4, HTML_V_G9);
+    time_chart(&c, out, id, "Server counter", "value; a counter's rate per second", run,
+               run_end_s(run));
+    html__chart_fit(&c, &s, 1, a->op ? a->value : NAN);
+    html__chart_open(&c, run->probe_names[k]);
+    html__chart_series(&c, &s);
+    if (a->op) {
+        snprintf(label, sizeof(label), "alert %s %s", a->op == '>' ? "&gt;" : "&lt;",
+                 report__fmt_g(a->value, 6, v));
+        html__chart_hline(&c, a->value, "threshold", label);
+    }
+    html__chart_close(&c, &s, 1);
+    curve_free(&cv);
+}
+
+/* The first plan step that failed, and the last that passed before it. */
+static void breaking_rows(const struct steps *st, const struct step_row **broke,
+                          const struct step_row **last_good)
+{
+    *broke = *last_good = NULL;
+    for (size_t i = 0; i < steps_count(st) && !*broke; i++) {
+        const struct step_row *r = steps_row(st, i);
+
+        if (r->verdict == VERDICT_FAIL)
+            *broke = r;
+        else if (r->verdict == VERDICT_PASS)
+            *last_good = r;
+    }
+}
+
+/* What a step curve plots of a row. */
+enum step_measure { S_REQ_PER_S, S_P50, S_P90, S_P99 };
+
+static void step_curve(const struct steps *st, enum step_measure m, struct curve *c)
+{
+    size_t n = steps_count(st);
+
+    curve_init(c, n);
+    for (size_t i = 0; i < n; i++) {
+        const struct step_row *r = steps_row(st, i);
+
+        c->x[i] = r->level;
+        c->has[i] = 1;
+        switch (m) {
+        case S_REQ_PER_S: c->y[i] = tick_per_s(r->completed, r->duration_us); break;
+        case S_P50: c->y[i] = (double)r->p50_us; break;
+        case S_P90: c->y[i] = (double)r->p90_us; break;
+        case S_P99: c->y[i] = (double)r->p99_us; break;
+        }
+        if (m != S_REQ_PER_S)
+            c->has[i] = r->timed > 0;
+    }
+}
+
+static double max_level(const struct steps *st)
+{
+    double hi = 1.0;
+
+    for (size_t i = 0; i < steps_count(st); i++)
+        hi = fmax(hi, steps_row(st, i)->level);
+    return hi;
+}
+
+static void step_chart(struct html_chart *c, FILE *out, const char *id, const char *title,
+                       const char *unit, const struct steps *st, double x_hi)
+{
+    *c = (struct html_chart){.out = out,
+                             .id = id,
+                             .title = title,
+                             .y_unit = unit,
+                             .x_hi = x_hi * 1.05,
+                             .n_points = steps_count(st)};
+}
+
+/* The knee and the breaking point on a chart against load; y_of gives the
+ * breaking row's value on that chart. */
+static void mark_steps(struct html_chart *c, const struct html_run *run, const struct steps *st,
+                       enum step_measure m)
+{
+    const struct step_row *broke, *last_good;
+    char label[REPORT_NUM_MAX + 8], lv[REPORT_NUM_MAX];
+    double y;
+
+    if (run->has_knee) {
+        snprintf(label, sizeof(label), "knee %s", report__fmt_level(0, run->knee_level, lv));
+        html__chart_vline(c, run->knee_level, "knee", label, "knee");
+    }
+    breaking_rows(st, &broke, &last_good);
+    if (!broke)
+        return;
+    y = m == S_REQ_PER_S ? tick_per_s(broke->completed, broke->duration_us)
+        : m == S_P50     ? (double)broke->p50_us
+        : m == S_P90     ? (double)broke->p90_us
+                         : (double)broke->p99_us;
+    html__chart_ring(c, broke->level, y, "breaking", "breaking point");
+}
+
+static void charts_steps(FILE *out, const struct html_run *run, const struct steps *st)
+{
+    static const char *const names[3] = {"p50", "p90", "p99"};
+    struct html_chart c;
+    struct curve cv[3];
+    struct html_series s[3];
+
+    step_curve(st, S_REQ_PER_S, &cv[0]);
+    s[0] = curve_series(&cv[0], "req/s", 0, HTML_V_FIXED3);
+    s[0].is_dots = 1;
+    step_chart(&c, out, "steps-throughput", "Throughput against load",
+               "requests/s, one point per step", st, max_level(st));
+    html__chart_fit(&c, s, 1, NAN);
+    html__chart_open(&c, NULL);
+    html__chart_series(&c, &s[0]);
+    mark_steps(&c, run, st, S_REQ_PER_S);
+    html__chart_close(&c, s, 1);
+    curve_free(&cv[0]);
+
+    for (int i = 0; i < 3; i++) {
+        step_curve(st, (enum step_measure)(S_P50 + i), &cv[i]);
+        s[i] = curve_series(&cv[i], names[i], i, HTML_V_INT);
+        s[i].is_dots = 1;
+    }
+    step_chart(&c, out, "steps-latency", "Latency of successes against load",
+               "p50, p90, p99 per step", st, max_level(st));
+    c.y_is_log = c.y_is_duration = 1;
+    html__chart_fit(&c, s, 3, NAN);
+    html__chart_open(&c, NULL);
+    for (int i = 0; i < 3; i++)
+        html__chart_series(&c, &s[i]);
+    mark_steps(&c, run, st, S_P99);
+    html__chart_close(&c, s, 3);
+    for (int i = 0; i < 3; i++)
+        curve_free(&cv[i]);
+}
+
+/* ---- tables ---- */
+
+static void td_duration(FILE *out, uint64_t us, int has)
+{
+    char b[UNITS_FMT_MAX];
+
+    fprintf(out, "<td>%s</td>", has ? units_format_duration(us, b, sizeof(b)) : "-");
+}
+
+static void td_count(FILE *out, uint64_t n)
+{
+    char b[REPORT_NUM_MAX];
+
+    fprintf(out, "<td>%s</td>", report__fmt_grouped(n, b));
+}
+
+/* One row of the per-kind table. */
+static void kind_row(FILE *out, const struct summary_totals *t, uint64_t duration_us)
+{
+    char b[REPORT_NUM_MAX];
+    uint64_t failed = errclass_sum(t->errors), timed = hist_count(t->hist);
+
+    fputs("<tr><td class=\"l\">", out);
+    html__text(out, t->name, TICK_NAME_MAX, REPORT_NAME_MAX);
+    fputs("</td>", out);
+    td_count(out, t->completed);
+    fprintf(out, "<td>%s</td>", report__fmt_rate(tick_per_s(t->completed, duration_us), b));
+    fprintf(out, "<td>%s</td>",
+            report__fmt_fixed(tick_per_s(t->bytes_in, duration_us) / 1e6, 2, b));
+    td_count(out, failed);
+    td_duration(out, timed ? hist_percentile(t->hist, 50.0) : 0, timed);
+    td_duration(out, timed ? hist_percentile(t->hist, 90.0) : 0, timed);
+    td_duration(out, timed ? hist_percentile(t->hist, 99.0) : 0, timed);
+    td_duration(out, timed ? hist_percentile(t->hist, 99.9) : 0, timed);
+    td_duration(out, timed ? hist_max(t->hist) : 0, timed);
+    fputs("</tr>\n", out);
+}
+
+static void table_kinds(FILE *out, const struct summary *sum)
+{
+    struct summary_totals t;
+    uint64_t d = summary_duration_us(sum);
+
+    fputs("<h2>Requests by kind</h2>\n<table id=\"kinds\"><tr><th class=\"l\">kind</th>"
+          "<th>requests</th><th>req/s</th><th>MB/s in</th><th>failed</th><th>p50</th>"
+          "<th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>\n",
+          out);
+    summary_totals(sum, SUMMARY_TOTAL, &t);
+    kind_row(out, &t, d);
+    for (uint32_t i = 0; i < summary_n_kinds(sum); i++) {
+        if (summary_totals(sum, (int)i, &t) == 0)
+            kind_row(out, &t, d);
+    }
+    if (summary_totals(sum, SUMMARY_FAILED, &t) == 0 && hist_count(t.hist) > 0) {
+        fputs("<tr><td class=\"l\">failed requests (their latency)</td>", out);
+        td_count(out, hist_count(t.hist));
+        fputs("<td></td><td></td><td></td>", out);
+        td_duration(out, hist_percentile(t.hist, 50.0), 1);
+        td_duration(out, hist_percentile(t.hist, 90.0), 1);
+        td_duration(out, hist_percentile(t.hist, 99.0), 1);
+        td_duration(out, hist_percentile(t.hist, 99.9), 1);
+        td_duration(out, hist_max(t.hist), 1);
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n<p class=\"meta\">Latency figures are those of the successes; failed "
+          "requests are timed apart.</p>\n",
+          out);
+}
+
+static void table_steps(FILE *out, const struct steps *st)
+{
+    char b[REPORT_NUM_MAX];
+
+    fprintf(out, "<h2>Steps</h2>\n<table id=\"steps\"><tr><th class=\"l\">step</th>"
+                 "<th class=\"l\">level</th><th>start</th><th>duration</th><th>requests</th>"
+                 "<th>req/s</th><th>MB/s in</th><th>p50</th><th>p90</th><th>p99</th>"
+                 "<th>max</th><th>failed</th><th class=\"l\">verdict</th></tr>\n");
+    for (size_t i = 0; i < steps_count(st); i++) {
+        const struct step_row *r = steps_row(st, i);
+
+        fputs("<tr><td class=\"l\">", out);
+        if (r->plan_step)
+            fprintf(out, "%u/%u", r->plan_step, r->plan_n_steps);
+        else
+            fputs("-", out);
+        fprintf(out, "</td><td class=\"l\">%s</td>",
+                report__fmt_level(r->model == LOAD_OPEN, r->level, b));
+        td_duration(out, r->start_us, 1);
+        td_duration(out, r->duration_us, 1);
+        td_count(out, r->completed);
+        fprintf(out, "<td>%s</td>", report__fmt_rate(tick_per_s(r->completed, r->duration_us), b));
+        fprintf(out, "<td>%s</td>",
+                report__fmt_fixed(tick_per_s(r->bytes_in, r->duration_us) / 1e6, 2, b));
+        td_duration(out, r->p50_us, r->timed > 0);
+        td_duration(out, r->p90_us, r->timed > 0);
+        td_duration(out, r->p99_us, r->timed > 0);
+        td_duration(out, r->max_us, r->timed > 0);
+        td_count(out, errclass_sum(r->errors));
+        fputs("<td class=\"l\">", out);
+        if (r->verdict == VERDICT_FAIL) {
+            fputs("<span class=\"fail\">FAIL</span>: ", out);
+            html__text(out, r->why, sizeof(r->why), TICK_TEXT_MAX);
+        } else {
+            fputs(r->verdict == VERDICT_PASS  ? "pass"
+                  : r->verdict == VERDICT_CUT ? "cut short"
+                                              : "-",
+                  out);
+        }
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    if (steps_rows_not_kept(st))
+        fprintf(out, "<p class=\"meta\">and %" PRIu64 " more steps, not kept</p>\n",
+                steps_rows_not_kept(st));
+}
+
+static void table_events(FILE *out, const struct html_run *run)
+{
+    char b[UNITS_FMT_MAX];
+
+    if (run->n_events == 0)
+        return;
+    fputs("<h2>Events</h2>\n<table id=\"events\"><tr><th>#</th><th>at</th>"
+          "<th class=\"l\">kind</th><th class=\"l\">text</th></tr>\n",
+          out);
+    for (size_t i = 0; i < run->n_events; i++) {
+        const struct html_event *e = &run->events[i];
+
+        fprintf(out, "<tr><td>%zu</td><td>%s</td><td class=\"l\">%s</td><td class=\"l\">", i + 1,
+                units_format_duration(e->at_ms * 1000, b, sizeof(b)), event_class(e->kind));
+        html__text(out, e->text, sizeof(e->text), TICK_TEXT_MAX);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    if (run->events_not_kept)
+        fprintf(out, "<p class=\"meta\">and %" PRIu64 " more, not kept</p>\n",
+                run->events_not_kept);
+}
+
+/* The recorded configuration, each line redacted again (a file written by
+ * hand or by an older brink may hold a secret) and escaped. */
+static void settings(FILE *out, const struct html_run *run)
+{
+    char line[CONFIG_LINE_MAX], redacted[CONFIG_LINE_MAX];
+
+    fputs("<h2>Settings</h2>\n", out);
+    if (!run->config_text[0]) {
+        fputs("<p class=\"meta\">The session recorded no configuration.</p>\n", out);
+        return;
+    }
+    fputs("<pre id=\"settings\">", out);
+    for (const char *p = run->config_text; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+
+        snprintf(line, sizeof(line), "%.*s", (int)len, p);
+        redact_text(line, redacted, sizeof(redacted));
+        html__text(out, redacted, sizeof(redacted), sizeof(redacted) - 1);
+        fputc('\n', out);
+        p = end ? end + 1 : p + len;
+    }
+    fputs("</pre>\n", out);
+}
+
+static void verdict(FILE *out, const struct report_verdicts *v, const struct steps *st)
+{
+    const struct step_row *broke, *last_good;
+    char b[REPORT_NUM_MAX], r[REPORT_NUM_MAX], d[UNITS_FMT_MAX];
+    int failed = v->n_failed + v->steps_failed > 0;
+
+    fprintf(out, "<h2>Verdict</h2>\n<p id=\"verdict\" class=\"%s\">%s</p>\n<ul>\n",
+            failed ? "fail" : "pass", failed ? "FAILED" : "passed");
+    if (v->n_rules == 0)
+        fputs("<li>thresholds: none</li>\n", out);
+    else if (v->n_failed == 0)
+        fprintf(out, "<li>thresholds: all %u held</li>\n", v->n_rules);
+    else
+        fprintf(out, "<li>thresholds: %u of %u failed</li>\n", v->n_failed, v->n_rules);
+    for (uint32_t i = 0; i < v->n_failed; i++) {
+        fputs("<li class=\"fail\">FAIL ", out);
+        html__text(out, v->why[i], sizeof(v->why[i]), TICK_TEXT_MAX);
+        fputs("</li>\n", out);
+    }
+    if (v->steps_failed)
+        fprintf(out, "<li>ramp steps failed: %u</li>\n", v->steps_failed);
+    breaking_rows(st, &broke, &last_good);
+    if (last_good)
+        fprintf(out, "<li>highest step that passed: %u (%s, %s req/s, p99 %s)</li>\n",
+                last_good->plan_step,
+                report__fmt_level(last_good->model == LOAD_OPEN, last_good->level, b),
+                report__fmt_rate(tick_per_s(last_good->completed, last_good->duration_us), r),
+                units_format_duration(last_good->p99_us, d, sizeof(d)));
+    if (broke) {
+        fprintf(out, "<li>breaking point: step %u (%s) failed: ", broke->plan_step,
+                report__fmt_level(broke->model == LOAD_OPEN, broke->level, b));
+        html__text(out, broke->why, sizeof(broke->why), TICK_TEXT_MAX);
+        fputs("</li>\n", out);
+    }
+    fputs("</ul>\n", out);
+}
+
+static void page_head(FILE *out, const char *raw_title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'\">\n<title>brink report: ",
+          out);
+    html__text(out, raw_title, 512, 120);
+    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
+}
+
+static void run_meta(FILE *out, const struct html_run *run, const struct summary *sum)
+{
+    char when[40] = "?", d[UNITS_FMT_MAX];
+    time_t secs = (time_t)(run->start_wall_ms / 1000);
+    struct tm tm;
+
+    if (gmtime_r(&secs, &tm))
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+    fputs("<p class=\"meta\">Session ", out);
+    html__text(out, run->path, sizeof(run->path), 200);
+    fputs(", recorded by brink ", out);
+    html__text(out, run->brink, sizeof(run->brink), 31);
+    fputs(" on ", out);
+    html__text(out, run->host, sizeof(run->host), 64);
+    fprintf(out, ", started %s, %s long", when,
+            units_format_duration(summary_duration_us(sum), d, sizeof(d)));
+    if (run->n_files > 1) {
+        fprintf(out, ", merged with %zu more sessions recorded at the same time", run->n_files - 1);
+    } else if (run->has_trailer) {
+        fputs(run->is_complete ? ", complete (" : ", incomplete (", out);
+        html__text(out, run->end_reason, sizeof(run->end_reason), 80);
+        fputs(")", out);
+    } else {
+        fputs(", no trailer (cut short)", out);
+    }
+    fputs(".</p>\n", out);
+    if (run->ticks_per_point > 1)
+        fprintf(out,
+                "<p class=\"meta\">Each point of the time charts merges %" PRIu64 " ticks.</p>\n",
+                run->ticks_per_point);
+}
+
+static void overview(FILE *out, const struct summary *sum)
+{
+    struct summary_totals t;
+    char b[REPORT_NUM_MAX], c[REPORT_NUM_MAX];
+    uint64_t d = summary_duration_us(sum);
+
+    summary_totals(sum, SUMMARY_TOTAL, &t);
+    fprintf(out, "<p id=\"overview\">%s requests, %s req/s, %s failed",
+            report__fmt_grouped(t.completed, b), report__fmt_rate(tick_per_s(t.completed, d), c),
+            report__fmt_grouped(errclass_sum(t.errors), b));
+    fprintf(out, " (%s).</p>\n", report__fmt_percent(errclass_sum(t.errors), t.completed, 2, b));
+}
+
+int format_html(const struct html_session *s, FILE *out)
+{
+    const struct html_run *run = s->run;
+
+    page_head(out, s->label);
+    fputs("<h1>brink report: ", out);
+    html__text(out, s->label, 512, 120);
+    fputs("</h1>\n", out);
+    run_meta(out, run, s->sum);
+    overview(out, s->sum);
+    verdict(out, s->verdicts, s->steps);
+    fputs("<h2>Over time</h2>\n", out);
+    write_times(out, run);
+    chart_throughput(out, run);
+    chart_latency(out, run, 0);
+    chart_latency(out, run, 1);
+    chart_errors(out, run);
+    for (uint32_t k = 0; k < run->n_probes; k++)
+        chart_probe(out, run, k);
+    if (steps_count(s->steps) > 1) {
+        fputs("<h2>Against load</h2>\n", out);
+        charts_steps(out, run, s->steps);
+    }
+    table_events(out, run);
+    table_kinds(out, s->sum);
+    table_steps(out, s->steps);
+    settings(out, run);
+    fputs("</body>\n</html>\n", out);
+    return report__finish(out);
+}
+
+/* ---- several sessions overlaid ---- */
+
+static void compare_time(FILE *out, const struct html_session *s, size_t n, const char *id,
+                         const char *title, const char *unit, enum measure m, int arg, int is_log)
+{
+    struct curve *cv = xcalloc(n, sizeof(*cv));
+    struct html_series *ser = xcalloc(n, sizeof(*ser));
+    struct html_chart c;
+    double x_hi = 1.0;
+    size_t most = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        time_curve(s[i].run, m, arg, &cv[i]);
+        ser[i] = curve_series(&cv[i],
+                              m == M_REQ_PER_S      ? "req/s"
+                              : m == M_ERRORS_PER_S ? "errors/s"
+                                                    : "p99",
+                              (int)(i % 16), m == M_OK_LAT ? HTML_V_INT : HTML_V_FIXED3);
+        ser[i].label = s[i].label;
+        x_hi = fmax(x_hi, run_end_s(s[i].run));
+        most = s[i].run->n_points > most ? s[i].run->n_points : most;
+    }
+    c = (struct html_chart){.out = out,
+                            .id = id,
+                            .title = title,
+                            .y_unit = unit,
+                            .x_is_time = 1,
+                            .x_hi = x_hi,
+                            .n_points = most,
+                            .y_is_log = is_log,
+                            .y_is_duration = is_log};
+    html__chart_fit(&c, ser, n, NAN);
+    html__chart_open(&c, NULL);
+    for (size_t i = 0; i < n; i++)
+        html__chart_series(&c, &ser[i]);
+    html__chart_close(&c, ser, n);
+    for (size_t i = 0; i < n; i++)
+        curve_free(&cv[i]);
+    free(cv);
+    free(ser);
+}
+
+static void compare_steps(FILE *out, const struct html_session *s, size_t n, const char *id,
+                          const char *title, const char *unit, enum step_measure m)
+{
+    struct curve *cv = xcalloc(n, sizeof(*cv));
+    struct html_series *ser = xcalloc(n, sizeof(*ser));
+    struct html_chart c;
+    double x_hi = 1.0;
+    size_t most = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        step_curve(s[i].steps, m, &cv[i]);
+        ser[i] = curve_series(&cv[i], m == S_REQ_PER_S ? "req/s" : "p99", (int)(i % 16),
+                              m == S_REQ_PER_S ? HTML_V_FIXED3 : HTML_V_INT);
+        ser[i].label = s[i].label;
+        ser[i].is_dots = 1;
+        x_hi = fmax(x_hi, max_level(s[i].steps));
+        most = steps_count(s[i].steps) > most ? steps_count(s[i].steps) : most;
+    }
+    c = (struct html_chart){.out = out,
+                            .id = id,
+                            .title = title,
+                            .y_unit = unit,
+                            .x_hi = x_hi * 1.05,
+                            .n_points = most,
+                            .y_is_log = m != S_REQ_PER_S,
+                            .y_is_duration = m != S_REQ_PER_S};
+    html__chart_fit(&c, ser, n, NAN);
+    html__chart_open(&c, NULL);
+    for (size_t i = 0; i < n; i++)
+        html__chart_series(&c, &ser[i]);
+    html__chart_close(&c, ser, n);
+    for (size_t i = 0; i < n; i++)
+        curve_free(&cv[i]);
+    free(cv);
+    free(ser);
+}
+
+static void compare_table(FILE *out, const struct html_session *s, size_t n)
+{
+    char b[REPORT_NUM_MAX];
+
+    fputs("<h2>Sessions</h2>\n<table id=\"sessions\"><tr><th class=\"l\">label</th>"
+          "<th class=\"l\">file</th><th>requests</th><th>req/s</th><th>failed</th><th>p50</th>"
+          "<th>p99</th><th>max</th><th class=\"l\">verdict</th></tr>\n",
+          out);
+    for (size_t i = 0; i < n; i++) {
+        struct summary_totals t;
+        uint64_t d = summary_duration_us(s[i].sum), timed;
+        int failed = s[i].verdicts->n_failed + s[i].verdicts->steps_failed > 0;
+
+        summary_totals(s[i].sum, SUMMARY_TOTAL, &t);
+        timed = hist_count(t.hist);
+        fprintf(out, "<tr><td class=\"l\"><span class=\"key c%zu\"></span>", i % 16);
+        html__text(out, s[i].label, 512, 38);
+        fputs("</td><td class=\"l\">", out);
+        html__text(out, s[i].run->path, sizeof(s[i].run->path), 120);
+        fputs("</td>", out);
+        td_count(out, t.completed);
+        fprintf(out, "<td>%s</td>", report__fmt_rate(tick_per_s(t.completed, d), b));
+        td_count(out, errclass_sum(t.errors));
+        td_duration(out, timed ? hist_percentile(t.hist, 50.0) : 0, timed);
+        td_duration(out, timed ? hist_percentile(t.hist, 99.0) : 0, timed);
+        td_duration(out, timed ? hist_max(t.hist) : 0, timed);
+        fprintf(out, "<td class=\"l %s\">%s</td></tr>\n", failed ? "fail" : "pass",
+                failed ? "FAILED" : "passed");
+    }
+    fputs("</table>\n", out);
+}
+
+int format_html_compare(const struct html_session *s, size_t n, FILE *out)
+{
+    size_t with_steps = 0;
+
+    page_head(out, "comparison");
+    fputs("<h1>brink compare</h1>\n", out);
+    compare_table(out, s, n);
+    fputs("<h2>Over time</h2>\n", out);
+    compare_time(out, s, n, "throughput", "Throughput over time", "requests/s", M_REQ_PER_S, 0, 0);
+    compare_time(out, s, n, "latency-ok", "p99 latency of successes over time", "p99", M_OK_LAT, 2,
+                 1);
+    compare_time(out, s, n, "errors", "Errors over time", "failed requests/s", M_ERRORS_PER_S,
+                 ERR__COUNT, 0);
+    for (size_t i = 0; i < n; i++)
+        with_steps += steps_count(s[i].steps) > 1;
+    if (with_steps) {
+        fputs("<h2>Against load</h2>\n", out);
+        compare_steps(out, s, n, "steps-throughput", "Throughput against load",
+                      "requests/s, one point per step", S_REQ_PER_S);
+        compare_steps(out, s, n, "steps-latency", "p99 latency of successes against load",
+                      "p99 per step", S_P99);
+    }
+    fputs("</body>\n</html>\n", out);
+    return report__finish(out);
+}

@@ -1,0 +1,74 @@
+/*
+ * Helpers of the HTML page (format_html.c, html_chart.c): escaped text and
+ * inline SVG charts. Not part of the public API. One thread at a time.
+ */
+#ifndef BRINK_REPORT_HTML_INTERNAL_H
+#define BRINK_REPORT_HTML_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/html.h"
+
+/* Writes raw (at most raw_cap bytes, maybe not NUL-terminated) sanitized by
+ * sanitize_display (UTF-8 kept, control and invisible characters made
+ * visible escapes) and cut to cut bytes, then HTML-escaped (& < > " '), so
+ * it is safe in text and in quoted attributes alike. */
+void html__text(FILE *out, const char *raw, size_t raw_cap, size_t cut);
+
+/* How a series' values are written in its data-v attribute. */
+enum html_value_fmt {
+    HTML_V_FIXED3, /* three decimals: rates */
+    HTML_V_INT,    /* whole numbers: µs, counts */
+    HTML_V_G9,     /* %.9g: probe values */
+};
+
+/* One curve: n values at x (both borrowed), has[i] 0 where there is none. */
+struct html_series {
+    const char *name;  /* legend and data-series, safe ASCII */
+    const char *label; /* raw: the session's label in compare (escaped here); NULL: none */
+    int colour;        /* 0 .. 15 */
+    int is_dashed;
+    size_t n;
+    const double *x;
+    const double *y;
+    const unsigned char *has;
+    enum html_value_fmt fmt;
+    int is_dots; /* circles, one per value (step charts), besides the line */
+};
+
+/* A chart: an x axis of time (s since the run started) or of load levels,
+ * a y axis linear from 0, or logarithmic (latencies in µs). */
+struct html_chart {
+    FILE *out;
+    const char *id;    /* element id, safe ASCII */
+    const char *title; /* safe ASCII */
+    const char *y_unit;
+    int x_is_time; /* else levels */
+    int y_is_log;
+    int y_is_duration; /* y values are µs: labels as durations */
+    double x_lo, x_hi;
+    double y_lo, y_hi; /* set by html__chart_fit */
+    size_t n_points;   /* data-points: values per series */
+    unsigned n_vlines; /* markers drawn so far (their labels are staggered) */
+};
+
+/* Sets the y range of c to hold every value of the series (and extra, when
+ * not NaN: a threshold), nice rounded. */
+void html__chart_fit(struct html_chart *c, const struct html_series *s, size_t n, double extra);
+/* Opens the figure and its svg, draws the grid, the axes and their labels. */
+void html__chart_open(struct html_chart *c, const char *raw_caption);
+/* Draws s as a path broken where values are missing (and dots). */
+void html__chart_series(struct html_chart *c, const struct html_series *s);
+/* A vertical marker at x, class cls, with a label and a raw tooltip text. */
+void html__chart_vline(struct html_chart *c, double x, const char *cls, const char *label,
+                       const char *raw_title);
+/* A horizontal line at y (a threshold), with its label. */
+void html__chart_hline(struct html_chart *c, double y, const char *cls, const char *label);
+/* A ring around the point (x, y), with a label: the breaking point. */
+void html__chart_ring(struct html_chart *c, double x, double y, const char *cls, const char *label);
+/* Closes the svg, writes the legend of the series and closes the figure. */
+void html__chart_close(struct html_chart *c, const struct html_series *s, size_t n);
+
+#endif

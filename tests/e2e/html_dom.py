@@ -1,0 +1,239 @@
+"""Checks a brink HTML report as Chromium rendered it (its --dump-dom).
+
+Usage:
+  python3 html_dom.py report DOM CSV JSON SESSION   the page of one session:
+      every chart, one point per tick (CSV rows) or step (JSON steps), every
+      plotted value equal to the CSV or JSON figure it stands for, and the
+      knee marked where the session (JSON Lines) recorded one
+  python3 html_dom.py hostile DOM NEEDLE... a page from hostile strings: no
+      script, no on* attribute, no element outside the page's own set, and
+      each NEEDLE shown as text
+  python3 html_dom.py compare DOM LABEL...  an overlay: each chart has one
+      curve per session, labelled
+Prints one "ok   ..." or "FAIL ..." line per check (as tests/e2e/lib.sh) and
+exits 1 when any failed.
+"""
+import csv
+import json
+import sys
+from html.parser import HTMLParser
+
+# Every element the page is made of; anything else was injected.
+PAGE_ELEMENTS = {
+    "html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "ul", "li", "span",
+    "table", "tbody", "tr", "th", "td", "pre", "figure", "figcaption", "svg", "line", "text",
+    "path", "circle", "g",
+}
+
+failed = 0
+
+
+def ok(name):
+    print("ok   " + name)
+
+
+def not_ok(name, why):
+    global failed
+    failed += 1
+    print("FAIL " + name)
+    print("     " + why)
+
+
+def check(name, cond, why=""):
+    if cond:
+        ok(name)
+    else:
+        not_ok(name, why)
+
+
+class Dom(HTMLParser):
+    """Elements in document order, as (tag, attrs dict, parent figure id)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.elements = []
+        self.figure = None
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "figure":
+            self.figure = a.get("id")
+        self.elements.append((tag, a, self.figure))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag):
+        if tag == "figure":
+            self.figure = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def load(path):
+    d = Dom()
+    with open(path, encoding="utf-8") as f:
+        d.feed(f.read())
+    return d
+
+
+def series(dom, figure, tag="path"):
+    """{data-series: [values or None]} of a chart's curves (or dots)."""
+    out = {}
+    for tag_, a, fig in dom.elements:
+        if fig != figure or tag_ != tag or "data-series" not in a:
+            continue
+        if tag == "path":
+            out[a["data-series"]] = [float(v) if v else None for v in a["data-v"].split(",")]
+        else:
+            out.setdefault(a["data-series"], []).append((float(a["data-x"]), float(a["data-v"])))
+    return out
+
+
+def figures(dom):
+    return {a["id"]: a for t, a, _ in dom.elements if t == "figure"}
+
+
+def same(a, b, tol):
+    return a is not None and b is not None and abs(a - b) <= tol
+
+
+def compare_values(name, got, want, tol):
+    """got and want are lists, None where there is no value."""
+    if len(got) != len(want):
+        not_ok(name, "%d points, expected %d" % (len(got), len(want)))
+        return
+    bad = [(i, g, w) for i, (g, w) in enumerate(zip(got, want))
+           if (g is None) != (w is None) or (g is not None and not same(g, w, tol(w)))]
+    check(name, not bad, "first differences (index, plotted, expected): %s" % bad[:5])
+
+
+def opt(v):
+    return float(v) if v != "" else None
+
+
+def recorded_knee(session_path):
+    """The level of the knee detection the session recorded, or None."""
+    for line in open(session_path):
+        rec = json.loads(line)
+        for e in rec.get("events", []) if rec.get("type") == "tick" else []:
+            if e["kind"] == "detection" and e["text"].startswith("knee: c="):
+                return float(e["text"][len("knee: c="):].split()[0])
+    return None
+
+
+def report(dom_path, csv_path, json_path, session_path):
+    dom = load(dom_path)
+    with open(csv_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    with open(json_path) as f:
+        doc = json.load(f)
+    figs = figures(dom)
+    n = len(rows)
+    time_charts = ["throughput", "latency-ok", "latency-failed", "errors", "probe-0"]
+    for fid in time_charts + ["steps-throughput", "steps-latency"]:
+        check("chart %s is on the page" % fid, fid in figs, "figures: %s" % sorted(figs))
+    if failed:
+        return
+    for fid in time_charts:
+        check("%s: data-points is the tick count %d" % (fid, n), figs[fid]["data-points"] == str(n),
+              "data-points=%s" % figs[fid]["data-points"])
+    exact = lambda w: 0
+    thr = series(dom, "throughput")
+    compare_values("throughput: one req/s per tick, as CSV req_per_s", thr.get("req/s", []),
+                   [float(r["req_per_s"]) for r in rows], lambda w: 0.0005)
+    compare_values("throughput: one ok/s per tick, as CSV ok over duration_us", thr.get("ok/s", []),
+                   [float(r["ok"]) * 1e6 / float(r["duration_us"]) for r in rows], lambda w: 0.0005)
+    lat = series(dom, "latency-ok")
+    for s, col in (("p50", "p50_us"), ("p90", "p90_us"), ("p99", "p99_us"), ("max", "max_us")):
+        compare_values("latency of successes: %s per tick, as CSV %s" % (s, col), lat.get(s, []),
+                       [opt(r[col]) for r in rows], exact)
+    flat = series(dom, "latency-failed")
+    for s, col in (("p50", "failed_p50_us"), ("p99", "failed_p99_us"), ("max", "failed_max_us")):
+        compare_values("latency of failures: %s per tick, as CSV %s" % (s, col), flat.get(s, []),
+                       [opt(r[col]) for r in rows], exact)
+    err = series(dom, "errors")
+    check("errors: a curve per class that failed", len(err) > 0, "no curve")
+    for cls, values in err.items():
+        want = [float(r["err_" + cls]) * 1e6 / float(r["duration_us"]) for r in rows]
+        compare_values("errors: %s per second per tick, as CSV err_%s" % (cls, cls), values, want,
+                       lambda w: 0.0005)
+    probe = series(dom, "probe-0")
+    compare_values("probe conns: its value per tick, as the CSV column", probe.get("value", []),
+                   [opt(r["conns"]) for r in rows], lambda w: abs(w) * 1e-8)
+    thresholds = [a for t, a, fig in dom.elements if fig == "probe-0" and "threshold" in a.get("class", "")]
+    check("probe conns: its alert threshold is drawn at 500",
+          len(thresholds) == 1 and float(thresholds[0]["data-v"]) == 500.0, "%s" % thresholds)
+    levels = [a for t, a, fig in dom.elements if fig == "throughput" and a.get("class") == "ev ev-level"]
+    check("throughput: every change of level is marked (5 levels)", len(levels) == 5, "%d" % len(levels))
+    detections = [a for t, a, fig in dom.elements
+                  if fig == "throughput" and a.get("class") == "ev ev-detection"]
+    check("throughput: the detections are marked", len(detections) >= 4, "%d" % len(detections))
+
+    steps = doc["steps"]
+    st = series(dom, "steps-throughput", "circle")
+    check("steps-throughput: data-points is the step count %d" % len(steps),
+          figs["steps-throughput"]["data-points"] == str(len(steps)), figs["steps-throughput"]["data-points"])
+    compare_values("steps-throughput: one point per step at its level",
+                   [x for x, _ in st.get("req/s", [])], [float(s["level"]) for s in steps], exact)
+    compare_values("steps-throughput: req/s per step, as JSON steps req_per_s",
+                   [v for _, v in st.get("req/s", [])], [s["req_per_s"] for s in steps], lambda w: 0.0005)
+    sl = series(dom, "steps-latency", "circle")
+    for p in ("p50", "p90", "p99"):
+        compare_values("steps-latency: %s per step, as JSON steps latency_us.%s" % (p, p),
+                       [v for _, v in sl.get(p, [])],
+                       [float(s["latency_us"][p]) for s in steps if s["latency_us"]["timed"]], exact)
+    for fid in ("steps-throughput", "steps-latency"):
+        marks = [a for t, a, fig in dom.elements if fig == fid and t == "g"]
+        broke = [a for a in marks if a.get("class") == "breaking"]
+        failed_steps = [s["level"] for s in steps if s.get("plan", {}).get("verdict") == "fail"]
+        check("%s: the breaking point is marked at the first failed step %s" % (fid, failed_steps[:1]),
+              len(broke) == 1 and failed_steps and float(broke[0]["data-x"]) == failed_steps[0],
+              "%s" % broke)
+        knee = recorded_knee(session_path)
+        drawn = [float(a["data-x"]) for a in marks if a.get("class") == "ev knee"]
+        check("%s: the knee is marked where the session recorded it (%s)" % (fid, knee),
+              drawn == ([knee] if knee is not None else []), "drawn at %s" % drawn)
+    step_rows = [a for t, a, fig in dom.elements if t == "tr"]
+    check("the step table has a row per step", sum(1 for _ in step_rows) >= len(steps) + 1, "")
+
+
+def hostile(dom_path, needles):
+    dom = load(dom_path)
+    tags = [t for t, _, _ in dom.elements]
+    check("hostile: no script element", "script" not in tags, "")
+    on = [(t, k) for t, a, _ in dom.elements for k in a if k.lower().startswith("on")]
+    check("hostile: no on* attribute", not on, "%s" % on[:5])
+    extra = sorted(set(tags) - PAGE_ELEMENTS)
+    check("hostile: no element but the page's own", not extra, "injected: %s" % extra)
+    links = [(t, k) for t, a, _ in dom.elements for k in a if k.lower() in ("href", "src", "xlink:href")]
+    check("hostile: no link or source attribute", not links, "%s" % links[:5])
+    text = "".join(dom.text)
+    for n in needles:
+        check("hostile: %r is shown as text" % n, n in text, "not in the page's text")
+    check("hostile: no ESC byte reaches the page", "\x1b" not in text and "\x1b" not in open(dom_path).read(), "")
+
+
+def compare(dom_path, labels):
+    dom = load(dom_path)
+    figs = figures(dom)
+    for fid in ("throughput", "latency-ok", "errors", "steps-throughput", "steps-latency"):
+        got = [a.get("data-label") for t, a, fig in dom.elements if fig == fid and t == "path"]
+        check("compare: %s has one curve per session, labelled %s" % (fid, labels), got == labels,
+              "got %s (figures %s)" % (got, sorted(figs)))
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == "report":
+        report(*sys.argv[2:6])
+    elif mode == "hostile":
+        hostile(sys.argv[2], sys.argv[3:])
+    else:
+        compare(sys.argv[2], sys.argv[3:])
+    sys.exit(1 if failed else 0)
+
+
+main()
