@@ -5,7 +5,8 @@ set(BRINK_ALLOWED_core    Threads::Threads m)
 set(BRINK_ALLOWED_cli     brink_core)
 set(BRINK_ALLOWED_config  brink_core PkgConfig::INIH)
 set(BRINK_ALLOWED_ramp    brink_core brink_config m)
-set(BRINK_ALLOWED_engine  brink_core brink_config brink_ramp PkgConfig::UV CURL::libcurl HttpParser::HttpParser
+set(BRINK_ALLOWED_script  brink_core brink_config PkgConfig::LUAJIT)
+set(BRINK_ALLOWED_engine  brink_core brink_config brink_ramp brink_script PkgConfig::UV CURL::libcurl HttpParser::HttpParser
                           PkgConfig::OPENSSL)
 set(BRINK_ALLOWED_probes  brink_core brink_config PkgConfig::UV CURL::libcurl PkgConfig::JANSSON)
 set(BRINK_ALLOWED_ui      brink_core PkgConfig::NCURSESW)

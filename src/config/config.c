@@ -39,6 +39,7 @@ void config_init(struct config *c)
     config__apply_defaults(SECTION_RECORD, &c->record);
     config__apply_defaults(SECTION_RAMP, &c->ramp);
     config__apply_defaults(SECTION_THRESHOLDS, &c->thresholds);
+    config__apply_defaults(SECTION_SCENARIO, &c->scenario);
 }
 
 static void free_str(struct config_str *s)
@@ -65,6 +66,7 @@ void config_free(struct config *c)
     free_headers(c->target.connect_to, c->target.n_connect_to);
     free_str(&c->target.unix_socket);
     free_str(&c->target.proxy);
+    free_str(&c->scenario.script);
     for (uint32_t i = 0; i < c->n_requests; i++) {
         struct config_request *r = &c->requests[i];
 
@@ -100,6 +102,7 @@ static void *base_of(struct config *c, enum config_section_kind kind, uint32_t i
     case SECTION_RECORD: return &c->record;
     case SECTION_RAMP: return &c->ramp;
     case SECTION_THRESHOLDS: return &c->thresholds;
+    case SECTION_SCENARIO: return &c->scenario;
     case SECTION_REQUEST: return &c->requests[index];
     case SECTION_PROBE: return &c->probes[index];
     case SECTION_NONE: break;
@@ -203,6 +206,11 @@ static void resolve_requests(struct config_load_ctx *ctx)
 
     for (uint32_t i = 0; i < c->n_requests; i++)
         n_with_url += c->requests[i].key_line[CONFIG_REQUEST_URL] != 0;
+    if (c->scenario.script.value && c->n_requests) {
+        config__error(ctx, c->scenario.key_line[CONFIG_SCENARIO_SCRIPT], "[scenario] script",
+                      "a script makes its own requests: remove the [request NAME] sections");
+        return;
+    }
     if (!has_target && n_with_url == 0) {
         config__error(ctx, 0, "[target] url",
                       "no target: set [target] url or a url in each [request NAME]");

@@ -47,13 +47,15 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
     struct curl_slot *cs = s->curl;
     size_t n = size * nmemb;
 
-    (void)data;
     cs->body_bytes += n;
     if (cs->body_bytes > s->w->e->config->target.max_body_bytes) {
         /* Counted and cut, never buffered: returning less than n aborts. */
         cs->is_body_cut = 1;
         return 0;
     }
+    /* A scenario script's request keeps it, for the script. */
+    if (s->req && s->req->cap.wants_body)
+        capture_add(&s->req->cap.body, data, n);
     return n;
 }
 
@@ -123,12 +125,32 @@ static const char *check_header(struct curl_head *h, const char *line, size_t n)
     return NULL;
 }
 
+/* A reply's header line, for a script: a status line starts the lines
+ * over (an interim reply's are not the reply's), the blank line is left
+ * out, and each line ends in "\n". */
+static void keep_header(struct capture *cap, const char *line, size_t n)
+{
+    if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
+        cap->head.len = 0;
+        return;
+    }
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        n--;
+    if (n == 0)
+        return;
+    capture_add(&cap->head, line, n);
+    capture_add(&cap->head, "\n", 1);
+}
+
 static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
 {
-    struct curl_slot *cs = ((struct slot *)userp)->curl;
+    struct slot *s = userp;
+    struct curl_slot *cs = s->curl;
     size_t n = size * nmemb;
 
     cs->head.why = check_header(&cs->head, line, n);
+    if (s->req && !cs->head.why)
+        keep_header(&s->req->cap, line, n);
     /* Returning less than n aborts the transfer (CURLE_WRITE_ERROR). */
     return cs->head.why ? 0 : n;
 }
@@ -221,8 +243,48 @@ static void slot_fini(struct slot *s)
     if (!s->curl)
         return;
     curl_easy_cleanup(s->curl->easy);
+    curl_slist_free_all(s->curl->req_headers);
     free(s->curl);
     s->curl = NULL;
+}
+
+/* The method and body of a request, on e. */
+static void set_method(CURL *e, const char *method, const unsigned char *body, size_t body_len)
+{
+    /* HTTPGET resets what a previous kind may have left: POST, NOBODY. */
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    if (body) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+    }
+    if (strcmp(method, "HEAD") == 0) {
+        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
+    } else if (strcmp(method, "GET") == 0 && !body) {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
+    } else {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+    }
+}
+
+/* A scenario script's request: method, body and header lines of its own,
+ * set for each request (the next plain kind sets its own again). */
+static void set_request(struct slot *s, const struct scene_req *q)
+{
+    struct curl_slot *cs = s->curl;
+
+    set_method(cs->easy, q->method, q->body, q->body_len);
+    curl_slist_free_all(cs->req_headers);
+    cs->req_headers = NULL;
+    for (size_t i = 0; i < q->n_headers; i++)
+        cs->req_headers = curl_slist_append(cs->req_headers, q->headers[i]);
+    /* A body must not wait a second for "100 Continue". */
+    if (q->body)
+        cs->req_headers = curl_slist_append(cs->req_headers, "Expect:");
+    curl_easy_setopt(cs->easy, CURLOPT_HTTPHEADER, cs->req_headers);
+    if (s->w->curl->renames)
+        curl_easy_setopt(cs->easy, CURLOPT_CONNECT_TO, s->w->curl->connect_to);
+    cs->last_kind = SIZE_MAX;
 }
 
 /* The options that depend on the request kind, set when the kind changes. */
@@ -231,20 +293,7 @@ static void set_kind(struct slot *s, size_t kind)
     const struct workload_kind *k = workload_kind(s->w->e->workload, kind);
     CURL *e = s->curl->easy;
 
-    /* HTTPGET resets what a previous kind may have left: POST, NOBODY. */
-    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-    if (k->body) {
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)k->body_len);
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, k->body);
-    }
-    if (strcmp(k->method, "HEAD") == 0) {
-        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
-    } else if (strcmp(k->method, "GET") == 0 && !k->body) {
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
-    } else {
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, k->method);
-    }
+    set_method(e, k->method, k->body, k->body_len);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->curl->kind_headers[kind]);
     /* A kind renamed for server_name has its own line, which carries the
      * connect_to route of its URL's host (curl_tls.c). */
@@ -266,10 +315,8 @@ static long left_ms(const struct slot *s, uint64_t limit_us)
 
 void engine__curl_slot_set_deadlines(struct slot *s)
 {
-    const struct workload_kind *k = workload_kind(s->w->e->workload, s->kind);
-
     curl_easy_setopt(s->curl->easy, CURLOPT_TIMEOUT_MS,
-                     left_ms(s, k->timeout_us) + CURL_BACKSTOP_MS);
+                     left_ms(s, engine__slot_timeout_us(s)) + CURL_BACKSTOP_MS);
     curl_easy_setopt(s->curl->easy, CURLOPT_CONNECTTIMEOUT_MS,
                      left_ms(s, s->w->e->config->target.connect_timeout_us) + CURL_BACKSTOP_MS);
 }
@@ -308,6 +355,14 @@ static void start(struct slot *s)
     char *url = w->curl->url;
     int len;
 
+    if (s->req) {
+        set_request(s, s->req);
+        curl_easy_setopt(cs->easy, CURLOPT_URL, s->req->url);
+        cs->is_retried = 0;
+        reset_transfer(cs);
+        add(s);
+        return;
+    }
     len = workload_url(w->e->workload, s->kind, s->seq, s->vu, &w->rng, url, CURL_URL_MAX);
     /* workload_new refused templates that could expand past the buffer. */
     assert(len >= 0);

@@ -88,6 +88,7 @@ struct curl_slot {
     int open_errno;   /* why our opensocket callback failed, 0 if it did not */
     long buffer_size; /* CURLOPT_BUFFERSIZE, raised after a large body */
     struct curl_head head;
+    struct curl_slist *req_headers; /* a scenario script's request's header lines, or NULL */
     struct slot *s;          /* the slot it belongs to */
     int is_queued;           /* waits for a pass's connect budget, not yet in the multi */
     struct dlist_node queue; /* in its worker's queue */
