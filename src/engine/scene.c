@@ -57,7 +57,7 @@ int engine__scene_init(struct engine *e, char *err, size_t err_len)
 
     if (!path)
         return 0;
-    rc = script_setup(path, e->seed, err, err_len, &e->script);
+    rc = script_setup(path, e->config->scenario.script.raw, e->seed, err, err_len, &e->script);
     if (rc < 0)
         return rc;
     k = xcalloc(1, sizeof(*k));

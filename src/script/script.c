@@ -18,6 +18,7 @@
 
 struct script_setup {
     char *path;
+    char *name; /* as messages call it */
     char *dir;
     uint64_t seed;
     struct script_data_set *data;
@@ -333,11 +334,10 @@ static int state_new(struct script *sc, const struct script_setup *su, int may_l
 {
     lua_State *L = luaL_newstate();
     char why[SCRIPT_ERR_MAX];
-    const char *name = strrchr(su->path, '/') ? strrchr(su->path, '/') + 1 : su->path;
     char chunk[PATH_MAX + 2];
 
     if (!L) {
-        msg_set(err, err_len, "brink: %s: no memory for a Lua state", su->path);
+        msg_set(err, err_len, "brink: %s: no memory for a Lua state", su->name);
         return -ENOMEM;
     }
     sc->L = L;
@@ -346,7 +346,7 @@ static int state_new(struct script *sc, const struct script_setup *su, int may_l
     sc->lib.may_load = may_load;
     sc->lib.script_dir = su->dir;
     if (script__sandbox(L, su->dir, why, sizeof(why)) < 0) {
-        msg_set(err, err_len, "brink: %s: %s", su->path, why);
+        msg_set(err, err_len, "brink: %s: %s", su->name, why);
         return -ENOMEM;
     }
     script__lib_open(L, &sc->lib);
@@ -358,12 +358,12 @@ static int state_new(struct script *sc, const struct script_setup *su, int may_l
     lua_setfield(L, -2, "sleep");
     lua_pop(L, 1);
     if (luaL_loadbuffer(L, request_wrapper, sizeof(request_wrapper) - 1, "=brink.request") != 0) {
-        msg_set(err, err_len, "brink: %s: no memory for a Lua state", su->path);
+        msg_set(err, err_len, "brink: %s: no memory for a Lua state", su->name);
         return -ENOMEM;
     }
     lua_pushcfunction(L, l_request);
     lua_call(L, 1, 0);
-    snprintf(chunk, sizeof(chunk), "@%s", name);
+    snprintf(chunk, sizeof(chunk), "@%s", su->name);
     if (script__load_file(L, su->path, chunk, why, sizeof(why)) < 0) {
         msg_set(err, err_len, "brink: %s", why);
         return -EINVAL;
@@ -376,14 +376,32 @@ static int state_new(struct script *sc, const struct script_setup *su, int may_l
     lua_getglobal(L, "iteration");
     if (!lua_isfunction(L, -1)) {
         msg_set(err, err_len, "brink: %s: no function iteration(user): each virtual user runs it",
-                su->path);
+                su->name);
         return -EINVAL;
     }
     lua_pop(L, 1);
     return 0;
 }
 
-int script_setup(const char *path, uint64_t seed, char *err, size_t err_len,
+int script_check(const char *path, const char *name, char *err, size_t err_len)
+{
+    lua_State *L = luaL_newstate();
+    char chunk[PATH_MAX + 2], why[SCRIPT_ERR_MAX];
+    int rc;
+
+    if (!L) {
+        msg_set(err, err_len, "brink: %s: no memory for a Lua state", name);
+        return -ENOMEM;
+    }
+    snprintf(chunk, sizeof(chunk), "@%s", name);
+    rc = script__load_file(L, path, chunk, why, sizeof(why));
+    if (rc < 0)
+        msg_set(err, err_len, "brink: %s", why);
+    lua_close(L);
+    return rc;
+}
+
+int script_setup(const char *path, const char *name, uint64_t seed, char *err, size_t err_len,
                  struct script_setup **out)
 {
     struct script_setup *su = xcalloc(1, sizeof(*su));
@@ -391,6 +409,7 @@ int script_setup(const char *path, uint64_t seed, char *err, size_t err_len,
     int rc;
 
     su->path = xstrdup(path);
+    su->name = xstrdup(name);
     su->dir = dir_of(path);
     su->seed = seed;
     su->data = script__data_set_new();
@@ -402,7 +421,7 @@ int script_setup(const char *path, uint64_t seed, char *err, size_t err_len,
             char why[SCRIPT_WHY_MAX];
 
             error_text(sc.L, why, sizeof(why));
-            msg_set(err, err_len, "brink: %s: setup: %s", path, why);
+            msg_set(err, err_len, "brink: %s: setup: %s", su->name, why);
             rc = -EINVAL;
         }
     }
@@ -422,6 +441,7 @@ void script_setup_free(struct script_setup *su)
         return;
     script__data_set_free(su->data);
     free(su->path);
+    free(su->name);
     free(su->dir);
     free(su);
 }

@@ -68,15 +68,21 @@ struct script_reply {
 };
 
 /*
- * Loads path (the experiment's [scenario] script) and runs its main chunk
+ * Loads path (the experiment's [scenario] script, called name in messages:
+ * as the experiment file writes it) and runs its main chunk
  * and setup() in a state of their own, with seed for brink.random.
  * Returns 0 and *out, or a negative errno with one line in err:
  * -EINVAL for a syntax error or a failing setup ("FILE:LINE: message"),
  * -ENOENT and the like when it cannot be read, "no iteration function"
  * when the script defines none. Main thread.
  */
-int script_setup(const char *path, uint64_t seed, char *err, size_t err_len,
+int script_setup(const char *path, const char *name, uint64_t seed, char *err, size_t err_len,
                  struct script_setup **out);
+/* Compiles path without running it, as brink check does: 0, or -EINVAL
+ * with "FILE:LINE: message" for a syntax error (FILE is name, the script
+ * as the experiment file names it), another negative errno when it cannot
+ * be read. Any thread. */
+int script_check(const char *path, const char *name, char *err, size_t err_len);
 /* After every script_close. NULL: a no-op. */
 void script_setup_free(struct script_setup *su);
 
