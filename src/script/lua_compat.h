@@ -66,4 +66,18 @@ static inline int compat_to_int(lua_State *L, int idx, long long *out)
     return 0;
 }
 
+/* Resumes co with the nargs values on top of its stack (from: the state
+ * that resumes it, which Lua 5.4 asks for). */
+static inline int compat_resume(lua_State *co, lua_State *from, int nargs)
+{
+#if LUA_VERSION_NUM >= 504
+    int nres;
+
+    return lua_resume(co, from, nargs, &nres);
+#else
+    (void)from;
+    return lua_resume(co, nargs);
+#endif
+}
+
 #endif

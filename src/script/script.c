@@ -525,7 +525,7 @@ static enum script_step run(struct script_user *u, int nargs)
     sc->current = u;
     sc->lib.rng = &u->rng;
     u->step = SCRIPT_STEP_END;
-    rc = lua_resume(u->co, nargs);
+    rc = compat_resume(u->co, sc->L, nargs);
     sc->current = NULL;
     if (rc == LUA_YIELD && (u->step == SCRIPT_STEP_REQUEST || u->step == SCRIPT_STEP_SLEEP))
         return u->step;
