@@ -384,8 +384,7 @@ int engine__build(const struct engine_params *p, char *err, size_t err_len, stru
     e->n_workers = c->load.threads;
     e->drop_pending = xcalloc(e->n_workers, sizeof(*e->drop_pending));
     e->workers = xcalloc(e->n_workers, sizeof(*e->workers));
-    e->merger =
-        engine__merger_new(e->n_workers, e->workload, e->scene_kinds, e->chan, e->tick_ns);
+    e->merger = engine__merger_new(e->n_workers, e->workload, e->scene_kinds, e->chan, e->tick_ns);
     engine__merger_set_fds_limit(e->merger, e->fds_limit);
     engine__merger_set_transport(e->merger, e->tp->name);
     publish_control(e); /* no worker runs yet: no lock needed */

@@ -172,8 +172,7 @@ static void build_suffix(struct text *t, const char *const *headers, size_t n, i
         text_str(t, headers[i]);
         text_str(t, "\r\n");
     }
-    if (has_body && !sets(headers, n, "Content-Length") &&
-        !sets(headers, n, "Transfer-Encoding")) {
+    if (has_body && !sets(headers, n, "Content-Length") && !sets(headers, n, "Transfer-Encoding")) {
         snprintf(line, sizeof(line), "Content-Length: %zu\r\n", body_len);
         text_str(t, line);
     }
@@ -181,8 +180,8 @@ static void build_suffix(struct text *t, const char *const *headers, size_t n, i
 }
 
 void h1_head_build(struct capture_buf *b, const char *method, const char *url,
-                   const struct h1_origin *o, const char *const *headers, size_t n,
-                   int has_body, size_t body_len)
+                   const struct h1_origin *o, const char *const *headers, size_t n, int has_body,
+                   size_t body_len)
 {
     struct text t = {b->at, 0, b->cap};
     const char *path = url + o->len;

@@ -74,8 +74,8 @@ void h1_kind_free(struct h1_kind *k);
  */
 struct capture_buf;
 void h1_head_build(struct capture_buf *b, const char *method, const char *url,
-                   const struct h1_origin *o, const char *const *headers, size_t n,
-                   int has_body, size_t body_len);
+                   const struct h1_origin *o, const char *const *headers, size_t n, int has_body,
+                   size_t body_len);
 
 /*
  * The head of request seq of user vu of kind i (serialised as k): k->fixed,

@@ -213,9 +213,10 @@ struct h1_addrs {
 
 /* What the h1 transport sends, shared read-only by every worker. */
 struct h1_setup {
-    char *host;    /* the origin's host, owned: what requests name (Host, TLS's server name) */
-    char *authority; /* "host[:port]" as [target] url writes it, owned: a script's URLs must match */
-    uint16_t port; /* the origin's port */
+    char *host; /* the origin's host, owned: what requests name (Host, TLS's server name) */
+    char
+        *authority; /* "host[:port]" as [target] url writes it, owned: a script's URLs must match */
+    uint16_t port;  /* the origin's port */
     /* Where connections go: the origin, or the address and port of the
      * [target] connect_to line that matches it. A name is looked up by each
      * worker. */

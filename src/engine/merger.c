@@ -67,7 +67,8 @@ struct merger {
 };
 
 struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl,
-                                  const struct scene_kinds *kinds, struct chan *ch, uint64_t tick_ns)
+                                  const struct scene_kinds *kinds, struct chan *ch,
+                                  uint64_t tick_ns)
 {
     struct merger *m = xcalloc(1, sizeof(*m));
 

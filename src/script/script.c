@@ -113,8 +113,7 @@ static const char *keep_field(lua_State *L, struct script_user *u, const char *f
     at = keep(u, v, n);
     lua_pop(L, 1);
     if (!at)
-        fail(L, "brink.request: method, url, name and headers over %u bytes",
-                   SCRIPT_HEAD_MAX);
+        fail(L, "brink.request: method, url, name and headers over %u bytes", SCRIPT_HEAD_MAX);
     return at;
 }
 
@@ -150,13 +149,11 @@ static void keep_headers(lua_State *L, struct script_user *u)
         k = lua_tolstring(L, -2, &kn);
         v = lua_tolstring(L, -1, &vn);
         if (!is_clean(k, kn, 1) || !is_clean(v, vn, 0))
-            fail(L, "brink.request: header \"%s\": a name or value that HTTP cannot carry",
-                       k);
+            fail(L, "brink.request: header \"%s\": a name or value that HTTP cannot carry", k);
         if (u->req.n_headers == SCRIPT_HEADERS_MAX)
             fail(L, "brink.request: more than %d headers", SCRIPT_HEADERS_MAX);
         if (u->head_len + kn + vn + 3 > SCRIPT_HEAD_MAX)
-            fail(L, "brink.request: method, url, name and headers over %u bytes",
-                       SCRIPT_HEAD_MAX);
+            fail(L, "brink.request: method, url, name and headers over %u bytes", SCRIPT_HEAD_MAX);
         line = u->head + u->head_len;
         memcpy(line, k, kn);
         memcpy(line + kn, ": ", 2);
@@ -295,14 +292,13 @@ static int l_sleep(lua_State *L)
 /* brink.request around l_request: the engine refuses a request it cannot
  * send (a URL the transport cannot reach) by resuming with (nil, why),
  * which becomes an error at the script's line. */
-static const char request_wrapper[] =
-    "local raw = ...\n"
-    "local error = error\n"
-    "brink.request = function(t)\n"
-    "  local r, why = raw(t)\n"
-    "  if why then error(why, 2) end\n"
-    "  return r\n"
-    "end\n";
+static const char request_wrapper[] = "local raw = ...\n"
+                                      "local error = error\n"
+                                      "brink.request = function(t)\n"
+                                      "  local r, why = raw(t)\n"
+                                      "  if why then error(why, 2) end\n"
+                                      "  return r\n"
+                                      "end\n";
 
 static char *dir_of(const char *path)
 {

@@ -28,8 +28,8 @@ struct script_setup;
 struct script;
 struct script_user;
 
-#define SCRIPT_WHY_MAX 320        /* bytes of an error line, NUL included */
-#define SCRIPT_HEADERS_MAX 64     /* header lines of one request */
+#define SCRIPT_WHY_MAX 320          /* bytes of an error line, NUL included */
+#define SCRIPT_HEADERS_MAX 64       /* header lines of one request */
 #define SCRIPT_HEAD_MAX (64u << 10) /* bytes of a request's method, URL and headers */
 
 /* What an iteration asks the engine for. */
@@ -48,21 +48,21 @@ struct script_request {
     size_t n_headers;
     const unsigned char *body; /* NULL: none (an empty string is a body of 0 bytes) */
     size_t body_len;
-    const char *name;     /* its request kind: "name" or, when not given, the method */
-    uint64_t timeout_us;  /* 0: [target] timeout */
-    int has_expect;       /* expect holds the statuses that count as ok */
+    const char *name;    /* its request kind: "name" or, when not given, the method */
+    uint64_t timeout_us; /* 0: [target] timeout */
+    int has_expect;      /* expect holds the statuses that count as ok */
     struct status_set expect;
-    int skip_body;        /* the reply's body is counted, not handed back */
-    int aws_sigv4;        /* sign it with AWS Signature V4 ([scenario] aws_* settings) */
+    int skip_body; /* the reply's body is counted, not handed back */
+    int aws_sigv4; /* sign it with AWS Signature V4 ([scenario] aws_* settings) */
 };
 
 /* What the engine hands back for a request. Borrowed for the call only. */
 struct script_reply {
-    int status;               /* HTTP status; 0 when there was no reply */
-    const char *error;        /* the error class's name when it failed ("timeout"), else NULL */
-    const char *headers;      /* the reply's header lines, "Name: value\n" each */
+    int status;          /* HTTP status; 0 when there was no reply */
+    const char *error;   /* the error class's name when it failed ("timeout"), else NULL */
+    const char *headers; /* the reply's header lines, "Name: value\n" each */
     size_t headers_len;
-    const char *body;         /* NULL when skipped or empty */
+    const char *body; /* NULL when skipped or empty */
     size_t body_len;
     uint64_t latency_us;
 };

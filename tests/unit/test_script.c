@@ -67,8 +67,11 @@ static void a_request_yields_and_its_reply_resumes(void **state)
     struct fixture f;
     const struct script_request *q;
     static const char head[] = "Content-Type: text/plain\nX-Brink-Version: 41\n";
-    struct script_reply r = {.status = 200, .headers = head, .headers_len = sizeof(head) - 1,
-                             .body = "v", .body_len = 1};
+    struct script_reply r = {.status = 200,
+                             .headers = head,
+                             .headers_len = sizeof(head) - 1,
+                             .body = "v",
+                             .body_len = 1};
 
     (void)state;
     open_script(&f, rmw);
