@@ -67,6 +67,7 @@ void config_free(struct config *c)
     free_str(&c->target.unix_socket);
     free_str(&c->target.proxy);
     free_str(&c->scenario.script);
+    free_str(&c->target.aws_sigv4);
     for (uint32_t i = 0; i < c->n_requests; i++) {
         struct config_request *r = &c->requests[i];
 
@@ -76,6 +77,7 @@ void config_free(struct config *c)
         free_headers(r->headers, r->n_headers);
         free_str(&r->body);
         free(r->body_path);
+        free_str(&r->aws_sigv4);
     }
     for (uint32_t i = 0; i < c->n_probes; i++) {
         struct config_probe *p = &c->probes[i];
@@ -223,6 +225,8 @@ static void resolve_requests(struct config_load_ctx *ctx)
             r->timeout_us = c->target.timeout_us;
         if (!r->key_line[CONFIG_REQUEST_EXPECT])
             r->expect = c->target.expect;
+        if (!r->key_line[CONFIG_REQUEST_AWS_SIGV4] && c->target.aws_sigv4.raw)
+            copy_str(&r->aws_sigv4, &c->target.aws_sigv4);
         if (r->key_line[CONFIG_REQUEST_URL]) {
             if (r->url.value && r->url.value[0] == '/') {
                 snprintf(where, sizeof(where), "[request %s] url", config__show(r->name, name));
@@ -294,6 +298,80 @@ static void check_target(struct config_load_ctx *ctx)
                       "proxy =)");
 }
 
+/* Whether scope (an aws_sigv4 value, NULL when unset) signs. */
+static int signs(const struct config_str *scope)
+{
+    return scope->value && strcmp(scope->value, "off") != 0;
+}
+
+/* The headers aws_sigv4 writes itself: a second one would contradict it. */
+static const char *const sigv4_headers[] = {"Authorization", "X-Amz-Date", "X-Amz-Content-SHA256",
+                                            "X-Amz-Security-Token"};
+
+static void check_sigv4_headers(struct config_load_ctx *ctx, const struct config_str *headers,
+                                uint32_t n, const char *where)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < sizeof(sigv4_headers) / sizeof(sigv4_headers[0]); j++) {
+            size_t len = strlen(sigv4_headers[j]);
+            const char *h = headers[i].value;
+
+            if (h && strncasecmp(h, sigv4_headers[j], len) == 0 && h[len] == ':')
+                config__error(ctx, headers[i].line, where,
+                              "%s is written by aws_sigv4 (expected no %s header in a signed "
+                              "request)",
+                              sigv4_headers[j], sigv4_headers[j]);
+        }
+    }
+}
+
+/* Signed requests need the environment's credentials, and no header of
+ * their own where the signature goes. The credentials are only checked
+ * here: the engine reads them again, so they never enter struct config or
+ * a recording. */
+static void check_sigv4(struct config_load_ctx *ctx)
+{
+    static const char *const vars[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"};
+    const struct config *c = ctx->c;
+    char where[CONFIG_WHERE_MAX], first[CONFIG_WHERE_MAX] = "", name[CONFIG_SHOW_MAX];
+    uint32_t first_line = 0;
+
+    if (c->n_requests == 0 && signs(&c->target.aws_sigv4)) {
+        snprintf(first, sizeof(first), "[target] aws_sigv4");
+        first_line = c->target.aws_sigv4.line;
+        check_sigv4_headers(ctx, c->target.headers, c->target.n_headers, "[target] header");
+    }
+    for (uint32_t i = 0; i < c->n_requests; i++) {
+        const struct config_request *r = &c->requests[i];
+
+        if (!signs(&r->aws_sigv4))
+            continue;
+        config__show(r->name, name);
+        if (!first[0] && r->key_line[CONFIG_REQUEST_AWS_SIGV4]) {
+            snprintf(first, sizeof(first), "[request %s] aws_sigv4", name);
+            first_line = r->aws_sigv4.line;
+        } else if (!first[0]) {
+            snprintf(first, sizeof(first), "[target] aws_sigv4");
+            first_line = c->target.aws_sigv4.line;
+        }
+        snprintf(where, sizeof(where), "[request %s] header", name);
+        check_sigv4_headers(ctx, c->target.headers, c->target.n_headers, where);
+        check_sigv4_headers(ctx, r->headers, r->n_headers, where);
+    }
+    if (!first[0])
+        return;
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = ctx->getenv(vars[i], ctx->getenv_arg);
+
+        if (!v || !v[0])
+            config__error(ctx, first_line == CONFIG_LINE_COMMAND_LINE ? 0 : first_line, first,
+                          "%s is not set (expected the credentials in the environment: "
+                          "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and, for temporary ones, "
+                          "AWS_SESSION_TOKEN)",
+                          vars[i]);
+    }
+}
+
 /* The directory @FILE bodies are looked up in: that of the config file. */
 /* The [load] keys that only make sense together. */
 static void check_load(struct config_load_ctx *ctx)
@@ -360,6 +438,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
         config__resolve_thresholds(&ctx);
         check_load(&ctx);
         check_target(&ctx);
+        check_sigv4(&ctx);
         apply_string_defaults(c);
         rc = ctx.n_errors ? -EINVAL : 0;
     }

@@ -54,6 +54,7 @@ enum config_target_key {
     CONFIG_TARGET_UNIX_SOCKET,
     CONFIG_TARGET_PROXY,
     CONFIG_TARGET_IP,
+    CONFIG_TARGET_AWS_SIGV4,
     CONFIG_TARGET_KEYS
 };
 
@@ -80,6 +81,7 @@ enum config_request_key {
     CONFIG_REQUEST_BODY,
     CONFIG_REQUEST_TIMEOUT,
     CONFIG_REQUEST_EXPECT,
+    CONFIG_REQUEST_AWS_SIGV4,
     CONFIG_REQUEST_KEYS
 };
 
@@ -181,10 +183,11 @@ struct config_request {
     struct config_str headers[CONFIG_MAX_HEADERS]; /* "Name: value" lines */
     struct config_str body;                        /* text, @file or random:SIZE */
     enum config_body_kind body_kind;
-    char *body_path;            /* CONFIG_BODY_FILE: resolved against the config's dir */
-    uint64_t body_random_bytes; /* CONFIG_BODY_RANDOM */
-    uint64_t timeout_us;        /* default [target] timeout */
-    struct status_set expect;   /* statuses that are ok, default [target] expect */
+    char *body_path;             /* CONFIG_BODY_FILE: resolved against the config's dir */
+    uint64_t body_random_bytes;  /* CONFIG_BODY_RANDOM */
+    uint64_t timeout_us;         /* default [target] timeout */
+    struct status_set expect;    /* statuses that are ok, default [target] expect */
+    struct config_str aws_sigv4; /* "REGION/SERVICE" or "off"; default [target] aws_sigv4 */
 };
 
 /*
@@ -218,6 +221,10 @@ struct config_target {
     struct config_str unix_socket; /* connect to this socket; value resolved as ca_file */
     struct config_str proxy;       /* a proxy URL (curl only), unset: none */
     enum config_ip ip;             /* default any */
+    /* "REGION/SERVICE": every request is signed with AWS Signature V4 with
+     * the credentials of the environment (never stored here); unset or
+     * "off": none. */
+    struct config_str aws_sigv4;
 };
 
 /* How load is made ([load] mode). */

@@ -100,7 +100,7 @@ extern const struct config_type config__ramp_steps, config__ramp_count, config__
 
 /* Value types of [target]'s connection keys, defined in network.c. */
 extern const struct config_type config__file, config__host_name, config__route, config__socket_path,
-    config__proxy_url;
+    config__proxy_url, config__sigv4_scope;
 
 /* The words of the enum keys, defined in types.c. */
 extern const struct config_words config__transport_words, config__mode_words,

@@ -154,6 +154,11 @@ const struct config_key config__keys[] = {
      .offset = TARGET(ip),
      .def = "any",
      .words = &config__ip_words},
+    {.name = "aws_sigv4",
+     .section = SECTION_TARGET,
+     .index = CONFIG_TARGET_AWS_SIGV4,
+     .type = &config__sigv4_scope,
+     .offset = TARGET(aws_sigv4)},
 
     {.name = "concurrency",
      .section = SECTION_LOAD,
@@ -289,6 +294,12 @@ const struct config_key config__keys[] = {
      .index = CONFIG_REQUEST_EXPECT,
      .type = &config__status_set,
      .offset = REQUEST(expect)},
+    /* Defaults to [target] aws_sigv4, filled in after the whole file is read. */
+    {.name = "aws_sigv4",
+     .section = SECTION_REQUEST,
+     .index = CONFIG_REQUEST_AWS_SIGV4,
+     .type = &config__sigv4_scope,
+     .offset = REQUEST(aws_sigv4)},
 
     {.name = "enabled",
      .section = SECTION_RECORD,

@@ -13,6 +13,7 @@
 #include <sys/un.h>
 
 #include "config/internal.h"
+#include "core/ascii.h"
 #include "core/xalloc.h"
 
 static void *field_of(const struct config_key *k, void *base)
@@ -232,7 +233,40 @@ static void write_proxy_url(const struct config_key *k, const void *base, FILE *
 }
 
 const struct config_type config__file = {parse_file, config__write_raw, 1};
+/* Whether s[0..n) is a region or service name AWS could use: letters,
+ * digits, '-', '_' and '.', 1 to 63 bytes. */
+static int is_scope_name(const char *s, size_t n)
+{
+    if (n == 0 || n > 63)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ascii_is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+            return 0;
+    }
+    return 1;
+}
+
+/* aws_sigv4 = REGION/SERVICE, or off. */
+static int parse_sigv4_scope(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                             const struct config_value *v, char *why, size_t why_len)
+{
+    char shown[CONFIG_SHOW_MAX];
+    const char *slash = strchr(v->value, '/');
+
+    (void)ctx;
+    if (strcmp(v->value, "off") != 0 &&
+        (!slash || !is_scope_name(v->value, (size_t)(slash - v->value)) ||
+         !is_scope_name(slash + 1, strlen(slash + 1)))) {
+        snprintf(why, why_len, "expected REGION/SERVICE such as us-east-1/s3, or off, got \"%s\"",
+                 config__show(v->value, shown));
+        return -EINVAL;
+    }
+    config__set_str(field_of(k, base), v);
+    return 0;
+}
+
 const struct config_type config__host_name = {parse_host_name, config__write_raw, 1};
 const struct config_type config__route = {parse_route, write_routes, 1};
 const struct config_type config__socket_path = {parse_socket_path, config__write_raw, 1};
 const struct config_type config__proxy_url = {parse_proxy_url, write_proxy_url, 1};
+const struct config_type config__sigv4_scope = {parse_sigv4_scope, config__write_raw, 1};

@@ -244,6 +244,7 @@ static void slot_fini(struct slot *s)
         return;
     curl_easy_cleanup(s->curl->easy);
     curl_slist_free_all(s->curl->req_headers);
+    free(s->curl->sigv4_lines);
     free(s->curl);
     s->curl = NULL;
 }
@@ -342,6 +343,38 @@ static void reset_transfer(struct curl_slot *cs)
     cs->head = (struct curl_head){.content_length = -1};
 }
 
+/*
+ * Signs the request of s to url (aws_sigv4) and hands libcurl its headers:
+ * the signature's lines, copied into s, in nodes of s chained before the
+ * kind's list, which stays shared. libcurl derives Host from the URL, as
+ * sigv4_sign does when given none. Set at every start: the date changes.
+ */
+static void sign(struct slot *s, const char *url)
+{
+    struct curl_slot *cs = s->curl;
+    const struct sigv4_out *o = engine__slot_sign(s, url, strlen(url), NULL);
+    struct curl_slist *head = s->w->curl->kind_headers[s->kind];
+    size_t need = 0, at = 0;
+
+    for (size_t i = 0; o && i < o->n_lines; i++)
+        need += strlen(o->lines[i]) + 1;
+    if (need > cs->sigv4_cap) {
+        cs->sigv4_cap = need;
+        cs->sigv4_lines = xrealloc(cs->sigv4_lines, need);
+    }
+    for (size_t i = o ? o->n_lines : 0; i-- > 0;) {
+        size_t n = strlen(o->lines[i]) + 1;
+
+        at = need - n;
+        need = at;
+        memcpy(cs->sigv4_lines + at, o->lines[i], n);
+        cs->sigv4_nodes[i].data = cs->sigv4_lines + at;
+        cs->sigv4_nodes[i].next = head;
+        head = &cs->sigv4_nodes[i];
+    }
+    curl_easy_setopt(cs->easy, CURLOPT_HTTPHEADER, head);
+}
+
 static void add(struct slot *s)
 {
     if (engine__curl_uv_add(s->w, s) != 0)
@@ -370,6 +403,8 @@ static void start(struct slot *s)
     engine__curl_tls_rename(w, s->kind, url, CURL_URL_MAX);
     if (s->kind != cs->last_kind)
         set_kind(s, s->kind);
+    if (workload_kind(w->e->workload, s->kind)->sigv4)
+        sign(s, url);
     curl_easy_setopt(cs->easy, CURLOPT_URL, url);
     if (cs->is_retried && engine__curl_tls_reuses(w))
         curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, 0L);

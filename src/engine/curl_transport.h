@@ -16,6 +16,7 @@
 
 #include "core/dlist.h"
 #include "engine/classify.h"
+#include "engine/sigv4.h"
 
 struct worker;
 struct slot;
@@ -96,6 +97,11 @@ struct curl_slot {
     uint64_t added_ns;              /* when it was handed to libcurl, since the run started */
     uint64_t added_at_act;          /* its worker's acts then: libcurl takes it up in the next */
     char error[CURL_ERROR_SIZE];
+    /* aws_sigv4: the signature's lines of the transfer in flight, and the
+     * list nodes that put them before its kind's header list. */
+    struct curl_slist sigv4_nodes[SIGV4_MAX_LINES];
+    char *sigv4_lines; /* owned */
+    size_t sigv4_cap;
 };
 
 /* curl_uv.c: the libcurl <-> libuv glue. */

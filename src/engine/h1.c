@@ -285,6 +285,41 @@ static void send_tls(struct slot *s, const char *head, size_t len, const unsigne
         engine__h1_fail(s, TRANSFER_SEND, -rc, "write");
 }
 
+/*
+ * The head with the signature of aws_sigv4 added before its blank line,
+ * in the worker's signed_head; the request target signed is the one the
+ * head carries, and Host the one h1_kind_build wrote. Returns head itself
+ * when the signature could not be made (workload_new's trial rules it out).
+ */
+static const char *sign_head(struct slot *s, const struct h1_kind *k, const char *head, size_t *len)
+{
+    static const char version[] = " HTTP/1.1\r\n";
+    struct h1_worker *hw = s->w->h1;
+    size_t cap = s->w->e->h1->head_max + SIGV4_LINES_MAX + 2, at;
+    const char *target = memchr(head, ' ', *len), *end = NULL;
+    const struct sigv4_out *o;
+
+    /* The method has no blank, the target neither: the first blank starts
+     * it and the next one begins the version. */
+    if (target)
+        end = memchr(target + 1, ' ', *len - (size_t)(target + 1 - head));
+    if (!end || (size_t)(head + *len - end) < sizeof(version) - 1 ||
+        memcmp(end, version, sizeof(version) - 1) != 0)
+        return head;
+    o = engine__slot_sign(s, target + 1, (size_t)(end - target - 1), k->host);
+    if (!o)
+        return head;
+    if (!hw->signed_head)
+        hw->signed_head = xmalloc(cap);
+    /* The head ends with the blank line: the signature goes before it. */
+    at = *len - 2;
+    memcpy(hw->signed_head, head, at);
+    at += sigv4_join(o, hw->signed_head + at, cap - at - 2);
+    memcpy(hw->signed_head + at, "\r\n", 2);
+    *len = at + 2;
+    return hw->signed_head;
+}
+
 static void send_request(struct slot *s)
 {
     struct h1_slot *h = s->h1;
@@ -297,7 +332,8 @@ static void send_request(struct slot *s)
     int rc;
 
     if (s->req) {
-        /* A script's request: its head was serialised when it was made. */
+        /* A script's request: its head was serialised (and signed) when it
+         * was made. */
         head = s->req->head_buf.at;
         len = s->req->head_buf.len;
         body = s->req->body;
@@ -307,6 +343,8 @@ static void send_request(struct slot *s)
 
         head = h1_head(k, s->w->e->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head,
                        hw->head_cap, &len);
+        if (workload_kind(s->w->e->workload, s->kind)->sigv4)
+            head = sign_head(s, k, head, &len);
         body = k->body;
         body_len = k->body_len;
     }
@@ -702,6 +740,7 @@ static void h1_fini(struct worker *w)
     if (!w->h1)
         return;
     free(w->h1->head);
+    free(w->h1->signed_head);
     free(w->h1->rbuf);
     free(w->h1->tls_in);
     h1_tls_free(w->h1->tls);

@@ -35,6 +35,7 @@ struct h1_worker {
     struct h1_slot *pending; /* those completions, newest first */
     char *head;              /* where heads with placeholders are filled in */
     size_t head_cap;
+    char *signed_head;  /* aws_sigv4: where a head gets its signature (at the first) */
     char *rbuf;         /* every read of the worker lands here (decrypted, with TLS) */
     struct h1_tls *tls; /* https: the worker's one TLS context, else NULL */
     char *tls_in;       /* https: where reads land before decryption */

@@ -215,6 +215,7 @@ int h1_kind_build(struct h1_kind *k, const struct workload *wl, size_t i, const 
     k->body = wk->body;
     k->body_len = wk->body_len;
     k->is_head = strcmp(wk->method, "HEAD") == 0;
+    k->host = xstrdup(o->authority);
     if (!wk->has_placeholders) {
         text_add(&fixed, prefix.buf, prefix.len);
         text_str(&fixed, path);
@@ -230,6 +231,7 @@ void h1_kind_free(struct h1_kind *k)
     free(k->prefix);
     free(k->suffix);
     free(k->fixed);
+    free(k->host);
     memset(k, 0, sizeof(*k));
 }
 

@@ -52,6 +52,7 @@ struct h1_kind {
     const unsigned char *body; /* borrowed from the workload; NULL: none */
     size_t body_len;
     int is_head; /* HEAD: the reply has no body whatever it says */
+    char *host;  /* the Host value sent when the kind sets none, owned */
 };
 
 /*

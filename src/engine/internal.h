@@ -28,6 +28,7 @@
 #include "engine/deadline.h"
 #include "engine/pace.h"
 #include "engine/schedule.h"
+#include "engine/sigv4.h"
 
 struct hist;
 struct workload;
@@ -348,6 +349,10 @@ struct worker {
     uint64_t owed_at_start; /* requests due and not started when the interval began */
     struct script *script;  /* a scenario run: this worker's Lua state */
     struct interval iv;
+    /* aws_sigv4: the day's signing key, and where requests are signed
+     * (allocated at the first). */
+    struct sigv4_cache sigv4_cache;
+    struct sigv4_out *sigv4_out;
 };
 
 /* Worker i's part of a total split over n workers: the first (total % n)
@@ -475,6 +480,17 @@ void engine__slot_queued_words(const struct slot *s, char *buf, size_t cap);
  * 56: ...", "h1: read: ..."; "" when none). */
 void engine__slot_done(struct slot *s, const struct transfer_result *r, uint64_t bytes_in,
                        uint64_t bytes_out, const char *words);
+/*
+ * Signs the request of s, whose kind has aws_sigv4, at this second of the
+ * wall clock with the worker's key cache: url (url_len bytes, absolute or
+ * origin-form) as sent, host the Host value sent when the kind's headers
+ * set none (NULL: the URL's authority, as libcurl sends it). Returns the
+ * worker's sigv4_out, valid until the next call on the worker, or NULL in
+ * the case workload_new's trial signature ruled out (the request then goes
+ * unsigned, and the server says why).
+ */
+const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_t url_len,
+                                          const char *host);
 
 /* scene.c: scenario scripts on the engine. */
 /* Loads e->config's script and sets it up (main thread, before the

@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "config/config.h"
 #include "core/hist.h"
@@ -168,4 +169,26 @@ void engine__slot_done(struct slot *s, const struct transfer_result *done, uint6
         return;
     }
     engine__worker_next(w, s);
+}
+
+const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_t url_len,
+                                          const char *host)
+{
+    struct worker *w = s->w;
+    const struct workload_kind *k = workload_kind(w->e->workload, s->kind);
+    struct sigv4_request rq = {.method = k->method,
+                               .url = url,
+                               .url_len = url_len,
+                               .host = host,
+                               .headers = k->headers,
+                               .n_headers = k->n_headers,
+                               .payload_hash = k->payload_hash};
+
+    if (!w->sigv4_out)
+        w->sigv4_out = xmalloc(sizeof(*w->sigv4_out));
+    /* SigV4 dates are wall-clock UTC, and a server allows 15 minutes of
+     * skew: the second at send time. */
+    if (sigv4_sign(k->sigv4, &w->sigv4_cache, &rq, (int64_t)time(NULL), w->sigv4_out) != 0)
+        return NULL;
+    return w->sigv4_out;
 }

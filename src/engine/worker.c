@@ -433,6 +433,7 @@ void engine__worker_free(struct worker *w)
     engine__scene_worker_free(w);
     w->e->tp->fini(w);
     engine__interval_free(&w->iv);
+    free(w->sigv4_out);
     rc = uv_loop_close(&w->loop);
     /* Every handle was closed in on_teardown; a busy loop here is a leak. */
     if (rc != 0)

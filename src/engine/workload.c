@@ -12,10 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 #include "config/config.h"
 #include "core/msg.h"
 #include "core/rng.h"
 #include "core/xalloc.h"
+#include "engine/sigv4.h"
 
 #define SHOW_MAX 96     /* bytes of a user string quoted in a message */
 #define DECIMAL_MAX 20  /* digits of UINT64_MAX */
@@ -55,6 +58,11 @@ struct kind {
     char *url; /* the template, which SEG_TEXT segments point into */
     struct segment *segs;
     size_t n_segs;
+    /* aws_sigv4: the workload's credentials with this kind's scope. */
+    struct sigv4_creds sigv4;
+    char region[64];
+    char service[64];
+    char payload_hash[SIGV4_HASH_HEX];
 };
 
 struct workload {
@@ -62,6 +70,10 @@ struct workload {
     size_t n_kinds;
     uint64_t *cum_weight; /* cum_weight[i]: the weights of kinds 0..i added up */
     uint64_t total_weight;
+    /* The environment's AWS credentials, read once when a kind signs. */
+    char *aws_key_id;
+    char *aws_secret;
+    char *aws_token; /* NULL: none */
 };
 
 /* Where a message about one kind starts: "[request put]" or "[target]". */
@@ -549,7 +561,89 @@ static int build_url(struct kind *k, const char *url, const struct where *at, ch
 }
 
 /* The kind of a config without [request NAME]: GET [target] url. */
-static int build_default(struct kind *k, const struct config *c, char *err, size_t err_len)
+/* Reads the environment's AWS credentials into w, once. The config's
+ * check refused a signing run without them; an in-process caller may not
+ * have run it. */
+static int read_aws_credentials(struct workload *w, const struct where *at, char *err,
+                                size_t err_len)
+{
+    static const char *const vars[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"};
+    const char *token = getenv("AWS_SESSION_TOKEN");
+
+    if (w->aws_key_id)
+        return 0;
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = getenv(vars[i]);
+
+        if (!v || !v[0]) {
+            fail(err, err_len, at,
+                 "aws_sigv4: %s is not set (expected the credentials in the environment)", vars[i]);
+            return -EINVAL;
+        }
+    }
+    w->aws_key_id = xstrdup(getenv(vars[0]));
+    w->aws_secret = xstrdup(getenv(vars[1]));
+    w->aws_token = token && token[0] ? xstrdup(token) : NULL;
+    return 0;
+}
+
+/* Signs one request of k now: what sigv4_sign writes depends on the kind
+ * alone (its header names, scope, credentials), never on the URL's
+ * expansion, so a kind that signs here signs at every send. */
+static int trial_sign(const struct kind *k, const struct where *at, char *err, size_t err_len)
+{
+    struct sigv4_out *out = xmalloc(sizeof(*out));
+    struct sigv4_request rq = {.method = k->method,
+                               .url = k->url,
+                               .url_len = strlen(k->url),
+                               .headers = k->pub.headers,
+                               .n_headers = k->pub.n_headers,
+                               .payload_hash = k->payload_hash};
+    int rc = sigv4_sign(&k->sigv4, NULL, &rq, 0, out);
+
+    free(out);
+    if (rc < 0)
+        fail(err, err_len, at,
+             "aws_sigv4: the signature's headers take more than %d bytes (a session token or "
+             "header names too long)",
+             SIGV4_OUT_MAX);
+    return rc;
+}
+
+/* Sets up the signing of k under scope ("REGION/SERVICE"; NULL or "off":
+ * none): the credentials, the scope, and the body's hash, computed once. */
+static int build_sigv4(struct workload *w, struct kind *k, const char *scope,
+                       const struct where *at, char *err, size_t err_len)
+{
+    const char *slash = scope ? strchr(scope, '/') : NULL;
+    int rc;
+
+    if (!scope || strcmp(scope, "off") == 0)
+        return 0;
+    if (!slash || (size_t)(slash - scope) >= sizeof(k->region) ||
+        strlen(slash + 1) >= sizeof(k->service)) {
+        fail(err, err_len, at, "aws_sigv4: expected REGION/SERVICE");
+        return -EINVAL;
+    }
+    rc = read_aws_credentials(w, at, err, err_len);
+    if (rc < 0)
+        return rc;
+    memcpy(k->region, scope, (size_t)(slash - scope));
+    k->region[slash - scope] = '\0';
+    strcpy(k->service, slash + 1);
+    k->sigv4 = (struct sigv4_creds){.access_key_id = w->aws_key_id,
+                                    .secret_access_key = w->aws_secret,
+                                    .session_token = w->aws_token,
+                                    .region = k->region,
+                                    .service = k->service};
+    sigv4_payload_hash(k->body, k->pub.body_len, k->payload_hash);
+    k->pub.sigv4 = &k->sigv4;
+    k->pub.payload_hash = k->payload_hash;
+    return trial_sign(k, at, err, err_len);
+}
+
+static int build_default(struct workload *w, struct kind *k, const struct config *c, char *err,
+                         size_t err_len)
 {
     static const struct where at = {"[target]"};
     int rc;
@@ -562,11 +656,13 @@ static int build_default(struct kind *k, const struct config *c, char *err, size
     k->pub.expect = c->target.expect;
     rc = build_url(k, c->target.url.value, &at, err, err_len);
     publish(k);
+    if (rc == 0)
+        rc = build_sigv4(w, k, c->target.aws_sigv4.value, &at, err, err_len);
     return rc;
 }
 
-static int build_request(struct kind *k, const struct config *c, const struct config_request *r,
-                         uint64_t *rng, char *err, size_t err_len)
+static int build_request(struct workload *w, struct kind *k, const struct config *c,
+                         const struct config_request *r, uint64_t *rng, char *err, size_t err_len)
 {
     struct where at;
     char shown[SHOW_MAX];
@@ -583,6 +679,8 @@ static int build_request(struct kind *k, const struct config *c, const struct co
     if (rc == 0)
         rc = build_body(k, r, rng, &at, err, err_len);
     publish(k);
+    if (rc == 0)
+        rc = build_sigv4(w, k, r->aws_sigv4.value, &at, err, err_len);
     return rc;
 }
 
@@ -601,9 +699,9 @@ int workload_new(const struct config *c, uint64_t seed, char *err, size_t err_le
     w->kinds = xcalloc(w->n_kinds, sizeof(*w->kinds));
     w->cum_weight = xcalloc(w->n_kinds, sizeof(*w->cum_weight));
     if (c->n_requests == 0)
-        rc = build_default(&w->kinds[0], c, err, err_len);
+        rc = build_default(w, &w->kinds[0], c, err, err_len);
     for (uint32_t i = 0; i < c->n_requests && rc == 0; i++)
-        rc = build_request(&w->kinds[i], c, &c->requests[i], &rng, err, err_len);
+        rc = build_request(w, &w->kinds[i], c, &c->requests[i], &rng, err, err_len);
     if (rc == 0)
         rc = build_weights(w, err, err_len);
     if (rc < 0) {
@@ -632,6 +730,11 @@ void workload_free(struct workload *w)
     }
     free(w->kinds);
     free(w->cum_weight);
+    free(w->aws_key_id);
+    if (w->aws_secret)
+        OPENSSL_cleanse(w->aws_secret, strlen(w->aws_secret));
+    free(w->aws_secret);
+    free(w->aws_token);
     free(w);
 }
 

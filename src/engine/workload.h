@@ -15,6 +15,7 @@
 #include "core/status_set.h"
 
 struct config;
+struct sigv4_creds;
 struct workload;
 
 #define WORKLOAD_URL_MAX 8192 /* bytes in an expanded URL, NUL included */
@@ -34,6 +35,11 @@ struct workload_kind {
     uint64_t timeout_us;
     uint32_t weight;
     struct status_set expect; /* statuses that count as ok ([target] expect by default) */
+    /* aws_sigv4: the credentials (from the environment) and scope each
+     * request of this kind is signed with at send time (sigv4.h), and the
+     * body's SHA-256 in hex; both NULL when the kind is not signed. */
+    const struct sigv4_creds *sigv4;
+    const char *payload_hash;
 };
 
 /*
