@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "config/config.h"
 #include "core/msg.h"
@@ -25,7 +26,7 @@
 #include "script/script.h"
 
 #define PAUSE_EMPTY_MS 1 /* after an iteration that sent nothing, before the next */
-#define LINES_MAX (CONFIG_MAX_HEADERS + SCRIPT_HEADERS_MAX)
+#define LINES_MAX (CONFIG_MAX_HEADERS + SCRIPT_HEADERS_MAX + SIGV4_MAX_LINES)
 #define OTHER_KIND "other"
 
 struct scene_kinds {
@@ -171,6 +172,36 @@ static size_t kind_of(struct worker *w, const char *name)
 
 /* ---- Requests --------------------------------------------------------- */
 
+/* Signs q with [target] aws_sigv4's credentials: its lines are added to
+ * q's, pointing into the worker's sigv4_out (used before the next
+ * request of the worker is made). Returns 0, or -EINVAL with why. */
+static int sign(struct slot *s, struct scene_req *q, const struct sigv4_creds *creds, char *why,
+                size_t why_len)
+{
+    struct worker *w = s->w;
+    char hash[SIGV4_HASH_HEX];
+    struct sigv4_request rq = {.method = q->method,
+                               .url = q->url,
+                               .url_len = strlen(q->url),
+                               .headers = q->headers,
+                               .n_headers = q->n_headers,
+                               .payload_hash = hash};
+
+    sigv4_payload_hash(q->body, q->body_len, hash);
+    if (!w->sigv4_out)
+        w->sigv4_out = xmalloc(sizeof(*w->sigv4_out));
+    /* Wall-clock UTC, the second it is sent, as for plain kinds. */
+    if (sigv4_sign(creds, &w->sigv4_cache, &rq, (int64_t)time(NULL), w->sigv4_out) != 0) {
+        msg_set(why, why_len,
+                "brink.request: aws_sigv4: the signature's headers take more than %d bytes",
+                SIGV4_OUT_MAX);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < w->sigv4_out->n_lines; i++)
+        q->lines[q->n_headers++] = w->sigv4_out->lines[i];
+    return 0;
+}
+
 /* Sets s->req_store up for the script's request r: its absolute URL, header
  * lines ([target] ones first), expected statuses, timeout, and for h1 its
  * head. Returns 0, or -EINVAL with why (a script error). */
@@ -204,6 +235,15 @@ static int prepare(struct slot *s, const struct script_request *r, char *why, si
     q->expect = r->has_expect ? &r->expect : &dflt->expect;
     q->is_head = strcmp(r->method, "HEAD") == 0;
     capture_begin(&q->cap, !r->skip_body);
+    if (r->aws_sigv4 > 0 && !dflt->sigv4) {
+        msg_set(why, why_len,
+                "brink.request: aws_sigv4 needs [target] aws_sigv4 = REGION/SERVICE (and the "
+                "credentials in the environment)");
+        return -EINVAL;
+    }
+    /* Signed when [target] aws_sigv4 says so, unless the request says no. */
+    if (r->aws_sigv4 != 0 && dflt->sigv4 && sign(s, q, dflt->sigv4, why, why_len) < 0)
+        return -EINVAL;
     if (e->h1) {
         struct h1_origin o;
         char reason[160];
@@ -290,6 +330,10 @@ int engine__scene_start(struct slot *s, uint64_t intended_ns)
 
     if (s->is_sleeping)
         return 0;
+    /* No request may start: no iteration either (an idle user's would
+     * never end the run). */
+    if (s->w->e->request_limit && atomic_load(&s->w->e->tickets) >= s->w->e->request_limit)
+        return -EAGAIN;
     if (s->req) {
         /* Its request was dropped (abort_in_flight): the script hears so. */
         struct script_reply r = {.error = "dropped"};

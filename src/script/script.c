@@ -266,7 +266,9 @@ static int l_request(lua_State *L)
     keep_expect(L, u);
     keep_timeout(L, u);
     u->req.skip_body = flag(L, "skip_body");
-    u->req.aws_sigv4 = flag(L, "aws_sigv4");
+    lua_getfield(L, 1, "aws_sigv4");
+    u->req.aws_sigv4 = lua_isnil(L, -1) ? -1 : lua_toboolean(L, -1);
+    lua_pop(L, 1);
     keep_body(L, u);
     u->step = SCRIPT_STEP_REQUEST;
     return lua_yield(L, 0);

@@ -53,7 +53,10 @@ struct script_request {
     int has_expect;      /* expect holds the statuses that count as ok */
     struct status_set expect;
     int skip_body; /* the reply's body is counted, not handed back */
-    int aws_sigv4; /* sign it with AWS Signature V4 ([scenario] aws_* settings) */
+    /* AWS Signature V4: 1 (aws_sigv4 = true) signs it with [target]
+     * aws_sigv4's scope and credentials, 0 (false) sends it unsigned, -1
+     * (not given) signs it when [target] aws_sigv4 is set. */
+    int aws_sigv4;
 };
 
 /* What the engine hands back for a request. Borrowed for the call only. */
