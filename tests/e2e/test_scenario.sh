@@ -2,7 +2,8 @@
 # Scenario scripts ([scenario] script, docs/scenarios.md) against brink
 # target, on both transports: the shipped read-modify-write script keeps
 # the siblings of a key all 16 users share bounded by the users, while the
-# shipped blind writes pile them up, both read from the target's /stats; a
+# shipped blind writes pile them up, both read from the target's /stats;
+# the shipped write-then-read-back script reads back what it wrote; a
 # Lua error mid-run is counted in its class with its line and the run goes
 # on to its end; a syntax error exits 2 naming the file and line.
 # Usage: sh test_scenario.sh BRINK SRCDIR
@@ -55,7 +56,8 @@ fresh_target() {
 suite() {
     d=$tmp/$transport
     mkdir -p "$d"
-    cp "$src/config/kv-rmw.lua" "$src/config/kv-blind.lua" "$d/"
+    cp "$src/config/kv-rmw.lua" "$src/config/kv-blind.lua" "$src/config/kv-write-read.lua" \
+        "$src/config/keys.txt" "$d/"
 
     fresh_target
     scenario_run rmw kv-rmw.lua
@@ -76,6 +78,15 @@ suite() {
     check "blind writes run to their end (exit 0)" 0 "$status"
     blind=$(siblings)
     check_ge "blind writes pile siblings up into the thousands ($blind)" 1000 "$blind"
+
+    scenario_run write-read kv-write-read.lua
+    check "write then read back runs to its end (exit 0)" 0 "$status"
+    check "no request failed" "errors: none" "$(grep -m 1 '^errors:' "$d/write-read.out")"
+    check_ge "its reads went to the kind \"read back\"" 100 "$(requests write-read 'read back')"
+    check "every value read back was the value written" 0 \
+        "$(grep '"type":"tick"' "$d/write-read.jsonl" | grep -c '"name":"check:read back what was written","state":"ok","value":[1-9]')"
+    check_ge "and the check was in the ticks" 2 \
+        "$(grep -c '"name":"check:read back what was written"' "$d/write-read.jsonl")"
 
     # Every tenth iteration fails at line 5; the others go on.
     cat >"$d/err.lua" <<'LUA'
