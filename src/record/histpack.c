@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base64.h"
 #include "core/hist.h"
 #include "core/varint.h"
 #include "core/xalloc.h"
@@ -55,26 +56,12 @@ static void put_varint(struct bytes *b, uint64_t v)
     b->len = varint_put(b->buf, b->cap, b->len, v);
 }
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
+/* A new string (the caller frees it) of in[0..len) in padded base64. */
 static char *base64(const unsigned char *in, size_t len)
 {
-    char *out = xmalloc((len + 2) / 3 * 4 + 1);
-    char *o = out;
+    char *out = xmalloc(base64_encoded_len(len) + 1);
 
-    for (size_t i = 0; i < len; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16;
-
-        if (i + 1 < len)
-            v |= (uint32_t)in[i + 1] << 8;
-        if (i + 2 < len)
-            v |= in[i + 2];
-        *o++ = b64[v >> 18];
-        *o++ = b64[(v >> 12) & 63];
-        *o++ = i + 1 < len ? b64[(v >> 6) & 63] : '=';
-        *o++ = i + 2 < len ? b64[v & 63] : '=';
-    }
-    *o = '\0';
+    base64_encode(in, len, out, 0);
     return out;
 }
 
@@ -122,48 +109,6 @@ char *record__hist_pack(const struct hist *h, unsigned char version)
     return text;
 }
 
-/* The inverse of b64[] (a search of it is a tenth of a report's time). */
-static int b64_value(char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
-/* Strict base64 with padding; returns the decoded length or -1. */
-static long unbase64(const char *in, size_t len, unsigned char *out)
-{
-    size_t o = 0;
-
-    if (len % 4 != 0)
-        return -1;
-    for (size_t i = 0; i < len; i += 4) {
-        int pad = (in[i + 3] == '=') + (in[i + 2] == '=' && in[i + 3] == '=');
-        int v[4];
-        uint32_t x;
-
-        if (pad > 0 && i + 4 != len)
-            return -1;
-        for (int j = 0; j < 4 - pad; j++) {
-            v[j] = b64_value(in[i + j]);
-            if (v[j] < 0)
-                return -1;
-        }
-        for (int j = 4 - pad; j < 4; j++)
-            v[j] = 0;
-        x = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
-        out[o++] = (unsigned char)(x >> 16);
-        if (pad < 2)
-            out[o++] = (unsigned char)(x >> 8);
-        if (pad < 1)
-            out[o++] = (unsigned char)x;
-    }
-    return (long)o;
-}
 
 struct head {
     uint64_t count, min, max, clamped;
@@ -269,8 +214,8 @@ int record__hist_unpack(struct hist *h, const char *text, size_t len)
     hist_reset(h);
     if (len > RECORD_B64_MAX)
         return -EINVAL;
-    buf = xmalloc(len / 4 * 3 + 1);
-    n = unbase64(text, len, buf);
+    buf = xmalloc(len / 4 * 3 + 3);
+    n = base64_decode(text, len, buf, 0);
     if (n >= 0) {
         r.buf = buf;
         r.len = (size_t)n;
