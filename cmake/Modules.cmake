@@ -11,6 +11,7 @@ set(BRINK_ALLOWED_probes  brink_core brink_config PkgConfig::UV CURL::libcurl Pk
 set(BRINK_ALLOWED_ui      brink_core PkgConfig::NCURSESW)
 set(BRINK_ALLOWED_record  brink_core PkgConfig::JANSSON)
 set(BRINK_ALLOWED_report  brink_core brink_record)
+set(BRINK_ALLOWED_script  brink_core brink_config PkgConfig::LUA PkgConfig::JANSSON OpenSSL::Crypto)
 set(BRINK_ALLOWED_target  brink_core brink_cli PkgConfig::MHD PkgConfig::UV PkgConfig::JANSSON OpenSSL::Crypto PkgConfig::GNUTLS)
 
 # brink_module(NAME SOURCES file... DEPS lib...)

@@ -146,4 +146,17 @@ int script__data_parse(struct script_data_set *set, const char *name, enum scrip
                        int has_header, const char *file, const char *text, size_t len, char *err,
                        size_t errlen);
 
+/* ---- Between the library's own files -------------------------------- */
+
+/* Reads a regular file of at most max bytes into a new buffer (*out, the
+ * caller frees it; len bytes, not NUL-terminated). Returns 0, or a negative
+ * errno with why (no path): as regfile_open, or -EIO "cannot read". */
+int script__read_file(const char *path, size_t max, char **out, size_t *len, char *why,
+                      size_t why_len);
+/* Add their functions to the table at the top of the stack: json.c the
+ * table brink.json, data.c brink.load_lines, brink.load_csv and brink.data
+ * (bound to lib). */
+void script__json_open(lua_State *L);
+void script__data_open(lua_State *L, struct script_lib *lib);
+
 #endif
