@@ -75,7 +75,14 @@ int script__load_file(lua_State *L, const char *path, const char *chunkname, cha
             skip++;
     }
     /* Mode "t": a precompiled chunk can break the VM's invariants, so only
-     * source text is ever loaded. */
+     * source text is ever loaded. Lua's own words for one differ between
+     * LuaJIT and 5.4, so say it here first. */
+    if (skip < len && text[skip] == '\033') {
+        free(text);
+        msg_set(err, errlen, "%s: a precompiled chunk, but only Lua source is loaded",
+                chunkname + (*chunkname == '@'));
+        return -EINVAL;
+    }
     rc = luaL_loadbufferx(L, text + skip, len - skip, chunkname, "t");
     free(text);
     if (rc != LUA_OK) {
