@@ -59,19 +59,31 @@ static char *run(lua_State *L, const char *code, size_t *len)
     return out;
 }
 
+/* One state for every input (a new one each time would be most of the
+ * time spent); it is never closed, as libFuzzer never says it is done. */
+static lua_State *state(struct script_lib *lib)
+{
+    static lua_State *L;
+    char err[SCRIPT_ERR_MAX];
+
+    if (L)
+        return L;
+    L = luaL_newstate();
+    if (!L || script__sandbox(L, ".", err, sizeof(err)) != 0)
+        abort();
+    script__lib_open(L, lib);
+    return L;
+}
+
 static void round_trip(struct script_data_set *set)
 {
-    struct script_lib lib;
-    lua_State *L = luaL_newstate();
+    static struct script_lib lib;
+    lua_State *L = state(&lib);
     char err[SCRIPT_ERR_MAX];
     size_t len = 0;
     char *text, *same;
 
-    memset(&lib, 0, sizeof(lib));
     lib.data = set;
-    if (!L || script__sandbox(L, ".", err, sizeof(err)) != 0)
-        abort();
-    script__lib_open(L, &lib);
     text = run(L, write_back, &len);
     if (script__data_parse(set, "u", SCRIPT_DATA_CSV, 0, "u.csv", text, len, err, sizeof(err)) != 0)
         abort();
@@ -80,7 +92,7 @@ static void round_trip(struct script_data_set *set)
         abort();
     free(same);
     free(text);
-    lua_close(L);
+    lib.data = NULL;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
