@@ -256,8 +256,13 @@ int script__sandbox(lua_State *L, const char *script_dir, char *err, size_t errl
     compat_open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
     compat_open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
 #else
-    /* LuaJIT's luaopen_base opens coroutine too. */
+    /* LuaJIT's luaopen_base opens coroutine too. Its compiler is switched
+     * on by luaopen_jit alone: open it, then hide the jit table (it can
+     * flush and inspect compiled code). */
     compat_open_lib(L, LUA_BITLIBNAME, luaopen_bit);
+    compat_open_lib(L, LUA_JITLIBNAME, luaopen_jit);
+    lua_pushnil(L);
+    lua_setglobal(L, LUA_JITLIBNAME);
 #endif
     reduce_os(L);
     lua_getglobal(L, "load");

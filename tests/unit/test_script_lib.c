@@ -159,6 +159,25 @@ static void sandbox_leaves_no_files_processes_or_debug(void **state)
     lua_close(L);
 }
 
+/* LuaJIT switches its compiler on in luaopen_jit only: the sandbox opens
+ * it (scripts would run interpreted otherwise) and hides the table. */
+static void luajit_compiler_is_on_and_hidden(void **state)
+{
+    struct script_lib lib;
+    lua_State *L = new_state(&lib, 1);
+
+    (void)state;
+    lua_ok(L, "assert(jit == nil)");
+#if LUA_VERSION_NUM < 502
+    lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+    lua_getfield(L, -1, "jit");
+    lua_getfield(L, -1, "status");
+    assert_int_equal(lua_pcall(L, 0, 1, 0), LUA_OK);
+    assert_true(lua_toboolean(L, -1));
+#endif
+    lua_close(L);
+}
+
 static void sandbox_refuses_bytecode(void **state)
 {
     struct script_lib lib;
@@ -653,6 +672,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sandbox_leaves_no_files_processes_or_debug),
+        cmocka_unit_test(luajit_compiler_is_on_and_hidden),
         cmocka_unit_test(sandbox_refuses_bytecode),
         cmocka_unit_test(require_loads_only_from_the_script_folder),
         cmocka_unit_test(load_file_names_file_and_line),
