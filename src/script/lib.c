@@ -239,6 +239,8 @@ static const char *name_arg(lua_State *L, int i, const char *fn, size_t *len)
 
     if (*len == 0 || *len >= SCRIPT_NAME_MAX)
         luaL_error(L, "%s: a name of 1 to %d bytes, got %d", fn, SCRIPT_NAME_MAX - 1, (int)*len);
+    if (strlen(name) != *len)
+        luaL_error(L, "%s: a name without NUL bytes", fn);
     return name;
 }
 

@@ -476,6 +476,7 @@ static void checks_count_per_name(void **state)
     lua_fails(L, "brink.check(true, '')", "a name of 1 to 63 bytes, got 0");
     lua_fails(L, "brink.check(true, string.rep('x', 64))", "a name of 1 to 63 bytes, got 64");
     lua_ok(L, "brink.check(true, string.rep('x', 63))");
+    lua_fails(L, "brink.check(true, 'a\\0b')", "a name without NUL bytes");
     lua_close(L);
 }
 
