@@ -8,6 +8,7 @@
 #include "report_cmd.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "core/exitcode.h"
 #include "core/msg.h"
 #include "core/tick.h"
+#include "core/tickmerge.h"
 #include "record/record.h"
 #include "report/formats.h"
 #include "core/steps.h"
@@ -46,28 +48,170 @@ static void on_notice(void *arg, uint64_t line, const char *msg)
     msg_print(stderr, "brink: %s: %s", (const char *)arg, shown);
 }
 
-/* Reads path into s (and every tick into csv when not NULL); fail_on (may
- * be NULL) stands for the session's recorded thresholds. */
-static int read_session(const char *cmd, const char *path, const char *fail_on, struct session *s,
-                        struct format_csv *csv)
+/* Prints a reader's opening error: a whole line already ("brink: FILE:
+ * ..."), the path is the user's. */
+static void print_open_error(const char *err)
 {
-    struct record_reader *r;
-    struct tick *t;
+    char shown[1024];
+
+    msg_show(err, shown, sizeof(shown));
+    msg_print(stderr, "%s", shown);
+}
+
+/* The ticks of one session file, or of several read as one run (--merge):
+ * tick N is the merge of every file's tick N that exists. */
+struct reading {
+    const char *cmd;
+    const char *const *paths;
+    size_t n;
+    struct record_reader *r[MAX_SESSIONS]; /* NULL once its file ended */
+    uint64_t n_ticks[MAX_SESSIONS];        /* ticks read from each */
+    struct tick_merge *merge;              /* NULL: one file, its ticks as they are */
+    int has_ref;                           /* a first tick was read: */
+    uint64_t tick_us;                      /* its length */
+    int ref_is_last;                       /* it was also its file's last (and short) */
+    enum load_model model;                 /* its load model */
+    size_t ref;                            /* its file */
+};
+
+/* Whether t, the first tick of file i, can be merged with the first tick
+ * read before it (of another file). */
+static int check_alike(struct reading *rd, size_t i, const struct tick *t)
+{
+    char a[256], b[256];
+    uint64_t d = t->duration_us, ref = rd->tick_us;
+
+    if (!rd->has_ref) {
+        rd->has_ref = 1;
+        rd->tick_us = d;
+        rd->ref_is_last = t->state == RUN_DONE;
+        rd->model = t->model;
+        rd->ref = i;
+        return 0;
+    }
+    msg_show(rd->paths[i], a, sizeof(a));
+    msg_show(rd->paths[rd->ref], b, sizeof(b));
+    /* A first tick runs a little long (the start), and a run's last one is
+     * cut short: a quarter tells 1 s from 500 ms. */
+    if (!rd->ref_is_last && t->state != RUN_DONE &&
+        (d > ref ? d - ref : ref - d) > (d > ref ? d : ref) / 4) {
+        msg_print(stderr,
+                  "brink: %s: %s: ticks of %" PRIu64 " ms, but %s has ticks of %" PRIu64
+                  " ms: --merge needs sessions of one tick length",
+                  rd->cmd, a, d / 1000, b, ref / 1000);
+        return -EINVAL;
+    }
+    if (t->model != rd->model) {
+        msg_print(stderr,
+                  "brink: %s: %s: load model %s, but %s is %s: --merge needs one load model",
+                  rd->cmd, a, load_model_name(t->model), b, load_model_name(rd->model));
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static int reading_open(struct reading *rd, int merge)
+{
     char err[512];
-    int rc = record_read_open(path, on_notice, (void *)cmd, err, sizeof(err), &r);
+
+    for (size_t i = 0; i < rd->n; i++) {
+        int rc =
+            record_read_open(rd->paths[i], on_notice, (void *)rd->cmd, err, sizeof(err), &rd->r[i]);
+
+        if (rc) {
+            print_open_error(err);
+            return rc;
+        }
+    }
+    rd->merge = merge ? tick_merge_new() : NULL;
+    return 0;
+}
+
+/* The next tick of the run: 1 with *out set, 0 at the end, or a negative
+ * errno (said on stderr). */
+static int reading_next(struct reading *rd, struct tick **out)
+{
+    struct tick *got[MAX_SESSIONS];
+    size_t k = 0;
+    int rc = 0;
+
+    if (!rd->merge)
+        return rd->r[0] ? record_read_next(rd->r[0], out) : 0;
+    for (size_t i = 0; i < rd->n && rc >= 0; i++) {
+        if (!rd->r[i])
+            continue;
+        rc = record_read_next(rd->r[i], &got[k]);
+        if (rc < 0) {
+            char shown[256];
+
+            msg_print(stderr, "brink: %s: %s: read error: %s", rd->cmd,
+                      msg_show(rd->paths[i], shown, sizeof(shown)), msg_errno(-rc).text);
+        } else if (rc == 0) {
+            record_read_close(rd->r[i]);
+            rd->r[i] = NULL;
+        } else if (rd->n_ticks[i] > 0 || (rc = check_alike(rd, i, got[k])) == 0) {
+            rd->n_ticks[i]++;
+            k++;
+        } else {
+            tick_free(got[k]);
+        }
+    }
+    if (rc >= 0 && k > 0)
+        *out = tick_merge_next(rd->merge, (const struct tick *const *)got, k);
+    for (size_t i = 0; i < k; i++)
+        tick_free(got[i]);
+    return rc < 0 ? rc : k > 0;
+}
+
+/* Says which files ended before the others, and what the merge left out. */
+static void reading_notices(const struct reading *rd)
+{
+    uint64_t most = 0;
+    char shown[256];
+
+    if (!rd->merge)
+        return;
+    for (size_t i = 0; i < rd->n; i++)
+        most = rd->n_ticks[i] > most ? rd->n_ticks[i] : most;
+    for (size_t i = 0; i < rd->n; i++) {
+        if (rd->n_ticks[i] < most)
+            msg_print(stderr,
+                      "brink: %s: %s: ends after %" PRIu64 " ticks of %" PRIu64
+                      ": later ticks are merged without it",
+                      rd->cmd, msg_show(rd->paths[i], shown, sizeof(shown)), rd->n_ticks[i], most);
+    }
+    if (tick_merge_kinds_dropped(rd->merge))
+        msg_print(stderr,
+                  "brink: %s: more than %d request kinds in all: the others are in the "
+                  "totals only",
+                  rd->cmd, TICK_MAX_KINDS);
+}
+
+static void reading_close(struct reading *rd)
+{
+    for (size_t i = 0; i < rd->n; i++)
+        record_read_close(rd->r[i]);
+    tick_merge_free(rd->merge);
+}
+
+/* Reads paths[0..n) into s (and every tick into csv when not NULL), merged
+ * when merge is set; fail_on (may be NULL) stands for the first session's
+ * recorded thresholds. */
+static int read_session(const char *cmd, const char *const *paths, size_t n, int merge,
+                        const char *fail_on, struct session *s, struct format_csv *csv)
+{
+    struct reading rd = {.cmd = cmd, .paths = paths, .n = n};
+    struct tick *t;
+    int rc = reading_open(&rd, merge);
 
     if (rc) {
-        /* A whole line already ("brink: FILE: ..."); the path is the user's. */
-        char shown[sizeof(err) * 2];
-
-        msg_show(err, shown, sizeof(shown));
-        msg_print(stderr, "%s", shown);
+        reading_close(&rd);
         return rc;
     }
-    (void)verdicts_rules(cmd, record_read_header(r)->config_text, fail_on, &s->rules);
+    (void)verdicts_rules(cmd, record_read_header(rd.r[0])->config_text, fail_on, &s->rules);
     s->summary = summary_new();
     s->steps = steps_new();
-    while ((rc = record_read_next(r, &t)) > 0) {
+    while ((rc = reading_next(&rd, &t)) > 0) {
         summary_add_tick(s->summary, t);
         steps_add_tick(s->steps, t);
         if (csv)
@@ -75,9 +219,15 @@ static int read_session(const char *cmd, const char *path, const char *fail_on, 
         tick_free(t);
     }
     steps_finish(s->steps);
-    record_read_close(r);
-    if (rc < 0)
-        msg_print(stderr, "brink: %s: %s: read error: %s", cmd, path, msg_errno(-rc).text);
+    if (rc == 0)
+        reading_notices(&rd);
+    if (rc < 0 && !merge) {
+        char shown[256];
+
+        msg_print(stderr, "brink: %s: %s: read error: %s", cmd,
+                  msg_show(paths[0], shown, sizeof(shown)), msg_errno(-rc).text);
+    }
+    reading_close(&rd);
     return rc < 0 ? rc : 0;
 }
 
@@ -123,9 +273,10 @@ static int parse_format(const char *v, enum format *out)
     return -EINVAL;
 }
 
-/* FILE, --format and --fail-on; returns 0 or the usage status (printed). */
-static int parse_report_args(int argc, char **argv, const char **path, enum format *f,
-                             const char **fail_on)
+/* FILEs, --format, --fail-on and --merge; returns 0 or the usage status
+ * (printed). */
+static int parse_report_args(int argc, char **argv, const char **paths, size_t *n, enum format *f,
+                             const char **fail_on, int *merge)
 {
     struct opts_parser p;
     struct opts_item it;
@@ -138,34 +289,43 @@ static int parse_report_args(int argc, char **argv, const char **path, enum form
             return opts_fail(&cli_report, stderr, "%s", err);
         if (it.id == CLI_REPORT_FAIL_ON) {
             *fail_on = it.value;
+        } else if (it.id == CLI_REPORT_MERGE) {
+            *merge = 1;
         } else if (it.id == CLI_REPORT_FORMAT) {
             if (parse_format(it.value, f) != 0)
                 return opts_fail(
                     &cli_report, stderr,
                     "--format: expected text, json, csv, csv-steps, hdr or hdr-failed, got \"%s\"",
                     msg_show(it.value, shown, sizeof(shown)));
-        } else if (*path) {
-            return opts_fail(&cli_report, stderr, "unexpected argument \"%s\"",
+        } else if (*n == MAX_SESSIONS) {
+            return opts_fail(&cli_report, stderr, "more than %d sessions at \"%s\"", MAX_SESSIONS,
                              msg_show(it.value, shown, sizeof(shown)));
         } else {
-            *path = it.value;
+            paths[(*n)++] = it.value;
         }
     }
-    if (!*path)
+    if (*n == 0)
         return opts_fail(&cli_report, stderr, "missing FILE");
+    /* Options may come after the files: judge the count once all are read. */
+    if (*n > 1 && !*merge)
+        return opts_fail(&cli_report, stderr,
+                         "unexpected argument \"%s\": one FILE, or --merge to read several as "
+                         "one run",
+                         msg_show(paths[1], shown, sizeof(shown)));
     return 0;
 }
 
 int report_main(int argc, char **argv)
 {
     enum format f = FMT_TEXT;
-    const char *path = NULL, *fail_on = NULL;
+    const char *paths[MAX_SESSIONS], *fail_on = NULL;
+    size_t n = 0;
     struct session s = {0};
     struct format_csv *csv = NULL;
     unsigned n_failed = 0;
-    int rc;
+    int merge = 0, rc;
 
-    rc = parse_report_args(argc, argv, &path, &f, &fail_on);
+    rc = parse_report_args(argc, argv, paths, &n, &f, &fail_on, &merge);
     if (rc != 0)
         return rc;
     /* A bad --fail-on is a usage error, found before the file is read. */
@@ -173,7 +333,7 @@ int report_main(int argc, char **argv)
         return BRINK_EXIT_USAGE;
     if (f == FMT_CSV)
         csv = format_csv_new(stdout);
-    rc = read_session("report", path, fail_on, &s, csv);
+    rc = read_session("report", paths, n, merge, fail_on, &s, csv);
     if (rc == 0)
         rc = print(f, &s, &n_failed);
     if (rc == 0 && csv)
@@ -248,7 +408,7 @@ int compare_main(int argc, char **argv)
     if (rc != 0)
         return rc;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = read_session("compare", paths[i], NULL, &s[i], NULL);
+        rc = read_session("compare", &paths[i], 1, 0, NULL, &s[i], NULL);
         tables[i] = s[i].steps;
         if (i >= n_labels) {
             default_label(paths[i], names[i], sizeof(names[i]));

@@ -222,12 +222,17 @@ static const struct opts_option report_options[] = {
      .id = CLI_REPORT_FAIL_ON,
      .help = "judge the run by these conditions instead of the\n"
              "[thresholds] fail_on it was recorded with"},
+    {.name = "--merge",
+     .arg = OPTS_FLAG,
+     .id = CLI_REPORT_MERGE,
+     .help = "read every FILE (sessions recorded apart, at the same\n"
+             "time) as one run: their ticks merged second by second"},
     {0},
 };
 
 const struct opts_table cli_report = {
     .name = "report",
-    .synopsis = "FILE [--format FORMAT] [--fail-on EXPR]",
+    .synopsis = "FILE [--format FORMAT] [--fail-on EXPR] | --merge FILE...",
     .summary = "print a recorded session's report and step table",
     .text = "Reads the session file FILE and prints, by --format:\n"
             "  text (default)  the report a run prints at its end, then the step table:\n"
@@ -247,6 +252,12 @@ const struct opts_table cli_report = {
             "(default error_rate > 1%), or --fail-on 'EXPR, ...' instead; text and\n"
             "json name each failed condition with its value, and any failed\n"
             "condition or ramp step makes the exit status 3.\n"
+            "With --merge, the sessions of several load machines run at the same time\n"
+            "(up to 16) are one run: tick N is the merge of every file's tick N\n"
+            "(counts added, histograms merged, so a p99 is the p99 of all their\n"
+            "requests), judged by the first file's thresholds. They must share the\n"
+            "tick length and the load model; a file that ends early leaves the\n"
+            "later ticks to the others, and stderr says from which tick.\n"
             "Layouts: docs/report.md. A cut or damaged file is read up to the damage;\n"
             "stderr names the line. FILE must be a regular file.\n",
     .status = status_text,

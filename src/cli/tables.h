@@ -34,7 +34,7 @@ enum cli_run_id {
 };
 
 enum cli_replay_id { CLI_REPLAY_HEADLESS = 1 };
-enum cli_report_id { CLI_REPORT_FORMAT = 1, CLI_REPORT_FAIL_ON };
+enum cli_report_id { CLI_REPORT_FORMAT = 1, CLI_REPORT_FAIL_ON, CLI_REPORT_MERGE };
 enum cli_compare_id { CLI_COMPARE_LABEL = 1 };
 enum cli_target_id {
     CLI_TARGET_LISTEN = 1,

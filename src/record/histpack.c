@@ -109,7 +109,6 @@ char *record__hist_pack(const struct hist *h, unsigned char version)
     return text;
 }
 
-
 struct head {
     uint64_t count, min, max, clamped;
 };

@@ -151,7 +151,9 @@ static int csv_quoted(struct parse *p)
         p->d->text[p->out_len++] = c;
     }
     if (p->pos < p->len && p->in[p->pos] != ',' && !newline_at(p, p->pos))
-        return fail_at(p, p->line, "text after the closing quote of a field (a quote inside a quoted field is written \"\")");
+        return fail_at(
+            p, p->line,
+            "text after the closing quote of a field (a quote inside a quoted field is written \"\")");
     return 0;
 }
 
@@ -159,7 +161,9 @@ static int csv_plain(struct parse *p)
 {
     while (p->pos < p->len && p->in[p->pos] != ',' && !newline_at(p, p->pos)) {
         if (p->in[p->pos] == '"')
-            return fail_at(p, p->line, "a quote inside an unquoted field (quote the whole field and write the quote as \"\")");
+            return fail_at(
+                p, p->line,
+                "a quote inside an unquoted field (quote the whole field and write the quote as \"\")");
         p->d->text[p->out_len++] = p->in[p->pos++];
     }
     return 0;
@@ -239,8 +243,13 @@ int script__data_parse(struct script_data_set *set, const char *name, enum scrip
                        int has_header, const char *file, const char *text, size_t len, char *err,
                        size_t errlen)
 {
-    struct parse p = {.in = text, .len = len, .line = 1, .off_cap = 1024,
-                      .file = file, .err = err, .errlen = errlen};
+    struct parse p = {.in = text,
+                      .len = len,
+                      .line = 1,
+                      .off_cap = 1024,
+                      .file = file,
+                      .err = err,
+                      .errlen = errlen};
     int rc;
 
     if (find(set, name)) {
@@ -357,7 +366,10 @@ static int data_get(lua_State *L)
     const struct script_data *d = find(lib_of(L)->data, name);
 
     if (!d) {
-        return luaL_error(L, "brink.data: no data set named \"%s\" (setup loads them with brink.load_lines or brink.load_csv)", name);
+        return luaL_error(
+            L,
+            "brink.data: no data set named \"%s\" (setup loads them with brink.load_lines or brink.load_csv)",
+            name);
     }
     push_data(L, d);
     return 1;
@@ -428,7 +440,9 @@ static int data_load(lua_State *L)
         return luaL_error(L, "%s: data is loaded by the setup function only", fn);
     check_options(L, fn, kind == SCRIPT_DATA_CSV ? csv_options : lines_options);
     if (!is_inner_path(file, len)) {
-        return luaL_error(L, "%s: \"%s\": expected a path relative to the script's folder, without \"..\"", fn, file);
+        return luaL_error(
+            L, "%s: \"%s\": expected a path relative to the script's folder, without \"..\"", fn,
+            file);
     }
     push_option(L, "name");
     name = lua_isnil(L, -1) ? file : luaL_checkstring(L, -1);

@@ -90,8 +90,7 @@ static int decode(lua_State *L)
     int rc;
 
     if (!tree) {
-        return luaL_error(L, "brink.json.decode: line %d column %d: %s", e.line, e.column,
-                          e.text);
+        return luaL_error(L, "brink.json.decode: line %d column %d: %s", e.line, e.column, e.text);
     }
     lua_pushcfunction(L, decode_protected);
     lua_pushlightuserdata(L, tree);

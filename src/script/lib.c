@@ -124,7 +124,8 @@ static int hex_decode(lua_State *L)
         int hi = nibble(in[i]), lo = nibble(in[i + 1]);
 
         if (hi < 0 || lo < 0)
-            return luaL_error(L, "brink.hex.decode: character %d is not a hex digit", (int)(hi < 0 ? i + 1 : i + 2));
+            return luaL_error(L, "brink.hex.decode: character %d is not a hex digit",
+                              (int)(hi < 0 ? i + 1 : i + 2));
         out[i / 2] = (char)(hi << 4 | lo);
     }
     push_scratch(L, out, len / 2);
@@ -238,6 +239,8 @@ static const char *name_arg(lua_State *L, int i, const char *fn, size_t *len)
 
     if (*len == 0 || *len >= SCRIPT_NAME_MAX)
         luaL_error(L, "%s: a name of 1 to %d bytes, got %d", fn, SCRIPT_NAME_MAX - 1, (int)*len);
+    if (strlen(name) != *len)
+        luaL_error(L, "%s: a name without NUL bytes", fn);
     return name;
 }
 
@@ -365,11 +368,13 @@ static void add_table(lua_State *L, const char *name, const luaL_Reg *fns)
 
 void script__lib_open(lua_State *L, struct script_lib *lib)
 {
-    static const luaL_Reg b64_fns[] = {{"encode", b64_encode}, {"decode", b64_decode}, {NULL, NULL}};
-    static const luaL_Reg hex_fns[] = {{"encode", hex_encode}, {"decode", hex_decode}, {NULL, NULL}};
-    static const luaL_Reg bound_fns[] = {
-        {"uuid", uuid},     {"random", random_number}, {"check", check},
-        {"counter", counter}, {"gauge", gauge},          {NULL, NULL}};
+    static const luaL_Reg b64_fns[] = {
+        {"encode", b64_encode}, {"decode", b64_decode}, {NULL, NULL}};
+    static const luaL_Reg hex_fns[] = {
+        {"encode", hex_encode}, {"decode", hex_decode}, {NULL, NULL}};
+    static const luaL_Reg bound_fns[] = {{"uuid", uuid},   {"random", random_number},
+                                         {"check", check}, {"counter", counter},
+                                         {"gauge", gauge}, {NULL, NULL}};
 
     if (!lib->rng) {
         script__rng_seed(&lib->own_rng, lib->seed, 0);

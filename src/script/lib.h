@@ -17,14 +17,14 @@
 #include "core/tick.h"
 #include "script/lua_compat.h"
 
-#define SCRIPT_NAMES_MAX 32             /* check names, and counter and gauge names, per worker */
-#define SCRIPT_NAME_MAX TICK_NAME_MAX   /* bytes of a name, NUL included */
-#define SCRIPT_DATA_SETS_MAX 16         /* data sets a setup may load */
+#define SCRIPT_NAMES_MAX 32               /* check names, and counter and gauge names, per worker */
+#define SCRIPT_NAME_MAX TICK_NAME_MAX     /* bytes of a name, NUL included */
+#define SCRIPT_DATA_SETS_MAX 16           /* data sets a setup may load */
 #define SCRIPT_DATA_MAX_BYTES (64u << 20) /* size of one data file */
 #define SCRIPT_DATA_MAX_ITEMS (8u << 20)  /* lines, or CSV fields, of one data file */
 #define SCRIPT_FILE_MAX_BYTES (4u << 20)  /* size of a script or a required module */
-#define SCRIPT_JSON_MAX_DEPTH 200       /* nesting of a JSON value, both ways */
-#define SCRIPT_ERR_MAX 256              /* room for an error given to the engine */
+#define SCRIPT_JSON_MAX_DEPTH 200         /* nesting of a JSON value, both ways */
+#define SCRIPT_ERR_MAX 256                /* room for an error given to the engine */
 
 /* One check name: how often brink.check(cond, name) held, and failed. */
 struct script_check {
@@ -39,7 +39,7 @@ struct script_metric {
     int is_gauge;               /* 0: a counter, 1: a gauge (a name is one or the other) */
     double value;               /* counter: sum of the deltas since the last reset;
                                    gauge: the last value set, kept across resets */
-    int is_set;                 /* the counter was added to, or the gauge set, since the last reset */
+    int is_set; /* the counter was added to, or the gauge set, since the last reset */
 };
 
 struct script_data_set;
@@ -53,14 +53,14 @@ struct script_data_set;
  * dropped_name, so the engine can say it once.
  */
 struct script_lib {
-    uint64_t seed;                      /* engine: the run's seed */
-    uint64_t *rng;                      /* engine: the state brink.random and brink.uuid draw
-                                           from (splitmix64); point it at the running user's
-                                           before each resume (see script__rng_seed) */
-    struct script_data_set *data;       /* engine: the data sets (borrowed), or NULL */
-    int may_load;                       /* engine: 1 in the setup state (brink.load_lines and
-                                           brink.load_csv work), 0 in a worker's */
-    const char *script_dir;             /* engine: folder of the script, for data paths */
+    uint64_t seed;                /* engine: the run's seed */
+    uint64_t *rng;                /* engine: the state brink.random and brink.uuid draw
+                                     from (splitmix64); point it at the running user's
+                                     before each resume (see script__rng_seed) */
+    struct script_data_set *data; /* engine: the data sets (borrowed), or NULL */
+    int may_load;                 /* engine: 1 in the setup state (brink.load_lines and
+                                     brink.load_csv work), 0 in a worker's */
+    const char *script_dir;       /* engine: folder of the script, for data paths */
     struct script_check checks[SCRIPT_NAMES_MAX];
     unsigned n_checks;
     struct script_metric metrics[SCRIPT_NAMES_MAX];

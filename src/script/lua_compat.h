@@ -58,7 +58,8 @@ static inline int compat_to_int(lua_State *L, int idx, long long *out)
     if (lua_type(L, idx) == LUA_TNUMBER) {
         lua_Number d = lua_tonumber(L, idx);
 
-        if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (lua_Number)(long long)d) {
+        if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
+            d == (lua_Number)(long long)d) {
             *out = (long long)d;
             return 1;
         }

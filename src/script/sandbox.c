@@ -22,7 +22,7 @@ static const char modules_key; /* name -> what the module returned, or loading_m
 static const char loading_mark;
 
 int script__read_file(const char *path, size_t max, char **out, size_t *len, char *why,
-                     size_t why_len)
+                      size_t why_len)
 {
     size_t cap = 4096, n = 0;
     char *buf;
@@ -158,14 +158,18 @@ static int safe_require(lua_State *L)
     int modules;
 
     if (!is_module_name(name, len))
-        return luaL_error(L, "require: \"%s\" is not a module of the script's folder: expected names of letters, digits, '_' and '-' joined by dots, such as \"lib.sign\" for lib/sign.lua", name);
+        return luaL_error(
+            L,
+            "require: \"%s\" is not a module of the script's folder: expected names of letters, digits, '_' and '-' joined by dots, such as \"lib.sign\" for lib/sign.lua",
+            name);
     lua_settop(L, 1);
     push_registry(L, &modules_key);
     modules = lua_gettop(L);
     lua_pushvalue(L, 1);
     lua_rawget(L, modules);
     if (lua_touserdata(L, -1) == &loading_mark)
-        return luaL_error(L, "require: \"%s\" requires itself (through the modules it requires)", name);
+        return luaL_error(L, "require: \"%s\" requires itself (through the modules it requires)",
+                          name);
     if (!lua_isnil(L, -1))
         return 1;
     lua_pop(L, 1);
@@ -237,8 +241,8 @@ int script__sandbox(lua_State *L, const char *script_dir, char *err, size_t errl
 {
     /* dofile and loadfile read any file; print and warn write to the
      * terminal the console owns; loadstring is load without its checks. */
-    static const char *const base_dropped[] = {"dofile", "loadfile", "loadstring", "print",
-                                               "warn", NULL};
+    static const char *const base_dropped[] = {"dofile", "loadfile", "loadstring",
+                                               "print",  "warn",     NULL};
 
     if (!lua_checkstack(L, 8)) {
         msg_set(err, errlen, "lua: out of memory while making the sandbox");
@@ -252,8 +256,13 @@ int script__sandbox(lua_State *L, const char *script_dir, char *err, size_t errl
     compat_open_lib(L, LUA_COLIBNAME, luaopen_coroutine);
     compat_open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
 #else
-    /* LuaJIT's luaopen_base opens coroutine too. */
+    /* LuaJIT's luaopen_base opens coroutine too. Its compiler is switched
+     * on by luaopen_jit alone: open it, then hide the jit table (it can
+     * flush and inspect compiled code). */
     compat_open_lib(L, LUA_BITLIBNAME, luaopen_bit);
+    compat_open_lib(L, LUA_JITLIBNAME, luaopen_jit);
+    lua_pushnil(L);
+    lua_setglobal(L, LUA_JITLIBNAME);
 #endif
     reduce_os(L);
     lua_getglobal(L, "load");

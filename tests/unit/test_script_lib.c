@@ -21,9 +21,9 @@
 /* The script folder of the whole run, made by setup_dir. */
 static char dir[64];
 
-static const char *const files[] = {"mod.lua", "lib/util.lua", "loop_a.lua", "loop_b.lua",
-                                    "binary.lua", "broken.lua", "bang.lua", "users.csv",
-                                    "ids.txt", "huge.txt", "counted.lua"};
+static const char *const files[] = {"mod.lua",    "lib/util.lua", "loop_a.lua", "loop_b.lua",
+                                    "binary.lua", "broken.lua",   "bang.lua",   "users.csv",
+                                    "ids.txt",    "huge.txt",     "counted.lua"};
 
 static void write_file(const char *name, const char *text, size_t len)
 {
@@ -142,9 +142,12 @@ static void sandbox_leaves_no_files_processes_or_debug(void **state)
     lua_State *L = new_state(&lib, 1);
 
     (void)state;
-    lua_ok(L, "assert(io == nil and debug == nil and package == nil and ffi == nil and jit == nil)");
+    lua_ok(L,
+           "assert(io == nil and debug == nil and package == nil and ffi == nil and jit == nil)");
     lua_ok(L, "assert(dofile == nil and loadfile == nil and loadstring == nil and print == nil)");
-    lua_ok(L, "assert(os.execute == nil and os.getenv == nil and os.remove == nil and os.exit == nil)");
+    lua_ok(
+        L,
+        "assert(os.execute == nil and os.getenv == nil and os.remove == nil and os.exit == nil)");
     lua_ok(L, "assert(string.dump == nil)");
     lua_fails(L, "os.execute('true')", "attempt to call");
     lua_fails(L, "io.open('/etc/passwd')", "attempt to index");
@@ -153,6 +156,25 @@ static void sandbox_leaves_no_files_processes_or_debug(void **state)
     lua_ok(L, "assert(load('return 1 + 1')() == 2)");
     lua_ok(L, "assert((table.unpack or unpack)({1}) == 1 and string.rep('a', 3) == 'aaa')");
     lua_ok(L, "local co = coroutine.wrap(function() coroutine.yield(7) end) assert(co() == 7)");
+    lua_close(L);
+}
+
+/* LuaJIT switches its compiler on in luaopen_jit only: the sandbox opens
+ * it (scripts would run interpreted otherwise) and hides the table. */
+static void luajit_compiler_is_on_and_hidden(void **state)
+{
+    struct script_lib lib;
+    lua_State *L = new_state(&lib, 1);
+
+    (void)state;
+    lua_ok(L, "assert(jit == nil)");
+#if LUA_VERSION_NUM < 502
+    lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+    lua_getfield(L, -1, "jit");
+    lua_getfield(L, -1, "status");
+    assert_int_equal(lua_pcall(L, 0, 1, 0), LUA_OK);
+    assert_true(lua_toboolean(L, -1));
+#endif
     lua_close(L);
 }
 
@@ -169,7 +191,8 @@ static void sandbox_refuses_bytecode(void **state)
     lua_ok(L, "local f, e = load('\\27Lua', 'x', 'b')\n"
               "assert(f == nil and (e:find('binary') or e:find('wrong mode')), e)");
     lua_ok(L, "assert(load('return 1', 'x', 'b')() == 1)");
-    lua_fails(L, "require('binary')", "binary.lua: a precompiled chunk, but only Lua source is loaded");
+    lua_fails(L, "require('binary')",
+              "binary.lua: a precompiled chunk, but only Lua source is loaded");
     snprintf(path, sizeof(path), "%s/binary.lua", dir);
     assert_int_equal(script__load_file(L, path, "@binary.lua", err, sizeof(err)), -EINVAL);
     assert_string_equal(err, "binary.lua: a precompiled chunk, but only Lua source is loaded");
@@ -227,23 +250,27 @@ static void json_round_trips(void **state)
     lua_State *L = new_state(&lib, 1);
 
     (void)state;
-    lua_ok(L, "local j = brink.json\n"
-              "local t = '{\"a\":[1,2.5,{\"b\":null}],\"c\":\"x\\\\u00e9\",\"d\":true,\"e\":[]}'\n"
-              "local v = j.decode(t)\n"
-              "assert(v.a[1] == 1 and v.a[2] == 2.5 and v.a[3].b == j.null and v.d == true)\n"
-              "assert(#v.a == 3 and v.c == 'x\\195\\169' and #v.e == 0)\n"
-              "local s = j.encode(v)\n"
-              "assert(s == '{\"a\":[1,2.5,{\"b\":null}],\"c\":\"x\\195\\169\",\"d\":true,\"e\":[]}', s)\n"
-              "assert(j.encode(j.decode(s)) == s)");
-    lua_ok(L, "local j = brink.json\n"
-              "assert(j.encode({}) == '{}' and j.encode(j.array()) == '[]')\n"
-              "assert(j.encode(j.array({})) == '[]' and j.encode({1, 2, 'x'}) == '[1,2,\"x\"]')\n"
-              "assert(j.encode({b = 1, a = 2}) == '{\"a\":2,\"b\":1}')\n"
-              "assert(j.encode(nil) == 'null' and j.encode(3) == '3' and j.encode(-0.5) == '-0.5')\n"
-              "assert(j.encode(2^53) == '9007199254740992' and j.encode('a\\0b') == '\"a\\\\u0000b\"')\n"
-              "assert(j.decode('\"a\\\\u0000b\"') == 'a\\0b' and j.decode('17') == 17)\n"
-              "assert(j.decode('null') == j.null and j.decode('[null, 1]')[2] == 1)\n"
-              "assert(j.decode('1e300') == 1e300 and j.decode('-12') == -12)");
+    lua_ok(
+        L,
+        "local j = brink.json\n"
+        "local t = '{\"a\":[1,2.5,{\"b\":null}],\"c\":\"x\\\\u00e9\",\"d\":true,\"e\":[]}'\n"
+        "local v = j.decode(t)\n"
+        "assert(v.a[1] == 1 and v.a[2] == 2.5 and v.a[3].b == j.null and v.d == true)\n"
+        "assert(#v.a == 3 and v.c == 'x\\195\\169' and #v.e == 0)\n"
+        "local s = j.encode(v)\n"
+        "assert(s == '{\"a\":[1,2.5,{\"b\":null}],\"c\":\"x\\195\\169\",\"d\":true,\"e\":[]}', s)\n"
+        "assert(j.encode(j.decode(s)) == s)");
+    lua_ok(
+        L,
+        "local j = brink.json\n"
+        "assert(j.encode({}) == '{}' and j.encode(j.array()) == '[]')\n"
+        "assert(j.encode(j.array({})) == '[]' and j.encode({1, 2, 'x'}) == '[1,2,\"x\"]')\n"
+        "assert(j.encode({b = 1, a = 2}) == '{\"a\":2,\"b\":1}')\n"
+        "assert(j.encode(nil) == 'null' and j.encode(3) == '3' and j.encode(-0.5) == '-0.5')\n"
+        "assert(j.encode(2^53) == '9007199254740992' and j.encode('a\\0b') == '\"a\\\\u0000b\"')\n"
+        "assert(j.decode('\"a\\\\u0000b\"') == 'a\\0b' and j.decode('17') == 17)\n"
+        "assert(j.decode('null') == j.null and j.decode('[null, 1]')[2] == 1)\n"
+        "assert(j.decode('1e300') == 1e300 and j.decode('-12') == -12)");
     lua_close(L);
 }
 
@@ -278,16 +305,18 @@ static void base64_matches_rfc4648(void **state)
     lua_State *L = new_state(&lib, 1);
 
     (void)state;
-    lua_ok(L, "local b = brink.base64\n"
-              "local v = {[''] = '', f = 'Zg==', fo = 'Zm8=', foo = 'Zm9v', foob = 'Zm9vYg==',\n"
-              "           fooba = 'Zm9vYmE=', foobar = 'Zm9vYmFy'}\n"
-              "for k, e in pairs(v) do\n"
-              "  assert(b.encode(k) == e, k) assert(b.decode(e) == k, e)\n"
-              "  assert(b.decode(b.encode(k, 'url'), 'url') == k)\n"
-              "end\n"
-              "assert(b.encode('\\251\\255', 'url') == '-_8' and b.encode('\\251\\255') == '+/8=')\n"
-              "assert(b.decode('-_8', 'url') == '\\251\\255' and b.decode('-_8=', 'url') == '\\251\\255')\n"
-              "assert(b.encode('f', 'url') == 'Zg')");
+    lua_ok(
+        L,
+        "local b = brink.base64\n"
+        "local v = {[''] = '', f = 'Zg==', fo = 'Zm8=', foo = 'Zm9v', foob = 'Zm9vYg==',\n"
+        "           fooba = 'Zm9vYmE=', foobar = 'Zm9vYmFy'}\n"
+        "for k, e in pairs(v) do\n"
+        "  assert(b.encode(k) == e, k) assert(b.decode(e) == k, e)\n"
+        "  assert(b.decode(b.encode(k, 'url'), 'url') == k)\n"
+        "end\n"
+        "assert(b.encode('\\251\\255', 'url') == '-_8' and b.encode('\\251\\255') == '+/8=')\n"
+        "assert(b.decode('-_8', 'url') == '\\251\\255' and b.decode('-_8=', 'url') == '\\251\\255')\n"
+        "assert(b.encode('f', 'url') == 'Zg')");
     lua_fails(L, "brink.base64.decode('Zg=')", "not padded base64");
     lua_fails(L, "brink.base64.decode('Zh==')", "not padded base64");
     lua_fails(L, "brink.base64.decode('Zg')", "not padded base64");
@@ -305,8 +334,10 @@ static void hex_round_trips_and_refuses_non_hex(void **state)
     lua_State *L = new_state(&lib, 1);
 
     (void)state;
-    lua_ok(L, "assert(brink.hex.encode('\\0\\255\\16a') == '00ff1061')\n"
-              "assert(brink.hex.decode('00FF1061') == '\\0\\255\\16a' and brink.hex.decode('') == '')");
+    lua_ok(
+        L,
+        "assert(brink.hex.encode('\\0\\255\\16a') == '00ff1061')\n"
+        "assert(brink.hex.decode('00FF1061') == '\\0\\255\\16a' and brink.hex.decode('') == '')");
     lua_fails(L, "brink.hex.decode('abc')", "an odd number of digits (3)");
     lua_fails(L, "brink.hex.decode('0g')", "character 2 is not a hex digit");
     lua_close(L);
@@ -327,17 +358,19 @@ static void sha256_and_hmac_match_published_vectors(void **state)
               "'248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1')\n"
               "assert(brink.hex.encode(brink.sha256('abc', 'raw')) == brink.sha256('abc'))");
     /* RFC 4231 test cases 1, 2, 3 and 6 (a key longer than a block). */
-    lua_ok(L, "local h = brink.hmac_sha256\n"
-              "assert(h(string.rep('\\11', 20), 'Hi There') == "
-              "'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7')\n"
-              "assert(h('Jefe', 'what do ya want for nothing?') == "
-              "'5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843')\n"
-              "assert(h(string.rep('\\170', 20), string.rep('\\221', 50)) == "
-              "'773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe')\n"
-              "assert(h(string.rep('\\170', 131), "
-              "'Test Using Larger Than Block-Size Key - Hash Key First') == "
-              "'60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54')\n"
-              "assert(#h('k', 'm', 'raw') == 32 and brink.hex.encode(h('k', 'm', 'raw')) == h('k', 'm'))");
+    lua_ok(
+        L,
+        "local h = brink.hmac_sha256\n"
+        "assert(h(string.rep('\\11', 20), 'Hi There') == "
+        "'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7')\n"
+        "assert(h('Jefe', 'what do ya want for nothing?') == "
+        "'5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843')\n"
+        "assert(h(string.rep('\\170', 20), string.rep('\\221', 50)) == "
+        "'773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe')\n"
+        "assert(h(string.rep('\\170', 131), "
+        "'Test Using Larger Than Block-Size Key - Hash Key First') == "
+        "'60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54')\n"
+        "assert(#h('k', 'm', 'raw') == 32 and brink.hex.encode(h('k', 'm', 'raw')) == h('k', 'm'))");
     lua_fails(L, "brink.sha256('x', 'binary')", "expected \"raw\" or nothing");
     lua_fails(L, "brink.hmac_sha256('k')", "bad argument #2");
     lua_close(L);
@@ -359,13 +392,14 @@ static void draws(uint64_t seed, const char *code, char *out, size_t cap)
 
 static void uuid_is_v4_and_repeats_per_seed(void **state)
 {
-    static const char code[] = "local t = {} for i = 1, 4 do\n"
-                               "  local u = brink.uuid()\n"
-                               "  assert(u:match('^%x%x%x%x%x%x%x%x%-%x%x%x%x%-4%x%x%x%-[89ab]%x%x%x%-"
-                               "%x%x%x%x%x%x%x%x%x%x%x%x$'), u)\n"
-                               "  t[i] = u end\n"
-                               "assert(t[1] ~= t[2])\n"
-                               "return table.concat(t, ' ')";
+    static const char code[] =
+        "local t = {} for i = 1, 4 do\n"
+        "  local u = brink.uuid()\n"
+        "  assert(u:match('^%x%x%x%x%x%x%x%x%-%x%x%x%x%-4%x%x%x%-[89ab]%x%x%x%-"
+        "%x%x%x%x%x%x%x%x%x%x%x%x$'), u)\n"
+        "  t[i] = u end\n"
+        "assert(t[1] ~= t[2])\n"
+        "return table.concat(t, ' ')";
     char a[256], b[256], c[256];
 
     (void)state;
@@ -378,9 +412,10 @@ static void uuid_is_v4_and_repeats_per_seed(void **state)
 
 static void random_repeats_per_seed_and_keeps_its_bounds(void **state)
 {
-    static const char code[] = "local t = {} for i = 1, 50 do t[i] = brink.random(1, 1000000) end\n"
-                               "t[#t + 1] = math.random(10) t[#t + 1] = string.format('%.17g', math.random())\n"
-                               "return table.concat(t, ' ')";
+    static const char code[] =
+        "local t = {} for i = 1, 50 do t[i] = brink.random(1, 1000000) end\n"
+        "t[#t + 1] = math.random(10) t[#t + 1] = string.format('%.17g', math.random())\n"
+        "return table.concat(t, ' ')";
     struct script_lib lib;
     lua_State *L;
     char a[1024], b[1024], c[1024];
@@ -394,15 +429,16 @@ static void random_repeats_per_seed_and_keeps_its_bounds(void **state)
     assert_string_not_equal(a, c);
 
     L = new_state(&lib, 42);
-    lua_ok(L, "local seen = {}\n"
-              "for i = 1, 2000 do\n"
-              "  local d = brink.random(6) assert(d >= 1 and d <= 6 and d % 1 == 0) seen[d] = true\n"
-              "  local x = brink.random(-3, 3) assert(x >= -3 and x <= 3)\n"
-              "  local f = brink.random() assert(f >= 0 and f < 1)\n"
-              "end\n"
-              "for d = 1, 6 do assert(seen[d], d) end\n"
-              "assert(brink.random(5, 5) == 5 and brink.random(3.0) <= 3)\n"
-              "assert(math.random == brink.random and math.randomseed == nil)");
+    lua_ok(L,
+           "local seen = {}\n"
+           "for i = 1, 2000 do\n"
+           "  local d = brink.random(6) assert(d >= 1 and d <= 6 and d % 1 == 0) seen[d] = true\n"
+           "  local x = brink.random(-3, 3) assert(x >= -3 and x <= 3)\n"
+           "  local f = brink.random() assert(f >= 0 and f < 1)\n"
+           "end\n"
+           "for d = 1, 6 do assert(seen[d], d) end\n"
+           "assert(brink.random(5, 5) == 5 and brink.random(3.0) <= 3)\n"
+           "assert(math.random == brink.random and math.randomseed == nil)");
     lua_fails(L, "brink.random(2, 1)", "the interval [2, 1] is empty");
     lua_fails(L, "brink.random(1.5)", "argument 1: expected an integer");
     lua_fails(L, "brink.random(1, 2, 3)", "at most 2 arguments");
@@ -440,6 +476,7 @@ static void checks_count_per_name(void **state)
     lua_fails(L, "brink.check(true, '')", "a name of 1 to 63 bytes, got 0");
     lua_fails(L, "brink.check(true, string.rep('x', 64))", "a name of 1 to 63 bytes, got 64");
     lua_ok(L, "brink.check(true, string.rep('x', 63))");
+    lua_fails(L, "brink.check(true, 'a\\0b')", "a name without NUL bytes");
     lua_close(L);
 }
 
@@ -491,8 +528,8 @@ static void counters_add_and_gauges_keep_the_last_value(void **state)
 static int parse_csv(const char *text, int has_header, char *err, size_t errlen)
 {
     struct script_data_set *set = script__data_set_new();
-    int rc = script__data_parse(set, "t", SCRIPT_DATA_CSV, has_header, "t.csv", text,
-                                strlen(text), err, errlen);
+    int rc = script__data_parse(set, "t", SCRIPT_DATA_CSV, has_header, "t.csv", text, strlen(text),
+                                err, errlen);
 
     script__data_set_free(set);
     return rc;
@@ -517,13 +554,15 @@ static void csv_follows_rfc4180(void **state)
                                         sizeof(text) - 1, err, sizeof(err)),
                      0);
     lib.data = set;
-    lua_ok(L, "local d = brink.data('t')\n"
-              "assert(#d == 4, #d)\n"
-              "local r = d[1] assert(#r == 3 and r[1] == 'a' and r[2] == 'b,c' and r[3] == 'say \"hi\"')\n"
-              "r = d[2] assert(r[1] == '' and r[2] == 'line\\none' and r[3] == '')\n"
-              "r = d[3] assert(r[1] == '' and r[2] == 'x' and r[3] == '\"')\n"
-              "r = d[4] assert(r[3] == 'no newline')\n"
-              "assert(d[0] == nil and d[5] == nil and tostring(d) == 'data set \"t\" (4 rows)')");
+    lua_ok(
+        L,
+        "local d = brink.data('t')\n"
+        "assert(#d == 4, #d)\n"
+        "local r = d[1] assert(#r == 3 and r[1] == 'a' and r[2] == 'b,c' and r[3] == 'say \"hi\"')\n"
+        "r = d[2] assert(r[1] == '' and r[2] == 'line\\none' and r[3] == '')\n"
+        "r = d[3] assert(r[1] == '' and r[2] == 'x' and r[3] == '\"')\n"
+        "r = d[4] assert(r[3] == 'no newline')\n"
+        "assert(d[0] == nil and d[5] == nil and tostring(d) == 'data set \"t\" (4 rows)')");
     lua_fails(L, "local x = brink.data('t').name", "rows are numbered 1 to 4, got a string");
     lua_close(L);
     script__data_set_free(set);
@@ -537,9 +576,13 @@ static void csv_errors_name_file_and_line(void **state)
     assert_int_equal(parse_csv("a,b\n\"open,x\nmore\n", 0, err, sizeof(err)), -EINVAL);
     assert_string_equal(err, "t.csv:2: a quoted field is not closed");
     assert_int_equal(parse_csv("a,b\nx,y\"z\n", 0, err, sizeof(err)), -EINVAL);
-    assert_string_equal(err, "t.csv:2: a quote inside an unquoted field (quote the whole field and write the quote as \"\")");
+    assert_string_equal(
+        err,
+        "t.csv:2: a quote inside an unquoted field (quote the whole field and write the quote as \"\")");
     assert_int_equal(parse_csv("a,\"b\"c\n", 0, err, sizeof(err)), -EINVAL);
-    assert_string_equal(err, "t.csv:1: text after the closing quote of a field (a quote inside a quoted field is written \"\")");
+    assert_string_equal(
+        err,
+        "t.csv:1: text after the closing quote of a field (a quote inside a quoted field is written \"\")");
     /* The record after a two-line field starts on line 3. */
     assert_int_equal(parse_csv("a,\"b\nc\"\nx\n", 0, err, sizeof(err)), -EINVAL);
     assert_string_equal(err, "t.csv:3: 1 fields, but the first record has 2");
@@ -565,18 +608,24 @@ static void setup_loads_once_and_workers_read_the_same_rows(void **state)
                   "assert(#ids == 3 and ids[1] == 'a' and ids[2] == 'b' and ids[3] == 'c')");
     lua_fails(setup, "brink.load_lines('ids.txt', {name = 'ids'})", "is loaded already");
     lua_fails(setup, "brink.load_lines('ids.txt', {header = true})", "unknown option \"header\"");
-    lua_fails(setup, "brink.load_csv('../users.csv')", "expected a path relative to the script's folder");
-    lua_fails(setup, "brink.load_csv('/etc/passwd')", "expected a path relative to the script's folder");
-    lua_fails(setup, "brink.load_csv('lib/./x.csv')", "expected a path relative to the script's folder");
-    lua_fails(setup, "brink.load_lines('missing.txt')", "brink.load_lines: missing.txt: cannot open");
-    lua_fails(setup, "brink.load_lines('huge.txt')", "huge.txt: larger than 67108864 bytes (the limit of a data file)");
+    lua_fails(setup, "brink.load_csv('../users.csv')",
+              "expected a path relative to the script's folder");
+    lua_fails(setup, "brink.load_csv('/etc/passwd')",
+              "expected a path relative to the script's folder");
+    lua_fails(setup, "brink.load_csv('lib/./x.csv')",
+              "expected a path relative to the script's folder");
+    lua_fails(setup, "brink.load_lines('missing.txt')",
+              "brink.load_lines: missing.txt: cannot open");
+    lua_fails(setup, "brink.load_lines('huge.txt')",
+              "huge.txt: larger than 67108864 bytes (the limit of a data file)");
     lua_close(setup);
 
     worker = new_state(&worker_lib, 2);
     worker_lib.data = set;
     lua_ok(worker, "local u = brink.data('users.csv') assert(u[2].name == 'bob')\n"
                    "assert(brink.data('ids')[3] == 'c')");
-    lua_fails(worker, "brink.load_lines('ids.txt', {name = 'x'})", "data is loaded by the setup function only");
+    lua_fails(worker, "brink.load_lines('ids.txt', {name = 'x'})",
+              "data is loaded by the setup function only");
     lua_fails(worker, "brink.data('nope')", "no data set named \"nope\"");
     lua_fails(worker, "getmetatable(brink.data('ids')).__index = nil", "attempt to index");
     lua_close(worker);
@@ -598,9 +647,9 @@ static void data_is_bounded(void **state)
                                         sizeof(err)),
                      -EFBIG);
     assert_string_equal(err, "many.txt: more than 8388608 lines (the limit of a data file)");
-    assert_int_equal(script__data_parse(set, "many", SCRIPT_DATA_CSV, 0, "many.csv", text, n, err,
-                                        sizeof(err)),
-                     -EFBIG);
+    assert_int_equal(
+        script__data_parse(set, "many", SCRIPT_DATA_CSV, 0, "many.csv", text, n, err, sizeof(err)),
+        -EFBIG);
     assert_string_equal(err, "many.csv: more than 8388608 fields (the limit of a data file)");
     /* One line fewer fits. */
     assert_int_equal(script__data_parse(set, "most", SCRIPT_DATA_LINES, 0, "most.txt", text, n - 2,
@@ -610,11 +659,12 @@ static void data_is_bounded(void **state)
     for (int i = 1; i < SCRIPT_DATA_SETS_MAX; i++) {
         snprintf(name, sizeof(name), "s%d", i);
         assert_int_equal(
-            script__data_parse(set, name, SCRIPT_DATA_LINES, 0, "s.txt", "a", 1, err, sizeof(err)), 0);
+            script__data_parse(set, name, SCRIPT_DATA_LINES, 0, "s.txt", "a", 1, err, sizeof(err)),
+            0);
     }
-    assert_int_equal(
-        script__data_parse(set, "one more", SCRIPT_DATA_LINES, 0, "s.txt", "a", 1, err, sizeof(err)),
-        -ENOSPC);
+    assert_int_equal(script__data_parse(set, "one more", SCRIPT_DATA_LINES, 0, "s.txt", "a", 1, err,
+                                        sizeof(err)),
+                     -ENOSPC);
     assert_string_equal(err, "s.txt: more than 16 data sets");
     script__data_set_free(set);
 }
@@ -623,6 +673,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sandbox_leaves_no_files_processes_or_debug),
+        cmocka_unit_test(luajit_compiler_is_on_and_hidden),
         cmocka_unit_test(sandbox_refuses_bytecode),
         cmocka_unit_test(require_loads_only_from_the_script_folder),
         cmocka_unit_test(load_file_names_file_and_line),
