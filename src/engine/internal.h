@@ -348,6 +348,7 @@ struct worker {
     uint32_t cap;
     uint64_t owed_at_start; /* requests due and not started when the interval began */
     struct script *script;  /* a scenario run: this worker's Lua state */
+    int has_said_dropped;   /* it said that a check or counter name was not kept */
     struct interval iv;
     /* aws_sigv4: the day's signing key, and where requests are signed
      * (allocated at the first). */

@@ -426,6 +426,18 @@ static void add_mark(void *arg, const char *name, enum script_mark kind, double 
 
 void engine__scene_interval_end(struct worker *w)
 {
-    if (w->script)
-        script_take_marks(w->script, add_mark, w);
+    const char *name;
+    char text[TICK_TEXT_MAX], shown[TICK_NAME_MAX];
+
+    if (!w->script)
+        return;
+    script_take_marks(w->script, add_mark, w);
+    name = script_dropped_name(w->script);
+    if (name && !w->has_said_dropped) {
+        w->has_said_dropped = 1;
+        snprintf(text, sizeof(text),
+                 "check or counter %s not counted: a worker keeps %d names of each",
+                 msg_show(name, shown, sizeof(shown)), SCRIPT_MARK_NAMES_MAX);
+        engine__merger_event(w->e->merger, EV_NOTICE, engine__worker_now_ns(w), text);
+    }
 }

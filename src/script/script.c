@@ -16,6 +16,8 @@
 #include "script/lib.h"
 #include "script/script.h"
 
+_Static_assert(SCRIPT_MARK_NAMES_MAX == SCRIPT_NAMES_MAX, "script.h says what lib.h keeps");
+
 struct script_setup {
     char *path;
     char *name; /* as messages call it */
@@ -653,6 +655,11 @@ void script_take_marks(struct script *sc, script_mark_fn *fn, void *arg)
             fn(arg, m->name, SCRIPT_MARK_COUNTER, m->is_set ? m->value : 0, 0);
     }
     script__lib_reset(lib);
+}
+
+const char *script_dropped_name(const struct script *sc)
+{
+    return sc->lib.names_dropped ? sc->lib.dropped_name : NULL;
 }
 
 enum script_step script_user_resume(struct script_user *u)

@@ -28,6 +28,7 @@ struct script_setup;
 struct script;
 struct script_user;
 
+#define SCRIPT_MARK_NAMES_MAX 32 /* check names, and counter and gauge names, kept per worker */
 #define SCRIPT_WHY_MAX 320          /* bytes of an error line, NUL included */
 #define SCRIPT_HEADERS_MAX 64       /* header lines of one request */
 #define SCRIPT_HEAD_MAX (64u << 10) /* bytes of a request's method, URL and headers */
@@ -107,6 +108,9 @@ typedef void script_mark_fn(void *arg, const char *name, enum script_mark kind, 
 /* Calls fn for each check, counter and gauge of sc (names raw, as the
  * script wrote them), then starts the interval's figures over. */
 void script_take_marks(struct script *sc, script_mark_fn *fn, void *arg);
+/* The first check, counter or gauge name sc could not keep (past
+ * SCRIPT_NAMES_MAX of its kind), raw; NULL while there is none. */
+const char *script_dropped_name(const struct script *sc);
 
 /* Virtual user vu (across the run) of sc, with a state table of its own
  * that lives as long as it does. */
