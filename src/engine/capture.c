@@ -8,10 +8,24 @@
 
 #include "core/xalloc.h"
 
+/* A buffer that grew past this for one large reply is let go before the
+ * next, so that a few large bodies do not pin their memory in every slot. */
+#define KEEP_MAX (1u << 20)
+
+static void buf_reset(struct capture_buf *b)
+{
+    b->len = 0;
+    if (b->cap > KEEP_MAX) {
+        free(b->at);
+        b->at = NULL;
+        b->cap = 0;
+    }
+}
+
 void capture_begin(struct capture *c, int wants_body)
 {
-    c->head.len = 0;
-    c->body.len = 0;
+    buf_reset(&c->head);
+    buf_reset(&c->body);
     c->wants_body = wants_body;
 }
 

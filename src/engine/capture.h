@@ -4,7 +4,8 @@
  * only) and, unless the script skips it, its body. Each buffer grows to
  * the largest reply its slot has seen, bounded by the transports' own
  * limits (header blocks of H1_HEADERS_MAX_BYTES, bodies of [target]
- * max_body). Pure: no I/O. One slot's, on its worker's thread.
+ * max_body), and past 1 MiB is let go before the next reply. Pure: no
+ * I/O. One slot's, on its worker's thread.
  */
 #ifndef BRINK_ENGINE_CAPTURE_H
 #define BRINK_ENGINE_CAPTURE_H
