@@ -55,6 +55,7 @@ enum config_target_key {
     CONFIG_TARGET_PROXY,
     CONFIG_TARGET_IP,
     CONFIG_TARGET_AWS_SIGV4,
+    CONFIG_TARGET_COOKIES,
     CONFIG_TARGET_KEYS
 };
 
@@ -223,6 +224,7 @@ struct config_target {
      * the credentials of the environment (never stored here); unset or
      * "off": none. */
     struct config_str aws_sigv4;
+    int cookies; /* a cookie jar per virtual user, default no */
 };
 
 /* How load is made ([load] mode). */

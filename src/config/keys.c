@@ -159,6 +159,12 @@ const struct config_key config__keys[] = {
      .index = CONFIG_TARGET_AWS_SIGV4,
      .type = &config__sigv4_scope,
      .offset = TARGET(aws_sigv4)},
+    {.name = "cookies",
+     .section = SECTION_TARGET,
+     .index = CONFIG_TARGET_COOKIES,
+     .type = &config__bool,
+     .offset = TARGET(cookies),
+     .def = "no"},
 
     {.name = "concurrency",
      .section = SECTION_LOAD,

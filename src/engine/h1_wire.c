@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/ascii.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/workload.h"
@@ -249,12 +250,67 @@ static struct h1_resp *resp_of(http_parser *p)
     return (struct h1_resp *)((char *)p - offsetof(struct h1_resp, parser));
 }
 
+/* Hands the value read to the caller, if it was wanted and fitted. */
+static void capture_flush(struct h1_resp *r)
+{
+    struct h1_capture *c = r->capture;
+
+    if (c->which != H1_HEADER_NONE && !c->is_cut)
+        c->fn(c->arg, c->which, r->parser.status_code, c->buf, c->len);
+    c->which = H1_HEADER_NONE;
+    c->len = 0;
+    c->is_cut = 0;
+    c->name_len = 0;
+}
+
+static enum h1_header capture_which(const struct h1_capture *c)
+{
+    static const struct {
+        const char *name;
+        enum h1_header which;
+    } names[] = {{"set-cookie", H1_HEADER_SET_COOKIE}, {"location", H1_HEADER_LOCATION}};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strlen(names[i].name) == c->name_len &&
+            memcmp(names[i].name, c->name, c->name_len) == 0 && (c->wants & (1u << names[i].which)))
+            return names[i].which;
+    }
+    return H1_HEADER_NONE;
+}
+
 static int on_header_field(http_parser *p, const char *at, size_t n)
 {
-    (void)at;
-    (void)n;
-    resp_of(p)->is_in_value = 0;
+    struct h1_resp *r = resp_of(p);
+    struct h1_capture *c = r->capture;
+
+    if (c) {
+        /* A name after a value begins the next header. */
+        if (r->is_in_value)
+            capture_flush(r);
+        for (size_t i = 0; i < n; i++) {
+            if (c->name_len < sizeof(c->name))
+                c->name[c->name_len] = ascii_lower(at[i]);
+            c->name_len++;
+        }
+    }
+    r->is_in_value = 0;
     return 0;
+}
+
+static void capture_value(struct h1_resp *r, const char *at, size_t n)
+{
+    struct h1_capture *c = r->capture;
+
+    if (!r->is_in_value)
+        c->which = capture_which(c);
+    if (c->which == H1_HEADER_NONE || c->is_cut)
+        return;
+    if (c->len + n > c->cap) {
+        c->is_cut = 1;
+        return;
+    }
+    memcpy(c->buf + c->len, at, n);
+    c->len += n;
 }
 
 /* libhttp-parser checks every byte of a value but its first: a control
@@ -264,6 +320,8 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
     struct h1_resp *r = resp_of(p);
     unsigned char c = n ? (unsigned char)at[0] : 'x';
 
+    if (r->capture)
+        capture_value(r, at, n);
     if (r->is_in_value)
         return 0;
     r->is_in_value = 1;
@@ -278,6 +336,11 @@ static int on_headers_complete(http_parser *p)
 {
     struct h1_resp *r = resp_of(p);
 
+    if (r->capture && r->is_in_value)
+        capture_flush(r);
+    if (r->capture)
+        r->capture->name_len = 0;
+    r->is_in_value = 0;
     r->status = p->status_code;
     /* 1xx replies are interim: their headers do not end the exchange. */
     if (p->status_code >= 200 || p->status_code == 101)
@@ -332,6 +395,16 @@ void h1_resp_begin(struct h1_resp *r, int is_head, uint64_t max_body_bytes)
     r->is_cut = 0;
     r->is_in_value = 0;
     r->error = NULL;
+    r->capture = NULL;
+}
+
+void h1_resp_capture(struct h1_resp *r, struct h1_capture *c)
+{
+    r->capture = c;
+    c->len = 0;
+    c->name_len = 0;
+    c->which = H1_HEADER_NONE;
+    c->is_cut = 0;
 }
 
 enum h1_resp_state h1_resp_feed(struct h1_resp *r, const char *data, size_t n, size_t *used)

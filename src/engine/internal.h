@@ -19,6 +19,7 @@
 #include <uv.h>
 
 #include "core/command.h"
+#include "core/cookies.h"
 #include "core/container.h"
 #include "core/errclass.h"
 #include "core/tick.h"
@@ -40,6 +41,7 @@ struct h1_slot;
 struct h1_worker;
 struct transfer_result;
 struct ramp;
+struct cookie_jar;
 
 /* Counts of one request kind (or of all) over one interval. */
 struct kind_stats {
@@ -74,6 +76,7 @@ struct interval {
     uint64_t dropped;
     uint64_t aborted;
     uint64_t bodies_cut;
+    uint64_t cookies_dropped; /* Set-Cookies a full jar dropped */
     uint64_t loop_lag_us;
     uint32_t target;    /* this worker's share at the end */
     uint32_t active;    /* its slots that may run */
@@ -252,6 +255,8 @@ struct slot {
      * next request. A thinking user is active but not in flight. */
     uv_timer_t think_timer;
     int is_thinking;
+    /* [target] cookies: the user's jar, kept across its requests; else NULL. */
+    struct cookie_jar *jar;
     /* Each transport's state, behind its own pointer; NULL for the others. */
     struct curl_slot *curl; /* its easy handle (curl_transport.h) */
     struct h1_slot *h1;     /* its connection, timer and reply parser (h1.c) */
@@ -423,6 +428,17 @@ void engine__slot_done(struct slot *s, const struct transfer_result *r, uint64_t
  * the case workload_new's trial signature ruled out (the request then goes
  * unsigned, and the server says why).
  */
+/*
+ * [target] cookies, for the transports: engine__slot_cookie_set stores the
+ * Set-Cookie value v (n bytes) of a reply to url in the jar of s (a full
+ * jar drops it and the interval counts it); engine__slot_cookie_line
+ * writes "Cookie: ..." for a request of s to url into buf (cap bytes, at
+ * least ENGINE_COOKIE_LINE_MAX) and returns its length, 0 when no cookie
+ * goes (or s has no jar). Wall-clock seconds judge expiry.
+ */
+#define ENGINE_COOKIE_LINE_MAX (COOKIES_HEADER_MAX + 16)
+void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, size_t n);
+size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size_t cap);
 const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_t url_len,
                                           const char *host);
 

@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "config/config.h"
@@ -27,6 +28,8 @@ struct slot *engine__slot_new(struct worker *w, uint32_t index)
     s->vu = index * w->e->n_workers + w->id;
     /* Closed with the worker's own handles (worker.c), before s is freed. */
     uv_timer_init(&w->loop, &s->think_timer);
+    if (w->e->config->target.cookies)
+        s->jar = cookie_jar_new();
     w->e->tp->slot_init(s);
     return s;
 }
@@ -36,6 +39,7 @@ void engine__slot_free(struct slot *s)
     if (!s)
         return;
     s->w->e->tp->engine__slot_free(s);
+    cookie_jar_free(s->jar);
     free(s);
 }
 
@@ -170,4 +174,25 @@ const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_
     if (sigv4_sign(k->sigv4, &w->sigv4_cache, &rq, (int64_t)time(NULL), w->sigv4_out) != 0)
         return NULL;
     return w->sigv4_out;
+}
+
+void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, size_t n)
+{
+    if (s->jar && cookie_jar_set(s->jar, v, n, url, (int64_t)time(NULL)) == -ENOSPC)
+        s->w->iv.cookies_dropped++;
+}
+
+size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size_t cap)
+{
+    static const char name[] = "Cookie: ";
+    size_t n;
+
+    if (!s->jar || cap < sizeof(name))
+        return 0;
+    n = cookie_jar_header(s->jar, url, (int64_t)time(NULL), buf + sizeof(name) - 1,
+                          cap - sizeof(name) + 1);
+    if (n == 0)
+        return 0;
+    memcpy(buf, name, sizeof(name) - 1);
+    return n + sizeof(name) - 1;
 }

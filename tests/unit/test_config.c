@@ -1205,6 +1205,7 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
                         "tls_min = 1.2\n"
                         "tls_resume = yes\n"
                         "ip = any\n"
+                        "cookies = no\n"
                         "\n"
                         "[load]\n"
                         "concurrency = 10\n"
