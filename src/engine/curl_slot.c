@@ -142,6 +142,26 @@ static void take_cookie(struct slot *s, const char *line, size_t n)
         engine__slot_cookie_set(s, url, line + i, n - i);
 }
 
+/* A Location line of the reply, for [target] follow_redirects: brink
+ * follows redirects itself, as h1 does (libcurl's FOLLOWLOCATION would keep
+ * a custom method, and neither re-sign nor send the jar's cookies). */
+static void take_location(struct slot *s, const char *line, size_t n)
+{
+    static const char name[] = "location:";
+    const char *url = NULL;
+    size_t i = sizeof(name) - 1;
+
+    if (n < i || strncasecmp(line, name, i) != 0)
+        return;
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    while (n > i && (line[n - 1] == '\r' || line[n - 1] == '\n'))
+        n--;
+    curl_easy_getinfo(s->curl->easy, CURLINFO_EFFECTIVE_URL, &url);
+    if (url)
+        engine__slot_location(s, url, line + i, n - i);
+}
+
 static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
 {
     struct slot *s = userp;
@@ -150,6 +170,8 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
 
     if (s->jar)
         take_cookie(s, line, n);
+    if (s->w->e->config->target.follow_redirects)
+        take_location(s, line, n);
     cs->head.why = check_header(&cs->head, line, n);
     /* Returning less than n aborts the transfer (CURLE_WRITE_ERROR). */
     return cs->head.why ? 0 : n;
@@ -388,13 +410,25 @@ static void start(struct slot *s)
     char *url = w->curl->url;
     int len;
 
-    len = workload_url(w->e->workload, s->kind, s->seq, s->vu, &w->rng, url, CURL_URL_MAX);
-    /* workload_new refused templates that could expand past the buffer. */
-    assert(len >= 0);
-    (void)len;
-    engine__curl_tls_rename(w, s->kind, url, CURL_URL_MAX);
+    if (s->redirect.hops) {
+        /* A redirect's hop goes where its Location said, as is. */
+        snprintf(url, CURL_URL_MAX, "%s", s->redirect.url);
+    } else {
+        len = workload_url(w->e->workload, s->kind, s->seq, s->vu, &w->rng, url, CURL_URL_MAX);
+        /* workload_new refused templates that could expand past the buffer. */
+        assert(len >= 0);
+        (void)len;
+        engine__curl_tls_rename(w, s->kind, url, CURL_URL_MAX);
+    }
     if (s->kind != cs->last_kind)
         set_kind(s, s->kind);
+    if (s->redirect.is_get) {
+        /* 303, or a POST moved by 301 or 302: a GET without a body. The
+         * kind's options come back at its next request. */
+        curl_easy_setopt(cs->easy, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(cs->easy, CURLOPT_CUSTOMREQUEST, NULL);
+        cs->last_kind = SIZE_MAX;
+    }
     if (workload_kind(w->e->workload, s->kind)->sigv4 || s->jar)
         set_request_headers(s, url);
     curl_easy_setopt(cs->easy, CURLOPT_URL, url);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -275,13 +276,49 @@ static void send_tls(struct slot *s, const char *head, size_t len, const struct 
     int rc;
 
     if (h1_tls_write(c->tls, head, len, why, sizeof(why)) < 0 ||
-        h1_tls_write(c->tls, k->body, k->body_len, why, sizeof(why)) < 0) {
+        h1_tls_write(c->tls, k->body, engine__slot_has_body(s) ? k->body_len : 0, why,
+                     sizeof(why)) < 0) {
         engine__h1_fail(s, TRANSFER_TLS, 0, why);
         return;
     }
     rc = tls_flush(c);
     if (rc < 0 && !retried(s))
         engine__h1_fail(s, TRANSFER_SEND, -rc, "write");
+}
+
+/* Whether the redirect s follows stays on the origin its kind's
+ * connections go to: h1 connects to one origin only. */
+static int is_same_origin(const struct slot *s)
+{
+    const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
+    const char *url = s->redirect.url;
+
+    return strncasecmp(url, workload_kind(s->w->e->workload, s->kind)->url, k->origin_len) == 0 &&
+           strchr("/?", url[k->origin_len]) != NULL;
+}
+
+/* The head of the redirect s follows, in the worker's head buffer: the
+ * hop's method and target, then the kind's headers (without its
+ * Content-Length when the hop goes as GET). */
+static const char *hop_head(struct slot *s, const struct h1_kind *k, size_t *len)
+{
+    struct h1_worker *hw = s->w->h1;
+    const char *method = engine__slot_method(s), *target = s->redirect.url + k->origin_len;
+    const char *suffix = s->redirect.is_get ? k->suffix_get : k->suffix;
+    size_t suffix_len = s->redirect.is_get ? k->suffix_get_len : k->suffix_len;
+    size_t m = strlen(method), t = strlen(target), at = 0;
+
+    memcpy(hw->head, method, m);
+    at = m;
+    hw->head[at++] = ' ';
+    /* "http://h?q" asks for "/?q", as libcurl sends it. */
+    if (target[0] != '/')
+        hw->head[at++] = '/';
+    memcpy(hw->head + at, target, t);
+    at += t;
+    memcpy(hw->head + at, suffix, suffix_len);
+    *len = at + suffix_len;
+    return hw->head;
 }
 
 /* Keeps the URL of the request in flight for the cookie jar: the kind's
@@ -332,10 +369,10 @@ static const char *extend_head(struct slot *s, const struct h1_kind *k, const ch
     /* The head ends with the blank line: the lines go before it. */
     at = *len - 2;
     memcpy(hw->signed_head, head, at);
+    keep_url(s, k, target, (size_t)(end - target));
     if (s->jar) {
         size_t n;
 
-        keep_url(s, k, target, (size_t)(end - target));
         n = engine__slot_cookie_line(s, s->h1->url, hw->signed_head + at, cap - at - 4);
         if (n) {
             memcpy(hw->signed_head + at + n, "\r\n", 2);
@@ -356,17 +393,22 @@ static void send_request(struct slot *s)
     const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
     struct h1_worker *hw = s->w->h1;
     uv_buf_t bufs[2];
-    size_t len;
+    size_t len, body_len;
     const char *head;
     int rc;
 
-    head = h1_head(k, s->w->e->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head, hw->head_cap,
-                   &len);
-    if (workload_kind(s->w->e->workload, s->kind)->sigv4 || s->jar)
+    if (s->redirect.hops)
+        head = hop_head(s, k, &len);
+    else
+        head = h1_head(k, s->w->e->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head,
+                       hw->head_cap, &len);
+    if (workload_kind(s->w->e->workload, s->kind)->sigv4 || s->jar ||
+        s->w->e->config->target.follow_redirects)
         head = extend_head(s, k, head, &len);
     bufs[0] = uv_buf_init((char *)head, (unsigned)len);
-    bufs[1] = uv_buf_init((char *)k->body, (unsigned)k->body_len);
-    h->bytes_out = len + k->body_len;
+    body_len = engine__slot_has_body(s) ? k->body_len : 0;
+    bufs[1] = uv_buf_init((char *)k->body, (unsigned)body_len);
+    h->bytes_out = len + body_len;
     /* From the write's start, as libcurl's PRETRANSFER. */
     h->sent_ns = uv_hrtime();
     c->n_sent++;
@@ -374,7 +416,7 @@ static void send_request(struct slot *s)
         send_tls(s, head, len, k);
         return;
     }
-    rc = uv_try_write((uv_stream_t *)&c->tcp, bufs, k->body_len ? 2 : 1);
+    rc = uv_try_write((uv_stream_t *)&c->tcp, bufs, body_len ? 2 : 1);
     if (rc >= 0 && (size_t)rc == h->bytes_out)
         return;
     if (rc >= 0 || rc == UV_EAGAIN)
@@ -660,7 +702,11 @@ static void start(struct slot *s)
     h1_resp_begin(&h->resp, k->is_head, config_of(s)->target.max_body_bytes);
     if (h->capture.wants)
         h1_resp_capture(&h->resp, &h->capture);
-    if (h->conn) {
+    if (s->redirect.hops && !is_same_origin(s)) {
+        engine__h1_fail(s, TRANSFER_OTHER, 0,
+                        "redirect to another origin (h1 follows its own only; transport = curl "
+                        "follows any)");
+    } else if (h->conn) {
         engine__h1_arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
         send_request(s);
     } else {
@@ -700,6 +746,8 @@ static void on_value(void *arg, enum h1_header which, int status, const char *v,
     (void)status;
     if (which == H1_HEADER_SET_COOKIE && s->h1->url)
         engine__slot_cookie_set(s, s->h1->url, v, n);
+    else if (which == H1_HEADER_LOCATION && s->h1->url)
+        engine__slot_location(s, s->h1->url, v, n);
 }
 
 static void slot_init(struct slot *s)
@@ -708,13 +756,14 @@ static void slot_init(struct slot *s)
 
     h->s = s;
     uv_timer_init(&s->w->loop, &h->timer);
-    if (s->jar) {
+    if (s->jar || s->w->e->config->target.follow_redirects) {
         h->value = xmalloc(H1_VALUE_MAX);
-        h->capture = (struct h1_capture){.fn = on_value,
-                                         .arg = s,
-                                         .wants = 1u << H1_HEADER_SET_COOKIE,
-                                         .buf = h->value,
-                                         .cap = H1_VALUE_MAX};
+        h->capture =
+            (struct h1_capture){.fn = on_value, .arg = s, .buf = h->value, .cap = H1_VALUE_MAX};
+        if (s->jar)
+            h->capture.wants |= 1u << H1_HEADER_SET_COOKIE;
+        if (s->w->e->config->target.follow_redirects)
+            h->capture.wants |= 1u << H1_HEADER_LOCATION;
     }
     s->h1 = h;
 }

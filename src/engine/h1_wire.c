@@ -153,7 +153,8 @@ static int is_removal(const char *h)
     return v[strspn(v, " \t")] == '\0';
 }
 
-static void build_suffix(struct text *t, const struct workload_kind *wk, const struct h1_origin *o)
+static void build_suffix(struct text *t, const struct workload_kind *wk, const struct h1_origin *o,
+                         int has_body)
 {
     char line[64];
 
@@ -171,7 +172,7 @@ static void build_suffix(struct text *t, const struct workload_kind *wk, const s
         text_str(t, wk->headers[i]);
         text_str(t, "\r\n");
     }
-    if (wk->body && !sets(wk, "Content-Length") && !sets(wk, "Transfer-Encoding")) {
+    if (has_body && wk->body && !sets(wk, "Content-Length") && !sets(wk, "Transfer-Encoding")) {
         snprintf(line, sizeof(line), "Content-Length: %zu\r\n", wk->body_len);
         text_str(t, line);
     }
@@ -181,14 +182,17 @@ static void build_suffix(struct text *t, const struct workload_kind *wk, const s
 int h1_kind_build(struct h1_kind *k, const struct workload *wl, size_t i, const struct h1_origin *o)
 {
     const struct workload_kind *wk = workload_kind(wl, i);
-    struct text prefix = {0}, suffix = {0}, fixed = {0};
+    struct text prefix = {0}, suffix = {0}, fixed = {0}, suffix_get = {0};
     const char *path = wk->url + o->len;
 
     memset(k, 0, sizeof(*k));
     text_str(&prefix, wk->method);
     /* "http://h?q" asks for "/?q", as libcurl sends it. */
     text_str(&prefix, path[0] == '/' ? " " : " /");
-    build_suffix(&suffix, wk, o);
+    build_suffix(&suffix, wk, o, 1);
+    build_suffix(&suffix_get, wk, o, 0);
+    k->suffix_get = suffix_get.buf;
+    k->suffix_get_len = suffix_get.len;
     k->prefix = prefix.buf;
     k->prefix_len = prefix.len;
     k->suffix = suffix.buf;
@@ -213,6 +217,7 @@ void h1_kind_free(struct h1_kind *k)
 {
     free(k->prefix);
     free(k->suffix);
+    free(k->suffix_get);
     free(k->fixed);
     free(k->host);
     memset(k, 0, sizeof(*k));

@@ -46,6 +46,8 @@ struct h1_kind {
     size_t prefix_len;
     char *suffix; /* owned */
     size_t suffix_len;
+    char *suffix_get; /* the suffix of a redirect turned into GET: no Content-Length; owned */
+    size_t suffix_get_len;
     size_t origin_len;         /* bytes of the expanded URL before its path */
     size_t head_max;           /* the longest head a request of this kind can have */
     const unsigned char *body; /* borrowed from the workload; NULL: none */

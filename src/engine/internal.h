@@ -257,6 +257,18 @@ struct slot {
     int is_thinking;
     /* [target] cookies: the user's jar, kept across its requests; else NULL. */
     struct cookie_jar *jar;
+    /* [target] follow_redirects: the hops of the request in flight. url is
+     * where the current hop goes (hops > 0), next the Location the reply
+     * named (has_next), both WORKLOAD_URL_MAX bytes, allocated at the
+     * first; is_get: the hop goes as GET without a body (303, or a POST
+     * moved by 301 or 302, as browsers do). */
+    struct {
+        char *url;
+        char *next;
+        int has_next;
+        int is_get;
+        uint32_t hops;
+    } redirect;
     /* Each transport's state, behind its own pointer; NULL for the others. */
     struct curl_slot *curl; /* its easy handle (curl_transport.h) */
     struct h1_slot *h1;     /* its connection, timer and reply parser (h1.c) */
@@ -437,6 +449,18 @@ void engine__slot_done(struct slot *s, const struct transfer_result *r, uint64_t
  * goes (or s has no jar). Wall-clock seconds judge expiry.
  */
 #define ENGINE_COOKIE_LINE_MAX (COOKIES_HEADER_MAX + 16)
+/*
+ * [target] follow_redirects, for the transports: the Location value v (n
+ * bytes) of the reply to url, resolved against it (absolute, "//host",
+ * "/path", "?query" or a relative path; a fragment dropped), to follow if
+ * the reply is a redirect. A value with a blank or a control byte, or
+ * longer than a URL may be, is not followed.
+ */
+void engine__slot_location(struct slot *s, const char *url, const char *v, size_t n);
+/* The URL, method and body the request of s sends now: its kind's, or
+ * those of the redirect it follows (a hop turned into GET has no body). */
+const char *engine__slot_method(const struct slot *s);
+int engine__slot_has_body(const struct slot *s);
 void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, size_t n);
 size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size_t cap);
 const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_t url_len,
