@@ -55,6 +55,8 @@ enum config_target_key {
     CONFIG_TARGET_PROXY,
     CONFIG_TARGET_IP,
     CONFIG_TARGET_AWS_SIGV4,
+    CONFIG_TARGET_COOKIES,
+    CONFIG_TARGET_FOLLOW_REDIRECTS,
     CONFIG_TARGET_KEYS
 };
 
@@ -225,6 +227,8 @@ struct config_target {
      * the credentials of the environment (never stored here); unset or
      * "off": none. */
     struct config_str aws_sigv4;
+    int cookies;               /* a cookie jar per virtual user, default no */
+    uint32_t follow_redirects; /* redirects followed per request, default 0: none */
 };
 
 /* How load is made ([load] mode). */

@@ -142,12 +142,56 @@ static void keep_header(struct capture *cap, const char *line, size_t n)
     capture_add(&cap->head, "\n", 1);
 }
 
+/* A Set-Cookie line of the reply goes into the jar of s, for the URL
+ * libcurl asked (redirects are never followed by libcurl itself). */
+static void take_cookie(struct slot *s, const char *line, size_t n)
+{
+    static const char name[] = "set-cookie:";
+    const char *url = NULL;
+    size_t i = sizeof(name) - 1;
+
+    if (n < i || strncasecmp(line, name, i) != 0)
+        return;
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    while (n > i && (line[n - 1] == '\r' || line[n - 1] == '\n'))
+        n--;
+    curl_easy_getinfo(s->curl->easy, CURLINFO_EFFECTIVE_URL, &url);
+    if (url)
+        engine__slot_cookie_set(s, url, line + i, n - i);
+}
+
+/* A Location line of the reply, for [target] follow_redirects: brink
+ * follows redirects itself, as h1 does (libcurl's FOLLOWLOCATION would keep
+ * a custom method, and neither re-sign nor send the jar's cookies). */
+static void take_location(struct slot *s, const char *line, size_t n)
+{
+    static const char name[] = "location:";
+    const char *url = NULL;
+    size_t i = sizeof(name) - 1;
+
+    if (n < i || strncasecmp(line, name, i) != 0)
+        return;
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    while (n > i && (line[n - 1] == '\r' || line[n - 1] == '\n'))
+        n--;
+    curl_easy_getinfo(s->curl->easy, CURLINFO_EFFECTIVE_URL, &url);
+    if (url)
+        engine__slot_location(s, url, line + i, n - i);
+}
+
 static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
 {
     struct slot *s = userp;
     struct curl_slot *cs = s->curl;
     size_t n = size * nmemb;
 
+    /* A script's request keeps its reply's headers for the script instead. */
+    if (s->jar && !s->req)
+        take_cookie(s, line, n);
+    if (s->w->e->config->target.follow_redirects && !s->req)
+        take_location(s, line, n);
     cs->head.why = check_header(&cs->head, line, n);
     if (s->req && !cs->head.why)
         keep_header(&s->req->cap, line, n);
@@ -245,6 +289,7 @@ static void slot_fini(struct slot *s)
     curl_easy_cleanup(s->curl->easy);
     curl_slist_free_all(s->curl->req_headers);
     free(s->curl->sigv4_lines);
+    free(s->curl->cookie_line);
     free(s->curl);
     s->curl = NULL;
 }
@@ -344,16 +389,14 @@ static void reset_transfer(struct curl_slot *cs)
 }
 
 /*
- * Signs the request of s to url (aws_sigv4) and hands libcurl its headers:
- * the signature's lines, copied into s, in nodes of s chained before the
- * kind's list, which stays shared. libcurl derives Host from the URL, as
- * sigv4_sign does when given none. Set at every start: the date changes.
+ * Signs the request of s to url (aws_sigv4): the signature's lines, copied
+ * into s, in nodes of s chained before head. libcurl derives Host from the
+ * URL, as sigv4_sign does when given none. Returns the new head.
  */
-static void sign(struct slot *s, const char *url)
+static struct curl_slist *sign(struct slot *s, const char *url, struct curl_slist *head)
 {
     struct curl_slot *cs = s->curl;
     const struct sigv4_out *o = engine__slot_sign(s, url, strlen(url), NULL);
-    struct curl_slist *head = s->w->curl->kind_headers[s->kind];
     size_t need = 0, at = 0;
 
     for (size_t i = 0; o && i < o->n_lines; i++)
@@ -371,6 +414,32 @@ static void sign(struct slot *s, const char *url)
         cs->sigv4_nodes[i].data = cs->sigv4_lines + at;
         cs->sigv4_nodes[i].next = head;
         head = &cs->sigv4_nodes[i];
+    }
+    return head;
+}
+
+/*
+ * The header lines of this request alone, the jar's Cookie and the
+ * signature, chained before the kind's list, which stays shared: set at
+ * every start, since both change from request to request. libcurl's own
+ * cookie engine stays off (no CURLOPT_COOKIEFILE), so the jar is the
+ * only one, as with h1.
+ */
+static void set_request_headers(struct slot *s, const char *url)
+{
+    struct curl_slot *cs = s->curl;
+    struct curl_slist *head = s->w->curl->kind_headers[s->kind];
+
+    if (workload_kind(s->w->e->workload, s->kind)->sigv4)
+        head = sign(s, url, head);
+    if (s->jar) {
+        if (!cs->cookie_line)
+            cs->cookie_line = xmalloc(ENGINE_COOKIE_LINE_MAX);
+        if (engine__slot_cookie_line(s, url, cs->cookie_line, ENGINE_COOKIE_LINE_MAX) > 0) {
+            cs->cookie_node.data = cs->cookie_line;
+            cs->cookie_node.next = head;
+            head = &cs->cookie_node;
+        }
     }
     curl_easy_setopt(cs->easy, CURLOPT_HTTPHEADER, head);
 }
@@ -396,15 +465,27 @@ static void start(struct slot *s)
         add(s);
         return;
     }
-    len = workload_url(w->e->workload, s->kind, s->seq, s->vu, &w->rng, url, CURL_URL_MAX);
-    /* workload_new refused templates that could expand past the buffer. */
-    assert(len >= 0);
-    (void)len;
-    engine__curl_tls_rename(w, s->kind, url, CURL_URL_MAX);
+    if (s->redirect.hops) {
+        /* A redirect's hop goes where its Location said, as is. */
+        snprintf(url, CURL_URL_MAX, "%s", s->redirect.url);
+    } else {
+        len = workload_url(w->e->workload, s->kind, s->seq, s->vu, &w->rng, url, CURL_URL_MAX);
+        /* workload_new refused templates that could expand past the buffer. */
+        assert(len >= 0);
+        (void)len;
+        engine__curl_tls_rename(w, s->kind, url, CURL_URL_MAX);
+    }
     if (s->kind != cs->last_kind)
         set_kind(s, s->kind);
-    if (workload_kind(w->e->workload, s->kind)->sigv4)
-        sign(s, url);
+    if (s->redirect.is_get) {
+        /* 303, or a POST moved by 301 or 302: a GET without a body. The
+         * kind's options come back at its next request. */
+        curl_easy_setopt(cs->easy, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(cs->easy, CURLOPT_CUSTOMREQUEST, NULL);
+        cs->last_kind = SIZE_MAX;
+    }
+    if (workload_kind(w->e->workload, s->kind)->sigv4 || s->jar)
+        set_request_headers(s, url);
     curl_easy_setopt(cs->easy, CURLOPT_URL, url);
     if (cs->is_retried && engine__curl_tls_reuses(w))
         curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, 0L);

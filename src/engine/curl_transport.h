@@ -102,6 +102,10 @@ struct curl_slot {
     struct curl_slist sigv4_nodes[SIGV4_MAX_LINES];
     char *sigv4_lines; /* owned */
     size_t sigv4_cap;
+    /* [target] cookies: the Cookie line of the transfer in flight (owned,
+     * ENGINE_COOKIE_LINE_MAX bytes) and its node, first in the list. */
+    char *cookie_line;
+    struct curl_slist cookie_node;
 };
 
 /* curl_uv.c: the libcurl <-> libuv glue. */

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -285,19 +286,73 @@ static void send_tls(struct slot *s, const char *head, size_t len, const unsigne
         engine__h1_fail(s, TRANSFER_SEND, -rc, "write");
 }
 
+/* Whether the redirect s follows stays on the origin its kind's
+ * connections go to: h1 connects to one origin only. */
+static int is_same_origin(const struct slot *s)
+{
+    const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
+    const char *url = s->redirect.url;
+
+    return strncasecmp(url, workload_kind(s->w->e->workload, s->kind)->url, k->origin_len) == 0 &&
+           strchr("/?", url[k->origin_len]) != NULL;
+}
+
+/* The head of the redirect s follows, in the worker's head buffer: the
+ * hop's method and target, then the kind's headers (without its
+ * Content-Length when the hop goes as GET). */
+static const char *hop_head(struct slot *s, const struct h1_kind *k, size_t *len)
+{
+    struct h1_worker *hw = s->w->h1;
+    const char *method = engine__slot_method(s), *target = s->redirect.url + k->origin_len;
+    const char *suffix = s->redirect.is_get ? k->suffix_get : k->suffix;
+    size_t suffix_len = s->redirect.is_get ? k->suffix_get_len : k->suffix_len;
+    size_t m = strlen(method), t = strlen(target), at = 0;
+
+    memcpy(hw->head, method, m);
+    at = m;
+    hw->head[at++] = ' ';
+    /* "http://h?q" asks for "/?q", as libcurl sends it. */
+    if (target[0] != '/')
+        hw->head[at++] = '/';
+    memcpy(hw->head + at, target, t);
+    at += t;
+    memcpy(hw->head + at, suffix, suffix_len);
+    *len = at + suffix_len;
+    return hw->head;
+}
+
+/* Keeps the URL of the request in flight for the cookie jar: the kind's
+ * origin and the head's target. */
+static void keep_url(struct slot *s, const struct h1_kind *k, const char *target, size_t n)
+{
+    struct h1_slot *h = s->h1;
+    const char *origin = workload_kind(s->w->e->workload, s->kind)->url;
+    size_t need = k->origin_len + n + 1;
+
+    if (need > h->url_cap) {
+        h->url_cap = need;
+        h->url = xrealloc(h->url, need);
+    }
+    memcpy(h->url, origin, k->origin_len);
+    memcpy(h->url + k->origin_len, target, n);
+    h->url[need - 1] = '\0';
+}
+
 /*
- * The head with the signature of aws_sigv4 added before its blank line,
- * in the worker's signed_head; the request target signed is the one the
- * head carries, and Host the one h1_kind_build wrote. Returns head itself
- * when the signature could not be made (workload_new's trial rules it out).
+ * The head with the lines of this request alone added before its blank
+ * line, in the worker's signed_head: the jar's Cookie ([target] cookies)
+ * and the signature (aws_sigv4), which covers the request target and Host
+ * the head carries. Returns head itself when it has no request line to
+ * read, or nothing was added.
  */
-static const char *sign_head(struct slot *s, const struct h1_kind *k, const char *head, size_t *len)
+static const char *extend_head(struct slot *s, const struct h1_kind *k, const char *head,
+                               size_t *len)
 {
     static const char version[] = " HTTP/1.1\r\n";
     struct h1_worker *hw = s->w->h1;
-    size_t cap = s->w->e->h1->head_max + SIGV4_LINES_MAX + 2, at;
+    size_t cap = s->w->e->h1->head_max + SIGV4_LINES_MAX + ENGINE_COOKIE_LINE_MAX + 4, at;
     const char *target = memchr(head, ' ', *len), *end = NULL;
-    const struct sigv4_out *o;
+    const struct sigv4_out *o = NULL;
 
     /* The method has no blank, the target neither: the first blank starts
      * it and the next one begins the version. */
@@ -306,15 +361,26 @@ static const char *sign_head(struct slot *s, const struct h1_kind *k, const char
     if (!end || (size_t)(head + *len - end) < sizeof(version) - 1 ||
         memcmp(end, version, sizeof(version) - 1) != 0)
         return head;
-    o = engine__slot_sign(s, target + 1, (size_t)(end - target - 1), k->host);
-    if (!o)
-        return head;
+    target++;
+    if (workload_kind(s->w->e->workload, s->kind)->sigv4)
+        o = engine__slot_sign(s, target, (size_t)(end - target), k->host);
     if (!hw->signed_head)
         hw->signed_head = xmalloc(cap);
-    /* The head ends with the blank line: the signature goes before it. */
+    /* The head ends with the blank line: the lines go before it. */
     at = *len - 2;
     memcpy(hw->signed_head, head, at);
-    at += sigv4_join(o, hw->signed_head + at, cap - at - 2);
+    keep_url(s, k, target, (size_t)(end - target));
+    if (s->jar) {
+        size_t n;
+
+        n = engine__slot_cookie_line(s, s->h1->url, hw->signed_head + at, cap - at - 4);
+        if (n) {
+            memcpy(hw->signed_head + at + n, "\r\n", 2);
+            at += n + 2;
+        }
+    }
+    if (o)
+        at += sigv4_join(o, hw->signed_head + at, cap - at - 2);
     memcpy(hw->signed_head + at, "\r\n", 2);
     *len = at + 2;
     return hw->signed_head;
@@ -341,12 +407,16 @@ static void send_request(struct slot *s)
     } else {
         const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
 
-        head = h1_head(k, s->w->e->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head,
-                       hw->head_cap, &len);
-        if (workload_kind(s->w->e->workload, s->kind)->sigv4)
-            head = sign_head(s, k, head, &len);
+        if (s->redirect.hops)
+            head = hop_head(s, k, &len);
+        else
+            head = h1_head(k, s->w->e->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head,
+                           hw->head_cap, &len);
+        if (workload_kind(s->w->e->workload, s->kind)->sigv4 || s->jar ||
+            s->w->e->config->target.follow_redirects)
+            head = extend_head(s, k, head, &len);
         body = k->body;
-        body_len = k->body_len;
+        body_len = engine__slot_has_body(s) ? k->body_len : 0;
     }
     bufs[0] = uv_buf_init((char *)head, (unsigned)len);
     bufs[1] = uv_buf_init((char *)body, (unsigned)body_len);
@@ -642,7 +712,13 @@ static void start(struct slot *s)
     h1_resp_begin(&h->resp, is_head, config_of(s)->target.max_body_bytes);
     if (s->req)
         h->resp.cap = &s->req->cap;
-    if (h->conn) {
+    else if (h->capture.wants)
+        h1_resp_capture(&h->resp, &h->capture);
+    if (!s->req && s->redirect.hops && !is_same_origin(s)) {
+        engine__h1_fail(s, TRANSFER_OTHER, 0,
+                        "redirect to another origin (h1 follows its own only; transport = curl "
+                        "follows any)");
+    } else if (h->conn) {
         engine__h1_arm_timer(s, engine__slot_timeout_us(s));
         send_request(s);
     } else {
@@ -673,18 +749,44 @@ static int is_unsent(struct slot *s)
     return s->h1->is_looking_up || s->h1->is_queued;
 }
 
+/* A header value of the reply to the request of the slot arg: a
+ * Set-Cookie goes into its jar. */
+static void on_value(void *arg, enum h1_header which, int status, const char *v, size_t n)
+{
+    struct slot *s = arg;
+
+    (void)status;
+    if (which == H1_HEADER_SET_COOKIE && s->h1->url)
+        engine__slot_cookie_set(s, s->h1->url, v, n);
+    else if (which == H1_HEADER_LOCATION && s->h1->url)
+        engine__slot_location(s, s->h1->url, v, n);
+}
+
 static void slot_init(struct slot *s)
 {
     struct h1_slot *h = xcalloc(1, sizeof(*h));
 
     h->s = s;
     uv_timer_init(&s->w->loop, &h->timer);
+    if (s->jar || s->w->e->config->target.follow_redirects) {
+        h->value = xmalloc(H1_VALUE_MAX);
+        h->capture =
+            (struct h1_capture){.fn = on_value, .arg = s, .buf = h->value, .cap = H1_VALUE_MAX};
+        if (s->jar)
+            h->capture.wants |= 1u << H1_HEADER_SET_COOKIE;
+        if (s->w->e->config->target.follow_redirects)
+            h->capture.wants |= 1u << H1_HEADER_LOCATION;
+    }
     s->h1 = h;
 }
 
 static void slot_fini(struct slot *s)
 {
     /* Its timer was closed with the worker's handles (h1_close). */
+    if (s->h1) {
+        free(s->h1->url);
+        free(s->h1->value);
+    }
     free(s->h1);
 }
 

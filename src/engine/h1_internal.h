@@ -21,6 +21,7 @@
 #define READ_BUFFER (256u * 1024)    /* one read takes a 133 KiB reply whole */
 #define TLS_READ_BUFFER (64u * 1024) /* TLS records read at once, before decryption */
 #define WORDS_MAX 96
+#define H1_VALUE_MAX 8192 /* bytes of a Set-Cookie value read whole; longer ones are ignored */
 
 struct h1_worker {
     uv_idle_t idle;        /* completes what failed inside start, next pass */
@@ -85,6 +86,13 @@ struct h1_slot {
     enum transfer_outcome outcome; /* a pending completion */
     int os_errno;
     char words[WORDS_MAX];
+    /* [target] cookies: the URL of the request in flight (the origin and
+     * the head's target), the reply's Set-Cookie values read through
+     * capture into value. */
+    char *url;
+    size_t url_cap;
+    struct h1_capture capture;
+    char *value;
 };
 
 static inline struct worker *engine__h1_worker_of(uv_handle_t *h)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/ascii.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/capture.h"
@@ -198,7 +199,7 @@ void h1_head_build(struct capture_buf *b, const char *method, const char *url,
 int h1_kind_build(struct h1_kind *k, const struct workload *wl, size_t i, const struct h1_origin *o)
 {
     const struct workload_kind *wk = workload_kind(wl, i);
-    struct text prefix = {0}, suffix = {0}, fixed = {0};
+    struct text prefix = {0}, suffix = {0}, fixed = {0}, suffix_get = {0};
     const char *path = wk->url + o->len;
 
     memset(k, 0, sizeof(*k));
@@ -206,6 +207,9 @@ int h1_kind_build(struct h1_kind *k, const struct workload *wl, size_t i, const 
     /* "http://h?q" asks for "/?q", as libcurl sends it. */
     text_str(&prefix, path[0] == '/' ? " " : " /");
     build_suffix(&suffix, wk->headers, wk->n_headers, wk->body != NULL, wk->body_len, o);
+    build_suffix(&suffix_get, wk->headers, wk->n_headers, 0, 0, o);
+    k->suffix_get = suffix_get.buf;
+    k->suffix_get_len = suffix_get.len;
     k->prefix = prefix.buf;
     k->prefix_len = prefix.len;
     k->suffix = suffix.buf;
@@ -230,6 +234,7 @@ void h1_kind_free(struct h1_kind *k)
 {
     free(k->prefix);
     free(k->suffix);
+    free(k->suffix_get);
     free(k->fixed);
     free(k->host);
     memset(k, 0, sizeof(*k));
@@ -267,10 +272,49 @@ static struct h1_resp *resp_of(http_parser *p)
     return (struct h1_resp *)((char *)p - offsetof(struct h1_resp, parser));
 }
 
+/* Hands the value read to the caller, if it was wanted and fitted. */
+static void capture_flush(struct h1_resp *r)
+{
+    struct h1_capture *c = r->capture;
+
+    if (c->which != H1_HEADER_NONE && !c->is_cut)
+        c->fn(c->arg, c->which, r->parser.status_code, c->buf, c->len);
+    c->which = H1_HEADER_NONE;
+    c->len = 0;
+    c->is_cut = 0;
+    c->name_len = 0;
+}
+
+static enum h1_header capture_which(const struct h1_capture *c)
+{
+    static const struct {
+        const char *name;
+        enum h1_header which;
+    } names[] = {{"set-cookie", H1_HEADER_SET_COOKIE}, {"location", H1_HEADER_LOCATION}};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strlen(names[i].name) == c->name_len &&
+            memcmp(names[i].name, c->name, c->name_len) == 0 && (c->wants & (1u << names[i].which)))
+            return names[i].which;
+    }
+    return H1_HEADER_NONE;
+}
+
 static int on_header_field(http_parser *p, const char *at, size_t n)
 {
     struct h1_resp *r = resp_of(p);
+    struct h1_capture *c = r->capture;
 
+    if (c) {
+        /* A name after a value begins the next header. */
+        if (r->is_in_value)
+            capture_flush(r);
+        for (size_t i = 0; i < n; i++) {
+            if (c->name_len < sizeof(c->name))
+                c->name[c->name_len] = ascii_lower(at[i]);
+            c->name_len++;
+        }
+    }
     r->is_in_value = 0;
     if (r->cap) {
         if (r->cap_at == 2)
@@ -279,6 +323,22 @@ static int on_header_field(http_parser *p, const char *at, size_t n)
         r->cap_at = 1;
     }
     return 0;
+}
+
+static void capture_value(struct h1_resp *r, const char *at, size_t n)
+{
+    struct h1_capture *c = r->capture;
+
+    if (!r->is_in_value)
+        c->which = capture_which(c);
+    if (c->which == H1_HEADER_NONE || c->is_cut)
+        return;
+    if (c->len + n > c->cap) {
+        c->is_cut = 1;
+        return;
+    }
+    memcpy(c->buf + c->len, at, n);
+    c->len += n;
 }
 
 /* libhttp-parser checks every byte of a value but its first: a control
@@ -294,6 +354,8 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
         capture_add(&r->cap->head, at, n);
         r->cap_at = 2;
     }
+    if (r->capture)
+        capture_value(r, at, n);
     if (r->is_in_value)
         return 0;
     r->is_in_value = 1;
@@ -308,6 +370,11 @@ static int on_headers_complete(http_parser *p)
 {
     struct h1_resp *r = resp_of(p);
 
+    if (r->capture && r->is_in_value)
+        capture_flush(r);
+    if (r->capture)
+        r->capture->name_len = 0;
+    r->is_in_value = 0;
     r->status = p->status_code;
     if (r->cap) {
         if (r->cap_at == 2)
@@ -374,6 +441,16 @@ void h1_resp_begin(struct h1_resp *r, int is_head, uint64_t max_body_bytes)
     r->error = NULL;
     r->cap = NULL;
     r->cap_at = 0;
+    r->capture = NULL;
+}
+
+void h1_resp_capture(struct h1_resp *r, struct h1_capture *c)
+{
+    r->capture = c;
+    c->len = 0;
+    c->name_len = 0;
+    c->which = H1_HEADER_NONE;
+    c->is_cut = 0;
 }
 
 enum h1_resp_state h1_resp_feed(struct h1_resp *r, const char *data, size_t n, size_t *used)

@@ -47,6 +47,8 @@ struct h1_kind {
     size_t prefix_len;
     char *suffix; /* owned */
     size_t suffix_len;
+    char *suffix_get; /* the suffix of a redirect turned into GET: no Content-Length; owned */
+    size_t suffix_get_len;
     size_t origin_len;         /* bytes of the expanded URL before its path */
     size_t head_max;           /* the longest head a request of this kind can have */
     const unsigned char *body; /* borrowed from the workload; NULL: none */
@@ -100,6 +102,33 @@ enum h1_resp_state {
     H1_MALFORMED, /* not HTTP/1.x, or refused by the checks below */
 };
 
+/* Which header values a caller wants whole (h1_resp_capture). */
+enum h1_header {
+    H1_HEADER_NONE,
+    H1_HEADER_SET_COOKIE,
+    H1_HEADER_LOCATION,
+};
+
+/* Hands over one wanted header value, whole (n bytes, not NUL-terminated,
+ * without its leading blanks), as the next header begins or the block
+ * ends; status is the reply's (1xx replies' headers are handed over too). */
+typedef void h1_header_fn(void *arg, enum h1_header which, int status, const char *v, size_t n);
+
+/* The state of capturing header values; buf is the caller's. A value
+ * longer than cap is not handed over. */
+struct h1_capture {
+    h1_header_fn *fn;
+    void *arg;
+    unsigned wants; /* 1 << enum h1_header, or'ed */
+    char *buf;
+    size_t cap;
+    size_t len;
+    char name[16]; /* the current header's name, lower case, while it fits */
+    size_t name_len;
+    enum h1_header which; /* of the value being read */
+    int is_cut;
+};
+
 /* One response being read. */
 struct h1_resp {
     http_parser parser;
@@ -113,14 +142,18 @@ struct h1_resp {
     int is_cut;
     int is_in_value;   /* inside a header value the parser has begun handing over */
     const char *error; /* why brink's own checks refused the reply, NULL: they did not */
+    struct h1_capture *capture; /* NULL: no header value is wanted */
     /* A scenario script's request: where the final reply's header lines and
      * body are kept (set after h1_resp_begin); NULL: counted only. */
     struct capture *cap;
     int cap_at; /* 0: between header lines, 1: in a name, 2: in a value */
 };
 
-/* Prepares r for the reply to one request. */
+/* Prepares r for the reply to one request; no header is captured. */
 void h1_resp_begin(struct h1_resp *r, int is_head, uint64_t max_body_bytes);
+/* After h1_resp_begin: the values of the headers c->wants go to c->fn,
+ * through c->buf. c is the caller's and outlives the reply. */
+void h1_resp_capture(struct h1_resp *r, struct h1_capture *c);
 /* Feeds n bytes of the connection. *used says how many belong to this
  * reply (bytes after a complete one are not its). Besides libhttp-parser's
  * rules, a control character other than tab at the start of a header value

@@ -19,6 +19,7 @@
 #include <uv.h>
 
 #include "core/command.h"
+#include "core/cookies.h"
 #include "core/container.h"
 #include "core/errclass.h"
 #include "core/tick.h"
@@ -41,6 +42,7 @@ struct h1_slot;
 struct h1_worker;
 struct transfer_result;
 struct ramp;
+struct cookie_jar;
 struct script;
 struct script_setup;
 struct script_user;
@@ -91,6 +93,7 @@ struct interval {
     uint64_t dropped;
     uint64_t aborted;
     uint64_t bodies_cut;
+    uint64_t cookies_dropped; /* Set-Cookies a full jar dropped */
     uint64_t loop_lag_us;
     uint32_t target;    /* this worker's share at the end */
     uint32_t active;    /* its slots that may run */
@@ -301,6 +304,20 @@ struct slot {
      * next request. A thinking user is active but not in flight. */
     uv_timer_t think_timer;
     int is_thinking;
+    /* [target] cookies: the user's jar, kept across its requests; else NULL. */
+    struct cookie_jar *jar;
+    /* [target] follow_redirects: the hops of the request in flight. url is
+     * where the current hop goes (hops > 0), next the Location the reply
+     * named (has_next), both WORKLOAD_URL_MAX bytes, allocated at the
+     * first; is_get: the hop goes as GET without a body (303, or a POST
+     * moved by 301 or 302, as browsers do). */
+    struct {
+        char *url;
+        char *next;
+        int has_next;
+        int is_get;
+        uint32_t hops;
+    } redirect;
     /* A scenario run: the user's coroutine (its iteration), its request
      * (set while one is in flight), and brink.sleep on think_timer. */
     struct script_user *user;
@@ -490,6 +507,29 @@ void engine__slot_done(struct slot *s, const struct transfer_result *r, uint64_t
  * the case workload_new's trial signature ruled out (the request then goes
  * unsigned, and the server says why).
  */
+/*
+ * [target] cookies, for the transports: engine__slot_cookie_set stores the
+ * Set-Cookie value v (n bytes) of a reply to url in the jar of s (a full
+ * jar drops it and the interval counts it); engine__slot_cookie_line
+ * writes "Cookie: ..." for a request of s to url into buf (cap bytes, at
+ * least ENGINE_COOKIE_LINE_MAX) and returns its length, 0 when no cookie
+ * goes (or s has no jar). Wall-clock seconds judge expiry.
+ */
+#define ENGINE_COOKIE_LINE_MAX (COOKIES_HEADER_MAX + 16)
+/*
+ * [target] follow_redirects, for the transports: the Location value v (n
+ * bytes) of the reply to url, resolved against it (absolute, "//host",
+ * "/path", "?query" or a relative path; a fragment dropped), to follow if
+ * the reply is a redirect. A value with a blank or a control byte, or
+ * longer than a URL may be, is not followed.
+ */
+void engine__slot_location(struct slot *s, const char *url, const char *v, size_t n);
+/* The URL, method and body the request of s sends now: its kind's, or
+ * those of the redirect it follows (a hop turned into GET has no body). */
+const char *engine__slot_method(const struct slot *s);
+int engine__slot_has_body(const struct slot *s);
+void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, size_t n);
+size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size_t cap);
 const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_t url_len,
                                           const char *host);
 

@@ -7,7 +7,11 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "config/config.h"
@@ -27,6 +31,8 @@ struct slot *engine__slot_new(struct worker *w, uint32_t index)
     s->vu = index * w->e->n_workers + w->id;
     /* Closed with the worker's own handles (worker.c), before s is freed. */
     uv_timer_init(&w->loop, &s->think_timer);
+    if (w->e->config->target.cookies)
+        s->jar = cookie_jar_new();
     w->e->tp->slot_init(s);
     engine__scene_slot_init(s);
     return s;
@@ -38,6 +44,9 @@ void engine__slot_free(struct slot *s)
         return;
     s->w->e->tp->engine__slot_free(s);
     engine__scene_slot_free(s);
+    cookie_jar_free(s->jar);
+    free(s->redirect.url);
+    free(s->redirect.next);
     free(s);
 }
 
@@ -104,6 +113,9 @@ void engine__slot_send(struct slot *s, uint64_t intended_ns)
     s->is_scheduled = intended_ns != SLOT_NOW;
     s->intended_ns = s->is_scheduled && intended_ns < s->start_ns ? intended_ns : s->start_ns;
     s->is_in_flight = 1;
+    s->redirect.hops = 0;
+    s->redirect.has_next = 0;
+    s->redirect.is_get = 0;
     w->in_flight++;
     w->iv.total.started++;
     w->iv.kinds[s->kind].started++;
@@ -123,6 +135,50 @@ static void count(struct kind_stats *k, uint64_t latency_us, int cls, uint64_t i
     }
 }
 
+static int is_redirect(long status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+/*
+ * [target] follow_redirects: when the reply of s is a redirect with a
+ * Location, sends the next hop and returns 1 (its traffic is counted now,
+ * its latency when the last hop ends, from the first one's start); past
+ * the limit, returns -1: the request ends as too many redirects. 0: the
+ * reply is the request's answer.
+ */
+static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, uint64_t out)
+{
+    struct worker *w = s->w;
+    uint32_t limit = w->e->config->target.follow_redirects;
+    char *url;
+
+    if (limit == 0 || r->outcome != TRANSFER_OK || !is_redirect(r->http_status) ||
+        !s->redirect.has_next)
+        return 0;
+    if (s->redirect.hops == limit)
+        return -1;
+    /* Browsers turn a 303, and a POST moved by 301 or 302, into a GET
+     * without a body; 307 and 308 keep the method and the body. */
+    if ((r->http_status == 303 && strcmp(engine__slot_method(s), "HEAD") != 0) ||
+        ((r->http_status == 301 || r->http_status == 302) &&
+         strcmp(engine__slot_method(s), "POST") == 0))
+        s->redirect.is_get = 1;
+    url = s->redirect.url;
+    s->redirect.url = s->redirect.next;
+    s->redirect.next = url;
+    s->redirect.has_next = 0;
+    s->redirect.hops++;
+    w->iv.total.bytes_in += in;
+    w->iv.total.bytes_out += out;
+    w->iv.kinds[s->kind].bytes_in += in;
+    w->iv.kinds[s->kind].bytes_out += out;
+    if (r->http_status > 0 && r->http_status < 1000)
+        engine__interval_count_status(&w->iv, (uint16_t)r->http_status, 1);
+    w->e->tp->start(s);
+    return 1;
+}
+
 void engine__slot_done(struct slot *s, const struct transfer_result *done, uint64_t bytes_in,
                        uint64_t bytes_out, const char *words)
 {
@@ -133,9 +189,20 @@ void engine__slot_done(struct slot *s, const struct transfer_result *done, uint6
     struct transfer_result judged = *done;
     const struct transfer_result *r = &judged;
     uint64_t latency_us, now_ns;
+    char too_many[48];
     int cls;
 
     judged.expect = s->req ? s->req->expect : &workload_kind(w->e->workload, s->kind)->expect;
+    /* A script follows redirects itself (r.headers.location). */
+    switch (s->req ? 0 : follow(s, done, bytes_in, bytes_out)) {
+    case 1: return;
+    case -1:
+        judged.outcome = TRANSFER_OTHER;
+        snprintf(too_many, sizeof(too_many), "too many redirects (%" PRIu32 ")", s->redirect.hops);
+        words = too_many;
+        break;
+    default: break;
+    }
 
     /* Timeouts and failures are timed too, at their elapsed time, but in a
      * histogram of their own: mixed in, a flood of fast 503s would pull the
@@ -176,13 +243,20 @@ const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_
 {
     struct worker *w = s->w;
     const struct workload_kind *k = workload_kind(w->e->workload, s->kind);
-    struct sigv4_request rq = {.method = k->method,
+    struct sigv4_request rq = {.method = engine__slot_method(s),
                                .url = url,
                                .url_len = url_len,
                                .host = host,
                                .headers = k->headers,
                                .n_headers = k->n_headers,
                                .payload_hash = k->payload_hash};
+    char empty[SIGV4_HASH_HEX];
+
+    /* A hop turned into GET carries no body. */
+    if (!engine__slot_has_body(s) && k->body) {
+        sigv4_payload_hash(NULL, 0, empty);
+        rq.payload_hash = empty;
+    }
 
     if (!w->sigv4_out)
         w->sigv4_out = xmalloc(sizeof(*w->sigv4_out));
@@ -191,4 +265,101 @@ const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_
     if (sigv4_sign(k->sigv4, &w->sigv4_cache, &rq, (int64_t)time(NULL), w->sigv4_out) != 0)
         return NULL;
     return w->sigv4_out;
+}
+
+void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, size_t n)
+{
+    if (s->jar && cookie_jar_set(s->jar, v, n, url, (int64_t)time(NULL)) == -ENOSPC)
+        s->w->iv.cookies_dropped++;
+}
+
+size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size_t cap)
+{
+    static const char name[] = "Cookie: ";
+    size_t n;
+
+    if (!s->jar || cap < sizeof(name))
+        return 0;
+    n = cookie_jar_header(s->jar, url, (int64_t)time(NULL), buf + sizeof(name) - 1,
+                          cap - sizeof(name) + 1);
+    if (n == 0)
+        return 0;
+    memcpy(buf, name, sizeof(name) - 1);
+    return n + sizeof(name) - 1;
+}
+
+const char *engine__slot_method(const struct slot *s)
+{
+    return s->redirect.is_get ? "GET" : workload_kind(s->w->e->workload, s->kind)->method;
+}
+
+int engine__slot_has_body(const struct slot *s)
+{
+    return !s->redirect.is_get && workload_kind(s->w->e->workload, s->kind)->body != NULL;
+}
+
+/* Bytes of "scheme://authority" at the start of url. */
+static size_t origin_len(const char *url)
+{
+    const char *p = strstr(url, "://");
+
+    if (!p)
+        return 0;
+    p += 3;
+    return (size_t)(p - url) + strcspn(p, "/?#");
+}
+
+void engine__slot_location(struct slot *s, const char *url, const char *v, size_t n)
+{
+    char *out;
+    size_t at, base;
+
+    if (s->w->e->config->target.follow_redirects == 0)
+        return;
+    while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    for (size_t i = 0; i < n; i++) {
+        if ((unsigned char)v[i] <= ' ' || (unsigned char)v[i] >= 0x7F)
+            return;
+        if (v[i] == '#')
+            n = i;
+    }
+    if (!s->redirect.next) {
+        s->redirect.next = xmalloc(WORKLOAD_URL_MAX);
+        s->redirect.url = xmalloc(WORKLOAD_URL_MAX);
+    }
+    out = s->redirect.next;
+    if (n >= 7 && (strncasecmp(v, "http://", 7) == 0 || strncasecmp(v, "https://", 8) == 0)) {
+        base = 0;
+    } else if (n >= 2 && v[0] == '/' && v[1] == '/') {
+        base = (size_t)(strstr(url, "://") - url) + 1; /* the scheme and its colon */
+    } else if (n >= 1 && v[0] == '/') {
+        base = origin_len(url);
+    } else if (n >= 1 && v[0] == '?') {
+        base = strcspn(url, "?#");
+    } else {
+        /* A relative path: after the last '/' of the base's path. */
+        size_t o = origin_len(url), end = strcspn(url, "?#");
+
+        base = end;
+        while (base > o && url[base - 1] != '/')
+            base--;
+        if (base == o) {
+            if (o + 1 >= WORKLOAD_URL_MAX)
+                return;
+            memcpy(out, url, o);
+            out[o] = '/';
+            base = o + 1;
+            url = out;
+        }
+    }
+    if (base + n >= WORKLOAD_URL_MAX || (base > 0 && !strstr(url, "://")))
+        return;
+    if (url != out)
+        memcpy(out, url, base);
+    at = base;
+    memcpy(out + at, v, n);
+    out[at + n] = '\0';
+    s->redirect.has_next =
+        strncasecmp(out, "http://", 7) == 0 || strncasecmp(out, "https://", 8) == 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cookies.h"
 #include "core/errclass.h"
 #include "core/hist.h"
 #include "core/sanitize.h"
@@ -70,6 +71,7 @@ struct summary {
     uint64_t dropped;
     uint64_t aborted;
     uint64_t bodies_cut;
+    uint64_t cookies_dropped;
     struct kind_totals total;
     struct kind_totals service;  /* open model: service times (actual start to end) */
     struct kind_totals failed;   /* the latency of failed requests, all kinds */
@@ -242,6 +244,7 @@ static void add_run_figures(struct summary *s, const struct tick *t)
     s->dropped += t->dropped;
     s->aborted += t->aborted;
     s->bodies_cut += t->bodies_cut;
+    s->cookies_dropped += t->cookies_dropped;
 }
 
 /* How the open model's schedule was kept, over its ticks. */
@@ -691,6 +694,9 @@ int summary_print(const struct summary *s, FILE *out)
             "dropped %" PRIu64 ", aborted at stop %" PRIu64 ", bodies cut %" PRIu64
             ", connections opened %" PRIu64 "\n",
             s->dropped, s->aborted, s->bodies_cut, s->connections_opened);
+    if (s->cookies_dropped)
+        fprintf(out, "cookies dropped %" PRIu64 " (a user's jar holds %d cookies, %u KiB)\n",
+                s->cookies_dropped, COOKIES_MAX, COOKIES_BYTES_MAX >> 10);
     print_phases(out, s);
     print_probes(out, s);
     print_events(out, s);

@@ -169,3 +169,36 @@ void target__content_echo(struct reply *rp, const char *method, struct req *r)
     r->body_len = 0;
     target__reply_header(rp, "X-Brink-Method", "%.40s", method);
 }
+
+void target__content_redirect(struct reply *rp, const char *arg, const char *code,
+                              const char *method)
+{
+    uint64_t n, c = 302;
+
+    if (code &&
+        (parse_u64(code, 308, &c) || !(c == 301 || c == 302 || c == 303 || c == 307 || c == 308))) {
+        target__reply_text(rp, 400, "bad code \"%.40s\": expected 301, 302, 303, 307 or 308\n",
+                           code);
+        return;
+    }
+    if (strcmp(arg, "loop") == 0) {
+        target__reply_text(rp, (unsigned)c, "redirect loop\n");
+        target__reply_header(rp, "Location", "/redirect/loop?code=%u", (unsigned)c);
+        return;
+    }
+    if (parse_u64(arg, 1000, &n)) {
+        target__reply_text(
+            rp, 400, "bad count \"%.40s\": expected /redirect/N with N 0..1000, or loop\n", arg);
+        return;
+    }
+    if (n == 0) {
+        if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+            target__reply_text(rp, 200, "redirects done\n");
+        else
+            target__reply_text(rp, 405, "%.20s at the end of the redirects\n", method);
+        return;
+    }
+    target__reply_text(rp, (unsigned)c, "redirect\n");
+    target__reply_header(rp, "Location", "/redirect/%llu?code=%u", (unsigned long long)(n - 1),
+                         (unsigned)c);
+}

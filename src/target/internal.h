@@ -161,6 +161,13 @@ void target__content_bytes(struct reply *rp, const char *arg);
 /* Parses the MS of /delay/MS into µs; -EINVAL when it is not a number in range. */
 int target__content_delay_us(const char *arg, uint64_t *us);
 void target__content_status(struct reply *rp, const char *arg);
+/* ANY /redirect/N[?code=C]: with N from 1 to 1000, status C (301, 302,
+ * 303, 307 or 308; 302 by default) and Location /redirect/(N-1) with the
+ * same code; /redirect/0 answers 200 to GET and HEAD and 405 to any other
+ * method (so a redirect that kept a POST shows); /redirect/loop points at
+ * itself forever. code is the query's value, NULL when absent. */
+void target__content_redirect(struct reply *rp, const char *arg, const char *code,
+                              const char *method);
 void target__content_echo(struct reply *rp, const char *method, struct req *r);
 
 /* --- store.c: /kv and /mp --- */

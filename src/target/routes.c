@@ -34,10 +34,10 @@ static const struct {
     enum endpoint ep;
     int exact; /* the url must equal the prefix (or prefix + "/...") */
 } route_table[] = {
-    {"/bytes/", EP_BYTES, 0},     {"/delay/", EP_DELAY, 0}, {"/status/", EP_STATUS, 0},
-    {"/echo", EP_ECHO, 1},        {"/files", EP_FILES, 0},  {"/kv/", EP_KV, 0},
-    {"/mp/", EP_MP, 0},           {"/stats", EP_STATS, 1},  {"/metrics", EP_METRICS, 1},
-    {"/_control", EP_CONTROL, 1},
+    {"/bytes/", EP_BYTES, 0},     {"/delay/", EP_DELAY, 0},       {"/status/", EP_STATUS, 0},
+    {"/echo", EP_ECHO, 1},        {"/files", EP_FILES, 0},        {"/kv/", EP_KV, 0},
+    {"/mp/", EP_MP, 0},           {"/stats", EP_STATS, 1},        {"/metrics", EP_METRICS, 1},
+    {"/_control", EP_CONTROL, 1}, {"/redirect/", EP_REDIRECT, 0},
 };
 
 static enum endpoint classify(const char *url, const char **arg)
@@ -234,10 +234,15 @@ static void produce(struct target *t, struct MHD_Connection *conn, struct req *r
         set_body(&r->reply, 200, "text/plain; version=0.0.4", text, n);
         break;
     case EP_CONTROL: target__control_reply(t, r, method); break;
+    case EP_REDIRECT:
+        target__content_redirect(&r->reply, arg,
+                                 MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "code"),
+                                 method);
+        break;
     default:
         target__reply_text(
             &r->reply, 404,
-            "no such endpoint; try /bytes/N, /delay/MS, /status/CODE, /echo, /files/, /kv/KEY, /mp/UPLOAD/PART, /stats, /metrics or /_control\n");
+            "no such endpoint; try /bytes/N, /delay/MS, /status/CODE, /echo, /redirect/N, /files/, /kv/KEY, /mp/UPLOAD/PART, /stats, /metrics or /_control\n");
         break;
     }
 }

@@ -18,10 +18,10 @@
 #define SHOWN_MAX 64
 
 static const char *const endpoint_names[EP_COUNT] = {
-    [EP_BYTES] = "bytes",     [EP_DELAY] = "delay", [EP_STATUS] = "status",
-    [EP_ECHO] = "echo",       [EP_FILES] = "files", [EP_KV] = "kv",
-    [EP_MP] = "mp",           [EP_STATS] = "stats", [EP_METRICS] = "metrics",
-    [EP_CONTROL] = "control", [EP_OTHER] = "other",
+    [EP_BYTES] = "bytes",     [EP_DELAY] = "delay",       [EP_STATUS] = "status",
+    [EP_ECHO] = "echo",       [EP_FILES] = "files",       [EP_KV] = "kv",
+    [EP_MP] = "mp",           [EP_STATS] = "stats",       [EP_METRICS] = "metrics",
+    [EP_CONTROL] = "control", [EP_REDIRECT] = "redirect", [EP_OTHER] = "other",
 };
 
 static const char *const fault_names[FAULT_COUNT] = {

@@ -23,6 +23,7 @@ enum endpoint {
     EP_STATS,
     EP_METRICS,
     EP_CONTROL,
+    EP_REDIRECT,
     EP_OTHER,
     EP_COUNT
 };

@@ -1205,6 +1205,8 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
                         "tls_min = 1.2\n"
                         "tls_resume = yes\n"
                         "ip = any\n"
+                        "cookies = no\n"
+                        "follow_redirects = 0\n"
                         "\n"
                         "[load]\n"
                         "concurrency = 10\n"
