@@ -389,17 +389,6 @@ static void check_load(struct config_load_ctx *ctx)
             "not applied under mode = rate, whose requests start on their schedule (only the closed model's users think)");
 }
 
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    if (!slash)
-        return xstrdup(".");
-    if (slash == path)
-        return xstrdup("/");
-    return xstrndup(path, (size_t)(slash - path));
-}
-
 static const char *process_getenv(const char *name, void *arg)
 {
     (void)arg;
@@ -414,7 +403,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
     int rc;
 
     config__show(name, ctx.file);
-    ctx.dir = dir_of(name);
+    ctx.dir = regfile_dir(name);
     ctx.getenv = opts && opts->getenv ? opts->getenv : process_getenv;
     ctx.getenv_arg = opts ? opts->getenv_arg : NULL;
     ctx.line = xmalloc(CONFIG_VALUE_MAX + 2);

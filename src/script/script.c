@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/msg.h"
+#include "core/regfile.h"
 #include "core/xalloc.h"
 #include "script/lib.h"
 #include "script/script.h"
@@ -304,17 +305,6 @@ static const char request_wrapper[] = "local raw = ...\n"
                                       "  return r\n"
                                       "end\n";
 
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    if (!slash)
-        return xstrdup(".");
-    if (slash == path)
-        return xstrdup("/");
-    return xstrndup(path, (size_t)(slash - path));
-}
-
 /* The first line of the error on top of L, as "FILE:LINE: message". */
 static void error_text(lua_State *L, char *buf, size_t cap)
 {
@@ -410,7 +400,7 @@ int script_setup(const char *path, const char *name, uint64_t seed, char *err, s
 
     su->path = xstrdup(path);
     su->name = xstrdup(name);
-    su->dir = dir_of(path);
+    su->dir = regfile_dir(path);
     su->seed = seed;
     su->data = script__data_set_new();
     sc.su = su;
