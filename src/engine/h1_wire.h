@@ -140,8 +140,8 @@ struct h1_resp {
     int has_headers; /* the header block is complete */
     int is_done;
     int is_cut;
-    int is_in_value;   /* inside a header value the parser has begun handing over */
-    const char *error; /* why brink's own checks refused the reply, NULL: they did not */
+    int is_in_value;            /* inside a header value the parser has begun handing over */
+    const char *error;          /* why brink's own checks refused the reply, NULL: they did not */
     struct h1_capture *capture; /* NULL: no header value is wanted */
     /* A scenario script's request: where the final reply's header lines and
      * body are kept (set after h1_resp_begin); NULL: counted only. */

@@ -28,7 +28,7 @@ struct script_setup;
 struct script;
 struct script_user;
 
-#define SCRIPT_MARK_NAMES_MAX 32 /* check names, and counter and gauge names, kept per worker */
+#define SCRIPT_MARK_NAMES_MAX 32    /* check names, and counter and gauge names, kept per worker */
 #define SCRIPT_WHY_MAX 320          /* bytes of an error line, NUL included */
 #define SCRIPT_HEADERS_MAX 64       /* header lines of one request */
 #define SCRIPT_HEAD_MAX (64u << 10) /* bytes of a request's method, URL and headers */
