@@ -64,7 +64,7 @@ static const char rmw[] =
 
 static void a_request_yields_and_its_reply_resumes(void **state)
 {
-    struct fixture f;
+    struct fixture f = {0};
     const struct script_request *q;
     static const char head[] = "Content-Type: text/plain\nX-Brink-Version: 41\n";
     struct script_reply r = {.status = 200,
@@ -117,7 +117,7 @@ static void a_request_yields_and_its_reply_resumes(void **state)
 
 static void a_sleep_yields_its_duration(void **state)
 {
-    struct fixture f;
+    struct fixture f = {0};
 
     (void)state;
     open_script(&f, "function iteration(user)\n"
@@ -136,7 +136,7 @@ static void a_sleep_yields_its_duration(void **state)
 
 static void a_lua_error_ends_the_iteration_with_its_line(void **state)
 {
-    struct fixture f;
+    struct fixture f = {0};
     struct script_reply r = {.status = 0, .error = "timeout"};
 
     (void)state;
@@ -160,7 +160,7 @@ static void a_lua_error_ends_the_iteration_with_its_line(void **state)
 
 static void a_bad_request_is_an_error_at_the_scripts_line(void **state)
 {
-    struct fixture f;
+    struct fixture f = {0};
 
     (void)state;
     open_script(&f, "function iteration(user)\n"
@@ -180,7 +180,7 @@ static void a_bad_request_is_an_error_at_the_scripts_line(void **state)
 
 static void cancel_drops_the_iteration(void **state)
 {
-    struct fixture f;
+    struct fixture f = {0};
 
     (void)state;
     open_script(&f, "function iteration(user)\n"
@@ -196,7 +196,7 @@ static void cancel_drops_the_iteration(void **state)
 
 static void scripts_that_cannot_run_are_refused_at_load(void **state)
 {
-    struct fixture f;
+    struct fixture f = {0};
     char err[SCRIPT_WHY_MAX];
 
     (void)state;
@@ -235,7 +235,7 @@ static void count_marks(void *arg, const char *name, enum script_mark kind, doub
 
 static void checks_and_counters_are_taken_once_an_interval(void **state)
 {
-    struct fixture f;
+    struct fixture f = {0};
     int n = 0;
 
     (void)state;
