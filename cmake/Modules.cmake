@@ -5,13 +5,14 @@ set(BRINK_ALLOWED_core    Threads::Threads m)
 set(BRINK_ALLOWED_cli     brink_core)
 set(BRINK_ALLOWED_config  brink_core PkgConfig::INIH)
 set(BRINK_ALLOWED_ramp    brink_core brink_config m)
-set(BRINK_ALLOWED_engine  brink_core brink_config brink_ramp PkgConfig::UV CURL::libcurl HttpParser::HttpParser
+set(BRINK_ALLOWED_engine  brink_core brink_config brink_ramp brink_script PkgConfig::UV CURL::libcurl HttpParser::HttpParser
                           PkgConfig::OPENSSL)
 set(BRINK_ALLOWED_probes  brink_core brink_config PkgConfig::UV CURL::libcurl PkgConfig::JANSSON)
 set(BRINK_ALLOWED_ui      brink_core PkgConfig::NCURSESW)
 set(BRINK_ALLOWED_record  brink_core PkgConfig::JANSSON)
 set(BRINK_ALLOWED_report  brink_core brink_record ZLIB::ZLIB)
 set(BRINK_ALLOWED_metrics brink_core PkgConfig::MHD Threads::Threads m)
+set(BRINK_ALLOWED_script  brink_core brink_config PkgConfig::LUA PkgConfig::JANSSON OpenSSL::Crypto)
 set(BRINK_ALLOWED_target  brink_core brink_cli PkgConfig::MHD PkgConfig::UV PkgConfig::JANSSON OpenSSL::Crypto PkgConfig::GNUTLS)
 
 # brink_module(NAME SOURCES file... DEPS lib...)

@@ -18,6 +18,7 @@
 #include "report_cmd.h"
 #include "run.h"
 #include "sessions.h"
+#include "script/script.h"
 #include "target/target.h"
 #include "version.h"
 
@@ -94,6 +95,9 @@ static int cmd_check(int argc, char **argv)
     rc = config_load_file(&c, path, NULL, stderr);
     /* What brink run would refuse at its start, check refuses too. */
     if (rc == 0 && (rc = probes_check(&c, 1, err, sizeof(err))) != 0)
+        msg_print(stderr, "%s", err);
+    if (rc == 0 && c.scenario.script.value &&
+        (rc = script_check(c.scenario.script.value, c.scenario.script.raw, err, sizeof(err))) != 0)
         msg_print(stderr, "%s", err);
     if (rc == 0 && config_show(&c, stdout) != 0) {
         msg_print(stderr, "brink: check: writing the configuration failed: %s",

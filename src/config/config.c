@@ -39,6 +39,7 @@ void config_init(struct config *c)
     config__apply_defaults(SECTION_RECORD, &c->record);
     config__apply_defaults(SECTION_RAMP, &c->ramp);
     config__apply_defaults(SECTION_THRESHOLDS, &c->thresholds);
+    config__apply_defaults(SECTION_SCENARIO, &c->scenario);
 }
 
 static void free_str(struct config_str *s)
@@ -65,6 +66,7 @@ void config_free(struct config *c)
     free_headers(c->target.connect_to, c->target.n_connect_to);
     free_str(&c->target.unix_socket);
     free_str(&c->target.proxy);
+    free_str(&c->scenario.script);
     free_str(&c->target.aws_sigv4);
     for (uint32_t i = 0; i < c->n_requests; i++) {
         struct config_request *r = &c->requests[i];
@@ -102,6 +104,7 @@ static void *base_of(struct config *c, enum config_section_kind kind, uint32_t i
     case SECTION_RECORD: return &c->record;
     case SECTION_RAMP: return &c->ramp;
     case SECTION_THRESHOLDS: return &c->thresholds;
+    case SECTION_SCENARIO: return &c->scenario;
     case SECTION_REQUEST: return &c->requests[index];
     case SECTION_PROBE: return &c->probes[index];
     case SECTION_NONE: break;
@@ -205,6 +208,11 @@ static void resolve_requests(struct config_load_ctx *ctx)
 
     for (uint32_t i = 0; i < c->n_requests; i++)
         n_with_url += c->requests[i].key_line[CONFIG_REQUEST_URL] != 0;
+    if (c->scenario.script.value && c->n_requests) {
+        config__error(ctx, c->scenario.key_line[CONFIG_SCENARIO_SCRIPT], "[scenario] script",
+                      "a script makes its own requests: remove the [request NAME] sections");
+        return;
+    }
     if (!has_target && n_with_url == 0) {
         config__error(ctx, 0, "[target] url",
                       "no target: set [target] url or a url in each [request NAME]");
@@ -386,17 +394,6 @@ static void check_load(struct config_load_ctx *ctx)
             "not applied under mode = rate, whose requests start on their schedule (only the closed model's users think)");
 }
 
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    if (!slash)
-        return xstrdup(".");
-    if (slash == path)
-        return xstrdup("/");
-    return xstrndup(path, (size_t)(slash - path));
-}
-
 static const char *process_getenv(const char *name, void *arg)
 {
     (void)arg;
@@ -411,7 +408,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
     int rc;
 
     config__show(name, ctx.file);
-    ctx.dir = dir_of(name);
+    ctx.dir = regfile_dir(name);
     ctx.getenv = opts && opts->getenv ? opts->getenv : process_getenv;
     ctx.getenv_arg = opts ? opts->getenv_arg : NULL;
     ctx.line = xmalloc(CONFIG_VALUE_MAX + 2);

@@ -105,6 +105,8 @@ enum config_ramp_key {
 
 enum config_thresholds_key { CONFIG_THRESHOLDS_FAIL_ON, CONFIG_THRESHOLDS_KEYS };
 
+enum config_scenario_key { CONFIG_SCENARIO_SCRIPT, CONFIG_SCENARIO_KEYS };
+
 enum config_probe_key {
     CONFIG_PROBE_TYPE,
     CONFIG_PROBE_URL,
@@ -369,6 +371,13 @@ struct config_ramp {
     enum config_ramp_action action;      /* default stop */
 };
 
+/* [scenario]: the requests come from a Lua script (docs/scenarios.md). */
+struct config_scenario {
+    uint32_t line;
+    uint32_t key_line[CONFIG_SCENARIO_KEYS];
+    struct config_str script; /* value: the path resolved against the file's dir; unset: none */
+};
+
 struct config {
     char *path; /* the file it was read from, or the name given */
     struct config_target target;
@@ -380,6 +389,7 @@ struct config {
     struct config_record record;
     struct config_ramp ramp;
     struct config_thresholds thresholds;
+    struct config_scenario scenario;
 };
 
 /* Splits a connect_to line into r; -EINVAL, with why, when it is not

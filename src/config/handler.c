@@ -24,7 +24,7 @@ static const struct section_def {
     {"target", SECTION_TARGET, 0},         {"load", SECTION_LOAD, 0},
     {"request", SECTION_REQUEST, 1},       {"record", SECTION_RECORD, 0},
     {"probe", SECTION_PROBE, 1},           {"ramp", SECTION_RAMP, 0},
-    {"thresholds", SECTION_THRESHOLDS, 0},
+    {"thresholds", SECTION_THRESHOLDS, 0}, {"scenario", SECTION_SCENARIO, 0},
 };
 
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
@@ -51,6 +51,8 @@ static struct section_slot slot_of(struct config *c, enum config_section_kind ki
     case SECTION_RAMP: return (struct section_slot){&c->ramp, &c->ramp.line, c->ramp.key_line};
     case SECTION_THRESHOLDS:
         return (struct section_slot){&c->thresholds, &c->thresholds.line, c->thresholds.key_line};
+    case SECTION_SCENARIO:
+        return (struct section_slot){&c->scenario, &c->scenario.line, c->scenario.key_line};
     case SECTION_REQUEST: return (struct section_slot){r, &r->line, r->key_line};
     case SECTION_PROBE: return (struct section_slot){p, &p->line, p->key_line};
     case SECTION_NONE: break;

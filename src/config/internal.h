@@ -30,6 +30,7 @@ enum config_section_kind {
     SECTION_PROBE,
     SECTION_RAMP,
     SECTION_THRESHOLDS,
+    SECTION_SCENARIO,
 };
 
 struct config_key;

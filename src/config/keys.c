@@ -412,6 +412,14 @@ const struct config_key config__keys[] = {
      .offset = offsetof(struct config_thresholds, fail_on),
      .def = CONFIG_DEFAULT_RULES},
 
+    /* Checked to be a readable file now; loaded (syntax checked) when the
+     * run starts, before any worker. */
+    {.name = "script",
+     .section = SECTION_SCENARIO,
+     .index = CONFIG_SCENARIO_SCRIPT,
+     .type = &config__file,
+     .offset = offsetof(struct config_scenario, script)},
+
     /* Required; which of the keys below a probe needs or refuses depends
      * on it and is checked once the whole file is read (probe.c). */
     {.name = "type",

@@ -87,6 +87,10 @@ int config_write(const struct config *c, FILE *out)
     }
     fprintf(out, "\n[thresholds]\n");
     write_section(SECTION_THRESHOLDS, &c->thresholds, out);
+    if (c->scenario.script.value) {
+        fprintf(out, "\n[scenario]\n");
+        write_section(SECTION_SCENARIO, &c->scenario, out);
+    }
     fprintf(out, "\n[record]\n");
     write_section(SECTION_RECORD, &c->record, out);
     if (fflush(out) != 0 || ferror(out))

@@ -4,11 +4,14 @@
 
 #include "core/xalloc.h"
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char std_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char url_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-char *base64_encode(const unsigned char *in, size_t len)
+size_t base64_encode(const unsigned char *in, size_t len, char *out, int is_url)
 {
-    char *out = xmalloc((len + 2) / 3 * 4 + 1);
+    const char *a = is_url ? url_alphabet : std_alphabet;
     char *o = out;
 
     for (size_t i = 0; i < len; i += 3) {
@@ -18,17 +21,24 @@ char *base64_encode(const unsigned char *in, size_t len)
             v |= (uint32_t)in[i + 1] << 8;
         if (i + 2 < len)
             v |= in[i + 2];
-        *o++ = b64[v >> 18];
-        *o++ = b64[(v >> 12) & 63];
-        *o++ = i + 1 < len ? b64[(v >> 6) & 63] : '=';
-        *o++ = i + 2 < len ? b64[v & 63] : '=';
+        *o++ = a[v >> 18];
+        *o++ = a[(v >> 12) & 63];
+        if (i + 1 < len)
+            *o++ = a[(v >> 6) & 63];
+        else if (!is_url)
+            *o++ = '=';
+        if (i + 2 < len)
+            *o++ = a[v & 63];
+        else if (!is_url)
+            *o++ = '=';
     }
     *o = '\0';
-    return out;
+    return (size_t)(o - out);
 }
 
-/* The inverse of b64[] (a search of it is a tenth of a report's time). */
-static int b64_value(char c)
+/* The inverse of the alphabets, by arithmetic (a search of them is a tenth
+ * of a report's time). */
+static int value_of(char c, int is_url)
 {
     if (c >= 'A' && c <= 'Z')
         return c - 'A';
@@ -36,35 +46,50 @@ static int b64_value(char c)
         return c - 'a' + 26;
     if (c >= '0' && c <= '9')
         return c - '0' + 52;
+    if (is_url)
+        return c == '-' ? 62 : c == '_' ? 63 : -1;
     return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
-long base64_decode(const char *in, size_t len, unsigned char *out)
+long base64_decode(const char *in, size_t len, unsigned char *out, int is_url)
 {
-    size_t o = 0;
+    size_t o = 0, pad = 0;
 
-    if (len % 4 != 0)
+    while (pad < 2 && pad < len && in[len - 1 - pad] == '=')
+        pad++;
+    if (is_url ? (pad > 0 && len % 4 != 0) : len % 4 != 0)
+        return -1;
+    len -= pad;
+    if (len % 4 == 1)
         return -1;
     for (size_t i = 0; i < len; i += 4) {
-        int pad = (in[i + 3] == '=') + (in[i + 2] == '=' && in[i + 3] == '=');
-        int v[4];
-        uint32_t x;
+        size_t n = len - i < 4 ? len - i : 4;
+        uint32_t x = 0;
 
-        if (pad > 0 && i + 4 != len)
-            return -1;
-        for (int j = 0; j < 4 - pad; j++) {
-            v[j] = b64_value(in[i + j]);
-            if (v[j] < 0)
+        for (size_t j = 0; j < 4; j++) {
+            int v = j < n ? value_of(in[i + j], is_url) : 0;
+
+            if (v < 0)
                 return -1;
+            x = x << 6 | (uint32_t)v;
         }
-        for (int j = 4 - pad; j < 4; j++)
-            v[j] = 0;
-        x = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+        /* A short group leaves bits that no output byte carries: they must
+         * be zero, so that each byte string has one encoding. */
+        if ((n == 2 && (x & 0xffff)) || (n == 3 && (x & 0xff)))
+            return -1;
         out[o++] = (unsigned char)(x >> 16);
-        if (pad < 2)
+        if (n > 2)
             out[o++] = (unsigned char)(x >> 8);
-        if (pad < 1)
+        if (n > 3)
             out[o++] = (unsigned char)x;
     }
     return (long)o;
+}
+
+char *base64_encode_new(const unsigned char *in, size_t len)
+{
+    char *out = xmalloc(base64_encoded_len(len) + 1);
+
+    base64_encode(in, len, out, 0);
+    return out;
 }

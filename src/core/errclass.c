@@ -30,6 +30,8 @@ static const struct {
     [ERR_OTHER] = {"other", ERR_ORIGIN_LOCAL, "any other failure, with libcurl's message"},
     [ERR_UNEXPECTED_STATUS] = {"unexpected_status", ERR_ORIGIN_TARGET,
                                "the server answered a 1xx to 3xx status that expect does not list"},
+    [ERR_SCRIPT] = {"script", ERR_ORIGIN_LOCAL,
+                    "a scenario script's iteration stopped on a Lua error, with its line"},
 };
 
 static int in_range(enum errclass c)

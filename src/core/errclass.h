@@ -26,6 +26,7 @@ enum errclass {
     ERR_OTHER,           /* other: anything else, with libcurl's text */
     /* unexpected_status: a 1xx to 3xx status that expect does not list */
     ERR_UNEXPECTED_STATUS,
+    ERR_SCRIPT, /* script: a scenario script's iteration failed (a Lua error) */
     ERR__COUNT
 };
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/msg.h"
+#include "core/xalloc.h"
 
 static void cannot_open(int e, char *why, size_t why_len)
 {
@@ -55,4 +56,15 @@ int regfile_open(const char *path, uint64_t max_bytes, FILE **out, char *why, si
 out_close_fd:
     close(fd);
     return rc;
+}
+
+char *regfile_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        return xstrdup(".");
+    if (slash == path)
+        return xstrdup("/");
+    return xstrndup(path, (size_t)(slash - path));
 }

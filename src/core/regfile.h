@@ -23,4 +23,8 @@
  */
 int regfile_open(const char *path, uint64_t max_bytes, FILE **out, char *why, size_t why_len);
 
+/* The folder of path, where the files it names are looked up: ".", "/",
+ * or path up to its last '/'. The caller frees it. */
+char *regfile_dir(const char *path);
+
 #endif

@@ -75,6 +75,7 @@ static const char *const reasons[ERR__COUNT] = {
         "brink ran out of local ports (keep keepalive on, or widen net.ipv4.ip_local_port_range)",
     [ERR_OTHER] = "request failed",
     [ERR_UNEXPECTED_STATUS] = "unexpected status",
+    [ERR_SCRIPT] = "script error",
 };
 
 /* A complete reply judged by its status: -1 for one of expect (NULL: 1xx,

@@ -47,13 +47,15 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
     struct curl_slot *cs = s->curl;
     size_t n = size * nmemb;
 
-    (void)data;
     cs->body_bytes += n;
     if (cs->body_bytes > s->w->e->config->target.max_body_bytes) {
         /* Counted and cut, never buffered: returning less than n aborts. */
         cs->is_body_cut = 1;
         return 0;
     }
+    /* A scenario script's request keeps it, for the script. */
+    if (s->req && s->req->cap.wants_body)
+        capture_add(&s->req->cap.body, data, n);
     return n;
 }
 
@@ -123,31 +125,59 @@ static const char *check_header(struct curl_head *h, const char *line, size_t n)
     return NULL;
 }
 
-/*
- * A header line of the reply that brink acts on: Set-Cookie goes into the
- * jar of s ([target] cookies), Location is where a redirect goes
- * ([target] follow_redirects), both for the URL libcurl asked. brink
- * follows redirects itself, as h1 does: libcurl's FOLLOWLOCATION would keep
- * a custom method, and neither re-sign nor send the jar's cookies.
- */
-static void take_header(struct slot *s, const char *line, size_t n)
+/* A reply's header line, for a script: a status line starts the lines
+ * over (an interim reply's are not the reply's), the blank line is left
+ * out, and each line ends in "\n". */
+static void keep_header(struct capture *cap, const char *line, size_t n)
 {
-    const char *url = NULL;
-    int is_cookie = s->jar && n > 11 && strncasecmp(line, "set-cookie:", 11) == 0;
-    int is_location =
-        s->w->e->config->target.follow_redirects && n > 9 && strncasecmp(line, "location:", 9) == 0;
-    size_t i = is_cookie ? 11 : 9;
+    if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
+        cap->head.len = 0;
+        return;
+    }
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        n--;
+    if (n == 0)
+        return;
+    capture_add(&cap->head, line, n);
+    capture_add(&cap->head, "\n", 1);
+}
 
-    if (!is_cookie && !is_location)
+/* A Set-Cookie line of the reply goes into the jar of s, for the URL
+ * libcurl asked (redirects are never followed by libcurl itself). */
+static void take_cookie(struct slot *s, const char *line, size_t n)
+{
+    static const char name[] = "set-cookie:";
+    const char *url = NULL;
+    size_t i = sizeof(name) - 1;
+
+    if (n < i || strncasecmp(line, name, i) != 0)
         return;
     while (i < n && (line[i] == ' ' || line[i] == '\t'))
         i++;
     while (n > i && (line[n - 1] == '\r' || line[n - 1] == '\n'))
         n--;
     curl_easy_getinfo(s->curl->easy, CURLINFO_EFFECTIVE_URL, &url);
-    if (url && is_cookie)
+    if (url)
         engine__slot_cookie_set(s, url, line + i, n - i);
-    else if (url)
+}
+
+/* A Location line of the reply, for [target] follow_redirects: brink
+ * follows redirects itself, as h1 does (libcurl's FOLLOWLOCATION would keep
+ * a custom method, and neither re-sign nor send the jar's cookies). */
+static void take_location(struct slot *s, const char *line, size_t n)
+{
+    static const char name[] = "location:";
+    const char *url = NULL;
+    size_t i = sizeof(name) - 1;
+
+    if (n < i || strncasecmp(line, name, i) != 0)
+        return;
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    while (n > i && (line[n - 1] == '\r' || line[n - 1] == '\n'))
+        n--;
+    curl_easy_getinfo(s->curl->easy, CURLINFO_EFFECTIVE_URL, &url);
+    if (url)
         engine__slot_location(s, url, line + i, n - i);
 }
 
@@ -157,8 +187,14 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
     struct curl_slot *cs = s->curl;
     size_t n = size * nmemb;
 
-    take_header(s, line, n);
+    /* A script's request keeps its reply's headers for the script instead. */
+    if (s->jar && !s->req)
+        take_cookie(s, line, n);
+    if (s->w->e->config->target.follow_redirects && !s->req)
+        take_location(s, line, n);
     cs->head.why = check_header(&cs->head, line, n);
+    if (s->req && !cs->head.why)
+        keep_header(&s->req->cap, line, n);
     /* Returning less than n aborts the transfer (CURLE_WRITE_ERROR). */
     return cs->head.why ? 0 : n;
 }
@@ -251,10 +287,50 @@ static void slot_fini(struct slot *s)
     if (!s->curl)
         return;
     curl_easy_cleanup(s->curl->easy);
+    curl_slist_free_all(s->curl->req_headers);
     free(s->curl->sigv4_lines);
     free(s->curl->cookie_line);
     free(s->curl);
     s->curl = NULL;
+}
+
+/* The method and body of a request, on e. */
+static void set_method(CURL *e, const char *method, const unsigned char *body, size_t body_len)
+{
+    /* HTTPGET resets what a previous kind may have left: POST, NOBODY. */
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    if (body) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+    }
+    if (strcmp(method, "HEAD") == 0) {
+        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
+    } else if (strcmp(method, "GET") == 0 && !body) {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
+    } else {
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+    }
+}
+
+/* A scenario script's request: method, body and header lines of its own,
+ * set for each request (the next plain kind sets its own again). */
+static void set_request(struct slot *s, const struct scene_req *q)
+{
+    struct curl_slot *cs = s->curl;
+
+    set_method(cs->easy, q->method, q->body, q->body_len);
+    curl_slist_free_all(cs->req_headers);
+    cs->req_headers = NULL;
+    for (size_t i = 0; i < q->n_headers; i++)
+        cs->req_headers = curl_slist_append(cs->req_headers, q->headers[i]);
+    /* A body must not wait a second for "100 Continue". */
+    if (q->body)
+        cs->req_headers = curl_slist_append(cs->req_headers, "Expect:");
+    curl_easy_setopt(cs->easy, CURLOPT_HTTPHEADER, cs->req_headers);
+    if (s->w->curl->renames)
+        curl_easy_setopt(cs->easy, CURLOPT_CONNECT_TO, s->w->curl->connect_to);
+    cs->last_kind = SIZE_MAX;
 }
 
 /* The options that depend on the request kind, set when the kind changes. */
@@ -263,20 +339,7 @@ static void set_kind(struct slot *s, size_t kind)
     const struct workload_kind *k = workload_kind(s->w->e->workload, kind);
     CURL *e = s->curl->easy;
 
-    /* HTTPGET resets what a previous kind may have left: POST, NOBODY. */
-    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-    if (k->body) {
-        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)k->body_len);
-        curl_easy_setopt(e, CURLOPT_POSTFIELDS, k->body);
-    }
-    if (strcmp(k->method, "HEAD") == 0) {
-        curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
-    } else if (strcmp(k->method, "GET") == 0 && !k->body) {
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, NULL);
-    } else {
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, k->method);
-    }
+    set_method(e, k->method, k->body, k->body_len);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->curl->kind_headers[kind]);
     /* A kind renamed for server_name has its own line, which carries the
      * connect_to route of its URL's host (curl_tls.c). */
@@ -298,10 +361,8 @@ static long left_ms(const struct slot *s, uint64_t limit_us)
 
 void engine__curl_slot_set_deadlines(struct slot *s)
 {
-    const struct workload_kind *k = workload_kind(s->w->e->workload, s->kind);
-
     curl_easy_setopt(s->curl->easy, CURLOPT_TIMEOUT_MS,
-                     left_ms(s, k->timeout_us) + CURL_BACKSTOP_MS);
+                     left_ms(s, engine__slot_timeout_us(s)) + CURL_BACKSTOP_MS);
     curl_easy_setopt(s->curl->easy, CURLOPT_CONNECTTIMEOUT_MS,
                      left_ms(s, s->w->e->config->target.connect_timeout_us) + CURL_BACKSTOP_MS);
 }
@@ -396,6 +457,14 @@ static void start(struct slot *s)
     char *url = w->curl->url;
     int len;
 
+    if (s->req) {
+        set_request(s, s->req);
+        curl_easy_setopt(cs->easy, CURLOPT_URL, s->req->url);
+        cs->is_retried = 0;
+        reset_transfer(cs);
+        add(s);
+        return;
+    }
     if (s->redirect.hops) {
         /* A redirect's hop goes where its Location said, as is. */
         snprintf(url, CURL_URL_MAX, "%s", s->redirect.url);

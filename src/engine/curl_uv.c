@@ -456,7 +456,7 @@ static void on_deadline(uv_timer_t *t)
     struct curl_slot *cs = container_of(t, struct curl_slot, deadline);
     struct slot *s = cs->s;
     struct worker *w = s->w;
-    uint64_t timeout_us = workload_kind(w->e->workload, s->kind)->timeout_us;
+    uint64_t timeout_us = engine__slot_timeout_us(s);
     long port = 0;
     curl_off_t lookup_us = 0;
 

@@ -371,8 +371,11 @@ int engine__build(const struct engine_params *p, char *err, size_t err_len, stru
     }
     rc = workload_new(c, e->seed, err, err_len, &e->workload);
     if (rc == 0)
+        rc = engine__scene_init(e, err, err_len);
+    if (rc == 0)
         rc = engine__transport_choose(e, err, err_len);
     if (rc != 0) {
+        engine__scene_free(e);
         workload_free(e->workload);
         free(e);
         return rc;
@@ -390,7 +393,7 @@ int engine__build(const struct engine_params *p, char *err, size_t err_len, stru
     e->n_workers = c->load.threads;
     e->drop_pending = xcalloc(e->n_workers, sizeof(*e->drop_pending));
     e->workers = xcalloc(e->n_workers, sizeof(*e->workers));
-    e->merger = engine__merger_new(e->n_workers, e->workload, e->chan, e->tick_ns);
+    e->merger = engine__merger_new(e->n_workers, e->workload, e->scene_kinds, e->chan, e->tick_ns);
     engine__merger_set_fds_limit(e->merger, e->fds_limit);
     engine__merger_set_transport(e->merger, e->tp->name);
     publish_control(e); /* no worker runs yet: no lock needed */
@@ -462,6 +465,7 @@ void engine_free(struct engine *e)
     engine__plan_free(e);
     engine__merger_free(e->merger);
     engine__h1_setup_free(e->h1);
+    engine__scene_free(e);
     free(e->kind_seq);
     workload_free(e->workload);
     pthread_mutex_destroy(&e->lock);

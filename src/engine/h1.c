@@ -268,7 +268,8 @@ static int tls_flush(struct h1_conn *c)
 }
 
 /* The request's head and body, through c's TLS. */
-static void send_tls(struct slot *s, const char *head, size_t len, const struct h1_kind *k)
+static void send_tls(struct slot *s, const char *head, size_t len, const unsigned char *body,
+                     size_t body_len)
 {
     struct h1_slot *h = s->h1;
     struct h1_conn *c = h->conn;
@@ -276,8 +277,7 @@ static void send_tls(struct slot *s, const char *head, size_t len, const struct 
     int rc;
 
     if (h1_tls_write(c->tls, head, len, why, sizeof(why)) < 0 ||
-        h1_tls_write(c->tls, k->body, engine__slot_has_body(s) ? k->body_len : 0, why,
-                     sizeof(why)) < 0) {
+        h1_tls_write(c->tls, body, body_len, why, sizeof(why)) < 0) {
         engine__h1_fail(s, TRANSFER_TLS, 0, why);
         return;
     }
@@ -390,30 +390,42 @@ static void send_request(struct slot *s)
 {
     struct h1_slot *h = s->h1;
     struct h1_conn *c = h->conn;
-    const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
     struct h1_worker *hw = s->w->h1;
-    uv_buf_t bufs[2];
+    const unsigned char *body;
     size_t len, body_len;
+    uv_buf_t bufs[2];
     const char *head;
     int rc;
 
-    if (s->redirect.hops)
-        head = hop_head(s, k, &len);
-    else
-        head = h1_head(k, s->w->e->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head,
-                       hw->head_cap, &len);
-    if (workload_kind(s->w->e->workload, s->kind)->sigv4 || s->jar ||
-        s->w->e->config->target.follow_redirects)
-        head = extend_head(s, k, head, &len);
+    if (s->req) {
+        /* A script's request: its head was serialised (and signed) when it
+         * was made. */
+        head = s->req->head_buf.at;
+        len = s->req->head_buf.len;
+        body = s->req->body;
+        body_len = s->req->body_len;
+    } else {
+        const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
+
+        if (s->redirect.hops)
+            head = hop_head(s, k, &len);
+        else
+            head = h1_head(k, s->w->e->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head,
+                           hw->head_cap, &len);
+        if (workload_kind(s->w->e->workload, s->kind)->sigv4 || s->jar ||
+            s->w->e->config->target.follow_redirects)
+            head = extend_head(s, k, head, &len);
+        body = k->body;
+        body_len = engine__slot_has_body(s) ? k->body_len : 0;
+    }
     bufs[0] = uv_buf_init((char *)head, (unsigned)len);
-    body_len = engine__slot_has_body(s) ? k->body_len : 0;
-    bufs[1] = uv_buf_init((char *)k->body, (unsigned)body_len);
+    bufs[1] = uv_buf_init((char *)body, (unsigned)body_len);
     h->bytes_out = len + body_len;
     /* From the write's start, as libcurl's PRETRANSFER. */
     h->sent_ns = uv_hrtime();
     c->n_sent++;
     if (c->tls) {
-        send_tls(s, head, len, k);
+        send_tls(s, head, len, body, body_len);
         return;
     }
     rc = uv_try_write((uv_stream_t *)&c->tcp, bufs, body_len ? 2 : 1);
@@ -502,7 +514,7 @@ static void handshake_step(struct slot *s)
         c->tls_handshake_us = (uv_hrtime() - c->tls_start_ns) / 1000;
         engine__worker_phase(s->w, PHASE_TLS, c->tls_handshake_us);
         s->h1->was_connected = 1;
-        engine__h1_arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
+        engine__h1_arm_timer(s, engine__slot_timeout_us(s));
         /* Its last flight (Finished) leaves with the request, in one write. */
         send_request(s);
         return;
@@ -611,7 +623,6 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 /* c, the connection of s, is established: the request goes out. */
 void engine__h1_connected(struct slot *s, struct h1_conn *c)
 {
-    const struct workload_kind *k;
     int status;
 
     engine__worker_phase(s->w, PHASE_CONNECT, (uv_hrtime() - c->begun_ns) / 1000);
@@ -635,8 +646,7 @@ void engine__h1_connected(struct slot *s, struct h1_conn *c)
         return;
     }
     s->h1->was_connected = 1;
-    k = workload_kind(s->w->e->workload, s->kind);
-    engine__h1_arm_timer(s, k->timeout_us);
+    engine__h1_arm_timer(s, engine__slot_timeout_us(s));
     send_request(s);
 }
 
@@ -693,21 +703,23 @@ static void on_timeout(uv_timer_t *t)
 static void start(struct slot *s)
 {
     struct h1_slot *h = s->h1;
-    const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
+    int is_head = s->req ? s->req->is_head : s->w->e->h1->kinds[s->kind].is_head;
 
     h->is_starting = 1;
     h->is_retried = 0;
     h->bytes_out = 0;
     h->was_connected = h->conn != NULL;
-    h1_resp_begin(&h->resp, k->is_head, config_of(s)->target.max_body_bytes);
-    if (h->capture.wants)
+    h1_resp_begin(&h->resp, is_head, config_of(s)->target.max_body_bytes);
+    if (s->req)
+        h->resp.cap = &s->req->cap;
+    else if (h->capture.wants)
         h1_resp_capture(&h->resp, &h->capture);
-    if (s->redirect.hops && !is_same_origin(s)) {
+    if (!s->req && s->redirect.hops && !is_same_origin(s)) {
         engine__h1_fail(s, TRANSFER_OTHER, 0,
                         "redirect to another origin (h1 follows its own only; transport = curl "
                         "follows any)");
     } else if (h->conn) {
-        engine__h1_arm_timer(s, workload_kind(s->w->e->workload, s->kind)->timeout_us);
+        engine__h1_arm_timer(s, engine__slot_timeout_us(s));
         send_request(s);
     } else {
         engine__h1_conn_open(s);

@@ -113,6 +113,7 @@ static struct h1_setup *setup_new(const struct workload *wl, const struct h1_ori
     struct h1_setup *p = xcalloc(1, sizeof(*p));
 
     p->host = xstrdup(o->host);
+    p->authority = xstrdup(o->authority);
     p->port = o->port;
     route(p, t, o);
     p->family = families[t->ip];
@@ -136,6 +137,7 @@ void engine__h1_setup_free(struct h1_setup *p)
         h1_kind_free(&p->kinds[i]);
     free(p->kinds);
     free(p->host);
+    free(p->authority);
     free(p->connect_host);
     free(p->tls_name);
     free(p);

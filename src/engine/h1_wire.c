@@ -10,6 +10,7 @@
 #include "core/msg.h"
 #include "core/text.h"
 #include "core/xalloc.h"
+#include "engine/capture.h"
 #include "engine/workload.h"
 
 #define SCHEME "http://"
@@ -112,11 +113,11 @@ static int names(const char *h, const char *name)
     return strncasecmp(h, name, n) == 0 && h[n] == ':';
 }
 
-/* True when the kind's header lines set (or remove) name. */
-static int sets(const struct workload_kind *wk, const char *name)
+/* True when the header lines set (or remove) name. */
+static int sets(const char *const *headers, size_t n, const char *name)
 {
-    for (size_t i = 0; i < wk->n_headers; i++) {
-        if (names(wk->headers[i], name))
+    for (size_t i = 0; i < n; i++) {
+        if (names(headers[i], name))
             return 1;
     }
     return 0;
@@ -131,30 +132,46 @@ static int is_removal(const char *h)
     return v[strspn(v, " \t")] == '\0';
 }
 
-static void build_suffix(struct text *t, const struct workload_kind *wk, const struct h1_origin *o,
-                         int has_body)
+static void build_suffix(struct text *t, const char *const *headers, size_t n, int has_body,
+                         size_t body_len, const struct h1_origin *o)
 {
     char line[64];
 
     text_str(t, " HTTP/1.1\r\n");
-    if (!sets(wk, "Host")) {
+    if (!sets(headers, n, "Host")) {
         text_str(t, "Host: ");
         text_str(t, o->authority);
         text_str(t, "\r\n");
     }
-    if (!sets(wk, "Accept"))
+    if (!sets(headers, n, "Accept"))
         text_str(t, "Accept: */*\r\n");
-    for (size_t i = 0; i < wk->n_headers; i++) {
-        if (is_removal(wk->headers[i]))
+    for (size_t i = 0; i < n; i++) {
+        if (is_removal(headers[i]))
             continue;
-        text_str(t, wk->headers[i]);
+        text_str(t, headers[i]);
         text_str(t, "\r\n");
     }
-    if (has_body && wk->body && !sets(wk, "Content-Length") && !sets(wk, "Transfer-Encoding")) {
-        snprintf(line, sizeof(line), "Content-Length: %zu\r\n", wk->body_len);
+    if (has_body && !sets(headers, n, "Content-Length") && !sets(headers, n, "Transfer-Encoding")) {
+        snprintf(line, sizeof(line), "Content-Length: %zu\r\n", body_len);
         text_str(t, line);
     }
     text_str(t, "\r\n");
+}
+
+void h1_head_build(struct capture_buf *b, const char *method, const char *url,
+                   const struct h1_origin *o, const char *const *headers, size_t n, int has_body,
+                   size_t body_len)
+{
+    struct text t = {b->at, 0, b->cap};
+    const char *path = url + o->len;
+
+    text_str(&t, method);
+    text_str(&t, path[0] == '/' ? " " : " /");
+    text_str(&t, path);
+    build_suffix(&t, headers, n, has_body, body_len, o);
+    b->at = t.buf;
+    b->len = t.len;
+    b->cap = t.cap;
 }
 
 int h1_kind_build(struct h1_kind *k, const struct workload *wl, size_t i, const struct h1_origin *o)
@@ -167,8 +184,8 @@ int h1_kind_build(struct h1_kind *k, const struct workload *wl, size_t i, const 
     text_str(&prefix, wk->method);
     /* "http://h?q" asks for "/?q", as libcurl sends it. */
     text_str(&prefix, path[0] == '/' ? " " : " /");
-    build_suffix(&suffix, wk, o, 1);
-    build_suffix(&suffix_get, wk, o, 0);
+    build_suffix(&suffix, wk->headers, wk->n_headers, wk->body != NULL, wk->body_len, o);
+    build_suffix(&suffix_get, wk->headers, wk->n_headers, 0, 0, o);
     k->suffix_get = suffix_get.buf;
     k->suffix_get_len = suffix_get.len;
     k->prefix = prefix.buf;
@@ -277,6 +294,12 @@ static int on_header_field(http_parser *p, const char *at, size_t n)
         }
     }
     r->is_in_value = 0;
+    if (r->cap) {
+        if (r->cap_at == 2)
+            capture_add(&r->cap->head, "\n", 1);
+        capture_add(&r->cap->head, at, n);
+        r->cap_at = 1;
+    }
     return 0;
 }
 
@@ -303,6 +326,12 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
     struct h1_resp *r = resp_of(p);
     unsigned char c = n ? (unsigned char)at[0] : 'x';
 
+    if (r->cap) {
+        if (r->cap_at == 1)
+            capture_add(&r->cap->head, ": ", 2);
+        capture_add(&r->cap->head, at, n);
+        r->cap_at = 2;
+    }
     if (r->capture)
         capture_value(r, at, n);
     if (r->is_in_value)
@@ -325,6 +354,14 @@ static int on_headers_complete(http_parser *p)
         r->capture->name_len = 0;
     r->is_in_value = 0;
     r->status = p->status_code;
+    if (r->cap) {
+        if (r->cap_at == 2)
+            capture_add(&r->cap->head, "\n", 1);
+        r->cap_at = 0;
+        /* An interim reply's lines are not the reply's. */
+        if (p->status_code < 200 && p->status_code != 101)
+            r->cap->head.len = 0;
+    }
     /* 1xx replies are interim: their headers do not end the exchange. */
     if (p->status_code >= 200 || p->status_code == 101)
         r->has_headers = 1;
@@ -342,6 +379,8 @@ static int on_body(http_parser *p, const char *at, size_t n)
         r->is_cut = 1;
         return 1;
     }
+    if (r->cap && r->cap->wants_body)
+        capture_add(&r->cap->body, at, n);
     return 0;
 }
 
@@ -378,6 +417,8 @@ void h1_resp_begin(struct h1_resp *r, int is_head, uint64_t max_body_bytes)
     r->is_cut = 0;
     r->is_in_value = 0;
     r->error = NULL;
+    r->cap = NULL;
+    r->cap_at = 0;
     r->capture = NULL;
 }
 

@@ -14,6 +14,7 @@
 
 #include <http_parser.h>
 
+struct capture;
 struct workload;
 
 #define H1_HOST_MAX 256 /* bytes of a host name, NUL included */
@@ -67,6 +68,17 @@ struct h1_kind {
 int h1_kind_build(struct h1_kind *k, const struct workload *wl, size_t i,
                   const struct h1_origin *o);
 void h1_kind_free(struct h1_kind *k);
+
+/*
+ * The head of a scenario script's request into b (grown as needed, b->len
+ * set): method, the path of url (which starts with o's origin: the caller
+ * checked), and the header lines as h1_kind_build sends a kind's, with
+ * Content-Length when has_body. Never fails.
+ */
+struct capture_buf;
+void h1_head_build(struct capture_buf *b, const char *method, const char *url,
+                   const struct h1_origin *o, const char *const *headers, size_t n, int has_body,
+                   size_t body_len);
 
 /*
  * The head of request seq of user vu of kind i (serialised as k): k->fixed,
@@ -131,6 +143,10 @@ struct h1_resp {
     int is_in_value;            /* inside a header value the parser has begun handing over */
     const char *error;          /* why brink's own checks refused the reply, NULL: they did not */
     struct h1_capture *capture; /* NULL: no header value is wanted */
+    /* A scenario script's request: where the final reply's header lines and
+     * body are kept (set after h1_resp_begin); NULL: counted only. */
+    struct capture *cap;
+    int cap_at; /* 0: between header lines, 1: in a name, 2: in a value */
 };
 
 /* Prepares r for the reply to one request; no header is captured. */

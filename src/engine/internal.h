@@ -25,6 +25,7 @@
 #include "core/tick.h"
 #include "engine/engine.h"
 #include "ramp/ramp.h"
+#include "engine/capture.h"
 #include "engine/deadline.h"
 #include "engine/pace.h"
 #include "engine/schedule.h"
@@ -42,6 +43,10 @@ struct h1_worker;
 struct transfer_result;
 struct ramp;
 struct cookie_jar;
+struct script;
+struct script_setup;
+struct script_user;
+struct scene_kinds;
 
 /* Counts of one request kind (or of all) over one interval. */
 struct kind_stats {
@@ -52,6 +57,18 @@ struct kind_stats {
     uint64_t bytes_out;
     uint64_t errors[ERR__COUNT];
     struct hist *hist; /* latencies of the requests that succeeded (ok), µs */
+};
+
+/* A scenario script's check or counter over one interval, shown in the
+ * tick beside the probes: a check NAME as "check:NAME", its failures in
+ * the interval; a counter, the sum of its additions; a gauge, its last
+ * value. */
+struct scene_mark {
+    char name[TICK_NAME_MAX];
+    int is_gauge;
+    int is_check;
+    double value;
+    uint64_t passed; /* checks */
 };
 
 /* What one worker saw in one interval; merged across workers into a tick. */
@@ -99,6 +116,9 @@ struct interval {
     struct hist *send_lag;
     /* Where the time went, by enum tick_phase, µs (engine__worker_phase). */
     struct hist *phases[PHASE__COUNT];
+    /* A scenario run: its checks and counters, by name. */
+    uint32_t n_marks;
+    struct scene_mark marks[TICK_MAX_PROBES];
 };
 
 void engine__interval_init(struct interval *iv, size_t n_kinds);
@@ -107,11 +127,16 @@ void engine__interval_free(struct interval *iv);
 /* Adds src into dst (counts summed, histograms merged, first messages kept). */
 void engine__interval_add(struct interval *dst, const struct interval *src);
 void engine__interval_count_status(struct interval *iv, uint16_t code, uint64_t n);
+/* Adds mk into iv's marks (by name; a name past TICK_MAX_PROBES is not kept). */
+void engine__interval_add_mark(struct interval *iv, const struct scene_mark *mk);
 
 /* The merger: collects each worker's interval k and publishes tick k once
  * all running workers have delivered it. Thread-safe. */
 struct merger;
-struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl, struct chan *ch,
+/* kinds: a scenario run's request kinds (their names come as the script
+ * makes them, at most TICK_MAX_KINDS), NULL: wl's. */
+struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl,
+                                  const struct scene_kinds *kinds, struct chan *ch,
                                   uint64_t tick_ns);
 void engine__merger_free(struct merger *m);
 /* Worker w delivers its interval; is_final marks its last one. */
@@ -192,8 +217,10 @@ struct h1_addrs {
 
 /* What the h1 transport sends, shared read-only by every worker. */
 struct h1_setup {
-    char *host;    /* the origin's host, owned: what requests name (Host, TLS's server name) */
-    uint16_t port; /* the origin's port */
+    char *host; /* the origin's host, owned: what requests name (Host, TLS's server name) */
+    char
+        *authority; /* "host[:port]" as [target] url writes it, owned: a script's URLs must match */
+    uint16_t port;  /* the origin's port */
     /* Where connections go: the origin, or the address and port of the
      * [target] connect_to line that matches it. A name is looked up by each
      * worker. */
@@ -233,11 +260,33 @@ struct engine {
     uint32_t *drop_pending; /* per worker: transfers to abort */
     uint32_t n_workers;
     struct worker **workers;
+    /* A scenario run ([scenario] script): the script loaded and set up
+     * once, and the request kinds its names make (scene.c); else NULL. */
+    struct script_setup *script;
+    struct scene_kinds *scene_kinds;
     /* The ramp plan and detections (plan.c), under ramp_lock. */
     pthread_mutex_t ramp_lock;
     struct ramp *ramp;
     struct ramp_out ramp_todo; /* what the plan asked, for worker 0 to apply */
     int ramp_is_detached;      /* worker 0's wake is closing: nobody to ask */
+};
+
+/* A scenario script's request on a slot (scene.c): what the transports
+ * send instead of its kind's, and where the reply is kept for the script. */
+struct scene_req {
+    const char *method;
+    const char *url; /* absolute, NUL-terminated (in url_buf) */
+    const char *const *headers;
+    size_t n_headers;
+    const unsigned char *body; /* NULL: none */
+    size_t body_len;
+    uint64_t timeout_us;
+    const struct status_set *expect;
+    int is_head;
+    const char **lines; /* room for the header lines: [target]'s, then the script's */
+    struct capture_buf url_buf;
+    struct capture_buf head_buf; /* h1: the serialised head */
+    struct capture cap;          /* the reply, for the script */
 };
 
 /* A virtual user: one request at a time, over one connection it keeps. */
@@ -269,6 +318,13 @@ struct slot {
         int is_get;
         uint32_t hops;
     } redirect;
+    /* A scenario run: the user's coroutine (its iteration), its request
+     * (set while one is in flight), and brink.sleep on think_timer. */
+    struct script_user *user;
+    struct scene_req *req;
+    struct scene_req req_store;
+    int is_sleeping;
+    int is_iteration_start; /* the next request is its iteration's first */
     /* Each transport's state, behind its own pointer; NULL for the others. */
     struct curl_slot *curl; /* its easy handle (curl_transport.h) */
     struct h1_slot *h1;     /* its connection, timer and reply parser (h1.c) */
@@ -308,6 +364,8 @@ struct worker {
     double rate_per_s;
     uint32_t cap;
     uint64_t owed_at_start; /* requests due and not started when the interval began */
+    struct script *script;  /* a scenario run: this worker's Lua state */
+    int has_said_dropped;   /* it said that a check or counter name was not kept */
     struct interval iv;
     /* aws_sigv4: the day's signing key, and where requests are signed
      * (allocated at the first). */
@@ -424,6 +482,15 @@ void engine__slot_free(struct slot *s);
  * (SLOT_NOW: now); latency counts from then. Returns 0 or -EAGAIN when no
  * request may start (limit reached). */
 int engine__slot_start(struct slot *s, uint64_t intended_ns);
+/* Sends the request s is set up for (s->kind, and s->req for a script's),
+ * meant to start at intended_ns (SLOT_NOW: now): the part of
+ * engine__slot_start after the ticket and the kind. */
+void engine__slot_send(struct slot *s, uint64_t intended_ns);
+/* Takes a ticket when the run is limited to a number of requests; 0 when
+ * none is left. */
+int engine__take_ticket(struct engine *e);
+/* How long the request of s may take: its kind's timeout, or its script's. */
+uint64_t engine__slot_timeout_us(const struct slot *s);
 /* How long the request of s may take to connect, from its start: the
  * shorter of [target] connect_timeout and its kind's timeout. */
 uint64_t engine__slot_connect_limit_us(const struct slot *s);
@@ -469,6 +536,32 @@ void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, siz
 size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size_t cap);
 const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_t url_len,
                                           const char *host);
+
+/* scene.c: scenario scripts on the engine. */
+/* Loads e->config's script and sets it up (main thread, before the
+ * workers): -EINVAL with "FILE:LINE: why" in err for a syntax error. */
+int engine__scene_init(struct engine *e, char *err, size_t err_len);
+void engine__scene_free(struct engine *e);
+/* The worker's state and the slot's user (main thread, before the worker
+ * runs, or the worker's). */
+int engine__scene_worker_init(struct worker *w, char *err, size_t err_len);
+void engine__scene_worker_free(struct worker *w);
+void engine__scene_slot_init(struct slot *s);
+void engine__scene_slot_free(struct slot *s);
+/* engine__slot_start for a scenario run: the user's iteration goes on
+ * (or a new one begins) until it sends a request or sleeps. Returns 0, or
+ * -EAGAIN when no request may start (limit reached). */
+int engine__scene_start(struct slot *s, uint64_t intended_ns);
+/* After engine__slot_done counted the request of s: the script gets the
+ * reply (status, or cls's name when it failed) and goes on. */
+void engine__scene_reply(struct slot *s, const struct transfer_result *r, int cls,
+                         uint64_t latency_us);
+/* The tick's request kinds of a scenario run: their number and names. */
+uint32_t engine__scene_n_kinds(const struct scene_kinds *k);
+const char *engine__scene_kind_name(const struct scene_kinds *k, uint32_t i);
+/* Copies the worker's checks and counters into its interval and starts
+ * them over (at the interval's end). */
+void engine__scene_interval_end(struct worker *w);
 
 /* engine.c: engine_start without the threads: the engine and its workers
  * built, no loop running, no wake set on the channel. In-process tests run

@@ -103,6 +103,29 @@ void engine__interval_count_status(struct interval *iv, uint16_t code, uint64_t 
     tick_status_add(iv->status, &iv->n_status, &iv->status_other, code, n);
 }
 
+void engine__interval_add_mark(struct interval *iv, const struct scene_mark *mk)
+{
+    struct scene_mark *at = NULL;
+
+    for (uint32_t i = 0; i < iv->n_marks && !at; i++) {
+        if (strcmp(iv->marks[i].name, mk->name) == 0)
+            at = &iv->marks[i];
+    }
+    if (!at) {
+        if (iv->n_marks == TICK_MAX_PROBES)
+            return;
+        at = &iv->marks[iv->n_marks++];
+        *at = *mk;
+        return;
+    }
+    if (mk->is_gauge) {
+        at->value = mk->value;
+    } else {
+        at->value += mk->value;
+        at->passed += mk->passed;
+    }
+}
+
 void engine__interval_add(struct interval *dst, const struct interval *src)
 {
     stats_add(&dst->total, &src->total);
@@ -147,4 +170,6 @@ void engine__interval_add(struct interval *dst, const struct interval *src)
     dst->active += src->active;
     dst->in_flight += src->in_flight;
     dst->fds_used += src->fds_used;
+    for (uint32_t i = 0; i < src->n_marks; i++)
+        engine__interval_add_mark(dst, &src->marks[i]);
 }

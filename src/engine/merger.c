@@ -31,6 +31,7 @@ struct merger {
     struct chan *chan;
     const struct workload *wl;
     size_t n_kinds;
+    const struct scene_kinds *scene_kinds; /* a scenario run's kinds, else NULL */
     uint32_t n_workers;
     uint64_t tick_ns;
     uint64_t *next_seq; /* per worker: the first interval it has not handed in */
@@ -65,7 +66,8 @@ struct merger {
     const char *http_version; /* static: of the latest replies, NULL: none yet */
 };
 
-struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl, struct chan *ch,
+struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl,
+                                  const struct scene_kinds *kinds, struct chan *ch,
                                   uint64_t tick_ns)
 {
     struct merger *m = xcalloc(1, sizeof(*m));
@@ -73,7 +75,8 @@ struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl,
     pthread_mutex_init(&m->lock, NULL);
     m->chan = ch;
     m->wl = wl;
-    m->n_kinds = workload_n_kinds(wl);
+    m->scene_kinds = kinds;
+    m->n_kinds = kinds ? TICK_MAX_KINDS : workload_n_kinds(wl);
     m->n_workers = n_workers;
     m->tick_ns = tick_ns;
     m->next_seq = xcalloc(n_workers, sizeof(*m->next_seq));
@@ -302,6 +305,27 @@ static void note_first_errors(struct merger *m, const struct interval *iv)
     errclass_add(m->run_errors, iv->total.errors);
 }
 
+/* A scenario's checks and counters, after the probes, as far as room
+ * allows (the script module keeps at most SCRIPT_NAMES_MAX names each). */
+static void fill_marks(struct tick *t, const struct interval *iv)
+{
+    uint64_t at_ms = iv->end_ns / 1000000;
+
+    for (uint32_t i = 0; i < iv->n_marks && t->n_probes < TICK_MAX_PROBES; i++) {
+        const struct scene_mark *mk = &iv->marks[i];
+        struct tick_probe *p = &t->probes[t->n_probes++];
+
+        memset(p, 0, sizeof(*p));
+        tick_copy_text(p->name, TICK_NAME_MAX, mk->name);
+        p->state = PROBE_OK;
+        p->has_value = 1;
+        p->value = mk->value;
+        p->sampled_ms = at_ms;
+        /* A check that failed in the interval is flagged as an alert is. */
+        p->alerting = mk->is_check && mk->value > 0;
+    }
+}
+
 static struct tick *build(struct merger *m, struct pending *p, int is_last)
 {
     const struct interval *iv = &p->acc;
@@ -349,9 +373,11 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->bodies_cut = iv->bodies_cut;
     t->cookies_dropped = iv->cookies_dropped;
     fill_kind(t, &t->total, &iv->total, m->run_total);
-    t->n_kinds = (uint32_t)m->n_kinds;
-    for (size_t i = 0; i < m->n_kinds; i++) {
-        tick_copy_text(t->kinds[i].name, TICK_NAME_MAX, workload_kind(m->wl, i)->name);
+    t->n_kinds = m->scene_kinds ? engine__scene_n_kinds(m->scene_kinds) : (uint32_t)m->n_kinds;
+    for (size_t i = 0; i < t->n_kinds; i++) {
+        tick_copy_text(t->kinds[i].name, TICK_NAME_MAX,
+                       m->scene_kinds ? engine__scene_kind_name(m->scene_kinds, (uint32_t)i)
+                                      : workload_kind(m->wl, i)->name);
         fill_kind(t, &t->kinds[i], &iv->kinds[i], m->run_kinds[i]);
     }
     memcpy(t->first_error, iv->first_error, sizeof(t->first_error));
@@ -369,6 +395,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     /* The probes' latest samples, each with the time it was taken. */
     if (m->board)
         board_fill(m->board, t);
+    fill_marks(t, iv);
     t->health.loop_lag_us = iv->loop_lag_us;
     t->health.fds_used = iv->fds_used;
     t->health.fds_limit = m->fds_limit;

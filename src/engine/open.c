@@ -20,12 +20,12 @@
  * else a new one (the pool grows only as far as the load needs). */
 static struct slot *idle_slot(struct worker *w, struct slot *hint)
 {
-    if (hint && !hint->is_in_flight && hint->index < w->cap)
+    if (hint && !hint->is_in_flight && !hint->is_sleeping && hint->index < w->cap)
         return hint;
     /* Every slot busy (a burst growing the pool): no scan, which would make
      * a burst of n starts cost n * n / 2 looks. */
     for (uint32_t i = 0; w->in_flight < w->n_slots && i < w->n_slots && i < w->cap; i++) {
-        if (!w->slots[i]->is_in_flight)
+        if (!w->slots[i]->is_in_flight && !w->slots[i]->is_sleeping)
             return w->slots[i];
     }
     if (w->n_slots >= w->cap)

@@ -34,6 +34,7 @@ struct slot *engine__slot_new(struct worker *w, uint32_t index)
     if (w->e->config->target.cookies)
         s->jar = cookie_jar_new();
     w->e->tp->slot_init(s);
+    engine__scene_slot_init(s);
     return s;
 }
 
@@ -42,6 +43,7 @@ void engine__slot_free(struct slot *s)
     if (!s)
         return;
     s->w->e->tp->engine__slot_free(s);
+    engine__scene_slot_free(s);
     cookie_jar_free(s->jar);
     free(s->redirect.url);
     free(s->redirect.next);
@@ -49,7 +51,7 @@ void engine__slot_free(struct slot *s)
 }
 
 /* Takes a ticket when the run is limited to a number of requests. */
-static int take_ticket(struct engine *e)
+int engine__take_ticket(struct engine *e)
 {
     uint64_t n;
 
@@ -64,10 +66,15 @@ static int take_ticket(struct engine *e)
     return n < e->request_limit;
 }
 
+uint64_t engine__slot_timeout_us(const struct slot *s)
+{
+    return s->req ? s->req->timeout_us : workload_kind(s->w->e->workload, s->kind)->timeout_us;
+}
+
 uint64_t engine__slot_connect_limit_us(const struct slot *s)
 {
     uint64_t connect_us = s->w->e->config->target.connect_timeout_us;
-    uint64_t limit_us = workload_kind(s->w->e->workload, s->kind)->timeout_us;
+    uint64_t limit_us = engine__slot_timeout_us(s);
 
     return connect_us < limit_us ? connect_us : limit_us;
 }
@@ -85,12 +92,23 @@ int engine__slot_start(struct slot *s, uint64_t intended_ns)
 
     /* One request at a time, and none while the user thinks. */
     assert(!s->is_in_flight && !s->is_thinking);
-    if (!take_ticket(e))
+    if (e->script)
+        return engine__scene_start(s, intended_ns);
+    if (!engine__take_ticket(e))
         return -EAGAIN;
     s->kind = workload_pick(e->workload, &w->rng);
     /* Relaxed: the value only has to be unique, and the kind's counter is
      * touched once per request (a shared cache line, but one add). */
     s->seq = atomic_fetch_add_explicit(&e->kind_seq[s->kind], 1, memory_order_relaxed);
+    engine__slot_send(s, intended_ns);
+    return 0;
+}
+
+void engine__slot_send(struct slot *s, uint64_t intended_ns)
+{
+    struct worker *w = s->w;
+    struct engine *e = w->e;
+
     s->start_ns = engine__worker_now_ns(w);
     s->is_scheduled = intended_ns != SLOT_NOW;
     s->intended_ns = s->is_scheduled && intended_ns < s->start_ns ? intended_ns : s->start_ns;
@@ -102,7 +120,6 @@ int engine__slot_start(struct slot *s, uint64_t intended_ns)
     w->iv.total.started++;
     w->iv.kinds[s->kind].started++;
     e->tp->start(s);
-    return 0;
 }
 
 static void count(struct kind_stats *k, uint64_t latency_us, int cls, uint64_t in, uint64_t out)
@@ -175,8 +192,9 @@ void engine__slot_done(struct slot *s, const struct transfer_result *done, uint6
     char too_many[48];
     int cls;
 
-    judged.expect = &workload_kind(w->e->workload, s->kind)->expect;
-    switch (follow(s, done, bytes_in, bytes_out)) {
+    judged.expect = s->req ? s->req->expect : &workload_kind(w->e->workload, s->kind)->expect;
+    /* A script follows redirects itself (r.headers.location). */
+    switch (s->req ? 0 : follow(s, done, bytes_in, bytes_out)) {
     case 1: return;
     case -1:
         judged.outcome = TRANSFER_OTHER;
@@ -212,6 +230,10 @@ void engine__slot_done(struct slot *s, const struct transfer_result *done, uint6
     if (cls >= 0 && !iv->first_error[cls][0]) {
         classify_message(r, words, iv->first_error[cls], TICK_TEXT_MAX);
         iv->first_error_ns[cls] = now_ns;
+    }
+    if (s->req) {
+        engine__scene_reply(s, r, cls, latency_us);
+        return;
     }
     engine__worker_next(w, s);
 }

@@ -69,6 +69,7 @@ static void submit(struct worker *w, uint64_t end_ns, int is_final)
         iv->active = w->is_paused || w->is_stopping ? 0 : w->n_slots < w->cap ? w->n_slots : w->cap;
     }
     engine__open_interval_end(w, end_ns);
+    engine__scene_interval_end(w);
     engine__merger_submit(w->e->merger, w->id, iv, is_final);
 }
 
@@ -178,7 +179,7 @@ void engine__worker_fill(struct worker *w)
         for (uint32_t i = 0; i < w->share && i < w->n_slots; i++) {
             struct slot *s = w->slots[i];
 
-            if (s->is_in_flight || s->is_thinking)
+            if (s->is_in_flight || s->is_thinking || s->is_sleeping)
                 continue;
             if (engine__slot_start(s, SLOT_NOW) != 0)
                 break;
@@ -358,7 +359,7 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
                        struct worker **out)
 {
     struct worker *w = xcalloc(1, sizeof(*w));
-    size_t n_kinds = workload_n_kinds(e->workload);
+    size_t n_kinds = e->scene_kinds ? TICK_MAX_KINDS : workload_n_kinds(e->workload);
     int rc;
 
     w->e = e;
@@ -380,12 +381,15 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
     uv_unref((uv_handle_t *)&w->pace_pass);
     rc = deadline_init(&w->loop, &w->sched_deadline, engine__open_on_deadline, err, err_len);
     if (rc == 0)
+        rc = engine__scene_worker_init(w, err, err_len);
+    if (rc == 0)
         rc = e->tp->init(w, err, err_len);
     if (rc != 0) {
         /* Nothing has run: close the handles and let the loop finish them. */
         close_own_handles(w);
         uv_run(&w->loop, UV_RUN_DEFAULT);
         uv_loop_close(&w->loop);
+        engine__scene_worker_free(w);
         free(w);
         return rc;
     }
@@ -426,6 +430,7 @@ void engine__worker_free(struct worker *w)
     for (uint32_t i = 0; i < w->n_slots; i++)
         engine__slot_free(w->slots[i]);
     free(w->slots);
+    engine__scene_worker_free(w);
     w->e->tp->fini(w);
     engine__interval_free(&w->iv);
     free(w->sigv4_out);

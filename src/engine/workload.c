@@ -16,12 +16,12 @@
 
 #include "config/config.h"
 #include "core/msg.h"
+#include "core/rng.h"
 #include "core/xalloc.h"
 #include "engine/sigv4.h"
 
 #define SHOW_MAX 96     /* bytes of a user string quoted in a message */
 #define DECIMAL_MAX 20  /* digits of UINT64_MAX */
-#define UUID_LEN 36     /* 8-4-4-4-12 hex digits */
 #define READ_CHUNK 4096 /* first buffer for a file that says it is empty */
 #define WHAT_MAX 1024   /* bytes of a message after its "[request put]" label */
 
@@ -46,7 +46,6 @@ struct segment {
     size_t len;       /* SEG_TEXT: bytes at text */
     uint64_t lo;      /* SEG_RAND: A, two's complement */
     uint64_t bound;   /* SEG_RAND: B - A + 1 values; 0 stands for all 2^64 */
-    uint64_t reject;  /* SEG_RAND: raw draws below this are drawn again */
 };
 
 /* A kind and what it owns; pub points into the owned fields. */
@@ -71,7 +70,6 @@ struct workload {
     size_t n_kinds;
     uint64_t *cum_weight; /* cum_weight[i]: the weights of kinds 0..i added up */
     uint64_t total_weight;
-    uint64_t pick_reject; /* as segment.reject, for a draw below total_weight */
     /* The environment's AWS credentials, read once when a kind signs. */
     char *aws_key_id;
     char *aws_secret;
@@ -99,33 +97,7 @@ static void fail(char *err, size_t err_len, const struct where *at, const char *
 
 uint64_t workload_rng_next(uint64_t *state)
 {
-    /* splitmix64 (Steele, Lea and Flood, 2014): a Weyl sequence through a
-     * bijective 64-bit mixer; every state gives a full-period stream. */
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-/* 2^64 mod bound. Raw draws below it are rejected so that every value below
- * bound is the remainder of equally many accepted draws; bound 0 means 2^64,
- * where nothing is rejected. */
-static uint64_t reject_below(uint64_t bound)
-{
-    return bound ? (0 - bound) % bound : 0;
-}
-
-/* A uniform draw in [0, bound), or any 64-bit value when bound is 0. The loop
- * runs more than once with probability below bound / 2^64. */
-static uint64_t draw_below(uint64_t *rng, uint64_t bound, uint64_t reject)
-{
-    uint64_t x;
-
-    do {
-        x = workload_rng_next(rng);
-    } while (x < reject);
-    return bound ? x % bound : x;
+    return rng_next(state);
 }
 
 /* ---- URL templates ---------------------------------------------------- */
@@ -161,9 +133,8 @@ static int compile_rand(const char *s, const char *close, struct segment *seg)
     seg->op = SEG_RAND;
     seg->lo = (uint64_t)a;
     /* B - A + 1 in modular arithmetic: exact up to 2^64 - 1, and 0 for the
-     * full range, which draw_below reads as 2^64. */
+     * full range, which rng_below reads as 2^64. */
     seg->bound = (uint64_t)b - (uint64_t)a + 1;
-    seg->reject = reject_below(seg->bound);
     return 0;
 }
 
@@ -214,7 +185,7 @@ static size_t segment_max(const struct segment *seg)
     case SEG_TEXT: return seg->len;
     case SEG_SEQ: return DECIMAL_MAX;
     case SEG_VU: return DECIMAL_MAX / 2; /* 4294967295 */
-    case SEG_UUID: return UUID_LEN;
+    case SEG_UUID: return RNG_UUID_LEN;
     case SEG_RAND:
         /* B is A + bound - 1 modulo 2^64, also for the full range. */
         lo = signed_width(seg->lo);
@@ -305,7 +276,7 @@ static char *format_rand(const struct segment *seg, uint64_t *rng, char *end)
 {
     /* A plus the draw wraps modulo 2^64 to the two's complement of a value
      * in [A, B], so the top bit is its sign and 0 - v its magnitude. */
-    uint64_t v = seg->lo + draw_below(rng, seg->bound, seg->reject);
+    uint64_t v = seg->lo + rng_below(rng, seg->bound);
     char *p;
 
     if (!(v >> 63))
@@ -315,37 +286,17 @@ static char *format_rand(const struct segment *seg, uint64_t *rng, char *end)
     return p;
 }
 
-/* Writes 36 characters: 128 random bits as 8-4-4-4-12 lower-case hex, with
- * the version (4, random) and variant (10, RFC 4122) bits of RFC 4122 4.4. */
-static void format_uuid(uint64_t *rng, char *out)
-{
-    static const char hex[] = "0123456789abcdef";
-    uint64_t half[2] = {workload_rng_next(rng), workload_rng_next(rng)};
-    unsigned char b[16];
-
-    for (int i = 0; i < 16; i++)
-        b[i] = (unsigned char)(half[i / 8] >> (56 - 8 * (i % 8)));
-    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
-    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            *out++ = '-';
-        *out++ = hex[b[i] >> 4];
-        *out++ = hex[b[i] & 0x0f];
-    }
-}
-
 static int put_segment(struct out *o, const struct segment *seg, uint64_t seq, uint32_t vu,
                        uint64_t *rng)
 {
-    char tmp[UUID_LEN], *end = tmp + sizeof(tmp), *p = end;
+    char tmp[RNG_UUID_LEN], *end = tmp + sizeof(tmp), *p = end;
 
     switch (seg->op) {
     case SEG_TEXT: return put(o, seg->text, seg->len);
     case SEG_SEQ: p = decimal(seq, end); break;
     case SEG_VU: p = decimal(vu, end); break;
     case SEG_UUID:
-        format_uuid(rng, tmp);
+        rng_uuid(rng, tmp);
         p = tmp;
         break;
     case SEG_RAND: p = format_rand(seg, rng, end); break;
@@ -383,7 +334,7 @@ size_t workload_pick(const struct workload *w, uint64_t *rng)
 
     if (w->n_kinds == 1)
         return 0;
-    r = draw_below(rng, w->total_weight, w->pick_reject);
+    r = rng_below(rng, w->total_weight);
     /* The first kind whose cumulative weight is above r: kind i owns the
      * weight[i] values from cum_weight[i - 1] up to cum_weight[i] - 1. */
     while (lo < hi) {
@@ -411,7 +362,6 @@ static int build_weights(struct workload *w, char *err, size_t err_len)
         return -EINVAL;
     }
     w->total_weight = sum;
-    w->pick_reject = reject_below(sum);
     return 0;
 }
 

@@ -95,7 +95,7 @@ char *record__hist_pack(const struct hist *h, unsigned char version)
     }
     if (acc > 0)
         put_bucket(&b, &cur, acc_i, acc);
-    text = base64_encode(b.buf, b.len);
+    text = base64_encode_new(b.buf, b.len);
     free(b.buf);
     return text;
 }
@@ -204,8 +204,8 @@ int record__hist_unpack(struct hist *h, const char *text, size_t len)
     hist_reset(h);
     if (len > RECORD_B64_MAX)
         return -EINVAL;
-    buf = xmalloc(len / 4 * 3 + 1);
-    n = base64_decode(text, len, buf);
+    buf = xmalloc(len / 4 * 3 + 3);
+    n = base64_decode(text, len, buf, 0);
     if (n >= 0) {
         r.buf = buf;
         r.len = (size_t)n;

@@ -196,7 +196,7 @@ static int put_line(struct format_hlog *f, const char *tag, const struct tick *t
         return -ENOMEM;
     put_be(f->packed, 8, 0, HLOG_COOKIE_V2_COMPRESSED, 4);
     put_be(f->packed, 8, 4, zlen, 4);
-    text = base64_encode(f->packed, 8 + (size_t)zlen);
+    text = base64_encode_new(f->packed, 8 + (size_t)zlen);
     if (tag)
         fprintf(f->out, "Tag=%s,", tag);
     put_seconds(f->out, (t->start_us + 500) / 1000);

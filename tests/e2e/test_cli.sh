@@ -17,10 +17,11 @@ expect_run "check --help shows its usage" 0 '^usage: brink check FILE' "" -- "$b
 expect_run "check without a file is a usage error" 2 "" '^brink: check: missing FILE \(usage: brink check FILE\)$' -- "$brink" check
 expect_run "check with two files is a usage error" 2 "" '^brink: check: unexpected argument "b.ini"' -- "$brink" check a.ini b.ini
 expect_run "check of a missing file says so in one line" 2 "" '^brink: /nonexistent/x.ini: ' -- "$brink" check /nonexistent/x.ini
-# Every example of config/ reads (mix.ini takes its token from the environment).
+# Every example of config/ reads (mix.ini takes its token from the environment,
+# s3-multipart.ini its AWS credentials).
 for f in "$src"/config/*.ini; do
     expect_run "check of the example $(basename "$f") succeeds" 0 '^\[target\]' "" -- \
-        env DAV_TOKEN=example "$brink" check "$f"
+        env DAV_TOKEN=example AWS_ACCESS_KEY_ID=example AWS_SECRET_ACCESS_KEY=example "$brink" check "$f"
 done
 
 # Every command takes --x=v and --x v (issue 16): the tables are walked in

@@ -19,6 +19,9 @@ trap 'rm -rf "$tmp"' EXIT
 unset BRINK_TEST_UNSET_TOKEN
 DAV_TOKEN=example-token
 export DAV_TOKEN
+# config/s3-multipart.ini signs with AWS credentials from the environment.
+AWS_ACCESS_KEY_ID=example AWS_SECRET_ACCESS_KEY=example
+export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
 
 check_bad() {
     name=${1%.ini}

@@ -9,7 +9,7 @@
 #      until stopped (a "stop" line on stdin ends it)
 #   4. messages name what was given: --rate 0, -c without its value before
 #      -n or before the URL, the URL twice
-#   5. brink --version names the commit and libcurl, libuv, ncurses, OpenSSL
+#   5. brink --version names the commit and libcurl, libuv, ncurses, OpenSSL, Lua
 #   6. brink sessions lists the runs (target, requests, verdict, file);
 #      report, replay and compare take last; a run in a directory it cannot
 #      write records into $XDG_STATE_HOME/brink/sessions and says so
@@ -105,7 +105,7 @@ expect_run "-d and -D contradict" 2 "" '^brink: run: --body-file contradicts --b
 "$brink" --version >"$tmp/version" 2>&1
 check "--version exits 0" 0 $?
 if grep -Eq '^brink [0-9]+\.[0-9]+\.[0-9]+ \(commit [0-9a-f]{7,}\+?\)$|^brink [0-9.]+ \(commit unknown\)$' "$tmp/version"; then ok "--version names brink's version and commit"; else not_ok "--version names brink's version and commit" "$(head -n 1 "$tmp/version")"; fi
-for lib in libcurl libuv ncurses OpenSSL; do
+for lib in libcurl libuv ncurses OpenSSL Lua; do
     if grep -Eq "^  $lib +[0-9]+\.[0-9]+" "$tmp/version"; then ok "--version names $lib's version"; else not_ok "--version names $lib's version" "$(cat "$tmp/version")"; fi
 done
 

@@ -271,6 +271,9 @@ static void every_class_is_reachable(void **state)
         if (got >= 0)
             seen[got] = 1;
     }
+    /* A scenario script's failed iteration is no transfer: the engine
+     * counts it (scene.c), and test_scenario.sh sees it. */
+    seen[ERR_SCRIPT] = 1;
     for (int c = 0; c < ERR__COUNT; c++) {
         if (!seen[c])
             print_error("no row reaches %s\n", errclass_name((enum errclass)c));

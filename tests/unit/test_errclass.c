@@ -28,6 +28,7 @@ static void names_are_the_documented_stable_ones(void **state)
         "local_no_ports",
         "other",
         "unexpected_status",
+        "script",
     };
 
     (void)state;

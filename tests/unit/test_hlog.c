@@ -175,7 +175,7 @@ static size_t unpack(const char *text, unsigned char *out, size_t cap)
 {
     size_t len = strlen(text);
     unsigned char *raw = malloc(len);
-    long n = base64_decode(text, len, raw);
+    long n = base64_decode(text, len, raw, 0);
     uLongf out_len = (uLongf)cap;
 
     assert_true(n > 8);

@@ -70,7 +70,7 @@ static void send_lags_of_two_workers_merge_into_one_tick_and_the_run(void **stat
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(8, 8);
-    struct merger *m = engine__merger_new(2, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(2, wl, NULL, ch, TICK_NS);
     struct hist *h = hist_new();
     struct tick *t;
 
@@ -122,7 +122,7 @@ static void a_closed_interval_has_no_send_lag(void **state)
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(8, 8);
-    struct merger *m = engine__merger_new(1, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(1, wl, NULL, ch, TICK_NS);
     struct interval iv;
     struct tick *t;
 
@@ -170,7 +170,7 @@ static void a_tick_waits_for_every_worker_and_sums_their_counts(void **state)
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(8, 8);
-    struct merger *m = engine__merger_new(2, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(2, wl, NULL, ch, TICK_NS);
     struct tick *t;
 
     (void)state;
@@ -210,7 +210,7 @@ static void finished_or_late_workers_do_not_hold_ticks_back(void **state)
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(32, 8);
-    struct merger *m = engine__merger_new(3, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(3, wl, NULL, ch, TICK_NS);
     struct tick *t;
     uint64_t seq = 0, n = 0, completed = 0;
 
@@ -266,7 +266,7 @@ static void a_first_error_event_carries_the_time_it_was_seen(void **state)
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(8, 8);
-    struct merger *m = engine__merger_new(2, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(2, wl, NULL, ch, TICK_NS);
     struct tick *t;
 
     (void)state;
@@ -323,7 +323,7 @@ static void phases_and_connections_of_two_workers_merge_into_one_tick(void **sta
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(8, 8);
-    struct merger *m = engine__merger_new(2, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(2, wl, NULL, ch, TICK_NS);
     struct hist *h = hist_new();
     struct tick *t;
 
@@ -372,7 +372,7 @@ static void a_phase_without_samples_has_no_histogram(void **state)
 {
     struct workload *wl = one_kind();
     struct chan *ch = chan_new(8, 8);
-    struct merger *m = engine__merger_new(1, wl, ch, TICK_NS);
+    struct merger *m = engine__merger_new(1, wl, NULL, ch, TICK_NS);
     struct interval iv;
     struct tick *t;
 

@@ -1,0 +1,443 @@
+/*
+ * Scenario runs ([scenario] script): each virtual user is a coroutine of
+ * the worker's Lua state (src/script) running the script's iteration.
+ * A request it makes goes through the slot as any request does (same
+ * transports, same counting, its name its request kind), and its reply
+ * resumes the coroutine; brink.sleep waits on the slot's think timer.
+ * Closed model: a user starts its next iteration when one ends ([load]
+ * think_time apart). Open model: each arrival of the schedule starts an
+ * iteration on an idle slot, its first request timed from the intended
+ * start. Worker thread, except init and free (main thread).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config/config.h"
+#include "core/msg.h"
+#include "core/xalloc.h"
+#include "engine/classify.h"
+#include "engine/h1_wire.h"
+#include "engine/internal.h"
+#include "engine/workload.h"
+#include "script/script.h"
+
+#define PAUSE_EMPTY_MS 1 /* after an iteration that sent nothing, before the next */
+#define LINES_MAX (CONFIG_MAX_HEADERS + SCRIPT_HEADERS_MAX + SIGV4_MAX_LINES)
+#define OTHER_KIND "other"
+
+struct scene_kinds {
+    pthread_mutex_t lock;
+    atomic_uint n; /* names published; each written before n counts it */
+    char names[TICK_MAX_KINDS][TICK_NAME_MAX];
+    char *origin; /* "scheme://authority" of [target] url: where a path goes */
+};
+
+/* ---- Set-up ----------------------------------------------------------- */
+
+static char *origin_of(const char *url)
+{
+    const char *p = strstr(url, "://");
+    size_t n;
+
+    if (!p)
+        return xstrdup("");
+    p += 3;
+    n = strcspn(p, "/?#");
+    return xstrndup(url, (size_t)(p - url) + n);
+}
+
+int engine__scene_init(struct engine *e, char *err, size_t err_len)
+{
+    const char *path = e->config->scenario.script.value;
+    struct scene_kinds *k;
+    int rc;
+
+    if (!path)
+        return 0;
+    rc = script_setup(path, e->config->scenario.script.raw, e->seed, err, err_len, &e->script);
+    if (rc < 0)
+        return rc;
+    k = xcalloc(1, sizeof(*k));
+    pthread_mutex_init(&k->lock, NULL);
+    atomic_init(&k->n, 0);
+    k->origin = origin_of(e->config->target.url.value ? e->config->target.url.value : "");
+    e->scene_kinds = k;
+    return 0;
+}
+
+void engine__scene_free(struct engine *e)
+{
+    script_setup_free(e->script);
+    e->script = NULL;
+    if (e->scene_kinds) {
+        pthread_mutex_destroy(&e->scene_kinds->lock);
+        free(e->scene_kinds->origin);
+        free(e->scene_kinds);
+        e->scene_kinds = NULL;
+    }
+}
+
+int engine__scene_worker_init(struct worker *w, char *err, size_t err_len)
+{
+    if (!w->e->script)
+        return 0;
+    return script_open(w->e->script, w->id, err, err_len, &w->script);
+}
+
+void engine__scene_worker_free(struct worker *w)
+{
+    script_close(w->script);
+    w->script = NULL;
+}
+
+void engine__scene_slot_init(struct slot *s)
+{
+    if (!s->w->script)
+        return;
+    s->user = script_user_new(s->w->script, s->vu);
+    s->req_store.lines = xcalloc(LINES_MAX, sizeof(*s->req_store.lines));
+}
+
+void engine__scene_slot_free(struct slot *s)
+{
+    struct scene_req *q = &s->req_store;
+
+    if (!s->user)
+        return;
+    script_user_free(s->user);
+    free(q->url_buf.at);
+    free(q->head_buf.at);
+    free(q->lines);
+    capture_free(&q->cap);
+}
+
+/* ---- Request kinds ---------------------------------------------------- */
+
+uint32_t engine__scene_n_kinds(const struct scene_kinds *k)
+{
+    return atomic_load_explicit(&((struct scene_kinds *)k)->n, memory_order_acquire);
+}
+
+const char *engine__scene_kind_name(const struct scene_kinds *k, uint32_t i)
+{
+    return k->names[i];
+}
+
+static int find_kind(const struct scene_kinds *k, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (strcmp(k->names[i], name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* The kind named name, made on first use. Past TICK_MAX_KINDS - 1 names,
+ * every new one is counted in the last kind, "other", said once. */
+static size_t kind_of(struct worker *w, const char *name)
+{
+    struct scene_kinds *k = w->e->scene_kinds;
+    uint32_t n = engine__scene_n_kinds(k);
+    int i = find_kind(k, n, name);
+    char text[TICK_TEXT_MAX], shown[TICK_NAME_MAX];
+
+    if (i >= 0)
+        return (size_t)i;
+    pthread_mutex_lock(&k->lock);
+    n = atomic_load_explicit(&k->n, memory_order_relaxed);
+    i = find_kind(k, n, name);
+    if (i < 0 && n < TICK_MAX_KINDS - 1) {
+        snprintf(k->names[n], TICK_NAME_MAX, "%s", name);
+        atomic_store_explicit(&k->n, n + 1, memory_order_release);
+        i = (int)n;
+    } else if (i < 0) {
+        i = TICK_MAX_KINDS - 1;
+        if (n < TICK_MAX_KINDS) {
+            snprintf(k->names[n], TICK_NAME_MAX, "%s", OTHER_KIND);
+            atomic_store_explicit(&k->n, n + 1, memory_order_release);
+            snprintf(text, sizeof(text),
+                     "request name %s: past %d names; it and every later new name count as "
+                     "\"" OTHER_KIND "\"",
+                     msg_show(name, shown, sizeof(shown)), TICK_MAX_KINDS - 1);
+            engine__merger_event(w->e->merger, EV_NOTICE, engine__worker_now_ns(w), text);
+        }
+    }
+    pthread_mutex_unlock(&k->lock);
+    return (size_t)i;
+}
+
+/* ---- Requests --------------------------------------------------------- */
+
+/* Signs q with [target] aws_sigv4's credentials: its lines are added to
+ * q's, pointing into the worker's sigv4_out (used before the next
+ * request of the worker is made). Returns 0, or -EINVAL with why. */
+static int sign(struct slot *s, struct scene_req *q, const struct sigv4_creds *creds, char *why,
+                size_t why_len)
+{
+    struct worker *w = s->w;
+    char hash[SIGV4_HASH_HEX];
+    struct sigv4_request rq = {.method = q->method,
+                               .url = q->url,
+                               .url_len = strlen(q->url),
+                               .headers = q->headers,
+                               .n_headers = q->n_headers,
+                               .payload_hash = hash};
+
+    sigv4_payload_hash(q->body, q->body_len, hash);
+    if (!w->sigv4_out)
+        w->sigv4_out = xmalloc(sizeof(*w->sigv4_out));
+    /* Wall-clock UTC, the second it is sent, as for plain kinds. */
+    if (sigv4_sign(creds, &w->sigv4_cache, &rq, (int64_t)time(NULL), w->sigv4_out) != 0) {
+        msg_set(why, why_len,
+                "brink.request: aws_sigv4: the signature's headers take more than %d bytes",
+                SIGV4_OUT_MAX);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < w->sigv4_out->n_lines; i++)
+        q->lines[q->n_headers++] = w->sigv4_out->lines[i];
+    return 0;
+}
+
+/* Sets s->req_store up for the script's request r: its absolute URL, header
+ * lines ([target] ones first), expected statuses, timeout, and for h1 its
+ * head. Returns 0, or -EINVAL with why (a script error). */
+static int prepare(struct slot *s, const struct script_request *r, char *why, size_t why_len)
+{
+    struct engine *e = s->w->e;
+    struct scene_req *q = &s->req_store;
+    const struct workload_kind *dflt = workload_kind(e->workload, 0);
+    size_t n = 0;
+
+    q->url_buf.len = 0;
+    if (r->url[0] == '/')
+        capture_add(&q->url_buf, e->scene_kinds->origin, strlen(e->scene_kinds->origin));
+    capture_add(&q->url_buf, r->url, strlen(r->url) + 1);
+    if (strncmp(q->url_buf.at, "http://", 7) != 0 && strncmp(q->url_buf.at, "https://", 8) != 0) {
+        msg_set(why, why_len, "brink.request: url must be http://, https:// or a path, got %.80s",
+                r->url);
+        return -EINVAL;
+    }
+    q->method = r->method;
+    q->url = q->url_buf.at;
+    for (size_t i = 0; i < dflt->n_headers; i++)
+        q->lines[n++] = dflt->headers[i];
+    for (size_t i = 0; i < r->n_headers; i++)
+        q->lines[n++] = r->headers[i];
+    q->headers = q->lines;
+    q->n_headers = n;
+    q->body = r->body;
+    q->body_len = r->body_len;
+    q->timeout_us = r->timeout_us ? r->timeout_us : e->config->target.timeout_us;
+    q->expect = r->has_expect ? &r->expect : &dflt->expect;
+    q->is_head = strcmp(r->method, "HEAD") == 0;
+    capture_begin(&q->cap, !r->skip_body);
+    if (r->aws_sigv4 > 0 && !dflt->sigv4) {
+        msg_set(why, why_len,
+                "brink.request: aws_sigv4 needs [target] aws_sigv4 = REGION/SERVICE (and the "
+                "credentials in the environment)");
+        return -EINVAL;
+    }
+    /* Signed when [target] aws_sigv4 says so, unless the request says no. */
+    if (r->aws_sigv4 != 0 && dflt->sigv4 && sign(s, q, dflt->sigv4, why, why_len) < 0)
+        return -EINVAL;
+    if (e->h1) {
+        struct h1_origin o;
+        char reason[160];
+
+        if (h1_origin_parse(q->url, &o, reason, sizeof(reason)) < 0) {
+            msg_set(why, why_len, "brink.request: %s", reason);
+            return -EINVAL;
+        }
+        if (strcmp(o.authority, e->h1->authority) != 0 || o.is_tls != e->h1->is_tls) {
+            msg_set(why, why_len,
+                    "brink.request: %.80s: the h1 transport sends to [target] url's origin only "
+                    "(set [target] transport = curl for others)",
+                    q->url);
+            return -EINVAL;
+        }
+        h1_head_build(&q->head_buf, q->method, q->url, &o, q->headers, q->n_headers,
+                      q->body != NULL, q->body_len);
+    }
+    return 0;
+}
+
+/* A failed iteration: counted once in the total as a failure of class
+ * script, with its first message. */
+static void count_error(struct slot *s)
+{
+    struct interval *iv = &s->w->iv;
+
+    iv->total.completed++;
+    iv->total.errors[ERR_SCRIPT]++;
+    if (!iv->first_error[ERR_SCRIPT][0]) {
+        snprintf(iv->first_error[ERR_SCRIPT], TICK_TEXT_MAX, "%s", script_user_error(s->user));
+        iv->first_error_ns[ERR_SCRIPT] = engine__worker_now_ns(s->w);
+    }
+}
+
+static void on_sleep(uv_timer_t *t);
+
+static void pause_for(struct slot *s, uint64_t ms)
+{
+    /* The loop's clock was read before this pass's callbacks ran. */
+    uv_update_time(&s->w->loop);
+    s->is_sleeping = 1;
+    uv_timer_start(&s->think_timer, on_sleep, ms, 0);
+}
+
+/*
+ * Does what step asks: sends the request (intended_ns as for
+ * engine__slot_start), or sleeps. Returns 0 when s is busy with it, 1 when
+ * the iteration ended, -EAGAIN when no request may start (the iteration is
+ * dropped).
+ */
+static int follow(struct slot *s, enum script_step step, uint64_t intended_ns)
+{
+    struct script_user *u = s->user;
+    char why[SCRIPT_WHY_MAX];
+
+    for (;;) {
+        switch (step) {
+        case SCRIPT_STEP_REQUEST:
+            if (prepare(s, script_user_request(u), why, sizeof(why)) < 0) {
+                step = script_user_refuse(u, why);
+                continue;
+            }
+            if (!engine__take_ticket(s->w->e)) {
+                script_user_cancel(u);
+                return -EAGAIN;
+            }
+            s->kind = kind_of(s->w, script_user_request(u)->name);
+            s->req = &s->req_store;
+            engine__slot_send(s, intended_ns);
+            return 0;
+        case SCRIPT_STEP_SLEEP: pause_for(s, (script_user_sleep_us(u) + 999) / 1000); return 0;
+        case SCRIPT_STEP_ERROR: count_error(s); return 1;
+        case SCRIPT_STEP_END: return 1;
+        }
+    }
+}
+
+int engine__scene_start(struct slot *s, uint64_t intended_ns)
+{
+    struct script_user *u = s->user;
+    enum script_step step;
+    int rc;
+
+    if (s->is_sleeping)
+        return 0;
+    /* No request may start: no iteration either (an idle user's would
+     * never end the run). */
+    if (s->w->e->request_limit && atomic_load(&s->w->e->tickets) >= s->w->e->request_limit)
+        return -EAGAIN;
+    if (s->req) {
+        /* Its request was dropped (abort_in_flight): the script hears so. */
+        struct script_reply r = {.error = "dropped"};
+
+        s->req = NULL;
+        step = script_user_reply(u, &r);
+    } else if (script_user_is_busy(u)) {
+        /* A sleep the pause or the stop cut short. */
+        step = script_user_resume(u);
+    } else {
+        step = script_user_begin(u);
+    }
+    rc = follow(s, step, intended_ns);
+    if (rc == 1) {
+        /* Nothing was sent since the call: the next iteration waits for the
+         * next loop pass, so a script that sends nothing cannot spin here. */
+        pause_for(s, PAUSE_EMPTY_MS);
+        return 0;
+    }
+    return rc;
+}
+
+/* After a reply or a sleep: the iteration goes on from step. */
+static void go_on(struct slot *s, enum script_step step)
+{
+    int rc = follow(s, step, SLOT_NOW);
+
+    if (rc == 1)
+        engine__worker_next(s->w, s);
+    else if (rc < 0)
+        engine__worker_check_finished(s->w);
+}
+
+void engine__scene_reply(struct slot *s, const struct transfer_result *r, int cls,
+                         uint64_t latency_us)
+{
+    struct scene_req *q = s->req;
+    struct script_reply reply = {
+        .status = (int)r->http_status,
+        .error = cls >= 0 ? errclass_name((enum errclass)cls) : NULL,
+        .headers = q->cap.head.at,
+        .headers_len = q->cap.head.len,
+        .body = q->cap.wants_body ? q->cap.body.at : NULL,
+        .body_len = q->cap.wants_body ? q->cap.body.len : 0,
+        .latency_us = latency_us,
+    };
+
+    s->req = NULL;
+    go_on(s, script_user_reply(s->user, &reply));
+}
+
+static void on_sleep(uv_timer_t *t)
+{
+    struct slot *s = container_of(t, struct slot, think_timer);
+    struct worker *w = s->w;
+
+    s->is_sleeping = 0;
+    if (!script_user_is_busy(s->user)) {
+        /* The pause after an iteration that sent nothing. */
+        engine__worker_next(w, s);
+        return;
+    }
+    if (w->is_paused || w->is_stopping || w->is_done || (!w->is_open && s->index >= w->share)) {
+        /* It may not run now: it goes on where it stands when it may. */
+        engine__worker_check_finished(w);
+        return;
+    }
+    go_on(s, script_user_resume(s->user));
+}
+
+/* ---- Checks and counters ---------------------------------------------- */
+
+static void add_mark(void *arg, const char *name, enum script_mark kind, double value,
+                     uint64_t passed)
+{
+    struct worker *w = arg;
+    struct scene_mark mk;
+
+    memset(&mk, 0, sizeof(mk));
+    if (kind == SCRIPT_MARK_CHECK)
+        snprintf(mk.name, sizeof(mk.name), "check:%.*s", TICK_NAME_MAX - 7, name);
+    else
+        snprintf(mk.name, sizeof(mk.name), "%.*s", TICK_NAME_MAX - 1, name);
+    mk.is_check = kind == SCRIPT_MARK_CHECK;
+    mk.is_gauge = kind == SCRIPT_MARK_GAUGE;
+    mk.value = value;
+    mk.passed = passed;
+    engine__interval_add_mark(&w->iv, &mk);
+}
+
+void engine__scene_interval_end(struct worker *w)
+{
+    const char *name;
+    char text[TICK_TEXT_MAX], shown[TICK_NAME_MAX];
+
+    if (!w->script)
+        return;
+    script_take_marks(w->script, add_mark, w);
+    name = script_dropped_name(w->script);
+    if (name && !w->has_said_dropped) {
+        w->has_said_dropped = 1;
+        snprintf(text, sizeof(text),
+                 "check or counter %s not counted: a worker keeps %d names of each",
+                 msg_show(name, shown, sizeof(shown)), SCRIPT_MARK_NAMES_MAX);
+        engine__merger_event(w->e->merger, EV_NOTICE, engine__worker_now_ns(w), text);
+    }
+}

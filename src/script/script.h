@@ -1,0 +1,145 @@
+/*
+ * script: scenario scripts in Lua (LuaJIT 2.1), as the engine drives them.
+ * A script defines `iteration(user)` (required) and `setup()` (optional).
+ * script_setup loads it once on the main thread: a syntax error is found
+ * there, setup() runs there (it may load data files, held read-only in C
+ * memory for every worker). Each engine worker then opens its own Lua
+ * state (script_open) and one coroutine per virtual user
+ * (script_user_new); an iteration runs until it asks for something the
+ * engine does: a request (SCRIPT_STEP_REQUEST: the engine sends it and
+ * resumes the user with the reply) or a pause (SCRIPT_STEP_SLEEP). A Lua
+ * error ends that iteration only (SCRIPT_STEP_ERROR, with its first
+ * message and line).
+ *
+ * Threads: a struct script_setup is made and freed on the main thread and
+ * read-only between; a struct script and its users belong to one worker
+ * thread. Nothing here does I/O after script_setup and script_open.
+ */
+#ifndef BRINK_SCRIPT_SCRIPT_H
+#define BRINK_SCRIPT_SCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/status_set.h"
+#include "core/tick.h"
+
+struct script_setup;
+struct script;
+struct script_user;
+
+#define SCRIPT_MARK_NAMES_MAX 32    /* check names, and counter and gauge names, kept per worker */
+#define SCRIPT_WHY_MAX 320          /* bytes of an error line, NUL included */
+#define SCRIPT_HEADERS_MAX 64       /* header lines of one request */
+#define SCRIPT_HEAD_MAX (64u << 10) /* bytes of a request's method, URL and headers */
+
+/* What an iteration asks the engine for. */
+enum script_step {
+    SCRIPT_STEP_REQUEST, /* send u's request (script_user_request), then script_user_reply */
+    SCRIPT_STEP_SLEEP,   /* wait script_user_sleep_us, then script_user_resume */
+    SCRIPT_STEP_END,     /* the iteration returned */
+    SCRIPT_STEP_ERROR,   /* the iteration failed: script_user_error says why */
+};
+
+/* A request of a script: valid until the user is resumed. */
+struct script_request {
+    const char *method; /* upper case as written, e.g. "GET", "PUT" */
+    const char *url;    /* absolute ("http://...") or a path ("/kv/a": [target] url's origin) */
+    const char *const *headers; /* "Name: value" lines in the script's order */
+    size_t n_headers;
+    const unsigned char *body; /* NULL: none (an empty string is a body of 0 bytes) */
+    size_t body_len;
+    const char *name;    /* its request kind: "name" or, when not given, the method */
+    uint64_t timeout_us; /* 0: [target] timeout */
+    int has_expect;      /* expect holds the statuses that count as ok */
+    struct status_set expect;
+    int skip_body; /* the reply's body is counted, not handed back */
+    /* AWS Signature V4: 1 (aws_sigv4 = true) signs it with [target]
+     * aws_sigv4's scope and credentials, 0 (false) sends it unsigned, -1
+     * (not given) signs it when [target] aws_sigv4 is set. */
+    int aws_sigv4;
+};
+
+/* What the engine hands back for a request. Borrowed for the call only. */
+struct script_reply {
+    int status;          /* HTTP status; 0 when there was no reply */
+    const char *error;   /* the error class's name when it failed ("timeout"), else NULL */
+    const char *headers; /* the reply's header lines, "Name: value\n" each */
+    size_t headers_len;
+    const char *body; /* NULL when skipped or empty */
+    size_t body_len;
+    uint64_t latency_us;
+};
+
+/*
+ * Loads path (the experiment's [scenario] script, called name in messages:
+ * as the experiment file writes it) and runs its main chunk
+ * and setup() in a state of their own, with seed for brink.random.
+ * Returns 0 and *out, or a negative errno with one line in err:
+ * -EINVAL for a syntax error or a failing setup ("FILE:LINE: message"),
+ * -ENOENT and the like when it cannot be read, "no iteration function"
+ * when the script defines none. Main thread.
+ */
+int script_setup(const char *path, const char *name, uint64_t seed, char *err, size_t err_len,
+                 struct script_setup **out);
+/* Compiles path without running it, as brink check does: 0, or -EINVAL
+ * with "FILE:LINE: message" for a syntax error (FILE is name, the script
+ * as the experiment file names it), another negative errno when it cannot
+ * be read. Any thread. */
+/* The Lua brink runs scripts with, as it names itself ("LuaJIT 2.1.0-beta3"). */
+const char *script_lua_version(void);
+
+int script_check(const char *path, const char *name, char *err, size_t err_len);
+/* After every script_close. NULL: a no-op. */
+void script_setup_free(struct script_setup *su);
+
+/* A worker's own state (id: its index, for streams of random numbers).
+ * Returns 0 or -EINVAL with one line in err. */
+int script_open(const struct script_setup *su, uint32_t id, char *err, size_t err_len,
+                struct script **out);
+/* Frees the state and every user still in it. NULL: a no-op. */
+void script_close(struct script *sc);
+
+/* What brink.check, brink.counter and brink.gauge kept over an interval. */
+enum script_mark {
+    SCRIPT_MARK_CHECK,   /* value: failures; passed: passes */
+    SCRIPT_MARK_COUNTER, /* value: the sum of its additions */
+    SCRIPT_MARK_GAUGE,   /* value: the last one set */
+};
+typedef void script_mark_fn(void *arg, const char *name, enum script_mark kind, double value,
+                            uint64_t passed);
+/* Calls fn for each check, counter and gauge of sc (names raw, as the
+ * script wrote them), then starts the interval's figures over. */
+void script_take_marks(struct script *sc, script_mark_fn *fn, void *arg);
+/* The first check, counter or gauge name sc could not keep (past
+ * SCRIPT_NAMES_MAX of its kind), raw; NULL while there is none. */
+const char *script_dropped_name(const struct script *sc);
+
+/* Virtual user vu (across the run) of sc, with a state table of its own
+ * that lives as long as it does. */
+struct script_user *script_user_new(struct script *sc, uint32_t vu);
+void script_user_free(struct script_user *u);
+
+/* Whether u is inside an iteration (between SCRIPT_STEP_REQUEST or
+ * SCRIPT_STEP_SLEEP and the next resume). */
+int script_user_is_busy(const struct script_user *u);
+/* Starts a new iteration of u (not busy). */
+enum script_step script_user_begin(struct script_user *u);
+/* Resumes u after SCRIPT_STEP_REQUEST with the reply. */
+enum script_step script_user_reply(struct script_user *u, const struct script_reply *r);
+/* Resumes u after SCRIPT_STEP_REQUEST without sending it: the request
+ * fails in the script with why, at the line that made it. */
+enum script_step script_user_refuse(struct script_user *u, const char *why);
+/* Resumes u after SCRIPT_STEP_SLEEP. */
+enum script_step script_user_resume(struct script_user *u);
+/* Ends u's iteration where it stands (the run stops, or its slot retires). */
+void script_user_cancel(struct script_user *u);
+
+/* After SCRIPT_STEP_REQUEST: what to send. */
+const struct script_request *script_user_request(const struct script_user *u);
+/* After SCRIPT_STEP_SLEEP: for how long, µs. */
+uint64_t script_user_sleep_us(const struct script_user *u);
+/* After SCRIPT_STEP_ERROR: "FILE:LINE: message", raw (sanitise before a terminal). */
+const char *script_user_error(const struct script_user *u);
+
+#endif
