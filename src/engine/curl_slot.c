@@ -142,42 +142,31 @@ static void keep_header(struct capture *cap, const char *line, size_t n)
     capture_add(&cap->head, "\n", 1);
 }
 
-/* A Set-Cookie line of the reply goes into the jar of s, for the URL
- * libcurl asked (redirects are never followed by libcurl itself). */
-static void take_cookie(struct slot *s, const char *line, size_t n)
+/*
+ * A header line of the reply that brink acts on: Set-Cookie goes into the
+ * jar of s ([target] cookies), Location is where a redirect goes
+ * ([target] follow_redirects), both for the URL libcurl asked. brink
+ * follows redirects itself, as h1 does: libcurl's FOLLOWLOCATION would keep
+ * a custom method, and neither re-sign nor send the jar's cookies.
+ */
+static void take_header(struct slot *s, const char *line, size_t n)
 {
-    static const char name[] = "set-cookie:";
     const char *url = NULL;
-    size_t i = sizeof(name) - 1;
+    int is_cookie = s->jar && n > 11 && strncasecmp(line, "set-cookie:", 11) == 0;
+    int is_location =
+        s->w->e->config->target.follow_redirects && n > 9 && strncasecmp(line, "location:", 9) == 0;
+    size_t i = is_cookie ? 11 : 9;
 
-    if (n < i || strncasecmp(line, name, i) != 0)
+    if (!is_cookie && !is_location)
         return;
     while (i < n && (line[i] == ' ' || line[i] == '\t'))
         i++;
     while (n > i && (line[n - 1] == '\r' || line[n - 1] == '\n'))
         n--;
     curl_easy_getinfo(s->curl->easy, CURLINFO_EFFECTIVE_URL, &url);
-    if (url)
+    if (url && is_cookie)
         engine__slot_cookie_set(s, url, line + i, n - i);
-}
-
-/* A Location line of the reply, for [target] follow_redirects: brink
- * follows redirects itself, as h1 does (libcurl's FOLLOWLOCATION would keep
- * a custom method, and neither re-sign nor send the jar's cookies). */
-static void take_location(struct slot *s, const char *line, size_t n)
-{
-    static const char name[] = "location:";
-    const char *url = NULL;
-    size_t i = sizeof(name) - 1;
-
-    if (n < i || strncasecmp(line, name, i) != 0)
-        return;
-    while (i < n && (line[i] == ' ' || line[i] == '\t'))
-        i++;
-    while (n > i && (line[n - 1] == '\r' || line[n - 1] == '\n'))
-        n--;
-    curl_easy_getinfo(s->curl->easy, CURLINFO_EFFECTIVE_URL, &url);
-    if (url)
+    else if (url)
         engine__slot_location(s, url, line + i, n - i);
 }
 
@@ -188,10 +177,8 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
     size_t n = size * nmemb;
 
     /* A script's request keeps its reply's headers for the script instead. */
-    if (s->jar && !s->req)
-        take_cookie(s, line, n);
-    if (s->w->e->config->target.follow_redirects && !s->req)
-        take_location(s, line, n);
+    if (!s->req)
+        take_header(s, line, n);
     cs->head.why = check_header(&cs->head, line, n);
     if (s->req && !cs->head.why)
         keep_header(&s->req->cap, line, n);
