@@ -701,6 +701,21 @@ int format_html(const struct html_session *s, FILE *out)
 
 /* ---- several sessions overlaid ---- */
 
+/* Draws chart c of the n series of an overlay, then frees their curves
+ * (cv) and the arrays. */
+static void draw_overlay(struct html_chart *c, struct curve *cv, struct html_series *ser, size_t n)
+{
+    html__chart_fit(c, ser, n, NAN);
+    html__chart_open(c, NULL);
+    for (size_t i = 0; i < n; i++)
+        html__chart_series(c, &ser[i]);
+    html__chart_close(c, ser, n);
+    for (size_t i = 0; i < n; i++)
+        curve_free(&cv[i]);
+    free(cv);
+    free(ser);
+}
+
 static void compare_time(FILE *out, const struct html_session *s, size_t n, const char *id,
                          const char *title, const char *unit, enum measure m, int arg, int is_log)
 {
@@ -730,15 +745,7 @@ static void compare_time(FILE *out, const struct html_session *s, size_t n, cons
                             .n_points = most,
                             .y_is_log = is_log,
                             .y_is_duration = is_log};
-    html__chart_fit(&c, ser, n, NAN);
-    html__chart_open(&c, NULL);
-    for (size_t i = 0; i < n; i++)
-        html__chart_series(&c, &ser[i]);
-    html__chart_close(&c, ser, n);
-    for (size_t i = 0; i < n; i++)
-        curve_free(&cv[i]);
-    free(cv);
-    free(ser);
+    draw_overlay(&c, cv, ser, n);
 }
 
 static void compare_steps(FILE *out, const struct html_session *s, size_t n, const char *id,
@@ -767,15 +774,7 @@ static void compare_steps(FILE *out, const struct html_session *s, size_t n, con
                             .n_points = most,
                             .y_is_log = m != S_REQ_PER_S,
                             .y_is_duration = m != S_REQ_PER_S};
-    html__chart_fit(&c, ser, n, NAN);
-    html__chart_open(&c, NULL);
-    for (size_t i = 0; i < n; i++)
-        html__chart_series(&c, &ser[i]);
-    html__chart_close(&c, ser, n);
-    for (size_t i = 0; i < n; i++)
-        curve_free(&cv[i]);
-    free(cv);
-    free(ser);
+    draw_overlay(&c, cv, ser, n);
 }
 
 static void compare_table(FILE *out, const struct html_session *s, size_t n)
