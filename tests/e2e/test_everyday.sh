@@ -106,7 +106,7 @@ expect_run "-d and -D contradict" 2 "" '^brink: run: --body-file contradicts --b
 check "--version exits 0" 0 $?
 if grep -Eq '^brink [0-9]+\.[0-9]+\.[0-9]+ \(commit [0-9a-f]{7,}\+?\)$|^brink [0-9.]+ \(commit unknown\)$' "$tmp/version"; then ok "--version names brink's version and commit"; else not_ok "--version names brink's version and commit" "$(head -n 1 "$tmp/version")"; fi
 for lib in libcurl libuv ncurses OpenSSL Lua; do
-    if grep -Eq "^  $lib +[0-9]+\.[0-9]+" "$tmp/version"; then ok "--version names $lib's version"; else not_ok "--version names $lib's version" "$(cat "$tmp/version")"; fi
+    if grep -Eq "^  $lib +([A-Za-z]+ )?[0-9]+\.[0-9]+" "$tmp/version"; then ok "--version names $lib's version"; else not_ok "--version names $lib's version" "$(cat "$tmp/version")"; fi
 done
 
 # --- 6. sessions, last, the state directory ---------------------------------
