@@ -21,11 +21,12 @@ forbid() {
 }
 
 forbid "ui includes neither libuv nor libcurl" "ui" 'uv\.h|curl/'
-forbid "only ui includes curses" "core config ramp engine probes record report target" 'n?curses(w)?\.h|ncursesw/|term\.h'
+forbid "only ui includes curses" "core config ramp engine probes record report script target" 'n?curses(w)?\.h|ncursesw/|term\.h'
 forbid "core includes no I/O library" "core" 'uv\.h|curl/|jansson\.h|ini\.h|microhttpd\.h'
 forbid "cli (the option tables) includes no I/O library" "cli" 'uv\.h|curl/|jansson\.h|ini\.h|microhttpd\.h|n?curses'
 forbid "config includes no event loop, HTTP or JSON library" "config" 'uv\.h|curl/|jansson\.h'
 forbid "record and report do not speak HTTP" "record report" 'curl/'
+forbid "script (Lua) has no event loop or HTTP library: requests go through the engine" "script" 'uv\.h|curl/'
 forbid "ramp is a pure state machine" "ramp" 'uv\.h|curl/|jansson\.h|pthread\.h'
 
 # The transport seam: in the engine, only the curl transport's files
