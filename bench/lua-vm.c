@@ -10,9 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
+#include "script/lua_compat.h"
 #if __has_include(<luajit.h>)
 #include <luajit.h>
 #define VM_NAME LUAJIT_VERSION
@@ -47,17 +45,6 @@ static const char script[] = "local request = request\n"
                              "  end\n"
                              "end\n";
 
-static int resume(lua_State *co, lua_State *from, int nargs)
-{
-#if LUA_VERSION_NUM >= 504
-    int nres;
-    return lua_resume(co, from, nargs, &nres);
-#else
-    (void)from;
-    return lua_resume(co, nargs);
-#endif
-}
-
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 2000000;
@@ -78,12 +65,12 @@ int main(int argc, char **argv)
     lua_xmove(L, co, 1);
     lua_pushnumber(co, (lua_Number)n);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-    rc = resume(co, L, 1);
+    rc = compat_resume(co, L, 1);
     while (rc == LUA_YIELD) {
         lua_settop(co, 0);
         lua_pushinteger(co, 200);
         lua_pushlstring(co, "{\"v\":1}", 7);
-        rc = resume(co, L, 2);
+        rc = compat_resume(co, L, 2);
     }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
     if (rc != 0) {

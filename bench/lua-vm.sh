@@ -10,6 +10,6 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$here/../scripts/install-deps" libluajit2-5.1-dev liblua5.4-dev
 for vm in luajit lua5.4; do
-    cc -O2 -o "$out/$vm" "$here/lua-vm.c" $(pkg-config --cflags --libs "$vm")
+    cc -O2 -I "$here/../src" -o "$out/$vm" "$here/lua-vm.c" $(pkg-config --cflags --libs "$vm")
     "$out/$vm" "$n"
 done

@@ -33,4 +33,15 @@ static inline char ascii_lower(char c)
     return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
+/* The value of hex digit c (either case), or -1 when c is not one. */
+static inline int ascii_hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = ascii_lower(c);
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
 #endif

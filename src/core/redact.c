@@ -216,16 +216,6 @@ size_t redact_header_line(const char *line, char *out, size_t cap)
     return k.len;
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = ascii_lower(c);
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
 /*
  * Whether the query key s[0..n) names a secret. The key is percent-decoded
  * first, so "%74oken" is caught as "token".
@@ -238,8 +228,9 @@ static int is_secret_key(const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
 
-        if (c == '%' && i + 2 < n && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
-            c = (char)(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
+        if (c == '%' && i + 2 < n && ascii_hex_value(s[i + 1]) >= 0 &&
+            ascii_hex_value(s[i + 2]) >= 0) {
+            c = (char)(ascii_hex_value(s[i + 1]) * 16 + ascii_hex_value(s[i + 2]));
             i += 2;
         }
         if (len == sizeof(key))

@@ -43,16 +43,6 @@ static void hmac(const void *key, size_t key_len, const char *msg, size_t n, uns
 
 /* ---- Percent-encoding ------------------------------------------------- */
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = ascii_lower(c);
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
 /* RFC 3986's unreserved characters: the only ones AWS leaves unencoded. */
 static int is_unreserved(unsigned char c)
 {
@@ -78,8 +68,10 @@ static void put_encoded(struct text *t, unsigned char c)
 static void put_canonical(struct text *t, const char *s, size_t n, int keep_slash)
 {
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == '%' && i + 2 < n && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
-            put_encoded(t, (unsigned char)(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2])));
+        if (s[i] == '%' && i + 2 < n && ascii_hex_value(s[i + 1]) >= 0 &&
+            ascii_hex_value(s[i + 2]) >= 0) {
+            put_encoded(
+                t, (unsigned char)(ascii_hex_value(s[i + 1]) * 16 + ascii_hex_value(s[i + 2])));
             i += 2;
         } else if (s[i] == '/' && keep_slash) {
             text_char(t, '/');
