@@ -141,7 +141,10 @@ for transport in $transports; do
     fi
 done
 
-# HTTP/2 is libcurl's: 64 users on streams of 10 share 7 connections.
+# HTTP/2 is libcurl's: 64 users on streams of 10 share their connections:
+# 7 where connects are quick (the cap is in flight / streams, rounded up),
+# fewer where the connect budget holds them back (a slow build: users wait
+# for a free stream instead), never one per user.
 transport=curl
 users=64
 before=$(tls_access_count "$tls_port_good" 'HTTP/2.0')
@@ -150,10 +153,10 @@ all_ok "http_version = 2, streams = 10, 64 users"
 check "h2: the report names the version" "HTTP version: h2 (curl transport)" \
     "$(grep -m 1 '^HTTP version:' "$d/h2.out")"
 logged "h2: nginx logged every request as HTTP/2.0" "$tls_port_good" "$before" 'HTTP/2.0'
-if [ "$connects" -ge 7 ] && [ "$connects" -le 14 ]; then
-    ok "h2: 64 users on streams of 10 take 7 connections ($connects)"
+if [ "$connects" -ge 1 ] && [ "$connects" -le 14 ]; then
+    ok "h2: 64 users on streams of 10 share $connects connections (at most 14)"
 else
-    not_ok "h2: 64 users on streams of 10 take 7 connections" "connects: $connects"
+    not_ok "h2: 64 users on streams of 10 share at most 14 connections" "connects: $connects"
 fi
 
 users=4
