@@ -292,7 +292,6 @@ struct scene_req {
     const char **lines; /* room for the header lines a hop sends */
     int is_signed;      /* signed with [target] aws_sigv4 at each hop */
     int has_cookie;     /* the script set a Cookie header: the jar adds none */
-    int is_cross;       /* a hop went to another origin: Authorization and Cookie lines left */
     char *cookie_line;  /* the jar's "Cookie: ..." (ENGINE_COOKIE_LINE_MAX), at the first */
     struct capture_buf url_buf;
     struct capture_buf head_buf; /* h1: the serialised head */
@@ -320,12 +319,14 @@ struct slot {
      * where the current hop goes (hops > 0), next the Location the reply
      * named (has_next), both WORKLOAD_URL_MAX bytes, allocated at the
      * first; is_get: the hop goes as GET without a body (303, or a POST
-     * moved by 301 or 302, as browsers do). */
+     * moved by 301 or 302, as browsers do); is_cross: a hop left the
+     * request's origin, so its Authorization and Cookie lines stay behind. */
     struct {
         char *url;
         char *next;
         int has_next;
         int is_get;
+        int is_cross;
         uint32_t hops;
     } redirect;
     /* A scenario run: the user's coroutine (its iteration), its request
@@ -537,6 +538,12 @@ void engine__slot_done(struct slot *s, const struct transfer_result *r, uint64_t
  * longer than a URL may be, is not followed.
  */
 void engine__slot_location(struct slot *s, const char *url, const char *v, size_t n);
+/* Whether absolute URLs a and b have the same scheme and authority (in
+ * any case). */
+int engine__same_origin(const char *a, const char *b);
+/* Whether a header line ("Name: value") is one a redirect to another
+ * origin leaves behind: Authorization or Cookie, as browsers and curl. */
+int engine__is_credential(const char *line);
 /* Why h1 ends a request whose redirect leaves its origin. */
 #define ENGINE_H1_OTHER_ORIGIN                                                                     \
     "redirect to another origin (h1 follows its own only; transport = curl follows any)"

@@ -223,13 +223,6 @@ static int line_names(const char *h, const char *name, size_t n)
     return strncasecmp(h, name, n) == 0 && h[n] == ':';
 }
 
-/* Whether a header line is one a hop to another origin leaves behind, as
- * browsers and curl do: the credentials meant for the first origin. */
-static int is_credential(const char *h)
-{
-    return line_names(h, "Authorization", 13) || line_names(h, "Cookie", 6);
-}
-
 /* Sets the lines, signature and (h1) head of the hop of q about to go to
  * q->url: the base lines (without credentials once a hop left the first
  * origin), the jar's Cookie, the signature. Returns 0, or -EINVAL with why
@@ -240,10 +233,10 @@ static int dress(struct slot *s, struct scene_req *q, char *why, size_t why_len)
     size_t n = 0;
 
     for (size_t i = 0; i < q->n_base; i++) {
-        if (!q->is_cross || !is_credential(q->base[i]))
+        if (!s->redirect.is_cross || !engine__is_credential(q->base[i]))
             q->lines[n++] = q->base[i];
     }
-    if (s->jar && (!q->has_cookie || q->is_cross)) {
+    if (s->jar && (!q->has_cookie || s->redirect.is_cross)) {
         if (!q->cookie_line)
             q->cookie_line = xmalloc(ENGINE_COOKIE_LINE_MAX);
         if (engine__slot_cookie_line(s, q->url, q->cookie_line, ENGINE_COOKIE_LINE_MAX) > 0)
@@ -308,7 +301,6 @@ static int prepare(struct slot *s, const struct script_request *r, char *why, si
         q->has_cookie |= line_names(r->headers[i], "Cookie", 6);
     }
     q->n_base = n;
-    q->is_cross = 0;
     q->body = r->body;
     q->body_len = r->body_len;
     q->timeout_us = r->timeout_us ? r->timeout_us : e->config->target.timeout_us;
@@ -328,24 +320,11 @@ static int prepare(struct slot *s, const struct script_request *r, char *why, si
     return dress(s, q, why, why_len);
 }
 
-/* Bytes of "scheme://authority" at the start of url. */
-static size_t origin_len(const char *url)
-{
-    const char *p = strstr(url, "://");
-
-    return p ? (size_t)(p + 3 - url) + strcspn(p + 3, "/?#") : 0;
-}
-
 int engine__scene_hop(struct slot *s, char *why, size_t why_len)
 {
     struct scene_req *q = s->req;
-    const char *to = s->redirect.url;
-    size_t n = origin_len(q->url);
 
-    /* Once left, the first origin's credentials stay behind (Fetch). */
-    if (n != origin_len(to) || strncasecmp(q->url, to, n) != 0)
-        q->is_cross = 1;
-    q->url = to;
+    q->url = s->redirect.url;
     if (s->redirect.is_get) {
         q->method = "GET";
         q->body = NULL;

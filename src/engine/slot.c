@@ -116,6 +116,7 @@ void engine__slot_send(struct slot *s, uint64_t intended_ns)
     s->redirect.hops = 0;
     s->redirect.has_next = 0;
     s->redirect.is_get = 0;
+    s->redirect.is_cross = 0;
     w->in_flight++;
     w->iv.total.started++;
     w->iv.kinds[s->kind].started++;
@@ -160,6 +161,7 @@ static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, 
 {
     struct worker *w = s->w;
     uint32_t limit = follow_limit(s);
+    const char *from;
     char *url;
 
     if (limit == 0 || r->outcome != TRANSFER_OK || !is_redirect(r->http_status) ||
@@ -169,6 +171,16 @@ static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, 
         snprintf(words, words_len, "too many redirects (%" PRIu32 ")", s->redirect.hops);
         return -1;
     }
+    /* Once a hop leaves the origin, the request's credentials stay
+     * behind for the rest of the chain (as the Fetch standard says). */
+    if (s->req)
+        from = s->req->url;
+    else if (s->redirect.hops)
+        from = s->redirect.url;
+    else
+        from = workload_kind(w->e->workload, s->kind)->url;
+    if (!engine__same_origin(from, s->redirect.next))
+        s->redirect.is_cross = 1;
     /* Browsers turn a 303, and a POST moved by 301 or 302, into a GET
      * without a body; 307 and 308 keep the method and the body. */
     if ((r->http_status == 303 && strcmp(engine__slot_method(s), "HEAD") != 0) ||
@@ -326,6 +338,18 @@ static size_t origin_len(const char *url)
         return 0;
     p += 3;
     return (size_t)(p - url) + strcspn(p, "/?#");
+}
+
+int engine__same_origin(const char *a, const char *b)
+{
+    size_t n = origin_len(a);
+
+    return n > 0 && n == origin_len(b) && strncasecmp(a, b, n) == 0;
+}
+
+int engine__is_credential(const char *line)
+{
+    return (strncasecmp(line, "Authorization:", 14) == 0) || strncasecmp(line, "Cookie:", 7) == 0;
 }
 
 void engine__slot_location(struct slot *s, const char *url, const char *v, size_t n)

@@ -7,7 +7,7 @@
 # redirects, a 303 after a POST ends as a GET and a 307 keeps the POST, a
 # request that does not follow sees the 302, and a loop ends as too many
 # redirects; a hop to another origin leaves Authorization and the first
-# origin's cookies behind (curl), or is refused (h1). A script that uses
+# origin's cookies behind (curl, a plain run's too), or is refused (h1). A script that uses
 # 40 check names is told, in an event per class, that names past the
 # tick's room are dropped, and the report counts the calls.
 # Usage: sh test_scenario_jar.sh BRINK SRCDIR
@@ -171,6 +171,19 @@ suite() {
     else
         check "h1 refuses a hop to another origin" 1 \
             "$(grep -c '^  other .*redirect to another origin' "$tmp/cross.out")"
+    fi
+
+    if [ "$transport" = curl ]; then
+        # A plain run leaves them behind too.
+        printf '[target]\nurl = http://127.0.0.1:%s/hop?to=http://localhost:%s/who\n' "$port" "$port" \
+            >"$tmp/plain.ini"
+        printf 'transport = curl\nfollow_redirects = 1\nheader = Authorization: Bearer x\n' \
+            >>"$tmp/plain.ini"
+        : >"$tmp/server.log"
+        timeout 60 "$brink" run --headless --config "$tmp/plain.ini" --requests 2 --no-record \
+            >"$tmp/plain.out" 2>&1 </dev/null
+        check "a plain run's hop to another origin leaves Authorization behind" 2 \
+            "$(logged 'who localhost auth=no cookie=-$')"
     fi
 
     jar_run names "$url" names.lua 20
