@@ -47,9 +47,16 @@ void cookie_jar_free(struct cookie_jar *j)
 {
     if (!j)
         return;
+    cookie_jar_clear(j);
+    free(j);
+}
+
+void cookie_jar_clear(struct cookie_jar *j)
+{
     for (size_t i = 0; i < j->n; i++)
         free(j->items[i].mem);
-    free(j);
+    j->n = 0;
+    j->bytes = 0;
 }
 
 size_t cookie_jar_count(const struct cookie_jar *j)

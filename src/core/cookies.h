@@ -51,6 +51,10 @@ int cookie_jar_set(struct cookie_jar *j, const char *v, size_t n, const char *ur
 size_t cookie_jar_header(struct cookie_jar *j, const char *url, int64_t now_s, char *buf,
                          size_t cap);
 
+/* Forgets every cookie of j, as a user that logs out everywhere (its
+ * dropped count stays). */
+void cookie_jar_clear(struct cookie_jar *j);
+
 /* Cookies j holds now, and those it dropped since it was made because
  * it was full. */
 size_t cookie_jar_count(const struct cookie_jar *j);

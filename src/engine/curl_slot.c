@@ -277,6 +277,7 @@ static void slot_fini(struct slot *s)
     curl_slist_free_all(s->curl->req_headers);
     free(s->curl->sigv4_lines);
     free(s->curl->cookie_line);
+    curl_slist_free_all(s->curl->cross_headers);
     free(s->curl);
     s->curl = NULL;
 }
@@ -412,10 +413,9 @@ static struct curl_slist *sign(struct slot *s, const char *url, struct curl_slis
  * cookie engine stays off (no CURLOPT_COOKIEFILE), so the jar is the
  * only one, as with h1.
  */
-static void set_request_headers(struct slot *s, const char *url)
+static void set_request_headers(struct slot *s, const char *url, struct curl_slist *head)
 {
     struct curl_slot *cs = s->curl;
-    struct curl_slist *head = s->w->curl->kind_headers[s->kind];
 
     if (workload_kind(s->w->e->workload, s->kind)->sigv4)
         head = sign(s, url, head);
@@ -471,8 +471,19 @@ static void start(struct slot *s)
         curl_easy_setopt(cs->easy, CURLOPT_CUSTOMREQUEST, NULL);
         cs->last_kind = SIZE_MAX;
     }
-    if (workload_kind(w->e->workload, s->kind)->sigv4 || s->jar)
-        set_request_headers(s, url);
+    if (s->redirect.is_cross) {
+        /* The kind's lines without its credentials, for this hop only. */
+        curl_slist_free_all(cs->cross_headers);
+        cs->cross_headers = NULL;
+        for (struct curl_slist *l = w->curl->kind_headers[s->kind]; l; l = l->next) {
+            if (!engine__is_credential(l->data))
+                cs->cross_headers = curl_slist_append(cs->cross_headers, l->data);
+        }
+        cs->last_kind = SIZE_MAX;
+        set_request_headers(s, url, cs->cross_headers);
+    } else if (workload_kind(w->e->workload, s->kind)->sigv4 || s->jar) {
+        set_request_headers(s, url, w->curl->kind_headers[s->kind]);
+    }
     curl_easy_setopt(cs->easy, CURLOPT_URL, url);
     if (cs->is_retried && engine__curl_tls_reuses(w))
         curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, 0L);

@@ -106,6 +106,9 @@ struct curl_slot {
      * ENGINE_COOKIE_LINE_MAX bytes) and its node, first in the list. */
     char *cookie_line;
     struct curl_slist cookie_node;
+    /* [target] follow_redirects: its kind's header lines without
+     * Authorization and Cookie, for a hop that left the kind's origin. */
+    struct curl_slist *cross_headers;
 };
 
 /* curl_uv.c: the libcurl <-> libuv glue. */

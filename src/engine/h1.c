@@ -715,9 +715,7 @@ static void start(struct slot *s)
     else if (h->capture.wants)
         h1_resp_capture(&h->resp, &h->capture);
     if (!s->req && s->redirect.hops && !is_same_origin(s)) {
-        engine__h1_fail(s, TRANSFER_OTHER, 0,
-                        "redirect to another origin (h1 follows its own only; transport = curl "
-                        "follows any)");
+        engine__h1_fail(s, TRANSFER_OTHER, 0, ENGINE_H1_OTHER_ORIGIN);
     } else if (h->conn) {
         engine__h1_arm_timer(s, engine__slot_timeout_us(s));
         send_request(s);

@@ -94,6 +94,7 @@ struct interval {
     uint64_t aborted;
     uint64_t bodies_cut;
     uint64_t cookies_dropped; /* Set-Cookies a full jar dropped */
+    uint64_t marks_dropped;   /* script check, counter and gauge calls whose name had no room */
     uint64_t loop_lag_us;
     uint32_t target;    /* this worker's share at the end */
     uint32_t active;    /* its slots that may run */
@@ -275,7 +276,7 @@ struct engine {
  * send instead of its kind's, and where the reply is kept for the script. */
 struct scene_req {
     const char *method;
-    const char *url; /* absolute, NUL-terminated (in url_buf) */
+    const char *url; /* absolute, NUL-terminated (in url_buf, or the hop's s->redirect.url) */
     const char *const *headers;
     size_t n_headers;
     const unsigned char *body; /* NULL: none */
@@ -283,7 +284,15 @@ struct scene_req {
     uint64_t timeout_us;
     const struct status_set *expect;
     int is_head;
-    const char **lines; /* room for the header lines: [target]'s, then the script's */
+    uint32_t follow_redirects; /* hops it follows: its own, else [target]'s */
+    /* The lines every hop sends ([target]'s, then the script's), before
+     * the hop's own: the jar's Cookie and the signature. */
+    const char **base;
+    size_t n_base;
+    const char **lines; /* room for the header lines a hop sends */
+    int is_signed;      /* signed with [target] aws_sigv4 at each hop */
+    int has_cookie;     /* the script set a Cookie header: the jar adds none */
+    char *cookie_line;  /* the jar's "Cookie: ..." (ENGINE_COOKIE_LINE_MAX), at the first */
     struct capture_buf url_buf;
     struct capture_buf head_buf; /* h1: the serialised head */
     struct capture cap;          /* the reply, for the script */
@@ -310,12 +319,14 @@ struct slot {
      * where the current hop goes (hops > 0), next the Location the reply
      * named (has_next), both WORKLOAD_URL_MAX bytes, allocated at the
      * first; is_get: the hop goes as GET without a body (303, or a POST
-     * moved by 301 or 302, as browsers do). */
+     * moved by 301 or 302, as browsers do); is_cross: a hop left the
+     * request's origin, so its Authorization and Cookie lines stay behind. */
     struct {
         char *url;
         char *next;
         int has_next;
         int is_get;
+        int is_cross;
         uint32_t hops;
     } redirect;
     /* A scenario run: the user's coroutine (its iteration), its request
@@ -365,7 +376,6 @@ struct worker {
     uint32_t cap;
     uint64_t owed_at_start; /* requests due and not started when the interval began */
     struct script *script;  /* a scenario run: this worker's Lua state */
-    int has_said_dropped;   /* it said that a check or counter name was not kept */
     struct interval iv;
     /* aws_sigv4: the day's signing key, and where requests are signed
      * (allocated at the first). */
@@ -528,6 +538,15 @@ void engine__slot_done(struct slot *s, const struct transfer_result *r, uint64_t
  * longer than a URL may be, is not followed.
  */
 void engine__slot_location(struct slot *s, const char *url, const char *v, size_t n);
+/* Whether absolute URLs a and b have the same scheme and authority (in
+ * any case). */
+int engine__same_origin(const char *a, const char *b);
+/* Whether a header line ("Name: value") is one a redirect to another
+ * origin leaves behind: Authorization or Cookie, as browsers and curl. */
+int engine__is_credential(const char *line);
+/* Why h1 ends a request whose redirect leaves its origin. */
+#define ENGINE_H1_OTHER_ORIGIN                                                                     \
+    "redirect to another origin (h1 follows its own only; transport = curl follows any)"
 /* The URL, method and body the request of s sends now: its kind's, or
  * those of the redirect it follows (a hop turned into GET has no body). */
 const char *engine__slot_method(const struct slot *s);
@@ -552,6 +571,15 @@ void engine__scene_slot_free(struct slot *s);
  * (or a new one begins) until it sends a request or sleeps. Returns 0, or
  * -EAGAIN when no request may start (limit reached). */
 int engine__scene_start(struct slot *s, uint64_t intended_ns);
+/* Before engine__slot_done judges the reply to the request of s: its
+ * Set-Cookie lines go into the jar, its Location is where a redirect goes
+ * (when the request follows redirects). */
+void engine__scene_take_head(struct slot *s, const struct transfer_result *r);
+/* The next hop of the script's request of s, after engine__slot_done's
+ * follow moved s->redirect on: its URL, method, body and lines (the jar's
+ * cookies, a new signature). Returns 0, or -EINVAL with why when it cannot
+ * be sent (h1 and another origin). */
+int engine__scene_hop(struct slot *s, char *why, size_t why_len);
 /* After engine__slot_done counted the request of s: the script gets the
  * reply (status, or cls's name when it failed) and goes on. */
 void engine__scene_reply(struct slot *s, const struct transfer_result *r, int cls,

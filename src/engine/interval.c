@@ -152,6 +152,7 @@ void engine__interval_add(struct interval *dst, const struct interval *src)
     dst->aborted += src->aborted;
     dst->bodies_cut += src->bodies_cut;
     dst->cookies_dropped += src->cookies_dropped;
+    dst->marks_dropped += src->marks_dropped;
     if (src->loop_lag_us > dst->loop_lag_us)
         dst->loop_lag_us = src->loop_lag_us;
     hist_merge(dst->service, src->service);

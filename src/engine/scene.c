@@ -10,10 +10,12 @@
  * start. Worker thread, except init and free (main thread).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "config/config.h"
@@ -26,7 +28,8 @@
 #include "script/script.h"
 
 #define PAUSE_EMPTY_MS 1 /* after an iteration that sent nothing, before the next */
-#define LINES_MAX (CONFIG_MAX_HEADERS + SCRIPT_HEADERS_MAX + SIGV4_MAX_LINES)
+#define BASE_MAX (CONFIG_MAX_HEADERS + SCRIPT_HEADERS_MAX)
+#define LINES_MAX (BASE_MAX + 1 + SIGV4_MAX_LINES) /* and the jar's Cookie */
 #define OTHER_KIND "other"
 
 struct scene_kinds {
@@ -34,6 +37,13 @@ struct scene_kinds {
     atomic_uint n; /* names published; each written before n counts it */
     char names[TICK_MAX_KINDS][TICK_NAME_MAX];
     char *origin; /* "scheme://authority" of [target] url: where a path goes */
+    /* The checks, counters and gauges the ticks show, by their tick names,
+     * in the order first seen: at most marks_room, what the probes leave
+     * of a tick's rows; has_said[is_check]: a name past it was said. */
+    atomic_uint n_marks;
+    uint32_t marks_room;
+    int has_said[2];
+    char marks[TICK_MAX_PROBES][TICK_NAME_MAX];
 };
 
 /* ---- Set-up ----------------------------------------------------------- */
@@ -64,6 +74,8 @@ int engine__scene_init(struct engine *e, char *err, size_t err_len)
     k = xcalloc(1, sizeof(*k));
     pthread_mutex_init(&k->lock, NULL);
     atomic_init(&k->n, 0);
+    atomic_init(&k->n_marks, 0);
+    k->marks_room = TICK_MAX_PROBES - e->config->n_probes;
     k->origin = origin_of(e->config->target.url.value ? e->config->target.url.value : "");
     e->scene_kinds = k;
     return 0;
@@ -100,6 +112,7 @@ void engine__scene_slot_init(struct slot *s)
         return;
     s->user = script_user_new(s->w->script, s->vu);
     s->req_store.lines = xcalloc(LINES_MAX, sizeof(*s->req_store.lines));
+    s->req_store.base = xcalloc(BASE_MAX, sizeof(*s->req_store.base));
 }
 
 void engine__scene_slot_free(struct slot *s)
@@ -112,6 +125,8 @@ void engine__scene_slot_free(struct slot *s)
     free(q->url_buf.at);
     free(q->head_buf.at);
     free(q->lines);
+    free(q->base);
+    free(q->cookie_line);
     capture_free(&q->cap);
 }
 
@@ -202,6 +217,61 @@ static int sign(struct slot *s, struct scene_req *q, const struct sigv4_creds *c
     return 0;
 }
 
+/* Whether header line h ("Name: value") is named name (n bytes). */
+static int line_names(const char *h, const char *name, size_t n)
+{
+    return strncasecmp(h, name, n) == 0 && h[n] == ':';
+}
+
+/* Sets the lines, signature and (h1) head of the hop of q about to go to
+ * q->url: the base lines (without credentials once a hop left the first
+ * origin), the jar's Cookie, the signature. Returns 0, or -EINVAL with why
+ * (a script error at the first hop, the hop's failure after). */
+static int dress(struct slot *s, struct scene_req *q, char *why, size_t why_len)
+{
+    struct engine *e = s->w->e;
+    size_t n = 0;
+
+    for (size_t i = 0; i < q->n_base; i++) {
+        if (!s->redirect.is_cross || !engine__is_credential(q->base[i]))
+            q->lines[n++] = q->base[i];
+    }
+    if (s->jar && (!q->has_cookie || s->redirect.is_cross)) {
+        if (!q->cookie_line)
+            q->cookie_line = xmalloc(ENGINE_COOKIE_LINE_MAX);
+        if (engine__slot_cookie_line(s, q->url, q->cookie_line, ENGINE_COOKIE_LINE_MAX) > 0)
+            q->lines[n++] = q->cookie_line;
+    }
+    q->headers = q->lines;
+    q->n_headers = n;
+    if (q->is_signed && sign(s, q, workload_kind(e->workload, 0)->sigv4, why, why_len) < 0)
+        return -EINVAL;
+    if (e->h1) {
+        struct h1_origin o;
+        char reason[160];
+
+        if (h1_origin_parse(q->url, &o, reason, sizeof(reason)) < 0) {
+            msg_set(why, why_len, "brink.request: %s", reason);
+            return -EINVAL;
+        }
+        if ((strcmp(o.authority, e->h1->authority) != 0 || o.is_tls != e->h1->is_tls) &&
+            s->redirect.hops) {
+            msg_set(why, why_len, "%s", ENGINE_H1_OTHER_ORIGIN);
+            return -EINVAL;
+        }
+        if (strcmp(o.authority, e->h1->authority) != 0 || o.is_tls != e->h1->is_tls) {
+            msg_set(why, why_len,
+                    "brink.request: %.80s: the h1 transport sends to [target] url's origin only "
+                    "(set [target] transport = curl for others)",
+                    q->url);
+            return -EINVAL;
+        }
+        h1_head_build(&q->head_buf, q->method, q->url, &o, q->headers, q->n_headers,
+                      q->body != NULL, q->body_len);
+    }
+    return 0;
+}
+
 /* Sets s->req_store up for the script's request r: its absolute URL, header
  * lines ([target] ones first), expected statuses, timeout, and for h1 its
  * head. Returns 0, or -EINVAL with why (a script error). */
@@ -223,17 +293,21 @@ static int prepare(struct slot *s, const struct script_request *r, char *why, si
     }
     q->method = r->method;
     q->url = q->url_buf.at;
+    q->has_cookie = 0;
     for (size_t i = 0; i < dflt->n_headers; i++)
-        q->lines[n++] = dflt->headers[i];
-    for (size_t i = 0; i < r->n_headers; i++)
-        q->lines[n++] = r->headers[i];
-    q->headers = q->lines;
-    q->n_headers = n;
+        q->base[n++] = dflt->headers[i];
+    for (size_t i = 0; i < r->n_headers; i++) {
+        q->base[n++] = r->headers[i];
+        q->has_cookie |= line_names(r->headers[i], "Cookie", 6);
+    }
+    q->n_base = n;
     q->body = r->body;
     q->body_len = r->body_len;
     q->timeout_us = r->timeout_us ? r->timeout_us : e->config->target.timeout_us;
     q->expect = r->has_expect ? &r->expect : &dflt->expect;
     q->is_head = strcmp(r->method, "HEAD") == 0;
+    q->follow_redirects = r->follow_redirects >= 0 ? (uint32_t)r->follow_redirects
+                                                   : e->config->target.follow_redirects;
     capture_begin(&q->cap, !r->skip_body);
     if (r->aws_sigv4 > 0 && !dflt->sigv4) {
         msg_set(why, why_len,
@@ -242,27 +316,62 @@ static int prepare(struct slot *s, const struct script_request *r, char *why, si
         return -EINVAL;
     }
     /* Signed when [target] aws_sigv4 says so, unless the request says no. */
-    if (r->aws_sigv4 != 0 && dflt->sigv4 && sign(s, q, dflt->sigv4, why, why_len) < 0)
-        return -EINVAL;
-    if (e->h1) {
-        struct h1_origin o;
-        char reason[160];
+    q->is_signed = r->aws_sigv4 != 0 && dflt->sigv4;
+    return dress(s, q, why, why_len);
+}
 
-        if (h1_origin_parse(q->url, &o, reason, sizeof(reason)) < 0) {
-            msg_set(why, why_len, "brink.request: %s", reason);
-            return -EINVAL;
-        }
-        if (strcmp(o.authority, e->h1->authority) != 0 || o.is_tls != e->h1->is_tls) {
-            msg_set(why, why_len,
-                    "brink.request: %.80s: the h1 transport sends to [target] url's origin only "
-                    "(set [target] transport = curl for others)",
-                    q->url);
-            return -EINVAL;
-        }
-        h1_head_build(&q->head_buf, q->method, q->url, &o, q->headers, q->n_headers,
-                      q->body != NULL, q->body_len);
+int engine__scene_hop(struct slot *s, char *why, size_t why_len)
+{
+    struct scene_req *q = s->req;
+
+    q->url = s->redirect.url;
+    if (s->redirect.is_get) {
+        q->method = "GET";
+        q->body = NULL;
+        q->body_len = 0;
+    }
+    capture_begin(&q->cap, q->cap.wants_body);
+    if (dress(s, q, why, why_len) < 0) {
+        /* The hop fails as a transfer does: its words without the call's
+         * name, which is the script's line's, not the hop's. */
+        static const char call[] = "brink.request: ";
+
+        if (strncmp(why, call, sizeof(call) - 1) == 0)
+            memmove(why, why + sizeof(call) - 1, strlen(why) - sizeof(call) + 2);
+        return -EINVAL;
     }
     return 0;
+}
+
+/* Each "Name: value" line of the reply's head kept for the script that
+ * is named name (n bytes): fn gets its value, blanks trimmed. */
+static void each_line(struct slot *s, const char *name, size_t n,
+                      void (*fn)(struct slot *, const char *, const char *, size_t))
+{
+    const struct capture_buf *h = &s->req->cap.head;
+    const char *p = h->at, *end = h->at + h->len;
+
+    while (p && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *eol = nl ? nl : end, *v = p + n + 1;
+
+        if ((size_t)(eol - p) > n && line_names(p, name, n)) {
+            while (v < eol && (*v == ' ' || *v == '\t'))
+                v++;
+            fn(s, s->req->url, v, (size_t)(eol - v));
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+}
+
+void engine__scene_take_head(struct slot *s, const struct transfer_result *r)
+{
+    if (r->http_status <= 0)
+        return;
+    if (s->jar)
+        each_line(s, "Set-Cookie", 10, engine__slot_cookie_set);
+    if (s->req->follow_redirects)
+        each_line(s, "Location", 8, engine__slot_location);
 }
 
 /* A failed iteration: counted once in the total as a failure of class
@@ -303,6 +412,8 @@ static int follow(struct slot *s, enum script_step step, uint64_t intended_ns)
     for (;;) {
         switch (step) {
         case SCRIPT_STEP_REQUEST:
+            if (script_user_take_clear(u) && s->jar)
+                cookie_jar_clear(s->jar);
             if (prepare(s, script_user_request(u), why, sizeof(why)) < 0) {
                 step = script_user_refuse(u, why);
                 continue;
@@ -379,6 +490,8 @@ void engine__scene_reply(struct slot *s, const struct transfer_result *r, int cl
         .body = q->cap.wants_body ? q->cap.body.at : NULL,
         .body_len = q->cap.wants_body ? q->cap.body.len : 0,
         .latency_us = latency_us,
+        .redirects = s->redirect.hops,
+        .url = q->url,
     };
 
     s->req = NULL;
@@ -406,8 +519,75 @@ static void on_sleep(uv_timer_t *t)
 
 /* ---- Checks and counters ---------------------------------------------- */
 
+/* "1st", "2nd", "3rd", "4th", ... "11th", "12th", "13th", "21st". */
+static const char *ordinal_suffix(uint32_t n)
+{
+    if (n % 100 >= 11 && n % 100 <= 13)
+        return "th";
+    switch (n % 10) {
+    case 1: return "st";
+    case 2: return "nd";
+    case 3: return "rd";
+    default: return "th";
+    }
+}
+
+/* Says, once per class in the run, that name (raw) found no room: the
+ * tick has TICK_MAX_PROBES rows, the probes' first. Under k->lock. */
+static void say_dropped(struct worker *w, struct scene_kinds *k, int is_check, const char *name)
+{
+    char text[TICK_TEXT_MAX], shown[TICK_NAME_MAX], room[48] = "";
+    uint32_t n = atomic_load_explicit(&k->n_marks, memory_order_relaxed) + 1;
+
+    if (k->has_said[is_check])
+        return;
+    k->has_said[is_check] = 1;
+    if (k->marks_room < TICK_MAX_PROBES)
+        snprintf(room, sizeof(room), " (%d less %u probes)", TICK_MAX_PROBES,
+                 TICK_MAX_PROBES - k->marks_room);
+    snprintf(text, sizeof(text),
+             "%s: %" PRIu32 "%s name \"%s\" dropped: at most %" PRIu32 " names%s",
+             is_check ? "checks" : "counters", n, ordinal_suffix(n),
+             msg_show(name, shown, sizeof(shown)), k->marks_room, room);
+    engine__merger_event(w->e->merger, EV_NOTICE, engine__worker_now_ns(w), text);
+}
+
+static int find_mark(const struct scene_kinds *k, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (strcmp(k->marks[i], name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Whether the tick has a row for the mark named name (as the tick names
+ * it), given in the order first seen across the run's workers; a name
+ * past the room is said (raw: as the script wrote it) and not kept. */
+static int has_room(struct worker *w, const char *name, int is_check, const char *raw)
+{
+    struct scene_kinds *k = w->e->scene_kinds;
+    uint32_t n = atomic_load_explicit(&k->n_marks, memory_order_acquire);
+    int i = find_mark(k, n, name);
+
+    if (i >= 0)
+        return 1;
+    pthread_mutex_lock(&k->lock);
+    n = atomic_load_explicit(&k->n_marks, memory_order_relaxed);
+    i = find_mark(k, n, name);
+    if (i < 0 && n < k->marks_room) {
+        snprintf(k->marks[n], TICK_NAME_MAX, "%s", name);
+        atomic_store_explicit(&k->n_marks, n + 1, memory_order_release);
+        i = (int)n;
+    } else if (i < 0) {
+        say_dropped(w, k, is_check, raw);
+    }
+    pthread_mutex_unlock(&k->lock);
+    return i >= 0;
+}
+
 static void add_mark(void *arg, const char *name, enum script_mark kind, double value,
-                     uint64_t passed)
+                     uint64_t passed, uint64_t calls)
 {
     struct worker *w = arg;
     struct scene_mark mk;
@@ -421,23 +601,32 @@ static void add_mark(void *arg, const char *name, enum script_mark kind, double 
     mk.is_gauge = kind == SCRIPT_MARK_GAUGE;
     mk.value = value;
     mk.passed = passed;
-    engine__interval_add_mark(&w->iv, &mk);
+    if (has_room(w, mk.name, mk.is_check, name))
+        engine__interval_add_mark(&w->iv, &mk);
+    else
+        w->iv.marks_dropped += calls;
 }
 
 void engine__scene_interval_end(struct worker *w)
 {
-    const char *name;
-    char text[TICK_TEXT_MAX], shown[TICK_NAME_MAX];
+    struct scene_kinds *k = w->e->scene_kinds;
+    const char *name[2];
+    uint64_t n[2];
 
     if (!w->script)
         return;
+    /* Those the script could not keep are read before script_take_marks
+     * starts the interval's counts over, and said after the names it kept
+     * took their rows (a class past its 32 names fills the tick). */
+    for (int is_check = 0; is_check < 2; is_check++)
+        n[is_check] = script_dropped(w->script, is_check, &name[is_check]);
     script_take_marks(w->script, add_mark, w);
-    name = script_dropped_name(w->script);
-    if (name && !w->has_said_dropped) {
-        w->has_said_dropped = 1;
-        snprintf(text, sizeof(text),
-                 "check or counter %s not counted: a worker keeps %d names of each",
-                 msg_show(name, shown, sizeof(shown)), SCRIPT_MARK_NAMES_MAX);
-        engine__merger_event(w->e->merger, EV_NOTICE, engine__worker_now_ns(w), text);
+    for (int is_check = 0; is_check < 2; is_check++) {
+        w->iv.marks_dropped += n[is_check];
+        if (n[is_check] && name[is_check]) {
+            pthread_mutex_lock(&k->lock);
+            say_dropped(w, k, is_check, name[is_check]);
+            pthread_mutex_unlock(&k->lock);
+        }
     }
 }

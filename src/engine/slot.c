@@ -116,6 +116,7 @@ void engine__slot_send(struct slot *s, uint64_t intended_ns)
     s->redirect.hops = 0;
     s->redirect.has_next = 0;
     s->redirect.is_get = 0;
+    s->redirect.is_cross = 0;
     w->in_flight++;
     w->iv.total.started++;
     w->iv.kinds[s->kind].started++;
@@ -140,24 +141,46 @@ static int is_redirect(long status)
     return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
 
+/* The redirects the request of s follows: the script's request's own
+ * limit, else [target] follow_redirects. */
+static uint32_t follow_limit(const struct slot *s)
+{
+    return s->req ? s->req->follow_redirects : s->w->e->config->target.follow_redirects;
+}
+
 /*
- * [target] follow_redirects: when the reply of s is a redirect with a
- * Location, sends the next hop and returns 1 (its traffic is counted now,
- * its latency when the last hop ends, from the first one's start); past
- * the limit, returns -1: the request ends as too many redirects. 0: the
- * reply is the request's answer.
+ * [target] follow_redirects, or a script request's follow_redirects: when
+ * the reply of s is a redirect with a Location, sends the next hop and
+ * returns 1 (its traffic is counted now, its latency when the last hop
+ * ends, from the first one's start); past the limit, returns -1: the
+ * request ends as too many redirects; -2: a script's hop cannot be sent
+ * (why in words). 0: the reply is the request's answer.
  */
-static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, uint64_t out)
+static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, uint64_t out,
+                  char *words, size_t words_len)
 {
     struct worker *w = s->w;
-    uint32_t limit = w->e->config->target.follow_redirects;
+    uint32_t limit = follow_limit(s);
+    const char *from;
     char *url;
 
     if (limit == 0 || r->outcome != TRANSFER_OK || !is_redirect(r->http_status) ||
         !s->redirect.has_next)
         return 0;
-    if (s->redirect.hops == limit)
+    if (s->redirect.hops == limit) {
+        snprintf(words, words_len, "too many redirects (%" PRIu32 ")", s->redirect.hops);
         return -1;
+    }
+    /* Once a hop leaves the origin, the request's credentials stay
+     * behind for the rest of the chain (as the Fetch standard says). */
+    if (s->req)
+        from = s->req->url;
+    else if (s->redirect.hops)
+        from = s->redirect.url;
+    else
+        from = workload_kind(w->e->workload, s->kind)->url;
+    if (!engine__same_origin(from, s->redirect.next))
+        s->redirect.is_cross = 1;
     /* Browsers turn a 303, and a POST moved by 301 or 302, into a GET
      * without a body; 307 and 308 keep the method and the body. */
     if ((r->http_status == 303 && strcmp(engine__slot_method(s), "HEAD") != 0) ||
@@ -175,6 +198,8 @@ static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, 
     w->iv.kinds[s->kind].bytes_out += out;
     if (r->http_status > 0 && r->http_status < 1000)
         engine__interval_count_status(&w->iv, (uint16_t)r->http_status, 1);
+    if (s->req && engine__scene_hop(s, words, words_len) < 0)
+        return -2;
     w->e->tp->start(s);
     return 1;
 }
@@ -189,17 +214,21 @@ void engine__slot_done(struct slot *s, const struct transfer_result *done, uint6
     struct transfer_result judged = *done;
     const struct transfer_result *r = &judged;
     uint64_t latency_us, now_ns;
-    char too_many[48];
+    char why[TICK_TEXT_MAX];
     int cls;
 
     judged.expect = s->req ? s->req->expect : &workload_kind(w->e->workload, s->kind)->expect;
-    /* A script follows redirects itself (r.headers.location). */
-    switch (s->req ? 0 : follow(s, done, bytes_in, bytes_out)) {
+    /* A script's request reads its reply's Set-Cookie and Location from
+     * the lines it keeps for the script (the transports read them for a
+     * plain request as they arrive). */
+    if (s->req)
+        engine__scene_take_head(s, done);
+    switch (follow(s, done, bytes_in, bytes_out, why, sizeof(why))) {
     case 1: return;
     case -1:
+    case -2:
         judged.outcome = TRANSFER_OTHER;
-        snprintf(too_many, sizeof(too_many), "too many redirects (%" PRIu32 ")", s->redirect.hops);
-        words = too_many;
+        words = why;
         break;
     default: break;
     }
@@ -290,7 +319,9 @@ size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size
 
 const char *engine__slot_method(const struct slot *s)
 {
-    return s->redirect.is_get ? "GET" : workload_kind(s->w->e->workload, s->kind)->method;
+    if (s->redirect.is_get)
+        return "GET";
+    return s->req ? s->req->method : workload_kind(s->w->e->workload, s->kind)->method;
 }
 
 int engine__slot_has_body(const struct slot *s)
@@ -309,13 +340,23 @@ static size_t origin_len(const char *url)
     return (size_t)(p - url) + strcspn(p, "/?#");
 }
 
+int engine__same_origin(const char *a, const char *b)
+{
+    size_t n = origin_len(a);
+
+    return n > 0 && n == origin_len(b) && strncasecmp(a, b, n) == 0;
+}
+
+int engine__is_credential(const char *line)
+{
+    return (strncasecmp(line, "Authorization:", 14) == 0) || strncasecmp(line, "Cookie:", 7) == 0;
+}
+
 void engine__slot_location(struct slot *s, const char *url, const char *v, size_t n)
 {
     char *out;
     size_t at, base;
 
-    if (s->w->e->config->target.follow_redirects == 0)
-        return;
     while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
         n--;
     for (size_t i = 0; i < n; i++) {

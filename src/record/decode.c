@@ -431,6 +431,7 @@ static int get_top(struct ctx *c, json_t *o)
         get_u32(c, o, "connections", &t->connections) || get_count(c, o, "dropped", &t->dropped) ||
         get_count(c, o, "aborted", &t->aborted) || get_count(c, o, "bodies_cut", &t->bodies_cut) ||
         get_count(c, o, "cookies_dropped", &t->cookies_dropped) ||
+        get_count(c, o, "marks_dropped", &t->marks_dropped) ||
         get_kind_of(c, o, "health", 0, &health) || get_plan(c, o, &t->plan))
         return -EINVAL;
     t->state = (enum run_state)state;

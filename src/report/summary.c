@@ -72,6 +72,7 @@ struct summary {
     uint64_t aborted;
     uint64_t bodies_cut;
     uint64_t cookies_dropped;
+    uint64_t marks_dropped;
     struct kind_totals total;
     struct kind_totals service;  /* open model: service times (actual start to end) */
     struct kind_totals failed;   /* the latency of failed requests, all kinds */
@@ -245,6 +246,7 @@ static void add_run_figures(struct summary *s, const struct tick *t)
     s->aborted += t->aborted;
     s->bodies_cut += t->bodies_cut;
     s->cookies_dropped += t->cookies_dropped;
+    s->marks_dropped += t->marks_dropped;
 }
 
 /* How the open model's schedule was kept, over its ticks. */
@@ -697,6 +699,11 @@ int summary_print(const struct summary *s, FILE *out)
     if (s->cookies_dropped)
         fprintf(out, "cookies dropped %" PRIu64 " (a user's jar holds %d cookies, %u KiB)\n",
                 s->cookies_dropped, COOKIES_MAX, COOKIES_BYTES_MAX >> 10);
+    if (s->marks_dropped)
+        fprintf(out,
+                "check and counter calls dropped %" PRIu64
+                " (names past %d a tick shows, with the probes: see the events)\n",
+                s->marks_dropped, TICK_MAX_PROBES);
     print_phases(out, s);
     print_probes(out, s);
     print_events(out, s);

@@ -244,11 +244,14 @@ static const char *name_arg(lua_State *L, int i, const char *fn, size_t *len)
     return name;
 }
 
-/* Counts a call whose new name found the table full. */
-static void drop_name(struct script_lib *lib, const char *name, size_t len)
+/* Counts a call whose new name found the table of its class (0: checks,
+ * 1: counters and gauges) full. */
+static void drop_name(struct script_lib *lib, int cls, const char *name, size_t len)
 {
-    if (lib->names_dropped++ == 0)
-        memcpy(lib->dropped_name, name, len + 1);
+    lib->names_dropped++;
+    lib->dropped[cls]++;
+    if (!lib->dropped_name[cls][0])
+        memcpy(lib->dropped_name[cls], name, len + 1);
 }
 
 /* brink.check(cond, name): counts cond's truth under name; returns it. */
@@ -269,7 +272,7 @@ static int check(lua_State *L)
         memcpy(c->name, name, len + 1);
     }
     if (!c)
-        drop_name(lib, name, len);
+        drop_name(lib, 0, name, len);
     else if (ok)
         c->passed++;
     else
@@ -298,7 +301,7 @@ static struct script_metric *metric(lua_State *L, int is_gauge, const char *fn)
         return m;
     }
     if (lib->n_metrics == SCRIPT_NAMES_MAX) {
-        drop_name(lib, name, len);
+        drop_name(lib, 1, name, len);
         return NULL;
     }
     m = &lib->metrics[lib->n_metrics++];
@@ -325,6 +328,7 @@ static int counter(lua_State *L)
     if (m) {
         m->value += delta;
         m->is_set = 1;
+        m->calls++;
     }
     return 0;
 }
@@ -341,6 +345,7 @@ static int gauge(lua_State *L)
     if (m) {
         m->value = v;
         m->is_set = 1;
+        m->calls++;
     }
     return 0;
 }
@@ -353,7 +358,9 @@ void script__lib_reset(struct script_lib *lib)
         if (!lib->metrics[i].is_gauge)
             lib->metrics[i].value = 0;
         lib->metrics[i].is_set = 0;
+        lib->metrics[i].calls = 0;
     }
+    lib->dropped[0] = lib->dropped[1] = 0;
 }
 
 /* ---- the table -------------------------------------------------------- */

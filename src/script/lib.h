@@ -39,7 +39,8 @@ struct script_metric {
     int is_gauge;               /* 0: a counter, 1: a gauge (a name is one or the other) */
     double value;               /* counter: sum of the deltas since the last reset;
                                    gauge: the last value set, kept across resets */
-    int is_set; /* the counter was added to, or the gauge set, since the last reset */
+    int is_set;     /* the counter was added to, or the gauge set, since the last reset */
+    uint64_t calls; /* since the last reset */
 };
 
 struct script_data_set;
@@ -49,8 +50,9 @@ struct script_data_set;
  * tick. The engine owns it (zero it, set the fields marked "engine" before
  * script__lib_open) and keeps it alive as long as the lua_State. Names keep
  * their slot for the whole run; a name past SCRIPT_NAMES_MAX is not kept:
- * the call is counted in names_dropped and the first such name is kept in
- * dropped_name, so the engine can say it once.
+ * the call is counted in names_dropped (and in dropped[] of its class,
+ * since the last reset) and the first such name of each class is kept in
+ * dropped_name[], so the engine can say it once.
  */
 struct script_lib {
     uint64_t seed;                /* engine: the run's seed */
@@ -65,9 +67,10 @@ struct script_lib {
     unsigned n_checks;
     struct script_metric metrics[SCRIPT_NAMES_MAX];
     unsigned n_metrics;
-    uint64_t names_dropped;             /* calls whose new name found no free slot */
-    char dropped_name[SCRIPT_NAME_MAX]; /* the first such name (raw), "" if none */
-    uint64_t own_rng;                   /* where rng points until the engine says otherwise */
+    uint64_t names_dropped; /* calls whose new name found no free slot */
+    uint64_t dropped[2];    /* such calls since the last reset: [0] checks, [1] the others */
+    char dropped_name[2][SCRIPT_NAME_MAX]; /* the first such name of each (raw), "" if none */
+    uint64_t own_rng;                      /* where rng points until the engine says otherwise */
 };
 
 /*

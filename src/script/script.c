@@ -43,6 +43,7 @@ struct script_user {
     int thread_ref; /* its coroutine, in the registry; LUA_NOREF: none */
     lua_State *co;
     int is_busy;
+    int is_clear; /* brink.cookies.clear() was called */
     uint64_t iterations;
     uint64_t rng;
     enum script_step step;
@@ -234,6 +235,25 @@ static void keep_timeout(lua_State *L, struct script_user *u)
     lua_pop(L, 1);
 }
 
+static void keep_follow(lua_State *L, struct script_user *u)
+{
+    lua_Number v;
+
+    u->req.follow_redirects = -1;
+    lua_getfield(L, 1, "follow_redirects");
+    if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
+        u->req.follow_redirects = 0;
+    } else if (!lua_isnil(L, -1)) {
+        v = lua_tonumber(L, -1);
+        if (lua_type(L, -1) != LUA_TNUMBER || !(v >= 0) || v > SCRIPT_REDIRECTS_MAX ||
+            v != (lua_Number)(int)v)
+            fail(L, "brink.request: follow_redirects must be false or 0 to %d",
+                 SCRIPT_REDIRECTS_MAX);
+        u->req.follow_redirects = (int)v;
+    }
+    lua_pop(L, 1);
+}
+
 static void release_body(struct script_user *u)
 {
     if (u->body_ref != LUA_NOREF) {
@@ -243,7 +263,7 @@ static void release_body(struct script_user *u)
 }
 
 /* brink.request{method =, url =, headers =, body =, name =, timeout =,
- * expect =, skip_body =, aws_sigv4 =}: yields to the engine, which resumes
+ * expect =, skip_body =, aws_sigv4 =, follow_redirects =}: yields to the engine, which resumes
  * with the reply table. */
 static int l_request(lua_State *L)
 {
@@ -273,6 +293,7 @@ static int l_request(lua_State *L)
     lua_getfield(L, 1, "aws_sigv4");
     u->req.aws_sigv4 = lua_isnil(L, -1) ? -1 : lua_toboolean(L, -1);
     lua_pop(L, 1);
+    keep_follow(L, u);
     keep_body(L, u);
     u->step = SCRIPT_STEP_REQUEST;
     return lua_yield(L, 0);
@@ -291,6 +312,18 @@ static int l_sleep(lua_State *L)
     u->sleep_us = (uint64_t)(s * 1e6);
     u->step = SCRIPT_STEP_SLEEP;
     return lua_yield(L, 0);
+}
+
+/* brink.cookies.clear(): the user's jar is emptied before its next
+ * request (the engine holds the jar). */
+static int l_cookies_clear(lua_State *L)
+{
+    struct script_user *u = script_of(L)->current;
+
+    if (!u || u->co != L)
+        return luaL_error(L, "brink.cookies.clear: only inside iteration()");
+    u->is_clear = 1;
+    return 0;
 }
 
 /* ---- States ----------------------------------------------------------- */
@@ -347,6 +380,10 @@ static int state_new(struct script *sc, const struct script_setup *su, int may_l
     lua_getglobal(L, "brink");
     lua_pushcfunction(L, l_sleep);
     lua_setfield(L, -2, "sleep");
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, l_cookies_clear);
+    lua_setfield(L, -2, "clear");
+    lua_setfield(L, -2, "cookies");
     lua_pop(L, 1);
     if (luaL_loadbuffer(L, request_wrapper, sizeof(request_wrapper) - 1, "=brink.request") != 0) {
         msg_set(err, err_len, "brink: %s: no memory for a Lua state", su->name);
@@ -603,9 +640,15 @@ enum script_step script_user_reply(struct script_user *u, const struct script_re
 
     release_body(u);
     lua_settop(co, 0);
-    lua_createtable(co, 0, 5);
+    lua_createtable(co, 0, 7);
     lua_pushinteger(co, r->status);
     lua_setfield(co, -2, "status");
+    lua_pushinteger(co, (lua_Integer)r->redirects);
+    lua_setfield(co, -2, "redirects");
+    if (r->url) {
+        lua_pushstring(co, r->url);
+        lua_setfield(co, -2, "url");
+    }
     if (r->error) {
         lua_pushstring(co, r->error);
         lua_setfield(co, -2, "error");
@@ -635,22 +678,25 @@ void script_take_marks(struct script *sc, script_mark_fn *fn, void *arg)
     for (unsigned i = 0; i < lib->n_checks; i++) {
         const struct script_check *c = &lib->checks[i];
 
-        fn(arg, c->name, SCRIPT_MARK_CHECK, (double)c->failed, c->passed);
+        fn(arg, c->name, SCRIPT_MARK_CHECK, (double)c->failed, c->passed, c->passed + c->failed);
     }
     for (unsigned i = 0; i < lib->n_metrics; i++) {
         const struct script_metric *m = &lib->metrics[i];
 
         if (m->is_gauge)
-            fn(arg, m->name, SCRIPT_MARK_GAUGE, m->value, 0);
+            fn(arg, m->name, SCRIPT_MARK_GAUGE, m->value, 0, m->calls);
         else
-            fn(arg, m->name, SCRIPT_MARK_COUNTER, m->is_set ? m->value : 0, 0);
+            fn(arg, m->name, SCRIPT_MARK_COUNTER, m->is_set ? m->value : 0, 0, m->calls);
     }
     script__lib_reset(lib);
 }
 
-const char *script_dropped_name(const struct script *sc)
+uint64_t script_dropped(const struct script *sc, int is_check, const char **first)
 {
-    return sc->lib.names_dropped ? sc->lib.dropped_name : NULL;
+    const char *name = sc->lib.dropped_name[is_check ? 0 : 1];
+
+    *first = name[0] ? name : NULL;
+    return sc->lib.dropped[is_check ? 0 : 1];
 }
 
 enum script_step script_user_resume(struct script_user *u)
@@ -671,6 +717,14 @@ void script_user_cancel(struct script_user *u)
 const struct script_request *script_user_request(const struct script_user *u)
 {
     return &u->req;
+}
+
+int script_user_take_clear(struct script_user *u)
+{
+    int was = u->is_clear;
+
+    u->is_clear = 0;
+    return was;
 }
 
 uint64_t script_user_sleep_us(const struct script_user *u)

@@ -32,6 +32,7 @@ struct script_user;
 #define SCRIPT_WHY_MAX 320          /* bytes of an error line, NUL included */
 #define SCRIPT_HEADERS_MAX 64       /* header lines of one request */
 #define SCRIPT_HEAD_MAX (64u << 10) /* bytes of a request's method, URL and headers */
+#define SCRIPT_REDIRECTS_MAX 50     /* a request's follow_redirects, as [target]'s */
 
 /* What an iteration asks the engine for. */
 enum script_step {
@@ -58,6 +59,9 @@ struct script_request {
      * aws_sigv4's scope and credentials, 0 (false) sends it unsigned, -1
      * (not given) signs it when [target] aws_sigv4 is set. */
     int aws_sigv4;
+    /* Redirects it follows (0 to SCRIPT_REDIRECTS_MAX; false: 0), or -1
+     * (not given): [target] follow_redirects. */
+    int follow_redirects;
 };
 
 /* What the engine hands back for a request. Borrowed for the call only. */
@@ -69,6 +73,8 @@ struct script_reply {
     const char *body; /* NULL when skipped or empty */
     size_t body_len;
     uint64_t latency_us;
+    uint32_t redirects; /* hops followed before this reply */
+    const char *url;    /* the URL this reply answered (the last hop's), absolute */
 };
 
 /*
@@ -106,14 +112,18 @@ enum script_mark {
     SCRIPT_MARK_COUNTER, /* value: the sum of its additions */
     SCRIPT_MARK_GAUGE,   /* value: the last one set */
 };
+/* calls: brink.check, brink.counter or brink.gauge calls with the name
+ * in the interval. */
 typedef void script_mark_fn(void *arg, const char *name, enum script_mark kind, double value,
-                            uint64_t passed);
+                            uint64_t passed, uint64_t calls);
 /* Calls fn for each check, counter and gauge of sc (names raw, as the
  * script wrote them), then starts the interval's figures over. */
 void script_take_marks(struct script *sc, script_mark_fn *fn, void *arg);
-/* The first check, counter or gauge name sc could not keep (past
- * SCRIPT_NAMES_MAX of its kind), raw; NULL while there is none. */
-const char *script_dropped_name(const struct script *sc);
+/* Calls of the interval (before script_take_marks starts it over) whose
+ * name sc could not keep, past SCRIPT_MARK_NAMES_MAX of its class (checks:
+ * is_check; counters and gauges: not), and the first such name, raw (NULL
+ * while there is none). */
+uint64_t script_dropped(const struct script *sc, int is_check, const char **first);
 
 /* Virtual user vu (across the run) of sc, with a state table of its own
  * that lives as long as it does. */
@@ -137,6 +147,9 @@ void script_user_cancel(struct script_user *u);
 
 /* After SCRIPT_STEP_REQUEST: what to send. */
 const struct script_request *script_user_request(const struct script_user *u);
+/* Whether u called brink.cookies.clear() since the last call (which
+ * forgets it): the engine empties u's jar before its next request. */
+int script_user_take_clear(struct script_user *u);
 /* After SCRIPT_STEP_SLEEP: for how long, µs. */
 uint64_t script_user_sleep_us(const struct script_user *u);
 /* After SCRIPT_STEP_ERROR: "FILE:LINE: message", raw (sanitise before a terminal). */

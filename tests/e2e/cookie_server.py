@@ -10,8 +10,15 @@ exactly the last sid given to user N (logged "ok N", and the sid rotates
 to uN-(k+1)), else "bad N" with what came, and 400. Every reply also sets
 cookies a client must not send back to /step: a Secure one (plain http),
 one for Path=/other, one for another domain and one that expires at once.
-GET /flood: 60 cookies in one reply. Keep-alive, one thread per
-connection; it runs until killed.
+GET /flood: 60 cookies in one reply.
+
+For scenario scripts (test_scenario_jar.sh): POST /login?user=N sets
+"login=uN; Path=/" on a 303 to /home?user=N (logged "login N METHOD");
+GET /home?user=N answers 200 "home N" when the Cookie is exactly
+login=uN (logged "home N ok METHOD"), 401 without one ("home N none") and
+400 with another ("home N bad ..."). GET /hop?to=URL is a 302 to URL;
+GET /who logs "who HOST auth=yes|no cookie=VALUE|-" of its request. Keep-alive,
+one thread per connection; it runs until killed.
 """
 import http.server
 import os
@@ -42,8 +49,53 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    def answer(self, status, headers, body=b""):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self):
+        url = urlsplit(self.path)
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        user = parse_qs(url.query).get("user", ["?"])[0]
+        if url.path != "/login":
+            log("%s %s %s" % (url.path.strip("/"), user, "POST"))
+            self.answer(405, [])
+            return
+        log("login %s POST" % user)
+        self.answer(303, [("Set-Cookie", "login=u%s; Path=/" % user),
+                          ("Location", "/home?user=%s" % user)])
+
+    def home(self, url):
+        user = parse_qs(url.query).get("user", ["?"])[0]
+        got = self.headers.get_all("Cookie") or []
+        if not got:
+            log("home %s none" % user)
+            self.answer(401, [])
+        elif got == ["login=u%s" % user]:
+            log("home %s ok GET" % user)
+            self.answer(200, [], ("home %s" % user).encode())
+        else:
+            log("home %s bad %r" % (user, got))
+            self.answer(400, [])
+
     def do_GET(self):
         url = urlsplit(self.path)
+        if url.path == "/home":
+            self.home(url)
+            return
+        if url.path == "/hop":
+            self.answer(302, [("Location", parse_qs(url.query)["to"][0])])
+            return
+        if url.path == "/who":
+            log("who %s auth=%s cookie=%s" % (self.headers.get("Host", "-").split(":")[0],
+                                              "yes" if self.headers.get("Authorization") else "no",
+                                              self.headers.get("Cookie", "-")))
+            self.answer(200, [])
+            return
         if url.path == "/flood":
             self.reply(200, ["f%d=%d; Path=/" % (i, i) for i in range(60)])
             return

@@ -9,8 +9,10 @@ it gets again with botocore (S3SigV4Auth for service s3, SigV4Auth for the
 others), at the time the request's X-Amz-Date names, over the headers its
 Authorization lists and the body it carried. A request whose Authorization
 is the same, within 15 minutes of now, is answered 200 and logged
-"verified METHOD PATH"; any other 403 and "refused WHY". Keep-alive, one
-thread per connection; it runs until killed.
+"verified METHOD PATH"; any other 403 and "refused WHY". A verified
+request for /moved/PATH is answered 307 to /PATH instead, so the next hop
+must be signed again. Keep-alive, one thread per connection; it runs until
+killed.
 """
 import datetime
 import hashlib
@@ -68,10 +70,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, format, *args):
         pass
 
-    def answer(self, status, line):
+    def answer(self, status, line, location=None):
         log(line)
         body = (line + "\n").encode()
         self.send_response(status)
+        if location:
+            self.send_header("Location", location)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -109,6 +113,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def handle_any(self):
         line = self.check()
+        if line.startswith("verified") and self.path.startswith("/moved/"):
+            self.answer(307, line, self.path[len("/moved"):])
+            return
         self.answer(200 if line.startswith("verified") else 403, line)
 
     do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = do_PATCH = handle_any

@@ -4,7 +4,8 @@
 # and answers 200 only when the Authorization is the same; PUTs with a
 # body, GETs with a query, a session token. The credentials appear in no
 # report, session file or message. With another secret every request is
-# refused (403, http_4xx), so the server really checks; without
+# refused (403, http_4xx), so the server really checks; a script's request
+# redirected by a 307 is signed again for its hop; without
 # credentials in the environment brink exits 2 with one line naming the
 # variable.
 # Usage: sh test_sigv4.sh BRINK SRCDIR
@@ -91,6 +92,25 @@ INI
     sigv4_run wrong "${SECRET}x"
     check "with another secret the server refuses every request" 40 "$(grep -c '^refused signature mismatch' "$tmp/server.log")"
     check "and they are http_4xx" 1 "$(grep -c '^  http_4xx  *40 ' "$tmp/wrong.out")"
+
+    # A redirect's hop is signed again: a script's PUT moved by a 307 keeps
+    # its body and is verified at both places.
+    cat >"$tmp/hop.lua" <<'LUA'
+function iteration(user)
+    local r = brink.request{method = "PUT", url = "/moved/bucket/hop", body = "part", name = "put",
+                            follow_redirects = 1}
+    if r.status ~= 200 or r.redirects ~= 1 then error("put: " .. r.status .. " " .. r.body) end
+end
+LUA
+    printf '[target]\nurl = %s/\ntransport = %s\naws_sigv4 = us-east-1/s3\n' "$base" "$transport" \
+        >"$tmp/hop.ini"
+    printf '[scenario]\nscript = hop.lua\n' >>"$tmp/hop.ini"
+    : >"$tmp/server.log"
+    sigv4_run hop "$SECRET"
+    check "a script's redirected PUT: every request ok" "errors: none" "$(errors_line hop)"
+    check "each hop was signed again and verified" 40 \
+        "$(grep -c '^verified PUT /bucket/hop$' "$tmp/server.log")"
+    check "after the first" 40 "$(grep -c '^verified PUT /moved/bucket/hop$' "$tmp/server.log")"
 }
 
 for transport in $transports; do

@@ -158,6 +158,28 @@ static void a_full_jar_drops_and_counts(void **state)
     cookie_jar_free(j);
 }
 
+static void a_cleared_jar_is_empty_and_fills_again(void **state)
+{
+    struct cookie_jar *j = cookie_jar_new();
+    char v[64];
+
+    (void)state;
+    for (int i = 0; i <= COOKIES_MAX; i++) {
+        snprintf(v, sizeof(v), "c%d=%d; Path=/", i, i);
+        set(j, v, "http://h.test/");
+    }
+    cookie_jar_clear(j);
+    assert_int_equal(cookie_jar_count(j), 0);
+    assert_int_equal(cookie_jar_header(j, "http://h.test/", NOW, header, sizeof(header)), 0);
+    /* What it dropped stays counted; its room is whole again. */
+    assert_int_equal(cookie_jar_dropped(j), 1);
+    for (int i = 0; i < COOKIES_MAX; i++) {
+        snprintf(v, sizeof(v), "d%d=%d; Path=/", i, i);
+        assert_int_equal(set(j, v, "http://h.test/"), 1);
+    }
+    cookie_jar_free(j);
+}
+
 static void dates_in_every_form_rfc_6265_reads(void **state)
 {
     int64_t t = 0;
@@ -185,6 +207,7 @@ int main(void)
         cmocka_unit_test(the_same_name_domain_and_path_replaces_and_longer_paths_go_first),
         cmocka_unit_test(malformed_values_are_ignored),
         cmocka_unit_test(a_full_jar_drops_and_counts),
+        cmocka_unit_test(a_cleared_jar_is_empty_and_fills_again),
         cmocka_unit_test(dates_in_every_form_rfc_6265_reads),
     };
 

@@ -219,16 +219,18 @@ static void scripts_that_cannot_run_are_refused_at_load(void **state)
 }
 
 static void count_marks(void *arg, const char *name, enum script_mark kind, double value,
-                        uint64_t passed)
+                        uint64_t passed, uint64_t calls)
 {
     int *n = arg;
 
     if (kind == SCRIPT_MARK_CHECK && strcmp(name, "ok") == 0) {
         assert_true(value == 1);
         assert_int_equal(passed, 2);
+        assert_int_equal(calls, 3);
         (*n)++;
     } else if (kind == SCRIPT_MARK_COUNTER && strcmp(name, "bytes") == 0) {
         assert_true(value == 30);
+        assert_int_equal(calls, 2);
         (*n)++;
     }
 }

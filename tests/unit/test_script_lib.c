@@ -492,9 +492,16 @@ static void names_past_the_table_are_dropped_and_counted(void **state)
     assert_int_equal(lib.n_metrics, SCRIPT_NAMES_MAX);
     assert_int_equal(lib.checks[0].passed, 2);
     assert_int_equal(lib.names_dropped, 2 * (40 - SCRIPT_NAMES_MAX));
-    assert_string_equal(lib.dropped_name, "c33");
+    assert_int_equal(lib.dropped[0], 40 - SCRIPT_NAMES_MAX);
+    assert_int_equal(lib.dropped[1], 40 - SCRIPT_NAMES_MAX);
+    assert_string_equal(lib.dropped_name[0], "c33");
+    assert_string_equal(lib.dropped_name[1], "n33");
+    assert_int_equal(lib.metrics[0].calls, 1);
     script__lib_reset(&lib);
     assert_int_equal(lib.names_dropped, 2 * (40 - SCRIPT_NAMES_MAX));
+    assert_int_equal(lib.dropped[0] + lib.dropped[1], 0);
+    assert_int_equal(lib.metrics[0].calls, 0);
+    assert_string_equal(lib.dropped_name[0], "c33");
     lua_close(L);
 }
 
