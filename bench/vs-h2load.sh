@@ -10,29 +10,30 @@
 # streams each (BENCH_STREAMS):
 #   h2load -t1 -cC -mS -DD https://127.0.0.1:PORT/13
 #   brink run --headless --config T.ini --url URL --concurrency C*S --duration D --threads 1
-# where T.ini is
+# where T.ini is, once for each transport (curl, then h1)
 #   [target]
 #   transport = curl
 #   http_version = 2
 #   streams = S
 #   ca_file = .../ca.pem
 # (brink's concurrency counts requests in flight, its virtual users; with S
-# streams per connection they share C connections). Two more h2load rows
+# streams per connection they share C connections). A transport whose brink
+# refuses HTTP/2 (h1 before it speaks it) is named in the note with brink's
+# reason, and its row shows "-". Two more h2load rows
 # for reference: HTTP/1.1 over TLS (h2load --h1, C connections, 1 request
 # each at a time) and h2c (HTTP/2 without TLS, prior knowledge).
 #
 # Columns (medians of BENCH_REPS repetitions, default 3):
 #   h2load req/s   as h2load reports it ("finished in ..., N req/s")
 #   brink req/s    requests brink completed / wall time of the brink process
-#   brink/h2load   ratio of the medians (issue 17's goal: >= 0.6 for h2)
+#   brink/h2load   ratio of the medians (issue 17's goal: >= 0.6 for h2), the
+#                  h2load median of the same repetitions for both transports
 #   h2load us/req, brink us/req
 #                  client CPU (user + system, /usr/bin/time) per completed
 #                  request
 #   ngx% h, ngx% b nginx's CPU use during each run (100: its core was the
 #                  limit)
-# A brink without HTTP/2 or the TLS options (before issue 17 lands) refuses
-# T.ini: the note under the table says so and its columns stay 0; runs with
-# failures or a non-zero exit are listed there too.
+# Runs with failures or a non-zero exit are listed under the table.
 #
 # Usage: sh bench/vs-h2load.sh   (BRINK=path to a release brink binary,
 # default build/release/brink; BENCH_SECONDS=D (default 5); BENCH_REPS=N;
@@ -82,16 +83,17 @@ run_h2load() {
     echo "  h2load $key: $ok succeeded, $bad failed, wall ${el}s, cpu ${us}u ${sy}s, nginx ${ngx}%, h2load says $rps req/s, exit $rc" >&2
 }
 
-# run_brink: one brink run with $tmp/brink.ini; appends to $tmp/brink.h2.
+# run_brink TRANSPORT: one brink run with $tmp/brink.TRANSPORT.ini; appends
+# to $tmp/brink.TRANSPORT.
 run_brink() {
-    bench_client "$brink" run --headless --config "$tmp/brink.ini" --url "$url" \
+    bench_client "$brink" run --headless --config "$tmp/brink.$1.ini" --url "$url" \
         --concurrency $((conns * streams)) --duration "${seconds}s" --threads 1 --fail-on none \
         --no-record
-    bench_brink_report h2
+    bench_brink_report "h2 $1"
     awk -v n="${n:-0}" -v el="$el" -v us="$us" -v sy="$sy" -v ngx="$ngx" 'BEGIN {
         printf "%.1f %.2f %s\n", (el > 0 ? n / el : 0), (n > 0 ? (us + sy) * 1e6 / n : 0), ngx }' \
-        >>"$tmp/brink.h2"
-    echo "  brink h2: $n requests, wall ${el}s, cpu ${us}u ${sy}s, nginx ${ngx}%, report: $first; $errline, exit $rc" >&2
+        >>"$tmp/brink.$1"
+    echo "  brink h2 $1: $n requests, wall ${el}s, cpu ${us}u ${sy}s, nginx ${ngx}%, report: $first; $errline, exit $rc" >&2
 }
 
 print_machine
@@ -100,17 +102,25 @@ echo "nginx: $(nginx -v 2>&1 | sed 's/^nginx version: //'), one worker on core 0
 echo "h2load: $(h2load --version 2>&1 | head -n 1 | awk '{ print $2 }'); brink: $brink ($("$brink" --version 2>/dev/null | head -n 1))"
 echo "runs: ${seconds}s each, $reps repetitions, medians shown; $conns connections, $streams streams each"
 
-# The url is only for brink check; the run gives its own with --url.
-printf '[target]\nurl = https://127.0.0.1/\ntransport = curl\nhttp_version = 2\nstreams = %s\nca_file = %s\n' \
-    "$streams" "$ca" >"$tmp/brink.ini"
-"$brink" check "$tmp/brink.ini" >/dev/null 2>"$tmp/check.err" ||
-    die "brink refuses its experiment file: $(head -n 1 "$tmp/check.err")"
-is_brink=1
+# The url is only for brink check; the run gives its own with --url. A
+# transport that refuses the file is left out, with brink's reason.
+transports=""
+for t in curl h1; do
+    printf '[target]\nurl = https://127.0.0.1/\ntransport = %s\nhttp_version = 2\nstreams = %s\nca_file = %s\n' \
+        "$t" "$streams" "$ca" >"$tmp/brink.$t.ini"
+    if "$brink" check "$tmp/brink.$t.ini" >/dev/null 2>"$tmp/check.err"; then
+        transports="$transports $t"
+    else
+        echo "transport = $t: brink refuses HTTP/2 here: $(head -n 1 "$tmp/check.err")" >>"$tmp/notes"
+    fi
+done
 
 r=1
 while [ $r -le "$reps" ]; do
     run_h2load h2 "$url" -m"$streams"
-    [ $is_brink -eq 1 ] && run_brink
+    for t in $transports; do
+        run_brink "$t"
+    done
     run_h2load h1 "$url" --h1
     run_h2load h2c "http://127.0.0.1:$tls_port_h2c/13" -m"$streams"
     r=$((r + 1))
@@ -119,16 +129,20 @@ done
 echo
 printf '%-30s %12s %12s %12s %13s %12s %6s %6s\n' \
     "protocol" "h2load req/s" "brink req/s" brink/h2load "h2load us/req" "brink us/req" "ngx% h" "ngx% b"
-# A brink that was not run shows "-" in its columns, not 0.
-awk -v hr="$(bench_median "$tmp/h2load.h2" 1)" -v br="$(bench_median "$tmp/brink.h2" 1)" \
-    -v hc="$(bench_median "$tmp/h2load.h2" 2)" -v bc="$(bench_median "$tmp/brink.h2" 2)" \
-    -v hn="$(bench_median "$tmp/h2load.h2" 3)" -v bn="$(bench_median "$tmp/brink.h2" 3)" \
-    -v ran="$is_brink" -v label="h2 (TLS), c=$conns m=$streams" 'BEGIN {
-    if (ran)
-        printf "%-30s %12.0f %12.0f %12.2f %13.1f %12.1f %6.0f %6.0f\n",
-            label, hr, br, (hr > 0 ? br / hr : 0), hc, bc, hn, bn
-    else
-        printf "%-30s %12.0f %12s %12s %13.1f %12s %6.0f %6s\n", label, hr, "-", "-", hc, "-", hn, "-" }'
+# A transport that was not run shows "-" in its columns, not 0.
+for t in curl h1; do
+    ran=0
+    case " $transports " in *" $t "*) ran=1 ;; esac
+    awk -v hr="$(bench_median "$tmp/h2load.h2" 1)" -v br="$(bench_median "$tmp/brink.$t" 1)" \
+        -v hc="$(bench_median "$tmp/h2load.h2" 2)" -v bc="$(bench_median "$tmp/brink.$t" 2)" \
+        -v hn="$(bench_median "$tmp/h2load.h2" 3)" -v bn="$(bench_median "$tmp/brink.$t" 3)" \
+        -v ran="$ran" -v label="h2 (TLS) $t, c=$conns m=$streams" 'BEGIN {
+        if (ran)
+            printf "%-30s %12.0f %12.0f %12.2f %13.1f %12.1f %6.0f %6.0f\n",
+                label, hr, br, (hr > 0 ? br / hr : 0), hc, bc, hn, bn
+        else
+            printf "%-30s %12.0f %12s %12s %13.1f %12s %6.0f %6s\n", label, hr, "-", "-", hc, "-", hn, "-" }'
+done
 for k in h1 h2c; do
     case $k in
     h1) label="http/1.1 (TLS), c=$conns" ;;

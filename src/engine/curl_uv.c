@@ -180,6 +180,11 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *
         events |= UV_READABLE;
     if (what & CURL_POLL_OUT)
         events |= UV_WRITABLE;
+    /* libcurl says the same again for every transfer on a shared
+     * connection (HTTP/2 streams): uv_poll_start would stop the handle
+     * first, an epoll_ctl each time (a system call per request). */
+    if (k->is_polling && k->events == events && uv_is_active((uv_handle_t *)&k->poll))
+        return 0;
     k->events = events;
     k->is_polling = 1;
     return uv_poll_start(&k->poll, events, on_poll) == 0 ? 0 : -1;
