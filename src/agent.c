@@ -165,23 +165,22 @@ static int expect_msg(struct agent *a, enum wire_type want, struct wire_msg *m)
 /* mkdir -p of path's directories (not its last part when is_file). */
 static int make_dirs(char *path, int is_file)
 {
-    char *end = is_file ? strrchr(path, '/') : path + strlen(path);
-
-    for (char *p = path + 1; p && p <= end; p = strchr(p + 1, '/')) {
-        char keep = *p;
-
-        if (p != end && keep != '/')
-            continue;
-        *p = '\0';
+    for (char *p = strchr(path + 1, '/');; p = strchr(p + 1, '/')) {
+        if (!p && is_file)
+            return 0;
+        if (p)
+            *p = '\0';
         if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-            *p = keep;
-            return -errno;
+            int e = errno;
+
+            if (p)
+                *p = '/';
+            return -e;
         }
-        *p = keep;
-        if (p == end)
-            break;
+        if (!p)
+            return 0;
+        *p = '/';
     }
-    return 0;
 }
 
 static int put_file(const char *root, const char *path, const unsigned char *data, size_t len)
