@@ -161,6 +161,6 @@ void config__resolve_agents(struct config_load_ctx *ctx)
         config__error(ctx, a->key_line[CONFIG_AGENTS_WEIGHTS], "[agents] weights",
                       "%u weights for %u hosts (expected one weight per host)", a->n_weights,
                       a->n_hosts);
-    else if (a->line && !a->n_hosts)
+    else if (a->line && !a->n_hosts && !a->key_line[CONFIG_AGENTS_HOSTS])
         config__error(ctx, a->line, "[agents]", "no hosts (expected hosts = HOST[,HOST...])");
 }

@@ -96,7 +96,7 @@ static void report_unknown_section(struct config_load_ctx *ctx, const char *word
     else
         config__error(
             ctx, ctx->lineno, ctx->label,
-            "unknown section (expected [target], [load], [request NAME], [probe NAME], [ramp], [record] or [agents])");
+            "unknown section (expected [target], [load], [request NAME], [probe NAME], [ramp] or [record])");
 }
 
 /* Also the NAME of [probe NAME]. */
