@@ -709,10 +709,10 @@ static void take_tick(struct coord *c, struct agent *a, struct tick *t)
     }
     snprintf(t->agent, sizeof(t->agent), "%s", a->name);
     for (uint32_t i = 0; i < t->n_events; i++) {
-        char text[TICK_TEXT_MAX];
+        char text[TICK_NAME_MAX + TICK_TEXT_MAX + 2];
 
         snprintf(text, sizeof(text), "%s: %s", a->name, t->events[i].text);
-        memcpy(t->events[i].text, text, sizeof(text));
+        tick_copy_text(t->events[i].text, sizeof(t->events[i].text), text);
     }
     recording_push_agent(c->p->recording, t);
     if (t->state == RUN_DONE)
@@ -1066,7 +1066,7 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
     for (uint32_t i = 0; i < c->n; i++) {
         struct agent *a = &c->agents[i];
 
-        snprintf(a->name, sizeof(a->name), "%s", ag->hosts[i]);
+        tick_copy_text(a->name, sizeof(a->name), ag->hosts[i]);
         a->weight = ag->n_weights ? ag->weights[i] : 1.0;
         a->fd_in = a->fd_out = a->fd_err = -1;
         linebuf_init(&a->out, RECORD_LINE_MAX + 4096);

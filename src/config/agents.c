@@ -20,14 +20,14 @@ static int is_host_char(unsigned char ch)
 
 int config_agents_set_hosts(struct config_agents *a, const char *list, char *why, size_t why_len)
 {
-    char item[CONFIG_HOST_MAX + 2], shown[CONFIG_SHOW_MAX];
+    char item[CONFIG_AGENT_HOST_MAX + 2], shown[CONFIG_SHOW_MAX];
     const char *s = list;
     uint32_t n = 0;
     int rc;
 
     while ((rc = config__next_item(&s, item, sizeof(item))) != -ENOENT) {
-        if (rc == -E2BIG || strlen(item) > CONFIG_HOST_MAX) {
-            snprintf(why, why_len, "a host name longer than %d bytes", CONFIG_HOST_MAX);
+        if (rc == -E2BIG || strlen(item) > CONFIG_AGENT_HOST_MAX) {
+            snprintf(why, why_len, "a host name longer than %d bytes", CONFIG_AGENT_HOST_MAX);
             return -EINVAL;
         }
         if (!item[0]) {
@@ -57,7 +57,7 @@ int config_agents_set_hosts(struct config_agents *a, const char *list, char *why
             snprintf(why, why_len, "more than %d hosts", CONFIG_MAX_AGENTS);
             return -EINVAL;
         }
-        snprintf(a->hosts[n++], sizeof(a->hosts[0]), "%s", item);
+        memcpy(a->hosts[n++], item, strlen(item) + 1); /* checked: at most CONFIG_AGENT_HOST_MAX */
     }
     if (n == 0) {
         snprintf(why, why_len, "expected HOST[,HOST...], got \"%s\"", config__show(list, shown));

@@ -379,7 +379,7 @@ struct config_ramp {
 };
 
 #define CONFIG_MAX_AGENTS 16 /* hosts of [agents] */
-#define CONFIG_HOST_MAX 255  /* bytes of one host (with user@) */
+#define CONFIG_AGENT_HOST_MAX 63 /* bytes of one [agents] host (with user@): a tick's agent name */
 
 /* [agents]: the load comes from brink agents started over ssh
  * (docs/agents.md). n_hosts 0: the run makes its own load. */
@@ -387,7 +387,7 @@ struct config_agents {
     uint32_t line;
     uint32_t key_line[CONFIG_AGENTS_KEYS];
     uint32_t n_hosts;
-    char hosts[CONFIG_MAX_AGENTS][CONFIG_HOST_MAX + 1];
+    char hosts[CONFIG_MAX_AGENTS][CONFIG_AGENT_HOST_MAX + 1];
     struct config_str ssh;   /* the command before HOST; default "ssh -o BatchMode=yes" */
     struct config_str brink; /* the remote brink; default "brink" */
     uint32_t n_weights;      /* 0: equal shares; else one per host */

@@ -13,7 +13,8 @@
 #   3. an agent killed mid-run (SIGKILL) and one stopped (SIGSTOP) are each
 #      marked lost within 3 ticks, the run finishes with the third, and the
 #      report names the partial ticks
-#   4. SIGTERM to the coordinator stops every agent within a few seconds
+#   4. SIGTERM to the coordinator stops every agent within a few seconds,
+#      and so does SIGKILL (the agents' input closes)
 #   5. an agent of another protocol version: exit 2 at once, both versions
 #      named; brink agent itself refuses a coordinator of another version;
 #      an agent that cannot start: one line naming the host and its stderr
@@ -204,12 +205,29 @@ for k in $kids; do
 done
 check "SIGTERM: no agent process is left within 5 s" "" "$left"
 for k in $left; do kill -9 "$k"; done
+# SIGKILL leaves the coordinator no say: its agents see their input close.
+timeout 60 "$brink" run --headless --config "$tmp/term.ini" --duration 0 --no-record \
+    </dev/null >"$tmp/kill.out" 2>"$tmp/kill.err" &
+run_pid=$!
+wait_count "$tmp/kill.err" '^t=[0-9]+s c=8 ' 1 20 || not_ok "the SIGKILL run starts" "$(tail -3 "$tmp/kill.err")"
+kids=$(agents_of "$run_pid")
+kill -KILL "$(ps -o pid= --ppid "$run_pid" | tr -d ' ')"
+wait "$run_pid"
+run_pid=""
+left=""
+deadline=$(($(now_ms) + 5000))
+for k in $kids; do
+    while kill -0 "$k" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
+    kill -0 "$k" 2>/dev/null && left="$left $k"
+done
+check "SIGKILL of the coordinator: no agent process is left within 5 s" "" "$left"
+for k in $left; do kill -9 "$k"; done
 
 # --- 5. versions and start-up failures ----------------------------------------------------
 experiment "$tmp/old.ini" "e1, e2"
 sed -i "s|^brink = .*|brink = sh $src/tests/e2e/agent_hello.sh 99|" "$tmp/old.ini"
 expect_run "an agent of protocol 99: exit 2, naming both versions" 2 "" \
-    "^brink: run: agent e1: protocol version mismatch: this coordinator \(brink .*\) speaks 1, the agent \(brink 9.9.9\) speaks 99$" \
+    "^brink: run: agent e[12]: protocol version mismatch: this coordinator \(brink .*\) speaks 1, the agent \(brink 9.9.9\) speaks 99$" \
     -- timeout 20 "$brink" run --headless --config "$tmp/old.ini" --duration 2s --no-record
 printf '{"type":"hello","protocol":7,"brink":"0.0.1"}\n' >"$tmp/hello7"
 expect_run "brink agent refuses a coordinator of protocol 7: exit 2, both versions named" 2 \
