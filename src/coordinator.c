@@ -38,14 +38,14 @@
 
 extern char **environ;
 
-#define MAX_WORDS 64          /* words of the ssh and brink commands together */
-#define QUEUE_TICKS 8         /* ticks an agent may be ahead of the merge */
-#define START_LEAD_MS 300     /* from the start message to the run's start */
-#define PING_EVERY_MS 250     /* round trips for the clocks, and a sign of life */
-#define PINGS_BEFORE_START 4  /* round trips before the offsets are trusted */
-#define SEND_TIMEOUT_MS 1000  /* a message an agent cannot take in this long: lost */
-#define KILL_GRACE_MS 3000    /* after SIGTERM, before SIGKILL */
-#define STDERR_KEEP 200       /* bytes of an agent's last stderr line kept */
+#define MAX_WORDS 64         /* words of the ssh and brink commands together */
+#define QUEUE_TICKS 8        /* ticks an agent may be ahead of the merge */
+#define START_LEAD_MS 300    /* from the start message to the run's start */
+#define PING_EVERY_MS 250    /* round trips for the clocks, and a sign of life */
+#define PINGS_BEFORE_START 4 /* round trips before the offsets are trusted */
+#define SEND_TIMEOUT_MS 1000 /* a message an agent cannot take in this long: lost */
+#define KILL_GRACE_MS 3000   /* after SIGTERM, before SIGKILL */
+#define STDERR_KEEP 200      /* bytes of an agent's last stderr line kept */
 
 enum agent_phase { PH_HELLO, PH_READY, PH_RUNNING, PH_DONE, PH_LOST };
 
@@ -59,12 +59,12 @@ struct agent {
     enum agent_phase phase;
     char brink[32]; /* its version, from hello */
     struct wire_clock clock;
-    uint64_t ping_ns;     /* when the last ping left */
+    uint64_t ping_ns; /* when the last ping left */
     struct tick *queue[QUEUE_TICKS];
-    size_t n_queued;      /* ticks of seq next, next+1, ... in order */
-    struct tick *last;    /* its latest tick merged, for its row */
-    int has_ended;        /* its done tick was merged */
-    int has_sent_done;    /* its done tick came: the link may close */
+    size_t n_queued;   /* ticks of seq next, next+1, ... in order */
+    struct tick *last; /* its latest tick merged, for its row */
+    int has_ended;     /* its done tick was merged */
+    int has_sent_done; /* its done tick came: the link may close */
 };
 
 struct coord {
@@ -251,7 +251,7 @@ static int spawn_agent(const struct config *cfg, struct agent *a, char *err, siz
     free(ssh);
     free(brink);
     return 0;
-fail: {
+fail : {
     char shown[128];
 
     msg_set(err, err_len, "brink: run: agent %s: cannot start %s: %s",
@@ -333,8 +333,8 @@ static int add_file(struct wire_msg *m, const char *path, char *err, size_t err_
 static void add_override(struct wire_msg *m, const char *section, const char *key,
                          const char *value)
 {
-    m->overrides[m->n_overrides++] = (struct wire_override){
-        xstrdup("[agents]"), xstrdup(section), xstrdup(key), xstrdup(value)};
+    m->overrides[m->n_overrides++] =
+        (struct wire_override){xstrdup("[agents]"), xstrdup(section), xstrdup(key), xstrdup(value)};
 }
 
 /* What every agent gets: the file, its files, the command line. */
@@ -432,8 +432,8 @@ static int add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char
             double level = cfg->ramp.steps[s] * f;
 
             level = l->mode == CONFIG_MODE_CLOSED ? fmax(1, round(level)) : level;
-            used += (size_t)snprintf(steps + used, sizeof(steps) - used, "%s%.17g",
-                                     s ? ", " : "", level);
+            used += (size_t)snprintf(steps + used, sizeof(steps) - used, "%s%.17g", s ? ", " : "",
+                                     level);
         }
         add_override(m, "ramp", "steps", steps);
     }
@@ -574,7 +574,7 @@ static int take_early(struct coord *c, struct agent *a, const char *line, size_t
         sanitize_line(m.text, strlen(m.text), clean, sizeof(clean));
         msg_set(err, err_len, "brink: run: agent %s: %s", shown, clean);
         rc = strstr(m.text, "mismatch") || strstr(m.text, "refused") ? BRINK_EXIT_USAGE
-                                                                      : BRINK_EXIT_RUNTIME;
+                                                                     : BRINK_EXIT_RUNTIME;
     } else {
         msg_set(err, err_len, "brink: run: agent %s: unexpected %s before the start", shown,
                 wire_type_name(m.type));
@@ -587,8 +587,7 @@ static int take_early(struct coord *c, struct agent *a, const char *line, size_t
 static int all_ready(const struct coord *c)
 {
     for (uint32_t i = 0; i < c->n; i++) {
-        if (c->agents[i].phase != PH_RUNNING ||
-            c->agents[i].clock.samples < PINGS_BEFORE_START)
+        if (c->agents[i].phase != PH_RUNNING || c->agents[i].clock.samples < PINGS_BEFORE_START)
             return 0;
     }
     return 1;
@@ -765,7 +764,8 @@ static void forward(struct coord *c, const struct command *in)
     /* A step is a change of the whole run's level: one level, split. */
     if (cmd.kind == CMD_STEP && c->is_open_model) {
         cmd.kind = CMD_SET_RATE;
-        cmd.rate_per_s = fmax(ENGINE_RATE_MIN_PER_S, c->level_rate + (double)cmd.n * l->rate_step_per_s);
+        cmd.rate_per_s =
+            fmax(ENGINE_RATE_MIN_PER_S, c->level_rate + (double)cmd.n * l->rate_step_per_s);
     } else if (cmd.kind == CMD_STEP) {
         cmd.kind = CMD_SET_CONCURRENCY;
         cmd.n = (int64_t)fmax(1, c->level_users + (double)cmd.n * l->step);
@@ -821,8 +821,8 @@ static int merge_ready(struct coord *c, uint64_t now)
         if (now > due) {
             char why[96];
 
-            snprintf(why, sizeof(why), "no tick %llu for %d ticks",
-                     (unsigned long long)c->next_seq, COORD_LOST_TICKS + 1);
+            snprintf(why, sizeof(why), "no tick %llu for %d ticks", (unsigned long long)c->next_seq,
+                     COORD_LOST_TICKS + 1);
             lose(c, a, why);
             continue;
         }
@@ -876,8 +876,8 @@ static void merge_next(struct coord *c)
     }
     if (c->pending_events) {
         for (uint32_t e = 0; e < c->pending_events->n_events; e++)
-            tick_add_event(t, c->pending_events->events[e].kind,
-                           c->pending_events->events[e].at_ms, c->pending_events->events[e].text);
+            tick_add_event(t, c->pending_events->events[e].kind, c->pending_events->events[e].at_ms,
+                           c->pending_events->events[e].text);
         tick_free(c->pending_events);
         c->pending_events = NULL;
     }
@@ -1005,8 +1005,8 @@ static void *run(void *arg)
         for (uint32_t i = 0; i < c->n; i++)
             fill_row(c, &c->agents[i], NULL, &t->agents[t->n_agents++]);
         for (uint32_t e = 0; e < c->pending_events->n_events; e++)
-            tick_add_event(t, c->pending_events->events[e].kind,
-                           c->pending_events->events[e].at_ms, c->pending_events->events[e].text);
+            tick_add_event(t, c->pending_events->events[e].kind, c->pending_events->events[e].at_ms,
+                           c->pending_events->events[e].text);
         chan_publish(c->p->chan, t);
     }
     chan_close(c->p->chan);

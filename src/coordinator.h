@@ -34,9 +34,9 @@ struct coord_params {
     size_t n_overrides;
     uint64_t seed;
     int start_ramp;
-    struct chan *chan;            /* merged ticks out, commands in */
-    struct board *board;          /* the probes' samples copied into merged ticks; may be NULL */
-    struct recording *recording;  /* each agent's ticks go here too; may be NULL */
+    struct chan *chan;           /* merged ticks out, commands in */
+    struct board *board;         /* the probes' samples copied into merged ticks; may be NULL */
+    struct recording *recording; /* each agent's ticks go here too; may be NULL */
 };
 
 /*

@@ -507,6 +507,6 @@ const struct opts_table cli_agent = {
 };
 
 const struct opts_table *const cli_commands[] = {
-    &cli_run,    &cli_demo,     &cli_replay, &cli_report, &cli_compare, &cli_check,
-    &cli_target, &cli_sessions, &cli_agent,  NULL,
+    &cli_run,   &cli_demo,   &cli_replay,   &cli_report, &cli_compare,
+    &cli_check, &cli_target, &cli_sessions, &cli_agent,  NULL,
 };

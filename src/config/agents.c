@@ -117,8 +117,7 @@ static int parse_weights(struct config_load_ctx *ctx, const struct config_key *k
     while ((rc = config__next_item(&s, item, sizeof(item))) != -ENOENT) {
         double w;
 
-        if (rc != 0 || config__parse_number(item, &w) != 0 || !(w > 0) || !isfinite(w) ||
-            w > 1e6) {
+        if (rc != 0 || config__parse_number(item, &w) != 0 || !(w > 0) || !isfinite(w) || w > 1e6) {
             snprintf(why, why_len, "expected positive numbers such as 1, 2, 1.5, got \"%s\"",
                      config__show(rc == 0 ? item : v->value, shown));
             return -EINVAL;

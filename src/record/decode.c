@@ -542,8 +542,7 @@ static int get_agents(struct ctx *c, json_t *o)
         if (off && !json_is_integer(off))
             return fail(c, "offset_us", "expected an integer");
         if (get_text(c, v, "name", g->name, sizeof(g->name)) ||
-            get_count(c, v, "completed", &g->completed) ||
-            get_count(c, v, "errors", &g->errors) ||
+            get_count(c, v, "completed", &g->completed) || get_count(c, v, "errors", &g->errors) ||
             get_count(c, v, "loop_lag_us", &g->loop_lag_us))
             return -EINVAL;
         g->is_lost = strcmp(state, "lost") == 0;

@@ -18,9 +18,9 @@
 #include "record/record.h"
 
 static const char *const type_names[WIRE__COUNT] = {
-    [WIRE_HELLO] = "hello",     [WIRE_CONFIG] = "config", [WIRE_READY] = "ready",
-    [WIRE_START] = "start",     [WIRE_TICK] = "tick",     [WIRE_COMMAND] = "command",
-    [WIRE_PING] = "ping",       [WIRE_PONG] = "pong",     [WIRE_ERROR] = "error",
+    [WIRE_HELLO] = "hello", [WIRE_CONFIG] = "config", [WIRE_READY] = "ready",
+    [WIRE_START] = "start", [WIRE_TICK] = "tick",     [WIRE_COMMAND] = "command",
+    [WIRE_PING] = "ping",   [WIRE_PONG] = "pong",     [WIRE_ERROR] = "error",
 };
 
 const char *wire_type_name(enum wire_type t)
@@ -54,8 +54,8 @@ static int put_config(json_t *o, const struct wire_msg *m)
     for (uint32_t i = 0; i < m->n_overrides && !bad; i++) {
         const struct wire_override *w = &m->overrides[i];
 
-        bad |= json_array_append_new(ov, json_pack("[ssss]", w->flag, w->section, w->key,
-                                                   w->value));
+        bad |=
+            json_array_append_new(ov, json_pack("[ssss]", w->flag, w->section, w->key, w->value));
     }
     bad |= json_object_set_new(o, "files", files);
     bad |= json_object_set_new(o, "overrides", ov);
@@ -197,8 +197,8 @@ static int get_overrides(json_t *a, struct wire_msg *m, char *why, size_t why_le
                 return fail(why, why_len, "config", "overrides",
                             "expected [flag, section, key, value] strings");
         }
-        m->overrides[i] = (struct wire_override){xstrdup(s[0]), xstrdup(s[1]), xstrdup(s[2]),
-                                                 xstrdup(s[3])};
+        m->overrides[i] =
+            (struct wire_override){xstrdup(s[0]), xstrdup(s[1]), xstrdup(s[2]), xstrdup(s[3])};
         m->n_overrides = (uint32_t)i + 1;
     }
     return 0;
@@ -268,8 +268,9 @@ int wire_decode(const char *line, size_t len, struct wire_msg *m, char *why, siz
     }
     if (t == WIRE__COUNT) {
         json_decref(o);
-        msg_set(why, why_len, "unknown message type (expected hello, config, ready, start, tick, "
-                              "command, ping, pong or error)");
+        msg_set(why, why_len,
+                "unknown message type (expected hello, config, ready, start, tick, "
+                "command, ping, pong or error)");
         return -EINVAL;
     }
     m->type = (enum wire_type)t;

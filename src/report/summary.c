@@ -358,9 +358,9 @@ static void add_partial(struct summary *s, const struct tick *t)
     s->spans[s->n_spans].lost[0] = '\0';
     for (uint32_t i = 0; i < t->n_agents; i++) {
         if (!t->agents[i].is_in && used + 2 < sizeof(s->spans[0].lost))
-            used += (size_t)snprintf(s->spans[s->n_spans].lost + used,
-                                     sizeof(s->spans[0].lost) - used, "%s%s", used ? ", " : "",
-                                     t->agents[i].name);
+            used +=
+                (size_t)snprintf(s->spans[s->n_spans].lost + used, sizeof(s->spans[0].lost) - used,
+                                 "%s%s", used ? ", " : "", t->agents[i].name);
         if (used >= sizeof(s->spans[0].lost))
             used = sizeof(s->spans[0].lost) - 1;
     }

@@ -39,8 +39,7 @@ static void compact(int cols, int rows, struct layout *out)
         out->r[PANEL_COMPACT] = rect(0, 0, 1, cols);
 }
 
-void ui__layout_compute(int cols, int rows, uint32_t n_kinds, uint32_t n_agents,
-                        struct layout *out)
+void ui__layout_compute(int cols, int rows, uint32_t n_kinds, uint32_t n_agents, struct layout *out)
 {
     int body, kinds = 0, agents = 0, extra, top, middle, left, right, y;
 

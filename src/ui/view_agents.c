@@ -25,10 +25,12 @@ static void agent_row(const struct view *v, int y, int x, int w, const struct ti
     if (cx >= x + w)
         return;
     cx += ui__draw_text(th, y, cx, x + w - cx, th->attr[a->is_lost ? ROLE_BAD : ROLE_GOOD],
-                        a->is_lost ? "lost" : a->is_in ? "ok  " : "late");
+                        a->is_lost ? "lost"
+                        : a->is_in ? "ok  "
+                                   : "late");
     if (a->is_lost || cx >= x + w)
         return;
-    ui__draw_fmt(th, y, cx, x + w - cx, th->attr[ROLE_VALUE], " %9s req/s", 
+    ui__draw_fmt(th, y, cx, x + w - cx, th->attr[ROLE_VALUE], " %9s req/s",
                  ui__fmt_rate(tick_per_s(a->completed, duration_us), rate, sizeof(rate)));
     cx += 16;
     if (cx >= x + w)

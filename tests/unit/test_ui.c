@@ -39,21 +39,21 @@ static void layout_panels_stay_inside_and_apart_at_every_size(void **state)
         for (int rows = 0; rows <= 90; rows += (cols % 7 == 0 ? 1 : 13)) {
             for (uint32_t kinds = 0; kinds <= 20; kinds += 10) {
                 for (uint32_t agents = 0; agents <= 16; agents += 3) {
-                struct layout l;
+                    struct layout l;
 
-                ui__layout_compute(cols, rows, kinds, agents, &l);
-                for (int p = 0; p < PANEL__COUNT; p++) {
-                    struct rect r = l.r[p];
+                    ui__layout_compute(cols, rows, kinds, agents, &l);
+                    for (int p = 0; p < PANEL__COUNT; p++) {
+                        struct rect r = l.r[p];
 
-                    if (!r.h || !r.w)
-                        continue;
-                    assert_true(r.x >= 0 && r.y >= 0 && r.h > 0 && r.w > 0);
-                    assert_true(r.x + r.w <= cols && r.y + r.h <= rows);
-                    for (int q = p + 1; q < PANEL__COUNT; q++) {
-                        if (l.r[q].h && l.r[q].w)
-                            assert_false(overlaps(r, l.r[q]));
+                        if (!r.h || !r.w)
+                            continue;
+                        assert_true(r.x >= 0 && r.y >= 0 && r.h > 0 && r.w > 0);
+                        assert_true(r.x + r.w <= cols && r.y + r.h <= rows);
+                        for (int q = p + 1; q < PANEL__COUNT; q++) {
+                            if (l.r[q].h && l.r[q].w)
+                                assert_false(overlaps(r, l.r[q]));
+                        }
                     }
-                }
                 }
             }
         }
