@@ -61,15 +61,20 @@ agents_of() {
     ps -o pid= --ppid "$coordinator" | tr -d ' ' | tr '\n' ' '
 }
 
-# agent_field FILE AGENT SEQ FIELD: a field of an agent's tick.
+# agent_field FILE SEQ FIELD AGENT...: a field of each agent's tick SEQ,
+# in the order the agents are named, on one line.
 agent_field() {
     python3 - "$@" <<'EOF'
 import json, sys
-path, agent, seq, field = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+path, seq, field, agents = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+got = {}
 for line in open(path):
+    if '"agent_tick"' not in line:
+        continue
     o = json.loads(line)
-    if o.get("type") == "agent_tick" and o["agent"] == agent and o["seq"] == seq:
-        print(o.get(field, 0))
+    if o["seq"] == seq:
+        got[o["agent"]] = o.get(field, 0)
+print(" ".join(str(got.get(a)) for a in agents))
 EOF
 }
 
@@ -98,7 +103,7 @@ p99=$("$brink" report --format json "$tmp/three.jsonl" | python3 -c 'import json
 holds "the merged p99 ($p99 us) is the p99 of the agents' union [$h_p99_lo, $h_p99_hi)" \
     "p >= lo - 1 && p <= hi" -v p="$p99" -v lo="$h_p99_lo" -v hi="$h_p99_hi"
 check "weights 2, 1, 1 split 8 users 4, 2, 2" "4 2 2" \
-    "$(agent_field "$tmp/three.jsonl" a1 0 target_concurrency) $(agent_field "$tmp/three.jsonl" a2 0 target_concurrency) $(agent_field "$tmp/three.jsonl" a3 0 target_concurrency)"
+    "$(agent_field "$tmp/three.jsonl" 0 target_concurrency a1 a2 a3)"
 check "the report says every tick was whole" 1 "$(grep -c '^agents: 3, every tick whole' "$tmp/three.out")"
 expect_run "report --agent of no such agent: exit 1, naming it" 1 "" \
     'brink: report: .*: no ticks of agent "zz"' -- "$brink" report --agent zz "$tmp/three.jsonl"
