@@ -378,9 +378,10 @@ struct config_ramp {
     enum config_ramp_action action;      /* default stop */
 };
 
-#define CONFIG_MAX_AGENTS 16     /* hosts of [agents] */
-#define CONFIG_AGENT_HOST_MAX 63 /* bytes of one [agents] host (with user@): a tick's agent name   \
-                                  */
+#define CONFIG_MAX_AGENTS 16 /* hosts of [agents] */
+#define CONFIG_AGENT_HOST_MAX                                                                      \
+    63 /* bytes of one [agents] host (with user@): a tick's agent name                             \
+        */
 
 /* [agents]: the load comes from brink agents started over ssh
  * (docs/agents.md). n_hosts 0: the run makes its own load. */
