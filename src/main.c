@@ -10,6 +10,7 @@
 
 #include "cli/opts.h"
 #include "cli/tables.h"
+#include "agent.h"
 #include "config/config.h"
 #include "core/msg.h"
 #include "demo.h"
@@ -36,7 +37,7 @@ static int cmd_check(int argc, char **argv);
 static const struct cmd commands[] = {
     {&cli_run, run_main, 0},       {&cli_demo, demo_main, 0},         {&cli_replay, replay_main, 1},
     {&cli_report, report_main, 1}, {&cli_compare, compare_main, 1},   {&cli_check, cmd_check, 0},
-    {&cli_target, target_main, 0}, {&cli_sessions, sessions_main, 0},
+    {&cli_target, target_main, 0}, {&cli_sessions, sessions_main, 0}, {&cli_agent, agent_main, 0},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

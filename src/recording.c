@@ -157,6 +157,12 @@ void recording_push(struct recording *r, const struct tick *t)
     }
 }
 
+void recording_push_agent(struct recording *r, const struct tick *t)
+{
+    if (r)
+        record_recorder_push(r->rec, t);
+}
+
 const char *recording_path(const struct recording *r)
 {
     return r ? r->path : NULL;

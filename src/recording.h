@@ -22,6 +22,9 @@ int recording_start(const struct config *c, const char *path, int is_off, char *
                     struct recording **out);
 /* Hands a copy of t to the recorder; never waits on the disk. r may be NULL. */
 void recording_push(struct recording *r, const struct tick *t);
+/* The same for an agent's own tick of a run with agents (t->agent set),
+ * from the coordinator's thread: only the recorder's queue is touched. */
+void recording_push_agent(struct recording *r, const struct tick *t);
 /* The file, or NULL when not recording. */
 const char *recording_path(const struct recording *r);
 /* "" while all is well, else what went wrong ("recording stopped: ..."),

@@ -78,6 +78,7 @@ struct reading {
     const char *const *paths;
     size_t n;
     int is_quiet;                          /* a second pass: the notices were given */
+    const char *agent;                     /* --agent NAME: that agent's ticks; NULL: the run's */
     struct record_reader *r[MAX_SESSIONS]; /* NULL once its file ended */
     uint64_t n_ticks[MAX_SESSIONS];        /* ticks read from each */
     struct tick_merge *merge;              /* NULL: one file, its ticks as they are */
@@ -136,6 +137,8 @@ static int reading_open(struct reading *rd, int merge)
             print_open_error(err);
             return rc;
         }
+        if (rd->agent)
+            record_read_agent(rd->r[i], rd->agent);
     }
     rd->merge = merge ? tick_merge_new() : NULL;
     return 0;
@@ -219,9 +222,10 @@ struct tick_formats {
  * not NULL), merged when merge is set; fail_on (may be NULL) stands for the
  * first session's recorded thresholds. */
 static int read_session(const char *cmd, const char *const *paths, size_t n, int merge,
-                        const char *fail_on, struct session *s, const struct tick_formats *tf)
+                        const char *agent, const char *fail_on, struct session *s,
+                        const struct tick_formats *tf)
 {
-    struct reading rd = {.cmd = cmd, .paths = paths, .n = n};
+    struct reading rd = {.cmd = cmd, .paths = paths, .n = n, .agent = agent};
     struct tick *t;
     int rc = reading_open(&rd, merge);
 
@@ -268,9 +272,9 @@ static void free_session(struct session *s)
 /* Reads paths[0..n) once more (merged as read_session did) into the HTML
  * page's curves; the first pass counted the ticks and gave the notices. */
 static int read_html(const char *cmd, const char *const *paths, size_t n, int merge,
-                     struct session *s)
+                     const char *agent, struct session *s)
 {
-    struct reading rd = {.cmd = cmd, .paths = paths, .n = n, .is_quiet = 1};
+    struct reading rd = {.cmd = cmd, .paths = paths, .n = n, .is_quiet = 1, .agent = agent};
     struct tick *t;
     int rc = reading_open(&rd, merge);
 
@@ -342,6 +346,7 @@ struct report_args {
     const char *fail_on; /* NULL: the recorded thresholds */
     const char *output;  /* -o FILE; NULL: stdout */
     int merge;           /* --merge */
+    const char *agent;   /* --agent NAME */
 };
 
 /* FILEs, --format, -o, --fail-on and --merge; returns 0 or the usage
@@ -361,6 +366,8 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
             a->fail_on = it.value;
         } else if (it.id == CLI_REPORT_MERGE) {
             a->merge = 1;
+        } else if (it.id == CLI_REPORT_AGENT) {
+            a->agent = it.value;
         } else if (it.id == CLI_REPORT_OUTPUT) {
             a->output = it.value;
         } else if (it.id == CLI_REPORT_FORMAT) {
@@ -458,9 +465,19 @@ int report_main(int argc, char **argv)
         tf.csv = format_csv_new(out);
     if (a.format == FMT_HLOG)
         tf.hlog = format_hlog_new(out);
-    rc = read_session("report", a.paths, a.n, a.merge, a.fail_on, &s, &tf);
+    rc = read_session("report", a.paths, a.n, a.merge, a.agent, a.fail_on, &s, &tf);
+    if (rc == 0 && a.agent && s.n_ticks == 0) {
+        char shown[256], name[128];
+
+        msg_print(stderr,
+                  "brink: report: %s: no ticks of agent \"%s\" (expected a host of the run's "
+                  "[agents] hosts)",
+                  msg_show(a.paths[0], shown, sizeof(shown)),
+                  msg_show(a.agent, name, sizeof(name)));
+        rc = -ENOENT;
+    }
     if (rc == 0 && a.format == FMT_HTML)
-        rc = read_html("report", a.paths, a.n, a.merge, &s);
+        rc = read_html("report", a.paths, a.n, a.merge, a.agent, &s);
     default_label(a.paths[0], label, sizeof(label));
     if (rc == 0)
         rc = print(a.format, &s, label, out, &n_failed);
@@ -565,9 +582,9 @@ int compare_main(int argc, char **argv)
     if (!out)
         return BRINK_EXIT_RUNTIME;
     for (size_t i = 0; i < a.n && rc == 0; i++) {
-        rc = read_session("compare", &a.paths[i], 1, 0, NULL, &s[i], NULL);
+        rc = read_session("compare", &a.paths[i], 1, 0, NULL, NULL, &s[i], NULL);
         if (rc == 0 && a.is_html)
-            rc = read_html("compare", &a.paths[i], 1, 0, &s[i]);
+            rc = read_html("compare", &a.paths[i], 1, 0, NULL, &s[i]);
         tables[i] = s[i].steps;
         if (i >= a.n_labels) {
             default_label(a.paths[i], names[i], sizeof(names[i]));

@@ -20,6 +20,7 @@
 #include "core/redact.h"
 #include "core/stopper.h"
 #include "core/tick.h"
+#include "coordinator.h"
 #include "core/units.h"
 #include "core/xalloc.h"
 #include "engine/engine.h"
@@ -60,6 +61,7 @@ static const struct run_key {
     {CLI_RUN_BODY_FILE, "request", "body"},     /* @FILE */
     {CLI_RUN_CONTENT_TYPE, "target", "header"}, /* Content-Type: TYPE */
     {CLI_RUN_INSECURE, "target", "insecure"},   /* yes */
+    {CLI_RUN_AGENTS, "agents", "hosts"},
 };
 
 /* Without a console nobody can press q: a run that sets no end of its own
@@ -416,14 +418,24 @@ static int front_end(const struct run_args *a, const struct config *c, struct ch
 struct run_threads {
     struct board *board;
     struct probes *probes;
-    struct engine *engine;
+    struct engine *engine; /* the load made here, or */
+    struct coord *coord;   /* by agents ([agents] hosts) */
 };
 
 /* Probes first, so a probe that cannot start leaves no load running. Returns
  * 0 or the exit status (the reason printed). */
 static int start_threads(const struct run_args *a, const struct config *c, struct chan *ch,
-                         struct run_threads *th)
+                         struct recording *rec, struct run_threads *th)
 {
+    struct coord_params cp = {.config = c,
+                              .config_path = a->config_path,
+                              .overrides = a->overrides,
+                              .n_overrides = a->n_overrides,
+                              .seed = a->seed,
+                              .start_ramp = a->is_ramp,
+                              .chan = ch,
+                              .board = th->board,
+                              .recording = rec};
     struct probes_params pp = {
         .config = c, .board = th->board, .start_ns = clock_now_ns(), .allow_commands = 1};
     struct engine_params ep = {.config = c,
@@ -440,7 +452,16 @@ static int start_threads(const struct run_args *a, const struct config *c, struc
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     rc = probes_start(&pp, err, sizeof(err), &th->probes);
-    if (rc == 0) {
+    if (rc == 0 && c->agents.n_hosts) {
+        rc = coord_start(&cp, err, sizeof(err), &th->coord);
+        if (rc != 0) {
+            probes_stop(th->probes);
+            th->probes = NULL;
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            msg_print(stderr, "%s", err);
+            return rc;
+        }
+    } else if (rc == 0) {
         rc = engine_start(&ep, err, sizeof(err), &th->engine);
         if (rc != 0) {
             probes_stop(th->probes);
@@ -506,7 +527,7 @@ static int run_load(const struct run_args *a, const struct config *c)
     }
     rc = start_metrics(a, &k);
     if (rc == 0)
-        rc = start_threads(a, c, ch, &th);
+        rc = start_threads(a, c, ch, k.recording, &th);
     if (rc != 0) {
         recording_discard(k.recording);
         metrics_stop(k.metrics);
@@ -520,10 +541,14 @@ static int run_load(const struct run_args *a, const struct config *c)
         recording_stop(k.recording, 0, "the engine did not stop");
         format_final(k.summary, k.steps, stdout);
         metrics_stop(k.metrics);
+        coord_free(th.coord);
         return BRINK_EXIT_RUNTIME;
     }
     probes_stop(th.probes);
-    engine_join(th.engine);
+    if (th.coord)
+        coord_join(th.coord);
+    else
+        engine_join(th.engine);
     if (chan_dropped(ch))
         msg_print(stderr, "brink: run: %llu ticks were dropped before they were shown",
                   (unsigned long long)chan_dropped(ch));
@@ -537,6 +562,7 @@ static int run_load(const struct run_args *a, const struct config *c)
     fflush(stdout);
     stop_metrics(a, k.metrics);
     engine_free(th.engine);
+    coord_free(th.coord);
 out_free:
     board_free(th.board);
     summary_free(k.summary);

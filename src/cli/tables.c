@@ -183,6 +183,18 @@ static const struct opts_option run_load_options[] = {
     {0},
 };
 
+/* brink run only: the load comes from agents on other machines. */
+static const struct opts_option run_agent_options[] = {
+    {.name = "--agents",
+     .arg = OPTS_VALUE,
+     .value_name = "HOST[,HOST...]",
+     .id = CLI_RUN_AGENTS,
+     .help = "[agents] hosts: start brink agent on each host over\n"
+             "ssh, split the load between them and merge their ticks\n"
+             "(docs/agents.md)"},
+    {0},
+};
+
 static const char console_keys[] =
     "Console keys: + and - step, ] and [ double and halve, = an exact\n"
     "concurrency, p pause/resume, d drop N connections, m mark, o closed/open\n"
@@ -216,7 +228,7 @@ const struct opts_table cli_run = {
             "  brink run -c 50 -n 2000 -m POST -H 'X-A: 1' -d @body.json URL\n",
     .after = console_keys,
     .status = status_text,
-    .groups = {run_target_options, run_request_options, run_load_options},
+    .groups = {run_target_options, run_request_options, run_load_options, run_agent_options},
 };
 
 static const struct opts_option demo_options[] = {
@@ -298,6 +310,13 @@ static const struct opts_option report_options[] = {
      .id = CLI_REPORT_MERGE,
      .help = "read every FILE (sessions recorded apart, at the same\n"
              "time) as one run: their ticks merged second by second"},
+    {.name = "--agent",
+     .arg = OPTS_VALUE,
+     .value_name = "NAME",
+     .id = CLI_REPORT_AGENT,
+     .excludes = CLI_REPORT_MERGE,
+     .help = "the figures of one agent of a run with agents (its\n"
+             "host as [agents] hosts names it) instead of the merge"},
     {0},
 };
 
@@ -473,7 +492,21 @@ const struct opts_table cli_sessions = {
     .groups = {no_options},
 };
 
+const struct opts_table cli_agent = {
+    .name = "agent",
+    .synopsis = "",
+    .summary = "make load for a coordinator (brink run --agents) over stdin and stdout",
+    .text = "Speaks the agent protocol (docs/agents.md) on its standard input and\n"
+            "output: hello with the protocol version, the experiment (its text and the\n"
+            "files it names) in, ready, start, then ticks with their histograms out and\n"
+            "the console's commands in. A coordinator starts it over ssh; it is not\n"
+            "meant to be run by hand. It stops the load and exits when its input\n"
+            "closes or the coordinator has been silent for 5 s.\n",
+    .status = status_text,
+    .groups = {no_options},
+};
+
 const struct opts_table *const cli_commands[] = {
     &cli_run,   &cli_demo,   &cli_replay,   &cli_report, &cli_compare,
-    &cli_check, &cli_target, &cli_sessions, NULL,
+    &cli_check, &cli_target, &cli_sessions, &cli_agent,  NULL,
 };

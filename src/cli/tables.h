@@ -39,6 +39,7 @@ enum cli_run_id {
     CLI_RUN_BODY_FILE,
     CLI_RUN_CONTENT_TYPE,
     CLI_RUN_INSECURE,
+    CLI_RUN_AGENTS,
 };
 
 enum cli_replay_id { CLI_REPLAY_HEADLESS = 1 };
@@ -46,7 +47,8 @@ enum cli_report_id {
     CLI_REPORT_FORMAT = 1,
     CLI_REPORT_FAIL_ON,
     CLI_REPORT_MERGE,
-    CLI_REPORT_OUTPUT
+    CLI_REPORT_OUTPUT,
+    CLI_REPORT_AGENT
 };
 enum cli_compare_id { CLI_COMPARE_LABEL = 1, CLI_COMPARE_FORMAT, CLI_COMPARE_OUTPUT };
 enum cli_target_id {
@@ -68,6 +70,7 @@ extern const struct opts_table cli_compare;
 extern const struct opts_table cli_check;
 extern const struct opts_table cli_target;
 extern const struct opts_table cli_sessions;
+extern const struct opts_table cli_agent;
 
 /* Every command's table, in the order brink --help lists them; NULL after
  * the last. */

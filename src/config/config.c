@@ -40,6 +40,7 @@ void config_init(struct config *c)
     config__apply_defaults(SECTION_RAMP, &c->ramp);
     config__apply_defaults(SECTION_THRESHOLDS, &c->thresholds);
     config__apply_defaults(SECTION_SCENARIO, &c->scenario);
+    config__apply_defaults(SECTION_AGENTS, &c->agents);
 }
 
 static void free_str(struct config_str *s)
@@ -92,6 +93,8 @@ void config_free(struct config *c)
         free_str(&p->command);
     }
     free_str(&c->record.dir);
+    free_str(&c->agents.ssh);
+    free_str(&c->agents.brink);
     config_init(c);
 }
 
@@ -105,6 +108,7 @@ static void *base_of(struct config *c, enum config_section_kind kind, uint32_t i
     case SECTION_RAMP: return &c->ramp;
     case SECTION_THRESHOLDS: return &c->thresholds;
     case SECTION_SCENARIO: return &c->scenario;
+    case SECTION_AGENTS: return &c->agents;
     case SECTION_REQUEST: return &c->requests[index];
     case SECTION_PROBE: return &c->probes[index];
     case SECTION_NONE: break;
@@ -430,6 +434,7 @@ static int load(struct config *c, const char *name, FILE *in, const char *text,
         config__resolve_probes(&ctx);
         config__resolve_ramp(&ctx);
         config__resolve_thresholds(&ctx);
+        config__resolve_agents(&ctx);
         check_load(&ctx);
         check_target(&ctx);
         check_sigv4(&ctx);

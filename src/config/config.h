@@ -106,6 +106,13 @@ enum config_ramp_key {
 enum config_thresholds_key { CONFIG_THRESHOLDS_FAIL_ON, CONFIG_THRESHOLDS_KEYS };
 
 enum config_scenario_key { CONFIG_SCENARIO_SCRIPT, CONFIG_SCENARIO_KEYS };
+enum config_agents_key {
+    CONFIG_AGENTS_HOSTS,
+    CONFIG_AGENTS_SSH,
+    CONFIG_AGENTS_BRINK,
+    CONFIG_AGENTS_WEIGHTS,
+    CONFIG_AGENTS_KEYS
+};
 
 enum config_probe_key {
     CONFIG_PROBE_TYPE,
@@ -371,6 +378,29 @@ struct config_ramp {
     enum config_ramp_action action;      /* default stop */
 };
 
+#define CONFIG_MAX_AGENTS 16 /* hosts of [agents] */
+#define CONFIG_AGENT_HOST_MAX                                                                      \
+    63 /* bytes of one [agents] host (with user@): a tick's agent name                             \
+        */
+
+/* [agents]: the load comes from brink agents started over ssh
+ * (docs/agents.md). n_hosts 0: the run makes its own load. */
+struct config_agents {
+    uint32_t line;
+    uint32_t key_line[CONFIG_AGENTS_KEYS];
+    uint32_t n_hosts;
+    char hosts[CONFIG_MAX_AGENTS][CONFIG_AGENT_HOST_MAX + 1];
+    struct config_str ssh;   /* the command before HOST; default "ssh -o BatchMode=yes" */
+    struct config_str brink; /* the remote brink; default "brink" */
+    uint32_t n_weights;      /* 0: equal shares; else one per host */
+    double weights[CONFIG_MAX_AGENTS];
+};
+
+/* Splits a hosts list ("a, b,c") into c->hosts; -EINVAL with why when a
+ * name is empty, too long, repeated or not [A-Za-z0-9_.:@[]-], or there are
+ * more than CONFIG_MAX_AGENTS. */
+int config_agents_set_hosts(struct config_agents *a, const char *list, char *why, size_t why_len);
+
 /* [scenario]: the requests come from a Lua script (docs/scenarios.md). */
 struct config_scenario {
     uint32_t line;
@@ -390,6 +420,7 @@ struct config {
     struct config_ramp ramp;
     struct config_thresholds thresholds;
     struct config_scenario scenario;
+    struct config_agents agents;
 };
 
 /* Splits a connect_to line into r; -EINVAL, with why, when it is not

@@ -25,6 +25,7 @@ static const struct section_def {
     {"request", SECTION_REQUEST, 1},       {"record", SECTION_RECORD, 0},
     {"probe", SECTION_PROBE, 1},           {"ramp", SECTION_RAMP, 0},
     {"thresholds", SECTION_THRESHOLDS, 0}, {"scenario", SECTION_SCENARIO, 0},
+    {"agents", SECTION_AGENTS, 0},
 };
 
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
@@ -53,6 +54,8 @@ static struct section_slot slot_of(struct config *c, enum config_section_kind ki
         return (struct section_slot){&c->thresholds, &c->thresholds.line, c->thresholds.key_line};
     case SECTION_SCENARIO:
         return (struct section_slot){&c->scenario, &c->scenario.line, c->scenario.key_line};
+    case SECTION_AGENTS:
+        return (struct section_slot){&c->agents, &c->agents.line, c->agents.key_line};
     case SECTION_REQUEST: return (struct section_slot){r, &r->line, r->key_line};
     case SECTION_PROBE: return (struct section_slot){p, &p->line, p->key_line};
     case SECTION_NONE: break;

@@ -31,6 +31,7 @@ enum config_section_kind {
     SECTION_RAMP,
     SECTION_THRESHOLDS,
     SECTION_SCENARIO,
+    SECTION_AGENTS,
 };
 
 struct config_key;
@@ -97,6 +98,11 @@ extern const struct config_type config__probe_type, config__probe_url, config__p
 /* Value types of [ramp] keys, defined in ramp.c. */
 extern const struct config_type config__ramp_steps, config__ramp_count, config__ramp_work,
     config__ramp_hold, config__growth, config__rules;
+
+/* Value types of [agents] keys, defined in agents.c. */
+extern const struct config_type config__agent_hosts, config__agent_command, config__agent_weights;
+/* The checks of [agents] that need the whole file (weights per host). */
+void config__resolve_agents(struct config_load_ctx *ctx);
 
 /* Value types of [target]'s connection keys, defined in network.c. */
 extern const struct config_type config__file, config__host_name, config__route, config__socket_path,

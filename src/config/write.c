@@ -91,6 +91,10 @@ int config_write(const struct config *c, FILE *out)
         fprintf(out, "\n[scenario]\n");
         write_section(SECTION_SCENARIO, &c->scenario, out);
     }
+    if (c->agents.n_hosts) {
+        fprintf(out, "\n[agents]\n");
+        write_section(SECTION_AGENTS, &c->agents, out);
+    }
     fprintf(out, "\n[record]\n");
     write_section(SECTION_RECORD, &c->record, out);
     if (fflush(out) != 0 || ferror(out))

@@ -30,7 +30,17 @@ int tick_schedule_kept(const struct tick *t)
 int tick_is_bounded(const struct tick *t)
 {
     return t->n_kinds <= TICK_MAX_KINDS && t->n_status <= TICK_MAX_STATUS &&
-           t->n_probes <= TICK_MAX_PROBES && t->n_events <= TICK_MAX_EVENTS;
+           t->n_probes <= TICK_MAX_PROBES && t->n_events <= TICK_MAX_EVENTS &&
+           t->n_agents <= TICK_MAX_AGENTS;
+}
+
+int tick_is_partial(const struct tick *t)
+{
+    for (uint32_t i = 0; i < t->n_agents; i++) {
+        if (!t->agents[i].is_in)
+            return 1;
+    }
+    return 0;
 }
 
 void tick_free(struct tick *t)

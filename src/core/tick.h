@@ -31,6 +31,7 @@ struct hist;
 #define TICK_NAME_MAX 64   /* request kind and probe names */
 #define TICK_TEXT_MAX 160  /* event texts and error messages */
 #define TICK_NPCT 4        /* percentiles precomputed: see tick_pcts */
+#define TICK_MAX_AGENTS 16 /* agents of a coordinated run (config's CONFIG_MAX_AGENTS) */
 /* Open model: a start this much behind its intended time means the schedule
  * was not kept (timers and the loop account for a few ms). */
 #define TICK_SCHED_SLACK_US 10000
@@ -181,6 +182,18 @@ struct tick_health {
     uint32_t fds_limit;
 };
 
+/* One agent of a coordinated run, as the merged tick of an interval saw
+ * it (docs/agents.md). */
+struct tick_agent {
+    char name[TICK_NAME_MAX]; /* its host, as [agents] hosts names it (raw) */
+    int is_lost;              /* died, hung or lost its link: out of the run */
+    int is_in;                /* its tick of this interval is in the merge */
+    uint64_t completed;       /* its requests completed in the interval */
+    uint64_t errors;          /* of which failed */
+    uint64_t loop_lag_us;     /* its worst event-loop lag */
+    int64_t offset_us;        /* its clock minus the coordinator's, from round trips */
+};
+
 struct tick {
     uint64_t seq;         /* 0, 1, 2, ... in a run */
     int is_restart;       /* a replay jumped here: sinks keeping a history start again */
@@ -236,6 +249,12 @@ struct tick {
     struct tick_kind send_lag; /* name "send_lag" */
     /* Where the time goes, by enum tick_phase; each with its histogram. */
     struct tick_phase_stats phases[PHASE__COUNT];
+    /* A coordinated run (docs/agents.md): an agent's own tick names it in
+     * agent (else ""); a merged tick has one row per agent. The tick is
+     * partial when a row is not is_in. */
+    char agent[TICK_NAME_MAX];
+    uint32_t n_agents;
+    struct tick_agent agents[TICK_MAX_AGENTS];
     size_t data_cap;      /* bytes available in data */
     size_t data_len;      /* bytes used in data */
     unsigned char data[]; /* encoded histograms, see hist_encode */
@@ -275,6 +294,9 @@ void tick_status_add(struct tick_status *table, uint32_t *n_used, uint64_t *othe
 /* Appends an event with text (copied, cut to TICK_TEXT_MAX - 1 bytes at a
  * UTF-8 boundary); counts it in events_dropped when the tick is full. */
 void tick_add_event(struct tick *t, enum event_kind kind, uint64_t at_ms, const char *text);
+
+/* Whether some agent's tick is missing from the merged tick t. */
+int tick_is_partial(const struct tick *t);
 
 /* Whether t kept its schedule: always for a closed interval; for an open one,
  * no request waited for the in-flight cap and none started more than

@@ -518,6 +518,41 @@ static int get_phases(struct ctx *c, json_t *o)
     return 0;
 }
 
+/* A merged tick's agents, and an agent's tick's name (docs/agents.md). */
+static int get_agents(struct ctx *c, json_t *o)
+{
+    struct tick *t = c->t;
+    json_t *a, *v, *off;
+    size_t i;
+
+    if (get_text(c, o, "agent", t->agent, sizeof(t->agent)) ||
+        get_table(c, o, "agents", TICK_MAX_AGENTS, &a))
+        return -EINVAL;
+    json_array_foreach(a, i, v)
+    {
+        struct tick_agent *g = &t->agents[i];
+        const char *state;
+
+        if (!json_is_object(v))
+            return fail(c, "agents", "expected objects");
+        state = json_string_value(json_object_get(v, "state"));
+        off = json_object_get(v, "offset_us");
+        if (!state || (strcmp(state, "ok") != 0 && strcmp(state, "lost") != 0))
+            return fail(c, "agents", "expected a state ok or lost");
+        if (off && !json_is_integer(off))
+            return fail(c, "offset_us", "expected an integer");
+        if (get_text(c, v, "name", g->name, sizeof(g->name)) ||
+            get_count(c, v, "completed", &g->completed) || get_count(c, v, "errors", &g->errors) ||
+            get_count(c, v, "loop_lag_us", &g->loop_lag_us))
+            return -EINVAL;
+        g->is_lost = strcmp(state, "lost") == 0;
+        g->is_in = json_is_true(json_object_get(v, "in"));
+        g->offset_us = off ? (int64_t)json_integer_value(off) : 0;
+        t->n_agents = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
 int record__tick_from_json(json_t *obj, struct tick **out, char *why, size_t why_len)
 {
     struct ctx c = {.why = why, .why_len = why_len};
@@ -541,6 +576,8 @@ int record__tick_from_json(json_t *obj, struct tick **out, char *why, size_t why
         rc = get_failed(&c, obj);
     if (rc == 0)
         rc = get_phases(&c, obj);
+    if (rc == 0)
+        rc = get_agents(&c, obj);
     if (rc == 0) {
         /* The fields are final: move them to a tick with room for the data. */
         *out = tick_new(c.data_len);

@@ -335,6 +335,30 @@ static json_t *health_json(const struct tick_health *h)
     return bad ? (json_decref(o), NULL) : o;
 }
 
+/* A merged tick's agents (docs/agents.md). */
+static json_t *agents_json(const struct tick *t)
+{
+    json_t *a = json_array();
+    int bad = !a;
+
+    for (uint32_t i = 0; i < t->n_agents; i++) {
+        const struct tick_agent *g = &t->agents[i];
+        json_t *o = json_object();
+
+        bad |= !o;
+        bad |= json_object_set_new(o, "name", json_string(g->name));
+        bad |= json_object_set_new(o, "state", json_string(g->is_lost ? "lost" : "ok"));
+        if (g->is_in)
+            bad |= json_object_set_new(o, "in", json_true());
+        bad |= put_nonzero(o, "completed", g->completed);
+        bad |= put_nonzero(o, "errors", g->errors);
+        bad |= put_nonzero(o, "loop_lag_us", g->loop_lag_us);
+        bad |= json_object_set_new(o, "offset_us", json_integer(g->offset_us));
+        bad |= json_array_append_new(a, o);
+    }
+    return bad ? (json_decref(a), NULL) : a;
+}
+
 /* The ramp plan's state (written only while a plan runs or ends a step). */
 static json_t *plan_json(const struct tick_plan *p)
 {
@@ -378,7 +402,9 @@ json_t *record__tick_to_json(const struct tick *t)
     int bad = !o;
 
     assert(tick_is_bounded(t));
-    bad |= json_object_set_new(o, "type", json_string("tick"));
+    bad |= json_object_set_new(o, "type", json_string(t->agent[0] ? "agent_tick" : "tick"));
+    if (t->agent[0])
+        bad |= json_object_set_new(o, "agent", json_string(t->agent));
     bad |= json_object_set_new(o, "seq", record__json_count(t->seq));
     bad |= json_object_set_new(o, "start_us", record__json_count(t->start_us));
     bad |= json_object_set_new(o, "duration_us", record__json_count(t->duration_us));
@@ -412,6 +438,7 @@ json_t *record__tick_to_json(const struct tick *t)
         bad |= json_object_set_new(o, "plan", plan_json(&t->plan));
     bad |= put_open(o, t);
     bad |= put_nonempty(o, "phases", phases_json(t));
+    bad |= put_nonempty(o, "agents", agents_json(t));
     if (bad) {
         json_decref(o);
         return NULL;

@@ -38,6 +38,7 @@ struct record_reader {
     struct record_trailer trailer;
     struct record_end end;
     char name[NAME_MAX_LEN];
+    char agent[TICK_NAME_MAX]; /* "": the run's ticks; else this agent's */
 };
 
 static void notice(struct record_reader *r, uint64_t line, const char *fmt, ...)
@@ -320,8 +321,15 @@ int record_read_next(struct record_reader *r, struct tick **out)
                 r->end.is_cut = 1;
             continue;
         }
-        if (strcmp(type, "tick") == 0) {
-            int rc = record__tick_from_json(o, out, why, sizeof(why));
+        if (strcmp(type, r->agent[0] ? "agent_tick" : "tick") == 0) {
+            const char *agent = json_string_value(json_object_get(o, "agent"));
+            int rc;
+
+            if (r->agent[0] && (!agent || strcmp(agent, r->agent) != 0)) {
+                json_decref(o);
+                continue;
+            }
+            rc = record__tick_from_json(o, out, why, sizeof(why));
 
             json_decref(o);
             if (rc == 0) {
@@ -354,6 +362,11 @@ const struct record_trailer *record_read_trailer(const struct record_reader *r)
 void record_read_end(const struct record_reader *r, struct record_end *out)
 {
     *out = r->end;
+}
+
+void record_read_agent(struct record_reader *r, const char *agent)
+{
+    snprintf(r->agent, sizeof(r->agent), "%s", agent);
 }
 
 void record_read_close(struct record_reader *r)

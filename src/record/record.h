@@ -195,6 +195,11 @@ const struct record_header *record_read_header(const struct record_reader *r);
  */
 int record_read_next(struct record_reader *r, struct tick **out);
 
+/* From now on record_read_next returns the ticks agent recorded in a
+ * coordinated run (lines "agent_tick", docs/agents.md) instead of the
+ * run's merged ticks. */
+void record_read_agent(struct record_reader *r, const char *agent);
+
 /* The trailer, or NULL when none was read (yet). */
 const struct record_trailer *record_read_trailer(const struct record_reader *r);
 void record_read_end(const struct record_reader *r, struct record_end *out);

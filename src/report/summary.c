@@ -93,7 +93,20 @@ struct summary {
     uint32_t n_probes;
     struct probe_totals probes[TICK_MAX_PROBES];
     struct hist *scratch; /* one decoded interval histogram */
+    /* A run with agents: how many, and the ticks some agent was missing
+     * from, as spans of ticks (the first SUMMARY_MAX_SPANS). */
+    uint32_t n_agents;
+    uint64_t partial_ticks;
+    uint32_t n_spans;
+    struct {
+        uint64_t from_us, to_us; /* the first tick's start, the last one's end */
+        uint64_t last_seq;
+        char lost[TICK_TEXT_MAX]; /* the agents missing at its first tick */
+    } spans[8];
+    uint64_t spans_more;
 };
+
+#define SUMMARY_MAX_SPANS 8
 
 struct summary *summary_new(void)
 {
@@ -320,6 +333,40 @@ static int add_phases(struct summary *s, const struct tick *t)
     return rc;
 }
 
+/* A merged tick that missed an agent's: the partial spans. */
+static void add_partial(struct summary *s, const struct tick *t)
+{
+    size_t used = 0;
+
+    if (t->n_agents > s->n_agents)
+        s->n_agents = t->n_agents;
+    if (!tick_is_partial(t))
+        return;
+    s->partial_ticks++;
+    if (s->n_spans && s->spans[s->n_spans - 1].last_seq + 1 == t->seq) {
+        s->spans[s->n_spans - 1].last_seq = t->seq;
+        s->spans[s->n_spans - 1].to_us = t->start_us + t->duration_us;
+        return;
+    }
+    if (s->n_spans == SUMMARY_MAX_SPANS) {
+        s->spans_more++;
+        return;
+    }
+    s->spans[s->n_spans].from_us = t->start_us;
+    s->spans[s->n_spans].to_us = t->start_us + t->duration_us;
+    s->spans[s->n_spans].last_seq = t->seq;
+    s->spans[s->n_spans].lost[0] = '\0';
+    for (uint32_t i = 0; i < t->n_agents; i++) {
+        if (!t->agents[i].is_in && used + 2 < sizeof(s->spans[0].lost))
+            used +=
+                (size_t)snprintf(s->spans[s->n_spans].lost + used, sizeof(s->spans[0].lost) - used,
+                                 "%s%s", used ? ", " : "", t->agents[i].name);
+        if (used >= sizeof(s->spans[0].lost))
+            used = sizeof(s->spans[0].lost) - 1;
+    }
+    s->n_spans++;
+}
+
 int summary_add_tick(struct summary *s, const struct tick *t)
 {
     uint32_t n_kinds = t->n_kinds;
@@ -337,6 +384,7 @@ int summary_add_tick(struct summary *s, const struct tick *t)
         rc = -EINVAL;
     add_schedule(s, t);
     add_run_figures(s, t);
+    add_partial(s, t);
     if (add_phases(s, t) != 0)
         rc = -EINVAL;
     for (uint32_t i = 0; i < n_kinds; i++) {
@@ -661,6 +709,27 @@ static void print_probes(FILE *out, const struct summary *s)
     }
 }
 
+static void print_agents(FILE *out, const struct summary *s)
+{
+    char n[NUM_MAX], from[UNITS_FMT_MAX], to[UNITS_FMT_MAX], who[MESSAGE_SHOWN_MAX];
+
+    if (s->n_agents == 0)
+        return;
+    if (s->partial_ticks == 0) {
+        fprintf(out, "agents: %u, every tick whole\n", s->n_agents);
+        return;
+    }
+    fprintf(out, "agents: %u; partial ticks (an agent's figures missing): %s\n", s->n_agents,
+            report__fmt_grouped(s->partial_ticks, n));
+    for (uint32_t i = 0; i < s->n_spans; i++)
+        fprintf(out, "  %s to %s without %s\n",
+                units_format_duration(s->spans[i].from_us, from, sizeof(from)),
+                units_format_duration(s->spans[i].to_us, to, sizeof(to)),
+                report__shown(s->spans[i].lost, sizeof(s->spans[i].lost), who, sizeof(who)));
+    if (s->spans_more)
+        fprintf(out, "  and %s more spans\n", report__fmt_grouped(s->spans_more, n));
+}
+
 static void print_kinds(FILE *out, const struct summary *s)
 {
     char name[NAME_SHOWN_MAX], n[NUM_MAX];
@@ -706,6 +775,7 @@ int summary_print(const struct summary *s, FILE *out)
                 s->marks_dropped, TICK_MAX_PROBES);
     print_phases(out, s);
     print_probes(out, s);
+    print_agents(out, s);
     print_events(out, s);
     print_kinds(out, s);
     if (fflush(out) != 0 || ferror(out))

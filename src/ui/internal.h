@@ -113,7 +113,8 @@ enum panel {
     PANEL_LATENCY,
     PANEL_ERRORS,
     PANEL_COUNTERS,
-    PANEL_KINDS, /* per request kind, when there are several and room */
+    PANEL_KINDS,  /* per request kind, when there are several and room */
+    PANEL_AGENTS, /* one row per agent, in a run with agents */
     PANEL_EVENTS,
     PANEL_KEYS,
     PANEL_COMPACT, /* the one line shown below the minimum size */
@@ -126,10 +127,12 @@ struct layout {
 };
 
 /* Lays out a cols x rows screen (any size, 0 included); n_kinds is the
- * number of request kinds (a kinds panel needs 2 or more). Below
+ * number of request kinds (a kinds panel needs 2 or more), n_agents that
+ * of agents (0: no agents panel). Below
  * LAYOUT_MIN_COLS x LAYOUT_MIN_ROWS only PANEL_COMPACT is set (row 0, full
  * width, when there is a row). Panels never overlap or leave the screen. */
-void ui__layout_compute(int cols, int rows, uint32_t n_kinds, struct layout *out);
+void ui__layout_compute(int cols, int rows, uint32_t n_kinds, uint32_t n_agents,
+                        struct layout *out);
 
 /* ---- keymap.c: keys to actions, as a table ---- */
 
@@ -304,6 +307,7 @@ void ui__view_phases(const struct view *v, struct rect r);
 void ui__view_errors(const struct view *v, struct rect r);
 void ui__view_counters(const struct view *v, struct rect r);
 void ui__view_kinds(const struct view *v, struct rect r);
+void ui__view_agents(const struct view *v, struct rect r);
 void ui__view_events(const struct view *v, struct rect r);
 void ui__view_steps(const struct view *v, struct rect r);
 void ui__view_keys(const struct view *v, struct rect r);

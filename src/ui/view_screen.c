@@ -87,12 +87,13 @@ void ui__view_screen(const struct view *v, int cols, int rows)
         [PANEL_LATENCY] = ui__view_latency,   [PANEL_ERRORS] = ui__view_errors,
         [PANEL_COUNTERS] = ui__view_counters, [PANEL_KINDS] = ui__view_kinds,
         [PANEL_EVENTS] = ui__view_events,     [PANEL_KEYS] = ui__view_keys,
-        [PANEL_COMPACT] = ui__view_compact,
+        [PANEL_COMPACT] = ui__view_compact,   [PANEL_AGENTS] = ui__view_agents,
     };
     struct layout l;
 
     erase();
-    ui__layout_compute(cols, rows, v->m->last ? v->m->last->n_kinds : 0, &l);
+    ui__layout_compute(cols, rows, v->m->last ? v->m->last->n_kinds : 0,
+                       v->m->last ? v->m->last->n_agents : 0, &l);
     for (int p = 0; p < PANEL__COUNT; p++) {
         if (l.r[p].h <= 0 || l.r[p].w <= 0)
             continue;

@@ -38,19 +38,21 @@ static void layout_panels_stay_inside_and_apart_at_every_size(void **state)
     for (int cols = 0; cols <= 260; cols += 1) {
         for (int rows = 0; rows <= 90; rows += (cols % 7 == 0 ? 1 : 13)) {
             for (uint32_t kinds = 0; kinds <= 20; kinds += 10) {
-                struct layout l;
+                for (uint32_t agents = 0; agents <= 16; agents += 3) {
+                    struct layout l;
 
-                ui__layout_compute(cols, rows, kinds, &l);
-                for (int p = 0; p < PANEL__COUNT; p++) {
-                    struct rect r = l.r[p];
+                    ui__layout_compute(cols, rows, kinds, agents, &l);
+                    for (int p = 0; p < PANEL__COUNT; p++) {
+                        struct rect r = l.r[p];
 
-                    if (!r.h || !r.w)
-                        continue;
-                    assert_true(r.x >= 0 && r.y >= 0 && r.h > 0 && r.w > 0);
-                    assert_true(r.x + r.w <= cols && r.y + r.h <= rows);
-                    for (int q = p + 1; q < PANEL__COUNT; q++) {
-                        if (l.r[q].h && l.r[q].w)
-                            assert_false(overlaps(r, l.r[q]));
+                        if (!r.h || !r.w)
+                            continue;
+                        assert_true(r.x >= 0 && r.y >= 0 && r.h > 0 && r.w > 0);
+                        assert_true(r.x + r.w <= cols && r.y + r.h <= rows);
+                        for (int q = p + 1; q < PANEL__COUNT; q++) {
+                            if (l.r[q].h && l.r[q].w)
+                                assert_false(overlaps(r, l.r[q]));
+                        }
                     }
                 }
             }
@@ -58,21 +60,34 @@ static void layout_panels_stay_inside_and_apart_at_every_size(void **state)
     }
 }
 
+static void layout_gives_three_agents_a_row_each_at_the_minimum_size(void **state)
+{
+    struct layout l;
+
+    (void)state;
+    ui__layout_compute(80, 24, 0, 3, &l);
+    assert_int_equal(l.r[PANEL_AGENTS].h, 4);
+    assert_int_equal(l.r[PANEL_AGENTS].w, 80);
+    assert_true(l.r[PANEL_EVENTS].h >= 3);
+    ui__layout_compute(80, 24, 0, 0, &l);
+    assert_int_equal(l.r[PANEL_AGENTS].h, 0);
+}
+
 static void layout_below_the_minimum_is_one_compact_line(void **state)
 {
     struct layout l;
 
     (void)state;
-    ui__layout_compute(79, 60, 0, &l);
+    ui__layout_compute(79, 60, 0, 0, &l);
     assert_true(l.is_compact);
     assert_int_equal(l.r[PANEL_COMPACT].h, 1);
     assert_int_equal(l.r[PANEL_COMPACT].w, 79);
     assert_int_equal(l.r[PANEL_HEADER].h, 0);
-    ui__layout_compute(200, 23, 0, &l);
+    ui__layout_compute(200, 23, 0, 0, &l);
     assert_true(l.is_compact);
-    ui__layout_compute(1, 1, 0, &l);
+    ui__layout_compute(1, 1, 0, 0, &l);
     assert_int_equal(l.r[PANEL_COMPACT].w, 1);
-    ui__layout_compute(0, 0, 0, &l);
+    ui__layout_compute(0, 0, 0, 0, &l);
     assert_int_equal(l.r[PANEL_COMPACT].h, 0);
 }
 
@@ -81,7 +96,7 @@ static void layout_at_the_minimum_gives_every_panel_room(void **state)
     struct layout l;
 
     (void)state;
-    ui__layout_compute(80, 24, 5, &l);
+    ui__layout_compute(80, 24, 5, 0, &l);
     assert_false(l.is_compact);
     assert_int_equal(l.r[PANEL_HEADER].h, 2);
     assert_true(l.r[PANEL_THROUGHPUT].h >= 7 && l.r[PANEL_LATENCY].h >= 7);
@@ -96,13 +111,13 @@ static void layout_grows_the_charts_and_shows_kinds_when_taller(void **state)
     struct layout small, big;
 
     (void)state;
-    ui__layout_compute(80, 24, 3, &small);
-    ui__layout_compute(132, 40, 3, &big);
+    ui__layout_compute(80, 24, 3, 0, &small);
+    ui__layout_compute(132, 40, 3, 0, &big);
     assert_true(big.r[PANEL_THROUGHPUT].h > small.r[PANEL_THROUGHPUT].h);
     assert_true(big.r[PANEL_EVENTS].h >= small.r[PANEL_EVENTS].h);
     assert_int_equal(big.r[PANEL_KINDS].h, 5); /* title, heads, 3 kinds */
     assert_int_equal(big.r[PANEL_KINDS].w, 132);
-    ui__layout_compute(132, 40, 1, &big);
+    ui__layout_compute(132, 40, 1, 0, &big);
     assert_int_equal(big.r[PANEL_KINDS].h, 0); /* one kind is the total */
 }
 
@@ -748,6 +763,7 @@ int main(void)
     const struct CMUnitTest pure[] = {
         cmocka_unit_test(layout_panels_stay_inside_and_apart_at_every_size),
         cmocka_unit_test(layout_below_the_minimum_is_one_compact_line),
+        cmocka_unit_test(layout_gives_three_agents_a_row_each_at_the_minimum_size),
         cmocka_unit_test(layout_at_the_minimum_gives_every_panel_room),
         cmocka_unit_test(layout_grows_the_charts_and_shows_kinds_when_taller),
         cmocka_unit_test(keymaps_bind_each_key_once_with_help),

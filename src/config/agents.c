@@ -1,0 +1,165 @@
+/*
+ * [agents]: the hosts a coordinator starts `brink agent` on, the ssh
+ * command, the remote brink and the hosts' shares of the load
+ * (docs/agents.md).
+ */
+#include "config/internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+
+static int is_host_char(unsigned char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           strchr("_.:@[]-", ch) != NULL;
+}
+
+int config_agents_set_hosts(struct config_agents *a, const char *list, char *why, size_t why_len)
+{
+    char item[CONFIG_AGENT_HOST_MAX + 2], shown[CONFIG_SHOW_MAX];
+    const char *s = list;
+    uint32_t n = 0;
+    int rc;
+
+    while ((rc = config__next_item(&s, item, sizeof(item))) != -ENOENT) {
+        if (rc == -E2BIG || strlen(item) > CONFIG_AGENT_HOST_MAX) {
+            snprintf(why, why_len, "a host name longer than %d bytes", CONFIG_AGENT_HOST_MAX);
+            return -EINVAL;
+        }
+        if (!item[0]) {
+            snprintf(why, why_len, "an empty host name in \"%s\" (expected HOST[,HOST...])",
+                     config__show(list, shown));
+            return -EINVAL;
+        }
+        /* A host becomes one word of the ssh command: nothing an ssh
+         * option or a shell could read otherwise. */
+        for (const char *p = item; *p; p++) {
+            if (!is_host_char((unsigned char)*p) || item[0] == '-') {
+                snprintf(why, why_len,
+                         "expected a host name ([user@]host of letters, digits and _.:[]-), got "
+                         "\"%s\"",
+                         config__show(item, shown));
+                return -EINVAL;
+            }
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            if (strcmp(a->hosts[i], item) == 0) {
+                snprintf(why, why_len, "host \"%s\" is named twice (expected each host once)",
+                         config__show(item, shown));
+                return -EINVAL;
+            }
+        }
+        if (n == CONFIG_MAX_AGENTS) {
+            snprintf(why, why_len, "more than %d hosts", CONFIG_MAX_AGENTS);
+            return -EINVAL;
+        }
+        memcpy(a->hosts[n++], item, strlen(item) + 1); /* checked: at most CONFIG_AGENT_HOST_MAX */
+    }
+    if (n == 0) {
+        snprintf(why, why_len, "expected HOST[,HOST...], got \"%s\"", config__show(list, shown));
+        return -EINVAL;
+    }
+    a->n_hosts = n;
+    return 0;
+}
+
+static int parse_hosts(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                       const struct config_value *v, char *why, size_t why_len)
+{
+    (void)ctx;
+    (void)k;
+    return config_agents_set_hosts(base, v->value, why, why_len);
+}
+
+static void write_hosts(const struct config_key *k, const void *base, FILE *out)
+{
+    const struct config_agents *a = base;
+
+    if (!a->n_hosts)
+        return;
+    fprintf(out, "%s = ", k->name);
+    for (uint32_t i = 0; i < a->n_hosts; i++)
+        fprintf(out, "%s%s", i ? ", " : "", a->hosts[i]);
+    fprintf(out, "\n");
+}
+
+/* ssh and brink: a command line split into words at spaces (no shell). */
+static int parse_command(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                         const struct config_value *v, char *why, size_t why_len)
+{
+    const char *p = v->value;
+
+    (void)ctx;
+    p += strspn(p, " \t");
+    if (!*p) {
+        snprintf(why, why_len, "expected a command, got \"\"");
+        return -EINVAL;
+    }
+    config__set_str((struct config_str *)((char *)base + k->offset), v);
+    return 0;
+}
+
+static int parse_weights(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                         const struct config_value *v, char *why, size_t why_len)
+{
+    struct config_agents *a = base;
+    const char *s = v->value;
+    char item[64], shown[CONFIG_SHOW_MAX];
+    uint32_t n = 0;
+    int rc;
+
+    (void)ctx;
+    (void)k;
+    while ((rc = config__next_item(&s, item, sizeof(item))) != -ENOENT) {
+        double w;
+
+        if (rc != 0 || config__parse_number(item, &w) != 0 || !(w > 0) || !isfinite(w) || w > 1e6) {
+            snprintf(why, why_len, "expected positive numbers such as 1, 2, 1.5, got \"%s\"",
+                     config__show(rc == 0 ? item : v->value, shown));
+            return -EINVAL;
+        }
+        if (n == CONFIG_MAX_AGENTS) {
+            snprintf(why, why_len, "more than %d weights", CONFIG_MAX_AGENTS);
+            return -EINVAL;
+        }
+        a->weights[n++] = w;
+    }
+    if (n == 0) {
+        snprintf(why, why_len, "expected positive numbers such as 1, 2, 1.5, got \"\"");
+        return -EINVAL;
+    }
+    a->n_weights = n;
+    return 0;
+}
+
+static void write_weights(const struct config_key *k, const void *base, FILE *out)
+{
+    const struct config_agents *a = base;
+
+    if (!a->n_weights)
+        return;
+    fprintf(out, "%s = ", k->name);
+    for (uint32_t i = 0; i < a->n_weights; i++)
+        fprintf(out, "%s%.17g", i ? ", " : "", a->weights[i]);
+    fprintf(out, "\n");
+}
+
+const struct config_type config__agent_hosts = {parse_hosts, write_hosts, 0};
+const struct config_type config__agent_command = {parse_command, config__write_raw, 1};
+const struct config_type config__agent_weights = {parse_weights, write_weights, 0};
+
+void config__resolve_agents(struct config_load_ctx *ctx)
+{
+    const struct config_agents *a = &ctx->c->agents;
+
+    if (a->n_weights && a->n_weights != a->n_hosts)
+        config__error(ctx, a->key_line[CONFIG_AGENTS_WEIGHTS], "[agents] weights",
+                      "%u weights for %u hosts (expected one weight per host)", a->n_weights,
+                      a->n_hosts);
+    else if (a->line && !a->n_hosts && !a->key_line[CONFIG_AGENTS_HOSTS])
+        config__error(ctx, a->line, "[agents]", "no hosts (expected hosts = HOST[,HOST...])");
+}

@@ -1,0 +1,248 @@
+#!/bin/sh
+# brink run with agents (issue 20, docs/agents.md), three agents on this
+# machine: [agents] ssh is fake_ssh.sh, which drops the HOST word and runs
+# `brink agent` here, so no sshd is needed (tests/agents runs the same over
+# OpenSSH). One brink target is the ground truth:
+#   1. the merged request count is the target's; the agents' counts add up
+#      to it; the union of the agents' histograms (their own ticks in the
+#      session) equals the merged ones bucket by bucket, and the report's
+#      p99 lies in the union's p99 bucket; brink report --agent shows one
+#      agent; weights split the users 2:1:1
+#   2. a live ] (double on stdin) doubles every agent's users within one
+#      tick of the first agent that did
+#   3. an agent killed mid-run (SIGKILL) and one stopped (SIGSTOP) are each
+#      marked lost within 3 ticks, the run finishes with the third, and the
+#      report names the partial ticks
+#   4. SIGTERM to the coordinator stops every agent within a few seconds,
+#      and so does SIGKILL (the agents' input closes)
+#   5. an agent of another protocol version: exit 2 at once, both versions
+#      named; brink agent itself refuses a coordinator of another version;
+#      an agent that cannot start: one line naming the host and its stderr
+# Every run is bounded by its duration or a stop, and by timeout 60.
+# Usage: sh test_agents.sh BRINK SRCDIR
+brink=$1
+src=$2
+. "$src/tests/e2e/lib.sh"
+. "$src/tests/e2e/target_lib.sh"
+
+target_setup
+start_target --listen 127.0.0.1:0 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+
+# truth KEY: a counter of the target's /stats (the /stats request itself
+# counts in requests_total, after it is answered).
+truth() {
+    curl -s "$url/stats" | python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"
+}
+
+# experiment FILE HOSTS [WEIGHTS]: three agents through fake_ssh.sh.
+experiment() {
+    cat >"$1" <<EOF
+[target]
+url = $url/bytes/100
+[load]
+concurrency = 8
+[agents]
+hosts = $2
+ssh = sh $src/tests/e2e/fake_ssh.sh -o BatchMode=yes
+brink = $brink
+EOF
+    [ -n "${3:-}" ] && echo "weights = $3" >>"$1"
+}
+
+# agents_of PID: the agent processes of the run PID (under timeout): the
+# coordinator's children, which fake_ssh.sh made brink agent. Waits until
+# there are three (at most 10 s). Run in $(...): sets nothing.
+agents_of() {
+    coordinator=$(ps -o pid= --ppid "$1" | tr -d ' ')
+    deadline=$(($(now_ms) + 10000))
+    while [ "$(ps -o pid= --ppid "$coordinator" | wc -l)" -lt 3 ] && [ "$(now_ms)" -lt "$deadline" ]; do
+        sleep 0.05
+    done
+    ps -o pid= --ppid "$coordinator" | tr -d ' ' | tr '\n' ' '
+}
+
+# agent_field FILE SEQ FIELD AGENT...: a field of each agent's tick SEQ,
+# in the order the agents are named, on one line.
+agent_field() {
+    python3 - "$@" <<'EOF'
+import json, sys
+path, seq, field, agents = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+got = {}
+for line in open(path):
+    if '"agent_tick"' not in line:
+        continue
+    o = json.loads(line)
+    if o["seq"] == seq:
+        got[o["agent"]] = o.get(field, 0)
+print(" ".join(str(got.get(a)) for a in agents))
+EOF
+}
+
+# --- 1. the merge against the target's count ---------------------------------------
+experiment "$tmp/three.ini" "a1, a2, a3" "2, 1, 1"
+before=$(truth requests_total)
+timeout 60 "$brink" run --headless --config "$tmp/three.ini" --duration 3s --record "$tmp/three.jsonl" \
+    </dev/null >"$tmp/three.out" 2>"$tmp/three.err"
+status=$?
+after=$(truth requests_total)
+check "three agents: the run ends with status 0" 0 "$status"
+merged=$("$brink" report --format json "$tmp/three.jsonl" | python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["requests"])')
+# The first /stats call is counted after its answer, so it is in "after".
+check "the merged request count is the target's" "$((after - before - 1))" "$merged"
+sum=0
+for a in a1 a2 a3; do
+    n=$("$brink" report --format json --agent "$a" "$tmp/three.jsonl" | python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["requests"])')
+    sum=$((sum + n))
+done
+check "report --agent: the agents' counts add up to the merge" "$merged" "$sum"
+eval "$(python3 "$src/tests/e2e/agents_hist.py" "$tmp/three.jsonl" | tr ' ' '\n' | sed 's/^/h_/')"
+check "the session holds three agents' ticks" 3 "$h_n_agents"
+check "the union of the agents' histograms is the merged one, bucket by bucket" "1 $merged" \
+    "$h_same_buckets $h_agents"
+p99=$("$brink" report --format json "$tmp/three.jsonl" | python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["latency_us"]["p99"])')
+holds "the merged p99 ($p99 us) is the p99 of the agents' union [$h_p99_lo, $h_p99_hi)" \
+    "p >= lo - 1 && p <= hi" -v p="$p99" -v lo="$h_p99_lo" -v hi="$h_p99_hi"
+check "weights 2, 1, 1 split 8 users 4, 2, 2" "4 2 2" \
+    "$(agent_field "$tmp/three.jsonl" 0 target_concurrency a1 a2 a3)"
+check "the report says every tick was whole" 1 "$(grep -c '^agents: 3, every tick whole' "$tmp/three.out")"
+expect_run "report --agent of no such agent: exit 1, naming it" 1 "" \
+    'brink: report: .*: no ticks of agent "zz"' -- "$brink" report --agent zz "$tmp/three.jsonl"
+
+# --- 2. a live ] reaches every agent within one tick -------------------------------
+experiment "$tmp/live.ini" "b1, b2, b3"
+rm -f "$tmp/cmds"
+mkfifo "$tmp/cmds"
+timeout 60 "$brink" run --headless --config "$tmp/live.ini" --duration 0 --record "$tmp/live.jsonl" \
+    <"$tmp/cmds" >"$tmp/live.out" 2>"$tmp/live.err" &
+run_pid=$!
+exec 3>"$tmp/cmds"
+if wait_count "$tmp/live.err" '^t=[0-9]+s c=8 ' 2 20; then ok "the live run shows c=8"; else not_ok "the live run shows c=8" "$(tail -3 "$tmp/live.err")"; fi
+echo "]" >&3
+if wait_count "$tmp/live.err" '^t=[0-9]+s c=16 ' 2 20; then ok "] doubles the merged users to 16"; else not_ok "] doubles the merged users to 16" "$(tail -3 "$tmp/live.err")"; fi
+echo "stop" >&3
+exec 3>&-
+wait "$run_pid"
+status=$?
+run_pid=""
+check "stop ends the live run with status 0" 0 "$status"
+# The first tick where some agent has doubled, and where all have.
+spread=$(python3 - "$tmp/live.jsonl" <<'EOF'
+import json, sys
+first, seen, start = {}, {}, {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") == "agent_tick":
+        a, c = o["agent"], o["target_concurrency"]
+        start.setdefault(a, c)
+        seen[a] = c
+        if c == 2 * start[a] and a not in first:
+            first[a] = o["seq"]
+# 8 users over three agents: 3, 3, 2; doubled 6, 6, 4.
+print("%d %s" % (max(first.values()) - min(first.values()) if len(first) == 3 else 99, sorted(seen.values())))
+EOF
+)
+check "] doubled each agent (3, 3, 2 to 6, 6, 4) within one tick of the first" "0 [4, 6, 6]" "$spread"
+
+# --- 3. faults: a killed agent and a hung one are lost, the run goes on ---------------
+experiment "$tmp/fault.ini" "c1, c2, c3"
+timeout 60 "$brink" run --headless --config "$tmp/fault.ini" --duration 9s --record "$tmp/fault.jsonl" \
+    </dev/null >"$tmp/fault.out" 2>"$tmp/fault.err" &
+run_pid=$!
+wait_count "$tmp/fault.err" '^t=[0-9]+s c=8 ' 2 20 || not_ok "the fault run starts" "$(tail -3 "$tmp/fault.err")"
+# The coordinator's children are the agents (fake_ssh.sh execs brink agent), c1 first.
+kids=$(agents_of "$run_pid")
+set -- $kids
+check "the coordinator runs three agent processes" 3 "$#"
+kill -KILL "$1"
+if wait_count "$tmp/fault.err" 'agent c1 lost' 1 20; then ok "a killed agent is said lost"; else not_ok "a killed agent is said lost" "$(tail -3 "$tmp/fault.err")"; fi
+wait_count "$tmp/fault.err" '^t=[0-9]+s c=5 ' 1 20
+kill -STOP "$2"
+hung=$2
+if wait_count "$tmp/fault.err" 'agent c2 lost' 1 20; then ok "a hung agent is said lost"; else not_ok "a hung agent is said lost" "$(tail -3 "$tmp/fault.err")"; fi
+wait "$run_pid"
+status=$?
+run_pid=""
+kill -CONT "$hung" 2>/dev/null
+check "the run finishes with the third agent, status 0" 0 "$status"
+lost_within=$(python3 - "$tmp/fault.jsonl" <<'EOF'
+import json, sys
+# For each lost agent: the ticks from its last tick in the merge to the
+# merged tick whose events say it was lost.
+last_in, said = {}, {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") != "tick":
+        continue
+    for a in o.get("agents", []):
+        if a.get("in"):
+            last_in[a["name"]] = o["seq"]
+    for e in o.get("events", []):
+        for name in ("c1", "c2"):
+            if e["text"].startswith("agent %s lost" % name) and name not in said:
+                said[name] = o["seq"]
+print(" ".join("%s:%s" % (n, "ok" if n in said and said[n] - last_in[n] <= 3 else "late")
+               for n in ("c1", "c2")))
+EOF
+)
+check "each lost agent is marked lost within 3 ticks of its last tick" "c1:ok c2:ok" "$lost_within"
+check "the report names the partial ticks" 1 "$(grep -c '^agents: 3; partial ticks' "$tmp/fault.out")"
+check "the requests of the run still match the merge of the agents" 1 "$(python3 "$src/tests/e2e/agents_hist.py" "$tmp/fault.jsonl" | grep -c 'same_buckets=1')"
+
+# --- 4. SIGTERM to the coordinator stops every agent ----------------------------------
+experiment "$tmp/term.ini" "d1, d2, d3"
+timeout 60 "$brink" run --headless --config "$tmp/term.ini" --duration 0 --no-record \
+    </dev/null >"$tmp/term.out" 2>"$tmp/term.err" &
+run_pid=$!
+wait_count "$tmp/term.err" '^t=[0-9]+s c=8 ' 1 20 || not_ok "the SIGTERM run starts" "$(tail -3 "$tmp/term.err")"
+kids=$(agents_of "$run_pid")
+set -- $kids
+check "the coordinator runs three agent processes" 3 "$#"
+kill -TERM "$(ps -o pid= --ppid "$run_pid" | tr -d ' ')"
+wait "$run_pid"
+status=$?
+run_pid=""
+check "SIGTERM: the coordinator ends with status 0 and the report" "0 1" "$status $(grep -c '^duration ' "$tmp/term.out")"
+left=""
+deadline=$(($(now_ms) + 5000))
+for k in $kids; do
+    while kill -0 "$k" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
+    kill -0 "$k" 2>/dev/null && left="$left $k"
+done
+check "SIGTERM: no agent process is left within 5 s" "" "$left"
+for k in $left; do kill -9 "$k"; done
+# SIGKILL leaves the coordinator no say: its agents see their input close.
+timeout 60 "$brink" run --headless --config "$tmp/term.ini" --duration 0 --no-record \
+    </dev/null >"$tmp/kill.out" 2>"$tmp/kill.err" &
+run_pid=$!
+wait_count "$tmp/kill.err" '^t=[0-9]+s c=8 ' 1 20 || not_ok "the SIGKILL run starts" "$(tail -3 "$tmp/kill.err")"
+kids=$(agents_of "$run_pid")
+kill -KILL "$(ps -o pid= --ppid "$run_pid" | tr -d ' ')"
+wait "$run_pid"
+run_pid=""
+left=""
+deadline=$(($(now_ms) + 5000))
+for k in $kids; do
+    while kill -0 "$k" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
+    kill -0 "$k" 2>/dev/null && left="$left $k"
+done
+check "SIGKILL of the coordinator: no agent process is left within 5 s" "" "$left"
+for k in $left; do kill -9 "$k"; done
+
+# --- 5. versions and start-up failures ----------------------------------------------------
+experiment "$tmp/old.ini" "e1, e2"
+sed -i "s|^brink = .*|brink = sh $src/tests/e2e/agent_hello.sh 99|" "$tmp/old.ini"
+expect_run "an agent of protocol 99: exit 2, naming both versions" 2 "" \
+    "^brink: run: agent e[12]: protocol version mismatch: this coordinator \(brink .*\) speaks 1, the agent \(brink 9.9.9\) speaks 99$" \
+    -- timeout 20 "$brink" run --headless --config "$tmp/old.ini" --duration 2s --no-record
+printf '{"type":"hello","protocol":7,"brink":"0.0.1"}\n' >"$tmp/hello7"
+expect_run "brink agent refuses a coordinator of protocol 7: exit 2, both versions named" 2 \
+    '"type":"error".*mismatch' "^brink: agent: protocol version mismatch: the coordinator \(brink 0.0.1\) speaks 7, this agent \(brink .*\) speaks 1$" \
+    -- timeout 20 "$brink" agent <"$tmp/hello7"
+experiment "$tmp/nobrink.ini" "f1"
+sed -i "s|^brink = .*|brink = $tmp/no-such-brink|" "$tmp/nobrink.ini"
+expect_run "an agent that cannot start: one line naming the host and its stderr" 1 "" \
+    '^brink: run: agent f1: exited before it was ready \(it said ".*no-such-brink.*"\)$' \
+    -- timeout 20 "$brink" run --headless --config "$tmp/nobrink.ini" --duration 2s --no-record
+
+stop_target
+finish
