@@ -25,7 +25,9 @@
 # StrictModes off (the keys live in a mktemp directory), and SetEnv
 # BRINK_AGENTS_FIXTURE=DIR/agentI in every session, which is how the
 # processes an agent's session left behind are found even once they have
-# left sshd's process tree. The clients use an ssh_config written here:
+# left sshd's process tree. sshd and the sessions also carry
+# BRINK_AGENTS_OWNER=PID, the shell that sourced this file, so that what a
+# run killed before its cleanup left is found and stopped by the next. The clients use an ssh_config written here:
 # Host agent0, agent1, agent2 (so the hosts are names, ports included), the
 # user key only, BatchMode, and the host key pinned (StrictHostKeyChecking
 # yes against a known_hosts file holding it).
@@ -35,7 +37,7 @@
 #
 #   . "$src/tests/agents/lib.sh"
 #   tmp=$(mktemp -d); trap 'ag_cleanup; rm -rf "$tmp"' EXIT
-#   trap 'exit 1' INT TERM HUP
+#   trap 'exit 1' INT TERM HUP PIPE
 #   ag_setup "$tmp/agents" && ag_start || exit 1
 #   $ag_ssh agent1 hostname
 #   $ag_target_run "$brink" target --listen "$ag_target_addr:0" >target.out &
@@ -45,8 +47,9 @@
 #   ag_setup DIR          fails when ip, sshd, ssh, ssh-keygen or curl is
 #                         missing; removes what runs of this fixture left
 #                         behind when they died without cleaning up
-#                         (namespaces brinkag-PID-* of a PID that is gone,
-#                         and the processes still in them); makes the keys
+#                         (namespaces brinkag-PID-* of a PID that is gone
+#                         and the processes still in them; processes whose
+#                         BRINK_AGENTS_OWNER is gone); makes the keys
 #                         in DIR and chooses the mode (ag_mode)
 #   ag_start              makes the namespaces and links (netns mode),
 #                         starts the three sshd and waits (at most 10 s
@@ -72,14 +75,20 @@
 #   ag_procs I            prints the PIDs of agent I's sessions: sshd's
 #                         descendants and every process with agent I's
 #                         BRINK_AGENTS_FIXTURE (the listening sshd aside)
-#   ag_wait_idle I SECS   polls until agent I has no session process;
-#                         fails after SECS
+#   ag_user_procs I       of those, the processes the sessions ran (the
+#                         shell, brink agent): the ones with the variable
+#   ag_wait_idle I SECS [user]
+#                         polls until agent I has no session process (with
+#                         "user": none of ag_user_procs); fails after SECS
 #   ag_kill I             SIGKILL to agent I's sshd and every process of
 #                         its sessions (ag_procs), by PID: the agent dies
 #                         and its ssh connection drops
-#   ag_freeze I           SIGSTOP to agent I's session processes: the agent
-#                         hangs with its connection open (ag_cleanup kills
-#                         them)
+#   ag_restart I          starts agent I's sshd again after ag_kill
+#   ag_freeze I           SIGSTOP to the sshd processes of agent I's
+#                         sessions, not to what they run: the link hangs,
+#                         its TCP connection open and nothing passing either
+#                         way, while brink agent runs on (ag_kill or
+#                         ag_cleanup kills them)
 #   ag_cleanup            kills every sshd and session process of the
 #                         fixture, by PID, and deletes its namespaces (their
 #                         veth links go with them); idempotent
@@ -126,8 +135,16 @@ ag_setup() {
 
 # ag_reap_stale: namespaces brinkag-PID-* whose PID is gone were left by a
 # run killed before its trap: the processes in them are killed by PID and
-# the namespaces deleted. Namespaces of a run still going are left alone.
+# the namespaces deleted. So are the loopback sshd of such a run, found by
+# the BRINK_AGENTS_OWNER=PID they were started with. What belongs to a run
+# still going is left alone.
 ag_reap_stale() {
+    for ag_e in $(grep -lsaz '^BRINK_AGENTS_OWNER=[0-9]*$' /proc/[0-9]*/environ); do
+        ag_p=${ag_e#/proc/}
+        ag_p=${ag_p%/environ}
+        ag_owner=$(tr '\0' '\n' <"$ag_e" 2>/dev/null | sed -n 's/^BRINK_AGENTS_OWNER=//p')
+        [ -n "$ag_owner" ] && ! kill -0 "$ag_owner" 2>/dev/null && kill -9 "$ag_p" 2>/dev/null
+    done
     for ag_n in $(ip netns list 2>/dev/null | awk '$1 ~ /^brinkag-[0-9]+-[0-9t]$/ { print $1 }'); do
         ag_owner=${ag_n#brinkag-}
         ag_owner=${ag_owner%-*}
@@ -222,7 +239,7 @@ X11Forwarding no
 AllowTcpForwarding no
 PermitTTY no
 MaxStartups 30
-SetEnv BRINK_AGENTS_FIXTURE=$ag_dir/agent$1
+SetEnv BRINK_AGENTS_FIXTURE=$ag_dir/agent$1 BRINK_AGENTS_OWNER=$$
 LogLevel INFO
 EOF
 }
@@ -240,14 +257,14 @@ ag_sshd() {
     ag_sshd_config "$1" >"$ag_dir/sshd$1.conf"
     : >"$ag_dir/sshd$1.log"
     if [ "$ag_mode" = loopback ]; then
-        /usr/sbin/sshd -D -e -f "$ag_dir/sshd$1.conf" 2>"$ag_dir/sshd$1.log" </dev/null &
+        env "BRINK_AGENTS_OWNER=$$" /usr/sbin/sshd -D -e -f "$ag_dir/sshd$1.conf" >"$ag_dir/sshd$1.log" 2>&1 </dev/null &
     elif ag_locked; then
         awk -F: -v OFS=: -v u="$(id -un)" '$1 == u { $2 = "*" } { print }' /etc/shadow >"$ag_dir/shadow"
         chmod 600 "$ag_dir/shadow"
-        ip netns exec "$ag_ns-$1" sh -c 'mount --bind "$1" /etc/shadow && exec /usr/sbin/sshd -D -e -f "$2"' \
-            sh "$ag_dir/shadow" "$ag_dir/sshd$1.conf" 2>"$ag_dir/sshd$1.log" </dev/null &
+        ip netns exec "$ag_ns-$1" env "BRINK_AGENTS_OWNER=$$" sh -c 'mount --bind "$1" /etc/shadow && exec /usr/sbin/sshd -D -e -f "$2"' \
+            sh "$ag_dir/shadow" "$ag_dir/sshd$1.conf" >"$ag_dir/sshd$1.log" 2>&1 </dev/null &
     else
-        ip netns exec "$ag_ns-$1" /usr/sbin/sshd -D -e -f "$ag_dir/sshd$1.conf" 2>"$ag_dir/sshd$1.log" </dev/null &
+        ip netns exec "$ag_ns-$1" env "BRINK_AGENTS_OWNER=$$" /usr/sbin/sshd -D -e -f "$ag_dir/sshd$1.conf" >"$ag_dir/sshd$1.log" 2>&1 </dev/null &
     fi
     eval "ag_sshd_$1=$!"
     ag_j=0
@@ -326,14 +343,18 @@ ag_procs() {
     ag_s=$(ag_var sshd "$1")
     {
         [ -n "$ag_s" ] && ag_descendants "$ag_s"
-        grep -lsFxz "BRINK_AGENTS_FIXTURE=$ag_dir/agent$1" /proc/[0-9]*/environ |
-            sed 's,^/proc/\([0-9]*\)/environ$,\1,'
+        ag_user_procs "$1"
     } | sort -un
+}
+
+ag_user_procs() {
+    grep -lsFxz "BRINK_AGENTS_FIXTURE=$ag_dir/agent$1" /proc/[0-9]*/environ |
+        sed 's,^/proc/\([0-9]*\)/environ$,\1,' | sort -un
 }
 
 ag_wait_idle() {
     ag_j=0
-    while [ -n "$(ag_procs "$1")" ]; do
+    while [ -n "$(if [ "${3:-}" = user ]; then ag_user_procs "$1"; else ag_procs "$1"; fi)" ]; do
         [ $ag_j -ge $(($2 * 20)) ] && return 1
         sleep 0.05
         ag_j=$((ag_j + 1))
@@ -350,8 +371,19 @@ ag_kill() {
     return 0
 }
 
+ag_restart() {
+    ag_sshd "$1"
+}
+
 ag_freeze() {
-    ag_p=$(ag_procs "$1")
+    ag_u=" $(ag_user_procs "$1" | tr '\n' ' ') "
+    ag_p=""
+    for ag_c in $(ag_descendants "$(ag_var sshd "$1")"); do
+        case $ag_u in
+        *" $ag_c "*) ;;
+        *) ag_p="$ag_p $ag_c" ;;
+        esac
+    done
     [ -n "$ag_p" ] || ag_fail "agent $1 has no session to freeze" || return 1
     # shellcheck disable=SC2086
     kill -STOP $ag_p
