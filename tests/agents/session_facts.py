@@ -11,6 +11,9 @@ checks do not lean on brink's reader. Prints one fact a line, "key value...":
   ticks N                  merged ticks
   agent_ticks NAME N       ticks of agent NAME
   completed M A            requests completed: merged ticks, agents' ticks
+  rate M A                 requests per second over the ticks that ran
+                           whole (state "running"): of the merged ticks,
+                           and the sum of each agent's over its own
   hist_mismatch N OF       merged ticks whose histogram is not the exact
                            sum of the histograms of the agents' ticks of the
                            same interval that it says are in it (count, min,
@@ -131,6 +134,16 @@ def tick_hist(t):
     return None
 
 
+def running_rate(ticks):
+    """Requests per second over the ticks in state "running"."""
+    done = span = 0
+    for t in ticks:
+        if t.get("state") == "running":
+            done += t.get("total", {}).get("completed", 0)
+            span += t.get("duration_us", 0)
+    return done * 1e6 / span if span else 0.0
+
+
 def main():
     merged, agents = {}, {}
     with open(sys.argv[1], encoding="ascii") as f:
@@ -145,6 +158,9 @@ def main():
         print("agent_ticks", name, len(agents[name]))
     print("completed", sum(t.get("total", {}).get("completed", 0) for t in merged.values()),
           sum(t.get("total", {}).get("completed", 0) for a in agents.values() for t in a.values()))
+
+    print("rate", "%.1f" % running_rate(merged.values()),
+          "%.1f" % sum(running_rate(a.values()) for a in agents.values()))
 
     mismatch = timed = 0
     union = merged_all = None
