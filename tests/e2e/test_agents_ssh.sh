@@ -203,12 +203,14 @@ fi
 
 # fault_run NAME I HOW: a 9 s run of the three agents; once it has ticked
 # twice, HOW (ag_kill or ag_freeze) strikes agent I, at the time noted in
-# $tmp/NAME.fault (ms since the epoch). The strike falls in tick K or later
-# (seq K covers K s to K+1 s of the run), K being the last tick line seen
-# before it (t=Ks ends tick K-1). Checks that agent I's row says lost by
-# tick K+3 and the event log by the end of that tick, that the two others
-# stay in the merge to the last tick and that the run exits 0. Returns 1
-# when the run never ticked.
+# $tmp/NAME.fault (ms since the epoch). Tick K covers K s to K+1 s of the
+# run; the strike falls in tick K or later, K being the larger of the last
+# tick line seen before it (t=Ks ends tick K-1) and one past the last tick
+# of agent I that reached the merge (that tick ended, and crossed the link,
+# before the strike). Checks that agent I's row says lost by tick K+3 and
+# the event log by the end of that tick, that the two others stay in the
+# merge to the last tick and that the run exits 0. Returns 1 when the run
+# never ticked.
 fault_run() {
     conf "$1" 6
     timeout 120 "$brink" run --headless --config "$tmp/$1.ini" --duration 9s --record "$tmp/$1.jsonl" \
@@ -229,6 +231,8 @@ fault_run() {
     run_pid=""
     check "$1: the run with a lost agent ends with status 0" 0 "$status"
     facts "$1"
+    went=$(awk -v a="agent$2" '$1 == "in" && $2 == a { s = $3 } END { print s }' "$tmp/$1.facts")
+    [ -n "$went" ] && [ "$went" -ge "$k" ] && k=$((went + 1))
     seq=$(awk -v a="agent$2" '$1 == "lost" && $2 == a { print $3 }' "$tmp/$1.facts")
     said=$(awk -v a="agent$2" '$1 == "event" && index($0, a) && /lost/ { print $3; exit }' "$tmp/$1.facts")
     holds "$1: agent$2 is marked lost within 3 ticks (struck in tick $k or later, lost from tick ${seq:-none})" \
@@ -260,6 +264,32 @@ if fault_run hang 1 ag_freeze; then
 fi
 ag_kill 1
 ag_restart 1 2>"$tmp/fixture.err" || not_ok "agent1's sshd starts again" "$(cat "$tmp/fixture.err")"
+
+# --- One host slow to log in: the others wait for it. ---------------------
+
+# agent2's ssh starts 7 s late (a host whose login is slow: DNS, a PAM
+# module, a heavy shell start-up), longer than an agent's 5 s of patience
+# with a silent coordinator: the ready ones must be kept talking.
+cat >"$tmp/slow-ssh" <<EOF
+#!/bin/sh
+# ARGS: -F CONFIG -o BatchMode=yes HOST BRINK agent
+[ "\$5" = agent2 ] && sleep 7
+exec ssh "\$@"
+EOF
+chmod +x "$tmp/slow-ssh"
+conf slow 3
+sed -i "s|^ssh = ssh |ssh = $tmp/slow-ssh |" "$tmp/slow.ini"
+timeout 120 "$brink" run --headless --config "$tmp/slow.ini" --duration 2s --no-record \
+    </dev/null >"$tmp/slow.out" 2>"$tmp/slow.err"
+status=$?
+if [ "$status" -eq 0 ]; then
+    ok "a host 7 s slower to log in: the run ends with status 0"
+else
+    not_ok "a host 7 s slower to log in: the run ends with status 0" \
+        "exit $status; $(grep -v '^t=' "$tmp/slow.err" | head -n 3)"
+fi
+check "its report counts three agents, every tick whole" "agents: 3, every tick whole" \
+    "$(grep -m 1 '^agents:' "$tmp/slow.out")"
 
 # --- The coordinator killed: its agents do not outlive it. -----------------
 
