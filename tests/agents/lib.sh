@@ -27,10 +27,15 @@
 # processes an agent's session left behind are found even once they have
 # left sshd's process tree. sshd and the sessions also carry
 # BRINK_AGENTS_OWNER=PID, the shell that sourced this file, so that what a
-# run killed before its cleanup left is found and stopped by the next. The clients use an ssh_config written here:
-# Host agent0, agent1, agent2 (so the hosts are names, ports included), the
-# user key only, BatchMode, and the host key pinned (StrictHostKeyChecking
-# yes against a known_hosts file holding it).
+# run killed before its cleanup left is found and stopped by the next. As
+# root, sshd without PAM refuses even keys to an account whose password is
+# locked ("!" in /etc/shadow); in netns mode such an account gets in through
+# a copy of /etc/shadow bind-mounted in the private mount namespace of `ip
+# netns exec`, never on the machine's. The clients use an ssh_config
+# written here: Host agent0, agent1, agent2 (so the hosts are names, ports
+# included), the user key only, BatchMode, and the host key pinned
+# (StrictHostKeyChecking yes against a known_hosts file holding it). The
+# veth ends in the root namespace are named bkaPIDrI.
 #
 # A caller sources it, calls ag_setup DIR once (DIR: a directory of its own,
 # which the caller removes) and ag_cleanup from its EXIT trap:
@@ -70,6 +75,7 @@
 #                           ag_addr_I         agent I's sshd address
 #                           ag_port_I         its port
 #                           ag_sshd_I         its sshd's PID
+#   ag_var NAME I         prints ag_NAME_I (addr, port or sshd)
 #   ag_in_agent I CMD...  runs CMD in agent I's namespace (or here): a check
 #                         that the target answers from there
 #   ag_procs I            prints the PIDs of agent I's sessions: sshd's
