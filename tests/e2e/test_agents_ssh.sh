@@ -158,7 +158,7 @@ print(v)' "$@"
 live_checks() {
     facts live
     served=$(($(truth requests_by_endpoint bytes) - served0))
-    check "the merged ticks count the requests the target served" "$served" "$(fact live completed)"
+    check "the merged ticks count the $served requests the target served" "$served" "$(fact live completed)"
     check "the agents' ticks count them too" "$served" "$(fact live completed 3)"
     check "the report counts them" "$served" "$(report_total requests)"
     for i in 0 1 2; do
