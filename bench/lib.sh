@@ -6,8 +6,9 @@
 #   cd "$(dirname "$0")/.." || exit 1
 #   . ./bench/lib.sh
 #
-# POSIX sh (dash) only. Everything listens on and loads 127.0.0.1, and every
-# wait below is bounded.
+# POSIX sh (dash) only. Everything listens on and loads 127.0.0.1 (or, for
+# bench/agents.sh, network namespaces of its own), and every wait below is
+# bounded.
 #
 # What it gives:
 #   die MESSAGE...        "$prog: MESSAGE" on stderr, exit 1
@@ -35,7 +36,10 @@
 #                         to CORE with taskset (CORE "-": not pinned), its
 #                         stdout in $tmp/target.out; sets target_pid and
 #                         target_url (its first line, polled at most 10 s);
-#                         dies when no URL comes
+#                         dies when no URL comes. A caller may set
+#                         target_listen (another ADDR:PORT) and target_in
+#                         (words that run the target elsewhere, such as
+#                         "ip netns exec NS", left unquoted) first
 #   print_machine         "machine: ..." and "date: ..." lines
 #   bench_times FILE      sets el, us, sy (wall, user, system seconds) from
 #                         the last line of FILE, written by /usr/bin/time -f
@@ -147,9 +151,10 @@ start_target() {
     shift
     : >"$tmp/target.out"
     if [ "$core" = - ]; then
-        "$brink" target --listen 127.0.0.1:0 "$@" >"$tmp/target.out" &
+        ${target_in:-} "$brink" target --listen "${target_listen:-127.0.0.1:0}" "$@" >"$tmp/target.out" &
     else
-        taskset -c "$core" "$brink" target --listen 127.0.0.1:0 "$@" >"$tmp/target.out" &
+        taskset -c "$core" ${target_in:-} "$brink" target --listen "${target_listen:-127.0.0.1:0}" "$@" \
+            >"$tmp/target.out" &
     fi
     target_pid=$!
     i=0

@@ -1,5 +1,10 @@
 # Helpers for end-to-end scripts that run `brink target`: sourced after
 # lib.sh, with $brink set by the caller, which calls target_setup first.
+# $target_in, when set, holds the words that run a command where the target
+# lives (`ip netns exec NS` for a target in a namespace of the test's own):
+# start_target starts the target through them, and json_get (so truth)
+# reads it through them too.
+target_in=${target_in:-}
 
 # target_setup: fails the test without curl or python3, makes $tmp and
 # installs the EXIT trap that stops a brink run ($run_pid) and the target
@@ -27,7 +32,7 @@ target_cleanup() {
 # url once its first line is out (polled, at most 10 s).
 start_target() {
     : >"$tmp/target.out"
-    "$brink" target "$@" >"$tmp/target.out" 2>"$tmp/target.err" &
+    $target_in "$brink" target "$@" >"$tmp/target.out" 2>"$tmp/target.err" &
     pid=$!
     url=""
     i=0
@@ -82,7 +87,7 @@ wait_count() {
 json_get() {
     u=$1
     shift
-    curl -s "$u" | python3 -c '
+    $target_in curl -s "$u" | python3 -c '
 import json, sys
 v = json.load(sys.stdin)
 for k in sys.argv[1:]:
