@@ -622,8 +622,13 @@ static int handshake(struct coord *c, const struct wire_msg *cfg, char *err, siz
 
             pf[n++] = (struct pollfd){.fd = a->fd_out, .events = POLLIN};
             pf[n++] = (struct pollfd){.fd = a->fd_err, .events = POLLIN};
-            if (a->phase != PH_HELLO && now - a->ping_ns > 50 * 1000000ull &&
-                a->clock.samples < PINGS_BEFORE_START)
+            /* Quick round trips until the clock is known, then one every
+             * PING_EVERY_MS: a ready agent waiting for a slower host to
+             * log in must keep hearing from its coordinator, or it gives
+             * up on it. */
+            if (a->phase != PH_HELLO &&
+                now - a->ping_ns > (a->clock.samples < PINGS_BEFORE_START ? 50ull : PING_EVERY_MS) *
+                                       1000000ull)
                 ping(a, now);
         }
         poll(pf, (nfds_t)n, 50);
