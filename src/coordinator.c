@@ -1060,6 +1060,7 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
     struct coord *c = xcalloc(1, sizeof(*c));
     const struct config_agents *ag = &p->config->agents;
     struct wire_msg cfg;
+    uint64_t began_ns = clock_now_ns();
     int rc = 0;
 
     *out = NULL;
@@ -1108,6 +1109,10 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
             }
         }
     }
+    /* The session file's start time is older by the logins: say by how much. */
+    if (rc == 0)
+        add_event(c, "%u agents started, %llu ms after brink spawned them (ssh logins, handshake)",
+                  c->n, (unsigned long long)((c->start_ns - began_ns) / 1000000));
     if (rc == 0 && pipe(c->wake) != 0) {
         msg_set(err, err_len, "brink: run: pipe: %s", msg_errno(errno).text);
         rc = BRINK_EXIT_RUNTIME;
