@@ -627,8 +627,8 @@ static int handshake(struct coord *c, const struct wire_msg *cfg, char *err, siz
              * log in must keep hearing from its coordinator, or it gives
              * up on it. */
             if (a->phase != PH_HELLO &&
-                now - a->ping_ns > (a->clock.samples < PINGS_BEFORE_START ? 50ull : PING_EVERY_MS) *
-                                       1000000ull)
+                now - a->ping_ns >
+                    (a->clock.samples < PINGS_BEFORE_START ? 50ull : PING_EVERY_MS) * 1000000ull)
                 ping(a, now);
         }
         poll(pf, (nfds_t)n, 50);
