@@ -27,6 +27,7 @@
 #include "ramp/ramp.h"
 #include "engine/capture.h"
 #include "engine/deadline.h"
+#include "engine/closer.h"
 #include "engine/pace.h"
 #include "engine/schedule.h"
 #include "engine/sigv4.h"
@@ -354,6 +355,7 @@ struct worker {
     uv_async_t wake;          /* control state changed */
     uv_prepare_t pace_pass;   /* each loop pass: a new connect budget */
     struct pace pace;         /* new connections begun in this pass */
+    struct closer closer;     /* connections closed in this pass, and those waiting */
     struct slot **slots;
     uint32_t n_slots;
     uint32_t slots_cap; /* room in slots */

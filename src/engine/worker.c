@@ -81,6 +81,7 @@ static void close_own_handles(struct worker *w)
     uv_close((uv_handle_t *)&w->tick_timer, NULL);
     uv_close((uv_handle_t *)&w->end_timer, NULL);
     uv_close((uv_handle_t *)&w->pace_pass, NULL);
+    closer_close_all(&w->closer);
     deadline_close(&w->sched_deadline);
     uv_close((uv_handle_t *)&w->wake, NULL);
 }
@@ -291,7 +292,10 @@ static void on_wake(uv_async_t *a)
 
 static void on_pace_pass(uv_prepare_t *p)
 {
-    pace_new_pass(&container_of(p, struct worker, pace_pass)->pace);
+    struct worker *w = container_of(p, struct worker, pace_pass);
+
+    pace_new_pass(&w->pace);
+    closer_new_pass(&w->closer);
 }
 
 static void on_tick(uv_timer_t *t);
@@ -376,6 +380,7 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
     uv_async_init(&w->loop, &w->wake, on_wake);
     /* Once per loop pass, before it polls; it does not keep the loop alive. */
     pace_init(&w->pace);
+    closer_init(&w->loop, &w->closer);
     uv_prepare_init(&w->loop, &w->pace_pass);
     uv_prepare_start(&w->pace_pass, on_pace_pass);
     uv_unref((uv_handle_t *)&w->pace_pass);
