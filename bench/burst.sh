@@ -33,8 +33,16 @@
 #                connection counts, and so does a wait for a free slot;
 #                closed: from its actual start). Goal: 2.0 to 2.2
 #
+# After the runs, one line per build, model and transport: the medians
+# over the repetitions of lag max, f p50, f p90 and f max, the figures the
+# note quotes. With BRINK_BEFORE set, each run is made by that binary too
+# (an older build: "before"), right before the same run by BRINK ("after"),
+# so both see the same load on a shared machine; the load average is
+# printed before and after the runs.
+#
 # Usage: sh bench/burst.sh   (BRINK=path to a release brink binary, default
-# build/release/brink; BENCH_REPS=N repetitions per transport, default 3)
+# build/release/brink; BRINK_BEFORE=another one to compare with; BENCH_REPS=N
+# repetitions per model and transport, default 3)
 set -u
 prog=burst
 cd "$(dirname "$0")/.." || exit 1
@@ -73,35 +81,72 @@ print("%10.0f %10.0f %9d %6.2f %6.2f %6.2f %6.2f %6.2f" % (
 EOF
 }
 
-printf '%-6s %-9s %3s %6s %10s %10s %9s %6s %6s %6s %6s %6s\n' model transport rep 'wall s' \
-    'lag max ms' 'lag p50 ms' timeouts 'f min' 'f p50' 'f p90' 'f p99' 'f max'
-for model in open closed; do
-    if [ "$model" = open ]; then
+builds=after
+before=${BRINK_BEFORE:-}
+if [ -n "$before" ]; then
+    [ -x "$before" ] || die "BRINK_BEFORE=$before is not an executable"
+    builds="before after"
+fi
+: >"$tmp/rows"
+
+# one BUILD MODEL TRANSPORT REP: one run, its row printed and kept.
+one() {
+    bin=$brink
+    [ "$1" = before ] && bin=$before
+    if [ "$2" = open ]; then
         load="--rate 100000 --max-in-flight $n"
     else
         load="--concurrency $n"
     fi
+    rec=$tmp/$1-$2-$3-$4.jsonl
+    printf '[target]\nurl = %s/delay/5000\ntransport = %s\n' "$target_url" "$3" >"$tmp/t.ini"
+    # shellcheck disable=SC2086
+    /usr/bin/time -f '%e %U %S' -o "$tmp/time" timeout 120 "$bin" run --headless \
+        --config "$tmp/t.ini" $load --timeout 2s --duration 3s --record "$rec" \
+        </dev/null >"$tmp/run.out" 2>"$tmp/run.err"
+    bench_times "$tmp/time"
+    # report exits 3 on this run's failed verdict: every request fails.
+    "$bin" report --format json "$rec" >"$tmp/rep.json" 2>"$tmp/rep.err"
+    rs=$?
+    if [ -s "$rec" ] && { [ "$rs" = 0 ] || [ "$rs" = 3 ]; }; then
+        row=$(printf '%-6s %-6s %-9s %3d %6.1f %s' "$1" "$2" "$3" "$4" "$el" \
+            "$(figures "$rec" "$tmp/rep.json")")
+        echo "$row"
+        echo "$row" >>"$tmp/rows"
+    else
+        printf '%-6s %-6s %-9s %3d %6.1f (no report: %s)\n' "$1" "$2" "$3" "$4" "$el" \
+            "$(tail -n 1 "$tmp/rep.err")"
+    fi
+}
+
+printf '%-6s %-6s %-9s %3s %6s %10s %10s %9s %6s %6s %6s %6s %6s\n' build model transport rep \
+    'wall s' 'lag max ms' 'lag p50 ms' timeouts 'f min' 'f p50' 'f p90' 'f p99' 'f max'
+for model in open closed; do
     for transport in h1 curl; do
         i=1
         while [ "$i" -le "$reps" ]; do
-            rec=$tmp/$model-$transport-$i.jsonl
-            printf '[target]\nurl = %s/delay/5000\ntransport = %s\n' "$target_url" "$transport" >"$tmp/t.ini"
-            # shellcheck disable=SC2086
-            /usr/bin/time -f '%e %U %S' -o "$tmp/time" timeout 120 "$brink" run --headless \
-                --config "$tmp/t.ini" $load --timeout 2s --duration 3s --record "$rec" \
-                </dev/null >"$tmp/run.out" 2>"$tmp/run.err"
-            bench_times "$tmp/time"
-            # report exits 3 on this run's failed verdict: every request fails.
-            "$brink" report --format json "$rec" >"$tmp/rep.json" 2>"$tmp/rep.err"
-            rs=$?
-            if [ -s "$rec" ] && { [ "$rs" = 0 ] || [ "$rs" = 3 ]; }; then
-                printf '%-6s %-9s %3d %6.1f %s\n' "$model" "$transport" "$i" "$el" \
-                    "$(figures "$rec" "$tmp/rep.json")"
-            else
-                printf '%-6s %-9s %3d %6.1f (no report: %s)\n' "$model" "$transport" "$i" "$el" \
-                    "$(tail -n 1 "$tmp/rep.err")"
-            fi
+            for build in $builds; do
+                one "$build" "$model" "$transport" "$i"
+            done
             i=$((i + 1))
+        done
+    done
+done
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (after the runs)"
+
+# The medians over the repetitions, per build, model and transport (the
+# columns of the rows above: 6 lag max, 10 f p50, 11 f p90, 13 f max).
+echo
+printf '%-6s %-6s %-9s %5s %10s %6s %6s %6s   (medians; goal: lag < 100, f 2.0 to 2.2)\n' build \
+    model transport runs 'lag max ms' 'f p50' 'f p90' 'f max'
+for model in open closed; do
+    for transport in h1 curl; do
+        for build in $builds; do
+            awk -v b="$build" -v m="$model" -v t="$transport" \
+                '$1 == b && $2 == m && $3 == t' "$tmp/rows" >"$tmp/sel"
+            printf '%-6s %-6s %-9s %5d %10.0f %6.2f %6.2f %6.2f\n' "$build" "$model" "$transport" \
+                "$(wc -l <"$tmp/sel")" "$(bench_median "$tmp/sel" 6)" "$(bench_median "$tmp/sel" 10)" \
+                "$(bench_median "$tmp/sel" 11)" "$(bench_median "$tmp/sel" 13)"
         done
     done
 done

@@ -263,10 +263,8 @@ static void slot_init(struct slot *s)
      * libcurl joins that thread when the transfer ends or the handle is
      * cleaned up, and the whole worker loop waits for the lookup. */
     curl_easy_setopt(e, CURLOPT_QUICK_EXIT, 1L);
-    if (!engine__curl_tls_reuses(w)) {
-        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+    if (!engine__curl_tls_reuses(w))
         curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
-    }
 }
 
 static void slot_fini(struct slot *s)
@@ -485,8 +483,6 @@ static void start(struct slot *s)
         set_request_headers(s, url, w->curl->kind_headers[s->kind]);
     }
     curl_easy_setopt(cs->easy, CURLOPT_URL, url);
-    if (cs->is_retried && engine__curl_tls_reuses(w))
-        curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, 0L);
     cs->is_retried = 0;
     reset_transfer(cs);
     add(s);
@@ -650,8 +646,7 @@ void engine__curl_slot_done(struct slot *s, CURLcode code)
         cs->is_retried = 1;
         reset_transfer(cs);
         /* Another cached connection may be as dead: this attempt gets a
-         * fresh one (start puts the option back for the next request). */
-        curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, 1L);
+         * fresh one (engine__curl_uv_add sees is_retried). */
         add(s);
         return;
     }

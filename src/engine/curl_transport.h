@@ -16,6 +16,7 @@
 
 #include "core/dlist.h"
 #include "engine/classify.h"
+#include "engine/closer.h"
 #include "engine/sigv4.h"
 
 struct worker;
@@ -32,9 +33,10 @@ struct sock {
     uv_poll_t poll;
     struct worker *w;
     curl_socket_t fd;
-    int is_ours;    /* opened through our opensocket callback: kept across transfers */
-    int is_polling; /* libcurl wants events on it */
-    int events;     /* the UV_READABLE/UV_WRITABLE it wants */
+    int is_ours;            /* opened through our opensocket callback: kept across transfers */
+    int is_polling;         /* libcurl wants events on it */
+    int events;             /* the UV_READABLE/UV_WRITABLE it wants */
+    struct closing closing; /* its close, once libcurl is done with it (closer.h) */
 };
 
 /* [target] server_name on a kind whose URL names another host: the URL's

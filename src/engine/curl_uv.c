@@ -252,16 +252,39 @@ static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose, struct 
     return fd;
 }
 
+/* The close of a socket of ours its turn came to (closer.h): its poll
+ * handle, then the fd. */
+static void close_sock_now(struct closing *x)
+{
+    struct sock *k = container_of(x, struct sock, closing);
+    struct worker *w = k->w;
+    int fd = k->fd;
+
+    if (!uv_is_closing((uv_handle_t *)&k->poll))
+        uv_close((uv_handle_t *)&k->poll, on_sock_closed);
+    close(fd);
+    w->fds_used--;
+    engine__worker_conn_closed(w);
+}
+
+/* libcurl is done with fd: it closes now, or within a later pass's
+ * budget. It is forgotten at once, and polled no more: libcurl may hand
+ * out no event for it, and its number is not reused while it waits. */
 static int on_close_socket(void *clientp, curl_socket_t fd)
 {
     struct worker *w = clientp;
     struct sock *k = (size_t)fd < w->curl->socks_cap ? w->curl->socks[fd] : NULL;
 
-    if (k)
-        sock_close(w, k);
-    w->fds_used--;
-    engine__worker_conn_closed(w);
-    return close(fd);
+    if (!k) {
+        w->fds_used--;
+        engine__worker_conn_closed(w);
+        return close(fd);
+    }
+    w->curl->socks[fd] = NULL;
+    k->is_polling = 0;
+    uv_poll_stop(&k->poll);
+    closer_close(&w->closer, &k->closing, close_sock_now);
+    return 0;
 }
 
 /* The header lists of the request kinds, built once per worker. */
@@ -349,8 +372,18 @@ void engine__curl_uv_setup_easy(struct worker *w, struct slot *s)
     uv_timer_init(&w->loop, &s->curl->deadline);
 }
 
-static int add_now(struct worker *w, struct slot *s)
+/* Adds the transfer of s to the multi handle; is_connect: it needs a new
+ * connection (needs_connect), which it then opens without looking for one
+ * to reuse: libcurl looks through every connection to the host for each
+ * transfer, all of them busy in a burst, and 19,000 of them made each add
+ * cost a scan, and every pass that added some hundreds of ms. A retry
+ * after a dead reused connection, and a run that reuses none, always
+ * connect afresh. */
+static int add_now(struct worker *w, struct slot *s, int is_connect)
 {
+    long is_fresh = is_connect || s->curl->is_retried || !engine__curl_tls_reuses(w);
+
+    curl_easy_setopt(s->curl->easy, CURLOPT_FRESH_CONNECT, is_fresh);
     s->curl->added_ns = engine__worker_now_ns(w);
     s->curl->added_at_act = w->curl->acts;
     engine__curl_slot_set_deadlines(s);
@@ -365,8 +398,10 @@ static int add_now(struct worker *w, struct slot *s)
 static int needs_connect(const struct worker *w)
 {
     uint64_t streams = engine__curl_tls_streams(w);
+    /* Sockets waiting for their close (closer.h) carry nothing. */
+    uint64_t conns = w->fds_used - closer_waiting(&w->closer);
 
-    return w->in_flight - w->curl->queued.n > (w->fds_used + w->curl->promised) * streams;
+    return w->in_flight - w->curl->queued.n > (conns + w->curl->promised) * streams;
 }
 
 static void unlink_queued(struct worker *w, struct slot *s)
@@ -502,7 +537,8 @@ static void on_paced(uv_idle_t *i)
 
     while (!w->is_done && oldest_queued(w) && is_expired(oldest_queued(w), now))
         expire(pop_queued(w));
-    while (!w->is_done && oldest_queued(w) && pace_left(&w->pace) > 0) {
+    while (!w->is_done && oldest_queued(w) && pace_left(&w->pace) > 0 &&
+           !closer_is_busy(&w->closer)) {
         struct slot *s = pop_queued(w);
 
         if (is_expired(s, engine__worker_now_ns(w))) {
@@ -512,7 +548,7 @@ static void on_paced(uv_idle_t *i)
 
         pace_begun(&w->pace, 1);
         w->curl->promised++;
-        if (add_now(w, s) != 0)
+        if (add_now(w, s, 1) != 0)
             xalloc_die("curl_multi_add_handle failed");
     }
     if (!oldest_queued(w) || w->is_done)
@@ -521,9 +557,11 @@ static void on_paced(uv_idle_t *i)
 
 int engine__curl_uv_add(struct worker *w, struct slot *s)
 {
+    int is_connect = needs_connect(w);
+
     arm_deadline(s, engine__slot_connect_limit_us(s));
-    if (needs_connect(w)) {
-        if (oldest_queued(w) || pace_left(&w->pace) == 0) {
+    if (is_connect) {
+        if (oldest_queued(w) || pace_left(&w->pace) == 0 || closer_is_busy(&w->closer)) {
             /* Behind those queued before it: a burst opens in its order. */
             s->curl->is_queued = 1;
             dlist_push_tail(&w->curl->queued, &s->curl->queue);
@@ -532,7 +570,7 @@ int engine__curl_uv_add(struct worker *w, struct slot *s)
         pace_begun(&w->pace, 1);
         w->curl->promised++;
     }
-    return add_now(w, s);
+    return add_now(w, s, is_connect);
 }
 
 void engine__curl_uv_abort(struct worker *w, struct slot *s)

@@ -58,16 +58,12 @@ static void on_conn_closed(uv_handle_t *h)
     free(c);
 }
 
-/* Closes c; its slot (if any) lets go of it. Pending requests on it end
- * with UV_ECANCELED, which their callbacks ignore. */
-void engine__h1_conn_close(struct h1_conn *c)
+/* The close of c its turn came to (closer.h): close_notify when the
+ * socket takes it at once, never waited for; then the socket. */
+static void close_now(struct closing *x)
 {
-    if (c->s)
-        c->s->h1->conn = NULL;
-    c->s = NULL;
-    if (uv_is_closing((uv_handle_t *)&c->tcp))
-        return;
-    /* close_notify when the socket takes it at once; never waited for. */
+    struct h1_conn *c = container_of(x, struct h1_conn, closing);
+
     if (c->tls && c->is_tls_ready && !c->is_writing) {
         const char *data;
         size_t n;
@@ -81,6 +77,21 @@ void engine__h1_conn_close(struct h1_conn *c)
         }
     }
     uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
+}
+
+/* Closes c, now or within a later pass's budget; its slot (if any) lets go
+ * of it at once, and it reads nothing more. Pending requests on it end
+ * with UV_ECANCELED, which their callbacks ignore. */
+void engine__h1_conn_close(struct h1_conn *c)
+{
+    if (c->s)
+        c->s->h1->conn = NULL;
+    c->s = NULL;
+    if (c->is_let_go)
+        return;
+    c->is_let_go = 1;
+    uv_read_stop((uv_stream_t *)&c->tcp);
+    closer_close(&engine__h1_worker_of((uv_handle_t *)&c->tcp)->closer, &c->closing, close_now);
 }
 
 /* ---- Completion ------------------------------------------------------- */

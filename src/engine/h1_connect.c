@@ -228,7 +228,7 @@ void engine__h1_on_paced(uv_idle_t *i)
     struct h1_worker *hw = container_of(i, struct h1_worker, paced);
     struct worker *w = engine__h1_worker_of((uv_handle_t *)i);
 
-    while (hw->queued.head && pace_left(&w->pace) > 0) {
+    while (hw->queued.head && pace_left(&w->pace) > 0 && !closer_is_busy(&w->closer)) {
         struct h1_slot *h = container_of(hw->queued.head, struct h1_slot, in_line);
 
         engine__h1_unlink_queued(hw, h);
@@ -246,7 +246,7 @@ void engine__h1_conn_open(struct slot *s)
     s->h1->n_tried = 0;
     if (!hw->has_addrs)
         wait_for_addrs(s);
-    else if (hw->queued.head || pace_left(&s->w->pace) == 0)
+    else if (hw->queued.head || pace_left(&s->w->pace) == 0 || closer_is_busy(&s->w->closer))
         queue_connect(s);
     else
         connect_from(s, hw->addr_at);

@@ -14,6 +14,7 @@
 
 #include "core/dlist.h"
 #include "engine/classify.h"
+#include "engine/closer.h"
 #include "engine/h1_tls.h"
 #include "engine/h1_wire.h"
 #include "engine/internal.h"
@@ -46,11 +47,13 @@ struct h1_conn {
     uv_tcp_t tcp;
     uv_connect_t connect;
     uv_write_t write;
-    struct slot *s;    /* NULL once the slot let go of it */
-    char *copy;        /* what an asynchronous write still sends */
-    uint32_t n_sent;   /* requests sent on it */
-    uint64_t begun_ns; /* uv_hrtime when its connect began */
-    int is_counted;    /* engine__worker_conn_opened counted it: closing uncounts it */
+    struct slot *s;         /* NULL once the slot let go of it */
+    char *copy;             /* what an asynchronous write still sends */
+    uint32_t n_sent;        /* requests sent on it */
+    uint64_t begun_ns;      /* uv_hrtime when its connect began */
+    int is_counted;         /* engine__worker_conn_opened counted it: closing uncounts it */
+    int is_let_go;          /* engine__h1_conn_close took it: closed, or waiting to be */
+    struct closing closing; /* its close, in the worker's closer (closer.h) */
     int is_connected;
     int is_writing;            /* writes in progress (TLS may queue several) */
     struct h1_tls_conn *tls;   /* https, once connected, else NULL */

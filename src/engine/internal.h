@@ -27,6 +27,7 @@
 #include "ramp/ramp.h"
 #include "engine/capture.h"
 #include "engine/deadline.h"
+#include "engine/closer.h"
 #include "engine/pace.h"
 #include "engine/schedule.h"
 #include "engine/sigv4.h"
@@ -351,9 +352,11 @@ struct worker {
     struct h1_worker *h1;     /* its buffers and pending completions (h1.c) */
     uv_timer_t tick_timer;    /* interval boundaries */
     uv_timer_t end_timer;     /* duration and drain deadlines (worker 0 only) */
+    uv_idle_t filling;        /* closed model: users a pass's slice left unstarted, next pass */
     uv_async_t wake;          /* control state changed */
     uv_prepare_t pace_pass;   /* each loop pass: a new connect budget */
     struct pace pace;         /* new connections begun in this pass */
+    struct closer closer;     /* connections closed in this pass, and those waiting */
     struct slot **slots;
     uint32_t n_slots;
     uint32_t slots_cap; /* room in slots */
@@ -487,6 +490,11 @@ void engine__lookup_release(struct lookup *l);
 struct slot *engine__slot_new(struct worker *w, uint32_t index);
 void engine__slot_free(struct slot *s);
 #define SLOT_NOW UINT64_MAX /* engine__slot_start: no intended time, the closed model */
+/* How long one call starts requests for, new slots included (a libcurl
+ * easy handle costs tens of µs): 19,000 users or arrivals at once held the
+ * loop, its ticks and its deadlines, for a second. What is left starts on
+ * the next loop pass (open.c, engine__worker_fill). */
+#define ENGINE_START_SLICE_NS 10000000ULL
 
 /* Sets up and starts the next request of s, meant to start at intended_ns
  * (SLOT_NOW: now); latency counts from then. Returns 0 or -EAGAIN when no

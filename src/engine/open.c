@@ -10,12 +10,6 @@
 #include "core/hist.h"
 #include "engine/internal.h"
 
-/* How long one call starts requests for. A burst grows the pool a slot a
- * start, and a new slot costs tens of µs (libcurl's easy handle), so 19,000
- * due at once held the loop, its ticks and its deadlines, for a second;
- * what is left starts on the next loop pass, charged from its time. */
-#define PUMP_SLICE_NS 10000000ULL
-
 /* An idle slot under the cap: hint when it is one, else the first idle one,
  * else a new one (the pool grows only as far as the load needs). */
 static struct slot *idle_slot(struct worker *w, struct slot *hint)
@@ -76,7 +70,7 @@ void engine__open_pump(struct worker *w, struct slot *hint)
         struct slot *s;
         uint64_t at = schedule_next_ns(&w->sched);
 
-        if (uv_hrtime() - t0 > PUMP_SLICE_NS) {
+        if (uv_hrtime() - t0 > ENGINE_START_SLICE_NS) {
             /* Due and not started: the next pass, at once. */
             deadline_arm(&w->sched_deadline, w->e->start_ns + at);
             return;

@@ -80,7 +80,9 @@ static void close_own_handles(struct worker *w)
         uv_close((uv_handle_t *)&w->slots[i]->think_timer, NULL);
     uv_close((uv_handle_t *)&w->tick_timer, NULL);
     uv_close((uv_handle_t *)&w->end_timer, NULL);
+    uv_close((uv_handle_t *)&w->filling, NULL);
     uv_close((uv_handle_t *)&w->pace_pass, NULL);
+    closer_close_all(&w->closer);
     deadline_close(&w->sched_deadline);
     uv_close((uv_handle_t *)&w->wake, NULL);
 }
@@ -169,6 +171,12 @@ void engine__worker_next(struct worker *w, struct slot *s)
     engine__worker_check_finished(w);
 }
 
+static void on_filling(uv_idle_t *i)
+{
+    uv_idle_stop(i);
+    engine__worker_fill(container_of(i, struct worker, filling));
+}
+
 void engine__worker_fill(struct worker *w)
 {
     if (w->is_done)
@@ -176,9 +184,19 @@ void engine__worker_fill(struct worker *w)
     if (w->is_open) {
         engine__open_pump(w, NULL);
     } else if (!w->is_paused && !w->is_stopping) {
-        for (uint32_t i = 0; i < w->share && i < w->n_slots; i++) {
-            struct slot *s = w->slots[i];
+        uint64_t t0 = uv_hrtime();
 
+        for (uint32_t i = 0; i < w->share; i++) {
+            struct slot *s;
+
+            if (uv_hrtime() - t0 > ENGINE_START_SLICE_NS) {
+                /* The rest of the users join on the next pass. */
+                uv_idle_start(&w->filling, on_filling);
+                return;
+            }
+            if (i == w->n_slots)
+                engine__worker_grow_slots(w, i + 1);
+            s = w->slots[i];
             if (s->is_in_flight || s->is_thinking || s->is_sleeping)
                 continue;
             if (engine__slot_start(s, SLOT_NOW) != 0)
@@ -270,8 +288,6 @@ void engine__worker_apply_control(struct worker *w)
     }
     engine__open_apply(w, &c, was_paused);
     end_thinking(w);
-    if (!w->is_open)
-        engine__worker_grow_slots(w, w->share);
     if (drop)
         abort_in_flight(w, drop, 0, 0);
     if (c.is_aborting)
@@ -291,7 +307,10 @@ static void on_wake(uv_async_t *a)
 
 static void on_pace_pass(uv_prepare_t *p)
 {
-    pace_new_pass(&container_of(p, struct worker, pace_pass)->pace);
+    struct worker *w = container_of(p, struct worker, pace_pass);
+
+    pace_new_pass(&w->pace);
+    closer_new_pass(&w->closer);
 }
 
 static void on_tick(uv_timer_t *t);
@@ -373,9 +392,11 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
     }
     uv_timer_init(&w->loop, &w->tick_timer);
     uv_timer_init(&w->loop, &w->end_timer);
+    uv_idle_init(&w->loop, &w->filling);
     uv_async_init(&w->loop, &w->wake, on_wake);
     /* Once per loop pass, before it polls; it does not keep the loop alive. */
     pace_init(&w->pace);
+    closer_init(&w->loop, &w->closer);
     uv_prepare_init(&w->loop, &w->pace_pass);
     uv_prepare_start(&w->pace_pass, on_pace_pass);
     uv_unref((uv_handle_t *)&w->pace_pass);

@@ -64,6 +64,22 @@ for transport in $transports; do
         sed -n 's/^ *\[\([0-9.]*\)s\].*/\1/p' | sort -n | head -n 1)
     holds "the first 2 s timeouts are reported in the tick of 2 s or 3 s (at ${first:-?} s)" \
         "f >= 2 && f < 4" -v f="${first:-99}"
+    # Every request of the burst ends as its deadline: each one counted is a
+    # failure, and each failure a timeout or connect_timeout (none lost to
+    # another class while their connections close in later passes).
+    "$brink" report --format json "$tmp/$transport.jsonl" >"$tmp/$transport.json" 2>/dev/null
+    read -r n_req n_failed n_timeout n_other <<EOF
+$(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["total"]
+e = t["errors"]
+other = sum(v for k, v in e.items() if k not in ("timeout", "connect_timeout"))
+print(t["requests"], t["failed"], e["timeout"] + e["connect_timeout"], other)' "$tmp/$transport.json")
+EOF
+    holds "the burst's requests all failed (${n_failed:-?} of ${n_req:-?})" "r > 0 && f == r" \
+        -v r="${n_req:-0}" -v f="${n_failed:--1}"
+    check "every failure is a timeout or connect_timeout (${n_timeout:-?} of ${n_failed:-?}, ${n_other:-?} other)" \
+        "${n_failed:-?} 0" "${n_timeout:-x} ${n_other:-x}"
 done
 
 stop_target
