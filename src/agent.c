@@ -43,21 +43,6 @@ struct agent {
     char root[PATH_MAX]; /* where the experiment's files were put; "" none */
 };
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static int send_msg(const struct wire_msg *m)
 {
     size_t len;
@@ -66,7 +51,7 @@ static int send_msg(const struct wire_msg *m)
 
     if (!line)
         return -E2BIG;
-    rc = write_all(STDOUT_FILENO, line, len);
+    rc = fd_write_all(STDOUT_FILENO, line, len);
     free(line);
     return rc;
 }

@@ -72,3 +72,22 @@ char *linebuf_next(struct linebuf *lb, size_t *len, int *too_long)
         return start;
     }
 }
+
+int fd_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        if (n == 0)
+            return -EIO;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}

@@ -32,4 +32,9 @@ ssize_t linebuf_fill(struct linebuf *lb, int fd);
  * longer than max was dropped, returns NULL once with *too_long set. */
 char *linebuf_next(struct linebuf *lb, size_t *len, int *too_long);
 
+/* The writing side: all of buf to fd (a blocking pipe or file), through
+ * EINTR and short writes. 0, or a negative errno (-EIO when write(2) took
+ * nothing). */
+int fd_write_all(int fd, const void *buf, size_t len);
+
 #endif

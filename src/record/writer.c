@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/linebuf.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
 #include "record/internal.h"
@@ -38,23 +39,6 @@ static void stop(struct record_writer *w, int error, const char *step)
     w->error = error;
     msg_set(w->reason, sizeof(w->reason), "recording stopped: %s: %s: %s", w->path, step,
             msg_errno(-error).text);
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        if (n == 0)
-            return -EIO;
-        buf += n;
-        len -= (size_t)n;
-    }
-    return 0;
 }
 
 /* Formats o as one line (newline included) in w->buf; returns its length,
@@ -88,7 +72,7 @@ static int put_line(struct record_writer *w, json_t *o)
     json_decref(o);
     if (len < 0)
         return (int)len;
-    rc = write_all(w->fd, w->buf, (size_t)len);
+    rc = fd_write_all(w->fd, w->buf, (size_t)len);
     if (rc == 0) {
         w->good_end += len;
         return 0;

@@ -34,6 +34,16 @@ truth() {
     curl -s "$url/stats" | python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"
 }
 
+# still_running PID...: those of the PIDs still alive once each had until
+# 5 s from now to end.
+still_running() {
+    deadline=$(($(now_ms) + 5000))
+    for k in "$@"; do
+        while kill -0 "$k" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
+        kill -0 "$k" 2>/dev/null && printf ' %s' "$k"
+    done
+}
+
 # experiment FILE HOSTS [WEIGHTS]: three agents through fake_ssh.sh.
 experiment() {
     cat >"$1" <<EOF
@@ -202,12 +212,7 @@ wait "$run_pid"
 status=$?
 run_pid=""
 check "SIGTERM: the coordinator ends with status 0 and the report" "0 1" "$status $(grep -c '^duration ' "$tmp/term.out")"
-left=""
-deadline=$(($(now_ms) + 5000))
-for k in $kids; do
-    while kill -0 "$k" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
-    kill -0 "$k" 2>/dev/null && left="$left $k"
-done
+left=$(still_running $kids)
 check "SIGTERM: no agent process is left within 5 s" "" "$left"
 for k in $left; do kill -9 "$k"; done
 # SIGKILL leaves the coordinator no say: its agents see their input close.
@@ -219,12 +224,7 @@ kids=$(agents_of "$run_pid")
 kill -KILL "$(ps -o pid= --ppid "$run_pid" | tr -d ' ')"
 wait "$run_pid"
 run_pid=""
-left=""
-deadline=$(($(now_ms) + 5000))
-for k in $kids; do
-    while kill -0 "$k" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
-    kill -0 "$k" 2>/dev/null && left="$left $k"
-done
+left=$(still_running $kids)
 check "SIGKILL of the coordinator: no agent process is left within 5 s" "" "$left"
 for k in $left; do kill -9 "$k"; done
 
