@@ -65,6 +65,7 @@ struct agent {
     struct tick *last; /* its latest tick merged, for its row */
     int has_ended;     /* its done tick was merged */
     int has_sent_done; /* its done tick came: the link may close */
+    int has_ticked;    /* a tick of its run came: it ran */
 };
 
 struct coord {
@@ -370,6 +371,10 @@ static int build_config(const struct coord *c, struct wire_msg *m, char *err, si
         add_file(m, cfg->target.client_cert.value, err, err_len) != 0 ||
         add_file(m, cfg->target.client_key.value, err, err_len) != 0)
         return BRINK_EXIT_USAGE;
+    for (uint32_t i = 0; i < cfg->agents.n_files; i++) {
+        if (add_file(m, cfg->agents.files[i], err, err_len) != 0)
+            return BRINK_EXIT_USAGE;
+    }
     if (c->p->n_overrides + 16 > WIRE_MAX_OVERRIDES) {
         msg_set(err, err_len, "brink: run: too many options to ship to the agents");
         return BRINK_EXIT_USAGE;
@@ -712,6 +717,7 @@ static void take_tick(struct coord *c, struct agent *a, struct tick *t)
         return;
     }
     snprintf(t->agent, sizeof(t->agent), "%s", a->name);
+    a->has_ticked = 1;
     for (uint32_t i = 0; i < t->n_events; i++) {
         char text[TICK_NAME_MAX + TICK_TEXT_MAX + 2];
 
@@ -1137,6 +1143,24 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
     }
     *out = c;
     return 0;
+}
+
+int coord_failed(const struct coord *c, char *err, size_t err_len)
+{
+    const struct agent *first = NULL;
+    char shown[128], s[STDERR_KEEP * 4 + 16];
+
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->agents[i].has_ticked)
+            return 0;
+        if (!first || (!first->last_err[0] && c->agents[i].last_err[0]))
+            first = &c->agents[i];
+    }
+    if (!first)
+        return 0;
+    msg_set(err, err_len, "brink: run: no agent ran the load: agent %s ended at the start (%s)",
+            msg_show(first->name, shown, sizeof(shown)), said(first, s, sizeof(s)));
+    return BRINK_EXIT_RUNTIME;
 }
 
 void coord_join(struct coord *c)

@@ -52,6 +52,11 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
 /* Waits until every agent has ended or is lost and the channel is closed. */
 void coord_join(struct coord *c);
 
+/* After coord_join: BRINK_EXIT_RUNTIME, with err saying which agent ended
+ * and what it said, when no agent ran the load (each ended at its start: a
+ * script's setup failed there, a file it needs was not shipped); else 0. */
+int coord_failed(const struct coord *c, char *err, size_t err_len);
+
 /* Ends what is still running (agents get SIGTERM, then SIGKILL) and frees
  * c; coord_free(NULL) is a no-op. */
 void coord_free(struct coord *c);

@@ -516,7 +516,7 @@ static int run_load(const struct run_args *a, const struct config *c)
     struct sinks k = {.summary = summary_new(), .steps = steps_new()};
     struct report_verdicts v;
     char err[1400];
-    int rc, is_stuck;
+    int rc, is_stuck, failed;
 
     /* The session file first: a path that cannot be written starts nothing. */
     rc = recording_start(c, a->record_path, a->is_record_off, err, sizeof(err), &k.recording);
@@ -549,6 +549,7 @@ static int run_load(const struct run_args *a, const struct config *c)
         coord_join(th.coord);
     else
         engine_join(th.engine);
+    failed = th.coord ? coord_failed(th.coord, err, sizeof(err)) : 0;
     if (chan_dropped(ch))
         msg_print(stderr, "brink: run: %llu ticks were dropped before they were shown",
                   (unsigned long long)chan_dropped(ch));
@@ -560,6 +561,10 @@ static int run_load(const struct run_args *a, const struct config *c)
     if (recording_stop(k.recording, !chan_dropped(ch), signals_stops ? "stopped" : "done") != 0)
         rc = BRINK_EXIT_RUNTIME;
     fflush(stdout);
+    if (failed) {
+        msg_print(stderr, "%s", err);
+        rc = failed;
+    }
     stop_metrics(a, k.metrics);
     engine_free(th.engine);
     coord_free(th.coord);

@@ -6,8 +6,10 @@
 #include "config/internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/xalloc.h"
@@ -148,9 +150,61 @@ static void write_weights(const struct config_key *k, const void *base, FILE *ou
     fprintf(out, "\n");
 }
 
+/* files: more files shipped to every agent, each a regular file resolved
+ * as the other file keys are (against the experiment file's folder). */
+static int parse_files(struct config_load_ctx *ctx, const struct config_key *k, void *base,
+                       const struct config_value *v, char *why, size_t why_len)
+{
+    struct config_agents *a = base;
+    const char *s = v->value;
+    char item[PATH_MAX], shown[CONFIG_SHOW_MAX];
+    uint32_t n = 0;
+    int rc;
+
+    (void)k;
+    for (uint32_t i = 0; i < a->n_files; i++)
+        free(a->files[i]);
+    a->n_files = 0;
+    while ((rc = config__next_item(&s, item, sizeof(item))) != -ENOENT) {
+        char *path = NULL;
+
+        if (rc != 0 || !item[0]) {
+            snprintf(why, why_len, "expected FILE[,FILE...], got \"%s\"",
+                     config__show(v->value, shown));
+            return -EINVAL;
+        }
+        if (n == CONFIG_MAX_AGENT_FILES) {
+            snprintf(why, why_len, "more than %d files", CONFIG_MAX_AGENT_FILES);
+            return -EINVAL;
+        }
+        if (config__resolve_file(ctx, "", item, &path, why, why_len) < 0)
+            return -EINVAL;
+        a->files[n] = path;
+        a->n_files = ++n;
+    }
+    if (n == 0) {
+        snprintf(why, why_len, "expected FILE[,FILE...], got \"\"");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+static void write_files(const struct config_key *k, const void *base, FILE *out)
+{
+    const struct config_agents *a = base;
+
+    if (!a->n_files)
+        return;
+    fprintf(out, "%s = ", k->name);
+    for (uint32_t i = 0; i < a->n_files; i++)
+        fprintf(out, "%s%s", i ? ", " : "", a->files[i]);
+    fprintf(out, "\n");
+}
+
 const struct config_type config__agent_hosts = {parse_hosts, write_hosts, 0};
 const struct config_type config__agent_command = {parse_command, config__write_raw, 1};
 const struct config_type config__agent_weights = {parse_weights, write_weights, 0};
+const struct config_type config__agent_files = {parse_files, write_files, 0};
 
 void config__resolve_agents(struct config_load_ctx *ctx)
 {

@@ -95,6 +95,8 @@ void config_free(struct config *c)
     free_str(&c->record.dir);
     free_str(&c->agents.ssh);
     free_str(&c->agents.brink);
+    for (uint32_t i = 0; i < c->agents.n_files; i++)
+        free(c->agents.files[i]);
     config_init(c);
 }
 

@@ -111,6 +111,7 @@ enum config_agents_key {
     CONFIG_AGENTS_SSH,
     CONFIG_AGENTS_BRINK,
     CONFIG_AGENTS_WEIGHTS,
+    CONFIG_AGENTS_FILES,
     CONFIG_AGENTS_KEYS
 };
 
@@ -379,6 +380,7 @@ struct config_ramp {
 };
 
 #define CONFIG_MAX_AGENTS 16 /* hosts of [agents] */
+#define CONFIG_MAX_AGENT_FILES 32 /* [agents] files */
 #define CONFIG_AGENT_HOST_MAX                                                                      \
     63 /* bytes of one [agents] host (with user@): a tick's agent name                             \
         */
@@ -394,6 +396,8 @@ struct config_agents {
     struct config_str brink; /* the remote brink; default "brink" */
     uint32_t n_weights;      /* 0: equal shares; else one per host */
     double weights[CONFIG_MAX_AGENTS];
+    uint32_t n_files; /* more files the agents get: what a script loads itself */
+    char *files[CONFIG_MAX_AGENT_FILES]; /* resolved against the file's dir */
 };
 
 /* Splits a hosts list ("a, b,c") into c->hosts; -EINVAL with why when a

@@ -100,7 +100,8 @@ extern const struct config_type config__ramp_steps, config__ramp_count, config__
     config__ramp_hold, config__growth, config__rules;
 
 /* Value types of [agents] keys, defined in agents.c. */
-extern const struct config_type config__agent_hosts, config__agent_command, config__agent_weights;
+extern const struct config_type config__agent_hosts, config__agent_command, config__agent_weights,
+    config__agent_files;
 /* The checks of [agents] that need the whole file (weights per host). */
 void config__resolve_agents(struct config_load_ctx *ctx);
 

@@ -442,6 +442,11 @@ const struct config_key config__keys[] = {
      .index = CONFIG_AGENTS_WEIGHTS,
      .type = &config__agent_weights,
      .offset = offsetof(struct config_agents, weights)},
+    {.name = "files",
+     .section = SECTION_AGENTS,
+     .index = CONFIG_AGENTS_FILES,
+     .type = &config__agent_files,
+     .offset = offsetof(struct config_agents, files)},
 
     /* Required; which of the keys below a probe needs or refuses depends
      * on it and is checked once the whole file is read (probe.c). */

@@ -18,6 +18,8 @@
 #   5. an agent of another protocol version: exit 2 at once, both versions
 #      named; brink agent itself refuses a coordinator of another version;
 #      an agent that cannot start: one line naming the host and its stderr
+#   6. a script whose module and data file are not shipped: exit 1 with the
+#      agent's words; with [agents] files naming them, both agents run it
 # Every run is bounded by its duration or a stop, and by timeout 60.
 # Usage: sh test_agents.sh BRINK SRCDIR
 brink=$1
@@ -243,6 +245,33 @@ sed -i "s|^brink = .*|brink = $tmp/no-such-brink|" "$tmp/nobrink.ini"
 expect_run "an agent that cannot start: one line naming the host and its stderr" 1 "" \
     '^brink: run: agent f1: exited before it was ready \(it said ".*no-such-brink.*"\)$' \
     -- timeout 20 "$brink" run --headless --config "$tmp/nobrink.ini" --duration 2s --no-record
+
+# --- 6. a scenario's own files ----------------------------------------------------------
+# The script requires a module and its setup loads a data file: neither is
+# named by the experiment, so the agents get them only through [agents] files.
+mkdir "$tmp/scn"
+printf 'a\nbb\nccc\n' >"$tmp/scn/ids.txt"
+printf 'local M = {}\nfunction M.path(id) return "/bytes/" .. #id end\nreturn M\n' >"$tmp/scn/paths.lua"
+cat >"$tmp/scn/s.lua" <<'EOF'
+local paths = require("paths")
+function setup()
+    brink.load_lines("ids.txt", {name = "ids"})
+end
+function iteration(user)
+    local ids = brink.data("ids")
+    local r = brink.request{url = paths.path(ids[user.iteration % #ids + 1]), name = "get"}
+    brink.check(r.status == 200 and #r.body >= 1 and #r.body <= 3, "sized")
+end
+EOF
+experiment "$tmp/scn/s.ini" "s1, s2"
+printf '[scenario]\nscript = s.lua\n' >>"$tmp/scn/s.ini"
+expect_run "a script's module not shipped: exit 1, the agent's words" 1 "*" \
+    '^brink: run: no agent ran the load: agent s[12] ended at the start \(it said ".*paths.*"\)$' \
+    -- timeout 30 "$brink" run --headless --config "$tmp/scn/s.ini" --duration 1s --no-record
+sed -i 's/^\(hosts = .*\)$/\1\nfiles = ids.txt, paths.lua/' "$tmp/scn/s.ini"
+expect_run "[agents] files ships the script's module and data: both agents run it" 0 \
+    '^agents: 2, every tick whole$' "*" \
+    -- timeout 30 "$brink" run --headless --config "$tmp/scn/s.ini" --duration 1s --no-record
 
 stop_target
 finish
