@@ -379,7 +379,7 @@ struct config_ramp {
     enum config_ramp_action action;      /* default stop */
 };
 
-#define CONFIG_MAX_AGENTS 16 /* hosts of [agents] */
+#define CONFIG_MAX_AGENTS 16      /* hosts of [agents] */
 #define CONFIG_MAX_AGENT_FILES 32 /* [agents] files */
 #define CONFIG_AGENT_HOST_MAX                                                                      \
     63 /* bytes of one [agents] host (with user@): a tick's agent name                             \
@@ -396,7 +396,7 @@ struct config_agents {
     struct config_str brink; /* the remote brink; default "brink" */
     uint32_t n_weights;      /* 0: equal shares; else one per host */
     double weights[CONFIG_MAX_AGENTS];
-    uint32_t n_files; /* more files the agents get: what a script loads itself */
+    uint32_t n_files;                    /* more files the agents get: what a script loads itself */
     char *files[CONFIG_MAX_AGENT_FILES]; /* resolved against the file's dir */
 };
 
