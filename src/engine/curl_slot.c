@@ -188,17 +188,15 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
 
 /* ---- Where connections go -------------------------------------------- */
 
-/* [target] connect_to, unix_socket, proxy and ip, the same for every
- * request of s. */
-static void set_route(struct slot *s, const struct config_target *t)
+/* [target] connect_to, unix_socket, proxy and ip, on e: the same for
+ * every request. */
+static void set_route(struct worker *w, CURL *e, const struct config_target *t)
 {
     static const long resolve[] = {
         [CONFIG_IP_ANY] = CURL_IPRESOLVE_WHATEVER,
         [CONFIG_IP_4] = CURL_IPRESOLVE_V4,
         [CONFIG_IP_6] = CURL_IPRESOLVE_V6,
     };
-    CURL *e = s->curl->easy;
-
     /* Load goes to the target or the proxy named here, never through one
      * named by http_proxy in the environment; this also spares libcurl a
      * getenv per request. A proxy named here takes every host, whatever
@@ -206,8 +204,8 @@ static void set_route(struct slot *s, const struct config_target *t)
     curl_easy_setopt(e, CURLOPT_PROXY, t->proxy.value ? t->proxy.value : "");
     if (t->proxy.value)
         curl_easy_setopt(e, CURLOPT_NOPROXY, "");
-    if (s->w->curl->connect_to)
-        curl_easy_setopt(e, CURLOPT_CONNECT_TO, s->w->curl->connect_to);
+    if (w->curl->connect_to)
+        curl_easy_setopt(e, CURLOPT_CONNECT_TO, w->curl->connect_to);
     if (t->unix_socket.value)
         curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, t->unix_socket.value);
     curl_easy_setopt(e, CURLOPT_IPRESOLVE, resolve[t->ip]);
@@ -234,30 +232,27 @@ static void route_failed(const struct config_target *t, CURLcode code, struct tr
 
 /* ---- The ops table ---------------------------------------------------- */
 
-static void slot_init(struct slot *s)
+/* A handle with every option that does not name its slot: what costs
+ * (curl_easy_init, the options' copies), done before the run when the
+ * worker prepared a pool (prepare), else when a slot is made. */
+static struct curl_slot *new_handle(struct worker *w)
 {
-    struct worker *w = s->w;
     struct curl_slot *cs = xcalloc(1, sizeof(*cs));
     CURL *e = curl_easy_init();
 
     if (!e)
         xalloc_die("curl_easy_init failed");
-    s->curl = cs;
-    cs->s = s;
     cs->easy = e;
     cs->last_kind = SIZE_MAX;
-    engine__curl_uv_setup_easy(w, s);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, s);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, s);
     cs->buffer_size = BUFFER_DEFAULT;
     curl_easy_setopt(e, CURLOPT_BUFFERSIZE, cs->buffer_size);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     /* TLS and HTTP version: [target] insecure to http_version, streams. */
     engine__curl_tls_setup_easy(w, e);
     /* Where connections go: connect_to, unix_socket, ip, proxy. */
-    set_route(s, &w->e->config->target);
+    set_route(w, e, &w->e->config->target);
     /* A name lookup that outlives its transfer (a DNS server that never
      * answers) is left to finish on libcurl's resolver thread; without this
      * libcurl joins that thread when the transfer ends or the handle is
@@ -265,18 +260,55 @@ static void slot_init(struct slot *s)
     curl_easy_setopt(e, CURLOPT_QUICK_EXIT, 1L);
     if (!engine__curl_tls_reuses(w))
         curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+    return cs;
+}
+
+static void free_handle(struct curl_slot *cs)
+{
+    curl_easy_cleanup(cs->easy);
+    curl_slist_free_all(cs->req_headers);
+    free(cs->sigv4_lines);
+    free(cs->cookie_line);
+    curl_slist_free_all(cs->cross_headers);
+    free(cs);
+}
+
+/* Makes n handles ahead, for the slots the run will make (open.c). */
+static void prepare(struct worker *w, uint32_t n)
+{
+    struct curl_worker *cw = w->curl;
+
+    cw->spare = xrealloc(cw->spare, ((size_t)cw->n_spare + n) * sizeof(*cw->spare));
+    for (uint32_t i = 0; i < n; i++)
+        cw->spare[cw->n_spare++] = new_handle(w);
+}
+
+void engine__curl_slot_free_spare(struct worker *w)
+{
+    while (w->curl->n_spare > 0)
+        free_handle(w->curl->spare[--w->curl->n_spare]);
+    free(w->curl->spare);
+    w->curl->spare = NULL;
+}
+
+static void slot_init(struct slot *s)
+{
+    struct worker *w = s->w;
+    struct curl_worker *cw = w->curl;
+    struct curl_slot *cs = cw->n_spare ? cw->spare[--cw->n_spare] : new_handle(w);
+
+    s->curl = cs;
+    cs->s = s;
+    engine__curl_uv_setup_easy(w, s);
+    curl_easy_setopt(cs->easy, CURLOPT_WRITEDATA, s);
+    curl_easy_setopt(cs->easy, CURLOPT_HEADERDATA, s);
 }
 
 static void slot_fini(struct slot *s)
 {
     if (!s->curl)
         return;
-    curl_easy_cleanup(s->curl->easy);
-    curl_slist_free_all(s->curl->req_headers);
-    free(s->curl->sigv4_lines);
-    free(s->curl->cookie_line);
-    curl_slist_free_all(s->curl->cross_headers);
-    free(s->curl);
+    free_handle(s->curl);
     s->curl = NULL;
 }
 
@@ -664,6 +696,7 @@ const struct transport_ops transport_curl = {
     .init = engine__curl_uv_init,
     .close = engine__curl_uv_close,
     .fini = engine__curl_uv_fini,
+    .prepare = prepare,
     .slot_init = slot_init,
     .engine__slot_free = slot_fini,
     .start = start,

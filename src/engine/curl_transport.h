@@ -65,11 +65,13 @@ struct curl_worker {
     struct curl_slist *connect_to;    /* [target] connect_to lines, built once; NULL: none */
     struct sock **socks;              /* by fd */
     size_t socks_cap;
-    uv_idle_t paced;        /* adds held back for the connect budget, next passes */
-    struct dlist queued;    /* those slots, oldest first */
-    uint32_t promised;      /* adds counted as new connections, not yet handed to libcurl's loop */
-    uint32_t opened;        /* sockets our opensocket callback opened, ever */
-    uint64_t acts;          /* curl_multi_socket_action calls made, ever */
+    uv_idle_t paced;     /* adds held back for the connect budget, next passes */
+    struct dlist queued; /* those slots, oldest first */
+    uint32_t promised;   /* adds counted as new connections, not yet handed to libcurl's loop */
+    uint32_t opened;     /* sockets our opensocket callback opened, ever */
+    uint64_t acts;       /* curl_multi_socket_action calls made, ever */
+    struct curl_slot **spare; /* handles made ahead (prepare), for slots to come */
+    uint32_t n_spare;
     char url[CURL_URL_MAX]; /* scratch for expanding URLs; libcurl copies it */
 };
 
@@ -159,6 +161,8 @@ int engine__curl_tls_reuses(const struct worker *w);
 void engine__curl_slot_done(struct slot *s, CURLcode code);
 /* s waited in the connect queue past its connect deadline (never added). */
 void engine__curl_slot_expired(struct slot *s);
+/* Frees the handles made ahead that no slot took (before the share goes). */
+void engine__curl_slot_free_spare(struct worker *w);
 /* Sets libcurl's deadlines of s's transfer, its backstops: what is left of
  * them since its start, and CURL_BACKSTOP_MS. */
 void engine__curl_slot_set_deadlines(struct slot *s);

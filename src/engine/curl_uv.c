@@ -311,6 +311,8 @@ void engine__curl_uv_fini(struct worker *w)
 
     if (!w->curl)
         return;
+    /* Before the share goes (tls_fini): the handles still name it. */
+    engine__curl_slot_free_spare(w);
     engine__curl_tls_fini(w);
     for (size_t i = 0; w->curl->kind_headers && i < n_kinds; i++)
         curl_slist_free_all(w->curl->kind_headers[i]);

@@ -193,6 +193,10 @@ struct transport_ops {
     void (*close)(struct worker *w);
     /* Frees what init allocated, once the loop has ended. */
     void (*fini)(struct worker *w);
+    /* Makes ahead, before the run's first request, what n slots to come
+     * would each make when they are (slot_init takes it then); NULL: a
+     * transport whose slots cost little to make. */
+    void (*prepare)(struct worker *w, uint32_t n);
     void (*slot_init)(struct slot *s);
     void (*engine__slot_free)(struct slot *s);
     /* Sends the request s->kind, s->seq of s (its URL expanded here). */
@@ -433,6 +437,10 @@ void engine__worker_conn_closed(struct worker *w);
 /* open.c: the open model on a worker. */
 /* Takes the model, rate and cap of c (engine.lock not held; c a copy);
  * was_paused is the worker's state before c. */
+/* Before the first request: the transport's set-up of the slots a burst
+ * will need, made ahead (an event says so when it took
+ * ENGINE_PREPARE_NOTE_NS or more). */
+void engine__open_prepare(struct worker *w);
 void engine__open_apply(struct worker *w, const struct control *c, int was_paused);
 /* Starts the requests due, on hint first when it is idle, up to the cap,
  * and arms the timer for the next. A no-op unless open and running. */
@@ -495,6 +503,10 @@ void engine__slot_free(struct slot *s);
  * loop, its ticks and its deadlines, for a second. What is left starts on
  * the next loop pass (open.c, engine__worker_fill). */
 #define ENGINE_START_SLICE_NS 10000000ULL
+/* Set-up before the first request that is worth an event (open.c). */
+#define ENGINE_PREPARE_NOTE_NS 50000000ULL
+/* The schedule's first part the set-up before it covers (open.c). */
+#define ENGINE_PREPARE_AHEAD_US 1000000ULL
 
 /* Sets up and starts the next request of s, meant to start at intended_ns
  * (SLOT_NOW: now); latency counts from then. Returns 0 or -EAGAIN when no

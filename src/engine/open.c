@@ -6,9 +6,12 @@
  * intended start, so their latency shows the wait. Runs on the worker's
  * thread.
  */
+#include <stdio.h>
+
 #include "config/config.h"
 #include "core/hist.h"
 #include "engine/internal.h"
+#include "engine/workload.h"
 
 /* An idle slot under the cap: hint when it is one, else the first idle one,
  * else a new one (the pool grows only as far as the load needs). */
@@ -91,6 +94,55 @@ void engine__open_pump(struct worker *w, struct slot *hint)
     /* The same now as the count: with a later one, an arrival that came due
      * meanwhile would stop the timer although nothing is in flight to pump. */
     arm(w, now);
+}
+
+/*
+ * Before the worker's first request: what the transport would set up for
+ * each new connection of a burst (a libcurl easy handle costs more to make
+ * than its request takes to start), made now for the connections the
+ * schedule's first second can open, so that a burst's requests start when
+ * the schedule says. At most its part of the rate times the longest
+ * timeout (a request ends by then, and its slot frees) or times one
+ * second, whichever is less, and at most its part of max_in_flight: a
+ * slow schedule makes little ahead, and later slots are made as before,
+ * when first needed. The schedule starts after this (engine__open_apply),
+ * so no request is charged for it.
+ */
+void engine__open_prepare(struct worker *w)
+{
+    struct engine *e = w->e;
+    uint64_t longest_us = 0, t0, n, cap;
+    struct control c;
+    double ahead;
+    char text[TICK_TEXT_MAX];
+
+    if (!e->tp->prepare || e->script)
+        return;
+    pthread_mutex_lock(&e->lock);
+    c = e->control;
+    pthread_mutex_unlock(&e->lock);
+    if (c.model != LOAD_OPEN || c.is_paused || c.is_stopping || !c.max_in_flight)
+        return;
+    for (size_t i = 0; i < workload_n_kinds(e->workload); i++) {
+        if (workload_kind(e->workload, i)->timeout_us > longest_us)
+            longest_us = workload_kind(e->workload, i)->timeout_us;
+    }
+    cap = engine__share(c.max_in_flight, e->n_workers, w->id);
+    if (longest_us > ENGINE_PREPARE_AHEAD_US)
+        longest_us = ENGINE_PREPARE_AHEAD_US;
+    ahead = c.rate_per_s * (double)cap / c.max_in_flight * (double)longest_us / 1e6;
+    n = ahead < (double)cap ? (uint64_t)ahead + 1 : cap;
+    if (n <= w->n_slots)
+        return;
+    t0 = uv_hrtime();
+    e->tp->prepare(w, (uint32_t)(n - w->n_slots));
+    if (uv_hrtime() - t0 >= ENGINE_PREPARE_NOTE_NS) {
+        snprintf(text, sizeof(text),
+                 "set up %llu connections' handles in %llu ms before the first request (worker %u)",
+                 (unsigned long long)(n - w->n_slots),
+                 (unsigned long long)((uv_hrtime() - t0) / 1000000), w->id);
+        engine__merger_event(e->merger, EV_NOTICE, engine__worker_now_ns(w), text);
+    }
 }
 
 void engine__open_apply(struct worker *w, const struct control *c, int was_paused)

@@ -359,6 +359,8 @@ void engine__worker_run(struct worker *w)
 {
     const struct config *c = w->e->config;
 
+    /* Before the first tick is armed: a long set-up is not loop lag. */
+    engine__open_prepare(w);
     w->next_tick_ns = w->e->tick_ns;
     arm_tick(w);
     if (w->id == 0 && c->load.duration_us)
