@@ -1,0 +1,104 @@
+/*
+ * What the coordinator's files share (coordinator.c runs the handshake,
+ * the merge and the lifetime; coord_agents.c an agent's process and its
+ * pipes; coord_experiment.c what every agent is sent and its share of the
+ * load). Not for use outside them.
+ */
+#ifndef BRINK_COORD_INTERNAL_H
+#define BRINK_COORD_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config/config.h"
+#include "core/linebuf.h"
+#include "core/tick.h"
+#include "coordinator.h"
+#include "record/wire.h"
+
+#define MAX_WORDS 64         /* words of the ssh and brink commands together */
+#define QUEUE_TICKS 8        /* ticks an agent may be ahead of the merge */
+#define START_LEAD_MS 300    /* from the start message to the run's start */
+#define PING_EVERY_MS 250    /* round trips for the clocks, and a sign of life */
+#define PINGS_BEFORE_START 4 /* round trips before the offsets are trusted */
+#define SEND_TIMEOUT_MS 1000 /* a message an agent cannot take in this long: lost */
+#define KILL_GRACE_MS 3000   /* after SIGTERM, before SIGKILL */
+#define STDERR_KEEP 200      /* bytes of an agent's last stderr line kept */
+
+enum agent_phase { PH_HELLO, PH_READY, PH_RUNNING, PH_DONE, PH_LOST };
+
+struct agent {
+    char name[TICK_NAME_MAX];
+    double weight;
+    pid_t pid;
+    int fd_in, fd_out, fd_err; /* its stdin (ours to write), stdout, stderr; -1 closed */
+    struct linebuf out, err;
+    char last_err[STDERR_KEEP]; /* its last stderr line, raw */
+    enum agent_phase phase;
+    char brink[32]; /* its version, from hello */
+    struct wire_clock clock;
+    uint64_t ping_ns; /* when the last ping left */
+    struct tick *queue[QUEUE_TICKS];
+    size_t n_queued;   /* ticks of seq next, next+1, ... in order */
+    struct tick *last; /* its latest tick merged, for its row */
+    int has_ended;     /* its done tick was merged */
+    int has_sent_done; /* its done tick came: the link may close */
+    int has_ticked;    /* a tick of its run came: it ran */
+};
+
+struct coord {
+    const struct coord_params *p;
+    struct coord_params params;
+    uint32_t n;
+    struct agent agents[CONFIG_MAX_AGENTS];
+    int wake[2]; /* chan_send writes a byte: commands wait */
+    pthread_t thread;
+    int has_thread;
+    uint64_t start_ns; /* the run's start on our clock */
+    uint64_t tick_ns;
+    uint64_t next_seq; /* the merged tick to make next */
+    struct tick_merge *merge;
+    struct tick *pending_events; /* our own events for the next merged tick */
+    uint64_t last_ping_ns;
+    double level_users; /* the total target, from the latest merged tick */
+    double level_rate;
+    int is_open_model;
+};
+
+/* ---- coord_agents.c: an agent's process and pipes */
+
+/* Sends m as one line within SEND_TIMEOUT_MS; -EPIPE once the link is gone. */
+int coord__send_msg(struct agent *a, const struct wire_msg *m);
+
+/* Starts `SSH... HOST BRINK... agent` with its stdin, stdout and stderr
+ * pipes ours. 0, or the exit status with err set. */
+int coord__spawn_agent(const struct config *cfg, struct agent *a, char *err, size_t err_len);
+
+void coord__close_fd(int *fd);
+
+/* Reads what the agent's stderr has (its last line kept); stops at its end. */
+void coord__read_stderr(struct agent *a);
+
+/* What the agent said last on stderr, sanitised, for a message: buf. */
+const char *coord__said(const struct agent *a, char *buf, size_t cap);
+
+/* Its exit, if it has ended: a->pid becomes 0. */
+void coord__reap(struct agent *a, int *status);
+
+/* ---- coord_experiment.c: what the agents are sent */
+
+/* w[i] = agent i's weight; returns w. */
+const double *coord__weights_of(const struct coord *c, double *w);
+
+/* The configuration every agent gets: the file, its files, the command line. */
+int coord__build_config(const struct coord *c, struct wire_msg *m, char *err, size_t err_len);
+
+/* Agent i's share appended to m's overrides; coord__drop_share removes
+ * what was added past n_base. */
+int coord__add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char *err,
+                     size_t err_len);
+void coord__drop_share(struct wire_msg *m, uint32_t n_base);
+
+#endif
