@@ -23,6 +23,19 @@ need_nginx() {
     command -v nginx >/dev/null 2>&1 || { echo "FAIL nginx is missing: run scripts/install-deps"; exit 1; }
 }
 
+# wait_port PORTFILE PID NAME ERRFILE: waits (at most 10 s) until the
+# server PID, started in the background, wrote its port to PORTFILE;
+# prints the port, or says NAME did not start (with ERRFILE) and exits 1.
+wait_port() {
+    i=0
+    while [ ! -s "$1" ] && [ $i -lt 200 ] && kill -0 "$2" 2>/dev/null; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    [ -s "$1" ] || { echo "FAIL $3 did not start: $(cat "$4")" >&2; exit 1; }
+    cat "$1"
+}
+
 ok() {
     passed=$((passed + 1))
     printf 'ok   %s\n' "$1"

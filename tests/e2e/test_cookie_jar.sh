@@ -18,13 +18,7 @@ target_setup
 
 python3 "$src/tests/e2e/cookie_server.py" "$tmp/port" "$tmp/server.log" 2>"$tmp/server.err" &
 pid=$!
-i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 200 ] && kill -0 "$pid" 2>/dev/null; do
-    sleep 0.05
-    i=$((i + 1))
-done
-[ -s "$tmp/port" ] || { echo "FAIL cookie_server.py did not start: $(cat "$tmp/server.err")"; exit 1; }
-base=http://127.0.0.1:$(cat "$tmp/port")
+base=http://127.0.0.1:$(wait_port "$tmp/port" "$pid" cookie_server.py "$tmp/server.err") || exit 1
 
 # cookie_run NAME REQUESTS CONCURRENCY: a bounded run of $tmp/NAME.ini.
 cookie_run() {

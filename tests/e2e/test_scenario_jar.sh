@@ -23,13 +23,7 @@ trap 'kill "$cpid" 2>/dev/null; target_cleanup' EXIT
 
 python3 "$src/tests/e2e/cookie_server.py" "$tmp/port" "$tmp/server.log" 2>"$tmp/server.err" &
 cpid=$!
-i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 200 ] && kill -0 "$cpid" 2>/dev/null; do
-    sleep 0.05
-    i=$((i + 1))
-done
-[ -s "$tmp/port" ] || { echo "FAIL cookie_server.py did not start: $(cat "$tmp/server.err")"; exit 1; }
-port=$(cat "$tmp/port")
+port=$(wait_port "$tmp/port" "$cpid" cookie_server.py "$tmp/server.err") || exit 1
 if ! start_target --listen 127.0.0.1:0 --seed 7; then
     echo "FAIL brink target does not start: $(cat "$tmp/target.err")"
     exit 1

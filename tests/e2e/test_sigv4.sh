@@ -27,13 +27,7 @@ TOKEN=brinkSessionToken//with+slashes==
 python3 "$src/tests/e2e/sigv4_server.py" "$tmp/port" "$tmp/server.log" "$KEY_ID" "$SECRET" \
     2>"$tmp/server.err" &
 pid=$!
-i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 200 ] && kill -0 "$pid" 2>/dev/null; do
-    sleep 0.05
-    i=$((i + 1))
-done
-[ -s "$tmp/port" ] || { echo "FAIL sigv4_server.py did not start: $(cat "$tmp/server.err")"; exit 1; }
-base=http://127.0.0.1:$(cat "$tmp/port")
+base=http://127.0.0.1:$(wait_port "$tmp/port" "$pid" sigv4_server.py "$tmp/server.err") || exit 1
 
 # sigv4_run NAME SECRET [TOKEN]: a bounded run of $tmp/NAME.ini with those
 # credentials; report $tmp/NAME.out, messages $tmp/NAME.err, session
