@@ -20,6 +20,12 @@
 #      an agent that cannot start: one line naming the host and its stderr
 #   6. a script whose module and data file are not shipped: exit 1 with the
 #      agent's words; with [agents] files naming them, both agents run it
+#   7. a command probe on agents ([probe] on = agents) prints its agent's
+#      PID: the merged session holds each agent's own as pid@HOST, the
+#      report shows them; too many series for the agents: refused at once
+#   8. a [ramp] plan with agents is judged once, by the coordinator, on the
+#      merged ticks: one verdict per step, one breaking point, no agent
+#      judging its share, the stop reaching every agent in the same tick
 # Every run is bounded by its duration or a stop, and by timeout 60.
 # Usage: sh test_agents.sh BRINK SRCDIR
 brink=$1
@@ -234,11 +240,11 @@ for k in $left; do kill -9 "$k"; done
 experiment "$tmp/old.ini" "e1, e2"
 sed -i "s|^brink = .*|brink = sh $src/tests/e2e/agent_hello.sh 99|" "$tmp/old.ini"
 expect_run "an agent of protocol 99: exit 2, naming both versions" 2 "" \
-    "^brink: run: agent e[12]: protocol version mismatch: this coordinator \(brink .*\) speaks 1, the agent \(brink 9.9.9\) speaks 99$" \
+    "^brink: run: agent e[12]: protocol version mismatch: this coordinator \(brink .*\) speaks 2, the agent \(brink 9.9.9\) speaks 99$" \
     -- timeout 20 "$brink" run --headless --config "$tmp/old.ini" --duration 2s --no-record
 printf '{"type":"hello","protocol":7,"brink":"0.0.1"}\n' >"$tmp/hello7"
 expect_run "brink agent refuses a coordinator of protocol 7: exit 2, both versions named" 2 \
-    '"type":"error".*mismatch' "^brink: agent: protocol version mismatch: the coordinator \(brink 0.0.1\) speaks 7, this agent \(brink .*\) speaks 1$" \
+    '"type":"error".*mismatch' "^brink: agent: protocol version mismatch: the coordinator \(brink 0.0.1\) speaks 7, this agent \(brink .*\) speaks 2$" \
     -- timeout 20 "$brink" agent <"$tmp/hello7"
 experiment "$tmp/nobrink.ini" "f1"
 sed -i "s|^brink = .*|brink = $tmp/no-such-brink|" "$tmp/nobrink.ini"
@@ -272,6 +278,116 @@ sed -i 's/^\(hosts = .*\)$/\1\nfiles = ids.txt, paths.lua/' "$tmp/scn/s.ini"
 expect_run "[agents] files ships the script's module and data: both agents run it" 0 \
     '^agents: 2, every tick whole$' "*" \
     -- timeout 30 "$brink" run --headless --config "$tmp/scn/s.ini" --duration 1s --no-record
+
+# --- 7. a probe on agents: each agent's own value ---------------------------------------
+# The command prints its parent's PID: the brink agent that ran it. fake_ssh.sh
+# gives each agent BRINK_FAKE_HOST=HOST, so /proc tells which PID is which host.
+experiment "$tmp/probe.ini" "p1, p2, p:3"
+cat >>"$tmp/probe.ini" <<'EOF'
+[probe pid]
+type = command
+command = echo $PPID
+interval = 100ms
+on = agents
+EOF
+chmod 600 "$tmp/probe.ini"
+timeout 60 "$brink" run --headless --config "$tmp/probe.ini" --duration 0 --record "$tmp/probe.jsonl" \
+    </dev/null >"$tmp/probe.out" 2>"$tmp/probe.err" &
+run_pid=$!
+wait_count "$tmp/probe.err" '^t=[0-9]+s c=8 ' 2 20 || not_ok "the probe run starts" "$(tail -3 "$tmp/probe.err")"
+want=""
+for k in $(agents_of "$run_pid"); do
+    h=$(tr '\0' '\n' <"/proc/$k/environ" | sed -n 's/^BRINK_FAKE_HOST=//p' | tr ':' '_')
+    want="$want pid@$h=$k"
+done
+want=$(echo "$want" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+kill -TERM "$(ps -o pid= --ppid "$run_pid" | tr -d ' ')"
+wait "$run_pid"
+status=$?
+run_pid=""
+check "the probe run ends with status 0" 0 "$status"
+# The last merged tick's probe values, and the names in the agents' own ticks.
+probe_facts=$(python3 - "$tmp/probe.jsonl" <<'EOF'
+import json, sys
+merged, own = {}, set()
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    for p in o.get("probes", []):
+        if o.get("type") == "tick" and p.get("value") is not None:
+            merged[p["name"]] = int(p["value"])
+        elif o.get("type") == "agent_tick":
+            own.add(p["name"])
+print(" ".join("%s=%d" % kv for kv in sorted(merged.items())), "| " + " ".join(sorted(own)))
+EOF
+)
+check "the merged session holds each agent's own PID as pid@HOST (p:3 as p_3); its own ticks say pid" \
+    "${want}| pid" "$probe_facts"
+"$brink" report "$tmp/probe.jsonl" >"$tmp/probe.report"
+check "the report's step table has a column for each agent's series" 1 \
+    "$(grep -c 'pid@p1 max.*pid@p2 max.*pid@p_3 max' "$tmp/probe.report")"
+experiment "$tmp/many.ini" "m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11"
+for n in 1 2 3; do printf '[probe p%s]\ntype = command\ncommand = echo 1\non = agents\n' "$n" >>"$tmp/many.ini"; done
+expect_run "33 probe series on 11 agents: refused at once, exit 2" 2 "" \
+    "^brink: .*many.ini:[0-9]+: \[probe p3\] on: 3 probe series on each of 11 agents and 0 here make 33, more than 32" \
+    -- "$brink" check "$tmp/many.ini"
+
+# --- 8. a ramp plan judged once, on the merged ticks --------------------------------------
+# The target serves 4 at a time with 4 waiting (5 ms each) and answers 503
+# beyond: 4 and 6 users in all pass, 16 fail. The coordinator alone judges:
+# one verdict per step, one breaking point, one stop reaching every agent in
+# the same tick; the agents judge nothing (no step event of theirs).
+curl -s -o /dev/null -X POST -d '{"workers": 4, "queue_max": 4, "service_ms": {"bytes": 5}}' "$url/_control"
+experiment "$tmp/ramp.ini" "r1, r2, r3" "2, 1, 1"
+cat >>"$tmp/ramp.ini" <<'EOF'
+[ramp]
+steps = 4, 6, 16, 24
+warmup = 1s
+hold = 1s
+stop_when = error_rate > 1%
+EOF
+timeout 60 "$brink" run --headless --config "$tmp/ramp.ini" --ramp --duration 60s --record "$tmp/ramp.jsonl" \
+    </dev/null >"$tmp/ramp.out" 2>"$tmp/ramp.err"
+status=$?
+curl -s -o /dev/null -X POST -d '{"workers": 64, "queue_max": 1024, "service_ms": {"bytes": 0}}' "$url/_control"
+check "the ramp run fails its step 3: status 3" 3 "$status"
+python3 - "$tmp/ramp.jsonl" >"$tmp/ramp.facts" <<'EOF'
+import json, re, sys
+verdicts, breaking, agent_steps, stop_at, shares = [], 0, 0, {}, {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") == "tick":
+        plan = o.get("plan") or {}
+        if plan.get("verdict") in ("pass", "fail"):
+            verdicts.append("%d:%s" % (plan["step"], plan["verdict"]))
+        for e in o.get("events", []):
+            breaking += e["text"].startswith("breaking point: step 3 (c=16) failed: error_rate")
+            agent_steps += bool(re.match(r"r\d: (ramp|breaking|knee)", e["text"]))
+    elif o.get("type") == "agent_tick":
+        a = o["agent"]
+        if o.get("state") != "running" and a not in stop_at:
+            stop_at[a] = o["seq"]
+        shares.setdefault(a, [])
+        if not shares[a] or shares[a][-1] != o["target_concurrency"]:
+            shares[a].append(o["target_concurrency"])
+stops = [stop_at.get(a) for a in ("r1", "r2", "r3")]
+print("verdicts", ",".join(verdicts))
+print("judged", "breaking=%d agent_steps=%d" % (breaking, agent_steps))
+print("stops", "same" if stops[0] is not None and len(set(stops)) == 1 else "differ", stops)
+print("shares", ";".join("-".join(map(str, shares.get(a, []))) for a in ("r1", "r2", "r3")))
+EOF
+ramp_fact() { sed -n "s/^$1 //p" "$tmp/ramp.facts"; }
+check "the merged ticks carry one verdict per step: 1 and 2 pass, 3 fails" "1:pass,2:pass,3:fail" \
+    "$(ramp_fact verdicts)"
+check "one breaking point, said once; no agent judged a step" "breaking=1 agent_steps=0" \
+    "$(ramp_fact judged)"
+check "the stop reaches every agent in the same tick" same "$(ramp_fact stops | cut -d' ' -f1)"
+# Each agent's users as they changed (4: 2,1,1; 6: 3,2,1; 16: 8,4,4).
+check "each step's level is split 2:1:1 by largest remainder" "2-3-8;1-2-4;1-4" \
+    "$(ramp_fact shares)"
+"$brink" report "$tmp/ramp.jsonl" >"$tmp/ramp.report" 2>/dev/null
+check "the session's step table: 1/4 and 2/4 pass, 3/4 fails on the merged error rate" \
+    "1/4:pass 2/4:pass 3/4:FAIL: 1" \
+    "$(awk '$1 ~ /^[0-9]+\/4$/ { printf "%s%s:%s", sep, $1, ($0 ~ / pass$/ ? "pass" : $0 ~ /FAIL: error_rate/ ? "FAIL:" : "?"); sep = " " }' "$tmp/ramp.report") $(grep -c '^breaking point: highest step that passed 2 (c=6' "$tmp/ramp.report")"
 
 stop_target
 finish

@@ -25,7 +25,7 @@ static void check_same(const struct wire_msg *a, const struct wire_msg *b)
 {
     if (a->type != b->type || a->protocol != b->protocol || strcmp(a->brink, b->brink) != 0 ||
         a->at_ns != b->at_ns || a->t_ns != b->t_ns || a->peer_ns != b->peer_ns ||
-        a->seed != b->seed || a->start_ramp != b->start_ramp || !same_str(a->name, b->name) ||
+        a->seed != b->seed || !same_str(a->name, b->name) ||
         !same_str(a->text, b->text) || !same_str(a->cwd, b->cwd) || a->n_files != b->n_files ||
         a->n_overrides != b->n_overrides)
         abort();

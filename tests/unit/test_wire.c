@@ -95,8 +95,7 @@ static void a_config_carries_its_files_and_overrides(void **state)
                          .files = files,
                          .n_overrides = 2,
                          .overrides = ov,
-                         .seed = 99,
-                         .start_ramp = 1},
+                         .seed = 99},
                     back;
 
     (void)state;
@@ -114,7 +113,6 @@ static void a_config_carries_its_files_and_overrides(void **state)
     assert_string_equal(back.overrides[1].value, "33.5/s");
     assert_string_equal(back.overrides[0].flag, "--concurrency");
     assert_int_equal(back.seed, 99);
-    assert_int_equal(back.start_ramp, 1);
     wire_msg_free(&back);
 }
 
