@@ -358,8 +358,12 @@ static int run_engine(struct agent *a, const struct config *c, const struct wire
 {
     struct chan *ch = chan_new(CHAN_TICKS_DEFAULT, CHAN_COMMANDS_DEFAULT);
     struct board *board = board_new();
-    struct engine_params ep = {
-        .config = c, .chan = ch, .seed = cfg->seed, .board = board, .start_ns = at_ns, .no_plan = 1};
+    struct engine_params ep = {.config = c,
+                               .chan = ch,
+                               .seed = cfg->seed,
+                               .board = board,
+                               .start_ns = at_ns,
+                               .no_plan = 1};
     /* The coordinator checked its own file before it shipped it. */
     struct probes_params pp = {.config = c,
                                .which = PROBES_AGENTS,

@@ -38,8 +38,7 @@ static void apply_out(struct coord *c, const struct ramp_out *out, struct tick *
     char text[TICK_TEXT_MAX + 64];
 
     for (uint32_t i = 0; i < out->n_events; i++)
-        coord__add_event_at(c, t, out->events[i].kind, out->events[i].at_ms,
-                            out->events[i].text);
+        coord__add_event_at(c, t, out->events[i].kind, out->events[i].at_ms, out->events[i].text);
     if (out->set_level)
         send_level(c, out->level);
     if (out->stop && !c->has_plan_stopped) {
