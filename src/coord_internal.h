@@ -72,6 +72,7 @@ struct coord {
     int has_first_level;  /* --ramp: the agents start at the first step's level, */
     double first_level;   /* split by the weights */
     int has_plan_stopped; /* the plan ended the run: its stop went out */
+    int is_paused;        /* the agents were sent a pause and no resume since */
 };
 
 /* ---- coordinator.c */

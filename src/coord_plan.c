@@ -21,11 +21,18 @@ static uint64_t now_ms(const struct coord *c)
     return now > c->start_ns ? (now - c->start_ns) / 1000000 : 0;
 }
 
-/* The level as the command that sets it, in the run's current model. */
+/* The level as the command that sets it, in the run's current model. A
+ * level the plan asks for is a level to run at: paused agents resume
+ * first, as a local engine does. */
 static void send_level(struct coord *c, double level)
 {
     struct command cmd = {.kind = CMD_SET_CONCURRENCY, .n = (int64_t)level};
 
+    if (c->is_paused) {
+        struct command resume = {.kind = CMD_RESUME};
+
+        coord__send_split(c, &resume);
+    }
     if (c->is_open_model)
         cmd = (struct command){.kind = CMD_SET_RATE, .rate_per_s = level};
     coord__send_split(c, &cmd);

@@ -334,6 +334,9 @@ void coord__send_split(struct coord *c, const struct command *in)
     uint64_t shares[CONFIG_MAX_AGENTS];
     struct command cmd = *in;
 
+    if (cmd.kind == CMD_PAUSE || cmd.kind == CMD_RESUME)
+        c->is_paused = cmd.kind == CMD_PAUSE;
+
     coord__weights_of(c, w);
     for (uint32_t i = 0; i < c->n; i++)
         sum += w[i];

@@ -407,10 +407,10 @@ int probes_start(const struct probes_params *p, char *err, size_t err_len, struc
     int rc;
 
     *out = NULL;
-    if (!count_here(p->config, p->which))
-        return 0;
-    rc = check_commands(p->config, p->which, p->config->path, p->allow_commands, err, err_len);
-    if (rc)
+    /* The coordinator's file holds the commands its agents run too. */
+    rc = check_commands(p->config, p->which == PROBES_AGENTS ? PROBES_AGENTS : PROBES_ALL,
+                        p->config->path, p->allow_commands, err, err_len);
+    if (rc || !count_here(p->config, p->which))
         return rc;
     ps = xcalloc(1, sizeof(*ps));
     ps->board = p->board;
