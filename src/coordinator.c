@@ -410,6 +410,20 @@ static void fill_row(const struct coord *c, const struct agent *a, const struct 
     row->offset_us = a->clock.offset_ns / 1000;
 }
 
+/* The coordinator's own events (a command, a step of the plan) join the
+ * agents' in time order: a stable insertion sort of a tick's few events. */
+static void sort_events(struct tick *t)
+{
+    for (uint32_t i = 1; i < t->n_events; i++) {
+        struct tick_event e = t->events[i];
+        uint32_t k = i;
+
+        for (; k > 0 && t->events[k - 1].at_ms > e.at_ms; k--)
+            t->events[k] = t->events[k - 1];
+        t->events[k] = e;
+    }
+}
+
 /* The coordinator's probes into merged tick t, then the agents' (NAME@AGENT)
  * that the merge put there. */
 static void fill_probes(struct board *b, struct tick *t)
@@ -465,6 +479,7 @@ static void merge_next(struct coord *c)
     c->level_users = t->target_concurrency;
     c->level_rate = t->target_rate_per_s;
     coord__plan_tick(c, t);
+    sort_events(t);
     for (uint32_t i = 0; i < c->n; i++) {
         if (taken[i]) {
             tick_free(c->agents[i].last);
