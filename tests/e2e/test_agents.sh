@@ -26,6 +26,8 @@
 #   8. a [ramp] plan with agents is judged once, by the coordinator, on the
 #      merged ticks: one verdict per step, one breaking point, no agent
 #      judging its share, the stop reaching every agent in the same tick
+#   9. the ramp keys on stdin (ramp, next, a pause, ramp again) act on the
+#      coordinator's plan: each plan event said once, paused agents resume
 # Every run is bounded by its duration or a stop, and by timeout 60.
 # Usage: sh test_agents.sh BRINK SRCDIR
 brink=$1
@@ -341,7 +343,7 @@ experiment "$tmp/ramp.ini" "r1, r2, r3" "2, 1, 1"
 cat >>"$tmp/ramp.ini" <<'EOF'
 [ramp]
 steps = 4, 6, 16, 24
-warmup = 1s
+warmup = 0s
 hold = 1s
 stop_when = error_rate > 1%
 EOF
@@ -388,6 +390,75 @@ check "each step's level is split 2:1:1 by largest remainder" "2-3-8;1-2-4;1-4" 
 check "the session's step table: 1/4 and 2/4 pass, 3/4 fails on the merged error rate" \
     "1/4:pass 2/4:pass 3/4:FAIL: 1" \
     "$(awk '$1 ~ /^[0-9]+\/4$/ { printf "%s%s:%s", sep, $1, ($0 ~ / pass$/ ? "pass" : $0 ~ /FAIL: error_rate/ ? "FAIL:" : "?"); sep = " " }' "$tmp/ramp.report") $(grep -c '^breaking point: highest step that passed 2 (c=6' "$tmp/ramp.report")"
+
+# --- 9. the ramp keys act on the coordinator's plan -------------------------------------
+# Headless, through stdin: ramp starts the plan, next ends step 1 (judged on
+# what it measured), a pause pauses the plan and the agents, ramp resumes
+# both. Each plan event is said once, by the coordinator.
+experiment "$tmp/keys.ini" "k1, k2, k3" "2, 1, 1"
+cat >>"$tmp/keys.ini" <<'EOF'
+[ramp]
+steps = 4, 6, 16
+warmup = 0s
+hold = 1m
+EOF
+rm -f "$tmp/cmds"
+mkfifo "$tmp/cmds"
+timeout 60 "$brink" run --headless --config "$tmp/keys.ini" --duration 0 --record "$tmp/keys.jsonl" \
+    <"$tmp/cmds" >"$tmp/keys.out" 2>"$tmp/keys.err" &
+run_pid=$!
+exec 3>"$tmp/cmds"
+# ticks N: waits until the run has ticked N times more.
+ticks() {
+    wait_count "$tmp/keys.err" '^t=[0-9]+s ' $(($(grep -c '^t=' "$tmp/keys.err") + $1)) 20
+}
+# key LINE PATTERN: sends LINE and waits until stderr shows PATTERN.
+key() {
+    echo "$1" >&3
+    wait_count "$tmp/keys.err" "$2" 1 20 || not_ok "$1 is taken" "$(tail -3 "$tmp/keys.err")"
+}
+ticks 1
+key ramp 'command: ramp step 1/3: c=4 '
+ticks 2 # step 1 measures something
+key next 'command: ramp step 2/3: c=6 '
+key p 'ramp paused at step 2/3 by a manual pause'
+key ramp 'ramp resumed: step 2/3 starts again'
+ticks 2 # the agents' ticks after the resume
+echo stop >&3
+exec 3>&-
+wait "$run_pid"
+status=$?
+run_pid=""
+check "the run with ramp keys ends with status 0, the plan stopped with it" "0 1" \
+    "$status $(grep -c 'ramp stopped: the run ends during step 2/3' "$tmp/keys.err")"
+python3 - "$tmp/keys.jsonl" >"$tmp/keys.facts" <<'EOF'
+import json, re, sys
+said, theirs, after = {}, 0, {}
+resumed = None
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") == "tick":
+        for e in o.get("events", []):
+            for part in ("ramp step 1/3: c=4", "ramp step 1/3 (c=4) passed", "ramp step 2/3: c=6",
+                         "ramp paused at step 2/3", "ramp resumed: step 2/3"):
+                if e["text"].startswith(part):
+                    said[part] = said.get(part, 0) + 1
+            theirs += bool(re.match(r"k\d: ramp", e["text"]))
+            if e["text"].startswith("ramp resumed") and resumed is None:
+                resumed = o["seq"]
+    elif o.get("type") == "agent_tick" and resumed is not None and o["seq"] > resumed:
+        after.setdefault(o["agent"], 0)
+        after[o["agent"]] += o["total"]["completed"]
+print("said", ", ".join("%s: %d" % (p, said[p]) for p in sorted(said)))
+print("theirs", theirs)
+print("after", " ".join("%s:%s" % (a, "load" if n > 0 else "none") for a, n in sorted(after.items())))
+EOF
+check "each plan event is said once, by the coordinator (step 2 starts twice: resumed, it starts again)" \
+    "ramp paused at step 2/3: 1, ramp resumed: step 2/3: 1, ramp step 1/3 (c=4) passed: 1, ramp step 1/3: c=4: 1, ramp step 2/3: c=6: 2" \
+    "$(sed -n 's/^said //p' "$tmp/keys.facts")"
+check "no agent said a plan event" 0 "$(sed -n 's/^theirs //p' "$tmp/keys.facts")"
+check "after ramp resumed the paused plan, every agent runs load again" "k1:load k2:load k3:load" \
+    "$(sed -n 's/^after //p' "$tmp/keys.facts")"
 
 stop_target
 finish
