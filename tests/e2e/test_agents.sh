@@ -69,6 +69,18 @@ EOF
     [ -n "${3:-}" ] && echo "weights = $3" >>"$1"
 }
 
+# live_start NAME: $tmp/NAME.ini run headless until stopped, recorded in
+# $tmp/NAME.jsonl, its standard input a FIFO held open on fd 3 (so lines
+# written there are its commands); sets run_pid.
+live_start() {
+    rm -f "$tmp/cmds"
+    mkfifo "$tmp/cmds"
+    timeout 60 "$brink" run --headless --config "$tmp/$1.ini" --duration 0 --record "$tmp/$1.jsonl" \
+        <"$tmp/cmds" >"$tmp/$1.out" 2>"$tmp/$1.err" &
+    run_pid=$!
+    exec 3>"$tmp/cmds"
+}
+
 # agents_of PID: the agent processes of the run PID (under timeout): the
 # coordinator's children, which fake_ssh.sh made brink agent. Waits until
 # there are three (at most 10 s). Run in $(...): sets nothing.
@@ -130,12 +142,7 @@ expect_run "report --agent of no such agent: exit 1, naming it" 1 "" \
 
 # --- 2. a live ] reaches every agent within one tick -------------------------------
 experiment "$tmp/live.ini" "b1, b2, b3"
-rm -f "$tmp/cmds"
-mkfifo "$tmp/cmds"
-timeout 60 "$brink" run --headless --config "$tmp/live.ini" --duration 0 --record "$tmp/live.jsonl" \
-    <"$tmp/cmds" >"$tmp/live.out" 2>"$tmp/live.err" &
-run_pid=$!
-exec 3>"$tmp/cmds"
+live_start live
 if wait_count "$tmp/live.err" '^t=[0-9]+s c=8 ' 2 20; then ok "the live run shows c=8"; else not_ok "the live run shows c=8" "$(tail -3 "$tmp/live.err")"; fi
 echo "]" >&3
 if wait_count "$tmp/live.err" '^t=[0-9]+s c=16 ' 2 20; then ok "] doubles the merged users to 16"; else not_ok "] doubles the merged users to 16" "$(tail -3 "$tmp/live.err")"; fi
@@ -402,12 +409,7 @@ steps = 4, 6, 16
 warmup = 0s
 hold = 1m
 EOF
-rm -f "$tmp/cmds"
-mkfifo "$tmp/cmds"
-timeout 60 "$brink" run --headless --config "$tmp/keys.ini" --duration 0 --record "$tmp/keys.jsonl" \
-    <"$tmp/cmds" >"$tmp/keys.out" 2>"$tmp/keys.err" &
-run_pid=$!
-exec 3>"$tmp/cmds"
+live_start keys
 # ticks N: waits until the run has ticked N times more.
 ticks() {
     wait_count "$tmp/keys.err" '^t=[0-9]+s ' $(($(grep -c '^t=' "$tmp/keys.err") + $1)) 20
