@@ -1,11 +1,14 @@
 /*
  * brink agent: the engine for a coordinator, over standard input and
- * output (record/wire.h, docs/agents.md). Standard error carries one-line
+ * output (record/wire.h, docs/agents.md), with the probes the experiment
+ * puts on agents ([probe] on = agents). The [ramp] plan is the
+ * coordinator's: it sends the levels. Standard error carries one-line
  * reasons, which the coordinator shows when the agent fails.
  */
 #include "agent.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
@@ -21,6 +24,7 @@
 #include "cli/opts.h"
 #include "cli/tables.h"
 #include "config/config.h"
+#include "core/board.h"
 #include "core/chan.h"
 #include "core/clock.h"
 #include "core/exitcode.h"
@@ -28,6 +32,7 @@
 #include "core/msg.h"
 #include "core/tick.h"
 #include "engine/engine.h"
+#include "probes/probes.h"
 #include "record/wire.h"
 #include "signals.h"
 #include "version.h"
@@ -172,7 +177,7 @@ static int put_file(const char *root, const char *path, const unsigned char *dat
 {
     char full[PATH_MAX * 2];
     FILE *f;
-    int rc;
+    int rc, fd;
 
     if (snprintf(full, sizeof(full), "%s%s", root, path) >= (int)sizeof(full) ||
         strstr(path, "/../") || strstr(path, "/./"))
@@ -180,9 +185,17 @@ static int put_file(const char *root, const char *path, const unsigned char *dat
     rc = make_dirs(full, 1);
     if (rc != 0)
         return rc;
-    f = fopen(full, "wbx");
-    if (!f)
+    /* Only ours to write, whatever the umask: a command probe runs only
+     * from a file nobody else can change. */
+    fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
         return errno == EEXIST ? 0 : -errno; /* the same file named twice */
+    f = fdopen(fd, "wb");
+    if (!f) {
+        rc = -errno;
+        close(fd);
+        return rc;
+    }
     rc = fwrite(data, 1, len, f) == len ? 0 : -EIO;
     if (fclose(f) != 0 && rc == 0)
         rc = -EIO;
@@ -344,11 +357,20 @@ static int run_engine(struct agent *a, const struct config *c, const struct wire
                       uint64_t at_ns)
 {
     struct chan *ch = chan_new(CHAN_TICKS_DEFAULT, CHAN_COMMANDS_DEFAULT);
+    struct board *board = board_new();
     struct engine_params ep = {.config = c,
                                .chan = ch,
                                .seed = cfg->seed,
+                               .board = board,
                                .start_ns = at_ns,
-                               .start_ramp = cfg->start_ramp};
+                               .no_plan = 1};
+    /* The coordinator checked its own file before it shipped it. */
+    struct probes_params pp = {.config = c,
+                               .which = PROBES_AGENTS,
+                               .board = board,
+                               .start_ns = at_ns,
+                               .allow_commands = 1};
+    struct probes *probes = NULL;
     struct engine *e;
     sigset_t all, old;
     char err[512] = "";
@@ -356,14 +378,21 @@ static int run_engine(struct agent *a, const struct config *c, const struct wire
 
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    rc = engine_start(&ep, err, sizeof(err), &e);
+    rc = probes_start(&pp, err, sizeof(err), &probes);
+    if (rc == 0) {
+        rc = engine_start(&ep, err, sizeof(err), &e);
+        if (rc != 0)
+            probes_stop(probes);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         fail_msg("%s", err);
         chan_free(ch);
+        board_free(board);
         return BRINK_EXIT_RUNTIME;
     }
     rc = follow(a, ch);
+    probes_stop(probes);
     if (rc == -ETIMEDOUT) {
         /* The workers are stuck and nobody waits for them. */
         msg_print(stderr, "brink: agent: the engine did not stop within %d ms; exiting",
@@ -374,6 +403,7 @@ static int run_engine(struct agent *a, const struct config *c, const struct wire
     engine_join(e);
     engine_free(e);
     chan_free(ch);
+    board_free(board);
     return rc;
 }
 

@@ -182,13 +182,14 @@ int coord__build_config(const struct coord *c, struct wire_msg *m, char *err, si
             xstrdup(o->flag), xstrdup(o->section), xstrdup(o->key), xstrdup(o->value)};
     }
     m->seed = c->p->seed;
-    m->start_ramp = c->p->start_ramp;
     return 0;
 }
 
-/* Agent i's share: concurrency, rate, requests, in-flight cap and ramp
- * steps in proportion to its weight; the run's duration as the coordinator
- * settled it. The overrides added are removed by drop_share. */
+/* Agent i's share: concurrency, rate, requests and in-flight cap in
+ * proportion to its weight (with --ramp, of the plan's first level, which
+ * the coordinator sets); the run's duration as the coordinator settled it.
+ * The plan itself stays with the coordinator (coord_plan.c). The overrides
+ * added are removed by drop_share. */
 int coord__add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char *err,
                      size_t err_len)
 {
@@ -196,15 +197,21 @@ int coord__add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char
     const struct config_load *l = &cfg->load;
     double w[CONFIG_MAX_AGENTS], sum = 0, f;
     uint64_t shares[CONFIG_MAX_AGENTS];
-    char v[64], steps[CONFIG_MAX_RAMP_STEPS * 24], shown[128];
-    size_t used = 0;
+    char v[64], shown[128];
+    uint64_t users = l->concurrency;
+    double rate = l->rate_per_s;
 
     coord__weights_of(c, w);
     for (uint32_t k = 0; k < c->n; k++)
         sum += w[k];
     f = w[i] / sum;
-    coord_split(l->concurrency, w, c->n, shares);
-    if (shares[i] == 0 && l->mode == CONFIG_MODE_CLOSED) {
+    if (c->has_first_level && l->mode == CONFIG_MODE_RATE)
+        rate = c->first_level;
+    else if (c->has_first_level)
+        users = (uint64_t)c->first_level;
+    coord_split(users, w, c->n, shares);
+    /* A plan's level leaves each agent one user at least, as its steps do. */
+    if (shares[i] == 0 && l->mode == CONFIG_MODE_CLOSED && !c->has_first_level) {
         msg_set(err, err_len,
                 "brink: run: agent %s: concurrency %u leaves it no user (expected at least "
                 "one user per agent)",
@@ -213,8 +220,8 @@ int coord__add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char
     }
     snprintf(v, sizeof(v), "%llu", (unsigned long long)(shares[i] ? shares[i] : 1));
     add_override(m, "load", "concurrency", v);
-    if (l->rate_per_s > 0) {
-        snprintf(v, sizeof(v), "%.17g/s", l->rate_per_s * f);
+    if (rate > 0) {
+        snprintf(v, sizeof(v), "%.17g/s", rate * f);
         add_override(m, "load", "rate", v);
     }
     if (l->requests) {
@@ -227,17 +234,6 @@ int coord__add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char
     add_override(m, "load", "max_in_flight", v);
     snprintf(v, sizeof(v), "%lluus", (unsigned long long)l->duration_us);
     add_override(m, "load", "duration", l->duration_us ? v : "0");
-    if (cfg->ramp.n_steps && !cfg->ramp.key_line[CONFIG_RAMP_START]) {
-        steps[0] = '\0';
-        for (uint32_t s = 0; s < cfg->ramp.n_steps; s++) {
-            double level = cfg->ramp.steps[s] * f;
-
-            level = l->mode == CONFIG_MODE_CLOSED ? fmax(1, round(level)) : level;
-            used += (size_t)snprintf(steps + used, sizeof(steps) - used, "%s%.17g", s ? ", " : "",
-                                     level);
-        }
-        add_override(m, "ramp", "steps", steps);
-    }
     return 0;
 }
 

@@ -2,7 +2,8 @@
  * What the coordinator's files share (coordinator.c runs the handshake,
  * the merge and the lifetime; coord_agents.c an agent's process and its
  * pipes; coord_experiment.c what every agent is sent and its share of the
- * load). Not for use outside them.
+ * load; coord_plan.c the [ramp] plan, judged on the merged ticks). Not for
+ * use outside them.
  */
 #ifndef BRINK_COORD_INTERNAL_H
 #define BRINK_COORD_INTERNAL_H
@@ -17,6 +18,8 @@
 #include "core/tick.h"
 #include "coordinator.h"
 #include "record/wire.h"
+
+struct ramp;
 
 #define MAX_WORDS 64         /* words of the ssh and brink commands together */
 #define QUEUE_TICKS 8        /* ticks an agent may be ahead of the merge */
@@ -65,7 +68,36 @@ struct coord {
     double level_users; /* the total target, from the latest merged tick */
     double level_rate;
     int is_open_model;
+    struct ramp *ramp;    /* the plan, judged here on the merged ticks */
+    int has_first_level;  /* --ramp: the agents start at the first step's level, */
+    double first_level;   /* split by the weights */
+    int has_plan_stopped; /* the plan ended the run: its stop went out */
+    int is_paused;        /* the agents were sent a pause and no resume since */
 };
+
+/* ---- coordinator.c */
+
+/* Sends cmd to every running agent; a concurrency, rate or drop is the
+ * run's total, split by the weights (at least one user each). */
+void coord__send_split(struct coord *c, const struct command *cmd);
+
+/* An event of the coordinator's at at_ms: into t, or (t NULL) into the
+ * next merged tick. */
+void coord__add_event_at(struct coord *c, struct tick *t, enum event_kind kind, uint64_t at_ms,
+                         const char *text);
+
+/* ---- coord_plan.c: the [ramp] plan */
+
+/* The plan of the config, started when brink run --ramp asked (before the
+ * agents get their shares: the first step's level is their start). */
+void coord__plan_init(struct coord *c);
+void coord__plan_free(struct coord *c);
+/* Judges merged tick t (its figures final, before it is published): stamps
+ * its plan state and detections, and sends what the plan asks next. */
+void coord__plan_tick(struct coord *c, struct tick *t);
+/* The console's ramp keys (taken: 1), and manual changes, which pause the
+ * plan (0: the caller still sends them). */
+int coord__plan_command(struct coord *c, const struct command *cmd);
 
 /* ---- coord_agents.c: an agent's process and pipes */
 

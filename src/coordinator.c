@@ -203,6 +203,14 @@ static int handshake(struct coord *c, const struct wire_msg *cfg, char *err, siz
 
 /* ------------------------------------------------------------- the run */
 
+void coord__add_event_at(struct coord *c, struct tick *t, enum event_kind kind, uint64_t at_ms,
+                         const char *text)
+{
+    if (!t && !c->pending_events)
+        c->pending_events = tick_new(0);
+    tick_add_event(t ? t : c->pending_events, kind, at_ms, text);
+}
+
 static void add_event(struct coord *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_event(struct coord *c, const char *fmt, ...)
 {
@@ -213,10 +221,8 @@ static void add_event(struct coord *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    if (!c->pending_events)
-        c->pending_events = tick_new(0);
-    tick_add_event(c->pending_events, EV_NOTICE,
-                   now > c->start_ns ? (now - c->start_ns) / 1000000 : 0, text);
+    coord__add_event_at(c, NULL, EV_NOTICE, now > c->start_ns ? (now - c->start_ns) / 1000000 : 0,
+                        text);
 }
 
 static void lose(struct coord *c, struct agent *a, const char *why)
@@ -252,6 +258,14 @@ static void take_tick(struct coord *c, struct agent *a, struct tick *t)
         tick_copy_text(t->events[i].text, sizeof(t->events[i].text), text);
     }
     recording_push_agent(c->p->recording, t);
+    /* Its probes (on = agents) stay its own in the merge: NAME@AGENT. The
+     * config checked that every such name fits. */
+    for (uint32_t i = 0; i < t->n_probes; i++) {
+        char name[TICK_NAME_MAX];
+
+        (void)tick_agent_series(t->probes[i].name, a->name, name);
+        memcpy(t->probes[i].name, name, sizeof(name));
+    }
     if (t->state == RUN_DONE)
         a->has_sent_done = 1;
     if (t->seq < c->next_seq + a->n_queued || a->n_queued == QUEUE_TICKS) {
@@ -285,11 +299,11 @@ static void take_line(struct coord *c, struct agent *a, const char *line, size_t
     wire_msg_free(&m);
 }
 
-/* Sends cmd to every running agent, split where it names an amount. */
+/* A command of the console: the ramp keys are the plan's, a mark stays
+ * here, the rest goes to every running agent, split where it names an
+ * amount. */
 static void forward(struct coord *c, const struct command *in)
 {
-    double w[CONFIG_MAX_AGENTS], sum = 0;
-    uint64_t shares[CONFIG_MAX_AGENTS];
     struct command cmd = *in;
     const struct config_load *l = &c->p->config->load;
 
@@ -297,7 +311,7 @@ static void forward(struct coord *c, const struct command *in)
         add_event(c, "mark: %s", cmd.note);
         return;
     }
-    if (cmd.kind >= CMD_REPLAY_PAUSE)
+    if (cmd.kind >= CMD_REPLAY_PAUSE || coord__plan_command(c, &cmd))
         return;
     /* A step is a change of the whole run's level: one level, split. */
     if (cmd.kind == CMD_STEP && c->is_open_model) {
@@ -311,6 +325,18 @@ static void forward(struct coord *c, const struct command *in)
         cmd.kind = CMD_SET_RATE;
         cmd.rate_per_s = (double)cmd.n;
     }
+    coord__send_split(c, &cmd);
+}
+
+void coord__send_split(struct coord *c, const struct command *in)
+{
+    double w[CONFIG_MAX_AGENTS], sum = 0;
+    uint64_t shares[CONFIG_MAX_AGENTS];
+    struct command cmd = *in;
+
+    if (cmd.kind == CMD_PAUSE || cmd.kind == CMD_RESUME)
+        c->is_paused = cmd.kind == CMD_PAUSE;
+
     coord__weights_of(c, w);
     for (uint32_t i = 0; i < c->n; i++)
         sum += w[i];
@@ -384,6 +410,34 @@ static void fill_row(const struct coord *c, const struct agent *a, const struct 
     row->offset_us = a->clock.offset_ns / 1000;
 }
 
+/* The coordinator's own events (a command, a step of the plan) join the
+ * agents' in time order: a stable insertion sort of a tick's few events. */
+static void sort_events(struct tick *t)
+{
+    for (uint32_t i = 1; i < t->n_events; i++) {
+        struct tick_event e = t->events[i];
+        uint32_t k = i;
+
+        for (; k > 0 && t->events[k - 1].at_ms > e.at_ms; k--)
+            t->events[k] = t->events[k - 1];
+        t->events[k] = e;
+    }
+}
+
+/* The coordinator's probes into merged tick t, then the agents' (NAME@AGENT)
+ * that the merge put there. */
+static void fill_probes(struct board *b, struct tick *t)
+{
+    struct tick_probe *theirs = xcalloc(TICK_MAX_PROBES, sizeof(*theirs));
+    uint32_t n = t->n_probes;
+
+    memcpy(theirs, t->probes, n * sizeof(*theirs));
+    board_fill(b, t);
+    for (uint32_t i = 0; i < n && t->n_probes < TICK_MAX_PROBES; i++)
+        t->probes[t->n_probes++] = theirs[i];
+    free(theirs);
+}
+
 static void merge_next(struct coord *c)
 {
     const struct tick *src[CONFIG_MAX_AGENTS];
@@ -420,10 +474,12 @@ static void merge_next(struct coord *c)
         c->pending_events = NULL;
     }
     if (c->p->board)
-        board_fill(c->p->board, t);
+        fill_probes(c->p->board, t);
     c->is_open_model = t->model == LOAD_OPEN;
     c->level_users = t->target_concurrency;
     c->level_rate = t->target_rate_per_s;
+    coord__plan_tick(c, t);
+    sort_events(t);
     for (uint32_t i = 0; i < c->n; i++) {
         if (taken[i]) {
             tick_free(c->agents[i].last);
@@ -611,6 +667,7 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
         linebuf_init(&a->out, RECORD_LINE_MAX + 4096);
         linebuf_init(&a->err, 4096);
     }
+    coord__plan_init(c);
     rc = coord__build_config(c, &cfg, err, err_len);
     for (uint32_t i = 0; i < c->n && rc == 0; i++)
         rc = coord__spawn_agent(p->config, &c->agents[i], err, err_len);
@@ -722,5 +779,6 @@ void coord_free(struct coord *c)
     coord__close_fd(&c->wake[1]);
     tick_free(c->pending_events);
     tick_merge_free(c->merge);
+    coord__plan_free(c);
     free(c);
 }

@@ -436,8 +436,12 @@ static int start_threads(const struct run_args *a, const struct config *c, struc
                               .chan = ch,
                               .board = th->board,
                               .recording = rec};
-    struct probes_params pp = {
-        .config = c, .board = th->board, .start_ns = clock_now_ns(), .allow_commands = 1};
+    /* With agents, the probes on = agents run there (brink agent). */
+    struct probes_params pp = {.config = c,
+                               .which = c->agents.n_hosts ? PROBES_COORDINATOR : PROBES_ALL,
+                               .board = th->board,
+                               .start_ns = clock_now_ns(),
+                               .allow_commands = 1};
     struct engine_params ep = {.config = c,
                                .chan = ch,
                                .seed = a->seed,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tick.h"
 #include "core/xalloc.h"
 
 static int is_host_char(unsigned char ch)
@@ -206,9 +207,59 @@ const struct config_type config__agent_command = {parse_command, config__write_r
 const struct config_type config__agent_weights = {parse_weights, write_weights, 0};
 const struct config_type config__agent_files = {parse_files, write_files, 0};
 
+/* Probes on agents: one series per agent each, all of them in a tick's
+ * TICK_MAX_PROBES, each named SERIES@HOST within TICK_NAME_MAX. */
+static void check_agent_probes(struct config_load_ctx *ctx)
+{
+    const struct config *c = ctx->c;
+    const struct config_probe *last = NULL;
+    uint32_t here = 0, each = 0;
+    char where[CONFIG_WHERE_MAX], shown[CONFIG_SHOW_MAX];
+
+    for (uint32_t i = 0; i < c->n_probes; i++) {
+        const struct config_probe *p = &c->probes[i];
+
+        if (p->on != CONFIG_PROBE_ON_AGENTS) {
+            here += config_probe_series(p);
+            continue;
+        }
+        each += config_probe_series(p);
+        last = p;
+        snprintf(where, sizeof(where), "[probe %s] on", config__show(p->name, shown));
+        for (uint32_t h = 0; h < c->agents.n_hosts; h++) {
+            /* The longest of its series: the name with its longest pointer. */
+            size_t pointer = 0, need;
+
+            for (uint32_t k = 0; config_probe_series(p) > 1 && k < p->n_pointers; k++) {
+                if (strlen(p->pointers[k].value) > pointer)
+                    pointer = strlen(p->pointers[k].value);
+            }
+            need = strlen(p->name) + pointer + 1 + strlen(c->agents.hosts[h]);
+            if (need <= TICK_NAME_MAX - 1)
+                continue;
+            config__error(ctx, p->key_line[CONFIG_PROBE_ON], where,
+                          "its series on agent %s would be named %s%s@%s (%zu bytes), more than "
+                          "%d (expected a shorter probe name)",
+                          c->agents.hosts[h], shown, pointer ? "/..." : "", c->agents.hosts[h],
+                          need, TICK_NAME_MAX - 1);
+            break;
+        }
+    }
+    if (last && c->agents.n_hosts && here + each * c->agents.n_hosts > TICK_MAX_PROBES) {
+        snprintf(where, sizeof(where), "[probe %s] on", config__show(last->name, shown));
+        config__error(ctx, last->key_line[CONFIG_PROBE_ON], where,
+                      "%u probe series on each of %u agents and %u here make %u, more than %d "
+                      "(expected fewer probes on agents, or fewer agents)",
+                      each, c->agents.n_hosts, here, here + each * c->agents.n_hosts,
+                      TICK_MAX_PROBES);
+    }
+}
+
 void config__resolve_agents(struct config_load_ctx *ctx)
 {
     const struct config_agents *a = &ctx->c->agents;
+
+    check_agent_probes(ctx);
 
     if (a->n_weights && a->n_weights != a->n_hosts)
         config__error(ctx, a->key_line[CONFIG_AGENTS_WEIGHTS], "[agents] weights",

@@ -128,6 +128,7 @@ enum config_probe_key {
     CONFIG_PROBE_TIMEOUT,
     CONFIG_PROBE_KIND,
     CONFIG_PROBE_ALERT,
+    CONFIG_PROBE_ON,
     CONFIG_PROBE_KEYS
 };
 
@@ -274,6 +275,12 @@ enum config_probe_kind {
     CONFIG_PROBE_COUNTER, /* shown as a rate per second; resets detected */
 };
 
+/* Where a probe runs in a run with agents ([probe] on). */
+enum config_probe_on {
+    CONFIG_PROBE_ON_COORDINATOR, /* once, where brink run runs */
+    CONFIG_PROBE_ON_AGENTS,      /* on every agent: one series per agent, "NAME@AGENT" */
+};
+
 enum config_alert_op {
     CONFIG_ALERT_NONE,
     CONFIG_ALERT_ABOVE,   /* alert = > N */
@@ -300,7 +307,12 @@ struct config_probe {
     enum config_probe_kind kind;                     /* default gauge */
     enum config_alert_op alert_op;                   /* default none */
     double alert_value;                              /* the N of > N and < N */
+    enum config_probe_on on;                         /* default coordinator */
 };
+
+/* The series a probe gives: one per pointer of a json probe with several,
+ * else one. Pure. */
+uint32_t config_probe_series(const struct config_probe *p);
 
 struct config_record {
     uint32_t line;

@@ -111,8 +111,9 @@ extern const struct config_type config__file, config__host_name, config__route, 
 
 /* The words of the enum keys, defined in types.c. */
 extern const struct config_words config__transport_words, config__mode_words,
-    config__probe_type_words, config__probe_kind_words, config__growth_words, config__action_words,
-    config__http_version_words, config__tls_version_words, config__ip_words;
+    config__probe_type_words, config__probe_kind_words, config__probe_on_words,
+    config__growth_words, config__action_words, config__http_version_words,
+    config__tls_version_words, config__ip_words;
 /* The parser of config__word: k->words names the value, stored as an int. */
 int config__parse_enum(struct config_load_ctx *ctx, const struct config_key *k, void *base,
                        const struct config_value *v, char *why, size_t why_len);

@@ -525,6 +525,14 @@ const struct config_key config__keys[] = {
      .type = &config__alert,
      .offset = PROBE(alert_op),
      .def = "none"},
+    /* Checked against [agents] once the whole file is read (agents.c). */
+    {.name = "on",
+     .section = SECTION_PROBE,
+     .index = CONFIG_PROBE_ON,
+     .type = &config__word,
+     .offset = PROBE(on),
+     .def = "coordinator",
+     .words = &config__probe_on_words},
 };
 
 const size_t config__n_keys = sizeof(config__keys) / sizeof(config__keys[0]);

@@ -360,6 +360,11 @@ static void check_key_or_regex(struct config_load_ctx *ctx, const struct config_
     }
 }
 
+uint32_t config_probe_series(const struct config_probe *p)
+{
+    return p->type == CONFIG_PROBE_TYPE_JSON && p->n_pointers > 1 ? p->n_pointers : 1;
+}
+
 void config__resolve_probes(struct config_load_ctx *ctx)
 {
     struct config *c = ctx->c;

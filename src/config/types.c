@@ -379,6 +379,7 @@ static const char *const transport_names[] = {"auto", "curl", "h1", NULL};
 static const char *const mode_names[] = {"closed", "rate", NULL};
 static const char *const probe_type_names[] = {"json", "text", "prometheus", "command", NULL};
 static const char *const probe_kind_names[] = {"gauge", "counter", NULL};
+static const char *const probe_on_names[] = {"coordinator", "agents", NULL};
 static const char *const growth_names[] = {"add", "double", NULL};
 static const char *const action_names[] = {"stop", "hold", "back", NULL};
 static const char *const http_version_names[] = {"1.1", "2", "h2c", NULL};
@@ -387,7 +388,7 @@ static const char *const ip_names[] = {"any", "4", "6", NULL};
 
 /* Each in the order of its enum: config_transport, config_load_mode (where
  * "open" reads as "rate"), config_probe_type, config_probe_kind,
- * config_growth, config_ramp_action, config_http_version,
+ * config_probe_on, config_growth, config_ramp_action, config_http_version,
  * config_tls_version and config_ip. */
 const struct config_words config__transport_words = {transport_names, "auto, curl or h1", NULL, 0};
 const struct config_words config__mode_words = {mode_names, "closed or rate (open)", "open",
@@ -396,6 +397,8 @@ const struct config_words config__probe_type_words = {probe_type_names,
                                                       "json, text, prometheus or command", NULL, 0};
 const struct config_words config__probe_kind_words = {probe_kind_names, "gauge or counter", NULL,
                                                       0};
+const struct config_words config__probe_on_words = {probe_on_names, "coordinator or agents", NULL,
+                                                    0};
 const struct config_words config__growth_words = {growth_names, "add or double", NULL, 0};
 const struct config_words config__action_words = {action_names, "stop, hold or back", NULL, 0};
 const struct config_words config__http_version_words = {http_version_names, "1.1, 2 or h2c", NULL,

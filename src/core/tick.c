@@ -310,3 +310,29 @@ int tick_name_row(void *rows, size_t stride, uint32_t *n, uint32_t max, const ch
     memcpy(row, key, sizeof(key));
     return (int)(*n)++;
 }
+
+int tick_agent_series(const char *series, const char *agent, char out[TICK_NAME_MAX])
+{
+    size_t n = 0, need = strlen(series) + 1 + strlen(agent);
+
+    for (const char *p = series; *p && n < TICK_NAME_MAX - 1; p++)
+        out[n++] = *p;
+    if (n < TICK_NAME_MAX - 1)
+        out[n++] = '@';
+    for (const char *p = agent; *p && n < TICK_NAME_MAX - 1; p++) {
+        unsigned char ch = (unsigned char)*p;
+        int is_plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                       (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-';
+
+        out[n++] = is_plain ? (char)ch : '_';
+    }
+    out[n] = '\0';
+    return need > TICK_NAME_MAX - 1 ? -ENAMETOOLONG : 0;
+}
+
+int tick_series_is(const char *series, const char *probe)
+{
+    size_t n = strlen(probe);
+
+    return strncmp(series, probe, n) == 0 && (series[n] == '\0' || series[n] == '@');
+}

@@ -349,4 +349,16 @@ size_t tick_copy_text(char *dst, size_t cap, const char *src);
  */
 int tick_name_row(void *rows, size_t stride, uint32_t *n, uint32_t max, const char *name);
 
+/*
+ * A probe series an agent measured ([probe] on = agents), as the merged run
+ * names it: "SERIES@AGENT", the agent's name with each byte that is not a
+ * letter, a digit, _ . or - as _. Returns 0, or -ENAMETOOLONG when it needs
+ * more than TICK_NAME_MAX - 1 bytes (out then holds it cut). Pure.
+ */
+int tick_agent_series(const char *series, const char *agent, char out[TICK_NAME_MAX]);
+
+/* Whether series is probe's: its name, or its name as an agent's series
+ * ("probe@AGENT"). Pure. */
+int tick_series_is(const char *series, const char *probe);
+
 #endif

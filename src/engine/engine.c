@@ -411,7 +411,7 @@ int engine__build(const struct engine_params *p, char *err, size_t err_len, stru
     /* uv_hrtime and clock_now_ns read the same monotonic clock. */
     e->start_ns = p->start_ns ? p->start_ns : uv_hrtime();
     engine__merger_set_board(e->merger, p->board);
-    engine__plan_init(e, p->start_ramp);
+    engine__plan_init(e, p->start_ramp, p->no_plan);
     for (uint32_t i = 0; i < e->n_workers; i++) {
         rc = engine__worker_new(e, i, err, err_len, &e->workers[i]);
         if (rc != 0) {

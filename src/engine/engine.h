@@ -45,6 +45,8 @@ struct engine_params {
     struct board *board;         /* borrowed or NULL: probes' samples copied into each tick */
     uint64_t start_ns;           /* clock_now_ns() the run's times count from; 0: at start */
     int start_ramp;              /* start the [ramp] plan at once (brink run --ramp) */
+    int no_plan;                 /* another judges the [ramp] plan (an agent's coordinator):
+                                  * no plan, no detections; CMD_RAMP* are ignored */
 };
 
 /*

@@ -626,12 +626,13 @@ void engine__wake_all(struct engine *e);
 void engine__set_level(struct engine *e, double level, const char *who);
 
 /* plan.c: the ramp plan. engine__plan_init creates it and hooks it to the merger,
- * starting it when start is set (before the workers start); engine__plan_command
+ * starting it when start is set (before the workers start); with none set
+ * there is no plan (e->ramp NULL: a coordinator judges it); engine__plan_command
  * handles CMD_RAMP and CMD_RAMP_NEXT (returns 1) and tells the plan about
  * manual changes (returns 0: the engine applies them); engine__plan_apply_todo
  * does, on worker 0, what the plan asked; engine__plan_detach is worker 0's last
  * word before its wake closes. */
-void engine__plan_init(struct engine *e, int start);
+void engine__plan_init(struct engine *e, int start, int none);
 void engine__plan_free(struct engine *e);
 int engine__plan_command(struct engine *e, const struct command *cmd);
 /* Returns whether there was anything to do. */

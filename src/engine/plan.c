@@ -51,11 +51,13 @@ static void observe(void *arg, struct tick *t)
     pthread_mutex_unlock(&e->ramp_lock);
 }
 
-void engine__plan_init(struct engine *e, int start)
+void engine__plan_init(struct engine *e, int start, int none)
 {
     struct ramp_out out;
 
     pthread_mutex_init(&e->ramp_lock, NULL);
+    if (none)
+        return;
     e->ramp = ramp_new(&e->config->ramp, e->think_ms * 1000,
                        e->config->load.mode == CONFIG_MODE_RATE ? LOAD_OPEN : LOAD_CLOSED);
     engine__merger_set_observer(e->merger, observe, e);
@@ -68,6 +70,7 @@ void engine__plan_init(struct engine *e, int start)
 
 void engine__plan_free(struct engine *e)
 {
+    /* Without a plan the lock holds nothing to release. */
     if (!e->ramp)
         return;
     ramp_free(e->ramp);
@@ -93,28 +96,15 @@ int engine__plan_apply_todo(struct engine *e)
     return out.set_level || out.stop;
 }
 
-/* The operator's commands that change the load by hand. */
-static const char *manual_change(enum cmd_kind k)
-{
-    switch (k) {
-    case CMD_SET_CONCURRENCY: return "concurrency change";
-    case CMD_STEP: return "step";
-    case CMD_DOUBLE: return "double";
-    case CMD_HALVE: return "halve";
-    case CMD_PAUSE: return "pause";
-    case CMD_SET_RATE: return "rate change";
-    case CMD_SET_MODEL: return "model switch";
-    default: return NULL;
-    }
-}
-
 int engine__plan_command(struct engine *e, const struct command *cmd)
 {
-    const char *what = manual_change(cmd->kind);
+    const char *what = ramp_manual_change(cmd->kind);
     struct ramp_out out;
 
     if (!what && cmd->kind != CMD_RAMP && cmd->kind != CMD_RAMP_NEXT)
         return 0;
+    if (!e->ramp) /* the coordinator's plan: nothing to pause, nothing to start */
+        return what == NULL;
     memset(&out, 0, sizeof(out));
     pthread_mutex_lock(&e->ramp_lock);
     if (cmd->kind == CMD_RAMP)

@@ -18,8 +18,16 @@ struct board;
 struct config;
 struct probes;
 
+/* Which of the config's probes run here ([probe] on). */
+enum probes_which {
+    PROBES_ALL,         /* every one: a run without agents */
+    PROBES_COORDINATOR, /* on = coordinator: the coordinator of a run with agents */
+    PROBES_AGENTS,      /* on = agents: brink agent */
+};
+
 struct probes_params {
     const struct config *config; /* borrowed; must outlive the probes */
+    enum probes_which which;     /* default PROBES_ALL */
     struct board *board;         /* borrowed; the probes' names are added to it */
     uint64_t start_ns;           /* clock_now_ns() of the run's start: times are since then */
     int allow_commands;          /* 0: type = command probes are refused (a replay) */

@@ -240,7 +240,7 @@ static void run_loop(void *arg)
 
 static uint32_t series_of(const struct config_probe *cfg)
 {
-    return cfg->type == CONFIG_PROBE_TYPE_JSON && cfg->n_pointers > 1 ? cfg->n_pointers : 1;
+    return config_probe_series(cfg);
 }
 
 /* A series' name: the probe's, with the JSON pointer when there are several. */
@@ -290,6 +290,25 @@ static void free_probes(struct probes *ps)
     free(ps);
 }
 
+/* Whether probe p runs where which says. */
+static int runs_here(const struct config_probe *p, enum probes_which which)
+{
+    switch (which) {
+    case PROBES_COORDINATOR: return p->on == CONFIG_PROBE_ON_COORDINATOR;
+    case PROBES_AGENTS: return p->on == CONFIG_PROBE_ON_AGENTS;
+    default: return 1;
+    }
+}
+
+static uint32_t count_here(const struct config *c, enum probes_which which)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < c->n_probes; i++)
+        n += runs_here(&c->probes[i], which);
+    return n;
+}
+
 static int setup(struct probes *ps, const struct probes_params *p, char *err, size_t err_len)
 {
     const struct config *c = p->config;
@@ -297,33 +316,37 @@ static int setup(struct probes *ps, const struct probes_params *p, char *err, si
     int rc;
 
     for (uint32_t i = 0; i < c->n_probes; i++)
-        n_series += series_of(&c->probes[i]);
+        n_series += runs_here(&c->probes[i], p->which) ? series_of(&c->probes[i]) : 0;
     ps->sources = xcalloc(c->n_probes, sizeof(*ps->sources));
-    ps->series = xcalloc(n_series, sizeof(*ps->series));
-    ps->n_sources = c->n_probes;
+    ps->series = xcalloc(n_series ? n_series : 1, sizeof(*ps->series));
+    ps->n_sources = 0;
     /* Read once, here: getenv is not safe against a setenv elsewhere, and
      * the fetches run on libuv's pool threads. */
     if (getenv("SSL_CERT_FILE"))
         ps->ssl_cert_file = xstrdup(getenv("SSL_CERT_FILE"));
     probes__tls_of(&c->target, ps->ssl_cert_file, &ps->tls);
     for (uint32_t i = 0; i < c->n_probes; i++) {
-        ps->sources[i].ps = ps;
-        ps->sources[i].cfg = &c->probes[i];
-        ps->sources[i].fetch.cfg = &c->probes[i];
-        ps->sources[i].fetch.tls = &ps->tls;
-        ps->sources[i].fetch.is_stopping = &ps->is_stopping;
-        rc = add_series(ps, c->path ? c->path : "config", &c->probes[i], &ps->sources[i], err,
-                        err_len);
+        struct source *src = &ps->sources[ps->n_sources];
+
+        if (!runs_here(&c->probes[i], p->which))
+            continue;
+        ps->n_sources++;
+        src->ps = ps;
+        src->cfg = &c->probes[i];
+        src->fetch.cfg = &c->probes[i];
+        src->fetch.tls = &ps->tls;
+        src->fetch.is_stopping = &ps->is_stopping;
+        rc = add_series(ps, c->path ? c->path : "config", &c->probes[i], src, err, err_len);
         if (rc)
             return rc;
     }
     return 0;
 }
 
-static int has_command(const struct config *c, const char **name)
+static int has_command(const struct config *c, enum probes_which which, const char **name)
 {
     for (uint32_t i = 0; i < c->n_probes; i++) {
-        if (c->probes[i].type == CONFIG_PROBE_TYPE_COMMAND) {
+        if (c->probes[i].type == CONFIG_PROBE_TYPE_COMMAND && runs_here(&c->probes[i], which)) {
             *name = c->probes[i].name;
             return 1;
         }
@@ -331,13 +354,13 @@ static int has_command(const struct config *c, const char **name)
     return 0;
 }
 
-static int check_commands(const struct config *c, const char *path, int allow_commands, char *err,
-                          size_t err_len)
+static int check_commands(const struct config *c, enum probes_which which, const char *path,
+                          int allow_commands, char *err, size_t err_len)
 {
     const char *name;
     struct stat st;
 
-    if (!has_command(c, &name))
+    if (!has_command(c, which, &name))
         return 0;
     if (!allow_commands) {
         snprintf(err, err_len,
@@ -366,7 +389,7 @@ int probes_check(const struct config *c, int allow_commands, char *err, size_t e
 {
     struct probes_params p = {.config = c, .board = board_new(), .allow_commands = allow_commands};
     struct probes *ps;
-    int rc = check_commands(c, c->path, allow_commands, err, err_len);
+    int rc = check_commands(c, PROBES_ALL, c->path, allow_commands, err, err_len);
 
     if (rc == 0 && c->n_probes) {
         ps = xcalloc(1, sizeof(*ps));
@@ -384,10 +407,10 @@ int probes_start(const struct probes_params *p, char *err, size_t err_len, struc
     int rc;
 
     *out = NULL;
-    if (!p->config->n_probes)
-        return 0;
-    rc = check_commands(p->config, p->config->path, p->allow_commands, err, err_len);
-    if (rc)
+    /* The coordinator's file holds the commands its agents run too. */
+    rc = check_commands(p->config, p->which == PROBES_AGENTS ? PROBES_AGENTS : PROBES_ALL,
+                        p->config->path, p->allow_commands, err, err_len);
+    if (rc || !count_here(p->config, p->which))
         return rc;
     ps = xcalloc(1, sizeof(*ps));
     ps->board = p->board;

@@ -297,6 +297,20 @@ void ramp_toggle(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
     }
 }
 
+const char *ramp_manual_change(enum cmd_kind k)
+{
+    switch (k) {
+    case CMD_SET_CONCURRENCY: return "concurrency change";
+    case CMD_STEP: return "step";
+    case CMD_DOUBLE: return "double";
+    case CMD_HALVE: return "halve";
+    case CMD_PAUSE: return "pause";
+    case CMD_SET_RATE: return "rate change";
+    case CMD_SET_MODEL: return "model switch";
+    default: return NULL;
+    }
+}
+
 void ramp_manual(struct ramp *r, uint64_t at_ms, const char *what, struct ramp_out *out)
 {
     if (r->phase != PLAN_WARMUP && r->phase != PLAN_MEASURE && r->phase != PLAN_HOLDING)

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/command.h"
 #include "core/tick.h"
 
 struct config_ramp;
@@ -64,6 +65,10 @@ void ramp_next(struct ramp *r, uint64_t at_ms, struct ramp_out *out);
 /* The operator changed the load by hand (what names the change): a running
  * plan pauses. */
 void ramp_manual(struct ramp *r, uint64_t at_ms, const char *what, struct ramp_out *out);
+
+/* What names a command that changes the load by hand, for ramp_manual
+ * ("double"), or NULL for one that does not. */
+const char *ramp_manual_change(enum cmd_kind k);
 
 /* Feeds tick t: stamps t->plan, adds detections and step verdicts to t's
  * events, and fills out with what to do next. */

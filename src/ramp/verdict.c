@@ -80,13 +80,14 @@ int verdict_rule_trips(const struct config_rule *rule, const struct step_row *f,
         return 1;
     case CONFIG_RULE_PROBE:
         for (uint32_t i = 0; i < steps_n_probes(st); i++) {
-            if (strcmp(steps_probe_name(st, i), rule->probe) != 0 || !f->probes[i].has_value)
+            /* A probe on agents is one series per agent: any of them trips. */
+            if (!tick_series_is(steps_probe_name(st, i), rule->probe) || !f->probes[i].has_value)
                 continue;
             v = rule->is_below ? f->probes[i].min : f->probes[i].max;
             if (rule->is_below ? v >= rule->value : v <= rule->value)
-                return 0;
-            snprintf(why, len, "probe %s %g %c %g", rule->probe, v, rule->is_below ? '<' : '>',
-                     rule->value);
+                continue;
+            snprintf(why, len, "probe %s %g %c %g", steps_probe_name(st, i), v,
+                     rule->is_below ? '<' : '>', rule->value);
             return 1;
         }
         return 0;

@@ -60,7 +60,6 @@ static int put_config(json_t *o, const struct wire_msg *m)
     bad |= json_object_set_new(o, "files", files);
     bad |= json_object_set_new(o, "overrides", ov);
     bad |= json_object_set_new(o, "seed", record__json_count(m->seed));
-    bad |= json_object_set_new(o, "ramp", json_boolean(m->start_ramp));
     return bad;
 }
 
@@ -213,7 +212,6 @@ static int get_config(json_t *o, struct wire_msg *m, char *why, size_t why_len)
         return fail(why, why_len, "config", "name, text, cwd", "expected strings");
     if (get_u64(o, "seed", &m->seed) != 0)
         return fail(why, why_len, "config", "seed", "expected a non-negative integer");
-    m->start_ramp = json_is_true(json_object_get(o, "ramp"));
     if (get_files(json_object_get(o, "files"), m, why, why_len) != 0)
         return -EINVAL;
     return get_overrides(json_object_get(o, "overrides"), m, why, why_len);

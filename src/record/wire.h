@@ -21,7 +21,9 @@
 
 struct tick;
 
-#define WIRE_PROTOCOL 1
+/* 2: the coordinator judges the [ramp] plan and agents run [probe] on =
+ * agents probes; the config has no "ramp" any more. */
+#define WIRE_PROTOCOL 2
 /* Longest line either side accepts, newline excluded: a config with its
  * files (the config is at most 4 MiB, bodies and scripts are base64). */
 #define WIRE_LINE_MAX (64u << 20)
@@ -31,7 +33,7 @@ struct tick;
 
 enum wire_type {
     WIRE_HELLO,   /* protocol, brink */
-    WIRE_CONFIG,  /* the experiment: name, text, cwd, files, overrides, seed, start_ramp */
+    WIRE_CONFIG,  /* the experiment: name, text, cwd, files, overrides, seed */
     WIRE_READY,   /* the agent loaded the config and can start */
     WIRE_START,   /* at_ns: the run's start on the agent's clock */
     WIRE_TICK,    /* tick */
@@ -65,7 +67,6 @@ struct wire_msg {
     uint32_t n_overrides;
     struct wire_override *overrides;
     uint64_t seed;
-    int start_ramp;
     uint64_t at_ns;
     uint64_t t_ns, peer_ns;
     struct command cmd;

@@ -20,6 +20,14 @@
 #      an agent that cannot start: one line naming the host and its stderr
 #   6. a script whose module and data file are not shipped: exit 1 with the
 #      agent's words; with [agents] files naming them, both agents run it
+#   7. a command probe on agents ([probe] on = agents) prints its agent's
+#      PID: the merged session holds each agent's own as pid@HOST, the
+#      report shows them; too many series for the agents: refused at once
+#   8. a [ramp] plan with agents is judged once, by the coordinator, on the
+#      merged ticks: one verdict per step, one breaking point, no agent
+#      judging its share, the stop reaching every agent in the same tick
+#   9. the ramp keys on stdin (ramp, next, a pause, ramp again) act on the
+#      coordinator's plan: each plan event said once, paused agents resume
 # Every run is bounded by its duration or a stop, and by timeout 60.
 # Usage: sh test_agents.sh BRINK SRCDIR
 brink=$1
@@ -59,6 +67,18 @@ ssh = sh $src/tests/e2e/fake_ssh.sh -o BatchMode=yes
 brink = $brink
 EOF
     [ -n "${3:-}" ] && echo "weights = $3" >>"$1"
+}
+
+# live_start NAME: $tmp/NAME.ini run headless until stopped, recorded in
+# $tmp/NAME.jsonl, its standard input a FIFO held open on fd 3 (so lines
+# written there are its commands); sets run_pid.
+live_start() {
+    rm -f "$tmp/cmds"
+    mkfifo "$tmp/cmds"
+    timeout 60 "$brink" run --headless --config "$tmp/$1.ini" --duration 0 --record "$tmp/$1.jsonl" \
+        <"$tmp/cmds" >"$tmp/$1.out" 2>"$tmp/$1.err" &
+    run_pid=$!
+    exec 3>"$tmp/cmds"
 }
 
 # agents_of PID: the agent processes of the run PID (under timeout): the
@@ -122,12 +142,7 @@ expect_run "report --agent of no such agent: exit 1, naming it" 1 "" \
 
 # --- 2. a live ] reaches every agent within one tick -------------------------------
 experiment "$tmp/live.ini" "b1, b2, b3"
-rm -f "$tmp/cmds"
-mkfifo "$tmp/cmds"
-timeout 60 "$brink" run --headless --config "$tmp/live.ini" --duration 0 --record "$tmp/live.jsonl" \
-    <"$tmp/cmds" >"$tmp/live.out" 2>"$tmp/live.err" &
-run_pid=$!
-exec 3>"$tmp/cmds"
+live_start live
 if wait_count "$tmp/live.err" '^t=[0-9]+s c=8 ' 2 20; then ok "the live run shows c=8"; else not_ok "the live run shows c=8" "$(tail -3 "$tmp/live.err")"; fi
 echo "]" >&3
 if wait_count "$tmp/live.err" '^t=[0-9]+s c=16 ' 2 20; then ok "] doubles the merged users to 16"; else not_ok "] doubles the merged users to 16" "$(tail -3 "$tmp/live.err")"; fi
@@ -234,11 +249,11 @@ for k in $left; do kill -9 "$k"; done
 experiment "$tmp/old.ini" "e1, e2"
 sed -i "s|^brink = .*|brink = sh $src/tests/e2e/agent_hello.sh 99|" "$tmp/old.ini"
 expect_run "an agent of protocol 99: exit 2, naming both versions" 2 "" \
-    "^brink: run: agent e[12]: protocol version mismatch: this coordinator \(brink .*\) speaks 1, the agent \(brink 9.9.9\) speaks 99$" \
+    "^brink: run: agent e[12]: protocol version mismatch: this coordinator \(brink .*\) speaks 2, the agent \(brink 9.9.9\) speaks 99$" \
     -- timeout 20 "$brink" run --headless --config "$tmp/old.ini" --duration 2s --no-record
 printf '{"type":"hello","protocol":7,"brink":"0.0.1"}\n' >"$tmp/hello7"
 expect_run "brink agent refuses a coordinator of protocol 7: exit 2, both versions named" 2 \
-    '"type":"error".*mismatch' "^brink: agent: protocol version mismatch: the coordinator \(brink 0.0.1\) speaks 7, this agent \(brink .*\) speaks 1$" \
+    '"type":"error".*mismatch' "^brink: agent: protocol version mismatch: the coordinator \(brink 0.0.1\) speaks 7, this agent \(brink .*\) speaks 2$" \
     -- timeout 20 "$brink" agent <"$tmp/hello7"
 experiment "$tmp/nobrink.ini" "f1"
 sed -i "s|^brink = .*|brink = $tmp/no-such-brink|" "$tmp/nobrink.ini"
@@ -272,6 +287,180 @@ sed -i 's/^\(hosts = .*\)$/\1\nfiles = ids.txt, paths.lua/' "$tmp/scn/s.ini"
 expect_run "[agents] files ships the script's module and data: both agents run it" 0 \
     '^agents: 2, every tick whole$' "*" \
     -- timeout 30 "$brink" run --headless --config "$tmp/scn/s.ini" --duration 1s --no-record
+
+# --- 7. a probe on agents: each agent's own value ---------------------------------------
+# The command prints its parent's PID: the brink agent that ran it. fake_ssh.sh
+# gives each agent BRINK_FAKE_HOST=HOST, so /proc tells which PID is which host.
+experiment "$tmp/probe.ini" "p1, p2, p:3"
+cat >>"$tmp/probe.ini" <<'EOF'
+[probe pid]
+type = command
+command = echo $PPID
+interval = 100ms
+on = agents
+EOF
+chmod 600 "$tmp/probe.ini"
+timeout 60 "$brink" run --headless --config "$tmp/probe.ini" --duration 0 --record "$tmp/probe.jsonl" \
+    </dev/null >"$tmp/probe.out" 2>"$tmp/probe.err" &
+run_pid=$!
+wait_count "$tmp/probe.err" '^t=[0-9]+s c=8 ' 2 20 || not_ok "the probe run starts" "$(tail -3 "$tmp/probe.err")"
+want=""
+for k in $(agents_of "$run_pid"); do
+    h=$(tr '\0' '\n' <"/proc/$k/environ" | sed -n 's/^BRINK_FAKE_HOST=//p' | tr ':' '_')
+    want="$want pid@$h=$k"
+done
+want=$(echo "$want" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+kill -TERM "$(ps -o pid= --ppid "$run_pid" | tr -d ' ')"
+wait "$run_pid"
+status=$?
+run_pid=""
+check "the probe run ends with status 0" 0 "$status"
+# The last merged tick's probe values, and the names in the agents' own ticks.
+probe_facts=$(python3 - "$tmp/probe.jsonl" <<'EOF'
+import json, sys
+merged, own = {}, set()
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    for p in o.get("probes", []):
+        if o.get("type") == "tick" and p.get("value") is not None:
+            merged[p["name"]] = int(p["value"])
+        elif o.get("type") == "agent_tick":
+            own.add(p["name"])
+print(" ".join("%s=%d" % kv for kv in sorted(merged.items())), "| " + " ".join(sorted(own)))
+EOF
+)
+check "the merged session holds each agent's own PID as pid@HOST (p:3 as p_3); its own ticks say pid" \
+    "${want}| pid" "$probe_facts"
+"$brink" report "$tmp/probe.jsonl" >"$tmp/probe.report"
+check "the report's step table has a column for each agent's series" 1 \
+    "$(grep -c 'pid@p1 max.*pid@p2 max.*pid@p_3 max' "$tmp/probe.report")"
+experiment "$tmp/many.ini" "m1, m2, m3, m4, m5, m6, m7, m8, m9, m10, m11"
+for n in 1 2 3; do printf '[probe p%s]\ntype = command\ncommand = echo 1\non = agents\n' "$n" >>"$tmp/many.ini"; done
+expect_run "33 probe series on 11 agents: refused at once, exit 2" 2 "" \
+    "^brink: .*many.ini:[0-9]+: \[probe p3\] on: 3 probe series on each of 11 agents and 0 here make 33, more than 32" \
+    -- "$brink" check "$tmp/many.ini"
+
+# --- 8. a ramp plan judged once, on the merged ticks --------------------------------------
+# The target serves 4 at a time with 4 waiting (5 ms each) and answers 503
+# beyond: 4 and 6 users in all pass, 16 fail. The coordinator alone judges:
+# one verdict per step, one breaking point, one stop reaching every agent in
+# the same tick; the agents judge nothing (no step event of theirs).
+curl -s -o /dev/null -X POST -d '{"workers": 4, "queue_max": 4, "service_ms": {"bytes": 5}}' "$url/_control"
+experiment "$tmp/ramp.ini" "r1, r2, r3" "2, 1, 1"
+cat >>"$tmp/ramp.ini" <<'EOF'
+[ramp]
+steps = 4, 6, 16, 24
+warmup = 0s
+hold = 1s
+stop_when = error_rate > 1%
+EOF
+timeout 60 "$brink" run --headless --config "$tmp/ramp.ini" --ramp --duration 60s --record "$tmp/ramp.jsonl" \
+    </dev/null >"$tmp/ramp.out" 2>"$tmp/ramp.err"
+status=$?
+curl -s -o /dev/null -X POST -d '{"workers": 64, "queue_max": 1024, "service_ms": {"bytes": 0}}' "$url/_control"
+check "the ramp run fails its step 3: status 3" 3 "$status"
+python3 - "$tmp/ramp.jsonl" >"$tmp/ramp.facts" <<'EOF'
+import json, re, sys
+verdicts, breaking, agent_steps, stop_at, shares = [], 0, 0, {}, {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") == "tick":
+        plan = o.get("plan") or {}
+        if plan.get("verdict") in ("pass", "fail"):
+            verdicts.append("%d:%s" % (plan["step"], plan["verdict"]))
+        for e in o.get("events", []):
+            breaking += e["text"].startswith("breaking point: step 3 (c=16) failed: error_rate")
+            agent_steps += bool(re.match(r"r\d: (ramp|breaking|knee)", e["text"]))
+    elif o.get("type") == "agent_tick":
+        a = o["agent"]
+        if o.get("state") != "running" and a not in stop_at:
+            stop_at[a] = o["seq"]
+        shares.setdefault(a, [])
+        if not shares[a] or shares[a][-1] != o["target_concurrency"]:
+            shares[a].append(o["target_concurrency"])
+stops = [stop_at.get(a) for a in ("r1", "r2", "r3")]
+print("verdicts", ",".join(verdicts))
+print("judged", "breaking=%d agent_steps=%d" % (breaking, agent_steps))
+print("stops", "same" if stops[0] is not None and len(set(stops)) == 1 else "differ", stops)
+print("shares", ";".join("-".join(map(str, shares.get(a, []))) for a in ("r1", "r2", "r3")))
+EOF
+ramp_fact() { sed -n "s/^$1 //p" "$tmp/ramp.facts"; }
+check "the merged ticks carry one verdict per step: 1 and 2 pass, 3 fails" "1:pass,2:pass,3:fail" \
+    "$(ramp_fact verdicts)"
+check "one breaking point, said once; no agent judged a step" "breaking=1 agent_steps=0" \
+    "$(ramp_fact judged)"
+check "the stop reaches every agent in the same tick" same "$(ramp_fact stops | cut -d' ' -f1)"
+# Each agent's users as they changed (4: 2,1,1; 6: 3,2,1; 16: 8,4,4).
+check "each step's level is split 2:1:1 by largest remainder" "2-3-8;1-2-4;1-4" \
+    "$(ramp_fact shares)"
+"$brink" report "$tmp/ramp.jsonl" >"$tmp/ramp.report" 2>/dev/null
+check "the session's step table: 1/4 and 2/4 pass, 3/4 fails on the merged error rate" \
+    "1/4:pass 2/4:pass 3/4:FAIL: 1" \
+    "$(awk '$1 ~ /^[0-9]+\/4$/ { printf "%s%s:%s", sep, $1, ($0 ~ / pass$/ ? "pass" : $0 ~ /FAIL: error_rate/ ? "FAIL:" : "?"); sep = " " }' "$tmp/ramp.report") $(grep -c '^breaking point: highest step that passed 2 (c=6' "$tmp/ramp.report")"
+
+# --- 9. the ramp keys act on the coordinator's plan -------------------------------------
+# Headless, through stdin: ramp starts the plan, next ends step 1 (judged on
+# what it measured), a pause pauses the plan and the agents, ramp resumes
+# both. Each plan event is said once, by the coordinator.
+experiment "$tmp/keys.ini" "k1, k2, k3" "2, 1, 1"
+cat >>"$tmp/keys.ini" <<'EOF'
+[ramp]
+steps = 4, 6, 16
+warmup = 0s
+hold = 1m
+EOF
+live_start keys
+# ticks N: waits until the run has ticked N times more.
+ticks() {
+    wait_count "$tmp/keys.err" '^t=[0-9]+s ' $(($(grep -c '^t=' "$tmp/keys.err") + $1)) 20
+}
+# key LINE PATTERN: sends LINE and waits until stderr shows PATTERN.
+key() {
+    echo "$1" >&3
+    wait_count "$tmp/keys.err" "$2" 1 20 || not_ok "$1 is taken" "$(tail -3 "$tmp/keys.err")"
+}
+ticks 1
+key ramp 'command: ramp step 1/3: c=4 '
+ticks 2 # step 1 measures something
+key next 'command: ramp step 2/3: c=6 '
+key p 'ramp paused at step 2/3 by a manual pause'
+key ramp 'ramp resumed: step 2/3 starts again'
+ticks 2 # the agents' ticks after the resume
+echo stop >&3
+exec 3>&-
+wait "$run_pid"
+status=$?
+run_pid=""
+check "the run with ramp keys ends with status 0, the plan stopped with it" "0 1" \
+    "$status $(grep -c 'ramp stopped: the run ends during step 2/3' "$tmp/keys.err")"
+python3 - "$tmp/keys.jsonl" >"$tmp/keys.facts" <<'EOF'
+import json, re, sys
+said, theirs, after = {}, 0, {}
+resumed = None
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") == "tick":
+        for e in o.get("events", []):
+            for part in ("ramp step 1/3: c=4", "ramp step 1/3 (c=4) passed", "ramp step 2/3: c=6",
+                         "ramp paused at step 2/3", "ramp resumed: step 2/3"):
+                if e["text"].startswith(part):
+                    said[part] = said.get(part, 0) + 1
+            theirs += bool(re.match(r"k\d: ramp", e["text"]))
+            if e["text"].startswith("ramp resumed") and resumed is None:
+                resumed = o["seq"]
+    elif o.get("type") == "agent_tick" and resumed is not None and o["seq"] > resumed:
+        after.setdefault(o["agent"], 0)
+        after[o["agent"]] += o["total"]["completed"]
+print("said", ", ".join("%s: %d" % (p, said[p]) for p in sorted(said)))
+print("theirs", theirs)
+print("after", " ".join("%s:%s" % (a, "load" if n > 0 else "none") for a, n in sorted(after.items())))
+EOF
+check "each plan event is said once, by the coordinator (step 2 starts twice: resumed, it starts again)" \
+    "ramp paused at step 2/3: 1, ramp resumed: step 2/3: 1, ramp step 1/3 (c=4) passed: 1, ramp step 1/3: c=4: 1, ramp step 2/3: c=6: 2" \
+    "$(sed -n 's/^said //p' "$tmp/keys.facts")"
+check "no agent said a plan event" 0 "$(sed -n 's/^theirs //p' "$tmp/keys.facts")"
+check "after ramp resumed the paused plan, every agent runs load again" "k1:load k2:load k3:load" \
+    "$(sed -n 's/^after //p' "$tmp/keys.facts")"
 
 stop_target
 finish

@@ -18,6 +18,10 @@
 #     others; so does a hung link (the session's sshd stopped, its TCP
 #     connection open and silent), and the agent cut off that way stops by
 #     itself;
+#   - a probe on agents ([probe] on = agents, a command reading the
+#     addresses of the namespace it runs in) ran inside each agent's
+#     namespace: the merged session's addrs@agentI is what the same command
+#     reads in agent I's namespace;
 #   - after every run, however it ended (stop, its duration, SIGKILL to the
 #     coordinator), no process of any agent's session is left after 5 s.
 # Usage: sh test_agents_ssh.sh BRINK SRCDIR
@@ -191,12 +195,52 @@ double_checks() {
     done
 }
 
+# probe_checks: the probe on agents of the live run ran in each agent's own
+# namespace: its value for agentI (the merged session's addrs@agentI) is
+# what the same command reads in that namespace here; in netns mode the
+# three differ (each namespace has its own addresses).
+probe_checks() {
+    got=$(python3 - "$tmp/live.jsonl" <<'EOF'
+import json, sys
+last = {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o.get("type") == "tick":
+        for p in o.get("probes", []):
+            if p.get("value") is not None:
+                last[p["name"]] = int(p["value"])
+print(" ".join(str(last.get("addrs@agent%d" % i)) for i in range(3)))
+EOF
+)
+    want=""
+    for i in 0 1 2; do
+        want="$want $(ag_in_agent $i sh -c "$addrs_cmd" | cut -d' ' -f1)"
+    done
+    check "a probe on agents ran in each agent's namespace (addrs@agentI: the checksum of its addresses)"         "${want# }" "$got"
+    if [ "$ag_mode" = netns ]; then
+        check "the three namespaces' values differ" 3 "$(echo "$got" | tr ' ' '\n' | sort -u | grep -c .)"
+    fi
+}
+
 conf live 6
+# A probe on agents: the checksum of the addresses of the namespace it runs in.
+addrs_cmd="$(command -v ip) -o -4 addr show | cksum"
+cat >>"$tmp/live.ini" <<EOF
+
+[probe addrs]
+type = command
+command = $addrs_cmd
+regex = ^([0-9]+)
+interval = 200ms
+on = agents
+EOF
+chmod 600 "$tmp/live.ini"
 served0=$(truth requests_by_endpoint bytes)
 if live_run; then
     no_agent_left "a stop"
     live_checks
     double_checks
+    probe_checks
 fi
 
 # --- Faults: one agent lost mid-run, the run goes on with two. -----------

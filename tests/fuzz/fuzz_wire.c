@@ -2,8 +2,8 @@
  * Fuzzes the agent protocol's decoder (record/wire.h), which reads every
  * line an agent or a coordinator sends: a line it accepts must encode
  * again and decode to the same message (type, versions, times, command,
- * config with its files and overrides; a tick's own fields are the session
- * reader's, fuzzed by fuzz_record_line).
+ * config with its files and overrides, a tick's probes by name; a tick's
+ * other fields are the session reader's, fuzzed by fuzz_record_line).
  */
 #include "record/wire.h"
 
@@ -25,9 +25,8 @@ static void check_same(const struct wire_msg *a, const struct wire_msg *b)
 {
     if (a->type != b->type || a->protocol != b->protocol || strcmp(a->brink, b->brink) != 0 ||
         a->at_ns != b->at_ns || a->t_ns != b->t_ns || a->peer_ns != b->peer_ns ||
-        a->seed != b->seed || a->start_ramp != b->start_ramp || !same_str(a->name, b->name) ||
-        !same_str(a->text, b->text) || !same_str(a->cwd, b->cwd) || a->n_files != b->n_files ||
-        a->n_overrides != b->n_overrides)
+        a->seed != b->seed || !same_str(a->name, b->name) || !same_str(a->text, b->text) ||
+        !same_str(a->cwd, b->cwd) || a->n_files != b->n_files || a->n_overrides != b->n_overrides)
         abort();
     if (a->type == WIRE_COMMAND &&
         (a->cmd.kind != b->cmd.kind || a->cmd.n != b->cmd.n ||
@@ -46,8 +45,15 @@ static void check_same(const struct wire_msg *a, const struct wire_msg *b)
     }
     if ((a->tick == NULL) != (b->tick == NULL) ||
         (a->tick &&
-         (a->tick->seq != b->tick->seq || a->tick->total.completed != b->tick->total.completed)))
+         (a->tick->seq != b->tick->seq || a->tick->total.completed != b->tick->total.completed ||
+          a->tick->n_probes != b->tick->n_probes)))
         abort();
+    /* An agent's probes come by name: the coordinator names them for it. */
+    for (uint32_t i = 0; a->tick && i < a->tick->n_probes; i++) {
+        if (strcmp(a->tick->probes[i].name, b->tick->probes[i].name) != 0 ||
+            a->tick->probes[i].has_value != b->tick->probes[i].has_value)
+            abort();
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

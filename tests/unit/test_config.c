@@ -1516,7 +1516,9 @@ static void bad_value_of_every_probe_key_is_reported(void **state)
         {PROBE_Q "alert = > 1e999\n",
          "brink: t.ini:7: [probe q] alert: expected > N, < N, changes or none, with N a number such as 100 or -0.5, got \"> 1e999\"\n"},
         {PROBE_Q "colour = red\n",
-         "brink: t.ini:7: [probe q] colour: unknown key (expected one of type, url, header, pointer, key, regex, metric, command, interval, timeout, kind, alert)\n"},
+         "brink: t.ini:7: [probe q] colour: unknown key (expected one of type, url, header, pointer, key, regex, metric, command, interval, timeout, kind, alert, on)\n"},
+        {PROBE_Q "on = everywhere\n",
+         "brink: t.ini:7: [probe q] on: expected coordinator or agents, got \"everywhere\"\n"},
     };
 #undef PROBE_Q
 
@@ -1649,7 +1651,7 @@ static void write_prints_probe_sections_and_reads_back_the_same(void **state)
                        "header = Accept: text/plain\n"
                        "pointer = /node_get_fsm_siblings_100\npointer =\nalert = > 1e6\n"
                        "[probe tw]\ntype = command\ncommand = ss -tan | wc -l\n"
-                       "interval = 1500ms\nkind = counter\nalert = < -0.1\n");
+                       "interval = 1500ms\nkind = counter\nalert = < -0.1\non = agents\n");
     first = write_to_string(&c);
     assert_non_null(strstr(first, "\n"
                                   "[probe siblings]\n"
@@ -1662,6 +1664,7 @@ static void write_prints_probe_sections_and_reads_back_the_same(void **state)
                                   "timeout = 5s\n"
                                   "kind = gauge\n"
                                   "alert = > 1000000\n"
+                                  "on = coordinator\n"
                                   "\n"
                                   "[probe tw]\n"
                                   "type = command\n"
@@ -1670,6 +1673,7 @@ static void write_prints_probe_sections_and_reads_back_the_same(void **state)
                                   "timeout = 5s\n"
                                   "kind = counter\n"
                                   "alert = < -0.1\n"
+                                  "on = agents\n"
                                   "\n"
                                   "[thresholds]\n"
                                   "fail_on = error_rate > 1%\n"
@@ -1679,10 +1683,55 @@ static void write_prints_probe_sections_and_reads_back_the_same(void **state)
     second = write_to_string(&again);
     assert_string_equal(first, second);
     assert_true(again.probes[1].alert_value == -0.1);
+    assert_int_equal(again.probes[1].on, CONFIG_PROBE_ON_AGENTS);
     free(first);
     free(second);
     config_free(&c);
     config_free(&again);
+}
+
+/* Probes on agents: one series per agent each, all within a tick's 32,
+ * each NAME@HOST within 63 bytes; refused at once, naming the probe. */
+static void probes_on_agents_fit_in_a_tick(void **state)
+{
+    struct config c;
+    char text[2048];
+
+    (void)state;
+    /* 1 here + 3 on each of 10 agents: 31. */
+    snprintf(text, sizeof(text),
+             "%s[agents]\nhosts = a1,a2,a3,a4,a5,a6,a7,a8,a9,a10\n"
+             "[probe here]\ntype = command\ncommand = echo 1\n"
+             "[probe cpu]\ntype = command\ncommand = echo 1\non = agents\n"
+             "[probe st]\ntype = json\nurl = /stats\npointer = /a\npointer = /b\non = agents\n",
+             TARGET);
+    load_ok(&c, text);
+    assert_int_equal(c.probes[0].on, CONFIG_PROBE_ON_COORDINATOR);
+    assert_int_equal(config_probe_series(&c.probes[2]), 2);
+    config_free(&c);
+    /* One agent more: 34. */
+    snprintf(text, sizeof(text),
+             "%s[agents]\nhosts = a1,a2,a3,a4,a5,a6,a7,a8,a9,a10,a11\n"
+             "[probe here]\ntype = command\ncommand = echo 1\n"
+             "[probe cpu]\ntype = command\ncommand = echo 1\non = agents\n"
+             "[probe st]\ntype = json\nurl = /stats\npointer = /a\npointer = /b\non = agents\n",
+             TARGET);
+    load_fails(text,
+               "brink: t.ini:17: [probe st] on: 3 probe series on each of 11 agents and 1 here "
+               "make 34, more than 32 (expected fewer probes on agents, or fewer agents)\n");
+    /* Without agents the probes run here: no limit but the tick's. */
+    snprintf(text, sizeof(text), "%s[probe cpu]\ntype = command\ncommand = echo 1\non = agents\n",
+             TARGET);
+    load_ok(&c, text);
+    config_free(&c);
+    snprintf(text, sizeof(text),
+             "%s[agents]\nhosts = h1, host-with-a-rather-long-name-for-a-test.example.com\n"
+             "[probe a_long_probe_name]\ntype = command\ncommand = echo 1\non = agents\n",
+             TARGET);
+    load_fails(text, "brink: t.ini:8: [probe a_long_probe_name] on: its series on agent "
+                     "host-with-a-rather-long-name-for-a-test.example.com would be named "
+                     "a_long_probe_name@host-with-a-rather-long-name-for-a-test.example.com (69 "
+                     "bytes), more than 63 (expected a shorter probe name)\n");
 }
 
 static int load_with_overrides(struct config *c, const char *text, const struct config_override *ov,
@@ -1916,6 +1965,7 @@ int main(void)
         cmocka_unit_test(more_than_8_pointers_is_an_error),
         cmocka_unit_test(write_redacts_secret_probe_headers),
         cmocka_unit_test(write_prints_probe_sections_and_reads_back_the_same),
+        cmocka_unit_test(probes_on_agents_fit_in_a_tick),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

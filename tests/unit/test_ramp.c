@@ -396,6 +396,41 @@ static void failed_step_stops_holds_or_goes_back(void **state)
     ramp_free(f.r);
 }
 
+/* A probe on agents is one series per agent (p@a1, p@a2) in the merged
+ * ticks: probe.p trips when any of them does, and says which. */
+static void probe_on_agents_trips_on_any_agent(void **state)
+{
+    static const double steps[] = {1, 2};
+    struct fixture f;
+    struct tick *t;
+
+    (void)state;
+    plan_setup(&f, steps, 2);
+    f.cfg.warmup_us = 0;
+    f.cfg.hold_us = 1000000;
+    add_rule(&f, CONFIG_RULE_PROBE, 0, 100, "p");
+    start(&f);
+    t = tick_new(DATA_CAP);
+    t->duration_us = 1000000;
+    t->state = RUN_RUNNING;
+    t->target_concurrency = 1;
+    t->total.completed = t->total.ok = 10;
+    for (uint32_t i = 0; i < 3; i++) {
+        static const char *const names[] = {"p@a1", "p@a2", "px@a3"};
+        static const double values[] = {50, 150, 500};
+
+        tick_copy_text(t->probes[i].name, TICK_NAME_MAX, names[i]);
+        t->probes[i].has_value = 1;
+        t->probes[i].value = values[i];
+    }
+    t->n_probes = 3;
+    ramp_on_tick(f.r, t, &f.out);
+    assert_int_equal(t->plan.verdict, VERDICT_FAIL);
+    assert_string_equal(t->plan.why, "probe p@a2 150 > 100");
+    tick_free(t);
+    ramp_free(f.r);
+}
+
 static void probe_percentile_and_drop_conditions(void **state)
 {
     static const double steps[] = {1, 2, 3};
@@ -663,6 +698,7 @@ int main(void)
         cmocka_unit_test(hold_by_work_counts_requests_per_user),
         cmocka_unit_test(failed_step_stops_holds_or_goes_back),
         cmocka_unit_test(probe_percentile_and_drop_conditions),
+        cmocka_unit_test(probe_on_agents_trips_on_any_agent),
         cmocka_unit_test(manual_change_pauses_and_r_resumes_the_step),
         cmocka_unit_test(next_ends_the_step_now),
         cmocka_unit_test(run_ending_mid_step_cuts_it),

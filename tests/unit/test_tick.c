@@ -218,10 +218,39 @@ static void a_tick_within_its_arrays_is_bounded_and_one_past_is_not(void **state
     tick_free(t);
 }
 
+/* A probe on agents: SERIES@AGENT, the agent's name made plain, cut and
+ * said when too long; a rule on the probe names all its agents' series. */
+static void agent_series_are_named_for_their_agent(void **state)
+{
+    char out[TICK_NAME_MAX], longer[TICK_NAME_MAX + 8];
+
+    (void)state;
+    assert_int_equal(tick_agent_series("cpu", "load2", out), 0);
+    assert_string_equal(out, "cpu@load2");
+    assert_int_equal(tick_agent_series("st/a", "[::1]:2222", out), 0);
+    assert_string_equal(out, "st/a@___1__2222");
+    assert_int_equal(tick_agent_series("cpu", "u@10.0.0.5\x1b", out), 0);
+    assert_string_equal(out, "cpu@u_10.0.0.5_");
+    memset(longer, 'h', sizeof(longer) - 1);
+    longer[sizeof(longer) - 1] = '\0';
+    assert_int_equal(tick_agent_series("cpu", longer, out), -ENAMETOOLONG);
+    assert_int_equal(strlen(out), TICK_NAME_MAX - 1);
+    memset(longer, 'h', TICK_NAME_MAX - 5);
+    longer[TICK_NAME_MAX - 5] = '\0';
+    assert_int_equal(tick_agent_series("cpu", longer, out), 0); /* 63 bytes */
+    assert_int_equal(strlen(out), TICK_NAME_MAX - 1);
+    assert_true(tick_series_is("cpu", "cpu"));
+    assert_true(tick_series_is("cpu@load2", "cpu"));
+    assert_false(tick_series_is("cpu2@load2", "cpu"));
+    assert_false(tick_series_is("cp", "cpu"));
+    assert_false(tick_series_is("cpu/x", "cpu"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(name_rows_are_found_or_added_until_the_table_is_full),
+        cmocka_unit_test(agent_series_are_named_for_their_agent),
         cmocka_unit_test(new_tick_is_zeroed_and_names_its_total),
         cmocka_unit_test(histogram_survives_the_trip_through_a_tick),
         cmocka_unit_test(histogram_that_does_not_fit_is_refused_not_cut),

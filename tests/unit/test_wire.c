@@ -95,8 +95,7 @@ static void a_config_carries_its_files_and_overrides(void **state)
                          .files = files,
                          .n_overrides = 2,
                          .overrides = ov,
-                         .seed = 99,
-                         .start_ramp = 1},
+                         .seed = 99},
                     back;
 
     (void)state;
@@ -114,7 +113,6 @@ static void a_config_carries_its_files_and_overrides(void **state)
     assert_string_equal(back.overrides[1].value, "33.5/s");
     assert_string_equal(back.overrides[0].flag, "--concurrency");
     assert_int_equal(back.seed, 99);
-    assert_int_equal(back.start_ramp, 1);
     wire_msg_free(&back);
 }
 
@@ -147,6 +145,46 @@ static void a_tick_carries_its_histogram(void **state)
     hist_free(h);
     hist_free(got);
     tick_free(t);
+}
+
+/* Protocol 2: an agent's probes on agents come in its ticks, by their plain
+ * names (the coordinator names them for the agent); the config has no ramp
+ * flag any more (the plan is the coordinator's), and one that has it still
+ * reads. */
+static void protocol_2_ticks_carry_probes_and_configs_no_plan(void **state)
+{
+    struct tick *t = tick_new(1024);
+    struct wire_msg m = {.type = WIRE_TICK, .tick = t}, back;
+    struct wire_msg cfg = {.type = WIRE_CONFIG, .name = "command line", .text = "", .cwd = "/"};
+    static const char old[] = "{\"type\":\"config\",\"name\":\"command line\",\"text\":\"\","
+                              "\"cwd\":\"/\",\"files\":[],\"overrides\":[],\"seed\":1,"
+                              "\"ramp\":true}";
+    char why[256] = "", *line;
+    size_t len;
+
+    (void)state;
+    assert_int_equal(WIRE_PROTOCOL, 2);
+    t->duration_us = 1000000;
+    t->state = RUN_RUNNING;
+    tick_copy_text(t->probes[0].name, TICK_NAME_MAX, "sockets");
+    t->probes[0].state = PROBE_OK;
+    t->probes[0].has_value = 1;
+    t->probes[0].value = 1234;
+    t->probes[0].sampled_ms = 700;
+    t->n_probes = 1;
+    round_trip(&m, &back);
+    assert_int_equal(back.tick->n_probes, 1);
+    assert_string_equal(back.tick->probes[0].name, "sockets");
+    assert_true(back.tick->probes[0].value == 1234);
+    assert_int_equal(back.tick->probes[0].sampled_ms, 700);
+    wire_msg_free(&back);
+    tick_free(t);
+    line = wire_encode(&cfg, &len);
+    assert_null(strstr(line, "\"ramp\""));
+    free(line);
+    assert_int_equal(wire_decode(old, strlen(old), &back, why, sizeof(why)), 0);
+    assert_int_equal(back.seed, 1);
+    wire_msg_free(&back);
 }
 
 static void bad_lines_are_refused_with_a_reason(void **state)
@@ -252,6 +290,7 @@ int main(void)
         cmocka_unit_test(commands_read_back_with_their_amounts),
         cmocka_unit_test(a_config_carries_its_files_and_overrides),
         cmocka_unit_test(a_tick_carries_its_histogram),
+        cmocka_unit_test(protocol_2_ticks_carry_probes_and_configs_no_plan),
         cmocka_unit_test(bad_lines_are_refused_with_a_reason),
         cmocka_unit_test(the_offset_comes_from_the_shortest_round_trip),
         cmocka_unit_test(linebuf_splits_lines_and_drops_long_ones),
