@@ -349,11 +349,13 @@ if wait_count "$tmp/orphan.err" '^t=[0-9]+s ' 1 60; then
     wait "$run_pid" 2>/dev/null
     run_pid=""
     no_agent_left "SIGKILL to the coordinator"
+    # kill -0 with several pids fails once any one is gone: wait on each.
     i=0
-    # shellcheck disable=SC2086
-    while [ -n "$clients" ] && kill -0 $clients 2>/dev/null && [ $i -lt 100 ]; do
-        sleep 0.05
-        i=$((i + 1))
+    for c in $clients; do
+        while kill -0 "$c" 2>/dev/null && [ $i -lt 100 ]; do
+            sleep 0.05
+            i=$((i + 1))
+        done
     done
     alive=""
     for c in $clients; do
