@@ -59,6 +59,7 @@ struct h2_conn {
     struct dlist_node in_all, in_free, in_dirty;
     int is_free, is_dirty;
     int is_goaway; /* the server sent GOAWAY: no new stream */
+    int is_spent;  /* the server refused a stream: no new one either */
     int32_t last_stream_id;
     int is_dead; /* lost: its slots failed, its socket closes */
     uint64_t n_done; /* replies completed on it */
@@ -74,7 +75,7 @@ static struct h2_worker *h2_of(const struct slot *s)
 static void set_free(struct h2_conn *hc)
 {
     struct h2_worker *x = hc->w->h1->h2;
-    int want = !hc->is_dead && !hc->is_goaway && hc->slots.n < x->streams;
+    int want = !hc->is_dead && !hc->is_goaway && !hc->is_spent && hc->slots.n < x->streams;
 
     if (want == hc->is_free)
         return;
@@ -119,7 +120,7 @@ static void detach(struct slot *s)
     h->h2 = NULL;
     h->stream_id = 0;
     set_free(hc);
-    if (hc->is_goaway && !hc->is_dead && hc->slots.n == 0)
+    if ((hc->is_goaway || hc->is_spent) && !hc->is_dead && hc->slots.n == 0)
         conn_lost(hc, TRANSFER_OK, 0, "");
 }
 
@@ -216,7 +217,9 @@ static void submit(struct slot *s)
     mark_dirty(hc);
 }
 
-void engine__h2_start(struct slot *s)
+/* The request of s takes a stream: on a connection with one free, unless
+ * is_fresh asks for a new connection. */
+static void start_on(struct slot *s, int is_fresh)
 {
     struct h2_worker *x = h2_of(s);
     struct h1_slot *h = s->h1;
@@ -224,7 +227,7 @@ void engine__h2_start(struct slot *s)
 
     h->has_end = 0;
     h->is_done = 0;
-    if (x->free.head) {
+    if (x->free.head && !is_fresh) {
         hc = container_of(x->free.head, struct h2_conn, in_free);
         attach(s, hc);
         if (hc->session) {
@@ -239,6 +242,11 @@ void engine__h2_start(struct slot *s)
     hc->opener = h;
     attach(s, hc);
     engine__h1_conn_open(s);
+}
+
+void engine__h2_start(struct slot *s)
+{
+    start_on(s, 0);
 }
 
 /* ---- Ends ------------------------------------------------------------- */
@@ -258,9 +266,9 @@ static void stream_ended(struct h1_slot *h, enum transfer_outcome outcome, const
     x->done = h;
 }
 
-/* Whether a request that got nothing of its reply goes once more, on
- * another connection: the server did not process it (refused, left out
- * by a GOAWAY), or a connection that had carried replies died under it. */
+/* Whether a request that got nothing of its reply goes once more, on a
+ * new connection: the server did not process it (refused, left out by a
+ * GOAWAY), or a connection that had carried replies died under it. */
 static int retried(struct slot *s)
 {
     struct h1_slot *h = s->h1;
@@ -268,7 +276,7 @@ static int retried(struct slot *s)
     if (h->is_retried || h->resp.raw_bytes > 0 || !s->is_in_flight)
         return 0;
     h->is_retried = 1;
-    engine__h2_start(s);
+    start_on(s, 1);
     return 1;
 }
 
@@ -279,13 +287,16 @@ static void complete_done(struct h2_worker *x)
         struct h1_slot *h = x->done;
         struct slot *s = h->s;
         struct transfer_result r = {0};
+        char words[WORDS_MAX];
 
         x->done = h->next_done;
         h->is_done = 0;
         if (h->outcome == TRANSFER_CLOSED_EMPTY && retried(s))
             continue;
         if (h->outcome != TRANSFER_OK) {
-            engine__h1_fail(s, h->outcome, 0, h->words);
+            /* engine__h1_fail writes its words where these are. */
+            memcpy(words, h->words, sizeof(words));
+            engine__h1_fail(s, h->outcome, 0, words);
             continue;
         }
         uv_timer_stop(&h->timer);
@@ -445,7 +456,10 @@ static int on_close(nghttp2_session *session, int32_t id, uint32_t code, void *u
     }
     switch (code) {
     case NGHTTP2_REFUSED_STREAM:
-        /* Sent once more (complete_done): the server never processed it. */
+        /* Sent once more (complete_done): the server never processed it;
+         * new requests go elsewhere, as this one does. */
+        hc->is_spent = 1;
+        set_free(hc);
         stream_ended(h, TRANSFER_CLOSED_EMPTY,
                      hc->is_goaway && id > hc->last_stream_id
                          ? "the server ended the HTTP/2 connection (GOAWAY) before the reply"
