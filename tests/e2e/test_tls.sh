@@ -161,6 +161,18 @@ for transport in $transports; do
         not_ok "h2: 64 users on streams of 10 share at most 14 connections" "connects: $connects"
     fi
 
+    # A server without HTTP/2 picks http/1.1 by ALPN: every request goes
+    # as HTTP/1.1, and h1 says once which version was picked.
+    users=8
+    before=$(tls_access_count "$tls_port_tls12" 'HTTP/1.1')
+    run alpn_h1 "$tls_port_tls12" "ca_file = $ca" "http_version = 2" "streams = 10"
+    all_ok "http_version = 2 where the server speaks HTTP/1.1 only"
+    logged "alpn_h1: nginx logged every request as HTTP/1.1" "$tls_port_tls12" "$before" 'HTTP/1.1'
+    if [ "$transport" = h1 ]; then
+        check "alpn_h1: one event says the server picked http/1.1" 1 \
+            "$(grep -c 'the server picked http/1.1 by ALPN' "$d/alpn_h1.out")"
+    fi
+
     users=4
     scheme=http
     before=$(tls_access_count "$tls_port_h2c" 'HTTP/2.0')
