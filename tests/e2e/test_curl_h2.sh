@@ -24,24 +24,24 @@ trap 'stop_fault; rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM
 
 # --- how streams that end without a reply are counted ----------------------------
-# fault MODE: a run of 3 requests, one user, against h2_fault_server.py
-# MODE; streams the server saw in $seen.
+# fault MODE [OPTION...]: a run of 3 requests, one user, against
+# h2_fault_server.py MODE, with brink run's OPTIONs; streams the server
+# saw in $seen.
 fault() {
+    mode=$1
+    shift
     stop_fault
     : >"$tmp/fault.log"
     : >"$tmp/fault.url"
-    H2_FAULT_LOG=$tmp/fault.log python3 "$src/tests/e2e/h2_fault_server.py" "$1" >"$tmp/fault.url" &
+    H2_FAULT_LOG=$tmp/fault.log python3 "$src/tests/e2e/h2_fault_server.py" "$mode" \
+        >"$tmp/fault.url" 2>"$tmp/fault.err" &
     fault_pid=$!
-    i=0
-    while [ ! -s "$tmp/fault.url" ] && [ $i -lt 100 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    curl_conf "$1" "http_version = h2c"
-    sed -i "s/^transport = curl\$/transport = $transport/" "$tmp/$1.ini"
-    headless_run "$1" "$tmp/$1.ini" --url "$(cat "$tmp/fault.url")" --requests 3 --concurrency 1
+    url=$(wait_port "$tmp/fault.url" "$fault_pid" h2_fault_server.py "$tmp/fault.err")
+    curl_conf "$mode" "http_version = h2c"
+    sed -i "s/^transport = curl\$/transport = $transport/" "$tmp/$mode.ini"
+    headless_run "$mode" "$tmp/$mode.ini" --url "$url" --requests 3 --concurrency 1 "$@"
     stop_fault
-    seen=$(wc -l <"$tmp/fault.log")
+    seen=$(grep -vc '^rst ' "$tmp/fault.log")
 }
 
 for transport in $transports; do
@@ -84,6 +84,31 @@ for transport in $transports; do
     fault goaway_first
     run_ok goaway_first
     check "goaway_first: the stream the GOAWAY left out was sent again" "4" "$seen"
+
+    # A deadline ends its own request: h1 cancels its stream and the
+    # connection carries the next requests (streams 3 and 5 of connection
+    # 1); libcurl 7.88 closes the connection, so each goes on a new one.
+    fault silent_once --timeout 1s
+    check "silent_once: the first request times out, the others do not" \
+        "errors: 1 of 3 requests (33.33%)" "$(errors_line silent_once)"
+    if [ -n "$(error_row silent_once timeout)" ]; then
+        ok "silent_once: its class is timeout"
+    else
+        not_ok "silent_once: its class is timeout" "$(grep -A3 '^errors:' "$tmp/silent_once.out")"
+    fi
+    streams=$(grep -v '^rst ' "$tmp/fault.log" | tr '\n' ' ' | sed 's/ $//')
+    case $transport in
+    curl)
+        check "silent_once: each request on a new connection" \
+            "silent_once 1 silent_once 1 silent_once 1" "$streams"
+        ;;
+    h1)
+        check "silent_once: its stream was reset with CANCEL (8)" "rst 1 8" \
+            "$(grep '^rst ' "$tmp/fault.log")"
+        check "silent_once: the next requests were streams 3 and 5 of the same connection" \
+            "silent_once 1 silent_once 3 silent_once 5" "$streams"
+        ;;
+    esac
 done
 
 finish
