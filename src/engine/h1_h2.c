@@ -212,6 +212,11 @@ static void submit(struct slot *s)
     }
     h->stream_id = id;
     h->was_connected = 1;
+    /* keepalive = no: the connection carries this request only. */
+    if (!s->w->e->config->target.keepalive) {
+        hc->is_spent = 1;
+        set_free(hc);
+    }
     h->bytes_out = len + h->body_len;
     h->sent_ns = uv_hrtime();
     mark_dirty(hc);
@@ -513,40 +518,47 @@ static void read_ended(struct h2_conn *hc, ssize_t nread, enum transfer_outcome 
         conn_lost(hc, TRANSFER_RECV, (int)-nread, "read");
 }
 
-void engine__h2_on_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf)
+/* Decrypts what c's TLS holds into hc's session. */
+static void tls_pump(struct h2_conn *hc)
 {
-    struct h2_conn *hc = c->h2;
-    struct h2_worker *x = hc->w->h1->h2;
+    struct h1_conn *c = hc->c;
     char *plain = hc->w->h1->rbuf, why[H1_TLS_WHY_MAX];
-    enum h1_tls_state st = H1_TLS_WANT;
+    enum h1_tls_state st;
     size_t got;
 
-    if (hc->is_dead)
-        return;
-    if (nread < 0) {
-        read_ended(hc, nread, TRANSFER_OK, "");
-        complete_done(x);
-        return;
-    }
-    if (!c->tls) {
-        if (take(hc, buf->base, (size_t)nread) == 0)
-            complete_done(x);
-        return;
-    }
-    h1_tls_feed(c->tls, buf->base, (size_t)nread);
     do {
         st = h1_tls_read(c->tls, plain, READ_BUFFER, &got, why, sizeof(why));
         if (got && take(hc, plain, got) < 0)
             return;
     } while (st == H1_TLS_FULL && !hc->is_dead);
-    complete_done(x);
+    complete_done(hc->w->h1->h2);
     if (hc->is_dead || st == H1_TLS_WANT)
         return;
     if (st == H1_TLS_CLOSED)
         read_ended(hc, UV_EOF, TRANSFER_OK, "");
     else
         read_ended(hc, 0, TRANSFER_TLS, why);
-    complete_done(x);
+    complete_done(hc->w->h1->h2);
+}
+
+void engine__h2_on_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf)
+{
+    struct h2_conn *hc = c->h2;
+
+    if (hc->is_dead)
+        return;
+    if (nread < 0) {
+        read_ended(hc, nread, TRANSFER_OK, "");
+        complete_done(hc->w->h1->h2);
+        return;
+    }
+    if (!c->tls) {
+        if (take(hc, buf->base, (size_t)nread) == 0)
+            complete_done(hc->w->h1->h2);
+        return;
+    }
+    h1_tls_feed(c->tls, buf->base, (size_t)nread);
+    tls_pump(hc);
 }
 
 /* Every frame hc's session has to send, in one write (one run of TLS
@@ -679,6 +691,9 @@ int engine__h2_ready(struct slot *s, struct h1_conn *c)
         submit(o->s);
     }
     mark_dirty(hc);
+    /* What came with the handshake's last flight (a read may hold both). */
+    if (c->tls)
+        tls_pump(hc);
     return 0;
 }
 
@@ -766,7 +781,9 @@ void engine__h2_init(struct worker *w)
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
     x->callbacks = cb;
-    x->streams = w->e->config->target.streams ? w->e->config->target.streams : 1;
+    x->streams = w->e->config->target.streams && w->e->config->target.keepalive
+                     ? w->e->config->target.streams
+                     : 1;
     dlist_init(&x->all);
     dlist_init(&x->free);
     dlist_init(&x->dirty);
