@@ -33,19 +33,19 @@
 
 #include "engine/h1_internal.h"
 
-#define H2_STREAM_WINDOW (1u << 20)  /* bytes a stream's reply may send ahead */
-#define H2_CONN_WINDOW (16u << 20)   /* bytes all of a connection's replies may */
-#define H2_REPLY_LINE 15             /* bytes of "HTTP/2 NNN \r\n\r\n", counted as HTTP/1.1's */
+#define H2_STREAM_WINDOW (1u << 20) /* bytes a stream's reply may send ahead */
+#define H2_CONN_WINDOW (16u << 20)  /* bytes all of a connection's replies may */
+#define H2_REPLY_LINE 15            /* bytes of "HTTP/2 NNN \r\n\r\n", counted as HTTP/1.1's */
 
 struct h2_worker {
-    uv_prepare_t flush;      /* each pass: the frames of every connection written */
-    struct dlist all;        /* every connection, opening or open (h2_conn.in_all) */
-    struct dlist free;       /* those that take one more stream (h2_conn.in_free) */
-    struct dlist dirty;      /* those with frames to write (h2_conn.in_dirty) */
-    struct h1_slot *done;    /* streams that ended during a read, completed after it */
-    uint32_t streams;        /* [target] streams */
-    struct h2_head head;     /* where a request's fields are read */
-    char *out;               /* where a pass's frames are gathered */
+    uv_prepare_t flush;   /* each pass: the frames of every connection written */
+    struct dlist all;     /* every connection, opening or open (h2_conn.in_all) */
+    struct dlist free;    /* those that take one more stream (h2_conn.in_free) */
+    struct dlist dirty;   /* those with frames to write (h2_conn.in_dirty) */
+    struct h1_slot *done; /* streams that ended during a read, completed after it */
+    uint32_t streams;     /* [target] streams */
+    struct h2_head head;  /* where a request's fields are read */
+    char *out;            /* where a pass's frames are gathered */
     size_t out_cap;
     nghttp2_session_callbacks *callbacks;
 };
@@ -61,7 +61,7 @@ struct h2_conn {
     int is_goaway; /* the server sent GOAWAY: no new stream */
     int is_spent;  /* the server refused a stream: no new one either */
     int32_t last_stream_id;
-    int is_dead; /* lost: its slots failed, its socket closes */
+    int is_dead;     /* lost: its slots failed, its socket closes */
     uint64_t n_done; /* replies completed on it */
 };
 
@@ -730,8 +730,7 @@ void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errn
 
     if (hc->opener != h) {
         if (h->stream_id && hc->session && !hc->is_dead) {
-            nghttp2_submit_rst_stream(hc->session, NGHTTP2_FLAG_NONE, h->stream_id,
-                                      NGHTTP2_CANCEL);
+            nghttp2_submit_rst_stream(hc->session, NGHTTP2_FLAG_NONE, h->stream_id, NGHTTP2_CANCEL);
             mark_dirty(hc);
         }
         detach(s);

@@ -118,8 +118,8 @@ static const char *extend_head(struct slot *s, const struct h1_kind *k, const ch
     return hw->signed_head;
 }
 
-void engine__h1_request(struct slot *s, const char **head, size_t *len,
-                        const unsigned char **body, size_t *body_len)
+void engine__h1_request(struct slot *s, const char **head, size_t *len, const unsigned char **body,
+                        size_t *body_len)
 {
     struct h1_worker *hw = s->w->h1;
     const struct h1_kind *k;

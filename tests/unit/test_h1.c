@@ -474,17 +474,17 @@ static void a_head_without_host_has_no_authority(void **state)
 {
     struct h1_kind k;
     struct h2_head h = {0};
-    char *head = head_of("[target]\nurl = http://h.test/a\nheader = Host:\nheader = Accept:\n", 0,
-                         0, &k);
+    char *head =
+        head_of("[target]\nurl = http://h.test/a\nheader = Host:\nheader = Accept:\n", 0, 0, &k);
     char why[128], out[256];
 
     (void)state;
     assert_int_equal(h2_head_read(&h, head, strlen(head), "http", why, sizeof(why)), 0);
     assert_string_equal(fields(&h, out, sizeof(out)), ":method=GET\n:scheme=http\n:path=/a\n");
     /* The same object reads the next head afresh. */
-    assert_int_equal(h2_head_read(&h, "DELETE /b HTTP/1.1\r\nHost: x\r\n\r\n", 32, "https", why,
-                                  sizeof(why)),
-                     0);
+    assert_int_equal(
+        h2_head_read(&h, "DELETE /b HTTP/1.1\r\nHost: x\r\n\r\n", 32, "https", why, sizeof(why)),
+        0);
     assert_string_equal(fields(&h, out, sizeof(out)),
                         ":method=DELETE\n:scheme=https\n:authority=x\n:path=/b\n");
     h2_head_free(&h);
