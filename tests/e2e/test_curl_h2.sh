@@ -44,13 +44,16 @@ fault() {
     seen=$(grep -vc '^rst ' "$tmp/fault.log")
 }
 
+# said CURL_WORDS H1_WORDS: the words of the transport under test.
+said() {
+    if [ "$transport" = curl ]; then echo "$1"; else echo "$2"; fi
+}
+
 for transport in $transports; do
     fault reset
-    case $transport in
-    curl) said="stream reset by the server (curl 92: HTTP/2 stream 1 was not closed cleanly: INTERNAL_ERROR" ;;
-    h1) said="stream reset by the server (h1: HTTP/2 stream reset by the server: INTERNAL_ERROR" ;;
-    esac
-    run_failed_as reset reset "$said"
+    run_failed_as reset reset "$(said \
+        "stream reset by the server (curl 92: HTTP/2 stream 1 was not closed cleanly: INTERNAL_ERROR" \
+        "stream reset by the server (h1: HTTP/2 stream reset by the server: INTERNAL_ERROR")"
     check "reset: a reset stream is not sent again" "3" "$seen"
 
     fault refuse
@@ -70,11 +73,8 @@ for transport in $transports; do
     check "refuse_first: the refused stream was sent again" "4" "$seen"
 
     fault goaway
-    case $transport in
-    curl) said="not closed cleanly before end of the underlying stream" ;;
-    h1) said="GOAWAY" ;;
-    esac
-    run_failed_as goaway closed_early "$said"
+    run_failed_as goaway closed_early \
+        "$(said "not closed cleanly before end of the underlying stream" "GOAWAY")"
     check "goaway: a stream the GOAWAY names as processed is not sent again" "3" "$seen"
 
     fault goaway_all
