@@ -16,7 +16,9 @@
  * connect deadline (h1_connect.c). An https:// target speaks TLS (h1_tls.h) on the same
  * sockets: the handshake runs on the worker's loop after the connect,
  * within the connect deadline, the request is written after it, and replies
- * are decrypted into the read buffer and parsed as plain ones.
+ * are decrypted into the read buffer and parsed as plain ones. With
+ * http_version = 2 or h2c, requests go as HTTP/2 streams of connections
+ * the worker shares between its slots (h1_h2.c), opened here alike.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,8 +1,9 @@
 /*
  * The h1 transport's private state and the functions its files share:
- * h1.c (requests, replies, TLS on the socket, deadlines, the ops table) and
+ * h1.c (requests, replies, TLS on the socket, deadlines, the ops table),
  * h1_connect.c (where a connection goes: lookups, the connect budget,
- * addresses tried in turn, unix sockets). Worker thread only.
+ * addresses tried in turn, unix sockets), h1_request.c (the head a request
+ * sends) and h1_h2.c (HTTP/2 on the same connections). Worker thread only.
  */
 #ifndef BRINK_ENGINE_H1_INTERNAL_H
 #define BRINK_ENGINE_H1_INTERNAL_H
