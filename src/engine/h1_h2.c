@@ -698,9 +698,9 @@ int engine__h2_ready(struct slot *s, struct h1_conn *c)
 }
 
 /* The opener of hc gave up on its own (its deadline, or it was aborted):
- * the next request waiting for hc opens it, with the connection as far as
- * it got. */
-static void hand_over(struct h2_conn *hc, struct h1_slot *from)
+ * the next request waiting for hc opens it anew (the connect that did not
+ * come through in time closes with the opener), within its own deadline. */
+static void hand_over(struct h2_conn *hc)
 {
     struct h1_slot *to;
 
@@ -710,16 +710,7 @@ static void hand_over(struct h2_conn *hc, struct h1_slot *from)
     }
     to = container_of(hc->slots.head, struct h1_slot, in_h2);
     hc->opener = to;
-    if (!from->conn) {
-        /* It waited for the lookup or the connect budget: so does to. */
-        engine__h1_conn_open(to->s);
-        return;
-    }
-    to->conn = from->conn;
-    to->conn->s = to->s;
-    to->addr_i = from->addr_i;
-    to->n_tried = from->n_tried;
-    from->conn = NULL;
+    engine__h1_conn_open(to->s);
 }
 
 void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what)
@@ -738,7 +729,7 @@ void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errn
     }
     detach(s);
     if (!what || outcome == TRANSFER_TIMEOUT) {
-        hand_over(hc, h);
+        hand_over(hc);
         return;
     }
     /* The connect failed: so does every request waiting for it. */
