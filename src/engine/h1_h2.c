@@ -265,7 +265,8 @@ static void stream_ended(struct h1_slot *h, enum transfer_outcome outcome, const
     detach(h->s);
     h->outcome = outcome;
     h->os_errno = 0;
-    msg_set(h->words, sizeof(h->words), "%s", words);
+    if (outcome != TRANSFER_OK)
+        msg_set(h->words, sizeof(h->words), "%s", words);
     h->is_done = 1;
     h->next_done = x->done;
     x->done = h;
