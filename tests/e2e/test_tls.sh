@@ -161,6 +161,29 @@ for transport in $transports; do
         not_ok "h2: 64 users on streams of 10 share at most 14 connections" "connects: $connects"
     fi
 
+    # A scenario's requests over HTTP/2 follow nginx's redirect and send
+    # the cookie it set back: a 403 from /cookie or an unfollowed 302 would
+    # fail (expect = 200).
+    cat >"$tmp/app.lua" <<'EOF'
+function iteration(user)
+    local r = brink.request{url = "/redirect", name = "redirect"}
+    brink.check(r.body == "hello, world\n", "followed to /13")
+    brink.request{url = "/cookie", name = "cookie"}
+end
+EOF
+    users=4
+    before=$(tls_access_count "$tls_port_good" '^[0-9]+ 200 HTTP/2.0 .*"GET /cookie ')
+    run h2_app "$tls_port_good" "ca_file = $ca" "http_version = 2" "streams = 4" "cookies = yes" \
+        "follow_redirects = 1" "expect = 200" "[scenario]" "script = $tmp/app.lua"
+    all_ok "h2: a scenario follows a redirect and sends its cookie back"
+    check "h2_app: no reply failed the scenario's check" "  check:followed to /13: last 0, max 0" \
+        "$(grep -m 1 'check:followed to /13:' "$d/h2_app.out")"
+    if [ "$(tls_access_count "$tls_port_good" '^[0-9]+ 200 HTTP/2.0 .*"GET /cookie ')" -gt "$before" ]; then
+        ok "h2_app: nginx answered /cookie with 200 over HTTP/2"
+    else
+        not_ok "h2_app: nginx answered /cookie with 200 over HTTP/2" "$(tail -n 3 "$tls_access_log")"
+    fi
+
     # A server without HTTP/2 picks http/1.1 by ALPN: every request goes
     # as HTTP/1.1, and h1 says once which version was picked.
     users=8
