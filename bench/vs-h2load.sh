@@ -18,8 +18,8 @@
 #   ca_file = .../ca.pem
 # (brink's concurrency counts requests in flight, its virtual users; with S
 # streams per connection they share C connections). A transport whose brink
-# refuses HTTP/2 (h1 before it speaks it) is named in the note with brink's
-# reason, and its row shows "-". Two more h2load rows
+# refuses HTTP/2 (a build from before h1 spoke it) is named in the note
+# with brink's reason, and its row shows "-". Two more h2load rows
 # for reference: HTTP/1.1 over TLS (h2load --h1, C connections, 1 request
 # each at a time) and h2c (HTTP/2 without TLS, prior knowledge).
 #

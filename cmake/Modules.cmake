@@ -6,7 +6,7 @@ set(BRINK_ALLOWED_cli     brink_core)
 set(BRINK_ALLOWED_config  brink_core PkgConfig::INIH)
 set(BRINK_ALLOWED_ramp    brink_core brink_config m)
 set(BRINK_ALLOWED_engine  brink_core brink_config brink_ramp brink_script PkgConfig::UV CURL::libcurl HttpParser::HttpParser
-                          PkgConfig::OPENSSL)
+                          PkgConfig::OPENSSL PkgConfig::NGHTTP2)
 set(BRINK_ALLOWED_probes  brink_core brink_config PkgConfig::UV CURL::libcurl PkgConfig::JANSSON)
 set(BRINK_ALLOWED_ui      brink_core PkgConfig::NCURSESW)
 set(BRINK_ALLOWED_record  brink_core PkgConfig::JANSSON)

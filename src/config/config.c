@@ -257,7 +257,7 @@ static uint32_t target_line(const struct config_target *t, enum config_target_ke
 }
 
 /* The [target] keys that only make sense together, and the transport they
- * need: HTTP/2 and proxies are libcurl's alone. */
+ * need: proxies are libcurl's alone. */
 static void check_target(struct config_load_ctx *ctx)
 {
     const struct config *c = ctx->c;
@@ -293,11 +293,6 @@ static void check_target(struct config_load_ctx *ctx)
     }
     if (t->transport != CONFIG_TRANSPORT_H1)
         return;
-    if (t->http_version != CONFIG_HTTP_1_1)
-        config__error(ctx, target_line(t, CONFIG_TARGET_TRANSPORT), "[target] transport",
-                      "h1 speaks HTTP/1.1 only, but http_version = %s (expected transport = "
-                      "curl or auto for HTTP/2)",
-                      t->http_version == CONFIG_HTTP_2 ? "2" : "h2c");
     if (t->proxy.raw)
         config__error(ctx, target_line(t, CONFIG_TARGET_TRANSPORT), "[target] transport",
                       "h1 does not go through proxies (expected transport = curl or auto with "

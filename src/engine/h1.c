@@ -16,7 +16,9 @@
  * connect deadline (h1_connect.c). An https:// target speaks TLS (h1_tls.h) on the same
  * sockets: the handshake runs on the worker's loop after the connect,
  * within the connect deadline, the request is written after it, and replies
- * are decrypted into the read buffer and parsed as plain ones.
+ * are decrypted into the read buffer and parsed as plain ones. With
+ * http_version = 2 or h2c, requests go as HTTP/2 streams of connections
+ * the worker shares between its slots (h1_h2.c), opened here alike.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,6 +53,7 @@ static void on_conn_closed(uv_handle_t *h)
     struct h1_conn *c = container_of((uv_tcp_t *)h, struct h1_conn, tcp);
 
     engine__h1_worker_of(h)->fds_used--;
+    engine__h2_conn_free(c->h2);
     h1_tls_conn_free(c->tls);
     if (c->is_counted)
         engine__worker_conn_closed(engine__h1_worker_of(h));
@@ -160,6 +163,8 @@ void engine__h1_fail(struct slot *s, enum transfer_outcome outcome, int os_errno
         msg_set(h->words, sizeof(h->words), "%s: %s", what, msg_errno(os_errno).text);
     else
         msg_set(h->words, sizeof(h->words), "%s", what);
+    if (h->h2)
+        engine__h2_leave(s, outcome, os_errno, what);
     if (h->conn)
         engine__h1_conn_close(h->conn);
     if (!h->is_starting) {
@@ -244,12 +249,11 @@ static void on_tls_write(uv_write_t *req, int status)
         engine__h1_fail(c->s, TRANSFER_SEND, -status, "write");
 }
 
-/* Writes what c's TLS has to send: at once when the socket takes it, else
+/* Writes n bytes of data on c: at once when the socket takes them, else
  * from a copy, behind the writes still queued. Returns 0 or a UV error. */
-static int tls_flush(struct h1_conn *c)
+int engine__h1_write(struct h1_conn *c, const char *data, size_t n)
 {
-    const char *data;
-    size_t n = h1_tls_out(c->tls, &data), done = 0;
+    size_t done = 0;
     struct tls_write *tw;
     uv_buf_t b = uv_buf_init((char *)data, (unsigned)n);
     int rc;
@@ -260,14 +264,11 @@ static int tls_flush(struct h1_conn *c)
     rc = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
     if (rc >= 0)
         done = (size_t)rc;
-    if (done == n || (rc < 0 && rc != UV_EAGAIN)) {
-        h1_tls_out_taken(c->tls);
+    if (done == n || (rc < 0 && rc != UV_EAGAIN))
         return rc < 0 ? rc : 0;
-    }
     tw = xmalloc(sizeof(*tw) + n - done);
     tw->c = c;
     memcpy(tw->bytes, data + done, n - done);
-    h1_tls_out_taken(c->tls);
     b = uv_buf_init(tw->bytes, (unsigned)(n - done));
     rc = uv_write(&tw->req, (uv_stream_t *)&c->tcp, &b, 1, on_tls_write);
     if (rc < 0) {
@@ -276,6 +277,17 @@ static int tls_flush(struct h1_conn *c)
     }
     c->is_writing++;
     return 0;
+}
+
+/* Writes what c's TLS has to send (engine__h1_write). */
+int engine__h1_tls_flush(struct h1_conn *c)
+{
+    const char *data;
+    size_t n = h1_tls_out(c->tls, &data);
+    int rc = engine__h1_write(c, data, n);
+
+    h1_tls_out_taken(c->tls);
+    return rc;
 }
 
 /* The request's head and body, through c's TLS. */
@@ -292,143 +304,22 @@ static void send_tls(struct slot *s, const char *head, size_t len, const unsigne
         engine__h1_fail(s, TRANSFER_TLS, 0, why);
         return;
     }
-    rc = tls_flush(c);
+    rc = engine__h1_tls_flush(c);
     if (rc < 0 && !retried(s))
         engine__h1_fail(s, TRANSFER_SEND, -rc, "write");
-}
-
-/* Whether the redirect s follows stays on the origin its kind's
- * connections go to: h1 connects to one origin only. */
-static int is_same_origin(const struct slot *s)
-{
-    const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
-    const char *url = s->redirect.url;
-
-    return strncasecmp(url, workload_kind(s->w->e->workload, s->kind)->url, k->origin_len) == 0 &&
-           strchr("/?", url[k->origin_len]) != NULL;
-}
-
-/* The head of the redirect s follows, in the worker's head buffer: the
- * hop's method and target, then the kind's headers (without its
- * Content-Length when the hop goes as GET). */
-static const char *hop_head(struct slot *s, const struct h1_kind *k, size_t *len)
-{
-    struct h1_worker *hw = s->w->h1;
-    const char *method = engine__slot_method(s), *target = s->redirect.url + k->origin_len;
-    const char *suffix = s->redirect.is_get ? k->suffix_get : k->suffix;
-    size_t suffix_len = s->redirect.is_get ? k->suffix_get_len : k->suffix_len;
-    size_t m = strlen(method), t = strlen(target), at = 0;
-
-    memcpy(hw->head, method, m);
-    at = m;
-    hw->head[at++] = ' ';
-    /* "http://h?q" asks for "/?q", as libcurl sends it. */
-    if (target[0] != '/')
-        hw->head[at++] = '/';
-    memcpy(hw->head + at, target, t);
-    at += t;
-    memcpy(hw->head + at, suffix, suffix_len);
-    *len = at + suffix_len;
-    return hw->head;
-}
-
-/* Keeps the URL of the request in flight for the cookie jar: the kind's
- * origin and the head's target. */
-static void keep_url(struct slot *s, const struct h1_kind *k, const char *target, size_t n)
-{
-    struct h1_slot *h = s->h1;
-    const char *origin = workload_kind(s->w->e->workload, s->kind)->url;
-    size_t need = k->origin_len + n + 1;
-
-    if (need > h->url_cap) {
-        h->url_cap = need;
-        h->url = xrealloc(h->url, need);
-    }
-    memcpy(h->url, origin, k->origin_len);
-    memcpy(h->url + k->origin_len, target, n);
-    h->url[need - 1] = '\0';
-}
-
-/*
- * The head with the lines of this request alone added before its blank
- * line, in the worker's signed_head: the jar's Cookie ([target] cookies)
- * and the signature (aws_sigv4), which covers the request target and Host
- * the head carries. Returns head itself when it has no request line to
- * read, or nothing was added.
- */
-static const char *extend_head(struct slot *s, const struct h1_kind *k, const char *head,
-                               size_t *len)
-{
-    static const char version[] = " HTTP/1.1\r\n";
-    struct h1_worker *hw = s->w->h1;
-    size_t cap = s->w->e->h1->head_max + SIGV4_LINES_MAX + ENGINE_COOKIE_LINE_MAX + 4, at;
-    const char *target = memchr(head, ' ', *len), *end = NULL;
-    const struct sigv4_out *o = NULL;
-
-    /* The method has no blank, the target neither: the first blank starts
-     * it and the next one begins the version. */
-    if (target)
-        end = memchr(target + 1, ' ', *len - (size_t)(target + 1 - head));
-    if (!end || (size_t)(head + *len - end) < sizeof(version) - 1 ||
-        memcmp(end, version, sizeof(version) - 1) != 0)
-        return head;
-    target++;
-    if (workload_kind(s->w->e->workload, s->kind)->sigv4)
-        o = engine__slot_sign(s, target, (size_t)(end - target), k->host);
-    if (!hw->signed_head)
-        hw->signed_head = xmalloc(cap);
-    /* The head ends with the blank line: the lines go before it. */
-    at = *len - 2;
-    memcpy(hw->signed_head, head, at);
-    keep_url(s, k, target, (size_t)(end - target));
-    if (s->jar) {
-        size_t n;
-
-        n = engine__slot_cookie_line(s, s->h1->url, hw->signed_head + at, cap - at - 4);
-        if (n) {
-            memcpy(hw->signed_head + at + n, "\r\n", 2);
-            at += n + 2;
-        }
-    }
-    if (o)
-        at += sigv4_join(o, hw->signed_head + at, cap - at - 2);
-    memcpy(hw->signed_head + at, "\r\n", 2);
-    *len = at + 2;
-    return hw->signed_head;
 }
 
 static void send_request(struct slot *s)
 {
     struct h1_slot *h = s->h1;
     struct h1_conn *c = h->conn;
-    struct h1_worker *hw = s->w->h1;
     const unsigned char *body;
     size_t len, body_len;
     uv_buf_t bufs[2];
     const char *head;
     int rc;
 
-    if (s->req) {
-        /* A script's request: its head was serialised (and signed) when it
-         * was made. */
-        head = s->req->head_buf.at;
-        len = s->req->head_buf.len;
-        body = s->req->body;
-        body_len = s->req->body_len;
-    } else {
-        const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
-
-        if (s->redirect.hops)
-            head = hop_head(s, k, &len);
-        else
-            head = h1_head(k, s->w->e->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head,
-                           hw->head_cap, &len);
-        if (workload_kind(s->w->e->workload, s->kind)->sigv4 || s->jar ||
-            s->w->e->config->target.follow_redirects)
-            head = extend_head(s, k, head, &len);
-        body = k->body;
-        body_len = engine__slot_has_body(s) ? k->body_len : 0;
-    }
+    engine__h1_request(s, &head, &len, &body, &body_len);
     bufs[0] = uv_buf_init((char *)head, (unsigned)len);
     bufs[1] = uv_buf_init((char *)body, (unsigned)body_len);
     h->bytes_out = len + body_len;
@@ -524,6 +415,8 @@ static void handshake_step(struct slot *s)
         /* The handshake's duration, TCP connect excluded: the TLS phase. */
         c->tls_handshake_us = (uv_hrtime() - c->tls_start_ns) / 1000;
         engine__worker_phase(s->w, PHASE_TLS, c->tls_handshake_us);
+        if (s->h1->h2 && !engine__h2_ready(s, c))
+            return;
         s->h1->was_connected = 1;
         engine__h1_arm_timer(s, engine__slot_timeout_us(s));
         /* Its last flight (Finished) leaves with the request, in one write. */
@@ -531,7 +424,7 @@ static void handshake_step(struct slot *s)
         return;
     }
     /* The next flight, or the alert that says why brink gives up. */
-    rc = tls_flush(c);
+    rc = engine__h1_tls_flush(c);
     if (st == H1_TLS_FAILED)
         engine__h1_fail(s, TRANSFER_TLS, 0, why);
     else if (rc < 0)
@@ -561,7 +454,7 @@ static void tls_deliver(struct h1_conn *c)
     } while (st == H1_TLS_FULL);
     if (st == H1_TLS_WANT) {
         /* Reading may have written (a reply to a key update). */
-        int rc = tls_flush(c);
+        int rc = engine__h1_tls_flush(c);
 
         if (rc >= 0)
             return;
@@ -613,6 +506,10 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 
     if (nread == 0)
         return;
+    if (c->h2) {
+        engine__h2_on_read(c, nread, buf);
+        return;
+    }
     if (c->tls) {
         on_tls_read(c, nread, buf);
         return;
@@ -656,6 +553,8 @@ void engine__h1_connected(struct slot *s, struct h1_conn *c)
         handshake_step(s);
         return;
     }
+    if (s->h1->h2 && !engine__h2_ready(s, c))
+        return;
     s->h1->was_connected = 1;
     engine__h1_arm_timer(s, engine__slot_timeout_us(s));
     send_request(s);
@@ -683,6 +582,10 @@ static void on_timeout(uv_timer_t *t)
 
     if (!s->is_in_flight || h->is_pending)
         return;
+    if (h->h2 && !h->conn && !h->is_looking_up && !h->is_queued) {
+        engine__h2_timeout(s);
+        return;
+    }
     if (h->is_looking_up) {
         /* complete() makes the timeout a dns failure, as libcurl's is. */
         dlist_remove(&s->w->h1->waiting, &h->in_line);
@@ -725,8 +628,10 @@ static void start(struct slot *s)
         h->resp.cap = &s->req->cap;
     else if (h->capture.wants)
         h1_resp_capture(&h->resp, &h->capture);
-    if (!s->req && s->redirect.hops && !is_same_origin(s)) {
+    if (!s->req && s->redirect.hops && !engine__h1_is_same_origin(s)) {
         engine__h1_fail(s, TRANSFER_OTHER, 0, ENGINE_H1_OTHER_ORIGIN);
+    } else if (s->w->h1->is_h2) {
+        engine__h2_start(s);
     } else if (h->conn) {
         engine__h1_arm_timer(s, engine__slot_timeout_us(s));
         send_request(s);
@@ -748,6 +653,8 @@ static void abort_transfer(struct slot *s)
     h->is_looking_up = 0;
     if (h->is_queued)
         engine__h1_unlink_queued(s->w->h1, h);
+    if (h->h2)
+        engine__h2_leave(s, TRANSFER_OTHER, 0, NULL);
     /* Closing mid-request is what a client that goes away does. */
     if (h->conn)
         engine__h1_conn_close(h->conn);
@@ -755,7 +662,7 @@ static void abort_transfer(struct slot *s)
 
 static int is_unsent(struct slot *s)
 {
-    return s->h1->is_looking_up || s->h1->is_queued;
+    return s->h1->is_looking_up || s->h1->is_queued || (s->h1->h2 && !s->h1->stream_id);
 }
 
 /* A header value of the reply to the request of the slot arg: a
@@ -823,6 +730,8 @@ static int h1_init(struct worker *w, char *err, size_t err_len)
     hw->head = xmalloc(hw->head_cap);
     hw->rbuf = xmalloc(READ_BUFFER);
     w->h1 = hw;
+    if (p->h2 != CONFIG_HTTP_1_1)
+        engine__h2_init(w);
     return 0;
 }
 
@@ -835,6 +744,7 @@ static void h1_close(struct worker *w)
             engine__h1_conn_close(h->conn);
         uv_close((uv_handle_t *)&h->timer, NULL);
     }
+    engine__h2_close(w);
     w->h1->pending = NULL;
     dlist_init(&w->h1->waiting);
     dlist_init(&w->h1->queued);
@@ -855,6 +765,7 @@ static void h1_fini(struct worker *w)
     free(w->h1->rbuf);
     free(w->h1->tls_in);
     h1_tls_free(w->h1->tls);
+    engine__h2_fini(w);
     free(w->h1);
     w->h1 = NULL;
 }

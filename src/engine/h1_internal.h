@@ -1,8 +1,9 @@
 /*
  * The h1 transport's private state and the functions its files share:
- * h1.c (requests, replies, TLS on the socket, deadlines, the ops table) and
+ * h1.c (requests, replies, TLS on the socket, deadlines, the ops table),
  * h1_connect.c (where a connection goes: lookups, the connect budget,
- * addresses tried in turn, unix sockets). Worker thread only.
+ * addresses tried in turn, unix sockets), h1_request.c (the head a request
+ * sends) and h1_h2.c (HTTP/2 on the same connections). Worker thread only.
  */
 #ifndef BRINK_ENGINE_H1_INTERNAL_H
 #define BRINK_ENGINE_H1_INTERNAL_H
@@ -41,6 +42,10 @@ struct h1_worker {
     char *rbuf;         /* every read of the worker lands here (decrypted, with TLS) */
     struct h1_tls *tls; /* https: the worker's one TLS context, else NULL */
     char *tls_in;       /* https: where reads land before decryption */
+    /* HTTP/2 (h1_h2.c): its connections and streams, while is_h2 (NULL
+     * when http_version = 1.1); is_h2 ends when a server picks http/1.1. */
+    struct h2_worker *h2;
+    int is_h2;
 };
 
 struct h1_conn {
@@ -60,6 +65,7 @@ struct h1_conn {
     int is_tls_ready;          /* its handshake completed */
     uint64_t tls_start_ns;     /* uv_hrtime when the handshake began */
     uint64_t tls_handshake_us; /* how long the handshake took, once ready */
+    struct h2_conn *h2;        /* HTTP/2 took it (h1_h2.c): its session and streams */
 };
 
 /* A TLS write libuv could not take at once: the bytes it still sends. */
@@ -96,6 +102,17 @@ struct h1_slot {
     size_t url_cap;
     struct h1_capture capture;
     char *value;
+    /* HTTP/2 (h1_h2.c): the connection its request waits for or has a
+     * stream on, the stream, and the body its data provider sends. */
+    struct h2_conn *h2;
+    int32_t stream_id;
+    struct dlist_node in_h2; /* in that connection's slots */
+    const unsigned char *body;
+    size_t body_len;
+    size_t body_at;
+    int has_end; /* the reply's last frame (END_STREAM) came */
+    int is_done; /* its stream ended during a read: completed after it */
+    struct h1_slot *next_done;
 };
 
 static inline struct worker *engine__h1_worker_of(uv_handle_t *h)
@@ -118,6 +135,43 @@ void engine__h1_conn_close(struct h1_conn *c);
 void engine__h1_arm_timer(struct slot *s, uint64_t limit_us);
 /* c, the connection of s, is established: TLS begins, or the request goes out. */
 void engine__h1_connected(struct slot *s, struct h1_conn *c);
+
+/* Writes n bytes on c: at once, else from a copy behind the queued
+ * writes. Returns 0 or a UV error. */
+int engine__h1_write(struct h1_conn *c, const char *data, size_t n);
+/* Writes what c's TLS has to send (engine__h1_write). */
+int engine__h1_tls_flush(struct h1_conn *c);
+
+/* h1_request.c */
+/* The request s sends now, as HTTP/1.1 text: its head (in the worker's
+ * buffers, or the script's) and body (borrowed). */
+void engine__h1_request(struct slot *s, const char **head, size_t *len, const unsigned char **body,
+                        size_t *body_len);
+/* Whether the redirect s follows stays on its kind's origin. */
+int engine__h1_is_same_origin(const struct slot *s);
+
+/* h1_h2.c: HTTP/2 on h1's connections (http_version = 2 or h2c). */
+void engine__h2_init(struct worker *w);
+void engine__h2_close(struct worker *w);
+void engine__h2_fini(struct worker *w);
+/* Sends the request of s on a stream: of a connection with one free
+ * (open or opening), else of a new one. */
+void engine__h2_start(struct slot *s);
+/* c, the connection s opened, is up (TLS done): returns 0 when HTTP/2
+ * took it, with every request waiting for it; 1 when the server picked
+ * http/1.1 by ALPN: s sends its request on c as HTTP/1.1. */
+int engine__h2_ready(struct slot *s, struct h1_conn *c);
+/* A read of an HTTP/2 connection (its uv_read_cb). */
+void engine__h2_on_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf);
+/* s lets go of its connection and stream: it failed with outcome and
+ * words (NULL: it was aborted). An opening connection goes on for the
+ * requests waiting for it, unless the failure is the connection's. */
+void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errno,
+                      const char *words);
+/* The deadline of s passed while it waits for a connection or a reply. */
+void engine__h2_timeout(struct slot *s);
+/* Frees the HTTP/2 state of a closed connection (NULL: nothing). */
+void engine__h2_conn_free(struct h2_conn *hc);
 
 /* h1_connect.c */
 /* Opens a connection for s: at once, after the worker's lookup, or in a

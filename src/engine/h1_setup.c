@@ -1,8 +1,8 @@
 /*
  * Which transport carries a run. h1, brink's own HTTP/1.1 client, serves
  * http:// and https:// workloads whose request kinds all go to one origin
- * with no placeholder in it; everything else (HTTP/2, proxies, several
- * hosts, user names in URLs) is libcurl's. transport = auto picks h1
+ * with no placeholder in it, over HTTP/1.1 or HTTP/2; everything else
+ * (proxies, several hosts, user names in URLs) is libcurl's. transport = auto picks h1
  * whenever it can. Here too is where h1's connections go: the origin, the
  * address a connect_to line gives it, or a unix socket.
  */
@@ -53,11 +53,6 @@ static int check_kinds(const struct workload *wl, struct h1_origin *o, char *why
 /* The [target] keys only libcurl serves; why names the first set. */
 static int check_target(const struct config_target *t, char *why, size_t why_len)
 {
-    if (t->http_version != CONFIG_HTTP_1_1) {
-        snprintf(why, why_len, "http_version = %s is HTTP/2",
-                 t->http_version == CONFIG_HTTP_2 ? "2" : "h2c");
-        return -EINVAL;
-    }
     if (t->proxy.value) {
         snprintf(why, why_len, "it sends no request through a proxy");
         return -EINVAL;
@@ -118,6 +113,7 @@ static struct h1_setup *setup_new(const struct workload *wl, const struct h1_ori
     route(p, t, o);
     p->family = families[t->ip];
     p->is_tls = o->is_tls;
+    p->h2 = t->http_version;
     p->tls_name = xstrdup(t->server_name.value ? t->server_name.value : o->host);
     p->n_kinds = workload_n_kinds(wl);
     p->kinds = xcalloc(p->n_kinds, sizeof(*p->kinds));
@@ -153,8 +149,8 @@ int engine__transport_choose(struct engine *e, char *err, size_t err_len)
     e->tp = &transport_curl;
     if (want == CONFIG_TRANSPORT_CURL)
         return 0;
-    /* HTTP/2 and proxies are libcurl's alone: auto picks curl for them
-     * (the config refused them with transport = h1). */
+    /* Proxies are libcurl's alone: auto picks curl for them (the config
+     * refused them with transport = h1). */
     rc = check_target(&e->config->target, why, sizeof(why));
     if (rc == 0)
         rc = check_kinds(e->workload, &o, why, sizeof(why));

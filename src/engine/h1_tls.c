@@ -190,7 +190,7 @@ static const int min_versions[] = {
 int h1_tls_new(const struct config_target *t, const char *name, char *err, size_t err_len,
                struct h1_tls **out)
 {
-    static const unsigned char alpn[] = "\x08http/1.1";
+    static const unsigned char alpn[] = "\x08http/1.1", alpn_h2[] = "\x02h2\x08http/1.1";
     struct h1_tls *tls;
     SSL_CTX *ctx;
     int rc;
@@ -200,7 +200,10 @@ int h1_tls_new(const struct config_target *t, const char *name, char *err, size_
     if (!ctx)
         xalloc_die("OpenSSL");
     SSL_CTX_set_min_proto_version(ctx, min_versions[t->tls_min]);
-    SSL_CTX_set_alpn_protos(ctx, alpn, sizeof(alpn) - 1);
+    if (t->http_version == CONFIG_HTTP_2)
+        SSL_CTX_set_alpn_protos(ctx, alpn_h2, sizeof(alpn_h2) - 1);
+    else
+        SSL_CTX_set_alpn_protos(ctx, alpn, sizeof(alpn) - 1);
     rc = t->insecure ? 0 : load_trust(ctx, t, err, err_len);
     if (rc == 0)
         rc = load_client(ctx, t, err, err_len);
@@ -275,6 +278,15 @@ void h1_tls_conn_free(struct h1_tls_conn *c)
         return;
     SSL_free(c->ssl);
     free(c);
+}
+
+int h1_tls_is_h2(const struct h1_tls_conn *c)
+{
+    const unsigned char *p = NULL;
+    unsigned n = 0;
+
+    SSL_get0_alpn_selected(c->ssl, &p, &n);
+    return n == 2 && memcmp(p, "h2", 2) == 0;
 }
 
 void h1_tls_feed(struct h1_tls_conn *c, const char *data, size_t n)

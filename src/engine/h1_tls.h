@@ -28,7 +28,8 @@ struct h1_tls_counts {
 /*
  * Makes a worker's context from t's TLS keys: trust (ca_file, else the file
  * SSL_CERT_FILE names, else the system store; none with insecure), the
- * client certificate and key, tls_min, tls_resume, ALPN http/1.1. name is
+ * client certificate and key, tls_min, tls_resume, ALPN http/1.1 (h2 first
+ * with http_version = 2). name is
  * the server name to send (SNI, not for an address literal) and check
  * (borrowed, copied). Returns 0 and *out, or -EINVAL with one line in err
  * naming the key, the file and OpenSSL's reason. Any thread.
@@ -54,6 +55,9 @@ enum h1_tls_state {
 struct h1_tls_conn *h1_tls_conn_new(struct h1_tls *tls);
 /* Frees c (NULL: nothing). Sends nothing: see h1_tls_close_notify. */
 void h1_tls_conn_free(struct h1_tls_conn *c);
+
+/* Whether the server picked h2 by ALPN; after the handshake. */
+int h1_tls_is_h2(const struct h1_tls_conn *c);
 
 /* Takes n bytes the socket read (copied). */
 void h1_tls_feed(struct h1_tls_conn *c, const char *data, size_t n);

@@ -241,6 +241,10 @@ struct h1_setup {
     struct h1_kind *kinds; /* per request kind, serialised */
     size_t n_kinds;
     size_t head_max; /* bytes of the longest head any kind can have */
+    /* [target] http_version: CONFIG_HTTP_1_1, CONFIG_HTTP_2 (offered by
+     * ALPN, beside http/1.1) or CONFIG_HTTP_H2C (prior knowledge) */
+    int h2;
+    atomic_int h2_told; /* the event that says which version ALPN picked was sent */
 };
 
 struct engine {

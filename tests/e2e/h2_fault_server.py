@@ -11,10 +11,13 @@ tests see how brink counts what HTTP/2 servers do when they refuse work:
   goaway_all    GOAWAY with last stream 0 (the stream was never
                 processed), then the connection closes
   goaway_first  goaway_all on the first connection, then as ok
+  silent_once   no answer at all to the server's first request stream,
+                then as ok (the client's deadline passes)
 
 Usage: python3 h2_fault_server.py MODE. Listens on 127.0.0.1, an ephemeral
 port, prints its URL on stdout, then appends "MODE STREAM_ID" to the file
-H2_FAULT_LOG names (when set) for each request stream it sees. Runs until
+H2_FAULT_LOG names (when set) for each request stream it sees, and
+"rst STREAM CODE" for each RST_STREAM the client sends. Runs until
 killed; one thread per connection.
 """
 import os
@@ -28,7 +31,9 @@ DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY = 0, 1, 3, 4, 6, 7
 END_STREAM, ACK, END_HEADERS = 0x1, 0x1, 0x4
 NO_ERROR, INTERNAL_ERROR, REFUSED_STREAM = 0, 2, 7
 STATUS_200 = b"\x88"  # HPACK: field 8 of the static table, ":status: 200"
-MODES = ("ok", "reset", "refuse", "refuse_first", "goaway", "goaway_all", "goaway_first")
+MODES = ("ok", "reset", "refuse", "refuse_first", "goaway", "goaway_all", "goaway_first",
+         "silent_once")
+silent = {"done": False, "lock": threading.Lock()}
 
 
 def frame(kind, flags, stream, payload=b""):
@@ -58,6 +63,12 @@ def drain(conn):
 def answer(conn, mode, stream):
     """Ends one request stream as mode says; False when the connection
     is done."""
+    if mode == "silent_once":
+        with silent["lock"]:
+            first, silent["done"] = not silent["done"], True
+        if first:
+            return True
+        mode = "ok"
     if mode == "ok":
         conn.sendall(frame(HEADERS, END_HEADERS, stream, STATUS_200) +
                      frame(DATA, END_STREAM, stream, b"ok\n"))
@@ -85,13 +96,16 @@ def serve(conn, mode, log, lock):
             head = read_exact(conn, 9)
             kind, flags = head[3], head[4]
             stream = int.from_bytes(head[5:9], "big") & 0x7FFFFFFF
-            read_exact(conn, int.from_bytes(head[:3], "big"))
+            payload = read_exact(conn, int.from_bytes(head[:3], "big"))
             if kind == SETTINGS and not flags & ACK:
                 conn.sendall(frame(SETTINGS, ACK, 0))
             elif kind == PING and not flags & ACK:
                 conn.sendall(frame(PING, ACK, 0, b"\0" * 8))
             elif kind == GOAWAY:
                 return
+            elif kind == RST_STREAM and log:
+                with lock, open(log, "a") as f:
+                    f.write("rst %d %d\n" % (stream, int.from_bytes(payload[:4], "big")))
             elif kind == HEADERS:
                 if log:
                     with lock, open(log, "a") as f:

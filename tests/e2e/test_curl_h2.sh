@@ -1,13 +1,14 @@
 #!/bin/sh
-# HTTP/2 on the curl transport against a small HTTP/2 server
+# HTTP/2 on both transports against a small HTTP/2 server
 # (h2_fault_server.py): a stream reset, refused or left out by a GOAWAY
 # lands in the class docs/config.md says, and a stream the server never
-# processed is sent again. HTTP/2 and h2c against nginx are checked by
-# test_tls.sh.
+# processed is sent again (by libcurl up to 5 times for a refused stream,
+# by h1 once). HTTP/2 and h2c against nginx are checked by test_tls.sh.
 # Usage: sh test_curl_h2.sh BRINK SRCDIR
 brink=$1
 src=$2
 . "$src/tests/e2e/lib.sh"
+. "$src/tests/e2e/transport_lib.sh"
 
 command -v python3 >/dev/null 2>&1 || { echo "FAIL python3 is missing: run scripts/install-deps"; exit 1; }
 tmp=$(mktemp -d)
@@ -23,47 +24,91 @@ trap 'stop_fault; rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM
 
 # --- how streams that end without a reply are counted ----------------------------
-# fault MODE: a run of 3 requests, one user, against h2_fault_server.py
-# MODE; streams the server saw in $seen.
+# fault MODE [OPTION...]: a run of 3 requests, one user, against
+# h2_fault_server.py MODE, with brink run's OPTIONs; streams the server
+# saw in $seen.
 fault() {
+    mode=$1
+    shift
     stop_fault
     : >"$tmp/fault.log"
     : >"$tmp/fault.url"
-    H2_FAULT_LOG=$tmp/fault.log python3 "$src/tests/e2e/h2_fault_server.py" "$1" >"$tmp/fault.url" &
+    H2_FAULT_LOG=$tmp/fault.log python3 "$src/tests/e2e/h2_fault_server.py" "$mode" \
+        >"$tmp/fault.url" 2>"$tmp/fault.err" &
     fault_pid=$!
-    i=0
-    while [ ! -s "$tmp/fault.url" ] && [ $i -lt 100 ]; do
-        sleep 0.1
-        i=$((i + 1))
-    done
-    curl_conf "$1" "http_version = h2c"
-    headless_run "$1" "$tmp/$1.ini" --url "$(cat "$tmp/fault.url")" --requests 3 --concurrency 1
+    url=$(wait_port "$tmp/fault.url" "$fault_pid" h2_fault_server.py "$tmp/fault.err")
+    curl_conf "$mode" "http_version = h2c"
+    sed -i "s/^transport = curl\$/transport = $transport/" "$tmp/$mode.ini"
+    headless_run "$mode" "$tmp/$mode.ini" --url "$url" --requests 3 --concurrency 1 "$@"
     stop_fault
-    seen=$(wc -l <"$tmp/fault.log")
+    seen=$(grep -vc '^rst ' "$tmp/fault.log")
 }
 
-fault reset
-run_failed_as reset reset "stream reset by the server (curl 92: HTTP/2 stream 1 was not closed cleanly: INTERNAL_ERROR"
-check "reset: a reset stream is not sent again" "3" "$seen"
+# said CURL_WORDS H1_WORDS: the words of the transport under test.
+said() {
+    if [ "$transport" = curl ]; then echo "$1"; else echo "$2"; fi
+}
 
-fault refuse
-run_failed_as refuse closed_early "Connection died, tried 5 times"
-check "refuse: libcurl sends a refused stream 5 more times, then it counts" "18" "$seen"
+for transport in $transports; do
+    fault reset
+    run_failed_as reset reset "$(said \
+        "stream reset by the server (curl 92: HTTP/2 stream 1 was not closed cleanly: INTERNAL_ERROR" \
+        "stream reset by the server (h1: HTTP/2 stream reset by the server: INTERNAL_ERROR")"
+    check "reset: a reset stream is not sent again" "3" "$seen"
 
-fault refuse_first
-run_ok refuse_first
-check "refuse_first: the refused stream was sent again" "4" "$seen"
+    fault refuse
+    case $transport in
+    curl)
+        run_failed_as refuse closed_early "Connection died, tried 5 times"
+        check "refuse: libcurl sends a refused stream 5 more times, then it counts" "18" "$seen"
+        ;;
+    h1)
+        run_failed_as refuse closed_early "REFUSED_STREAM"
+        check "refuse: h1 sends a refused stream once more, then it counts" "6" "$seen"
+        ;;
+    esac
 
-fault goaway
-run_failed_as goaway closed_early "not closed cleanly before end of the underlying stream"
-check "goaway: a stream the GOAWAY names as processed is not sent again" "3" "$seen"
+    fault refuse_first
+    run_ok refuse_first
+    check "refuse_first: the refused stream was sent again" "4" "$seen"
 
-fault goaway_all
-run_failed_as goaway_all closed_early "GOAWAY"
-check "goaway_all: a stream the GOAWAY left out is sent again once" "6" "$seen"
+    fault goaway
+    run_failed_as goaway closed_early \
+        "$(said "not closed cleanly before end of the underlying stream" "GOAWAY")"
+    check "goaway: a stream the GOAWAY names as processed is not sent again" "3" "$seen"
 
-fault goaway_first
-run_ok goaway_first
-check "goaway_first: the stream the GOAWAY left out was sent again" "4" "$seen"
+    fault goaway_all
+    run_failed_as goaway_all closed_early "GOAWAY"
+    check "goaway_all: a stream the GOAWAY left out is sent again once" "6" "$seen"
+
+    fault goaway_first
+    run_ok goaway_first
+    check "goaway_first: the stream the GOAWAY left out was sent again" "4" "$seen"
+
+    # A deadline ends its own request: h1 cancels its stream and the
+    # connection carries the next requests (streams 3 and 5 of connection
+    # 1); libcurl 7.88 closes the connection, so each goes on a new one.
+    fault silent_once --timeout 1s
+    check "silent_once: the first request times out, the others do not" \
+        "errors: 1 of 3 requests (33.33%)" "$(errors_line silent_once)"
+    if [ -n "$(error_row silent_once timeout)" ]; then
+        ok "silent_once: its class is timeout"
+    else
+        not_ok "silent_once: its class is timeout" "$(grep -A3 '^errors:' "$tmp/silent_once.out")"
+    fi
+    streams=$(grep -v '^rst ' "$tmp/fault.log" | tr '\n' ' ' | sed 's/ $//')
+    case $transport in
+    curl)
+        check "silent_once: each request on a new connection" \
+            "silent_once 1 silent_once 1 silent_once 1" "$streams"
+        ;;
+    h1)
+        check "silent_once: its stream was reset with CANCEL (8)" "rst 1 8" \
+            "$(grep '^rst ' "$tmp/fault.log")"
+        check "silent_once: the next requests were streams 3 and 5 of the same connection" \
+            "silent_once 1 silent_once 3 silent_once 5" "$streams"
+        ;;
+    esac
+done
 
 finish

@@ -2,8 +2,8 @@
 # makes (tests/tls/lib.sh), on both transports. Trust by ca_file and by
 # SSL_CERT_FILE (ca_file winning over it), refusal without it (class tls, the reason named), insecure,
 # a client certificate required and given, a wrong name, server_name, an
-# expired certificate, a server that sends garbage after its hello; and, on
-# curl, HTTP/2 multiplexed and h2c counted against nginx's own log.
+# expired certificate, a server that sends garbage after its hello; and
+# HTTP/2 multiplexed and h2c counted against nginx's own log.
 # sh test_tls.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -141,29 +141,67 @@ for transport in $transports; do
     fi
 done
 
-# HTTP/2 is libcurl's: 64 users on streams of 10 share their connections:
-# 7 where connects are quick (the cap is in flight / streams, rounded up),
-# fewer where the connect budget holds them back (a slow build: users wait
-# for a free stream instead), never one per user.
-transport=curl
-users=64
-before=$(tls_access_count "$tls_port_good" 'HTTP/2.0')
-run h2 "$tls_port_good" "ca_file = $ca" "http_version = 2" "streams = 10"
-all_ok "http_version = 2, streams = 10, 64 users"
-check "h2: the report names the version" "HTTP version: h2 (curl transport)" \
-    "$(grep -m 1 '^HTTP version:' "$d/h2.out")"
-logged "h2: nginx logged every request as HTTP/2.0" "$tls_port_good" "$before" 'HTTP/2.0'
-if [ "$connects" -ge 1 ] && [ "$connects" -le 14 ]; then
-    ok "h2: 64 users on streams of 10 share $connects connections (at most 14)"
-else
-    not_ok "h2: 64 users on streams of 10 share at most 14 connections" "connects: $connects"
-fi
+# HTTP/2 on both transports: 64 users on streams of 10 share their
+# connections: 7 where connects are quick (curl caps them at in flight /
+# streams, rounded up; h1 opens one when none has a free stream), fewer
+# where the connect budget holds them back (a slow build: users wait for a
+# free stream instead), never one per user.
+for transport in $transports; do
+    scheme=https
+    users=64
+    before=$(tls_access_count "$tls_port_good" 'HTTP/2.0')
+    run h2 "$tls_port_good" "ca_file = $ca" "http_version = 2" "streams = 10"
+    all_ok "http_version = 2, streams = 10, 64 users"
+    check "h2: the report names the version" "HTTP version: h2 ($transport transport)" \
+        "$(grep -m 1 '^HTTP version:' "$d/h2.out")"
+    logged "h2: nginx logged every request as HTTP/2.0" "$tls_port_good" "$before" 'HTTP/2.0'
+    if [ "$connects" -ge 1 ] && [ "$connects" -le 14 ]; then
+        ok "h2: 64 users on streams of 10 share $connects connections (at most 14)"
+    else
+        not_ok "h2: 64 users on streams of 10 share at most 14 connections" "connects: $connects"
+    fi
 
-users=4
-scheme=http
-before=$(tls_access_count "$tls_port_h2c" 'HTTP/2.0')
-run h2c "$tls_port_h2c" "http_version = h2c"
-all_ok "h2c: HTTP/2 without TLS"
-logged "h2c: nginx logged every request as HTTP/2.0" "$tls_port_h2c" "$before" 'HTTP/2.0'
+    # A scenario's requests over HTTP/2 follow nginx's redirect and send
+    # the cookie it set back: a 403 from /cookie or an unfollowed 302 would
+    # fail (expect = 200).
+    cat >"$tmp/app.lua" <<'EOF'
+function iteration(user)
+    local r = brink.request{url = "/redirect", name = "redirect"}
+    brink.check(r.body == "hello, world\n", "followed to /13")
+    brink.request{url = "/cookie", name = "cookie"}
+end
+EOF
+    users=4
+    before=$(tls_access_count "$tls_port_good" '^[0-9]+ 200 HTTP/2.0 .*"GET /cookie ')
+    run h2_app "$tls_port_good" "ca_file = $ca" "http_version = 2" "streams = 4" "cookies = yes" \
+        "follow_redirects = 1" "expect = 200" "[scenario]" "script = $tmp/app.lua"
+    all_ok "h2: a scenario follows a redirect and sends its cookie back"
+    check "h2_app: no reply failed the scenario's check" "  check:followed to /13: last 0, max 0" \
+        "$(grep -m 1 'check:followed to /13:' "$d/h2_app.out")"
+    if [ "$(tls_access_count "$tls_port_good" '^[0-9]+ 200 HTTP/2.0 .*"GET /cookie ')" -gt "$before" ]; then
+        ok "h2_app: nginx answered /cookie with 200 over HTTP/2"
+    else
+        not_ok "h2_app: nginx answered /cookie with 200 over HTTP/2" "$(tail -n 3 "$tls_access_log")"
+    fi
+
+    # A server without HTTP/2 picks http/1.1 by ALPN: every request goes
+    # as HTTP/1.1, and h1 says once which version was picked.
+    users=8
+    before=$(tls_access_count "$tls_port_tls12" 'HTTP/1.1')
+    run alpn_h1 "$tls_port_tls12" "ca_file = $ca" "http_version = 2" "streams = 10"
+    all_ok "http_version = 2 where the server speaks HTTP/1.1 only"
+    logged "alpn_h1: nginx logged every request as HTTP/1.1" "$tls_port_tls12" "$before" 'HTTP/1.1'
+    if [ "$transport" = h1 ]; then
+        check "alpn_h1: one event says the server picked http/1.1" 1 \
+            "$(grep -c 'the server picked http/1.1 by ALPN' "$d/alpn_h1.out")"
+    fi
+
+    users=4
+    scheme=http
+    before=$(tls_access_count "$tls_port_h2c" 'HTTP/2.0')
+    run h2c "$tls_port_h2c" "http_version = h2c"
+    all_ok "h2c: HTTP/2 without TLS"
+    logged "h2c: nginx logged every request as HTTP/2.0" "$tls_port_h2c" "$before" 'HTTP/2.0'
+done
 
 finish

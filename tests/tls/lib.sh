@@ -39,7 +39,10 @@
 #                         config, pid file and logs under $tls_dir/nginx, in
 #                         the foreground as a background job (tls_nginx_pid),
 #                         serving $tls_dir/nginx/www (13: 13 bytes
-#                         "hello, world\n"; 133k: 136,192 bytes) on
+#                         "hello, world\n"; 133k: 136,192 bytes; on the
+#                         good and h2c ports also /redirect, a 302 to /13
+#                         that sets the cookie a=1, and /cookie, 200 with
+#                         that cookie, else 403) on
 #                           tls_port_good       https, good.pem, h2 + http/1.1
 #                           tls_port_expired    https, expired.pem
 #                           tls_port_wrongname  https, wrongname.pem
@@ -210,6 +213,10 @@ tls_nginx_conf() {
     else
         tls_log="access_log $tls_access_log brink;"
     fi
+    # /redirect sets the cookie a=1 and redirects to /13; /cookie is 200
+    # with that cookie, else 403.
+    tls_app='location = /redirect { add_header Set-Cookie "a=1; Path=/"; return 302 /13; }
+        location = /cookie { if ($cookie_a = "1") { return 200 "cookie\n"; } return 403; }'
     cat <<EOF
 worker_processes 1;
 worker_rlimit_nofile 8192;
@@ -235,6 +242,7 @@ http {
         listen 127.0.0.1:$tls_port_good ssl http2;
         ssl_certificate $tls_dir/good.pem;
         ssl_certificate_key $tls_dir/good.key;
+        $tls_app
     }
     server {
         listen 127.0.0.1:$tls_port_expired ssl;
@@ -261,6 +269,7 @@ http {
     }
     server {
         listen 127.0.0.1:$tls_port_h2c http2;
+        $tls_app
     }
     server {
         listen 127.0.0.1:$tls_port_plain;

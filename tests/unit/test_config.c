@@ -1317,9 +1317,6 @@ static void connection_keys_that_contradict_are_errors(void **state)
         TARGET "http_version = 2\n",
         "brink: t.ini:3: [target] http_version: http_version = 2 is negotiated in TLS, but \"http://127.0.0.1:8080/\" is http:// (expected https:// URLs, or http_version = h2c for HTTP/2 without TLS)\n");
     load_fails(
-        TARGET "http_version = h2c\ntransport = h1\n",
-        "brink: t.ini:4: [target] transport: h1 speaks HTTP/1.1 only, but http_version = h2c (expected transport = curl or auto for HTTP/2)\n");
-    load_fails(
         TARGET "transport = h1\nproxy = http://p.test:3128\n",
         "brink: t.ini:3: [target] transport: h1 does not go through proxies (expected transport = curl or auto with proxy =)\n");
     load_fails(

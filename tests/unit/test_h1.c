@@ -1,5 +1,6 @@
 #include "engine/h1_wire.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 #include "config/config.h"
+#include "engine/h2_head.h"
 #include "engine/workload.h"
 
 #define ERR_MAX 512
@@ -414,6 +416,100 @@ static void endless_interim_replies_are_malformed_past_the_header_limit(void **s
     assert_non_null(strstr(h1_resp_error(&r), "300 KiB"));
 }
 
+/* ---- HTTP/2 header fields (h2_head) ----------------------------------- */
+
+/* The fields of h as "name=value" lines, NUL-terminated, in buf. */
+static const char *fields(const struct h2_head *h, char *buf, size_t cap)
+{
+    size_t at = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < h->n; i++)
+        at += (size_t)snprintf(buf + at, cap - at, "%.*s=%.*s\n", (int)h->nv[i].namelen,
+                               (const char *)h->nv[i].name, (int)h->nv[i].valuelen,
+                               (const char *)h->nv[i].value);
+    return buf;
+}
+
+static void a_kinds_head_becomes_pseudo_fields_then_its_own(void **state)
+{
+    struct h1_kind k;
+    struct h2_head h = {0};
+    char *head = head_of("[target]\nurl = https://h.test:8443\nheader = X-Trace: a b \n"
+                         "[request put]\nmethod = PUT\nurl = /kv/{seq}?x=1\n"
+                         "header = ETag: \"v\"\nbody = hello\n",
+                         0, 41, &k);
+    char why[128], out[512];
+
+    (void)state;
+    assert_int_equal(h2_head_read(&h, head, strlen(head), "https", why, sizeof(why)), 0);
+    /* Host is :authority, names are lower case, values lose their blanks,
+     * Content-Length stays (HTTP/2 allows it). */
+    assert_string_equal(fields(&h, out, sizeof(out)),
+                        ":method=PUT\n:scheme=https\n:authority=h.test:8443\n:path=/kv/41?x=1\n"
+                        "accept=*/*\nx-trace=a b\netag=\"v\"\ncontent-length=5\n");
+    h2_head_free(&h);
+    free(head);
+    h1_kind_free(&k);
+}
+
+static void fields_http2_forbids_are_dropped(void **state)
+{
+    static const char head[] = "GET / HTTP/1.1\r\nHost: h.test\r\nConnection: keep-alive\r\n"
+                               "Keep-Alive: 5\r\nProxy-Connection: x\r\nTransfer-Encoding: "
+                               "chunked\r\nUpgrade: h2c\r\nTE: gzip\r\nte: Trailers\r\n"
+                               "Cookie: a=1\r\n\r\n";
+    struct h2_head h = {0};
+    char why[128], out[512];
+
+    (void)state;
+    assert_int_equal(h2_head_read(&h, head, sizeof(head) - 1, "http", why, sizeof(why)), 0);
+    assert_string_equal(fields(&h, out, sizeof(out)),
+                        ":method=GET\n:scheme=http\n:authority=h.test\n:path=/\nte=Trailers\n"
+                        "cookie=a=1\n");
+    h2_head_free(&h);
+}
+
+static void a_head_without_host_has_no_authority(void **state)
+{
+    struct h1_kind k;
+    struct h2_head h = {0};
+    char *head =
+        head_of("[target]\nurl = http://h.test/a\nheader = Host:\nheader = Accept:\n", 0, 0, &k);
+    char why[128], out[256];
+
+    (void)state;
+    assert_int_equal(h2_head_read(&h, head, strlen(head), "http", why, sizeof(why)), 0);
+    assert_string_equal(fields(&h, out, sizeof(out)), ":method=GET\n:scheme=http\n:path=/a\n");
+    /* The same object reads the next head afresh. */
+    assert_int_equal(
+        h2_head_read(&h, "DELETE /b HTTP/1.1\r\nHost: x\r\n\r\n", 32, "https", why, sizeof(why)),
+        0);
+    assert_string_equal(fields(&h, out, sizeof(out)),
+                        ":method=DELETE\n:scheme=https\n:authority=x\n:path=/b\n");
+    h2_head_free(&h);
+    free(head);
+    h1_kind_free(&k);
+}
+
+static void what_is_not_a_request_head_says_why(void **state)
+{
+    static const char *const bad[] = {"", "GET\r\n\r\n", "GET /\r\n\r\n",
+                                      "GET / HTTP/1.1\r\nno colon here\r\n\r\n",
+                                      "GET / HTTP/1.1\r\n: empty name\r\n\r\n"};
+    struct h2_head h = {0};
+    char why[128];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        why[0] = '\0';
+        assert_int_equal(h2_head_read(&h, bad[i], strlen(bad[i]), "http", why, sizeof(why)),
+                         -EINVAL);
+        assert_true(why[0] != '\0');
+    }
+    h2_head_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +534,10 @@ int main(void)
         cmocka_unit_test(a_body_over_max_body_is_cut),
         cmocka_unit_test(bytes_after_a_reply_are_left_over),
         cmocka_unit_test(garbage_and_bad_status_lines_are_malformed),
+        cmocka_unit_test(a_kinds_head_becomes_pseudo_fields_then_its_own),
+        cmocka_unit_test(fields_http2_forbids_are_dropped),
+        cmocka_unit_test(a_head_without_host_has_no_authority),
+        cmocka_unit_test(what_is_not_a_request_head_says_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -442,6 +442,18 @@ static void auto_picks_h1_for_https(void **state)
     check("server.pem", ANSWER, ca("transport = auto", "ca.pem"), 3, OK, NULL, &srv);
 }
 
+/* ALPN offers h2 first; a server that picks nothing (or http/1.1) gets
+ * HTTP/1.1, which it reads, on the connection the handshake made. */
+static void http_version_2_where_alpn_picks_no_h2_goes_as_http_1_1(void **state)
+{
+    struct server srv;
+
+    (void)state;
+    check("server.pem", ANSWER, ca("http_version = 2\nstreams = 4", "ca.pem"), 5, OK, NULL, &srv);
+    assert_int_equal(srv.handshakes, 1);
+    assert_int_equal(srv.requests, 5);
+}
+
 static void a_server_of_another_ca_is_tls_with_unknown_ca(void **state)
 {
     struct server srv;
@@ -660,6 +672,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_server_trusted_through_ca_file_answers),
         cmocka_unit_test(auto_picks_h1_for_https),
+        cmocka_unit_test(http_version_2_where_alpn_picks_no_h2_goes_as_http_1_1),
         cmocka_unit_test(a_server_of_another_ca_is_tls_with_unknown_ca),
         cmocka_unit_test(the_system_store_does_not_trust_a_private_ca),
         cmocka_unit_test(ssl_cert_file_is_honoured_without_ca_file),

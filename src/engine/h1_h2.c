@@ -1,0 +1,830 @@
+/*
+ * HTTP/2 in the h1 transport (http_version = 2 by ALPN, or h2c by prior
+ * knowledge), on nghttp2. An HTTP/2 connection (its socket and TLS, one
+ * nghttp2_session) is the worker's, not a slot's: a request takes a stream
+ * on a connection with one free, open or still opening (up to [target]
+ * streams), else opens one through h1_connect.c as an HTTP/1.1 request
+ * would (lookups, the connect budget, connect_to, addresses in turn). The
+ * slot whose connect opens it is its opener; the others wait for it,
+ * each within its own deadline. The request is the head h1 builds, read
+ * into header fields (h2_head.h); the reply's fields go through the same
+ * capture as HTTP/1.1's. Frames go out once per loop pass and connection
+ * (one write, one TLS record run, for every stream with something to
+ * send), from a prepare handle; reads go whole into
+ * nghttp2_session_mem_recv. Outcomes are those of the curl transport:
+ * RST_STREAM is a reset, PROTOCOL_ERROR or a frame nghttp2 refuses is
+ * malformed, REFUSED_STREAM and a GOAWAY before the reply are
+ * closed_early and sent once more where the server never processed the
+ * stream; a deadline resets its own stream (CANCEL); a lost connection
+ * fails every stream on it. Worker thread only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nghttp2/nghttp2.h>
+
+#include "config/config.h"
+#include "core/msg.h"
+#include "core/xalloc.h"
+#include "engine/h2_head.h"
+#include "engine/workload.h"
+
+#include "engine/h1_internal.h"
+
+#define H2_STREAM_WINDOW (1u << 20) /* bytes a stream's reply may send ahead */
+#define H2_CONN_WINDOW (16u << 20)  /* bytes all of a connection's replies may */
+#define H2_REPLY_LINE 15            /* bytes of "HTTP/2 NNN \r\n\r\n", counted as HTTP/1.1's */
+
+struct h2_worker {
+    uv_prepare_t flush;   /* each pass: the frames of every connection written */
+    struct dlist all;     /* every connection, opening or open (h2_conn.in_all) */
+    struct dlist free;    /* those that take one more stream (h2_conn.in_free) */
+    struct dlist dirty;   /* those with frames to write (h2_conn.in_dirty) */
+    struct h1_slot *done; /* streams that ended during a read, completed after it */
+    uint32_t streams;     /* [target] streams */
+    struct h2_head head;  /* where a request's fields are read */
+    char *out;            /* where a pass's frames are gathered */
+    size_t out_cap;
+    nghttp2_session_callbacks *callbacks;
+};
+
+struct h2_conn {
+    struct worker *w;
+    struct h1_conn *c;        /* its socket and TLS once open, else NULL */
+    nghttp2_session *session; /* once open */
+    struct h1_slot *opener;   /* while it opens: the slot whose connect it is */
+    struct dlist slots;       /* requests waiting for it, then its streams (h1_slot.in_h2) */
+    struct dlist_node in_all, in_free, in_dirty;
+    int is_free, is_dirty;
+    int is_goaway; /* the server sent GOAWAY: no new stream */
+    int is_spent;  /* the server refused a stream: no new one either */
+    int32_t last_stream_id;
+    int is_dead;     /* lost: its slots failed, its socket closes */
+    uint64_t n_done; /* replies completed on it */
+};
+
+static struct h2_worker *h2_of(const struct slot *s)
+{
+    return s->w->h1->h2;
+}
+
+/* ---- Membership ------------------------------------------------------- */
+
+static void set_free(struct h2_conn *hc)
+{
+    struct h2_worker *x = hc->w->h1->h2;
+    int want = !hc->is_dead && !hc->is_goaway && !hc->is_spent && hc->slots.n < x->streams;
+
+    if (want == hc->is_free)
+        return;
+    if (want)
+        dlist_push_tail(&x->free, &hc->in_free);
+    else
+        dlist_remove(&x->free, &hc->in_free);
+    hc->is_free = want;
+}
+
+static void mark_dirty(struct h2_conn *hc)
+{
+    struct h2_worker *x = hc->w->h1->h2;
+
+    if (hc->is_dirty || !hc->session || hc->is_dead)
+        return;
+    hc->is_dirty = 1;
+    dlist_push_tail(&x->dirty, &hc->in_dirty);
+}
+
+static void attach(struct slot *s, struct h2_conn *hc)
+{
+    s->h1->h2 = hc;
+    s->h1->stream_id = 0;
+    dlist_push_tail(&hc->slots, &s->h1->in_h2);
+    set_free(hc);
+}
+
+static void conn_lost(struct h2_conn *hc, enum transfer_outcome outcome, int os_errno,
+                      const char *words);
+
+/* s lets go of its connection; a connection the server said goodbye to
+ * closes with its last stream. */
+static void detach(struct slot *s)
+{
+    struct h1_slot *h = s->h1;
+    struct h2_conn *hc = h->h2;
+
+    if (h->stream_id && hc->session)
+        nghttp2_session_set_stream_user_data(hc->session, h->stream_id, NULL);
+    dlist_remove(&hc->slots, &h->in_h2);
+    h->h2 = NULL;
+    h->stream_id = 0;
+    set_free(hc);
+    if ((hc->is_goaway || hc->is_spent) && !hc->is_dead && hc->slots.n == 0)
+        conn_lost(hc, TRANSFER_OK, 0, "");
+}
+
+static struct h2_conn *conn_new(struct worker *w)
+{
+    struct h2_conn *hc = xcalloc(1, sizeof(*hc));
+
+    hc->w = w;
+    dlist_push_tail(&w->h1->h2->all, &hc->in_all);
+    set_free(hc);
+    return hc;
+}
+
+/* hc is done for: out of the worker's lists, freed now if no socket
+ * carries it, else when its socket has closed (engine__h2_conn_free). */
+static void conn_retire(struct h2_conn *hc)
+{
+    struct h2_worker *x = hc->w->h1->h2;
+
+    hc->is_dead = 1;
+    set_free(hc);
+    if (hc->is_dirty)
+        dlist_remove(&x->dirty, &hc->in_dirty);
+    hc->is_dirty = 0;
+    dlist_remove(&x->all, &hc->in_all);
+    if (hc->c)
+        engine__h1_conn_close(hc->c);
+    else
+        engine__h2_conn_free(hc);
+}
+
+void engine__h2_conn_free(struct h2_conn *hc)
+{
+    if (!hc)
+        return;
+    if (hc->c)
+        hc->c->h2 = NULL;
+    nghttp2_session_del(hc->session);
+    free(hc);
+}
+
+/* ---- Requests --------------------------------------------------------- */
+
+static ssize_t read_body(nghttp2_session *session, int32_t stream_id, uint8_t *buf, size_t length,
+                         uint32_t *flags, nghttp2_data_source *source, void *user_data)
+{
+    struct h1_slot *h = nghttp2_session_get_stream_user_data(session, stream_id);
+    size_t n;
+
+    (void)source;
+    (void)user_data;
+    if (!h)
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    n = h->body_len - h->body_at;
+    if (n > length)
+        n = length;
+    memcpy(buf, h->body + h->body_at, n);
+    h->body_at += n;
+    if (h->body_at == h->body_len)
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)n;
+}
+
+/* Sends the request of s on a new stream of its open connection. */
+static void submit(struct slot *s)
+{
+    struct h1_slot *h = s->h1;
+    struct h2_conn *hc = h->h2;
+    struct h2_worker *x = h2_of(s);
+    nghttp2_data_provider body = {.read_callback = read_body};
+    const char *head;
+    size_t len;
+    char why[WORDS_MAX];
+    int32_t id;
+
+    engine__h1_request(s, &head, &len, &h->body, &h->body_len);
+    h->body_at = 0;
+    if (h2_head_read(&x->head, head, len, s->w->e->h1->is_tls ? "https" : "http", why,
+                     sizeof(why)) < 0) {
+        engine__h1_fail(s, TRANSFER_OTHER, 0, why);
+        return;
+    }
+    id = nghttp2_submit_request(hc->session, NULL, x->head.nv, x->head.n,
+                                h->body_len ? &body : NULL, h);
+    if (id < 0) {
+        msg_set(why, sizeof(why), "HTTP/2: %s", nghttp2_strerror(id));
+        engine__h1_fail(s, TRANSFER_OTHER, 0, why);
+        return;
+    }
+    h->stream_id = id;
+    h->was_connected = 1;
+    /* keepalive = no: the connection carries this request only. */
+    if (!s->w->e->config->target.keepalive) {
+        hc->is_spent = 1;
+        set_free(hc);
+    }
+    h->bytes_out = len + h->body_len;
+    h->sent_ns = uv_hrtime();
+    mark_dirty(hc);
+}
+
+/* The request of s takes a stream: on a connection with one free, unless
+ * is_fresh asks for a new connection. */
+static void start_on(struct slot *s, int is_fresh)
+{
+    struct h2_worker *x = h2_of(s);
+    struct h1_slot *h = s->h1;
+    struct h2_conn *hc;
+
+    h->has_end = 0;
+    h->is_done = 0;
+    if (x->free.head && !is_fresh) {
+        hc = container_of(x->free.head, struct h2_conn, in_free);
+        attach(s, hc);
+        if (hc->session) {
+            engine__h1_arm_timer(s, engine__slot_timeout_us(s));
+            submit(s);
+        } else {
+            engine__h1_arm_timer(s, engine__slot_connect_limit_us(s));
+        }
+        return;
+    }
+    hc = conn_new(s->w);
+    hc->opener = h;
+    attach(s, hc);
+    engine__h1_conn_open(s);
+}
+
+void engine__h2_start(struct slot *s)
+{
+    start_on(s, 0);
+}
+
+/* ---- Ends ------------------------------------------------------------- */
+
+/* The stream of h ended during a read: its completion waits for the read's
+ * end (nghttp2 is not re-entered). */
+static void stream_ended(struct h1_slot *h, enum transfer_outcome outcome, const char *words)
+{
+    struct h2_worker *x = h->s->w->h1->h2;
+
+    detach(h->s);
+    h->outcome = outcome;
+    h->os_errno = 0;
+    if (outcome != TRANSFER_OK)
+        msg_set(h->words, sizeof(h->words), "%s", words);
+    h->is_done = 1;
+    h->next_done = x->done;
+    x->done = h;
+}
+
+/* Whether a request that got nothing of its reply goes once more, on a
+ * new connection: the server did not process it (refused, left out by a
+ * GOAWAY), or a connection that had carried replies died under it. */
+static int retried(struct slot *s)
+{
+    struct h1_slot *h = s->h1;
+
+    if (h->is_retried || h->resp.raw_bytes > 0 || !s->is_in_flight)
+        return 0;
+    h->is_retried = 1;
+    start_on(s, 1);
+    return 1;
+}
+
+/* Completes what ended in a read. */
+static void complete_done(struct h2_worker *x)
+{
+    while (x->done) {
+        struct h1_slot *h = x->done;
+        struct slot *s = h->s;
+        struct transfer_result r = {0};
+        char words[WORDS_MAX];
+
+        x->done = h->next_done;
+        h->is_done = 0;
+        if (h->outcome == TRANSFER_CLOSED_EMPTY && retried(s))
+            continue;
+        if (h->outcome != TRANSFER_OK) {
+            /* engine__h1_fail writes its words where these are. */
+            memcpy(words, h->words, sizeof(words));
+            engine__h1_fail(s, h->outcome, 0, words);
+            continue;
+        }
+        uv_timer_stop(&h->timer);
+        r.outcome = TRANSFER_OK;
+        r.http_status = h->resp.status;
+        r.connected = 1;
+        s->w->iv.http_version = "h2";
+        engine__slot_done(s, &r, h->resp.raw_bytes, h->bytes_out, "");
+    }
+}
+
+/* hc is lost (or, with TRANSFER_OK, closes with no stream left): every
+ * request on it fails with outcome, or goes once more where the server
+ * cannot have processed it. */
+static void conn_lost(struct h2_conn *hc, enum transfer_outcome outcome, int os_errno,
+                      const char *words)
+{
+    struct dlist_node *x;
+
+    if (hc->is_dead)
+        return;
+    hc->is_dead = 1;
+    set_free(hc);
+    while ((x = dlist_pop_head(&hc->slots)) != NULL) {
+        struct h1_slot *h = container_of(x, struct h1_slot, in_h2);
+        struct slot *s = h->s;
+        enum transfer_outcome o = outcome;
+        int was_processed = hc->is_goaway && h->stream_id <= hc->last_stream_id;
+
+        h->h2 = NULL;
+        if (h->stream_id && hc->session)
+            nghttp2_session_set_stream_user_data(hc->session, h->stream_id, NULL);
+        if (o == TRANSFER_CLOSED_EMPTY && h->resp.raw_bytes)
+            o = TRANSFER_CLOSED_PARTIAL;
+        /* A reused connection that died before any byte of the reply, as
+         * HTTP/1.1's rule; not a stream the GOAWAY named as processed. */
+        if (h->stream_id && hc->n_done > 0 && !was_processed && retried(s))
+            continue;
+        h->stream_id = 0;
+        engine__h1_fail(s, o, os_errno,
+                        o == TRANSFER_CLOSED_EMPTY && was_processed
+                            ? "the server ended the HTTP/2 connection (GOAWAY) before the reply"
+                            : words);
+    }
+    conn_retire(hc);
+}
+
+/* ---- Session callbacks ------------------------------------------------ */
+
+static struct h1_slot *stream_slot(nghttp2_session *session, int32_t id)
+{
+    return id > 0 ? nghttp2_session_get_stream_user_data(session, id) : NULL;
+}
+
+/* A field of the reply: its status, the values h1's capture wants
+ * (Set-Cookie, Location), a script's lines; counted as HTTP/1.1 text. */
+static int on_header(nghttp2_session *session, const nghttp2_frame *frame, const uint8_t *name,
+                     size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags,
+                     void *user_data)
+{
+    struct h1_slot *h = stream_slot(session, frame->hd.stream_id);
+    struct h1_resp *r;
+
+    (void)flags;
+    (void)user_data;
+    if (!h || frame->hd.type != NGHTTP2_HEADERS)
+        return 0;
+    r = &h->resp;
+    if (r->raw_bytes == 0)
+        engine__worker_phase(h->s->w, PHASE_TTFB, (uv_hrtime() - h->sent_ns) / 1000);
+    if (namelen == 7 && memcmp(name, ":status", 7) == 0) {
+        r->status = (int)strtol((const char *)value, NULL, 10);
+        r->raw_bytes += H2_REPLY_LINE;
+        /* A script keeps the final reply's lines only. */
+        if (r->cap)
+            r->cap->head.len = 0;
+        return 0;
+    }
+    r->raw_bytes += namelen + valuelen + 4;
+    if (r->cap) {
+        capture_add(&r->cap->head, (const char *)name, namelen);
+        capture_add(&r->cap->head, ": ", 2);
+        capture_add(&r->cap->head, (const char *)value, valuelen);
+        capture_add(&r->cap->head, "\n", 1);
+    }
+    if (r->capture && valuelen <= r->capture->cap) {
+        enum h1_header which = H1_HEADER_NONE;
+
+        if (namelen == 10 && memcmp(name, "set-cookie", 10) == 0)
+            which = H1_HEADER_SET_COOKIE;
+        else if (namelen == 8 && memcmp(name, "location", 8) == 0)
+            which = H1_HEADER_LOCATION;
+        if (which != H1_HEADER_NONE && (r->capture->wants & (1u << which)))
+            r->capture->fn(r->capture->arg, which, r->status, (const char *)value, valuelen);
+    }
+    return 0;
+}
+
+/* Reply bytes of a stream: counted against max_body, kept for a script. */
+static int on_data(nghttp2_session *session, uint8_t flags, int32_t id, const uint8_t *data,
+                   size_t len, void *user_data)
+{
+    struct h1_slot *h = stream_slot(session, id);
+    struct h1_resp *r;
+
+    (void)flags;
+    (void)user_data;
+    if (!h)
+        return 0;
+    r = &h->resp;
+    if (r->raw_bytes == 0)
+        engine__worker_phase(h->s->w, PHASE_TTFB, (uv_hrtime() - h->sent_ns) / 1000);
+    r->raw_bytes += len;
+    r->body_bytes += len;
+    if (r->body_bytes > r->max_body_bytes) {
+        r->is_cut = 1;
+        nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+        stream_ended(h, TRANSFER_BODY_CUT, "body cut at max_body");
+        return 0;
+    }
+    if (r->cap && r->cap->wants_body)
+        capture_add(&r->cap->body, (const char *)data, len);
+    return 0;
+}
+
+static int on_frame(nghttp2_session *session, const nghttp2_frame *frame, void *user_data)
+{
+    struct h2_conn *hc = user_data;
+    struct h1_slot *h;
+
+    if (frame->hd.type == NGHTTP2_GOAWAY) {
+        hc->is_goaway = 1;
+        hc->last_stream_id = frame->goaway.last_stream_id;
+        set_free(hc);
+        return 0;
+    }
+    h = stream_slot(session, frame->hd.stream_id);
+    if (h && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
+        (frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA))
+        h->has_end = 1;
+    return 0;
+}
+
+/* A stream closed: its reply is complete, or why it is not. */
+static int on_close(nghttp2_session *session, int32_t id, uint32_t code, void *user_data)
+{
+    struct h2_conn *hc = user_data;
+    struct h1_slot *h = stream_slot(session, id);
+    char words[WORDS_MAX];
+
+    if (!h)
+        return 0;
+    if (h->has_end && code == NGHTTP2_NO_ERROR) {
+        hc->n_done++;
+        stream_ended(h, TRANSFER_OK, "");
+        return 0;
+    }
+    switch (code) {
+    case NGHTTP2_REFUSED_STREAM:
+        /* Sent once more (complete_done): the server never processed it;
+         * new requests go elsewhere, as this one does. */
+        hc->is_spent = 1;
+        set_free(hc);
+        stream_ended(h, TRANSFER_CLOSED_EMPTY,
+                     hc->is_goaway && id > hc->last_stream_id
+                         ? "the server ended the HTTP/2 connection (GOAWAY) before the reply"
+                         : "the server refused the stream (REFUSED_STREAM)");
+        return 0;
+    case NGHTTP2_PROTOCOL_ERROR:
+        stream_ended(h, TRANSFER_MALFORMED, "HTTP/2 stream closed: PROTOCOL_ERROR");
+        return 0;
+    case NGHTTP2_NO_ERROR:
+        /* No RST_STREAM of the server's: the reply was cut short. */
+        stream_ended(h, h->resp.raw_bytes ? TRANSFER_CLOSED_PARTIAL : TRANSFER_CLOSED_EMPTY,
+                     "HTTP/2 stream closed before the end of its reply");
+        h->is_retried = 1; /* the server may have processed it */
+        return 0;
+    default:
+        snprintf(words, sizeof(words), "HTTP/2 stream reset by the server: %s",
+                 nghttp2_http2_strerror(code));
+        stream_ended(h, TRANSFER_STREAM_RESET, words);
+        return 0;
+    }
+}
+
+/* ---- Reads and writes ------------------------------------------------- */
+
+/* Bytes of the connection into its session. Returns 0, or -1 once the
+ * connection is lost (malformed). */
+static int take(struct h2_conn *hc, const char *data, size_t n)
+{
+    ssize_t rc = nghttp2_session_mem_recv(hc->session, (const uint8_t *)data, n);
+    char words[WORDS_MAX];
+
+    if (rc >= 0) {
+        mark_dirty(hc);
+        return 0;
+    }
+    snprintf(words, sizeof(words), "HTTP/2: %s", nghttp2_strerror((int)rc));
+    complete_done(hc->w->h1->h2);
+    conn_lost(hc, TRANSFER_MALFORMED, 0, words);
+    return -1;
+}
+
+/* The end of the server's bytes (UV_EOF, close_notify) or a failed read. */
+static void read_ended(struct h2_conn *hc, ssize_t nread, enum transfer_outcome tls_failed,
+                       const char *why)
+{
+    if (tls_failed != TRANSFER_OK)
+        conn_lost(hc, tls_failed, 0, why);
+    else if (nread == UV_EOF)
+        conn_lost(hc, TRANSFER_CLOSED_EMPTY, 0, "the connection closed before the reply");
+    else
+        conn_lost(hc, TRANSFER_RECV, (int)-nread, "read");
+}
+
+/* Decrypts what c's TLS holds into hc's session. */
+static void tls_pump(struct h2_conn *hc)
+{
+    struct h1_conn *c = hc->c;
+    char *plain = hc->w->h1->rbuf, why[H1_TLS_WHY_MAX];
+    enum h1_tls_state st;
+    size_t got;
+
+    do {
+        st = h1_tls_read(c->tls, plain, READ_BUFFER, &got, why, sizeof(why));
+        if (got && take(hc, plain, got) < 0)
+            return;
+    } while (st == H1_TLS_FULL && !hc->is_dead);
+    complete_done(hc->w->h1->h2);
+    if (hc->is_dead || st == H1_TLS_WANT)
+        return;
+    if (st == H1_TLS_CLOSED)
+        read_ended(hc, UV_EOF, TRANSFER_OK, "");
+    else
+        read_ended(hc, 0, TRANSFER_TLS, why);
+    complete_done(hc->w->h1->h2);
+}
+
+void engine__h2_on_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf)
+{
+    struct h2_conn *hc = c->h2;
+
+    if (hc->is_dead)
+        return;
+    if (nread < 0) {
+        read_ended(hc, nread, TRANSFER_OK, "");
+        complete_done(hc->w->h1->h2);
+        return;
+    }
+    if (!c->tls) {
+        if (take(hc, buf->base, (size_t)nread) == 0)
+            complete_done(hc->w->h1->h2);
+        return;
+    }
+    h1_tls_feed(c->tls, buf->base, (size_t)nread);
+    tls_pump(hc);
+}
+
+/* Every frame hc's session has to send, in one write (one run of TLS
+ * records). */
+static void flush(struct h2_conn *hc)
+{
+    struct h2_worker *x = hc->w->h1->h2;
+    struct h1_conn *c = hc->c;
+    char why[H1_TLS_WHY_MAX];
+    size_t n = 0;
+    int rc = 0;
+
+    for (;;) {
+        const uint8_t *data;
+        ssize_t len = nghttp2_session_mem_send(hc->session, &data);
+
+        if (len < 0) {
+            snprintf(why, sizeof(why), "HTTP/2: %s", nghttp2_strerror((int)len));
+            conn_lost(hc, TRANSFER_OTHER, 0, why);
+            return;
+        }
+        if (len == 0)
+            break;
+        if (n + (size_t)len > x->out_cap) {
+            x->out_cap = 2 * (n + (size_t)len);
+            x->out = xrealloc(x->out, x->out_cap);
+        }
+        memcpy(x->out + n, data, (size_t)len);
+        n += (size_t)len;
+    }
+    if (n && c->tls) {
+        if (h1_tls_write(c->tls, x->out, n, why, sizeof(why)) < 0) {
+            conn_lost(hc, TRANSFER_TLS, 0, why);
+            return;
+        }
+        rc = engine__h1_tls_flush(c);
+    } else if (n) {
+        rc = engine__h1_write(c, x->out, n);
+    }
+    if (rc < 0) {
+        conn_lost(hc, TRANSFER_SEND, -rc, "write");
+        return;
+    }
+    /* Both sides are done with it (a GOAWAY sent or received, and no
+     * stream left). */
+    if (!nghttp2_session_want_read(hc->session) && !nghttp2_session_want_write(hc->session))
+        conn_lost(hc, TRANSFER_CLOSED_EMPTY, 0, "the HTTP/2 session ended");
+}
+
+static void on_flush(uv_prepare_t *p)
+{
+    struct h2_worker *x = container_of(p, struct h2_worker, flush);
+    struct dlist_node *n;
+
+    while ((n = dlist_pop_head(&x->dirty)) != NULL) {
+        struct h2_conn *hc = container_of(n, struct h2_conn, in_dirty);
+
+        hc->is_dirty = 0;
+        flush(hc);
+        complete_done(x);
+    }
+}
+
+/* ---- Connections opening and open ------------------------------------- */
+
+/* Says once per run which version the server picked by ALPN. */
+static void tell(struct worker *w, int is_h2)
+{
+    if (!w->e->h1->is_tls || atomic_exchange(&w->e->h1->h2_told, 1))
+        return;
+    engine__merger_event(w->e->merger, EV_NOTICE, engine__worker_now_ns(w),
+                         is_h2 ? "http_version = 2: the server picked h2 by ALPN"
+                               : "http_version = 2: the server picked http/1.1 by ALPN: requests "
+                                 "go as HTTP/1.1");
+}
+
+static nghttp2_session *session_new(struct h2_conn *hc)
+{
+    static const nghttp2_settings_entry settings[] = {
+        {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_STREAM_WINDOW},
+    };
+    nghttp2_session *session;
+
+    if (nghttp2_session_client_new(&session, hc->w->h1->h2->callbacks, hc) != 0)
+        xalloc_die("nghttp2");
+    nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, settings,
+                            sizeof(settings) / sizeof(settings[0]));
+    nghttp2_session_set_local_window_size(session, NGHTTP2_FLAG_NONE, 0, H2_CONN_WINDOW);
+    return session;
+}
+
+int engine__h2_ready(struct slot *s, struct h1_conn *c)
+{
+    struct h1_slot *h = s->h1;
+    struct h2_conn *hc = h->h2;
+    int is_h2 = !c->tls || h1_tls_is_h2(c->tls);
+    struct dlist_node *x, *next;
+
+    tell(s->w, is_h2);
+    hc->opener = NULL;
+    if (!is_h2) {
+        /* HTTP/1.1 from here on: s on c, every other request on a
+         * connection of its own. */
+        s->w->h1->is_h2 = 0;
+        detach(s);
+        while ((x = dlist_pop_head(&hc->slots)) != NULL) {
+            struct h1_slot *o = container_of(x, struct h1_slot, in_h2);
+
+            o->h2 = NULL;
+            engine__h1_conn_open(o->s);
+        }
+        conn_retire(hc);
+        return 1;
+    }
+    c->s = NULL;
+    h->conn = NULL;
+    c->h2 = hc;
+    hc->c = c;
+    hc->session = session_new(hc);
+    /* A request that fails here completes, and its next one may take a
+     * stream of hc at once (at the tail, already sent). */
+    for (x = hc->slots.head; x; x = next) {
+        struct h1_slot *o = container_of(x, struct h1_slot, in_h2);
+
+        next = x->next;
+        if (o->stream_id)
+            continue;
+        engine__h1_arm_timer(o->s, engine__slot_timeout_us(o->s));
+        submit(o->s);
+    }
+    mark_dirty(hc);
+    /* What came with the handshake's last flight (a read may hold both). */
+    if (c->tls)
+        tls_pump(hc);
+    return 0;
+}
+
+/* The opener of hc gave up on its own (its deadline, or it was aborted):
+ * the next request waiting for hc opens it anew (the connect that did not
+ * come through in time closes with the opener), within its own deadline. */
+static void hand_over(struct h2_conn *hc)
+{
+    struct h1_slot *to;
+
+    if (!hc->slots.head) {
+        conn_retire(hc);
+        return;
+    }
+    to = container_of(hc->slots.head, struct h1_slot, in_h2);
+    hc->opener = to;
+    engine__h1_conn_open(to->s);
+}
+
+void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what)
+{
+    struct h1_slot *h = s->h1;
+    struct h2_conn *hc = h->h2;
+    struct dlist_node *x;
+
+    if (hc->opener != h) {
+        if (h->stream_id && hc->session && !hc->is_dead) {
+            nghttp2_submit_rst_stream(hc->session, NGHTTP2_FLAG_NONE, h->stream_id, NGHTTP2_CANCEL);
+            mark_dirty(hc);
+        }
+        detach(s);
+        return;
+    }
+    detach(s);
+    if (!what || outcome == TRANSFER_TIMEOUT) {
+        hand_over(hc);
+        return;
+    }
+    /* The connect failed: so does every request waiting for it. */
+    hc->opener = NULL;
+    hc->is_dead = 1;
+    set_free(hc);
+    while ((x = dlist_pop_head(&hc->slots)) != NULL) {
+        struct h1_slot *o = container_of(x, struct h1_slot, in_h2);
+
+        o->h2 = NULL;
+        engine__h1_fail(o->s, outcome, os_errno, what);
+    }
+    conn_retire(hc);
+}
+
+void engine__h2_timeout(struct slot *s)
+{
+    char what[WORDS_MAX];
+    unsigned long long ms = (engine__worker_now_ns(s->w) - s->start_ns) / 1000000;
+
+    if (s->h1->stream_id)
+        snprintf(what, sizeof(what), "no reply within %llu ms", ms);
+    else
+        snprintf(what, sizeof(what), "no HTTP/2 connection open within %llu ms", ms);
+    engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
+}
+
+/* ---- The worker ------------------------------------------------------- */
+
+void engine__h2_init(struct worker *w)
+{
+    struct h2_worker *x = xcalloc(1, sizeof(*x));
+    nghttp2_session_callbacks *cb;
+
+    if (nghttp2_session_callbacks_new(&cb) != 0)
+        xalloc_die("nghttp2");
+    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
+    x->callbacks = cb;
+    x->streams = w->e->config->target.streams && w->e->config->target.keepalive
+                     ? w->e->config->target.streams
+                     : 1;
+    dlist_init(&x->all);
+    dlist_init(&x->free);
+    dlist_init(&x->dirty);
+    uv_prepare_init(&w->loop, &x->flush);
+    uv_prepare_start(&x->flush, on_flush);
+    w->h1->h2 = x;
+    w->h1->is_h2 = 1;
+}
+
+void engine__h2_close(struct worker *w)
+{
+    struct h2_worker *x = w->h1->h2;
+    struct dlist_node *n;
+
+    if (!x)
+        return;
+    while ((n = dlist_pop_head(&x->all)) != NULL) {
+        struct h2_conn *hc = container_of(n, struct h2_conn, in_all);
+        struct dlist_node *y;
+
+        /* Nothing of theirs is called back while the sockets close. */
+        while ((y = dlist_pop_head(&hc->slots)) != NULL) {
+            struct h1_slot *h = container_of(y, struct h1_slot, in_h2);
+
+            if (h->stream_id && hc->session)
+                nghttp2_session_set_stream_user_data(hc->session, h->stream_id, NULL);
+            h->h2 = NULL;
+            h->stream_id = 0;
+        }
+        hc->is_dead = 1;
+        if (hc->c)
+            engine__h1_conn_close(hc->c);
+        else
+            free(hc);
+    }
+    dlist_init(&x->free);
+    dlist_init(&x->dirty);
+    x->done = NULL;
+    uv_close((uv_handle_t *)&x->flush, NULL);
+}
+
+void engine__h2_fini(struct worker *w)
+{
+    struct h2_worker *x = w->h1->h2;
+
+    if (!x)
+        return;
+    nghttp2_session_callbacks_del(x->callbacks);
+    h2_head_free(&x->head);
+    free(x->out);
+    free(x);
+    w->h1->h2 = NULL;
+}
