@@ -61,8 +61,10 @@ struct h2_conn {
     int is_goaway; /* the server sent GOAWAY: no new stream */
     int is_spent;  /* the server refused a stream: no new one either */
     int32_t last_stream_id;
-    int is_dead;     /* lost: its slots failed, its socket closes */
-    uint64_t n_done; /* replies completed on it */
+    uint32_t broke;     /* the error code of a GOAWAY brink sent: the server broke HTTP/2 */
+    char broke_why[48]; /* nghttp2's words for what it refused */
+    int is_dead;        /* lost: its slots failed, its socket closes */
+    uint64_t n_done;    /* replies completed on it */
 };
 
 static struct h2_worker *h2_of(const struct slot *s)
@@ -339,7 +341,8 @@ static void conn_lost(struct h2_conn *hc, enum transfer_outcome outcome, int os_
             o = TRANSFER_CLOSED_PARTIAL;
         /* A reused connection that died before any byte of the reply, as
          * HTTP/1.1's rule; not a stream the GOAWAY named as processed. */
-        if (h->stream_id && hc->n_done > 0 && !was_processed && retried(s))
+        if (h->stream_id && hc->n_done > 0 && !was_processed && o != TRANSFER_MALFORMED &&
+            retried(s))
             continue;
         h->stream_id = 0;
         engine__h1_fail(s, o, os_errno,
@@ -443,6 +446,25 @@ static int on_frame(nghttp2_session *session, const nghttp2_frame *frame, void *
     if (h && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
         (frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA))
         h->has_end = 1;
+    return 0;
+}
+
+/* A GOAWAY with an error that brink's session sends is nghttp2 refusing
+ * what the server sent (a frame on the wrong stream, a bad header block):
+ * the session ends after it, and its streams are malformed, not closed. */
+static int on_sent(nghttp2_session *session, const nghttp2_frame *frame, void *user_data)
+{
+    struct h2_conn *hc = user_data;
+    size_t n;
+
+    (void)session;
+    if (frame->hd.type != NGHTTP2_GOAWAY || frame->goaway.error_code == NGHTTP2_NO_ERROR)
+        return 0;
+    hc->broke = frame->goaway.error_code;
+    n = frame->goaway.opaque_data_len < sizeof(hc->broke_why) - 1 ? frame->goaway.opaque_data_len
+                                                                  : sizeof(hc->broke_why) - 1;
+    memcpy(hc->broke_why, frame->goaway.opaque_data, n);
+    hc->broke_why[n] = '\0';
     return 0;
 }
 
@@ -605,8 +627,18 @@ static void flush(struct h2_conn *hc)
     }
     /* Both sides are done with it (a GOAWAY sent or received, and no
      * stream left). */
-    if (!nghttp2_session_want_read(hc->session) && !nghttp2_session_want_write(hc->session))
-        conn_lost(hc, TRANSFER_CLOSED_EMPTY, 0, "the HTTP/2 session ended");
+    if (nghttp2_session_want_read(hc->session) || nghttp2_session_want_write(hc->session))
+        return;
+    if (hc->broke) {
+        int has_why = hc->broke_why[0] != '\0';
+
+        snprintf(why, sizeof(why), "HTTP/2: the server broke the protocol: %s%s%s%s",
+                 nghttp2_http2_strerror(hc->broke), has_why ? " (" : "",
+                 has_why ? hc->broke_why : "", has_why ? ")" : "");
+        conn_lost(hc, TRANSFER_MALFORMED, 0, why);
+        return;
+    }
+    conn_lost(hc, TRANSFER_CLOSED_EMPTY, 0, "the HTTP/2 session ended");
 }
 
 static void on_flush(uv_prepare_t *p)
@@ -771,6 +803,7 @@ void engine__h2_init(struct worker *w)
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_sent);
     x->callbacks = cb;
     x->streams = w->e->config->target.streams && w->e->config->target.keepalive
                      ? w->e->config->target.streams

@@ -13,6 +13,9 @@ tests see how brink counts what HTTP/2 servers do when they refuse work:
   goaway_first  goaway_all on the first connection, then as ok
   silent_once   no answer at all to the server's first request stream,
                 then as ok (the client's deadline passes)
+  malformed     a DATA frame on stream 0, which HTTP/2 forbids (a
+                connection error of type PROTOCOL_ERROR), then the
+                connection stays open as a broken server's would
 
 Usage: python3 h2_fault_server.py MODE. Listens on 127.0.0.1, an ephemeral
 port, prints its URL on stdout, then appends "MODE STREAM_ID" to the file
@@ -32,7 +35,7 @@ END_STREAM, ACK, END_HEADERS = 0x1, 0x1, 0x4
 NO_ERROR, INTERNAL_ERROR, REFUSED_STREAM = 0, 2, 7
 STATUS_200 = b"\x88"  # HPACK: field 8 of the static table, ":status: 200"
 MODES = ("ok", "reset", "refuse", "refuse_first", "goaway", "goaway_all", "goaway_first",
-         "silent_once")
+         "silent_once", "malformed")
 silent = {"done": False, "lock": threading.Lock()}
 
 
@@ -74,6 +77,8 @@ def answer(conn, mode, stream):
                      frame(DATA, END_STREAM, stream, b"ok\n"))
     elif mode == "reset":
         conn.sendall(frame(RST_STREAM, 0, stream, struct.pack(">I", INTERNAL_ERROR)))
+    elif mode == "malformed":
+        conn.sendall(frame(DATA, 0, 0, b"ok\n"))
     elif mode == "refuse":
         conn.sendall(frame(RST_STREAM, 0, stream, struct.pack(">I", REFUSED_STREAM)))
     elif mode == "goaway":

@@ -1,9 +1,9 @@
 #!/bin/sh
 # HTTP/2 on both transports against a small HTTP/2 server
-# (h2_fault_server.py): a stream reset, refused or left out by a GOAWAY
-# lands in the class docs/config.md says, and a stream the server never
-# processed is sent again (by libcurl up to 5 times for a refused stream,
-# by h1 once). HTTP/2 and h2c against nginx are checked by test_tls.sh.
+# (h2_fault_server.py): a stream reset, refused or left out by a GOAWAY,
+# or a frame HTTP/2 forbids, lands in the class docs/config.md says, and
+# a stream the server never processed is sent again (by libcurl up to 5
+# times for a refused stream, by h1 once). HTTP/2 and h2c against nginx are checked by test_tls.sh.
 # Usage: sh test_curl_h2.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -84,6 +84,19 @@ for transport in $transports; do
     fault goaway_first
     run_ok goaway_first
     check "goaway_first: the stream the GOAWAY left out was sent again" "4" "$seen"
+
+    # A frame HTTP/2 forbids (DATA on stream 0): h1's nghttp2 ends the
+    # session with PROTOCOL_ERROR and calls the reply malformed; libcurl
+    # 7.88 only says it got nothing.
+    fault malformed
+    case $transport in
+    curl) run_failed_as malformed closed_early "curl 52: Empty reply from server" ;;
+    h1)
+        run_failed_as malformed malformed \
+            "HTTP/2: the server broke the protocol: PROTOCOL_ERROR (DATA: stream_id == 0)"
+        ;;
+    esac
+    check "malformed: a broken server's stream is not sent again" "3" "$seen"
 
     # A deadline ends its own request: h1 cancels its stream and the
     # connection carries the next requests (streams 3 and 5 of connection
