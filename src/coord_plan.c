@@ -94,9 +94,18 @@ void coord__plan_tick(struct coord *c, struct tick *t)
 
 int coord__plan_command(struct coord *c, const struct command *cmd)
 {
+    const char *what = ramp_manual_change(cmd->kind);
     struct ramp_out out;
-    int is_taken = ramp_command(c->ramp, cmd, now_ms(c), &out);
 
+    memset(&out, 0, sizeof(out));
+    if (cmd->kind == CMD_RAMP)
+        ramp_toggle(c->ramp, now_ms(c), &out);
+    else if (cmd->kind == CMD_RAMP_NEXT)
+        ramp_next(c->ramp, now_ms(c), &out);
+    else if (what)
+        ramp_manual(c->ramp, now_ms(c), what, &out);
+    else
+        return 0;
     apply_out(c, &out, NULL);
-    return is_taken;
+    return what == NULL;
 }

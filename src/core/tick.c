@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/ascii.h"
 #include "core/hist.h"
 #include "core/xalloc.h"
 
@@ -321,9 +320,11 @@ int tick_agent_series(const char *series, const char *agent, char out[TICK_NAME_
     if (n < TICK_NAME_MAX - 1)
         out[n++] = '@';
     for (const char *p = agent; *p && n < TICK_NAME_MAX - 1; p++) {
-        int is_plain = ascii_is_alnum(*p) || *p == '_' || *p == '.' || *p == '-';
+        unsigned char ch = (unsigned char)*p;
+        int is_plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                       (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-';
 
-        out[n++] = is_plain ? *p : '_';
+        out[n++] = is_plain ? (char)ch : '_';
     }
     out[n] = '\0';
     return need > TICK_NAME_MAX - 1 ? -ENAMETOOLONG : 0;

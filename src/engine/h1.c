@@ -365,18 +365,13 @@ static void replied(struct slot *s, size_t used, size_t n)
     complete(s, TRANSFER_OK, 0, "");
 }
 
-void engine__h1_first_byte(struct h1_slot *h)
-{
-    if (h->resp.raw_bytes == 0)
-        engine__worker_phase(h->s->w, PHASE_TTFB, (uv_hrtime() - h->sent_ns) / 1000);
-}
-
 static void on_data(struct slot *s, const char *data, size_t n)
 {
     struct h1_slot *h = s->h1;
     size_t used;
 
-    engine__h1_first_byte(h);
+    if (h->resp.raw_bytes == 0)
+        engine__worker_phase(s->w, PHASE_TTFB, (uv_hrtime() - h->sent_ns) / 1000);
     switch (h1_resp_feed(&h->resp, data, n, &used)) {
     case H1_MORE: return;
     case H1_DONE: replied(s, used, n); return;
@@ -579,17 +574,6 @@ void engine__h1_arm_timer(struct slot *s, uint64_t limit_us)
     uv_timer_start(&s->h1->timer, on_timeout, due_ms > now_ms ? due_ms - now_ms : 0, 0);
 }
 
-/* The request of s ran out of time: what it was waiting for, and for how
- * long. */
-static void timed_out(struct slot *s, const char *waiting_for)
-{
-    char what[WORDS_MAX];
-
-    snprintf(what, sizeof(what), "%s within %llu ms", waiting_for,
-             (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
-    engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
-}
-
 static void on_timeout(uv_timer_t *t)
 {
     struct h1_slot *h = container_of(t, struct h1_slot, timer);
@@ -598,10 +582,16 @@ static void on_timeout(uv_timer_t *t)
 
     if (!s->is_in_flight || h->is_pending)
         return;
+    if (h->h2 && !h->conn && !h->is_looking_up && !h->is_queued) {
+        engine__h2_timeout(s);
+        return;
+    }
     if (h->is_looking_up) {
         /* complete() makes the timeout a dns failure, as libcurl's is. */
         dlist_remove(&s->w->h1->waiting, &h->in_line);
-        timed_out(s, "no answer to the name lookup");
+        snprintf(what, sizeof(what), "no answer to the name lookup within %llu ms",
+                 (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
+        engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
     if (h->is_queued) {
@@ -612,15 +602,14 @@ static void on_timeout(uv_timer_t *t)
         return;
     }
     if (h->conn && h->conn->tls && !h->conn->is_tls_ready) {
-        timed_out(s, "TLS handshake not done");
+        snprintf(what, sizeof(what), "TLS handshake not done within %llu ms",
+                 (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
+        engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
-    /* An HTTP/2 request waits for a connection another request opens. */
-    if (h->h2 && !h->conn && !h->stream_id) {
-        timed_out(s, "no HTTP/2 connection open");
-        return;
-    }
-    timed_out(s, "no reply");
+    snprintf(what, sizeof(what), "no reply within %llu ms",
+             (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
+    engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
 }
 
 /* ---- The ops table ---------------------------------------------------- */

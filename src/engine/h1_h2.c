@@ -374,7 +374,8 @@ static int on_header(nghttp2_session *session, const nghttp2_frame *frame, const
     if (!h || frame->hd.type != NGHTTP2_HEADERS)
         return 0;
     r = &h->resp;
-    engine__h1_first_byte(h);
+    if (r->raw_bytes == 0)
+        engine__worker_phase(h->s->w, PHASE_TTFB, (uv_hrtime() - h->sent_ns) / 1000);
     if (namelen == 7 && memcmp(name, ":status", 7) == 0) {
         r->status = (int)strtol((const char *)value, NULL, 10);
         r->raw_bytes += H2_REPLY_LINE;
@@ -415,7 +416,8 @@ static int on_data(nghttp2_session *session, uint8_t flags, int32_t id, const ui
     if (!h)
         return 0;
     r = &h->resp;
-    engine__h1_first_byte(h);
+    if (r->raw_bytes == 0)
+        engine__worker_phase(h->s->w, PHASE_TTFB, (uv_hrtime() - h->sent_ns) / 1000);
     r->raw_bytes += len;
     r->body_bytes += len;
     if (r->body_bytes > r->max_body_bytes) {
@@ -774,6 +776,18 @@ void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errn
         engine__h1_fail(o->s, outcome, os_errno, what);
     }
     conn_retire(hc);
+}
+
+void engine__h2_timeout(struct slot *s)
+{
+    char what[WORDS_MAX];
+    unsigned long long ms = (engine__worker_now_ns(s->w) - s->start_ns) / 1000000;
+
+    if (s->h1->stream_id)
+        snprintf(what, sizeof(what), "no reply within %llu ms", ms);
+    else
+        snprintf(what, sizeof(what), "no HTTP/2 connection open within %llu ms", ms);
+    engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
 }
 
 /* ---- The worker ------------------------------------------------------- */

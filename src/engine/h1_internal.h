@@ -131,9 +131,6 @@ static inline const struct sockaddr_storage *engine__h1_addr_of(const struct slo
 void engine__h1_fail(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what);
 /* Closes c; its slot (if any) lets go of it. */
 void engine__h1_conn_close(struct h1_conn *c);
-/* The first byte of the reply of h (HTTP/1.1 or HTTP/2): its time to first
- * byte, once. */
-void engine__h1_first_byte(struct h1_slot *h);
 /* Arms the timer of s to fire limit_us after the request started. */
 void engine__h1_arm_timer(struct slot *s, uint64_t limit_us);
 /* c, the connection of s, is established: TLS begins, or the request goes out. */
@@ -171,6 +168,8 @@ void engine__h2_on_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf);
  * requests waiting for it, unless the failure is the connection's. */
 void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errno,
                       const char *words);
+/* The deadline of s passed while it waits for a connection or a reply. */
+void engine__h2_timeout(struct slot *s);
 /* Frees the HTTP/2 state of a closed connection (NULL: nothing). */
 void engine__h2_conn_free(struct h2_conn *hc);
 

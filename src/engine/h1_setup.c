@@ -2,9 +2,9 @@
  * Which transport carries a run. h1, brink's own HTTP/1.1 client, serves
  * http:// and https:// workloads whose request kinds all go to one origin
  * with no placeholder in it, over HTTP/1.1 or HTTP/2; everything else
- * (proxies, several hosts, user names in URLs) is libcurl's. transport =
- * auto picks h1 whenever it can. Here too is where h1's connections go:
- * the origin, the address a connect_to line gives it, or a unix socket.
+ * (proxies, several hosts, user names in URLs) is libcurl's. transport = auto picks h1
+ * whenever it can. Here too is where h1's connections go: the origin, the
+ * address a connect_to line gives it, or a unix socket.
  */
 #include <errno.h>
 #include <netdb.h>

@@ -98,12 +98,22 @@ int engine__plan_apply_todo(struct engine *e)
 
 int engine__plan_command(struct engine *e, const struct command *cmd)
 {
+    const char *what = ramp_manual_change(cmd->kind);
     struct ramp_out out;
-    int is_taken;
 
+    if (!what && cmd->kind != CMD_RAMP && cmd->kind != CMD_RAMP_NEXT)
+        return 0;
+    if (!e->ramp) /* the coordinator's plan: nothing to pause, nothing to start */
+        return what == NULL;
+    memset(&out, 0, sizeof(out));
     pthread_mutex_lock(&e->ramp_lock);
-    is_taken = ramp_command(e->ramp, cmd, now_ms(e), &out);
+    if (cmd->kind == CMD_RAMP)
+        ramp_toggle(e->ramp, now_ms(e), &out);
+    else if (cmd->kind == CMD_RAMP_NEXT)
+        ramp_next(e->ramp, now_ms(e), &out);
+    else
+        ramp_manual(e->ramp, now_ms(e), what, &out);
     pthread_mutex_unlock(&e->ramp_lock);
     apply_out(e, &out);
-    return is_taken;
+    return what == NULL;
 }

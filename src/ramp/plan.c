@@ -297,9 +297,7 @@ void ramp_toggle(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
     }
 }
 
-/* What names a command that changes the load by hand ("double"), or NULL
- * for one that does not. */
-static const char *manual_change(enum cmd_kind k)
+const char *ramp_manual_change(enum cmd_kind k)
 {
     switch (k) {
     case CMD_SET_CONCURRENCY: return "concurrency change";
@@ -320,24 +318,6 @@ void ramp_manual(struct ramp *r, uint64_t at_ms, const char *what, struct ramp_o
     r->phase = PLAN_PAUSED;
     out_event(out, at_ms, EV_NOTICE, "ramp paused at step %u/%u by a manual %s (r resumes it)",
               r->step + 1, n_steps(r), what);
-}
-
-int ramp_command(struct ramp *r, const struct command *cmd, uint64_t at_ms, struct ramp_out *out)
-{
-    const char *what = manual_change(cmd->kind);
-
-    memset(out, 0, sizeof(*out));
-    if (!what && cmd->kind != CMD_RAMP && cmd->kind != CMD_RAMP_NEXT)
-        return 0;
-    if (!r) /* the plan is elsewhere (an agent's is its coordinator's) */
-        return what == NULL;
-    if (cmd->kind == CMD_RAMP)
-        ramp_toggle(r, at_ms, out);
-    else if (cmd->kind == CMD_RAMP_NEXT)
-        ramp_next(r, at_ms, out);
-    else
-        ramp_manual(r, at_ms, what, out);
-    return what == NULL;
 }
 
 /* The breaking point, said when a step fails. */

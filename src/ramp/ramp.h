@@ -66,12 +66,9 @@ void ramp_next(struct ramp *r, uint64_t at_ms, struct ramp_out *out);
  * plan pauses. */
 void ramp_manual(struct ramp *r, uint64_t at_ms, const char *what, struct ramp_out *out);
 
-/* The console's command cmd, for plan r: r and n act on the plan
- * (ramp_toggle, ramp_next), a change of the load by hand pauses it
- * (ramp_manual). Returns 1 when cmd was the plan's alone (nothing left to
- * do), 0 when it still has to be applied. With r NULL (the plan runs
- * elsewhere) the ramp keys are taken and do nothing here. */
-int ramp_command(struct ramp *r, const struct command *cmd, uint64_t at_ms, struct ramp_out *out);
+/* What names a command that changes the load by hand, for ramp_manual
+ * ("double"), or NULL for one that does not. */
+const char *ramp_manual_change(enum cmd_kind k);
 
 /* Feeds tick t: stamps t->plan, adds detections and step verdicts to t's
  * events, and fills out with what to do next. */

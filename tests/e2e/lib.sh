@@ -36,30 +36,6 @@ wait_port() {
     cat "$1"
 }
 
-# still_running PID...: those of the PIDs still alive once each had until
-# 5 s from now to end (kill -0 with several PIDs fails once any one is
-# gone, so each is waited for).
-still_running() {
-    deadline=$(($(now_ms) + 5000))
-    for k in "$@"; do
-        while kill -0 "$k" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
-        kill -0 "$k" 2>/dev/null && printf ' %s' "$k"
-    done
-}
-
-# live_start NAME [LIMIT]: $tmp/NAME.ini run headless until stopped (or
-# LIMIT seconds, 60 by default), recorded in $tmp/NAME.jsonl, its standard
-# input a FIFO held open on fd 3, so lines written there are its commands
-# (exec 3>&- ends them); sets run_pid.
-live_start() {
-    rm -f "$tmp/cmds"
-    mkfifo "$tmp/cmds"
-    timeout "${2:-60}" "$brink" run --headless --config "$tmp/$1.ini" --duration 0 \
-        --record "$tmp/$1.jsonl" <"$tmp/cmds" >"$tmp/$1.out" 2>"$tmp/$1.err" &
-    run_pid=$!
-    exec 3>"$tmp/cmds"
-}
-
 ok() {
     passed=$((passed + 1))
     printf 'ok   %s\n' "$1"

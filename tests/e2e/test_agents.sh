@@ -44,6 +44,16 @@ truth() {
     curl -s "$url/stats" | python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"
 }
 
+# still_running PID...: those of the PIDs still alive once each had until
+# 5 s from now to end.
+still_running() {
+    deadline=$(($(now_ms) + 5000))
+    for k in "$@"; do
+        while kill -0 "$k" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
+        kill -0 "$k" 2>/dev/null && printf ' %s' "$k"
+    done
+}
+
 # experiment FILE HOSTS [WEIGHTS]: three agents through fake_ssh.sh.
 experiment() {
     cat >"$1" <<EOF
@@ -57,6 +67,18 @@ ssh = sh $src/tests/e2e/fake_ssh.sh -o BatchMode=yes
 brink = $brink
 EOF
     [ -n "${3:-}" ] && echo "weights = $3" >>"$1"
+}
+
+# live_start NAME: $tmp/NAME.ini run headless until stopped, recorded in
+# $tmp/NAME.jsonl, its standard input a FIFO held open on fd 3 (so lines
+# written there are its commands); sets run_pid.
+live_start() {
+    rm -f "$tmp/cmds"
+    mkfifo "$tmp/cmds"
+    timeout 60 "$brink" run --headless --config "$tmp/$1.ini" --duration 0 --record "$tmp/$1.jsonl" \
+        <"$tmp/cmds" >"$tmp/$1.out" 2>"$tmp/$1.err" &
+    run_pid=$!
+    exec 3>"$tmp/cmds"
 }
 
 # agents_of PID: the agent processes of the run PID (under timeout): the

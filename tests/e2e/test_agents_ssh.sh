@@ -118,10 +118,15 @@ no_agent_left() {
 # live_run: the run, doubled once it ticks, stopped two ticks later;
 # returns 1 when it never ticked (so the commands are not sent).
 live_run() {
-    live_start live 120
+    rm -f "$tmp/cmds"
+    mkfifo "$tmp/cmds"
+    timeout 120 "$brink" run --headless --config "$tmp/live.ini" --duration 0 --record "$tmp/live.jsonl" \
+        <"$tmp/cmds" >"$tmp/live.out" 2>"$tmp/live.err" &
+    run_pid=$!
+    exec 5>"$tmp/cmds"
     if ! wait_count "$tmp/live.err" '^t=[0-9]+s ' 2 60; then
         not_ok "the three agents start and tick" "$(tail -n 5 "$tmp/live.err")"
-        exec 3>&-
+        exec 5>&-
         kill "$run_pid" 2>/dev/null
         wait "$run_pid"
         run_pid=""
@@ -130,12 +135,12 @@ live_run() {
     ok "the three agents start and tick"
     # The target's count holds the connection that asks it too.
     check "the target holds 6 connections of the agents" 7 "$(wait_truth active_connections 7)"
-    echo "]" >&3
+    echo "]" >&5
     check "after ] it holds 12" 13 "$(wait_truth active_connections 13)"
     k=$(last_tick "$tmp/live.err")
     wait_count "$tmp/live.err" '^t=[0-9]+s ' $((k + 2)) 20
-    echo "stop" >&3
-    exec 3>&-
+    echo "stop" >&5
+    exec 5>&-
     wait "$run_pid"
     status=$?
     run_pid=""
@@ -344,10 +349,18 @@ if wait_count "$tmp/orphan.err" '^t=[0-9]+s ' 1 60; then
     wait "$run_pid" 2>/dev/null
     run_pid=""
     no_agent_left "SIGKILL to the coordinator"
-    # shellcheck disable=SC2086
-    alive=$(still_running $clients)
-    # shellcheck disable=SC2086
-    [ -n "$alive" ] && kill -9 $alive
+    # kill -0 with several pids fails once any one is gone: wait on each.
+    i=0
+    for c in $clients; do
+        while kill -0 "$c" 2>/dev/null && [ $i -lt 100 ]; do
+            sleep 0.05
+            i=$((i + 1))
+        done
+    done
+    alive=""
+    for c in $clients; do
+        kill -0 "$c" 2>/dev/null && alive="$alive $c" && kill -9 "$c"
+    done
     check "its ssh clients ($(echo "$clients" | tr "\n" " ")) are gone within 5 s" "" "$alive"
 else
     not_ok "the run of three agents starts" "$(tail -n 5 "$tmp/orphan.err")"
