@@ -655,17 +655,23 @@ static void run_meta(FILE *out, const struct html_run *run, const struct summary
                 run->ticks_per_point);
 }
 
+/* The run in one line, successes first; each figure in a buffer of its own. */
 static void overview(FILE *out, const struct summary *sum)
 {
     struct summary_totals t;
-    char b[REPORT_NUM_MAX], c[REPORT_NUM_MAX];
-    uint64_t d = summary_duration_us(sum);
+    char n[REPORT_NUM_MAX], ok[REPORT_NUM_MAX], ok_rate[REPORT_NUM_MAX], bad[REPORT_NUM_MAX],
+        bad_rate[REPORT_NUM_MAX], pct[REPORT_NUM_MAX];
+    uint64_t d = summary_duration_us(sum), failed, succeeded;
 
     summary_totals(sum, SUMMARY_TOTAL, &t);
-    fprintf(out, "<p id=\"overview\">%s requests, %s req/s, %s failed",
-            report__fmt_grouped(t.completed, b), report__fmt_rate(tick_per_s(t.completed, d), c),
-            report__fmt_grouped(errclass_sum(t.errors), b));
-    fprintf(out, " (%s).</p>\n", report__fmt_percent(errclass_sum(t.errors), t.completed, 2, b));
+    failed = errclass_sum(t.errors);
+    succeeded = t.completed > failed ? t.completed - failed : 0;
+    fprintf(out,
+            "<p id=\"overview\">%s requests: %s succeeded (%s req/s), %s failed (%s, %s/s).</p>\n",
+            report__fmt_grouped(t.completed, n), report__fmt_grouped(succeeded, ok),
+            report__fmt_rate(tick_per_s(succeeded, d), ok_rate), report__fmt_grouped(failed, bad),
+            report__fmt_percent(failed, t.completed, 2, pct),
+            report__fmt_rate(tick_per_s(failed, d), bad_rate));
 }
 
 int format_html(const struct html_session *s, FILE *out)
