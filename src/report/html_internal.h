@@ -25,6 +25,11 @@ enum html_value_fmt {
 };
 
 /* One curve: n values at x (both borrowed), has[i] 0 where there is none. */
+/* The colours of successes (the normal one) and of failures (the error
+ * one) wherever a chart shows one of them alone. */
+#define HTML_C_OK 0
+#define HTML_C_FAILED 3
+
 struct html_series {
     const char *name;  /* legend and data-series, safe ASCII */
     const char *label; /* raw: the session's label in compare (escaped here); NULL: none */
