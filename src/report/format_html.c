@@ -270,7 +270,7 @@ static void chart_errors(FILE *out, const struct html_run *run)
                "failed requests per second: all, and by class", run, run_end_s(run));
     html__chart_fit(&c, s, n, NAN);
     html__chart_open(&c, NULL);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = n; i-- > 0;) /* all failures last: on top of a lone class */
         html__chart_series(&c, &s[i]);
     html__chart_close(&c, s, n);
     for (size_t i = 0; i < n; i++)
