@@ -213,6 +213,13 @@ static void test_page_has_no_markup_from_the_session(void **state)
     assert_non_null(strstr(page, "&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert_non_null(strstr(page, "id=\"steps-throughput\" data-points=\"3\""));
     assert_non_null(strstr(page, "id=\"throughput\" data-points=\"6\""));
+    /* Successes and failures apart: 10 and 1 a second in every tick. */
+    assert_non_null(strstr(page, "data-series=\"ok/s\" data-v=\"10.000,10.000,10.000,10.000,"
+                                 "10.000,10.000\""));
+    assert_non_null(strstr(page, "data-series=\"failed/s\" data-v=\"1.000,1.000,1.000,1.000,"
+                                 "1.000,1.000\""));
+    assert_null(strstr(page, "data-series=\"req/s\""));
+    assert_non_null(strstr(page, "id=\"steps-failures\" data-points=\"3\""));
     assert_non_null(strstr(page, "class=\"threshold\" data-v=\"500\""));
     free(page);
     html_run_free(r);
