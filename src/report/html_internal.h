@@ -1,6 +1,7 @@
 /*
- * Helpers of the HTML page (format_html.c, html_chart.c): escaped text and
- * inline SVG charts. Not part of the public API. One thread at a time.
+ * Helpers of the HTML page (format_html.c, html_chart.c, html_style.c):
+ * escaped text, inline SVG charts and the style sheet. Not part of the
+ * public API. One thread at a time.
  */
 #ifndef BRINK_REPORT_HTML_INTERNAL_H
 #define BRINK_REPORT_HTML_INTERNAL_H
@@ -16,6 +17,9 @@
  * visible escapes) and cut to cut bytes, then HTML-escaped (& < > " '), so
  * it is safe in text and in quoted attributes alike. */
 void html__text(FILE *out, const char *raw, size_t raw_cap, size_t cut);
+
+/* The page's style sheet (html_style.c). */
+extern const char html__css[];
 
 /* How a series' values are written in its data-v attribute. */
 enum html_value_fmt {
