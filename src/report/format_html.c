@@ -24,46 +24,6 @@
 
 #define CONFIG_LINE_MAX 1024
 
-static const char css[] =
-    "body{font:14px/1.4 system-ui,sans-serif;color:#222;margin:1.5em auto;max-width:1000px;"
-    "padding:0 1em}\n"
-    "h1{font-size:1.5em;margin:0}h2{font-size:1.15em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}\n"
-    ".meta{color:#555;margin:.2em 0}.pass{color:#1a7f37;font-weight:bold}"
-    ".fail{color:#c0392b;font-weight:bold}\n"
-    "table{border-collapse:collapse;margin:.4em 0;font-variant-numeric:tabular-nums}\n"
-    "th,td{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:right;vertical-align:top}\n"
-    "th{background:#f4f4f4}td.l,th.l{text-align:left}\n"
-    "pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:12px}\n"
-    "figure.chart{margin:1em 0}figcaption{font-weight:bold}.unit{font-weight:normal;color:#666}\n"
-    "svg{width:100%;height:auto;display:block}\n"
-    "svg text{font-size:11px;fill:#444}.ylab{text-anchor:end}.xlab{text-anchor:middle}\n"
-    ".grid{stroke:#e6e6e6}.axis,.tick{stroke:#888}\n"
-    "path.s{fill:none;stroke-width:1.6}\n" /* round joins and caps cost 4x the paint */
-    ".dash{stroke-dasharray:5 3}circle.p{stroke:#fff;stroke-width:1}\n"
-    ".ev line{stroke-width:1;stroke-dasharray:2 2}.ev text{font-size:10px}\n"
-    ".ev-level line{stroke:#666}.ev-mark line{stroke:#8e44ad}.ev-mark text{fill:#8e44ad}\n"
-    ".ev-detection line{stroke:#c0392b}.ev-detection text{fill:#c0392b}\n"
-    ".ev-alert line{stroke:#d35400}.ev-first_error line{stroke:#e67e22}\n"
-    ".threshold line{stroke:#c0392b;stroke-dasharray:6 3}.threshold text{fill:#c0392b;"
-    "text-anchor:end}\n"
-    ".knee line{stroke:#2471a3;stroke-dasharray:4 3}.knee text{fill:#2471a3}\n"
-    ".breaking circle{fill:none;stroke:#c0392b;stroke-width:2}.breaking text{fill:#c0392b;"
-    "text-anchor:middle}\n"
-    ".legend{margin:.2em 0 0 74px;color:#444}.key{display:inline-block;width:18px;height:0;"
-    "border-top:3px solid;vertical-align:middle;margin:0 4px 0 10px}.key.dash{border-top-style:dashed}\n"
-    ".c0{stroke:#1f77b4;fill:#1f77b4;color:#1f77b4}.c1{stroke:#ff7f0e;fill:#ff7f0e;color:#ff7f0e}\n"
-    ".c2{stroke:#2ca02c;fill:#2ca02c;color:#2ca02c}.c3{stroke:#d62728;fill:#d62728;color:#d62728}\n"
-    ".c4{stroke:#9467bd;fill:#9467bd;color:#9467bd}.c5{stroke:#8c564b;fill:#8c564b;color:#8c564b}\n"
-    ".c6{stroke:#e377c2;fill:#e377c2;color:#e377c2}.c7{stroke:#7f7f7f;fill:#7f7f7f;color:#7f7f7f}\n"
-    ".c8{stroke:#bcbd22;fill:#bcbd22;color:#bcbd22}.c9{stroke:#17becf;fill:#17becf;color:#17becf}\n"
-    ".c10{stroke:#393b79;fill:#393b79;color:#393b79}.c11{stroke:#637939;fill:#637939;color:#637939}\n"
-    ".c12{stroke:#8c6d31;fill:#8c6d31;color:#8c6d31}.c13{stroke:#843c39;fill:#843c39;color:#843c39}\n"
-    ".c14{stroke:#7b4173;fill:#7b4173;color:#7b4173}.c15{stroke:#3182bd;fill:#3182bd;color:#3182bd}\n"
-    "path.s.c0,path.s.c1,path.s.c2,path.s.c3,path.s.c4,path.s.c5,path.s.c6,path.s.c7,path.s.c8,"
-    "path.s.c9,path.s.c10,path.s.c11,path.s.c12,path.s.c13,path.s.c14,path.s.c15{fill:none}\n"
-    "@media print{body{max-width:none;margin:0}figure.chart,table{break-inside:avoid}"
-    "pre{white-space:pre-wrap}}\n";
-
 /* ---- curves built from points ---- */
 
 /* x, y and has arrays of n entries (freed by curve_free). */
@@ -97,9 +57,8 @@ static struct html_series curve_series(const struct curve *c, const char *name, 
 
 /* What a time curve plots of a point. */
 enum measure {
-    M_REQ_PER_S, /* completed per second */
-    M_OK_PER_S,  /* successes per second */
-    M_OK_LAT,    /* successes' latency; arg: 0 p50, 1 p90, 2 p99, 3 max */
+    M_OK_PER_S, /* successes per second */
+    M_OK_LAT,   /* successes' latency; arg: 0 p50, 1 p90, 2 p99, 3 max */
     M_FAILED_LAT,
     M_ERRORS_PER_S, /* arg: the class; ERR__COUNT: all */
     M_PROBE,        /* arg: the probe */
@@ -115,7 +74,6 @@ static void time_curve(const struct html_run *run, enum measure m, int arg, stru
         c->x[i] = (double)(p->start_us + p->duration_us) / 1e6;
         c->has[i] = 1;
         switch (m) {
-        case M_REQ_PER_S: c->y[i] = tick_per_s(p->completed, p->duration_us); break;
         case M_OK_PER_S: c->y[i] = tick_per_s(p->completed - p->failed, p->duration_us); break;
         case M_OK_LAT:
             c->y[i] = (double)p->ok_us[arg];
@@ -193,26 +151,25 @@ static void draw_events(struct html_chart *c, const struct html_run *run)
 
 /* ---- the charts of one session ---- */
 
+/* Successes and failures are two charts, each on its own scale: a flood of
+ * fast failures at the breaking point is not throughput, and must not
+ * flatten the successes against the axis. */
 static void chart_throughput(FILE *out, const struct html_run *run)
 {
     struct html_chart c;
-    struct curve cv[2];
-    struct html_series s[2];
+    struct curve cv;
+    struct html_series s;
 
-    time_curve(run, M_REQ_PER_S, 0, &cv[0]);
-    time_curve(run, M_OK_PER_S, 0, &cv[1]);
-    s[0] = curve_series(&cv[0], "req/s", 0, HTML_V_FIXED3);
-    s[1] = curve_series(&cv[1], "ok/s", 2, HTML_V_FIXED3);
-    time_chart(&c, out, "throughput", "Throughput over time",
-               "requests completed and succeeded per second", run, run_end_s(run));
-    html__chart_fit(&c, s, 2, NAN);
+    time_curve(run, M_OK_PER_S, 0, &cv);
+    s = curve_series(&cv, "ok/s", HTML_C_OK, HTML_V_FIXED3);
+    time_chart(&c, out, "throughput", "Successes over time", "successful requests per second", run,
+               run_end_s(run));
+    html__chart_fit(&c, &s, 1, NAN);
     html__chart_open(&c, NULL);
-    html__chart_series(&c, &s[0]);
-    html__chart_series(&c, &s[1]);
+    html__chart_series(&c, &s);
     draw_events(&c, run);
-    html__chart_close(&c, s, 2);
-    curve_free(&cv[0]);
-    curve_free(&cv[1]);
+    html__chart_close(&c, &s, 1);
+    curve_free(&cv);
 }
 
 static void chart_latency(FILE *out, const struct html_run *run, int is_failed)
@@ -239,13 +196,23 @@ static void chart_latency(FILE *out, const struct html_run *run, int is_failed)
         curve_free(&cv[i]);
 }
 
+/* A class's colour: the palette without the successes' and the failures'. */
+static int class_colour(size_t i)
+{
+    static const int palette[] = {1, 2, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14};
+
+    return palette[i % (sizeof(palette) / sizeof(palette[0]))];
+}
+
 static void chart_errors(FILE *out, const struct html_run *run)
 {
     struct html_chart c;
-    struct curve cv[ERR__COUNT];
-    struct html_series s[ERR__COUNT];
-    size_t n = 0;
+    struct curve cv[ERR__COUNT + 1];
+    struct html_series s[ERR__COUNT + 1];
+    size_t n = 1;
 
+    time_curve(run, M_ERRORS_PER_S, ERR__COUNT, &cv[0]);
+    s[0] = curve_series(&cv[0], "failed/s", HTML_C_FAILED, HTML_V_FIXED3);
     for (int k = 0; k < ERR__COUNT; k++) {
         int seen = 0;
 
@@ -254,14 +221,16 @@ static void chart_errors(FILE *out, const struct html_run *run)
         if (!seen)
             continue;
         time_curve(run, M_ERRORS_PER_S, k, &cv[n]);
-        s[n] = curve_series(&cv[n], errclass_name((enum errclass)k), (int)n % 16, HTML_V_FIXED3);
+        s[n] = curve_series(&cv[n], errclass_name((enum errclass)k), class_colour(n - 1),
+                            HTML_V_FIXED3);
+        s[n].is_dashed = 1;
         n++;
     }
-    time_chart(&c, out, "errors", "Errors by class over time", "failed requests/s", run,
-               run_end_s(run));
+    time_chart(&c, out, "errors", "Failures over time",
+               "failed requests per second: all, and by class", run, run_end_s(run));
     html__chart_fit(&c, s, n, NAN);
-    html__chart_open(&c, n ? NULL : "(none)");
-    for (size_t i = 0; i < n; i++)
+    html__chart_open(&c, NULL);
+    for (size_t i = n; i-- > 0;) /* all failures last: on top of a lone class */
         html__chart_series(&c, &s[i]);
     html__chart_close(&c, s, n);
     for (size_t i = 0; i < n; i++)
@@ -309,7 +278,12 @@ static void breaking_rows(const struct steps *st, const struct step_row **broke,
 }
 
 /* What a step curve plots of a row. */
-enum step_measure { S_REQ_PER_S, S_P50, S_P90, S_P99 };
+enum step_measure { S_OK_PER_S, S_FAILED_PER_S, S_P50, S_P90, S_P99 };
+
+static uint64_t row_failed(const struct step_row *r)
+{
+    return r->completed > r->ok ? r->completed - r->ok : 0;
+}
 
 static void step_curve(const struct steps *st, enum step_measure m, struct curve *c)
 {
@@ -322,12 +296,13 @@ static void step_curve(const struct steps *st, enum step_measure m, struct curve
         c->x[i] = r->level;
         c->has[i] = 1;
         switch (m) {
-        case S_REQ_PER_S: c->y[i] = tick_per_s(r->completed, r->duration_us); break;
+        case S_OK_PER_S: c->y[i] = tick_per_s(r->ok, r->duration_us); break;
+        case S_FAILED_PER_S: c->y[i] = tick_per_s(row_failed(r), r->duration_us); break;
         case S_P50: c->y[i] = (double)r->p50_us; break;
         case S_P90: c->y[i] = (double)r->p90_us; break;
         case S_P99: c->y[i] = (double)r->p99_us; break;
         }
-        if (m != S_REQ_PER_S)
+        if (m >= S_P50)
             c->has[i] = r->timed > 0;
     }
 }
@@ -368,11 +343,38 @@ static void mark_steps(struct html_chart *c, const struct html_run *run, const s
     breaking_rows(st, &broke, &last_good);
     if (!broke)
         return;
-    y = m == S_REQ_PER_S ? tick_per_s(broke->completed, broke->duration_us)
-        : m == S_P50     ? (double)broke->p50_us
-        : m == S_P90     ? (double)broke->p90_us
-                         : (double)broke->p99_us;
+    y = m == S_OK_PER_S       ? tick_per_s(broke->ok, broke->duration_us)
+        : m == S_FAILED_PER_S ? tick_per_s(row_failed(broke), broke->duration_us)
+        : m == S_P50          ? (double)broke->p50_us
+        : m == S_P90          ? (double)broke->p90_us
+                              : (double)broke->p99_us;
     html__chart_ring(c, broke->level, y, "breaking", "breaking point");
+}
+
+/* A chart of one rate per step: successes or failures, on its own scale. */
+static void step_rate_chart(FILE *out, const struct html_run *run, const struct steps *st,
+                            enum step_measure m)
+{
+    int is_ok = m == S_OK_PER_S;
+    struct html_chart c;
+    struct curve cv;
+    struct html_series s;
+
+    step_curve(st, m, &cv);
+    s = curve_series(&cv, is_ok ? "ok/s" : "failed/s", is_ok ? HTML_C_OK : HTML_C_FAILED,
+                     HTML_V_FIXED3);
+    s.is_dots = 1;
+    step_chart(&c, out, is_ok ? "steps-throughput" : "steps-failures",
+               is_ok ? "Successes against load" : "Failures against load",
+               is_ok ? "successful requests/s, one point per step"
+                     : "failed requests/s, one point per step",
+               st, max_level(st));
+    html__chart_fit(&c, &s, 1, NAN);
+    html__chart_open(&c, NULL);
+    html__chart_series(&c, &s);
+    mark_steps(&c, run, st, m);
+    html__chart_close(&c, &s, 1);
+    curve_free(&cv);
 }
 
 static void charts_steps(FILE *out, const struct html_run *run, const struct steps *st)
@@ -382,18 +384,8 @@ static void charts_steps(FILE *out, const struct html_run *run, const struct ste
     struct curve cv[3];
     struct html_series s[3];
 
-    step_curve(st, S_REQ_PER_S, &cv[0]);
-    s[0] = curve_series(&cv[0], "req/s", 0, HTML_V_FIXED3);
-    s[0].is_dots = 1;
-    step_chart(&c, out, "steps-throughput", "Throughput against load",
-               "requests/s, one point per step", st, max_level(st));
-    html__chart_fit(&c, s, 1, NAN);
-    html__chart_open(&c, NULL);
-    html__chart_series(&c, &s[0]);
-    mark_steps(&c, run, st, S_REQ_PER_S);
-    html__chart_close(&c, s, 1);
-    curve_free(&cv[0]);
-
+    step_rate_chart(out, run, st, S_OK_PER_S);
+    step_rate_chart(out, run, st, S_FAILED_PER_S);
     for (int i = 0; i < 3; i++) {
         step_curve(st, (enum step_measure)(S_P50 + i), &cv[i]);
         s[i] = curve_series(&cv[i], names[i], i, HTML_V_INT);
@@ -620,7 +612,7 @@ static void page_head(FILE *out, const char *raw_title)
           "style-src 'unsafe-inline'\">\n<title>brink report: ",
           out);
     html__text(out, raw_title, 512, 120);
-    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
+    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", html__css);
 }
 
 static void run_meta(FILE *out, const struct html_run *run, const struct summary *sum)
@@ -655,17 +647,23 @@ static void run_meta(FILE *out, const struct html_run *run, const struct summary
                 run->ticks_per_point);
 }
 
+/* The run in one line, successes first; each figure in a buffer of its own. */
 static void overview(FILE *out, const struct summary *sum)
 {
     struct summary_totals t;
-    char b[REPORT_NUM_MAX], c[REPORT_NUM_MAX];
-    uint64_t d = summary_duration_us(sum);
+    char n[REPORT_NUM_MAX], ok[REPORT_NUM_MAX], ok_rate[REPORT_NUM_MAX], bad[REPORT_NUM_MAX],
+        bad_rate[REPORT_NUM_MAX], pct[REPORT_NUM_MAX];
+    uint64_t d = summary_duration_us(sum), failed, succeeded;
 
     summary_totals(sum, SUMMARY_TOTAL, &t);
-    fprintf(out, "<p id=\"overview\">%s requests, %s req/s, %s failed",
-            report__fmt_grouped(t.completed, b), report__fmt_rate(tick_per_s(t.completed, d), c),
-            report__fmt_grouped(errclass_sum(t.errors), b));
-    fprintf(out, " (%s).</p>\n", report__fmt_percent(errclass_sum(t.errors), t.completed, 2, b));
+    failed = errclass_sum(t.errors);
+    succeeded = t.completed > failed ? t.completed - failed : 0;
+    fprintf(out,
+            "<p id=\"overview\">%s requests: %s succeeded (%s req/s), %s failed (%s, %s/s).</p>\n",
+            report__fmt_grouped(t.completed, n), report__fmt_grouped(succeeded, ok),
+            report__fmt_rate(tick_per_s(succeeded, d), ok_rate), report__fmt_grouped(failed, bad),
+            report__fmt_percent(failed, t.completed, 2, pct),
+            report__fmt_rate(tick_per_s(failed, d), bad_rate));
 }
 
 int format_html(const struct html_session *s, FILE *out)
@@ -682,9 +680,9 @@ int format_html(const struct html_session *s, FILE *out)
     fputs("<h2>Over time</h2>\n", out);
     write_times(out, run);
     chart_throughput(out, run);
+    chart_errors(out, run);
     chart_latency(out, run, 0);
     chart_latency(out, run, 1);
-    chart_errors(out, run);
     for (uint32_t k = 0; k < run->n_probes; k++)
         chart_probe(out, run, k);
     if (steps_count(s->steps) > 1) {
@@ -728,8 +726,8 @@ static void compare_time(FILE *out, const struct html_session *s, size_t n, cons
     for (size_t i = 0; i < n; i++) {
         time_curve(s[i].run, m, arg, &cv[i]);
         ser[i] = curve_series(&cv[i],
-                              m == M_REQ_PER_S      ? "req/s"
-                              : m == M_ERRORS_PER_S ? "errors/s"
+                              m == M_OK_PER_S       ? "ok/s"
+                              : m == M_ERRORS_PER_S ? "failed/s"
                                                     : "p99",
                               (int)(i % 16), m == M_OK_LAT ? HTML_V_INT : HTML_V_FIXED3);
         ser[i].label = s[i].label;
@@ -759,8 +757,11 @@ static void compare_steps(FILE *out, const struct html_session *s, size_t n, con
 
     for (size_t i = 0; i < n; i++) {
         step_curve(s[i].steps, m, &cv[i]);
-        ser[i] = curve_series(&cv[i], m == S_REQ_PER_S ? "req/s" : "p99", (int)(i % 16),
-                              m == S_REQ_PER_S ? HTML_V_FIXED3 : HTML_V_INT);
+        ser[i] = curve_series(&cv[i],
+                              m == S_OK_PER_S       ? "ok/s"
+                              : m == S_FAILED_PER_S ? "failed/s"
+                                                    : "p99",
+                              (int)(i % 16), m < S_P50 ? HTML_V_FIXED3 : HTML_V_INT);
         ser[i].label = s[i].label;
         ser[i].is_dots = 1;
         x_hi = fmax(x_hi, max_level(s[i].steps));
@@ -772,8 +773,8 @@ static void compare_steps(FILE *out, const struct html_session *s, size_t n, con
                             .y_unit = unit,
                             .x_hi = x_hi * 1.05,
                             .n_points = most,
-                            .y_is_log = m != S_REQ_PER_S,
-                            .y_is_duration = m != S_REQ_PER_S};
+                            .y_is_log = m >= S_P50,
+                            .y_is_duration = m >= S_P50};
     draw_overlay(&c, cv, ser, n);
 }
 
@@ -817,17 +818,20 @@ int format_html_compare(const struct html_session *s, size_t n, FILE *out)
     fputs("<h1>brink compare</h1>\n", out);
     compare_table(out, s, n);
     fputs("<h2>Over time</h2>\n", out);
-    compare_time(out, s, n, "throughput", "Throughput over time", "requests/s", M_REQ_PER_S, 0, 0);
+    compare_time(out, s, n, "throughput", "Successes over time", "successful requests/s",
+                 M_OK_PER_S, 0, 0);
+    compare_time(out, s, n, "errors", "Failures over time", "failed requests/s", M_ERRORS_PER_S,
+                 ERR__COUNT, 0);
     compare_time(out, s, n, "latency-ok", "p99 latency of successes over time", "p99", M_OK_LAT, 2,
                  1);
-    compare_time(out, s, n, "errors", "Errors over time", "failed requests/s", M_ERRORS_PER_S,
-                 ERR__COUNT, 0);
     for (size_t i = 0; i < n; i++)
         with_steps += steps_count(s[i].steps) > 1;
     if (with_steps) {
         fputs("<h2>Against load</h2>\n", out);
-        compare_steps(out, s, n, "steps-throughput", "Throughput against load",
-                      "requests/s, one point per step", S_REQ_PER_S);
+        compare_steps(out, s, n, "steps-throughput", "Successes against load",
+                      "successful requests/s, one point per step", S_OK_PER_S);
+        compare_steps(out, s, n, "steps-failures", "Failures against load",
+                      "failed requests/s, one point per step", S_FAILED_PER_S);
         compare_steps(out, s, n, "steps-latency", "p99 latency of successes against load",
                       "p99 per step", S_P99);
     }

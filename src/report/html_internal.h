@@ -1,6 +1,7 @@
 /*
- * Helpers of the HTML page (format_html.c, html_chart.c): escaped text and
- * inline SVG charts. Not part of the public API. One thread at a time.
+ * Helpers of the HTML page (format_html.c, html_chart.c, html_style.c):
+ * escaped text, inline SVG charts and the style sheet. Not part of the
+ * public API. One thread at a time.
  */
 #ifndef BRINK_REPORT_HTML_INTERNAL_H
 #define BRINK_REPORT_HTML_INTERNAL_H
@@ -17,6 +18,9 @@
  * it is safe in text and in quoted attributes alike. */
 void html__text(FILE *out, const char *raw, size_t raw_cap, size_t cut);
 
+/* The page's style sheet (html_style.c). */
+extern const char html__css[];
+
 /* How a series' values are written in its data-v attribute. */
 enum html_value_fmt {
     HTML_V_FIXED3, /* three decimals: rates */
@@ -25,6 +29,11 @@ enum html_value_fmt {
 };
 
 /* One curve: n values at x (both borrowed), has[i] 0 where there is none. */
+/* The colours of successes (the normal one) and of failures (the error
+ * one) wherever a chart shows one of them alone. */
+#define HTML_C_OK 0
+#define HTML_C_FAILED 3
+
 struct html_series {
     const char *name;  /* legend and data-series, safe ASCII */
     const char *label; /* raw: the session's label in compare (escaped here); NULL: none */

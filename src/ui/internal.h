@@ -26,10 +26,11 @@ enum model_mark {
 };
 
 struct ui__model_point {
-    double req_per_s;
+    double req_per_s; /* completed, whatever the outcome */
+    double ok_per_s;  /* of those, successes */
     double bytes_per_s;
-    double err_per_s;
-    uint64_t p99_us; /* of the tick; 0 when it timed nothing */
+    double err_per_s; /* of those, failures */
+    uint64_t p99_us;  /* of the tick; 0 when it timed nothing */
     uint32_t target_concurrency;
     unsigned marks; /* enum model_mark bits */
 };

@@ -54,6 +54,7 @@ static void add_point(struct model *m, const struct tick *t)
     struct ui__model_point *p = &m->points[m->head];
 
     p->req_per_s = tick_per_s(t->total.completed, t->duration_us);
+    p->ok_per_s = tick_per_s(t->total.ok, t->duration_us);
     p->bytes_per_s = tick_per_s(t->total.bytes_in, t->duration_us);
     p->err_per_s = tick_per_s(errclass_sum(t->total.errors), t->duration_us);
     p->p99_us = t->total.window.count ? t->total.window.pct_us[2] : 0;
@@ -196,6 +197,7 @@ void ui__model_column(const struct model *m, unsigned k, unsigned c, struct ui__
         if (!n)
             out->target_concurrency = p->target_concurrency;
         out->req_per_s += p->req_per_s;
+        out->ok_per_s += p->ok_per_s;
         out->bytes_per_s += p->bytes_per_s;
         out->err_per_s += p->err_per_s;
         if (p->p99_us > out->p99_us)
@@ -205,6 +207,7 @@ void ui__model_column(const struct model *m, unsigned k, unsigned c, struct ui__
     }
     if (n) {
         out->req_per_s /= n;
+        out->ok_per_s /= n;
         out->bytes_per_s /= n;
         out->err_per_s /= n;
     }

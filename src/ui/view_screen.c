@@ -14,7 +14,8 @@ void ui__view_compact(const struct view *v, struct rect r)
 {
     const struct model *m = v->m;
     const struct theme *th = v->th;
-    char rate[16], p99[UNITS_FMT_MAX];
+    const struct ui__model_point *p;
+    char ok[16], bad[16], p99[UNITS_FMT_MAX];
     uint64_t failed;
     int used;
 
@@ -24,11 +25,12 @@ void ui__view_compact(const struct view *v, struct rect r)
         ui__draw_text(th, r.y, r.x, r.w, th->attr[ROLE_DIM], "brink: waiting for the first tick");
         return;
     }
+    p = ui__model_point(m, 0);
     failed = errclass_sum(m->last->total.errors);
     units_format_duration(m->last->total.window.pct_us[2], p99, sizeof(p99));
     used = ui__draw_fmt(
-        th, r.y, r.x, r.w, th->attr[ROLE_VALUE], "%s/s p99 %s err %.1f%% c %u %s",
-        ui__fmt_rate(ui__model_point(m, 0)->req_per_s, rate, sizeof(rate)),
+        th, r.y, r.x, r.w, th->attr[ROLE_VALUE], "ok %s/s failed %s/s p99 %s err %.1f%% c %u %s",
+        ui__fmt_rate(p->ok_per_s, ok, sizeof(ok)), ui__fmt_rate(p->err_per_s, bad, sizeof(bad)),
         m->last->total.window.count ? p99 : "-",
         m->last->total.completed ? 100.0 * (double)failed / (double)m->last->total.completed : 0.0,
         m->last->actual_concurrency, run_state_name(m->last->state));

@@ -1,10 +1,13 @@
 """Checks a brink HTML report as Chromium rendered it (its --dump-dom).
 
 Usage:
-  python3 html_dom.py report DOM CSV JSON SESSION   the page of one session:
-      every chart, one point per tick (CSV rows) or step (JSON steps), every
-      plotted value equal to the CSV or JSON figure it stands for, and the
-      knee marked where the session (JSON Lines) recorded one
+  python3 html_dom.py report DOM CSV JSON SESSION [REQUESTS FAILED]   the page
+      of one session: every chart, one point per tick (CSV rows) or step
+      (JSON steps), every plotted value equal to the CSV or JSON figure it
+      stands for, successes and failures on charts apart, the knee marked
+      where the session (JSON Lines) recorded one, and the overview's
+      figures those of the JSON report and, when given, the server's
+      ground truth (REQUESTS served, FAILED of them answered 503)
   python3 html_dom.py hostile DOM NEEDLE... a page from hostile strings: no
       script, no on* attribute, no element outside the page's own set, and
       each NEEDLE shown as text
@@ -15,6 +18,7 @@ exits 1 when any failed.
 """
 import csv
 import json
+import re
 import sys
 from html.parser import HTMLParser
 
@@ -124,7 +128,28 @@ def recorded_knee(session_path):
     return None
 
 
-def report(dom_path, csv_path, json_path, session_path):
+def overview(dom, doc, truth_requests, truth_failed):
+    """The header's line: requests, successes and failures, each its own."""
+    text = "".join(dom.text)
+    m = re.search(r"([\d,]+) requests: ([\d,]+) succeeded \(([\d,.]+) req/s\), ([\d,]+) failed \(", text)
+    check("overview: requests, succeeded and failed are on the page", m, text[:300])
+    if not m:
+        return
+    num = lambda g: int(m.group(g).replace(",", ""))
+    total = doc["total"]
+    check("overview: %s requests, as JSON total.requests %d" % (m.group(1), total["requests"]),
+          num(1) == total["requests"], "")
+    check("overview: %s failed, as JSON total.failed %d" % (m.group(4), total["failed"]),
+          num(4) == total["failed"], "")
+    check("overview: succeeded + failed = requests", num(2) + num(4) == num(1), m.group(0))
+    if truth_requests is not None:
+        check("overview: %s requests, as the target served (%s)" % (m.group(1), truth_requests),
+              num(1) == int(truth_requests), "")
+        check("overview: %s failed, as the target's 503s (%s)" % (m.group(4), truth_failed),
+              num(4) == int(truth_failed), "")
+
+
+def report(dom_path, csv_path, json_path, session_path, truth_requests=None, truth_failed=None):
     dom = load(dom_path)
     with open(csv_path, newline="") as f:
         rows = list(csv.DictReader(f))
@@ -133,7 +158,7 @@ def report(dom_path, csv_path, json_path, session_path):
     figs = figures(dom)
     n = len(rows)
     time_charts = ["throughput", "latency-ok", "latency-failed", "errors", "probe-0"]
-    for fid in time_charts + ["steps-throughput", "steps-latency"]:
+    for fid in time_charts + ["steps-throughput", "steps-failures", "steps-latency"]:
         check("chart %s is on the page" % fid, fid in figs, "figures: %s" % sorted(figs))
     if failed:
         return
@@ -141,9 +166,10 @@ def report(dom_path, csv_path, json_path, session_path):
         check("%s: data-points is the tick count %d" % (fid, n), figs[fid]["data-points"] == str(n),
               "data-points=%s" % figs[fid]["data-points"])
     exact = lambda w: 0
+    overview(dom, doc, truth_requests, truth_failed)
     thr = series(dom, "throughput")
-    compare_values("throughput: one req/s per tick, as CSV req_per_s", thr.get("req/s", []),
-                   [float(r["req_per_s"]) for r in rows], lambda w: 0.0005)
+    check("throughput: successes alone, failures are not throughput", list(thr) == ["ok/s"],
+          "curves %s" % sorted(thr))
     compare_values("throughput: one ok/s per tick, as CSV ok over duration_us", thr.get("ok/s", []),
                    [float(r["ok"]) * 1e6 / float(r["duration_us"]) for r in rows], lambda w: 0.0005)
     lat = series(dom, "latency-ok")
@@ -155,6 +181,15 @@ def report(dom_path, csv_path, json_path, session_path):
         compare_values("latency of failures: %s per tick, as CSV %s" % (s, col), flat.get(s, []),
                        [opt(r[col]) for r in rows], exact)
     err = series(dom, "errors")
+    failed_per_s = [sum(float(v) for k, v in r.items() if k.startswith("err_")) * 1e6 /
+                    float(r["duration_us"]) for r in rows]
+    check("errors: the run failed requests", max(failed_per_s) > 0, "no failure in the CSV")
+    compare_values("errors: failed/s per tick, as the CSV err_ columns over duration_us",
+                   err.pop("failed/s", []), failed_per_s, lambda w: 0.0005)
+    colours = {a["data-series"]: a.get("class", "") for t, a, fig in dom.elements
+               if t == "path" and "data-series" in a and fig in ("throughput", "errors")}
+    check("throughput and errors: ok/s in the normal colour, failed/s in the error one",
+          colours.get("ok/s") == "s c0" and colours.get("failed/s") == "s c3", "%s" % colours)
     check("errors: a curve per class that failed", len(err) > 0, "no curve")
     for cls, values in err.items():
         want = [float(r["err_" + cls]) * 1e6 / float(r["duration_us"]) for r in rows]
@@ -177,15 +212,21 @@ def report(dom_path, csv_path, json_path, session_path):
     check("steps-throughput: data-points is the step count %d" % len(steps),
           figs["steps-throughput"]["data-points"] == str(len(steps)), figs["steps-throughput"]["data-points"])
     compare_values("steps-throughput: one point per step at its level",
-                   [x for x, _ in st.get("req/s", [])], [float(s["level"]) for s in steps], exact)
-    compare_values("steps-throughput: req/s per step, as JSON steps req_per_s",
-                   [v for _, v in st.get("req/s", [])], [s["req_per_s"] for s in steps], lambda w: 0.0005)
+                   [x for x, _ in st.get("ok/s", [])], [float(s["level"]) for s in steps], exact)
+    check("steps-throughput: successes alone", list(st) == ["ok/s"], "curves %s" % sorted(st))
+    compare_values("steps-throughput: ok/s per step, as JSON steps ok over duration_us",
+                   [v for _, v in st.get("ok/s", [])],
+                   [s["ok"] * 1e6 / s["duration_us"] for s in steps], lambda w: 0.0005)
+    sf = series(dom, "steps-failures", "circle")
+    compare_values("steps-failures: failed/s per step, as JSON steps failed over duration_us",
+                   [v for _, v in sf.get("failed/s", [])],
+                   [s["failed"] * 1e6 / s["duration_us"] for s in steps], lambda w: 0.0005)
     sl = series(dom, "steps-latency", "circle")
     for p in ("p50", "p90", "p99"):
         compare_values("steps-latency: %s per step, as JSON steps latency_us.%s" % (p, p),
                        [v for _, v in sl.get(p, [])],
                        [float(s["latency_us"][p]) for s in steps if s["latency_us"]["timed"]], exact)
-    for fid in ("steps-throughput", "steps-latency"):
+    for fid in ("steps-throughput", "steps-failures", "steps-latency"):
         marks = [a for t, a, fig in dom.elements if fig == fid and t == "g"]
         broke = [a for a in marks if a.get("class") == "breaking"]
         failed_steps = [s["level"] for s in steps if s.get("plan", {}).get("verdict") == "fail"]
@@ -219,7 +260,8 @@ def hostile(dom_path, needles):
 def compare(dom_path, labels):
     dom = load(dom_path)
     figs = figures(dom)
-    for fid in ("throughput", "latency-ok", "errors", "steps-throughput", "steps-latency"):
+    for fid in ("throughput", "latency-ok", "errors", "steps-throughput", "steps-failures",
+                "steps-latency"):
         got = [a.get("data-label") for t, a, fig in dom.elements if fig == fid and t == "path"]
         check("compare: %s has one curve per session, labelled %s" % (fid, labels), got == labels,
               "got %s (figures %s)" % (got, sorted(figs)))
@@ -228,7 +270,7 @@ def compare(dom_path, labels):
 def main():
     mode = sys.argv[1]
     if mode == "report":
-        report(*sys.argv[2:6])
+        report(*sys.argv[2:8])
     elif mode == "hostile":
         hostile(sys.argv[2], sys.argv[3:])
     else:

@@ -12,6 +12,9 @@
 #   - resizes to 1x1, 20x5, 80x24 and 200x60: alive, and the compact line at
 #     20x5, the full layout at 80x24 and 200x60
 #   - TERM=vt100 NO_COLOR=1 (and the C locale): ASCII glyphs, no colour
+#   - the breaking point: a target of one worker and no queue answers most
+#     requests with a fast 503; the throughput line leads with the
+#     successes, at most the worker's 20/s, and the failures apart
 #   - tmux kill-server (SIGHUP): brink is gone within 2 s
 #   - hostile headers and malformed status lines from the target: none of
 #     the target's escapes reach the pane (capture-pane -e, the pane title),
@@ -139,8 +142,9 @@ resize() {
 users_row() { # ACTUAL TARGET IN_FLIGHT
     echo "^users $1/$2( \[[^]]*\])?  in flight $3( |\$)"
 }
-# A rate above zero at the start of the throughput panel: 12, 0.5, 12.3k.
-nonzero_rate='^(0\.[0-9]*[1-9][0-9]*|[1-9][0-9]*(\.[0-9]+)?)[kMG]? req/s'
+# A rate of successes above zero at the start of the throughput panel: 12,
+# 0.5, 12.3k.
+nonzero_rate='^ok (0\.[0-9]*[1-9][0-9]*|[1-9][0-9]*(\.[0-9]+)?)[kMG]? req/s'
 keys_line='^\+/- step  \]/\[ x2 /2  = set  p pause  r ramp  t steps  \? help  q quit'
 
 # pane.sh PREFIX BRINK URL ENV... [-- ARGS...]: brink run in a tmux pane (see
@@ -184,7 +188,7 @@ if console keys 80 24; then
 
     $T send-keys -t s p
     expect_screen "p pauses: PAUSED in the header" " PAUSED  [0-9:]{8}\$"
-    expect_screen "p pauses: req/s reaches 0" "^0\.0 req/s"
+    expect_screen "p pauses: req/s reaches 0" "^ok 0\.0 req/s  failed 0/s"
     expect_screen "p pauses: nothing in flight" "$(users_row 0 7 0)"
     $T send-keys -t s p
     expect_screen "p again resumes: RUNNING" " RUNNING  [0-9:]{8}\$"
@@ -228,7 +232,7 @@ if console keys 80 24; then
     check_alive "brink is alive at 1x1"
     $T send-keys -t s '['
     resize 20 5
-    expect_screen "at 20x5 the compact line shows the rate" "^[0-9.]+[kMG]?/s p99 "
+    expect_screen "at 20x5 the compact line shows the rate" "^ok [0-9.]+[kMG]?/s failed "
     check_alive "brink is alive at 20x5"
     lines=$(grep -c '[^ ]' "$tmp/screen")
     check "at 20x5 only the compact line is drawn" 1 "$lines"
@@ -307,6 +311,43 @@ if console vt100 80 24 TERM=vt100 NO_COLOR=1 LC_ALL=C; then
 else
     not_ok "brink starts in tmux (vt100)"
 fi
+
+# --- the breaking point: most requests fail fast ---------------------------------------
+# One worker of 50 ms and no queue: of the 2 users, one is served (at most
+# 20 successes a second) while the other gets a 503 at once, over and over.
+# The line must lead with the successes (the worker's rate at most), the
+# failures apart and many times more; all completions together, thousands
+# a second, are not throughput.
+curl -s -o /dev/null -X POST -d '{"workers":1,"queue_max":0,"service_ms":{"bytes":50}}' \
+    "$url/_control"
+refused_before=$(truth responses_503)
+if console breaking 80 24; then
+    rates='^ok ([0-9.]+)([kMG]?) req/s  !failed ([0-9.]+)([kMG]?)/s'
+    # The first tick may be short: from the third on they are whole.
+    wait_screen " RUNNING  00:00:0[3-9]\$" 15
+    expect_screen "breaking: the line leads with the successes, the failures apart" "$rates"
+    line=$(grep -E "$rates" "$tmp/screen" | head -n 1)
+    # ui__fmt_rate: 12.3k, 4.56M.
+    okps=$(echo "$line" | sed -E "s#$rates.*#\1\2#")
+    failps=$(echo "$line" | sed -E "s#$rates.*#\3\4#")
+    num() { echo "$1" | awk '{ v = $0 + 0; if ($0 ~ /k$/) v *= 1e3; if ($0 ~ /M$/) v *= 1e6; print v }'; }
+    check_ge "breaking: the target refused requests (503)" $((refused_before + 1)) "$(truth responses_503)"
+    if [ -n "$line" ] && awk -v o="$(num "$okps")" -v f="$(num "$failps")" \
+        'BEGIN { exit !(o > 0 && o <= 25 && f >= 10 * o) }'; then
+        ok "breaking: ok $okps req/s (one 50 ms worker: 20/s at most), failed $failps/s"
+    else
+        not_ok "breaking: ok at most the worker's 20/s, failed 10 times more" \
+            "ok '$okps', failed '$failps'; the pane:
+$(cat "$tmp/screen")"
+    fi
+    $T send-keys -t s q
+    check "breaking: q exits with status 3 (error_rate > 1%)" 3 "$(exit_status breaking 15)"
+    $T kill-server
+else
+    not_ok "brink starts in tmux (breaking)"
+fi
+curl -s -o /dev/null -X POST -d '{"workers":64,"queue_max":1024,"service_ms":{"bytes":0}}' \
+    "$url/_control"
 
 # --- hostile strings ------------------------------------------------------------------------
 # Every other reply carries X-Brink-Note with the target's escapes (ESC[2J,

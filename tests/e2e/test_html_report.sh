@@ -4,7 +4,9 @@
 # and its alert is recorded; headless Chromium opens the page, and its DOM
 # must hold every chart with one point per tick or step, each plotted value
 # equal to the figure brink report --format csv (per tick) or json (per
-# step) gives. A screenshot is kept in the build directory
+# step) gives; successes and failures on charts apart, and the header's
+# request and failed counts those the target served and refused (its
+# /_control ground truth). A screenshot is kept in the build directory
 # (artefacts/html-report.png). Then a session of hostile strings (the
 # target's hostile_stats and hostile_header, and HTML and script written
 # into the session's own strings) must give a page with no live markup, and
@@ -72,6 +74,9 @@ INI
 timeout 60 "$brink" run --headless --config "$tmp/ramp.ini" --record "$tmp/ramp.jsonl" --ramp \
     --duration 20s >"$tmp/run.out" 2>"$tmp/run.err" </dev/null
 check "ramp: the run ends on its breaking step (exit status 3)" 3 "$?"
+served=$(truth requests_by_endpoint bytes)
+refused=$(truth responses_503)
+check_ge "ramp: the target refused requests (503) past its queue" 1 "$refused"
 
 report ramp html
 check "report --format html: exit status 3, as the text report's verdict" 3 "$status"
@@ -81,7 +86,7 @@ grep -q '<script' "$tmp/ramp.html" && not_ok "the page has no script" || ok "the
 grep -Eq '(src|href)=' "$tmp/ramp.html" && not_ok "the page loads nothing" || ok "the page loads nothing"
 dom ramp
 python3 "$src/tests/e2e/html_dom.py" report "$tmp/ramp.dom" "$tmp/ramp.csv" "$tmp/ramp.json" \
-    "$tmp/ramp.jsonl" &&
+    "$tmp/ramp.jsonl" "$served" "$refused" &&
     ok "the plotted values are the report's" || not_ok "the plotted values are the report's"
 # A merged run (report --merge, here the session with itself) is drawn from
 # its merged ticks: the same checks against its own csv and json.
@@ -90,7 +95,7 @@ python3 "$src/tests/e2e/html_dom.py" report "$tmp/ramp.dom" "$tmp/ramp.csv" "$tm
 "$brink" report --merge "$tmp/ramp.jsonl" "$tmp/ramp.jsonl" --format json -o "$tmp/merged.json" 2>/dev/null
 dom merged
 python3 "$src/tests/e2e/html_dom.py" report "$tmp/merged.dom" "$tmp/merged.csv" "$tmp/merged.json" \
-    "$tmp/ramp.jsonl" >"$tmp/merged.check" &&
+    "$tmp/ramp.jsonl" $((served * 2)) $((refused * 2)) >"$tmp/merged.check" &&
     ok "merged: the plotted values are the merged run's" ||
     not_ok "merged: the plotted values are the merged run's" "$(grep -A1 FAIL "$tmp/merged.check" | head -n 6)"
 rm -f "$artefacts/html-report.png"

@@ -213,7 +213,7 @@ while [ "$(now_ms)" -lt "$deadline" ]; do
     if head -n 1 "$tmp/cap" | grep -Eq ' 00:00:02 *$'; then clock=00:00:02; break; fi
     sleep 0.05
 done
-shown=$(grep -Eo '^[0-9.]+k? req/s' "$tmp/cap" | head -n 1 | sed 's/ req\/s//')
+shown=$(grep -Eo '^ok [0-9.]+k? req/s' "$tmp/cap" | head -n 1 | sed 's/^ok //; s/ req\/s//')
 live2=$(rate_at "$tmp/live.progress" 2)
 # 12.3k is 12300 +- 50; below 10000 the console prints whole numbers.
 if [ -n "$clock" ] && [ -n "$shown" ] && awk -v s="$shown" -v l="$live2" 'BEGIN {

@@ -213,7 +213,43 @@ static void test_page_has_no_markup_from_the_session(void **state)
     assert_non_null(strstr(page, "&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert_non_null(strstr(page, "id=\"steps-throughput\" data-points=\"3\""));
     assert_non_null(strstr(page, "id=\"throughput\" data-points=\"6\""));
+    /* Successes and failures apart: 10 and 1 a second in every tick. */
+    assert_non_null(strstr(page, "data-series=\"ok/s\" data-v=\"10.000,10.000,10.000,10.000,"
+                                 "10.000,10.000\""));
+    assert_non_null(strstr(page, "data-series=\"failed/s\" data-v=\"1.000,1.000,1.000,1.000,"
+                                 "1.000,1.000\""));
+    assert_null(strstr(page, "data-series=\"req/s\""));
+    assert_non_null(strstr(page, "id=\"steps-failures\" data-points=\"3\""));
     assert_non_null(strstr(page, "class=\"threshold\" data-v=\"500\""));
+    free(page);
+    html_run_free(r);
+    summary_free(sum);
+    steps_free(st);
+}
+
+/* The header's figures, each its own: 6 ticks of 10 successes and one
+ * failure are 66 requests, 60 of them succeeded and 6 failed. */
+static void test_page_overview_counts_apart(void **state)
+{
+    struct html_run *r = run_of(6);
+    struct summary *sum = summary_new();
+    struct steps *st = steps_new();
+    struct report_verdicts v = {0};
+    struct page_args a;
+    char *page;
+
+    (void)state;
+    for (uint64_t i = 0; i < 6; i++) {
+        struct tick *t = tick_at(i, 4);
+
+        summary_add_tick(sum, t);
+        tick_free(t);
+    }
+    steps_finish(st);
+    a.s = (struct html_session){.run = r, .sum = sum, .steps = st, .verdicts = &v, .label = "o"};
+    page = captured(write_page, &a);
+    assert_non_null(strstr(page, "<p id=\"overview\">66 requests: 60 succeeded (10.0 req/s), "
+                                 "6 failed (9.09%, 1.0/s).</p>"));
     free(page);
     html_run_free(r);
     summary_free(sum);
@@ -227,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_run_one_point_per_tick),
         cmocka_unit_test(test_run_groups_past_the_cap),
         cmocka_unit_test(test_page_has_no_markup_from_the_session),
+        cmocka_unit_test(test_page_overview_counts_apart),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

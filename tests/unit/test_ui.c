@@ -598,6 +598,44 @@ static void steps_view_shows_a_verdict_while_its_row_is_open(void **state)
     ui__model_free(m);
 }
 
+/* The breaking point: from tick 80 the server answers most requests with a
+ * fast 503, 41,788 of 42,500 a second, and 712 succeed. */
+static void stamp_breaking(struct tick *t)
+{
+    if (t->seq < 80)
+        return;
+    t->total.completed = 42500;
+    t->total.ok = 712;
+    t->total.errors[ERR_RESET] = 0;
+    t->total.errors[ERR_HTTP_5XX] = 42500 - 712;
+    t->total.bytes_in = 42500 * 300;
+}
+
+static void at_the_breaking_point_the_successes_lead(void **state)
+{
+    struct model *m = stamped_model(90, 0, 0, stamp_breaking);
+    char *screen = malloc(SCREEN_MAX);
+    struct ui__model_point col;
+    unsigned k;
+
+    (void)state;
+    /* The model keeps successes and failures apart, per tick and column. */
+    assert_true(ui__model_point(m, 0)->ok_per_s == 712.0);
+    assert_true(ui__model_point(m, 0)->err_per_s == 41788.0);
+    assert_int_equal(ui__model_columns(m, 40, &k), 18);
+    ui__model_column(m, k, 0, &col); /* ticks 85..89 */
+    assert_true(col.ok_per_s == 712.0 && col.err_per_s == 41788.0);
+    render(m, 80, 24, 1, 0, screen, SCREEN_MAX);
+    compare_golden("console-80x24-breaking.txt", screen);
+    assert_non_null(strstr(screen, "ok 712 req/s  !failed 41.8k/s"));
+    assert_non_null(strstr(screen, "top 11.7k/s, failed 41.8k/s"));
+    assert_null(strstr(screen, "42.5k"));
+    render(m, 60, 20, 1, 0, screen, SCREEN_MAX);
+    assert_non_null(strstr(screen, "ok 712/s failed 41.8k/s p99"));
+    free(screen);
+    ui__model_free(m);
+}
+
 /* The synthetic run under the open model at 500 requests/s: the server
  * stalls from tick 80, in-flight reaches its cap of 64 and the schedule
  * falls behind; corrected latency grows, service time does not. */
@@ -776,6 +814,7 @@ int main(void)
     const struct CMUnitTest screens[] = {
         cmocka_unit_test(screen_80x24_matches_its_golden_file),
         cmocka_unit_test(screen_132x40_matches_its_golden_file),
+        cmocka_unit_test(at_the_breaking_point_the_successes_lead),
         cmocka_unit_test(the_header_names_the_negotiated_http_version),
         cmocka_unit_test(phase_view_shows_each_phase_and_the_connections),
         cmocka_unit_test(screen_with_a_ramp_plan_shows_its_steps),
