@@ -125,6 +125,13 @@ int classify_transfer(const struct transfer_result *r)
     return ERR_OTHER;
 }
 
+int classify_h2_code_is_breach(unsigned long code)
+{
+    /* PROTOCOL_ERROR, FLOW_CONTROL_ERROR, STREAM_CLOSED, FRAME_SIZE_ERROR,
+     * COMPRESSION_ERROR (RFC 9113, 7). */
+    return code == 0x1 || code == 0x3 || code == 0x5 || code == 0x6 || code == 0x9;
+}
+
 /* Length of s without the line ends and blanks a library may leave at its
  * end (libcurl's error buffer does). */
 static int trimmed_len(const char *s)

@@ -49,6 +49,13 @@ struct transfer_result {
  * failed transfer is never -1. */
 int classify_transfer(const struct transfer_result *r);
 
+/* Whether an HTTP/2 error code (RFC 9113, 7) says a side broke the
+ * protocol: PROTOCOL_ERROR, FLOW_CONTROL_ERROR, STREAM_CLOSED,
+ * FRAME_SIZE_ERROR or COMPRESSION_ERROR. A stream that ends with one is
+ * malformed, whichever side reset it (brink's nghttp2 resets a stream
+ * whose DATA passed its window), not a reset: both transports ask here. */
+int classify_h2_code_is_breach(unsigned long code);
+
 /*
  * One line for the console and the record: the class's reason with the
  * transport's words, e.g. "connection reset by peer (curl 56: Recv failure:

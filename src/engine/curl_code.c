@@ -50,15 +50,15 @@ static const struct {
 #define H2_NOT_CLEAN "was not closed cleanly: "
 #define H2_RETRIES_SPENT "Connection died, tried "
 #define H2_BAD_FRAMES "nghttp2_session_mem_recv() returned"
-#define H2_PROTOCOL_ERROR 1 /* RFC 9113's code for a peer that broke the protocol */
 
 /*
  * An HTTP/2 stream that ended without its reply, which libcurl's codes
  * alone do not tell apart:
  * - CURLE_HTTP2_STREAM "HTTP/2 stream 1 was not closed cleanly: CANCEL
- *   (err 8)": the server reset the stream (RST_STREAM); PROTOCOL_ERROR
- *   says a side broke the protocol. Its other words: the stream closed
- *   before the reply's header block.
+ *   (err 8)": the stream was reset (RST_STREAM); a code that says a side
+ *   broke the protocol (PROTOCOL_ERROR, FLOW_CONTROL_ERROR, ...:
+ *   classify_h2_code_is_breach) is malformed. Its other words: the stream
+ *   closed before the reply's header block.
  * - CURLE_HTTP2 with no words of libcurl's: the HTTP/2 session ended under
  *   the stream, a GOAWAY that left it out (libcurl 7.88 does not send it
  *   again itself).
@@ -77,7 +77,7 @@ static enum transfer_outcome h2_outcome(CURLcode code, const char *errbuf, int c
         if (!p)
             return TRANSFER_CLOSED_EMPTY;
         p = strstr(p, "(err ");
-        if (p && strtol(p + 5, NULL, 10) == H2_PROTOCOL_ERROR)
+        if (p && classify_h2_code_is_breach(strtoul(p + 5, NULL, 10)))
             return TRANSFER_MALFORMED;
         return TRANSFER_STREAM_RESET;
     case CURLE_HTTP2:

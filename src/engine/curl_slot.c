@@ -538,6 +538,24 @@ static int is_tls(struct curl_slot *cs, CURLcode code)
     return scheme && strcasecmp(scheme, "https") == 0;
 }
 
+int engine__curl_slot_connected(CURL *e)
+{
+    const char *scheme = NULL;
+    curl_off_t tls_us = 0, sent_us = 0;
+    long port = 0;
+
+    /* The remote port is known once a connection was made or reused. */
+    curl_easy_getinfo(e, CURLINFO_PRIMARY_PORT, &port);
+    curl_easy_getinfo(e, CURLINFO_SCHEME, &scheme);
+    if (port <= 0 || !scheme || strcasecmp(scheme, "https") != 0)
+        return port > 0;
+    /* The handshake's end, or, on a reused connection (whose handshake
+     * time is 0), the request under way. */
+    curl_easy_getinfo(e, CURLINFO_APPCONNECT_TIME_T, &tls_us);
+    curl_easy_getinfo(e, CURLINFO_PRETRANSFER_TIME_T, &sent_us);
+    return tls_us > 0 || sent_us > 0;
+}
+
 static int is_unsent(struct slot *s)
 {
     long port = 0;
@@ -556,7 +574,7 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
                    uint64_t *bytes_out, char *words, size_t words_cap)
 {
     struct curl_slot *cs = s->curl;
-    long header_bytes = 0, request_bytes = 0, os_errno = 0, port = 0;
+    long header_bytes = 0, request_bytes = 0, os_errno = 0;
     curl_off_t upload = 0, lookup_us = 0;
 
     curl_easy_getinfo(cs->easy, CURLINFO_RESPONSE_CODE, &r->http_status);
@@ -564,11 +582,10 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
     curl_easy_getinfo(cs->easy, CURLINFO_HEADER_SIZE, &header_bytes);
     curl_easy_getinfo(cs->easy, CURLINFO_REQUEST_SIZE, &request_bytes);
     curl_easy_getinfo(cs->easy, CURLINFO_SIZE_UPLOAD_T, &upload);
-    /* The remote port is known once a connection was made or reused, so it
-     * tells a connect timeout from a read timeout on a kept-alive one. */
-    curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
     r->os_errno = cs->open_errno ? cs->open_errno : os_errno;
-    r->connected = port > 0;
+    /* Tells a connect timeout (a stalled TLS handshake included) from a
+     * read timeout on a kept-alive connection. */
+    r->connected = engine__curl_slot_connected(cs->easy);
     if (r->http_status > 0)
         s->w->iv.http_version = engine__curl_tls_http_version(cs->easy);
     if (cs->head.why) {

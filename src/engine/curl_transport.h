@@ -163,13 +163,17 @@ void engine__curl_slot_done(struct slot *s, CURLcode code);
 void engine__curl_slot_expired(struct slot *s);
 /* Frees the handles made ahead that no slot took (before the share goes). */
 void engine__curl_slot_free_spare(struct worker *w);
+/* Whether e's connect phase is over, as h1 and libcurl's own
+ * connect_timeout count it: a connection made or reused and, for https,
+ * its TLS handshake done. */
+int engine__curl_slot_connected(CURL *e);
 /* Sets libcurl's deadlines of s's transfer, its backstops: what is left of
  * them since its start, and CURL_BACKSTOP_MS. */
 void engine__curl_slot_set_deadlines(struct slot *s);
 
 /* curl_code.c: libcurl's result in brink's terms. */
 /* The outcome of a transfer that ended with code: os_errno is
- * CURLINFO_OS_ERRNO, connected whether a connection was made or reused,
+ * CURLINFO_OS_ERRNO, connected engine__curl_slot_connected,
  * is_tls whether it was https, body_cut whether our write callback
  * stopped it at max_body on purpose, errbuf CURLOPT_ERRORBUFFER's words
  * (HTTP/2's failures differ by them alone; NULL: none). */

@@ -461,14 +461,16 @@ static void arm_deadline(struct slot *s, uint64_t limit_us)
 }
 
 /* Writes into the error buffer of s what libcurl says of a transfer whose
- * deadline passed where it stands: resolving, connecting, or connected
- * (counted, as libcurl counts, from the add). */
-static void timeout_words(struct slot *s, long port, curl_off_t lookup_us)
+ * deadline passed where it stands: resolving, connecting, in the TLS
+ * handshake, or connected (counted, as libcurl counts, from the add). */
+static void timeout_words(struct slot *s, long port, int connected, curl_off_t lookup_us)
 {
     struct curl_slot *cs = s->curl;
     unsigned long long after_ms = (engine__worker_now_ns(s->w) - cs->added_ns) / 1000000;
 
-    if (port > 0 && cs->head.content_length >= 0)
+    if (port > 0 && !connected)
+        snprintf(cs->error, sizeof(cs->error), "SSL connection timeout");
+    else if (port > 0 && cs->head.content_length >= 0)
         snprintf(cs->error, sizeof(cs->error),
                  "Operation timed out after %llu milliseconds with %llu out of %ld bytes received",
                  after_ms, (unsigned long long)cs->body_bytes, cs->head.content_length);
@@ -486,7 +488,9 @@ static void timeout_words(struct slot *s, long port, curl_off_t lookup_us)
 
 /*
  * The deadline of s passed: first its connect's (the shorter of
- * connect_timeout and its timeout), then, once connected, its request's.
+ * connect_timeout and its timeout), then, once connected (with https, its
+ * TLS handshake done, as libcurl's own connect timeout counts), its
+ * request's.
  * A transfer still queued is a connect_timeout with brink's words; one
  * libcurl has not taken up yet is looked at again in a ms (libcurl's words
  * say where it stood). Else it leaves the multi handle (its connection
@@ -500,6 +504,7 @@ static void on_deadline(uv_timer_t *t)
     struct worker *w = s->w;
     uint64_t timeout_us = engine__slot_timeout_us(s);
     long port = 0;
+    int connected;
     curl_off_t lookup_us = 0;
 
     if (!s->is_in_flight || w->is_done)
@@ -514,13 +519,14 @@ static void on_deadline(uv_timer_t *t)
         return;
     }
     curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
-    if (port > 0 && engine__worker_now_ns(w) - s->start_ns < timeout_us * 1000) {
+    connected = engine__curl_slot_connected(cs->easy);
+    if (connected && engine__worker_now_ns(w) - s->start_ns < timeout_us * 1000) {
         arm_deadline(s, timeout_us);
         return;
     }
     curl_easy_getinfo(cs->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
     curl_multi_remove_handle(w->curl->multi, cs->easy);
-    timeout_words(s, port, lookup_us);
+    timeout_words(s, port, connected, lookup_us);
     engine__curl_slot_done(s, CURLE_OPERATION_TIMEDOUT);
 }
 

@@ -12,10 +12,11 @@
  * (one write, one TLS record run, for every stream with something to
  * send), from a prepare handle; reads go whole into
  * nghttp2_session_mem_recv. Outcomes are those of the curl transport:
- * RST_STREAM is a reset, PROTOCOL_ERROR or a frame nghttp2 refuses is
- * malformed, REFUSED_STREAM and a GOAWAY before the reply are
- * closed_early and sent once more where the server never processed the
- * stream; a deadline resets its own stream (CANCEL); a lost connection
+ * RST_STREAM is a reset, one with a code of a broken protocol
+ * (PROTOCOL_ERROR, FLOW_CONTROL_ERROR, ...), a frame nghttp2 refuses or a
+ * stream it resets itself is malformed, REFUSED_STREAM and a GOAWAY before
+ * the reply are closed_early and sent once more where the server never
+ * processed the stream; a deadline resets its own stream (CANCEL); a lost connection
  * fails every stream on it. Worker thread only.
  */
 #include <errno.h>
@@ -376,6 +377,12 @@ static int on_header(nghttp2_session *session, const nghttp2_frame *frame, const
     r = &h->resp;
     if (r->raw_bytes == 0)
         engine__worker_phase(h->s->w, PHASE_TTFB, (uv_hrtime() - h->sent_ns) / 1000);
+    /* An endless run of 1xx replies ends where HTTP/1.1's does. */
+    if (!r->has_headers && r->raw_bytes > H1_HEADERS_MAX_BYTES) {
+        nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_CANCEL);
+        stream_ended(h, TRANSFER_MALFORMED, "reply headers over 300 KiB, interim replies included");
+        return 0;
+    }
     if (namelen == 7 && memcmp(name, ":status", 7) == 0) {
         r->status = (int)strtol((const char *)value, NULL, 10);
         r->raw_bytes += H2_REPLY_LINE;
@@ -443,6 +450,9 @@ static int on_frame(nghttp2_session *session, const nghttp2_frame *frame, void *
         return 0;
     }
     h = stream_slot(session, frame->hd.stream_id);
+    /* The final reply's header block is whole (1xx ones are interim). */
+    if (h && frame->hd.type == NGHTTP2_HEADERS && h->resp.status >= 200)
+        h->resp.has_headers = 1;
     if (h && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
         (frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA))
         h->has_end = 1;
@@ -451,13 +461,22 @@ static int on_frame(nghttp2_session *session, const nghttp2_frame *frame, void *
 
 /* A GOAWAY with an error that brink's session sends is nghttp2 refusing
  * what the server sent (a frame on the wrong stream, a bad header block):
- * the session ends after it, and its streams are malformed, not closed. */
+ * the session ends after it, and its streams are malformed, not closed.
+ * So is a stream nghttp2 resets itself (DATA past its window): brink's own
+ * resets (CANCEL) let go of their stream first. */
 static int on_sent(nghttp2_session *session, const nghttp2_frame *frame, void *user_data)
 {
     struct h2_conn *hc = user_data;
+    struct h1_slot *h = stream_slot(session, frame->hd.stream_id);
+    char words[WORDS_MAX];
     size_t n;
 
-    (void)session;
+    if (frame->hd.type == NGHTTP2_RST_STREAM && h) {
+        snprintf(words, sizeof(words), "HTTP/2: the server broke the protocol: %s",
+                 nghttp2_http2_strerror(frame->rst_stream.error_code));
+        stream_ended(h, TRANSFER_MALFORMED, words);
+        return 0;
+    }
     if (frame->hd.type != NGHTTP2_GOAWAY || frame->goaway.error_code == NGHTTP2_NO_ERROR)
         return 0;
     hc->broke = frame->goaway.error_code;
@@ -493,9 +512,6 @@ static int on_close(nghttp2_session *session, int32_t id, uint32_t code, void *u
                          ? "the server ended the HTTP/2 connection (GOAWAY) before the reply"
                          : "the server refused the stream (REFUSED_STREAM)");
         return 0;
-    case NGHTTP2_PROTOCOL_ERROR:
-        stream_ended(h, TRANSFER_MALFORMED, "HTTP/2 stream closed: PROTOCOL_ERROR");
-        return 0;
     case NGHTTP2_NO_ERROR:
         /* No RST_STREAM of the server's: the reply was cut short. */
         stream_ended(h, h->resp.raw_bytes ? TRANSFER_CLOSED_PARTIAL : TRANSFER_CLOSED_EMPTY,
@@ -503,9 +519,13 @@ static int on_close(nghttp2_session *session, int32_t id, uint32_t code, void *u
         h->is_retried = 1; /* the server may have processed it */
         return 0;
     default:
+        /* The server's RST_STREAM: one whose code says a side broke the
+         * protocol is malformed, as with curl. */
         snprintf(words, sizeof(words), "HTTP/2 stream reset by the server: %s",
                  nghttp2_http2_strerror(code));
-        stream_ended(h, TRANSFER_STREAM_RESET, words);
+        stream_ended(h,
+                     classify_h2_code_is_breach(code) ? TRANSFER_MALFORMED : TRANSFER_STREAM_RESET,
+                     words);
         return 0;
     }
 }

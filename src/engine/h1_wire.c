@@ -344,6 +344,17 @@ static int on_header_value(http_parser *p, const char *at, size_t n)
     return 0;
 }
 
+/* The status line is whole: its status is what the server sent, kept
+ * even when the header lines that follow break the reply (libcurl keeps
+ * it too), so that both transports count it. */
+static int on_status(http_parser *p, const char *at, size_t n)
+{
+    (void)at;
+    (void)n;
+    resp_of(p)->status = p->status_code;
+    return 0;
+}
+
 static int on_headers_complete(http_parser *p)
 {
     struct h1_resp *r = resp_of(p);
@@ -397,6 +408,7 @@ static int on_message_complete(http_parser *p)
 }
 
 static const http_parser_settings settings = {
+    .on_status = on_status,
     .on_header_field = on_header_field,
     .on_header_value = on_header_value,
     .on_headers_complete = on_headers_complete,

@@ -135,7 +135,7 @@ struct h1_resp {
     uint64_t max_body_bytes;
     uint64_t body_bytes; /* decoded body bytes seen */
     uint64_t raw_bytes;  /* bytes fed, headers and framing included */
-    int status;          /* 0 until a status line parsed */
+    int status;          /* 0 until a status line parsed (kept if the headers then break) */
     int is_head;
     int has_headers; /* the header block is complete */
     int is_done;

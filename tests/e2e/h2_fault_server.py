@@ -16,6 +16,14 @@ tests see how brink counts what HTTP/2 servers do when they refuse work:
   malformed     a DATA frame on stream 0, which HTTP/2 forbids (a
                 connection error of type PROTOCOL_ERROR), then the
                 connection stays open as a broken server's would
+  reset_flow    RST_STREAM FLOW_CONTROL_ERROR (the server says a side broke
+                flow control)
+  flow          :status 200, then DATA past the stream's flow-control
+                window: the client's SETTINGS are never acknowledged, so
+                its window stays HTTP/2's initial 65,535 bytes, and 1 MiB
+                goes in one write, ignoring the client's WINDOW_UPDATEs
+  informational an endless run of interim replies (:status 100 header
+                blocks, 2 MiB of them, then silence) and never the reply
 
 Usage: python3 h2_fault_server.py MODE. Listens on 127.0.0.1, an ephemeral
 port, prints its URL on stdout, then appends "MODE STREAM_ID" to the file
@@ -32,10 +40,12 @@ import threading
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY = 0, 1, 3, 4, 6, 7
 END_STREAM, ACK, END_HEADERS = 0x1, 0x1, 0x4
-NO_ERROR, INTERNAL_ERROR, REFUSED_STREAM = 0, 2, 7
+NO_ERROR, INTERNAL_ERROR, FLOW_CONTROL_ERROR, REFUSED_STREAM = 0, 2, 3, 7
 STATUS_200 = b"\x88"  # HPACK: field 8 of the static table, ":status: 200"
+STATUS_100 = b"\x08\x03100"  # HPACK: ":status: 100", a literal with field 8's name
+INITIAL_WINDOW = 65535  # a stream's window until the client's SETTINGS are acknowledged
 MODES = ("ok", "reset", "refuse", "refuse_first", "goaway", "goaway_all", "goaway_first",
-         "silent_once", "malformed")
+         "silent_once", "malformed", "reset_flow", "flow", "informational")
 silent = {"done": False, "lock": threading.Lock()}
 
 
@@ -79,6 +89,15 @@ def answer(conn, mode, stream):
         conn.sendall(frame(RST_STREAM, 0, stream, struct.pack(">I", INTERNAL_ERROR)))
     elif mode == "malformed":
         conn.sendall(frame(DATA, 0, 0, b"ok\n"))
+    elif mode == "reset_flow":
+        conn.sendall(frame(RST_STREAM, 0, stream, struct.pack(">I", FLOW_CONTROL_ERROR)))
+    elif mode == "flow":
+        chunk = frame(DATA, 0, stream, b"x" * 16384)
+        conn.sendall(frame(HEADERS, END_HEADERS, stream, STATUS_200) +
+                     chunk * (16 * INITIAL_WINDOW // 16384 + 1))
+    elif mode == "informational":
+        block = frame(HEADERS, END_HEADERS, stream, STATUS_100)
+        conn.sendall(block * (2 * 1024 * 1024 // len(block)))
     elif mode == "refuse":
         conn.sendall(frame(RST_STREAM, 0, stream, struct.pack(">I", REFUSED_STREAM)))
     elif mode == "goaway":
@@ -103,7 +122,8 @@ def serve(conn, mode, log, lock):
             stream = int.from_bytes(head[5:9], "big") & 0x7FFFFFFF
             payload = read_exact(conn, int.from_bytes(head[:3], "big"))
             if kind == SETTINGS and not flags & ACK:
-                conn.sendall(frame(SETTINGS, ACK, 0))
+                if mode != "flow":
+                    conn.sendall(frame(SETTINGS, ACK, 0))
             elif kind == PING and not flags & ACK:
                 conn.sendall(frame(PING, ACK, 0, b"\0" * 8))
             elif kind == GOAWAY:

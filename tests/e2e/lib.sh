@@ -100,6 +100,8 @@ finish() {
 #                             cuts it)
 #   first_error NAME CLASS    the whole first message of the class, from the
 #                             run's events
+#   failed_max_ms NAME        the longest failed request's latency, in whole
+#                             ms ("latency of failed requests"; -1 if none)
 #   run_ok NAME               check: exit 0, "errors: none", HTTP statuses 200
 #   run_failed_as NAME CLASS WORDS
 #                             check: a run of 3 requests all failed in CLASS,
@@ -130,6 +132,12 @@ error_row() {
 
 first_error() {
     grep -m 1 "first_error: first $2 " "$tmp/$1.out" "$tmp/$1.err" | sed 's/^[^:]*://'
+}
+
+failed_max_ms() {
+    sed -n 's/^latency of failed requests.* max \([0-9.]*\)\([mu]*s\)$/\1 \2/p' "$tmp/$1.out" |
+        awk '{ f = $2 == "s" ? 1000 : $2 == "ms" ? 1 : 0.001; printf "%d\n", $1 * f; n++ }
+             END { if (!n) print -1 }'
 }
 
 run_ok() {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # HTTP/2 on both transports against a small HTTP/2 server
 # (h2_fault_server.py): a stream reset, refused or left out by a GOAWAY,
-# or a frame HTTP/2 forbids, lands in the class docs/config.md says, and
+# a frame HTTP/2 forbids, DATA past the stream's window or an endless run
+# of interim replies, lands in the class docs/config.md says, and
 # a stream the server never processed is sent again (by libcurl up to 5
 # times for a refused stream, by h1 once). HTTP/2 and h2c against nginx are checked by test_tls.sh.
 # Usage: sh test_curl_h2.sh BRINK SRCDIR
@@ -42,6 +43,17 @@ fault() {
     headless_run "$mode" "$tmp/$mode.ini" --url "$url" --requests 3 --concurrency 1 "$@"
     stop_fault
     seen=$(grep -vc '^rst ' "$tmp/fault.log")
+}
+
+# before_timeout NAME: every failure of the run ended before its 5 s
+# timeout (curl_conf's) could have fired.
+before_timeout() {
+    max_ms=$(failed_max_ms "$1")
+    if [ "$max_ms" -ge 0 ] && [ "$max_ms" -lt 5000 ]; then
+        ok "$1: ended before the timeout could have fired (the longest took $max_ms ms)"
+    else
+        not_ok "$1: ended before the timeout could have fired" "the longest took $max_ms ms"
+    fi
 }
 
 # said CURL_WORDS H1_WORDS: the words of the transport under test.
@@ -97,6 +109,41 @@ for transport in $transports; do
         ;;
     esac
     check "malformed: a broken server's stream is not sent again" "3" "$seen"
+
+    # A reset whose code says a side broke the protocol is malformed, as
+    # PROTOCOL_ERROR is, not a reset.
+    fault reset_flow
+    run_failed_as reset_flow malformed "$(said \
+        "HTTP/2 stream 1 was not closed cleanly: FLOW_CONTROL_ERROR (err 3)" \
+        "HTTP/2 stream reset by the server: FLOW_CONTROL_ERROR")"
+    check "reset_flow: it is not sent again" "3" "$seen"
+
+    # DATA past the stream's window (the server's own log shows the
+    # RST_STREAM FLOW_CONTROL_ERROR (3) h1's nghttp2 answered it with) is
+    # the server breaking the protocol: malformed. libcurl 7.88 grants
+    # window as it reads, one read at a time, so it never sees the server
+    # pass it: the body runs on, and the request ends at its timeout.
+    case $transport in
+    h1)
+        fault flow
+        run_failed_as flow malformed "HTTP/2: the server broke the protocol: FLOW_CONTROL_ERROR"
+        check "flow: h1 reset each stream with FLOW_CONTROL_ERROR" "rst 1 3 rst 3 3 rst 5 3" \
+            "$(grep '^rst ' "$tmp/fault.log" | tr '\n' ' ' | sed 's/ $//')"
+        before_timeout flow
+        ;;
+    curl)
+        fault flow --timeout 1s
+        run_failed_as flow timeout "with 1048576 bytes received"
+        ;;
+    esac
+
+    # An endless run of interim replies ends where HTTP/1.1's does, at
+    # 300 KiB of header blocks: malformed, not a timeout.
+    fault informational
+    run_failed_as informational malformed "$(said \
+        "nghttp2_session_mem_recv() returned -902" \
+        "reply headers over 300 KiB, interim replies included")"
+    before_timeout informational
 
     # A deadline ends its own request: h1 cancels its stream and the
     # connection carries the next requests (streams 3 and 5 of connection

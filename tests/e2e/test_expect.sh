@@ -5,7 +5,10 @@
 # 404, which is an http_4xx error by default and no error at all when 404 is
 # expected; a 200 that is not expected is unexpected_status, named with the
 # status and the set in its message, in the report, the session file and
-# the JSON and CSV reports. Every response is still counted by status.
+# the JSON and CSV reports. Every response is still counted by status, a
+# broken one too: a reply whose status line came whole, then a header line
+# that breaks it (brink target's hostile_header and huge_header), is
+# malformed and counted as the 200 the server sent, on both transports.
 # Usage: sh test_expect.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -87,6 +90,20 @@ INI
         "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["total"]["errors"]["unexpected_status"])' "$d/kinds.json")"
     "$brink" report "$d/kinds.jsonl" --format csv >"$d/kinds.csv" 2>/dev/null
     check "the CSV report has a column for the class" 1 "$(head -n 1 "$d/kinds.csv" | grep -c ',err_unexpected_status,')"
+
+    # The status line said 200, then a header line broke the reply.
+    for fault in hostile_header huge_header; do
+        key=$( [ "$fault" = huge_header ] && echo huge_headers_sent || echo hostile_sent)
+        before=$(truth "$key")
+        printf '[target]\nurl = %s/bytes/13\ntransport = %s\nheader = X-Brink-Fault: %s\n' \
+            "$url" "$transport" "$fault" >"$d/$fault.ini"
+        expect_run_config "$fault"
+        sent=$(($(truth "$key") - before))
+        check "$fault: the target sent it to each of the 40 requests" 40 "$sent"
+        check "$fault: each is malformed" "$sent" "$(errors "$fault" malformed)"
+        check "$fault: each is counted as the 200 its status line said" 1 \
+            "$(grep -c "^HTTP statuses: 200=$sent\$" "$d/$fault.out")"
+    done
 }
 
 if ! start_target --listen 127.0.0.1:0 --seed 7; then

@@ -2,7 +2,8 @@
 # makes (tests/tls/lib.sh), on both transports. Trust by ca_file and by
 # SSL_CERT_FILE (ca_file winning over it), refusal without it (class tls, the reason named), insecure,
 # a client certificate required and given, a wrong name, server_name, an
-# expired certificate, a server that sends garbage after its hello; and
+# expired certificate, a server that sends garbage after its hello, one
+# that never answers the hello (a connect_timeout at connect_timeout); and
 # HTTP/2 multiplexed and h2c counted against nginx's own log.
 # sh test_tls.sh BRINK SRCDIR
 brink=$1
@@ -138,6 +139,31 @@ for transport in $transports; do
         ok "keepalive = no: one new connection per request ($connects for $requests)"
     else
         not_ok "keepalive = no: one new connection per request" "$connects for $requests"
+    fi
+done
+
+# A handshake the server never answers is part of the connect, on both
+# transports (libcurl's own connect timeout counts it too): with
+# connect_timeout = 1s and timeout = 5s it is a connect_timeout, ended by
+# the connect's timer, before the request's could have fired.
+tls_garbage_stop
+tls_garbage_start silent || exit 1
+for transport in $transports; do
+    printf '[target]\ntransport = %s\nconnect_timeout = 1s\ntimeout = 5s\nca_file = %s\n' \
+        "$transport" "$ca" >"$tmp/stall_$transport.ini"
+    headless_run "stall_$transport" "$tmp/stall_$transport.ini" \
+        --url "https://127.0.0.1:$tls_port_garbage/13" --requests 3 --concurrency 1
+    if [ "$transport" = curl ]; then
+        words="no answer to the connect (curl 28: SSL connection timeout)"
+    else
+        words="no answer to the connect (h1: TLS handshake not done within 1"
+    fi
+    run_failed_as "stall_$transport" connect_timeout "$words"
+    max_ms=$(failed_max_ms "stall_$transport")
+    if [ "$max_ms" -ge 0 ] && [ "$max_ms" -lt 5000 ]; then
+        ok "stall: ended by connect_timeout's timer, before timeout's (the longest took $max_ms ms)"
+    else
+        not_ok "stall: ended by connect_timeout's timer, before timeout's" "the longest took $max_ms ms"
     fi
 done
 

@@ -128,6 +128,13 @@ for mode in hello junk truncated; do
         --max-time 10 --cacert "$ca" "https://127.0.0.1:$tls_port_garbage/13"
     tls_garbage_stop
 done
+if tls_garbage_start silent; then
+    refused "garbage server (silent): curl's handshake times out (28)" 28 'timed out|timeout' \
+        --max-time 1 --cacert "$ca" "https://127.0.0.1:$tls_port_garbage/13"
+    tls_garbage_stop
+else
+    not_ok "the garbage server starts (silent)"
+fi
 tls_garbage_start hello
 echo | timeout 10 openssl s_client -connect "127.0.0.1:$tls_port_garbage" -msg >"$tmp/s_client.out" 2>&1
 tls_garbage_stop

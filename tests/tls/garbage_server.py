@@ -13,6 +13,8 @@ MODE:
   junk       bytes that are not TLS at all, then closes
   truncated  a handshake record header promising 256 bytes, 10 of them, then
              closes
+  silent     nothing: the handshake stalls until the client closes (at most
+             30 s); connections that come meanwhile wait, unanswered too
 Runs until killed. Serves one connection at a time.
 """
 import os
@@ -44,8 +46,8 @@ def reply(mode):
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("hello", "junk", "truncated"):
-        sys.exit("usage: garbage_server.py hello|junk|truncated PORTFILE")
+    if len(sys.argv) != 3 or sys.argv[1] not in ("hello", "junk", "truncated", "silent"):
+        sys.exit("usage: garbage_server.py hello|junk|truncated|silent PORTFILE")
     mode, portfile = sys.argv[1], sys.argv[2]
     srv = socket.socket()
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -60,7 +62,12 @@ def main():
         conn.settimeout(2)
         try:
             conn.recv(16384)
-            conn.sendall(reply(mode))
+            if mode == "silent":
+                conn.settimeout(30)
+                while conn.recv(16384):
+                    pass
+            else:
+                conn.sendall(reply(mode))
         except OSError:
             pass
         conn.close()

@@ -84,6 +84,8 @@
 #                           junk       bytes that are not TLS at all
 #                           truncated  a handshake record header promising
 #                                      256 bytes, 10 of them, then closes
+#                           silent     nothing: the handshake stalls until
+#                                      the client closes (at most 30 s)
 #   tls_garbage_stop      stops it; idempotent
 #   tls_cleanup           tls_garbage_stop and tls_nginx_stop, for a trap
 #   tls_free_port         prints a free TCP port of 127.0.0.1

@@ -494,6 +494,18 @@ static const struct h2_row {
     /* A side broke the protocol. */
     {CURLE_HTTP2_STREAM, 0, "HTTP/2 stream 3 was not closed cleanly: PROTOCOL_ERROR (err 1)",
      ERR_MALFORMED, "malformed reply"},
+    /* nghttp2 reset a stream whose DATA passed its window (or the server
+     * said a side did): the protocol broken, as h1 calls it. */
+    {CURLE_HTTP2_STREAM, 0, "HTTP/2 stream 1 was not closed cleanly: FLOW_CONTROL_ERROR (err 3)",
+     ERR_MALFORMED, "malformed reply (curl 92: HTTP/2 stream 1 was not closed cleanly: FLOW"},
+    {CURLE_HTTP2_STREAM, 1, "HTTP/2 stream 5 was not closed cleanly: STREAM_CLOSED (err 5)",
+     ERR_MALFORMED, "malformed reply"},
+    {CURLE_HTTP2_STREAM, 0, "HTTP/2 stream 1 was not closed cleanly: FRAME_SIZE_ERROR (err 6)",
+     ERR_MALFORMED, "malformed reply"},
+    {CURLE_HTTP2_STREAM, 0, "HTTP/2 stream 1 was not closed cleanly: COMPRESSION_ERROR (err 9)",
+     ERR_MALFORMED, "malformed reply"},
+    {CURLE_HTTP2_STREAM, 0, "HTTP/2 stream 1 was not closed cleanly: ENHANCE_YOUR_CALM (err 11)",
+     ERR_RESET, "stream reset by the server"},
     {CURLE_HTTP2_STREAM, 0,
      "HTTP/2 stream 1 was closed cleanly, but before getting  all response header fields, treated as error",
      ERR_CLOSED_EARLY, "the server closed before a full reply"},

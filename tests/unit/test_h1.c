@@ -382,6 +382,33 @@ static void a_control_character_anywhere_in_a_header_value_is_malformed(void **s
     assert_string_equal(h1_resp_error(&r), "a control character in a header line");
 }
 
+/* The status the server sent stays the reply's when the header lines after
+ * it break (libcurl keeps it too); a status line that does not parse gives
+ * none. */
+static void a_status_that_parsed_is_kept_when_the_headers_break(void **state)
+{
+    static const struct {
+        const char *reply;
+        int status;
+    } rows[] = {
+        {"HTTP/1.1 200 OK\r\nX-Evil: \x07\r\nContent-Length: 0\r\n\r\n", 200},
+        {"HTTP/1.1 503\r\nX-Evil:\x1b[2J\r\n\r\n", 503},
+        {"HTTP/1.1 204 \r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 204},
+        {"HTTP/1.1 2x0 Br\x01ken\r\nContent-Length: 0\r\n\r\n", 0},
+    };
+    struct h1_resp r;
+    size_t left;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        for (size_t step = 1; step <= 64; step += 63) {
+            h1_resp_begin(&r, 0, NO_LIMIT);
+            assert_int_equal(feed(&r, rows[i].reply, step, &left), H1_MALFORMED);
+            assert_int_equal(r.status, rows[i].status);
+        }
+    }
+}
+
 static void tabs_and_plain_values_pass_the_value_check(void **state)
 {
     const char *reply = "HTTP/1.1 200 OK\r\nX-A: \tb\r\nX-B: \r\nX-C: c d\r\n"
@@ -515,6 +542,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_origin_splits_host_port_and_its_length),
         cmocka_unit_test(a_control_character_anywhere_in_a_header_value_is_malformed),
+        cmocka_unit_test(a_status_that_parsed_is_kept_when_the_headers_break),
         cmocka_unit_test(tabs_and_plain_values_pass_the_value_check),
         cmocka_unit_test(endless_interim_replies_are_malformed_past_the_header_limit),
         cmocka_unit_test(an_origin_without_port_is_port_80_and_v6_loses_its_brackets),
