@@ -56,14 +56,10 @@ run_until() {
     name=$1 cfg=$2 pattern=$3 count=$4
     shift 4
     chmod 600 "$cfg"
-    : >"$tmp/$name.err"
+    : >"$tmp/$name.err" # wait_count reads it before the run may have made it
     timeout 60 "$brink" run --headless --config "$cfg" --duration 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null &
     run_pid=$!
-    deadline=$(($(now_ms) + 30000))
-    until [ "$(grep -Ec -- "$pattern" "$tmp/$name.err")" -ge "$count" ] || ! kill -0 "$run_pid" 2>/dev/null ||
-        [ "$(now_ms)" -ge "$deadline" ]; do
-        sleep 0.05
-    done
+    wait_count "$tmp/$name.err" "$pattern" "$count" 30
     kill -INT "$run_pid" 2>/dev/null
     wait "$run_pid"
     status=$?
@@ -369,9 +365,24 @@ check "counter: the report counts the load's requests, not the probe's ($(reques
     $(($(truth requests_by_endpoint delay) - delay_before)) "$(requests counter)"
 check_ge "counter: the probe did fetch /metrics ($(($(truth requests_by_endpoint metrics) - metrics_before)) times)" \
     3 $(($(truth requests_by_endpoint metrics) - metrics_before))
-r=$(rate counter) m=$(probe_max counter served)
-holds "counter: its rate is the load's rate per second (max $m/s, load $r req/s)" \
-    "m >= 0.5 * r && m <= 1.5 * r && r > 100" -v m="${m:-0}" -v r="${r:-0}"
+# Per tick, as the progress lines show them: the probe's rate beside the
+# load's req/s, summed over the ticks where the probe has one. (The
+# probe's max against the whole run's rate compared its best interval with
+# an average over the run, start and drain included: 693.8/s against 402
+# req/s once on a busy machine.)
+read -r k v n <<EOF
+$(grep '^t=[0-9]*s ' "$tmp/counter.err" | grep -v ' final ' | awk '{
+    n = ""; v = ""
+    for (i = 2; i <= NF; i++) {
+        if ($i == "req/s") n = $(i - 1)
+        if (index($i, "served=") == 1) v = substr($i, 8)
+    }
+    if (v ~ /^[0-9.]+$/ && n != "") { ticks++; sv += v; sn += n }
+} END { printf "%d %.1f %.1f\n", ticks, sv, sn }')
+EOF
+r=$(rate counter)
+holds "counter: its rate is the load's rate per second ($k ticks: $v/s against $n req/s in all; load $r req/s)" \
+    "k >= 2 && v >= 0.5 * n && v <= 1.5 * n && r > 100" -v k="${k:-0}" -v v="${v:-0}" -v n="${n:-0}" -v r="${r:-0}"
 
 # --- 6. hostile strings from the server ---------------------------------------------------
 # hostile_stats adds a /metrics series whose label holds ESC, BEL, CR, a bidi
