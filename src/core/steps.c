@@ -316,11 +316,19 @@ static void add_probes(struct steps *s, struct step_row *r, const struct tick *t
     }
 }
 
-/* Adds t's counts to r; is_held: its length counts in r's duration. */
-static void add_counts(struct step_row *r, const struct tick *t, int is_held)
+/* The part of t that held its row's level: none of a pause, none of a
+ * drain (drain_us; in every tick after the stop began). */
+static uint64_t held_us(const struct tick *t)
 {
-    if (is_held)
-        r->duration_us += t->duration_us;
+    if (t->state == RUN_PAUSED)
+        return 0;
+    return t->drain_us < t->duration_us ? t->duration_us - t->drain_us : 0;
+}
+
+/* Adds t's counts to r, and length_us to r's duration. */
+static void add_counts(struct step_row *r, const struct tick *t, uint64_t length_us)
+{
+    r->duration_us += length_us;
     r->n_ticks++;
     r->started += t->total.started;
     r->completed += t->total.completed;
@@ -341,7 +349,7 @@ static int add_to_run(struct steps *s, const struct tick *t)
         s->run_level_us += level_of_tick(t) * (double)t->duration_us;
         s->run.model = t->model;
     }
-    add_counts(&s->run, t, t->state != RUN_PAUSED);
+    add_counts(&s->run, t, t->state != RUN_PAUSED ? t->duration_us : 0);
     add_probes(s, &s->run, t);
     if (rc == 0)
         hist_merge(s->run_hist, s->scratch);
@@ -425,13 +433,14 @@ int steps_add_tick(struct steps *s, const struct tick *t)
         r->held_ticks++;
         r->rate_sum += rate;
         r->rate_sum2 += rate * rate;
-    } else if (t->state == RUN_PAUSED) {
-        r->folded_us += t->duration_us;
     }
-    /* The run's tail (STOPPING, DONE): what it completes was sent at this
-     * level, so its length counts too, or the row's req/s would be
-     * overstated. */
-    add_counts(r, t, t->state != RUN_PAUSED);
+    /* The run's tail (STOPPING, DONE): its completions were sent at this
+     * level and count here, and so does its length up to the stop (a run
+     * that ends on its request limit has no stop); the drain after it is
+     * folded, or it would halve the last step's req/s when replies take as
+     * long as the step. */
+    r->folded_us += t->duration_us - held_us(t);
+    add_counts(r, t, held_us(t));
     add_probes(s, r, t);
     rc = add_hist(s, t, rc);
     add_kinds(s, r, t);

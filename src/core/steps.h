@@ -11,12 +11,12 @@
  * a ramp plan. PAUSED, STOPPING and DONE
  * ticks are folded into the open row: their completions, errors, latencies
  * and probe values count in it (so the rows add up to the run's totals), but
- * they never open or close a row. A PAUSED tick's length goes to folded_us,
- * not to duration_us, so a pause does not dilute the step's req/s; the
- * length of STOPPING and DONE ticks (the run's tail, when it ends on its
- * duration, its request limit or a stop) goes to duration_us, since the
- * requests they complete were sent at the row's level. A row opened by
- * folded ticks alone takes the level of the first tick that holds one.
+ * they never open or close a row. Their length goes to folded_us, not to
+ * duration_us: a pause does not dilute the step's req/s, and neither does
+ * the run's tail (STOPPING and DONE ticks, when it ends on its duration,
+ * its request limit, its plan or a stop), whose completions were sent at
+ * the row's level within its duration. A row opened by folded ticks alone
+ * takes the level of the first tick that holds one.
  *
  * A plan's warm-up ticks stay out of their step's figures: only their length
  * is counted, in warmup_us. So the rows of a run with a plan add up to its
@@ -65,7 +65,7 @@ struct step_row {
     uint32_t n_rows;             /* rows merged: 1 for a row of steps_row */
     uint64_t start_us;           /* start of its first tick, µs since the run started */
     uint64_t duration_us;        /* sum of the lengths of the ticks that held the level */
-    uint64_t folded_us;          /* sum of the lengths of the paused ticks */
+    uint64_t folded_us;          /* sum of the lengths of the folded ticks */
     uint64_t warmup_us;          /* sum of the lengths of its plan step's warm-up ticks */
     uint32_t plan_step;          /* 1-based step of a ramp plan; 0: not a plan step */
     uint32_t plan_n_steps;       /* steps in that plan */

@@ -214,6 +214,7 @@ struct tick {
     uint64_t bodies_cut;         /* responses cut at max_body (counted, not errors) */
     uint64_t cookies_dropped;    /* cookies a full jar dropped ([target] cookies) */
     uint64_t marks_dropped;      /* script check, counter and gauge calls whose name had no room */
+    uint64_t drain_us;           /* of duration_us, the time after the run's stop began */
     struct tick_kind total;      /* all kinds together; name is "total" */
     uint32_t n_kinds;
     struct tick_kind kinds[TICK_MAX_KINDS];

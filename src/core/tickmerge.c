@@ -203,6 +203,9 @@ static void add_fields(struct tick *acc, const struct tick *t)
     acc->bodies_cut += t->bodies_cut;
     acc->cookies_dropped += t->cookies_dropped;
     acc->marks_dropped += t->marks_dropped;
+    /* The stop reaches the sources within a round trip: the longest drain. */
+    if (t->drain_us > acc->drain_us)
+        acc->drain_us = t->drain_us;
     acc->max_in_flight += t->max_in_flight;
     acc->sched_called += t->sched_called;
     acc->sched_backlog += t->sched_backlog;

@@ -432,7 +432,8 @@ static int get_top(struct ctx *c, json_t *o)
         get_count(c, o, "aborted", &t->aborted) || get_count(c, o, "bodies_cut", &t->bodies_cut) ||
         get_count(c, o, "cookies_dropped", &t->cookies_dropped) ||
         get_count(c, o, "marks_dropped", &t->marks_dropped) ||
-        get_kind_of(c, o, "health", 0, &health) || get_plan(c, o, &t->plan))
+        get_count(c, o, "drain_us", &t->drain_us) || get_kind_of(c, o, "health", 0, &health) ||
+        get_plan(c, o, &t->plan))
         return -EINVAL;
     t->state = (enum run_state)state;
     t->model = (enum load_model)model;

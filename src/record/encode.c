@@ -424,6 +424,7 @@ json_t *record__tick_to_json(const struct tick *t)
     bad |= put_nonzero(o, "bodies_cut", t->bodies_cut);
     bad |= put_nonzero(o, "cookies_dropped", t->cookies_dropped);
     bad |= put_nonzero(o, "marks_dropped", t->marks_dropped);
+    bad |= put_nonzero(o, "drain_us", t->drain_us);
     bad |= json_object_set_new(
         o, "total", kind_json(t, &t->total, total_is_merge(t) ? HIST_IS_MERGE : HIST_OWN));
     bad |= put_nonempty(o, "kinds", kinds_json(t));

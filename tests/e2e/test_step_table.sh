@@ -1,0 +1,91 @@
+#!/bin/sh
+# The step table's figures against brink target's ground truth.
+# 1. A ramp whose replies take 2.5 s (/delay/2500, steps 2 then 4 users,
+#    3 s each): the last step's duration ends at the stop, its drain is
+#    folded apart, so its req/s is its 8 requests (what the target served
+#    after step 1's 2) over 3 s, in the text table, JSON, csv-steps,
+#    compare and the breaking-point line alike.
+# Usage: sh test_step_table.sh BRINK SRCDIR
+brink=$1
+src=$2
+. "$src/tests/e2e/lib.sh"
+. "$src/tests/e2e/target_lib.sh"
+
+target_setup
+
+if ! start_target --listen 127.0.0.1:0; then
+    not_ok "brink target starts" "$(cat "$tmp/target.err")"
+    finish
+    exit 1
+fi
+
+# ---- 1. the last step's drain ----
+cat >"$tmp/drain.ini" <<INI
+[target]
+url = $url/delay/2500
+
+[ramp]
+steps = 2, 4
+hold = 3s
+warmup = 0
+INI
+timeout 60 "$brink" run --headless --config "$tmp/drain.ini" --ramp --record "$tmp/drain.jsonl" \
+    >"$tmp/drain.out" 2>"$tmp/drain.err" </dev/null
+check "drain: the ramp runs to its end" 0 "$?"
+served=$(truth requests_by_endpoint delay)
+"$brink" report "$tmp/drain.jsonl" --format json >"$tmp/drain.json" 2>&1
+"$brink" report "$tmp/drain.jsonl" --format csv-steps >"$tmp/drain.csv" 2>&1
+cp "$tmp/drain.jsonl" "$tmp/again.jsonl"
+"$brink" compare "$tmp/drain.jsonl" "$tmp/again.jsonl" >"$tmp/drain.cmp" 2>&1
+# Step 2's figures from every report, one line of words: the JSON row's
+# requests, duration, folded time and req/s, step 1's requests, the stop's
+# time and the run's end (from the session), then the req/s of the text
+# table, csv-steps, compare and the breaking-point line.
+figures=$(python3 - "$tmp" <<'PY'
+import csv, json, re, sys
+d = sys.argv[1]
+rows = json.load(open(d + "/drain.json"))["steps"]
+s1, s2 = rows[0], rows[1]
+stop_ms = end_us = None
+for line in open(d + "/drain.jsonl"):
+    o = json.loads(line)
+    if "seq" not in o:
+        continue
+    end_us = o["start_us"] + o["duration_us"]
+    for e in o.get("events", []):
+        if "the last step ended" in e["text"]:
+            stop_ms = e["at_ms"]
+text = [l for l in open(d + "/drain.out") if l.startswith("  2/2 ")]
+text_rate = text[0].split()[5] if text else "-"
+csv_rate = [r["req_per_s"] for r in csv.DictReader(open(d + "/drain.csv"))
+            if r["step"] == "2" and r["kind"] == "total"]
+cmp_rate = [l.split()[1] for l in open(d + "/drain.cmp") if l.startswith("  c=4 ")]
+m = re.search(r"passed 2 \(c=4, ([0-9.,]+) req/s", open(d + "/drain.out").read())
+print(s2["requests"], s2["start_us"], s2["duration_us"], s2["folded_us"], s2["req_per_s"],
+      s1["requests"], stop_ms, end_us, text_rate, csv_rate[0] if csv_rate else "-",
+      cmp_rate[0] if cmp_rate else "-", m.group(1) if m else "-")
+PY
+)
+set -- $figures
+n2=$1 start2=$2 dur2=$3 folded2=$4 json_rate=$5 n1=$6 stop_ms=$7 end_us=$8
+text_rate=$9 csv_rate=${10} cmp_rate=${11} bp_rate=${12}
+check "drain: the target served every request of both steps" "$served" "$((n1 + n2))"
+check "drain: step 2 holds the 8 requests sent at 4 users" 8 "$n2"
+# The duration ends where the load ended: at the plan's stop (its event is
+# in whole ms), not when the last reply of the drain came in.
+holds "drain: step 2's duration ($dur2 us) ends at the stop (${stop_ms} ms)" \
+    "d >= stop * 1000 - s - 1000 && d <= stop * 1000 - s + 1000" \
+    -v d="$dur2" -v stop="$stop_ms" -v s="$start2"
+holds "drain: step 2 is its hold of 3 s, not the 5 s with the drain ($dur2 us)" \
+    "d < 3000000 + 1000000" -v d="$dur2"
+check "drain: the drain is folded apart: duration + folded = the row's whole length" \
+    "$((end_us - start2))" "$((dur2 + folded2))"
+want=$(awk -v n="$n2" -v d="$dur2" 'BEGIN { printf "%.3f", n * 1e6 / d }')
+check "drain: JSON req/s is 8 over the duration (8/3 = 2.67)" "$want" "$json_rate"
+check "drain: csv-steps req/s is the same" "$want" "$csv_rate"
+want=$(awk -v n="$n2" -v d="$dur2" 'BEGIN { printf "%.1f", n * 1e6 / d }')
+check "drain: the text table's req/s is the same" "$want" "$text_rate"
+check "drain: compare's req/s is the same" "$want" "$cmp_rate"
+check "drain: the breaking-point line's req/s is the same" "$want" "$bp_rate"
+
+finish
