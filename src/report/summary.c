@@ -748,6 +748,16 @@ static void print_kinds(FILE *out, const struct summary *s)
                 report__fmt_grouped(s->unmatched_completed, n), TICK_MAX_KINDS);
 }
 
+/* "dropped D, aborted at stop A, bodies cut B, connections opened C". */
+static void print_counts(FILE *out, const struct summary *s)
+{
+    char d[NUM_MAX], a[NUM_MAX], b[NUM_MAX], c[NUM_MAX];
+
+    fprintf(out, "dropped %s, aborted at stop %s, bodies cut %s, connections opened %s\n",
+            report__fmt_grouped(s->dropped, d), report__fmt_grouped(s->aborted, a),
+            report__fmt_grouped(s->bodies_cut, b), report__fmt_grouped(s->connections_opened, c));
+}
+
 int summary_print(const struct summary *s, FILE *out)
 {
     char d[UNITS_FMT_MAX];
@@ -761,10 +771,7 @@ int summary_print(const struct summary *s, FILE *out)
     print_schedule(out, s);
     print_statuses(out, s);
     print_http_version(out, s);
-    fprintf(out,
-            "dropped %" PRIu64 ", aborted at stop %" PRIu64 ", bodies cut %" PRIu64
-            ", connections opened %" PRIu64 "\n",
-            s->dropped, s->aborted, s->bodies_cut, s->connections_opened);
+    print_counts(out, s);
     if (s->cookies_dropped)
         fprintf(out, "cookies dropped %" PRIu64 " (a user's jar holds %d cookies, %u KiB)\n",
                 s->cookies_dropped, COOKIES_MAX, COOKIES_BYTES_MAX >> 10);

@@ -4,7 +4,8 @@
 #    3 s each): the last step's duration ends at the stop, its drain is
 #    folded apart, so its req/s is its 8 requests (what the target served
 #    after step 1's 2) over 3 s, in the text table, JSON, csv-steps,
-#    compare and the breaking-point line alike.
+#    compare and the breaking-point line alike; the report's latency line
+#    reads as docs/report.md shows it.
 # Usage: sh test_step_table.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -87,5 +88,10 @@ want=$(awk -v n="$n2" -v d="$dur2" 'BEGIN { printf "%.1f", n * 1e6 / d }')
 check "drain: the text table's req/s is the same" "$want" "$text_rate"
 check "drain: compare's req/s is the same" "$want" "$cmp_rate"
 check "drain: the breaking-point line's req/s is the same" "$want" "$bp_rate"
+
+# The report's latency line is the one docs/report.md shows.
+line=$(grep -m 1 '^latency: ' "$tmp/drain.out")
+grep -qF -- "\`$line\`" "$src/docs/report.md" && ok "docs/report.md shows the latency line: $line" ||
+    not_ok "docs/report.md shows the latency line" "$line"
 
 finish
