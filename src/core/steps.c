@@ -41,6 +41,7 @@ struct steps {
     uint64_t levels_not_kept; /* rows of levels past STEPS_MAX_LEVELS */
     uint32_t n_probes;
     struct probe_name probes[TICK_MAX_PROBES];
+    enum tick_mark probe_marks[TICK_MAX_PROBES]; /* what each is */
     uint32_t n_kinds;
     struct probe_name kinds[STEPS_MAX_KINDS]; /* kind names, as probes' */
     struct hist *kind_hist[STEPS_MAX_KINDS];  /* the open row's, made on first sight */
@@ -196,6 +197,8 @@ static void level_add(struct steps *s, const struct step_row *r)
         if (!sum->probes[i].has_value || p->min < sum->probes[i].min)
             sum->probes[i].min = p->min;
         sum->probes[i].last = p->last;
+        sum->probes[i].sum += p->sum;
+        sum->probes[i].passed += p->passed;
         sum->probes[i].has_value = 1;
     }
     for (uint32_t k = 0; k < s->n_kinds; k++) {
@@ -308,11 +311,21 @@ static void add_probes(struct steps *s, struct step_row *r, const struct tick *t
 
     for (uint32_t i = 0; i < n; i++) {
         const struct tick_probe *tp = &t->probes[i];
+        uint32_t before = s->n_probes;
         int k =
             tick_name_row(s->probes, sizeof(s->probes[0]), &s->n_probes, TICK_MAX_PROBES, tp->name);
 
-        if (k >= 0 && tp->has_value)
-            probe_add(&r->probes[k], tp->value);
+        if (k < 0)
+            continue;
+        if (s->n_probes != before)
+            s->probe_marks[k] = tp->mark;
+        if (!tp->has_value)
+            continue;
+        probe_add(&r->probes[k], tp->value);
+        if (steps_probe_is_total(s, (uint32_t)k)) {
+            r->probes[k].sum += tp->value;
+            r->probes[k].passed += tp->passed;
+        }
     }
 }
 
@@ -518,6 +531,18 @@ uint32_t steps_n_probes(const struct steps *s)
 const char *steps_probe_name(const struct steps *s, uint32_t i)
 {
     return i < s->n_probes ? s->probes[i].name : NULL;
+}
+
+enum tick_mark steps_probe_mark(const struct steps *s, uint32_t i)
+{
+    return i < s->n_probes ? s->probe_marks[i] : TICK_MARK_NONE;
+}
+
+int steps_probe_is_total(const struct steps *s, uint32_t i)
+{
+    enum tick_mark m = steps_probe_mark(s, i);
+
+    return m == TICK_MARK_CHECK || m == TICK_MARK_COUNTER;
 }
 
 size_t steps_level_count(const struct steps *s)

@@ -41,9 +41,11 @@ struct steps;
 /* A probe's values in one row; has_value is 0 when it had none there. */
 struct step_probe {
     int has_value;
-    double max;  /* largest value seen in the row's ticks */
-    double min;  /* smallest */
-    double last; /* value in the last tick of the row that had one */
+    double max;      /* largest value seen in the row's ticks */
+    double min;      /* smallest */
+    double last;     /* value in the last tick of the row that had one */
+    double sum;      /* a script's check or counter: its values summed (a check's failures) */
+    uint64_t passed; /* a check: its passes */
 };
 
 /* One request kind's figures in a row ("PUT times at 25 and at 250 users"),
@@ -143,6 +145,13 @@ double steps_kind_rate(const struct step_row *r, uint32_t i);
 /* Probe names seen, in order of first sight (raw: sanitize before display). */
 uint32_t steps_n_probes(const struct steps *s);
 const char *steps_probe_name(const struct steps *s, uint32_t i);
+/* What probe i is: TICK_MARK_NONE for a probe, else a script's check,
+ * counter or gauge (as its first tick said). */
+enum tick_mark steps_probe_mark(const struct steps *s, uint32_t i);
+/* Whether probe i is a script's check or counter: its figures are totals
+ * (sum, passed), shown in a table of their own, not as the step table's
+ * max and last. */
+int steps_probe_is_total(const struct steps *s, uint32_t i);
 
 /*
  * Grouping by level, for compare: one merged row per distinct (model, level),

@@ -332,6 +332,10 @@ static void fill_marks(struct tick *t, const struct interval *iv)
         p->sampled_ms = at_ms;
         /* A check that failed in the interval is flagged as an alert is. */
         p->alerting = mk->is_check && mk->value > 0;
+        p->mark = mk->is_check   ? TICK_MARK_CHECK
+                  : mk->is_gauge ? TICK_MARK_GAUGE
+                                 : TICK_MARK_COUNTER;
+        p->passed = mk->passed;
     }
 }
 

@@ -279,6 +279,10 @@ static json_t *probe_json(const struct tick_probe *p)
         bad |= json_object_set_new(o, "alerting", json_true());
     if (p->error[0])
         bad |= json_object_set_new(o, "error", json_string(p->error));
+    if (p->mark != TICK_MARK_NONE)
+        bad |= json_object_set_new(o, "mark", json_string(tick_mark_name(p->mark)));
+    if (p->mark == TICK_MARK_CHECK)
+        bad |= json_object_set_new(o, "passed", record__json_count(p->passed));
     return bad ? (json_decref(o), NULL) : o;
 }
 

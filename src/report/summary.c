@@ -52,6 +52,9 @@ struct probe_totals {
     double max;
     uint64_t failing_ticks; /* ticks that ended with it failing or stale */
     char last_error[TICK_TEXT_MAX];
+    enum tick_mark mark; /* a probe, or a script's check, counter or gauge */
+    double sum;          /* a check's failures, a counter's additions, over the run */
+    uint64_t passed;     /* a check's passes over the run */
 };
 
 struct summary {
@@ -298,6 +301,12 @@ static void add_probes(struct summary *s, const struct tick *t)
 
         if (!p)
             continue;
+        if (!p->has_value && !p->failing_ticks)
+            p->mark = tp->mark;
+        if (tp->has_value) {
+            p->sum += tp->value;
+            p->passed += tp->passed;
+        }
         if (tp->state == PROBE_FAILING || tp->state == PROBE_STALE) {
             p->failing_ticks++;
             tick_copy_text(p->last_error, sizeof(p->last_error), tp->error);
@@ -696,7 +705,12 @@ static void print_probes(FILE *out, const struct summary *s)
         const struct probe_totals *p = &s->probes[i];
 
         fprintf(out, "  %s", report__shown(p->name, sizeof(p->name), name, sizeof(name)));
-        if (p->has_value)
+        if (p->has_value && p->mark == TICK_MARK_CHECK)
+            fprintf(out, ": passed %s, failed %s", report__fmt_grouped(p->passed, last),
+                    report__fmt_total(p->sum, max));
+        else if (p->has_value && p->mark == TICK_MARK_COUNTER)
+            fprintf(out, ": total %s", report__fmt_total(p->sum, n));
+        else if (p->has_value)
             fprintf(out, ": last %s, max %s", report__fmt_g(p->last, 6, last),
                     report__fmt_g(p->max, 6, max));
         else

@@ -6,6 +6,9 @@
 #    after step 1's 2) over 3 s, in the text table, JSON, csv-steps,
 #    compare and the breaking-point line alike; the report's latency line
 #    reads as docs/report.md shows it.
+# 2. A scenario's checks and counters: their totals per step and per run
+#    (checks passed and failed) equal what the target served, in their own
+#    table, not as step-table columns.
 # Usage: sh test_step_table.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -93,5 +96,78 @@ check "drain: the breaking-point line's req/s is the same" "$want" "$bp_rate"
 line=$(grep -m 1 '^latency: ' "$tmp/drain.out")
 grep -qF -- "\`$line\`" "$src/docs/report.md" && ok "docs/report.md shows the latency line: $line" ||
     not_ok "docs/report.md shows the latency line" "$line"
+
+# ---- 2. a scenario's checks and counters: totals against the target ----
+# Each flow reads /bytes, checks its status twice (one check always holds,
+# one always fails), and ends on /echo; a flow whose /echo got its 200
+# counts. The target counts each endpoint apart, so the counter's total is
+# its /echo count, and the checks' passes and failures its /bytes count.
+cat >"$tmp/flows.lua" <<'LUA'
+function iteration(user)
+    local r = brink.request{url = "/bytes/10", name = "start"}
+    brink.check(r.status == 200, "bytes is 200")
+    brink.check(r.status == 201, "bytes is 201")
+    local e = brink.request{method = "POST", url = "/echo", body = "x", name = "end"}
+    if e.status == 200 then
+        brink.counter("flows completed")
+    end
+end
+LUA
+cat >"$tmp/flows.ini" <<INI
+[target]
+url = $url
+
+[scenario]
+script = flows.lua
+
+[ramp]
+steps = 2, 4
+hold = 2s
+warmup = 0
+INI
+bytes0=$(truth requests_by_endpoint bytes)
+echo0=$(truth requests_by_endpoint echo)
+timeout 60 "$brink" run --headless --config "$tmp/flows.ini" --ramp --record "$tmp/flows.jsonl" \
+    >"$tmp/flows.out" 2>"$tmp/flows.err" </dev/null
+check "flows: the ramp runs to its end" 0 "$?"
+bytes=$(($(truth requests_by_endpoint bytes) - bytes0))
+echo=$(($(truth requests_by_endpoint echo) - echo0))
+"$brink" report "$tmp/flows.jsonl" --format json >"$tmp/flows.json" 2>&1
+# From the JSON report: the run's counter total, each check's passed and
+# failed, then the steps' counter totals and check passes summed.
+figures=$(python3 - "$tmp/flows.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def marks(o):
+    c = {m["name"]: (m["passed"], m["failed"]) for m in o.get("checks", [])}
+    n = {m["name"]: m["total"] for m in o.get("counters", [])}
+    return c, n
+c, n = marks(d)
+steps = [marks(s) for s in d["steps"]]
+print(int(n.get("flows completed", -1)),
+      *c.get("check:bytes is 200", (-1, -1)), *c.get("check:bytes is 201", (-1, -1)),
+      int(sum(sn.get("flows completed", 0) for sc, sn in steps)),
+      sum(sc.get("check:bytes is 200", (0, 0))[0] for sc, sn in steps), len(steps))
+PY
+)
+set -- $figures
+check "flows: the counter's total is the flows the target ended (/echo $echo)" "$echo" "$1"
+check "flows: the check that holds passed once a /bytes request ($bytes)" "$bytes" "$2"
+check "flows: ... and failed none" 0 "$3"
+check "flows: the check that fails passed none" 0 "$4"
+check "flows: ... and failed once a /bytes request" "$bytes" "$5"
+check "flows: the steps' counter totals add up to the run's" "$1" "$6"
+check "flows: the steps' check passes add up to the run's" "$2" "$7"
+check "flows: two steps" 2 "$8"
+n=$(printf '%s' "$echo" | awk '{ n = $1; s = ""; while (n >= 1000) { s = sprintf(",%03d", n % 1000) s; n = int(n / 1000) }; print n s }')
+grep -q "^  flows completed: total $n\$" "$tmp/flows.out" && ok "flows: the report's server counters give the total ($n)" ||
+    not_ok "flows: the report's server counters give the total" "$(grep 'flows completed' "$tmp/flows.out")"
+grep -Eq "^  run +flows completed +- +- +$n\$" "$tmp/flows.out" && ok "flows: the checks and counters table gives it for the run" ||
+    not_ok "flows: the checks and counters table gives it for the run" "$(sed -n '/^checks and counters:/,$p' "$tmp/flows.out")"
+head=$(sed -n '/^steps:/{n;p;}' "$tmp/flows.out")
+case "$head" in
+*check:* | *flows*) not_ok "flows: no check or counter columns in the step table" "$head" ;;
+*) ok "flows: no check or counter columns in the step table" ;;
+esac
 
 finish
