@@ -36,11 +36,12 @@ enum format {
     FMT_HDR,
     FMT_HDR_FAILED,
     FMT_HLOG,
-    FMT_HTML
+    FMT_HTML,
+    FMT_CSV_CHECKS
 };
 
-static const char *const format_names[] = {"text", "json",       "csv",  "csv-steps",
-                                           "hdr",  "hdr-failed", "hlog", "html"};
+static const char *const format_names[] = {"text",       "json", "csv",  "csv-steps", "hdr",
+                                           "hdr-failed", "hlog", "html", "csv-checks"};
 
 /* A session read back: its summary, its finished step table, and the
  * conditions it is judged against (recorded, or --fail-on). */
@@ -321,6 +322,7 @@ static int print(enum format f, const struct session *s, const char *label, FILE
         summary_totals(s->summary, f == FMT_HDR ? SUMMARY_TOTAL : SUMMARY_FAILED, &total);
         return format_hdr(total.hist, out);
     case FMT_CSV_STEPS: return format_steps_csv(s->steps, out);
+    case FMT_CSV_CHECKS: return format_checks_csv(s->steps, out);
     case FMT_CSV:
     case FMT_HLOG: break; /* written as the ticks were read */
     }
@@ -373,8 +375,8 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
         } else if (it.id == CLI_REPORT_FORMAT) {
             if (parse_format(it.value, &a->format) != 0)
                 return opts_fail(&cli_report, stderr,
-                                 "--format: expected text, json, csv, csv-steps, hdr, hdr-failed, "
-                                 "hlog or html, got \"%s\"",
+                                 "--format: expected text, json, csv, csv-steps, csv-checks, hdr, "
+                                 "hdr-failed, hlog or html, got \"%s\"",
                                  msg_show(it.value, shown, sizeof(shown)));
         } else if (a->n == MAX_SESSIONS) {
             return opts_fail(&cli_report, stderr, "more than %d sessions at \"%s\"", MAX_SESSIONS,

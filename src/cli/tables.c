@@ -291,8 +291,8 @@ static const struct opts_option report_options[] = {
      .arg = OPTS_VALUE,
      .value_name = "FORMAT",
      .id = CLI_REPORT_FORMAT,
-     .help = "text (default), json, csv, csv-steps, hdr, hdr-failed,\n"
-             "hlog or html"},
+     .help = "text (default), json, csv, csv-steps, csv-checks, hdr,\n"
+             "hdr-failed, hlog or html"},
     {.name = "--output",
      .short_name = 'o',
      .arg = OPTS_VALUE,
@@ -332,6 +332,7 @@ const struct opts_table cli_report = {
             "  json            the same figures as one JSON document\n"
             "  csv             one row per tick, for spreadsheets\n"
             "  csv-steps       the step table, one row per step and per request kind\n"
+            "  csv-checks      a scenario's checks and counters, per step and run\n"
             "  hdr             the latency distribution of the successes in\n"
             "                  HdrHistogram's text format\n"
             "  hdr-failed      the same for the failed requests\n"

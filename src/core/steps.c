@@ -41,6 +41,7 @@ struct steps {
     uint64_t levels_not_kept; /* rows of levels past STEPS_MAX_LEVELS */
     uint32_t n_probes;
     struct probe_name probes[TICK_MAX_PROBES];
+    enum tick_mark probe_marks[TICK_MAX_PROBES]; /* what each is */
     uint32_t n_kinds;
     struct probe_name kinds[STEPS_MAX_KINDS]; /* kind names, as probes' */
     struct hist *kind_hist[STEPS_MAX_KINDS];  /* the open row's, made on first sight */
@@ -196,6 +197,8 @@ static void level_add(struct steps *s, const struct step_row *r)
         if (!sum->probes[i].has_value || p->min < sum->probes[i].min)
             sum->probes[i].min = p->min;
         sum->probes[i].last = p->last;
+        sum->probes[i].sum += p->sum;
+        sum->probes[i].passed += p->passed;
         sum->probes[i].has_value = 1;
     }
     for (uint32_t k = 0; k < s->n_kinds; k++) {
@@ -308,19 +311,37 @@ static void add_probes(struct steps *s, struct step_row *r, const struct tick *t
 
     for (uint32_t i = 0; i < n; i++) {
         const struct tick_probe *tp = &t->probes[i];
+        uint32_t before = s->n_probes;
         int k =
             tick_name_row(s->probes, sizeof(s->probes[0]), &s->n_probes, TICK_MAX_PROBES, tp->name);
 
-        if (k >= 0 && tp->has_value)
-            probe_add(&r->probes[k], tp->value);
+        if (k < 0)
+            continue;
+        if (s->n_probes != before)
+            s->probe_marks[k] = tp->mark;
+        if (!tp->has_value)
+            continue;
+        probe_add(&r->probes[k], tp->value);
+        if (steps_probe_is_total(s, (uint32_t)k)) {
+            r->probes[k].sum += tp->value;
+            r->probes[k].passed += tp->passed;
+        }
     }
 }
 
-/* Adds t's counts to r; is_held: its length counts in r's duration. */
-static void add_counts(struct step_row *r, const struct tick *t, int is_held)
+/* The part of t that held its row's level: none of a pause, none of a
+ * drain (drain_us; in every tick after the stop began). */
+static uint64_t held_us(const struct tick *t)
 {
-    if (is_held)
-        r->duration_us += t->duration_us;
+    if (t->state == RUN_PAUSED)
+        return 0;
+    return t->drain_us < t->duration_us ? t->duration_us - t->drain_us : 0;
+}
+
+/* Adds t's counts to r, and length_us to r's duration. */
+static void add_counts(struct step_row *r, const struct tick *t, uint64_t length_us)
+{
+    r->duration_us += length_us;
     r->n_ticks++;
     r->started += t->total.started;
     r->completed += t->total.completed;
@@ -341,7 +362,7 @@ static int add_to_run(struct steps *s, const struct tick *t)
         s->run_level_us += level_of_tick(t) * (double)t->duration_us;
         s->run.model = t->model;
     }
-    add_counts(&s->run, t, t->state != RUN_PAUSED);
+    add_counts(&s->run, t, t->state != RUN_PAUSED ? t->duration_us : 0);
     add_probes(s, &s->run, t);
     if (rc == 0)
         hist_merge(s->run_hist, s->scratch);
@@ -425,13 +446,14 @@ int steps_add_tick(struct steps *s, const struct tick *t)
         r->held_ticks++;
         r->rate_sum += rate;
         r->rate_sum2 += rate * rate;
-    } else if (t->state == RUN_PAUSED) {
-        r->folded_us += t->duration_us;
     }
-    /* The run's tail (STOPPING, DONE): what it completes was sent at this
-     * level, so its length counts too, or the row's req/s would be
-     * overstated. */
-    add_counts(r, t, t->state != RUN_PAUSED);
+    /* The run's tail (STOPPING, DONE): its completions were sent at this
+     * level and count here, and so does its length up to the stop (a run
+     * that ends on its request limit has no stop); the drain after it is
+     * folded, or it would halve the last step's req/s when replies take as
+     * long as the step. */
+    r->folded_us += t->duration_us - held_us(t);
+    add_counts(r, t, held_us(t));
     add_probes(s, r, t);
     rc = add_hist(s, t, rc);
     add_kinds(s, r, t);
@@ -509,6 +531,18 @@ uint32_t steps_n_probes(const struct steps *s)
 const char *steps_probe_name(const struct steps *s, uint32_t i)
 {
     return i < s->n_probes ? s->probes[i].name : NULL;
+}
+
+enum tick_mark steps_probe_mark(const struct steps *s, uint32_t i)
+{
+    return i < s->n_probes ? s->probe_marks[i] : TICK_MARK_NONE;
+}
+
+int steps_probe_is_total(const struct steps *s, uint32_t i)
+{
+    enum tick_mark m = steps_probe_mark(s, i);
+
+    return m == TICK_MARK_CHECK || m == TICK_MARK_COUNTER;
 }
 
 size_t steps_level_count(const struct steps *s)

@@ -11,12 +11,12 @@
  * a ramp plan. PAUSED, STOPPING and DONE
  * ticks are folded into the open row: their completions, errors, latencies
  * and probe values count in it (so the rows add up to the run's totals), but
- * they never open or close a row. A PAUSED tick's length goes to folded_us,
- * not to duration_us, so a pause does not dilute the step's req/s; the
- * length of STOPPING and DONE ticks (the run's tail, when it ends on its
- * duration, its request limit or a stop) goes to duration_us, since the
- * requests they complete were sent at the row's level. A row opened by
- * folded ticks alone takes the level of the first tick that holds one.
+ * they never open or close a row. Their length goes to folded_us, not to
+ * duration_us: a pause does not dilute the step's req/s, and neither does
+ * the run's tail (STOPPING and DONE ticks, when it ends on its duration,
+ * its request limit, its plan or a stop), whose completions were sent at
+ * the row's level within its duration. A row opened by folded ticks alone
+ * takes the level of the first tick that holds one.
  *
  * A plan's warm-up ticks stay out of their step's figures: only their length
  * is counted, in warmup_us. So the rows of a run with a plan add up to its
@@ -41,9 +41,11 @@ struct steps;
 /* A probe's values in one row; has_value is 0 when it had none there. */
 struct step_probe {
     int has_value;
-    double max;  /* largest value seen in the row's ticks */
-    double min;  /* smallest */
-    double last; /* value in the last tick of the row that had one */
+    double max;      /* largest value seen in the row's ticks */
+    double min;      /* smallest */
+    double last;     /* value in the last tick of the row that had one */
+    double sum;      /* a script's check or counter: its values summed (a check's failures) */
+    uint64_t passed; /* a check: its passes */
 };
 
 /* One request kind's figures in a row ("PUT times at 25 and at 250 users"),
@@ -65,7 +67,7 @@ struct step_row {
     uint32_t n_rows;             /* rows merged: 1 for a row of steps_row */
     uint64_t start_us;           /* start of its first tick, µs since the run started */
     uint64_t duration_us;        /* sum of the lengths of the ticks that held the level */
-    uint64_t folded_us;          /* sum of the lengths of the paused ticks */
+    uint64_t folded_us;          /* sum of the lengths of the folded ticks */
     uint64_t warmup_us;          /* sum of the lengths of its plan step's warm-up ticks */
     uint32_t plan_step;          /* 1-based step of a ramp plan; 0: not a plan step */
     uint32_t plan_n_steps;       /* steps in that plan */
@@ -143,6 +145,13 @@ double steps_kind_rate(const struct step_row *r, uint32_t i);
 /* Probe names seen, in order of first sight (raw: sanitize before display). */
 uint32_t steps_n_probes(const struct steps *s);
 const char *steps_probe_name(const struct steps *s, uint32_t i);
+/* What probe i is: TICK_MARK_NONE for a probe, else a script's check,
+ * counter or gauge (as its first tick said). */
+enum tick_mark steps_probe_mark(const struct steps *s, uint32_t i);
+/* Whether probe i is a script's check or counter: its figures are totals
+ * (sum, passed), shown in a table of their own, not as the step table's
+ * max and last. */
+int steps_probe_is_total(const struct steps *s, uint32_t i);
 
 /*
  * Grouping by level, for compare: one merged row per distinct (model, level),

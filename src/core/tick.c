@@ -175,6 +175,13 @@ static const char *event_kind_names[EV__COUNT] = {
     [EV_NOTICE] = "notice",
 };
 
+static const char *tick_mark_names[] = {
+    [TICK_MARK_NONE] = "",
+    [TICK_MARK_CHECK] = "check",
+    [TICK_MARK_COUNTER] = "counter",
+    [TICK_MARK_GAUGE] = "gauge",
+};
+
 static const char *probe_state_names[] = {
     [PROBE_PENDING] = "pending",
     [PROBE_OK] = "ok",
@@ -267,6 +274,16 @@ int run_state_from_name(const char *name)
 int event_kind_from_name(const char *name)
 {
     return VALUE_OF(event_kind_names, name);
+}
+
+const char *tick_mark_name(enum tick_mark m)
+{
+    return NAME_OF(tick_mark_names, m);
+}
+
+int tick_mark_from_name(const char *name)
+{
+    return VALUE_OF(tick_mark_names, name);
 }
 
 int probe_state_from_name(const char *name)

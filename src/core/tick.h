@@ -159,6 +159,16 @@ struct tick_status {
     uint64_t count;
 };
 
+/* What a row of tick.probes holds: a probe's sample, or what a scenario's
+ * brink.check, brink.counter or brink.gauge kept over the tick. The names
+ * are a file format: never renamed. */
+enum tick_mark {
+    TICK_MARK_NONE,    /* "": a probe */
+    TICK_MARK_CHECK,   /* "check": value is its failures in the tick, passed its passes */
+    TICK_MARK_COUNTER, /* "counter": value is the sum of its additions in the tick */
+    TICK_MARK_GAUGE,   /* "gauge": value is the last one set */
+};
+
 struct tick_probe {
     char name[TICK_NAME_MAX];
     enum probe_state state;
@@ -167,6 +177,8 @@ struct tick_probe {
     uint64_t sampled_ms;       /* when it was taken, ms since the run started */
     int alerting;              /* its alert condition holds */
     char error[TICK_TEXT_MAX]; /* why it fails or is stale; "" otherwise */
+    enum tick_mark mark;       /* a probe, or a script's check, counter or gauge */
+    uint64_t passed;           /* a check: its passes in the tick (value: its failures) */
 };
 
 struct tick_event {
@@ -214,6 +226,7 @@ struct tick {
     uint64_t bodies_cut;         /* responses cut at max_body (counted, not errors) */
     uint64_t cookies_dropped;    /* cookies a full jar dropped ([target] cookies) */
     uint64_t marks_dropped;      /* script check, counter and gauge calls whose name had no room */
+    uint64_t drain_us;           /* of duration_us, the time after the run's stop began */
     struct tick_kind total;      /* all kinds together; name is "total" */
     uint32_t n_kinds;
     struct tick_kind kinds[TICK_MAX_KINDS];
@@ -325,6 +338,7 @@ const char *load_model_name(enum load_model m);
 const char *plan_phase_name(enum plan_phase p);
 const char *plan_verdict_name(enum plan_verdict v);
 const char *tick_phase_name(enum tick_phase p);
+const char *tick_mark_name(enum tick_mark m); /* "" for TICK_MARK_NONE */
 /* The inverses, for reading session files: the value named name, or -1 when
  * no value has that name ("?" included). */
 int run_state_from_name(const char *name);
@@ -334,6 +348,7 @@ int load_model_from_name(const char *name);
 int plan_phase_from_name(const char *name);
 int plan_verdict_from_name(const char *name);
 int tick_phase_from_name(const char *name);
+int tick_mark_from_name(const char *name);
 
 /* Copies src into dst (cap bytes, NUL-terminated), cutting at a UTF-8
  * boundary when it does not fit. Returns the length copied. */

@@ -153,6 +153,15 @@ static void add_probes(struct tick *acc, const struct tick *t)
 
         if (row < 0)
             continue; /* each source holds at most TICK_MAX_PROBES: only names beyond them */
+        /* A script's checks and counters count in every source: they add up. */
+        if (acc->n_probes == before && p->has_value && acc->probes[row].has_value &&
+            (p->mark == TICK_MARK_CHECK || p->mark == TICK_MARK_COUNTER) &&
+            acc->probes[row].mark == p->mark) {
+            acc->probes[row].value += p->value;
+            acc->probes[row].passed += p->passed;
+            acc->probes[row].alerting |= p->alerting;
+            continue;
+        }
         if (acc->n_probes != before ||
             (p->has_value &&
              (!acc->probes[row].has_value || p->sampled_ms > acc->probes[row].sampled_ms)))
@@ -203,6 +212,9 @@ static void add_fields(struct tick *acc, const struct tick *t)
     acc->bodies_cut += t->bodies_cut;
     acc->cookies_dropped += t->cookies_dropped;
     acc->marks_dropped += t->marks_dropped;
+    /* The stop reaches the sources within a round trip: the longest drain. */
+    if (t->drain_us > acc->drain_us)
+        acc->drain_us = t->drain_us;
     acc->max_in_flight += t->max_in_flight;
     acc->sched_called += t->sched_called;
     acc->sched_backlog += t->sched_backlog;

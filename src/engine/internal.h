@@ -158,6 +158,8 @@ void engine__merger_set_observer(struct merger *m, void (*fn)(void *arg, struct 
                                  void *arg);
 /* Run state shown in ticks (running, paused, stopping). */
 void engine__merger_set_state(struct merger *m, enum run_state state, uint32_t target_concurrency);
+/* The run's stop began at at_ns (since the run started); the first call counts. */
+void engine__merger_set_stop(struct merger *m, uint64_t at_ns);
 /* The load model shown in ticks, with the open model's rate and cap. */
 void engine__merger_set_load(struct merger *m, enum load_model model, double rate_per_s,
                              uint32_t max_in_flight);

@@ -62,6 +62,7 @@ struct merger {
     void *observer_arg;
     uint64_t last_end_ns; /* where the last published tick ended */
     uint64_t last_end_us; /* the same in whole µs, so durations add up exactly */
+    uint64_t stop_ns;     /* when the run's stop began; 0: not yet */
     int is_closed;
     const char *http_version; /* static: of the latest replies, NULL: none yet */
 };
@@ -169,6 +170,14 @@ void engine__merger_set_state(struct merger *m, enum run_state state, uint32_t t
     pthread_mutex_lock(&m->lock);
     m->state = state;
     m->target = target;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void engine__merger_set_stop(struct merger *m, uint64_t at_ns)
+{
+    pthread_mutex_lock(&m->lock);
+    if (m->stop_ns == 0)
+        m->stop_ns = at_ns ? at_ns : 1;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -323,7 +332,22 @@ static void fill_marks(struct tick *t, const struct interval *iv)
         p->sampled_ms = at_ms;
         /* A check that failed in the interval is flagged as an alert is. */
         p->alerting = mk->is_check && mk->value > 0;
+        p->mark = mk->is_check   ? TICK_MARK_CHECK
+                  : mk->is_gauge ? TICK_MARK_GAUGE
+                                 : TICK_MARK_COUNTER;
+        p->passed = mk->passed;
     }
+}
+
+/* The part of t after the run's stop began: time the load no longer held,
+ * whatever state the tick is labelled with. */
+static uint64_t drain_us(const struct merger *m, const struct tick *t)
+{
+    uint64_t stop_us = m->stop_ns / 1000, end_us = t->start_us + t->duration_us;
+
+    if (m->stop_ns == 0 || stop_us >= end_us)
+        return 0;
+    return stop_us <= t->start_us ? t->duration_us : end_us - stop_us;
 }
 
 static struct tick *build(struct merger *m, struct pending *p, int is_last)
@@ -355,6 +379,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->start_us = m->last_end_us;
     t->duration_us = m->last_end_ns / 1000 - m->last_end_us;
     m->last_end_us += t->duration_us;
+    t->drain_us = drain_us(m, t);
     t->state = is_last ? RUN_DONE : m->state;
     t->model = m->model;
     tick_copy_text(t->transport, sizeof(t->transport), m->transport ? m->transport : "");

@@ -339,15 +339,21 @@ static int get_status(struct ctx *c, json_t *o)
 
 static int get_probe(struct ctx *c, json_t *o, struct tick_probe *p)
 {
-    int state;
+    json_t *mark = json_object_get(o, "mark");
+    int state, m = TICK_MARK_NONE;
 
     if (!json_is_object(o))
         return fail(c, "probes", "expected objects");
     if (get_text(c, o, "name", p->name, sizeof(p->name)) ||
         get_name(c, o, "state", probe_state_from_name, &state) ||
         get_real(c, o, "value", &p->value) || get_count(c, o, "sampled_ms", &p->sampled_ms) ||
-        get_text(c, o, "error", p->error, sizeof(p->error)))
+        get_text(c, o, "error", p->error, sizeof(p->error)) ||
+        get_count(c, o, "passed", &p->passed))
         return -EINVAL;
+    /* Optional: files written before it have none (their marks read as probes). */
+    if (mark && (!json_is_string(mark) || (m = tick_mark_from_name(json_string_value(mark))) < 0))
+        return fail(c, "mark", "expected check, counter or gauge");
+    p->mark = (enum tick_mark)m;
     p->state = (enum probe_state)state;
     p->has_value = json_object_get(o, "value") != NULL;
     p->alerting = json_is_true(json_object_get(o, "alerting"));
@@ -432,7 +438,8 @@ static int get_top(struct ctx *c, json_t *o)
         get_count(c, o, "aborted", &t->aborted) || get_count(c, o, "bodies_cut", &t->bodies_cut) ||
         get_count(c, o, "cookies_dropped", &t->cookies_dropped) ||
         get_count(c, o, "marks_dropped", &t->marks_dropped) ||
-        get_kind_of(c, o, "health", 0, &health) || get_plan(c, o, &t->plan))
+        get_count(c, o, "drain_us", &t->drain_us) || get_kind_of(c, o, "health", 0, &health) ||
+        get_plan(c, o, &t->plan))
         return -EINVAL;
     t->state = (enum run_state)state;
     t->model = (enum load_model)model;

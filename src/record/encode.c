@@ -279,6 +279,10 @@ static json_t *probe_json(const struct tick_probe *p)
         bad |= json_object_set_new(o, "alerting", json_true());
     if (p->error[0])
         bad |= json_object_set_new(o, "error", json_string(p->error));
+    if (p->mark != TICK_MARK_NONE)
+        bad |= json_object_set_new(o, "mark", json_string(tick_mark_name(p->mark)));
+    if (p->mark == TICK_MARK_CHECK)
+        bad |= json_object_set_new(o, "passed", record__json_count(p->passed));
     return bad ? (json_decref(o), NULL) : o;
 }
 
@@ -424,6 +428,7 @@ json_t *record__tick_to_json(const struct tick *t)
     bad |= put_nonzero(o, "bodies_cut", t->bodies_cut);
     bad |= put_nonzero(o, "cookies_dropped", t->cookies_dropped);
     bad |= put_nonzero(o, "marks_dropped", t->marks_dropped);
+    bad |= put_nonzero(o, "drain_us", t->drain_us);
     bad |= json_object_set_new(
         o, "total", kind_json(t, &t->total, total_is_merge(t) ? HIST_IS_MERGE : HIST_OWN));
     bad |= put_nonempty(o, "kinds", kinds_json(t));

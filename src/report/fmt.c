@@ -57,6 +57,17 @@ char *report__fmt_rate(double per_s, char *buf)
                           : report__fmt_fixed(per_s, 1, buf);
 }
 
+char *report__fmt_total(double v, char *buf)
+{
+    if (!isfinite(v) || v != floor(v) || fabs(v) >= 1e15)
+        return report__fmt_g(v, 6, buf);
+    if (v >= 0)
+        return report__fmt_grouped((uint64_t)v, buf);
+    buf[0] = '-';
+    report__fmt_grouped((uint64_t)-v, buf + 1);
+    return buf;
+}
+
 char *report__fmt_g(double v, int precision, char *buf)
 {
     size_t o = 0;

@@ -228,3 +228,45 @@ int format_steps_csv(const struct steps *st, FILE *out)
     }
     return report__finish(out);
 }
+
+/* The checks and counters of row r, labelled step (a number, or "run"
+ * with no model or level: the run held several). */
+static void put_check_lines(FILE *out, const struct steps *st, const char *step,
+                            const struct step_row *r)
+{
+    char level[REPORT_NUM_MAX], a[REPORT_NUM_MAX], b[REPORT_NUM_MAX];
+
+    for (uint32_t i = 0; i < steps_n_probes(st); i++) {
+        const struct step_probe *p = &r->probes[i];
+        int is_check = steps_probe_mark(st, i) == TICK_MARK_CHECK;
+
+        if (!steps_probe_is_total(st, i) || !p->has_value)
+            continue;
+        if (strcmp(step, "run") == 0)
+            fputs("run,,,", out);
+        else
+            fprintf(out, "%s,%s,%s,", step, load_model_name(r->model),
+                    report__fmt_g(r->level, 17, level));
+        put_quoted(out, steps_probe_name(st, i), TICK_NAME_MAX);
+        if (is_check)
+            fprintf(out, ",check,%" PRIu64 ",%s,%s\r\n", p->passed, report__fmt_g(p->sum, 17, a),
+                    report__fmt_g(p->sum + (double)p->passed, 17, b));
+        else
+            fprintf(out, ",counter,,,%s\r\n", report__fmt_g(p->sum, 17, a));
+    }
+}
+
+int format_checks_csv(const struct steps *st, FILE *out)
+{
+    struct step_row run;
+    char step[REPORT_NUM_MAX];
+
+    fputs("step,model,level,name,mark,passed,failed,total\r\n", out);
+    for (size_t i = 0; i < steps_count(st); i++) {
+        snprintf(step, sizeof(step), "%zu", i + 1);
+        put_check_lines(out, st, step, steps_row(st, i));
+    }
+    if (steps_run(st, &run) == 0)
+        put_check_lines(out, st, "run", &run);
+    return report__finish(out);
+}

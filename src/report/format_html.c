@@ -473,6 +473,51 @@ static void table_kinds(FILE *out, const struct summary *sum)
           out);
 }
 
+/* A scenario's checks and counters that counted in row r (level "run"
+ * when is_run), one table row each. */
+static void mark_rows(FILE *out, const struct steps *st, const struct step_row *r, int is_run)
+{
+    char b[REPORT_NUM_MAX];
+
+    for (uint32_t i = 0; i < steps_n_probes(st); i++) {
+        const struct step_probe *p = &r->probes[i];
+        int is_check = steps_probe_mark(st, i) == TICK_MARK_CHECK;
+
+        if (!steps_probe_is_total(st, i) || !p->has_value)
+            continue;
+        fprintf(out, "<tr><td class=\"l\">%s</td><td class=\"l\">",
+                is_run ? "run" : report__fmt_level(r->model == LOAD_OPEN, r->level, b));
+        html__text(out, steps_probe_name(st, i), TICK_NAME_MAX, TICK_NAME_MAX);
+        fputs("</td>", out);
+        if (is_check)
+            fprintf(out, "<td>%s</td>", report__fmt_grouped(p->passed, b));
+        fprintf(out, "<td>%s</td>", is_check ? report__fmt_total(p->sum, b) : "-");
+        if (!is_check)
+            fputs("<td>-</td>", out);
+        fprintf(out, "<td>%s</td></tr>\n",
+                report__fmt_total(is_check ? p->sum + (double)p->passed : p->sum, b));
+    }
+}
+
+/* Checks passed and failed, counters' totals: per step, then the run. */
+static void table_marks(FILE *out, const struct steps *st)
+{
+    struct step_row run;
+    int has_any = 0;
+
+    for (uint32_t i = 0; i < steps_n_probes(st); i++)
+        has_any |= steps_probe_is_total(st, i);
+    if (!has_any || steps_run(st, &run) != 0)
+        return;
+    fputs("<h2>Checks and counters</h2>\n<table id=\"marks\"><tr><th class=\"l\">level</th>"
+          "<th class=\"l\">name</th><th>passed</th><th>failed</th><th>total</th></tr>\n",
+          out);
+    for (size_t i = 0; i < steps_count(st); i++)
+        mark_rows(out, st, steps_row(st, i), 0);
+    mark_rows(out, st, &run, 1);
+    fputs("</table>\n", out);
+}
+
 static void table_steps(FILE *out, const struct steps *st)
 {
     char b[REPORT_NUM_MAX];
@@ -692,6 +737,7 @@ int format_html(const struct html_session *s, FILE *out)
     table_events(out, run);
     table_kinds(out, s->sum);
     table_steps(out, s->steps);
+    table_marks(out, s->steps);
     settings(out, run);
     fputs("</body>\n</html>\n", out);
     return report__finish(out);

@@ -151,13 +151,20 @@ static void put_statuses(FILE *out, const struct summary *sum)
     fprintf(out, "},\"statuses_other\":%" PRIu64, summary_statuses_other(sum));
 }
 
+/* ,"probes":[...]: the probes and a script's gauges; its checks and
+ * counters are put_marks'. */
 static void put_probes(FILE *out, const struct steps *st, const struct step_row *r)
 {
+    int is_first = 1;
+
     fputs(",\"probes\":[", out);
     for (uint32_t i = 0; i < steps_n_probes(st); i++) {
         const struct step_probe *p = &r->probes[i];
 
-        fputs(i ? ",{\"name\":" : "{\"name\":", out);
+        if (steps_probe_is_total(st, i))
+            continue;
+        fputs(is_first ? "{\"name\":" : ",{\"name\":", out);
+        is_first = 0;
         put_string(out, steps_probe_name(st, i), TICK_NAME_MAX);
         fputs(",\"max\":", out);
         p->has_value ? put_double(out, p->max) : (void)fputs("null", out);
@@ -166,6 +173,34 @@ static void put_probes(FILE *out, const struct steps *st, const struct step_row 
         fputc('}', out);
     }
     fputc(']', out);
+}
+
+/* ,"checks":[{"name":...,"passed":P,"failed":F}],"counters":[{"name":...,
+ * "total":T}]: a script's checks and counters that counted in r. */
+static void put_marks(FILE *out, const struct steps *st, const struct step_row *r)
+{
+    for (int is_check = 1; is_check >= 0; is_check--) {
+        int is_first = 1;
+
+        fputs(is_check ? ",\"checks\":[" : ",\"counters\":[", out);
+        for (uint32_t i = 0; i < steps_n_probes(st); i++) {
+            const struct step_probe *p = &r->probes[i];
+
+            if (!steps_probe_is_total(st, i) || !p->has_value ||
+                (steps_probe_mark(st, i) == TICK_MARK_CHECK) != is_check)
+                continue;
+            fputs(is_first ? "{\"name\":" : ",{\"name\":", out);
+            is_first = 0;
+            put_string(out, steps_probe_name(st, i), TICK_NAME_MAX);
+            if (is_check)
+                fprintf(out, ",\"passed\":%" PRIu64 ",\"failed\":", p->passed);
+            else
+                fputs(",\"total\":", out);
+            put_double(out, p->sum);
+            fputc('}', out);
+        }
+        fputc(']', out);
+    }
 }
 
 /* ,"kinds":[{"name":...,"requests":N,...}]: the kinds that ran in r. */
@@ -212,6 +247,7 @@ static void put_step(FILE *out, const struct steps *st, const struct step_row *r
             "},\"histogram_gaps\":%" PRIu64,
             r->timed, r->p50_us, r->p90_us, r->p99_us, r->p999_us, r->max_us, r->hist_gaps);
     put_probes(out, st, r);
+    put_marks(out, st, r);
     put_step_kinds(out, st, r);
     if (r->plan_step) {
         fprintf(out,
@@ -241,6 +277,11 @@ static void put_steps(FILE *out, const struct steps *st)
         put_step(out, st, &r);
     }
     fprintf(out, "],\n\"levels_not_kept\":{\"rows\":%" PRIu64 "}", steps_levels_not_kept(st));
+    /* The whole run's checks and counters, warm-ups included. */
+    if (steps_run(st, &r) == 0) {
+        fputc('\n', out);
+        put_marks(out, st, &r);
+    }
 }
 
 /* Open model only: "send_lag":{"sent":N,"latency_us":{...},"histogram_gaps":G},

@@ -44,7 +44,8 @@ struct layout {
     int n_err;
     enum errclass err[ERR__COUNT];
     uint32_t n_probes;
-    int has_plan; /* some row is a ramp step: the step and verdict columns */
+    uint32_t probe_of[TICK_MAX_PROBES]; /* the probes and gauges shown, by steps' index */
+    int has_plan;                       /* some row is a ramp step: the step and verdict columns */
     int first_col;
     int n_cols;
     size_t width[COL__FIXED + ERR__COUNT + 2 * TICK_MAX_PROBES + 1];
@@ -57,9 +58,9 @@ static const char *latency(const struct step_row *r, uint64_t us, char *buf)
     return units_format_duration(us, buf, CELL_MAX);
 }
 
-static const char *probe_cell(const struct step_row *r, int col, char *buf)
+static const char *probe_cell(const struct layout *l, const struct step_row *r, int col, char *buf)
 {
-    const struct step_probe *p = &r->probes[col / 2];
+    const struct step_probe *p = &r->probes[l->probe_of[col / 2]];
 
     if (!p->has_value)
         return "-";
@@ -93,9 +94,9 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
     if (col >= COL__FIXED + l->n_err) {
         col -= COL__FIXED + l->n_err;
         if (r != NULL)
-            return probe_cell(r, col, buf);
+            return probe_cell(l, r, col, buf);
         snprintf(buf, CELL_MAX, "%s %s",
-                 report__shown(steps_probe_name(st, (uint32_t)col / 2), TICK_NAME_MAX, name,
+                 report__shown(steps_probe_name(st, l->probe_of[col / 2]), TICK_NAME_MAX, name,
                                sizeof(name)),
                  col % 2 == 0 ? "max" : "last");
         return buf;
@@ -144,7 +145,11 @@ static void plan(const struct steps *st, struct layout *l)
             }
         }
     }
-    l->n_probes = steps_n_probes(st);
+    /* A script's checks and counters have a table of their own (totals). */
+    for (uint32_t i = 0; i < steps_n_probes(st); i++) {
+        if (!steps_probe_is_total(st, i))
+            l->probe_of[l->n_probes++] = i;
+    }
     l->n_cols = COL__FIXED + l->n_err + 2 * (int)l->n_probes + l->has_plan;
     for (int col = l->first_col; col < l->n_cols; col++) {
         l->width[col] = strlen(cell(st, l, NULL, col, buf));
@@ -275,6 +280,79 @@ static void print_kinds(FILE *out, const struct steps *st)
     }
 }
 
+/* One cell of the checks and counters table: mark i in row r (NULL: the
+ * header), whose level is "run" when is_run. */
+static const char *mark_cell(const struct steps *st, const struct step_row *r, int is_run,
+                             uint32_t i, int col, char *buf)
+{
+    static const char *const heads[] = {"level", "name", "passed", "failed", "total"};
+    const struct step_probe *p;
+    int is_check = steps_probe_mark(st, i) == TICK_MARK_CHECK;
+
+    if (r == NULL)
+        return heads[col];
+    p = &r->probes[i];
+    switch (col) {
+    case 0: return is_run ? "run" : report__fmt_level(r->model == LOAD_OPEN, r->level, buf);
+    case 1: return report__shown(steps_probe_name(st, i), TICK_NAME_MAX, buf, CELL_MAX);
+    case 2: return is_check ? report__fmt_grouped(p->passed, buf) : "-";
+    case 3: return is_check ? report__fmt_total(p->sum, buf) : "-";
+    default: break;
+    }
+    return report__fmt_total(is_check ? p->sum + (double)p->passed : p->sum, buf);
+}
+
+#define MARK_COLS 5
+
+/* The lines of the checks and counters table for row r (NULL: the
+ * header): printed in width's columns, or when out is NULL measured into
+ * width. */
+static void mark_lines(FILE *out, const struct steps *st, const struct step_row *r, int is_run,
+                       size_t *width)
+{
+    char buf[CELL_MAX];
+
+    for (uint32_t i = 0; i < (r ? steps_n_probes(st) : 1); i++) {
+        if (r && (!steps_probe_is_total(st, i) || !r->probes[i].has_value))
+            continue;
+        for (int c = 0; c < MARK_COLS; c++) {
+            const char *text = mark_cell(st, r, is_run, i, c, buf);
+
+            if (out == NULL && strlen(text) > width[c])
+                width[c] = strlen(text);
+            else if (out != NULL)
+                fprintf(out, c < 2 ? "  %-*s" : "  %*s", (int)width[c], text);
+        }
+        if (out != NULL)
+            fputc('\n', out);
+    }
+}
+
+/* "checks and counters:": a scenario's checks (passed and failed) and
+ * counters (their total) in each step, then in the whole run. */
+static void print_marks(FILE *out, const struct steps *st)
+{
+    size_t width[MARK_COLS] = {0}, rows = steps_count(st);
+    struct step_row run;
+    int has_run = steps_run(st, &run) == 0, has_any = 0;
+
+    for (uint32_t i = 0; i < steps_n_probes(st); i++)
+        has_any |= steps_probe_is_total(st, i);
+    if (!has_any)
+        return;
+    for (int pass = 0; pass < 2; pass++) {
+        FILE *to = pass == 0 ? NULL : out;
+
+        if (to)
+            fputs("\nchecks and counters:\n", to);
+        mark_lines(to, st, NULL, 0, width);
+        for (size_t i = 0; i < rows; i++)
+            mark_lines(to, st, steps_row(st, i), 0, width);
+        if (has_run)
+            mark_lines(to, st, &run, 1, width);
+    }
+}
+
 int format_steps_text(const struct steps *st, FILE *out)
 {
     struct layout l;
@@ -294,6 +372,7 @@ int format_steps_text(const struct steps *st, FILE *out)
                 report__fmt_grouped(steps_rows_not_kept(st), n),
                 report__fmt_grouped(steps_completed_not_kept(st), m));
     print_kinds(out, st);
+    print_marks(out, st);
     return report__finish(out);
 }
 
@@ -302,7 +381,9 @@ int format_final(const struct summary *sum, struct steps *st, FILE *out)
     if (summary_print(sum, out) != 0)
         return -EIO;
     steps_finish(st);
-    if (steps_count(st) + steps_rows_not_kept(st) < 2)
-        return 0;
+    if (steps_count(st) + steps_rows_not_kept(st) < 2) {
+        print_marks(out, st);
+        return report__finish(out);
+    }
     return format_steps_text(st, out);
 }

@@ -85,6 +85,14 @@ int format_csv_finish(struct format_csv *c);
  * and the plan's verdict. st must be finished.
  */
 int format_steps_csv(const struct steps *st, FILE *out);
+/*
+ * A scenario's checks and counters as CSV (RFC 4180, CRLF): one line per
+ * step and per check or counter that counted in it, then the same for the
+ * whole run (step "run", model and level empty):
+ * step,model,level,name,mark,passed,failed,total (passed and failed empty
+ * for a counter). st must be finished.
+ */
+int format_checks_csv(const struct steps *st, FILE *out);
 void format_csv_free(struct format_csv *c);
 
 /*

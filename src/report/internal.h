@@ -28,6 +28,9 @@ char *report__fmt_rate(double per_s, char *buf);
 /* A double as "%.*g" prints it in the C locale ("0.5", "1e+06"), whatever
  * LC_NUMERIC says; "null"-free: NaN and infinities give "0". */
 char *report__fmt_g(double v, int precision, char *buf);
+/* A script counter's total: a whole number grouped by three ("-1,250"),
+ * else as report__fmt_g with 6 digits. buf holds REPORT_NUM_MAX. */
+char *report__fmt_total(double v, char *buf);
 /* raw (at most raw_cap bytes, maybe not NUL-terminated) escaped by
  * sanitize_display, ASCII only, cut to cap bytes; returns buf. */
 const char *report__shown(const char *raw, size_t raw_cap, char *buf, size_t cap);

@@ -52,6 +52,9 @@ struct probe_totals {
     double max;
     uint64_t failing_ticks; /* ticks that ended with it failing or stale */
     char last_error[TICK_TEXT_MAX];
+    enum tick_mark mark; /* a probe, or a script's check, counter or gauge */
+    double sum;          /* a check's failures, a counter's additions, over the run */
+    uint64_t passed;     /* a check's passes over the run */
 };
 
 struct summary {
@@ -298,6 +301,12 @@ static void add_probes(struct summary *s, const struct tick *t)
 
         if (!p)
             continue;
+        if (!p->has_value && !p->failing_ticks)
+            p->mark = tp->mark;
+        if (tp->has_value) {
+            p->sum += tp->value;
+            p->passed += tp->passed;
+        }
         if (tp->state == PROBE_FAILING || tp->state == PROBE_STALE) {
             p->failing_ticks++;
             tick_copy_text(p->last_error, sizeof(p->last_error), tp->error);
@@ -696,7 +705,12 @@ static void print_probes(FILE *out, const struct summary *s)
         const struct probe_totals *p = &s->probes[i];
 
         fprintf(out, "  %s", report__shown(p->name, sizeof(p->name), name, sizeof(name)));
-        if (p->has_value)
+        if (p->has_value && p->mark == TICK_MARK_CHECK)
+            fprintf(out, ": passed %s, failed %s", report__fmt_grouped(p->passed, last),
+                    report__fmt_total(p->sum, max));
+        else if (p->has_value && p->mark == TICK_MARK_COUNTER)
+            fprintf(out, ": total %s", report__fmt_total(p->sum, n));
+        else if (p->has_value)
             fprintf(out, ": last %s, max %s", report__fmt_g(p->last, 6, last),
                     report__fmt_g(p->max, 6, max));
         else
@@ -748,6 +762,16 @@ static void print_kinds(FILE *out, const struct summary *s)
                 report__fmt_grouped(s->unmatched_completed, n), TICK_MAX_KINDS);
 }
 
+/* "dropped D, aborted at stop A, bodies cut B, connections opened C". */
+static void print_counts(FILE *out, const struct summary *s)
+{
+    char d[NUM_MAX], a[NUM_MAX], b[NUM_MAX], c[NUM_MAX];
+
+    fprintf(out, "dropped %s, aborted at stop %s, bodies cut %s, connections opened %s\n",
+            report__fmt_grouped(s->dropped, d), report__fmt_grouped(s->aborted, a),
+            report__fmt_grouped(s->bodies_cut, b), report__fmt_grouped(s->connections_opened, c));
+}
+
 int summary_print(const struct summary *s, FILE *out)
 {
     char d[UNITS_FMT_MAX];
@@ -761,10 +785,7 @@ int summary_print(const struct summary *s, FILE *out)
     print_schedule(out, s);
     print_statuses(out, s);
     print_http_version(out, s);
-    fprintf(out,
-            "dropped %" PRIu64 ", aborted at stop %" PRIu64 ", bodies cut %" PRIu64
-            ", connections opened %" PRIu64 "\n",
-            s->dropped, s->aborted, s->bodies_cut, s->connections_opened);
+    print_counts(out, s);
     if (s->cookies_dropped)
         fprintf(out, "cookies dropped %" PRIu64 " (a user's jar holds %d cookies, %u KiB)\n",
                 s->cookies_dropped, COOKIES_MAX, COOKIES_BYTES_MAX >> 10);

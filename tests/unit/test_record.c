@@ -229,6 +229,44 @@ static void open_ticks_without_send_lag_read_as_none(void **state)
     tick_free(in);
 }
 
+/* A script's check keeps its passes and what it is, and a tick after the
+ * stop its drain; files without them read them as a probe and no drain. */
+static void marks_and_drain_read_back_and_are_optional(void **state)
+{
+    struct tick *in = fx_tick(7, 1, 500, 1), *out;
+    struct tick_probe *p = &in->probes[in->n_probes++];
+    json_t *o, *probes;
+    char why[256];
+
+    (void)state;
+    tick_copy_text(p->name, TICK_NAME_MAX, "check:read is 200");
+    p->state = PROBE_OK;
+    p->has_value = 1;
+    p->value = 3;
+    p->mark = TICK_MARK_CHECK;
+    p->passed = 1234;
+    in->drain_us = 400000;
+    o = record__tick_to_json(in);
+    assert_int_equal(record__tick_from_json(o, &out, why, sizeof(why)), 0);
+    assert_int_equal(out->n_probes, in->n_probes);
+    assert_int_equal(out->probes[in->n_probes - 1].mark, TICK_MARK_CHECK);
+    assert_int_equal(out->probes[in->n_probes - 1].passed, 1234);
+    assert_int_equal(out->probes[0].mark, TICK_MARK_NONE);
+    assert_int_equal(out->drain_us, 400000);
+    tick_free(out);
+    probes = json_object_get(o, "probes");
+    json_object_del(json_array_get(probes, json_array_size(probes) - 1), "mark");
+    json_object_del(json_array_get(probes, json_array_size(probes) - 1), "passed");
+    json_object_del(o, "drain_us");
+    assert_int_equal(record__tick_from_json(o, &out, why, sizeof(why)), 0);
+    assert_int_equal(out->probes[in->n_probes - 1].mark, TICK_MARK_NONE);
+    assert_int_equal(out->probes[in->n_probes - 1].passed, 0);
+    assert_int_equal(out->drain_us, 0);
+    json_decref(o);
+    tick_free(out);
+    tick_free(in);
+}
+
 static void plan_state_reads_back_and_is_left_out_when_off(void **state)
 {
     char path[128], err[256];
@@ -866,6 +904,7 @@ int main(void)
         cmocka_unit_test(version_1_files_read_with_their_times_in_us),
         cmocka_unit_test(open_model_ticks_read_back_with_service_times_and_schedule),
         cmocka_unit_test(open_ticks_without_send_lag_read_as_none),
+        cmocka_unit_test(marks_and_drain_read_back_and_are_optional),
         cmocka_unit_test(plan_state_reads_back_and_is_left_out_when_off),
         cmocka_unit_test(phases_and_connections_read_back_and_the_run_carries_over),
         cmocka_unit_test(sessions_without_phases_read_as_none),

@@ -339,6 +339,34 @@ static void the_runs_tail_counts_its_length_with_its_requests(void **state)
     steps_free(st);
 }
 
+/* A plan's last step, then the drain after its stop: the replies come in
+ * the stopping and done ticks, but the step held its level for the hold
+ * alone (the stop began 200 ms into the first stopping tick). */
+static void the_drain_after_the_stop_is_folded_out_of_the_duration(void **state)
+{
+    struct steps *st = steps_new();
+    struct tick *t;
+
+    (void)state;
+    for (uint64_t i = 0; i < 3; i++)
+        feed(st, NULL, new_tick(i, 4, i == 2 ? 4 : 0, 2500000));
+    t = new_tick(3, 4, 0, 0);
+    t->state = RUN_STOPPING;
+    t->drain_us = 800000;
+    feed(st, NULL, t);
+    t = new_tick(4, 4, 4, 2500000);
+    t->state = RUN_DONE;
+    t->drain_us = 1000000;
+    feed(st, NULL, t);
+    steps_finish(st);
+    assert_int_equal(steps_count(st), 1);
+    assert_int_equal(steps_row(st, 0)->completed, 8);
+    assert_int_equal(steps_row(st, 0)->duration_us, 3200000);
+    assert_int_equal(steps_row(st, 0)->folded_us, 1800000);
+    assert_true(steps_row_rate(steps_row(st, 0)) == 2.5);
+    steps_free(st);
+}
+
 static void probes_keep_max_and_last_per_step(void **state)
 {
     struct steps *st = steps_new();
@@ -640,6 +668,7 @@ int main(void)
         cmocka_unit_test(return_to_a_level_is_a_new_row_and_groups_by_level),
         cmocka_unit_test(paused_ticks_fold_into_the_open_row),
         cmocka_unit_test(the_runs_tail_counts_its_length_with_its_requests),
+        cmocka_unit_test(the_drain_after_the_stop_is_folded_out_of_the_duration),
         cmocka_unit_test(the_whole_run_is_one_row_of_every_tick),
         cmocka_unit_test(each_step_has_a_row_per_request_kind),
         cmocka_unit_test(probes_keep_max_and_last_per_step),

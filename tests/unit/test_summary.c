@@ -238,6 +238,26 @@ static void totals_and_rates_are_summed_over_ticks(void **state)
     summary_free(s);
 }
 
+/* The counts line is grouped by three, as every other count of the report. */
+static void large_counts_are_grouped_by_three(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *t = new_tick(0, 1000);
+    char *text;
+
+    (void)state;
+    t->connections_opened = 122533;
+    t->dropped = 1000;
+    t->aborted = 2500;
+    t->bodies_cut = 1234567;
+    add_and_free(s, t);
+    text = report_of(s);
+    assert_line(text, "dropped 1,000, aborted at stop 2,500, bodies cut 1,234,567, "
+                      "connections opened 122,533");
+    free(text);
+    summary_free(s);
+}
+
 static void slow_rate_keeps_a_decimal_and_varying_target_shows_its_range(void **state)
 {
     struct summary *s = summary_new();
@@ -870,6 +890,7 @@ int main(void)
         cmocka_unit_test(summary_of_no_ticks_prints_zeros_and_no_model),
         cmocka_unit_test(percentiles_come_from_the_histograms_merged_over_ticks),
         cmocka_unit_test(totals_and_rates_are_summed_over_ticks),
+        cmocka_unit_test(large_counts_are_grouped_by_three),
         cmocka_unit_test(slow_rate_keeps_a_decimal_and_varying_target_shows_its_range),
         cmocka_unit_test(open_and_mixed_models_label_their_latency),
         cmocka_unit_test(each_kind_gets_its_own_block_matched_by_name),

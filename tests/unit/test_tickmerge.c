@@ -189,6 +189,45 @@ static void kinds_and_probes_meet_by_name(void **state)
     tick_merge_free(m);
 }
 
+/* Every agent counts its own checks and counters: they add up, where a
+ * probe (or a gauge) shows the latest sample; the longest drain counts. */
+static void checks_and_counters_add_up_across_sources(void **state)
+{
+    struct tick *a = new_tick(0, "h1"), *b = new_tick(0, "h1"), *out;
+    struct tick_merge *m = tick_merge_new();
+    const struct tick *src[2] = {a, b};
+    static const char *const names[3] = {"check:read is 200", "flows", "open"};
+    static const enum tick_mark marks[3] = {TICK_MARK_CHECK, TICK_MARK_COUNTER, TICK_MARK_GAUGE};
+
+    (void)state;
+    for (int i = 0; i < 3; i++) {
+        tick_copy_text(a->probes[i].name, sizeof(a->probes[i].name), names[i]);
+        a->probes[i].has_value = 1;
+        a->probes[i].mark = marks[i];
+        a->probes[i].value = 2 + i;
+        a->probes[i].passed = i == 0 ? 40 : 0;
+        b->probes[i] = a->probes[i];
+        b->probes[i].value = 10 + i;
+        b->probes[i].passed = i == 0 ? 7 : 0;
+        b->probes[i].sampled_ms = 800;
+    }
+    a->n_probes = b->n_probes = 3;
+    a->drain_us = 300000;
+    b->drain_us = 250000;
+    out = tick_merge_next(m, src, 2);
+    assert_int_equal(out->n_probes, 3);
+    assert_true(out->probes[0].value == 12);
+    assert_int_equal(out->probes[0].passed, 47);
+    assert_int_equal(out->probes[0].mark, TICK_MARK_CHECK);
+    assert_true(out->probes[1].value == 14);
+    assert_true(out->probes[2].value == 12); /* a gauge: the latest sample */
+    assert_int_equal(out->drain_us, 300000);
+    tick_free(out);
+    tick_free(a);
+    tick_free(b);
+    tick_merge_free(m);
+}
+
 static void events_merge_in_time_order_and_a_full_tick_keeps_the_earliest(void **state)
 {
     struct tick *a = new_tick(1, "h1"), *b = new_tick(1, "h1"), *out;
@@ -273,6 +312,7 @@ int main(void)
         cmocka_unit_test(counts_add_and_histograms_merge_exactly),
         cmocka_unit_test(run_figures_carry_across_ticks),
         cmocka_unit_test(kinds_and_probes_meet_by_name),
+        cmocka_unit_test(checks_and_counters_add_up_across_sources),
         cmocka_unit_test(events_merge_in_time_order_and_a_full_tick_keeps_the_earliest),
         cmocka_unit_test(state_is_done_only_when_every_source_is),
         cmocka_unit_test(kinds_past_the_limit_are_counted_not_kept),
