@@ -203,6 +203,8 @@ static void add_fields(struct tick *acc, const struct tick *t)
     acc->bodies_cut += t->bodies_cut;
     acc->cookies_dropped += t->cookies_dropped;
     acc->marks_dropped += t->marks_dropped;
+    for (int c = 0; c < RESEND__COUNT; c++)
+        acc->resent[c] += t->resent[c];
     acc->max_in_flight += t->max_in_flight;
     acc->sched_called += t->sched_called;
     acc->sched_backlog += t->sched_backlog;

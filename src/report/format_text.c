@@ -32,7 +32,7 @@ enum col {
     COL_P50,
     COL_P99,
     COL_MAX,
-    COL__FIXED, /* then one per error class seen, two per probe, the verdict */
+    COL__FIXED, /* then one per error class seen, resent, two per probe, the verdict */
 };
 
 static const char *const fixed_heads[COL__FIXED] = {
@@ -44,10 +44,11 @@ struct layout {
     int n_err;
     enum errclass err[ERR__COUNT];
     uint32_t n_probes;
-    int has_plan; /* some row is a ramp step: the step and verdict columns */
+    int has_plan;   /* some row is a ramp step: the step and verdict columns */
+    int has_resent; /* some row sent requests again: their column */
     int first_col;
     int n_cols;
-    size_t width[COL__FIXED + ERR__COUNT + 2 * TICK_MAX_PROBES + 1];
+    size_t width[COL__FIXED + ERR__COUNT + 1 + 2 * TICK_MAX_PROBES + 1];
 };
 
 static const char *latency(const struct step_row *r, uint64_t us, char *buf)
@@ -90,8 +91,10 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
 
     if (l->has_plan && col == l->n_cols - 1)
         return r ? verdict_cell(r, buf) : "verdict";
-    if (col >= COL__FIXED + l->n_err) {
-        col -= COL__FIXED + l->n_err;
+    if (l->has_resent && col == COL__FIXED + l->n_err)
+        return r ? report__fmt_grouped(tick_resent_sum(r->resent), buf) : "resent";
+    if (col >= COL__FIXED + l->n_err + l->has_resent) {
+        col -= COL__FIXED + l->n_err + l->has_resent;
         if (r != NULL)
             return probe_cell(r, col, buf);
         snprintf(buf, CELL_MAX, "%s %s",
@@ -144,8 +147,10 @@ static void plan(const struct steps *st, struct layout *l)
             }
         }
     }
+    for (size_t i = 0; i < n; i++)
+        l->has_resent |= tick_resent_sum(steps_row(st, i)->resent) != 0;
     l->n_probes = steps_n_probes(st);
-    l->n_cols = COL__FIXED + l->n_err + 2 * (int)l->n_probes + l->has_plan;
+    l->n_cols = COL__FIXED + l->n_err + l->has_resent + 2 * (int)l->n_probes + l->has_plan;
     for (int col = l->first_col; col < l->n_cols; col++) {
         l->width[col] = strlen(cell(st, l, NULL, col, buf));
         for (size_t i = 0; i < n; i++) {
