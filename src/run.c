@@ -61,6 +61,7 @@ static const struct run_key {
     {CLI_RUN_BODY_FILE, "request", "body"},     /* @FILE */
     {CLI_RUN_CONTENT_TYPE, "target", "header"}, /* Content-Type: TYPE */
     {CLI_RUN_INSECURE, "target", "insecure"},   /* yes */
+    {CLI_RUN_NO_RETRY, "target", "retry"},      /* no */
     {CLI_RUN_AGENTS, "agents", "hosts"},
 };
 
@@ -104,6 +105,7 @@ static const char *key_value(struct run_args *a, const struct opts_item *it)
 
     switch (it->id) {
     case CLI_RUN_INSECURE: return "yes";
+    case CLI_RUN_NO_RETRY: return "no";
     case CLI_RUN_BODY_FILE: prefix = "@"; break;
     case CLI_RUN_CONTENT_TYPE: prefix = "Content-Type: "; break;
     default: return it->value;

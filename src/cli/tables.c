@@ -83,6 +83,10 @@ static const struct opts_option run_request_options[] = {
      .short_name = 'k',
      .id = CLI_RUN_INSECURE,
      .help = "[target] insecure = yes: no certificate check"},
+    {.name = "--no-retry",
+     .id = CLI_RUN_NO_RETRY,
+     .help = "[target] retry = no: a request whose kept-alive\n"
+             "connection the server had closed is not sent again"},
     {0},
 };
 

@@ -40,6 +40,7 @@ enum cli_run_id {
     CLI_RUN_CONTENT_TYPE,
     CLI_RUN_INSECURE,
     CLI_RUN_AGENTS,
+    CLI_RUN_NO_RETRY,
 };
 
 enum cli_replay_id { CLI_REPLAY_HEADLESS = 1 };

@@ -57,6 +57,8 @@ enum config_target_key {
     CONFIG_TARGET_AWS_SIGV4,
     CONFIG_TARGET_COOKIES,
     CONFIG_TARGET_FOLLOW_REDIRECTS,
+    CONFIG_TARGET_RETRY,
+    CONFIG_TARGET_RETRY_NON_IDEMPOTENT,
     CONFIG_TARGET_KEYS
 };
 
@@ -238,6 +240,11 @@ struct config_target {
     struct config_str aws_sigv4;
     int cookies;               /* a cookie jar per virtual user, default no */
     uint32_t follow_redirects; /* redirects followed per request, default 0: none */
+    /* Send again a request the server never took up: its kept-alive
+     * connection had been closed before the request reached it, or an
+     * HTTP/2 stream it refused (docs/config.md); default yes. */
+    int retry;
+    int retry_non_idempotent; /* those of POST, PATCH and other methods too, default no */
 };
 
 /* How load is made ([load] mode). */

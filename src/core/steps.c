@@ -187,6 +187,8 @@ static void level_add(struct steps *s, const struct step_row *r)
     sum->bytes_out += r->bytes_out;
     sum->hist_gaps += r->hist_gaps;
     errclass_add(sum->errors, r->errors);
+    for (int c = 0; c < RESEND__COUNT; c++)
+        sum->resent[c] += r->resent[c];
     for (uint32_t i = 0; i < TICK_MAX_PROBES; i++) {
         const struct step_probe *p = &r->probes[i];
 
@@ -349,6 +351,8 @@ static void add_counts(struct step_row *r, const struct tick *t, uint64_t length
     r->bytes_in += t->total.bytes_in;
     r->bytes_out += t->total.bytes_out;
     errclass_add(r->errors, t->total.errors);
+    for (int c = 0; c < RESEND__COUNT; c++)
+        r->resent[c] += t->resent[c];
 }
 
 /* The whole run: every tick counts; only a pause's length does not. The

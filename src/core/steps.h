@@ -90,6 +90,7 @@ struct step_row {
     uint64_t p99_us;
     uint64_t p999_us;
     uint64_t max_us;
+    uint64_t resent[RESEND__COUNT];            /* requests sent again, by cause */
     struct step_probe probes[TICK_MAX_PROBES]; /* by index of steps_probe_name */
     struct step_kind kinds[STEPS_MAX_KINDS];   /* by index of steps_kind_name */
 };

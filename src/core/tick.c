@@ -213,6 +213,11 @@ static const char *tick_phase_names[PHASE__COUNT] = {
     [PHASE_TTFB] = "ttfb",
 };
 
+static const char *resend_cause_names[RESEND__COUNT] = {
+    [RESEND_CLOSED_IDLE] = "closed_idle",
+    [RESEND_REFUSED_STREAM] = "refused_stream",
+};
+
 static const char *name_in(const char *const *table, size_t n, unsigned v)
 {
     return v < n && table[v] ? table[v] : "?";
@@ -253,6 +258,20 @@ const char *plan_verdict_name(enum plan_verdict v)
 const char *tick_phase_name(enum tick_phase p)
 {
     return NAME_OF(tick_phase_names, p);
+}
+
+const char *resend_cause_name(enum resend_cause c)
+{
+    return NAME_OF(resend_cause_names, c);
+}
+
+uint64_t tick_resent_sum(const uint64_t counts[RESEND__COUNT])
+{
+    uint64_t n = 0;
+
+    for (int c = 0; c < RESEND__COUNT; c++)
+        n += counts[c];
+    return n;
 }
 
 static int value_of(const char *const *table, size_t n, const char *name)
@@ -299,6 +318,11 @@ int load_model_from_name(const char *name)
 int plan_phase_from_name(const char *name)
 {
     return VALUE_OF(plan_phase_names, name);
+}
+
+int resend_cause_from_name(const char *name)
+{
+    return VALUE_OF(resend_cause_names, name);
 }
 
 int plan_verdict_from_name(const char *name)

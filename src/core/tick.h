@@ -123,6 +123,22 @@ enum tick_phase {
     PHASE__COUNT
 };
 
+/*
+ * Why a request was sent again (struct tick.resent): the only cases where
+ * its first send tells nothing about the server, each counted apart. The
+ * names are a file format, like error classes: new causes are appended.
+ */
+enum resend_cause {
+    /* "closed_idle": its kept-alive connection had been closed by the
+     * server (a FIN) before any byte of the reply: the close crossed the
+     * request on the wire (HTTP/1.1) */
+    RESEND_CLOSED_IDLE,
+    /* "refused_stream": the server said it never processed the HTTP/2
+     * stream (REFUSED_STREAM, or a GOAWAY below its id) */
+    RESEND_REFUSED_STREAM,
+    RESEND__COUNT
+};
+
 /* Phases are kept at 16 sub-buckets per power of two (values within 1/32:
  * where the time goes, not p99.9): recorded rounded with hist_coarse_round,
  * so a session stores them at that precision and a replay shows the same
@@ -228,6 +244,9 @@ struct tick {
     uint64_t marks_dropped;      /* script check, counter and gauge calls whose name had no room */
     uint64_t drain_us;           /* of duration_us, the time after the run's stop began */
     struct tick_kind total;      /* all kinds together; name is "total" */
+    /* Requests sent again, by enum resend_cause: not in total.started nor
+     * completed, which count each request once, by its last outcome. */
+    uint64_t resent[RESEND__COUNT];
     uint32_t n_kinds;
     struct tick_kind kinds[TICK_MAX_KINDS];
     char first_error[ERR__COUNT][TICK_TEXT_MAX]; /* first message per class, "" if none */
@@ -339,6 +358,7 @@ const char *plan_phase_name(enum plan_phase p);
 const char *plan_verdict_name(enum plan_verdict v);
 const char *tick_phase_name(enum tick_phase p);
 const char *tick_mark_name(enum tick_mark m); /* "" for TICK_MARK_NONE */
+const char *resend_cause_name(enum resend_cause c);
 /* The inverses, for reading session files: the value named name, or -1 when
  * no value has that name ("?" included). */
 int run_state_from_name(const char *name);
@@ -349,6 +369,10 @@ int plan_phase_from_name(const char *name);
 int plan_verdict_from_name(const char *name);
 int tick_phase_from_name(const char *name);
 int tick_mark_from_name(const char *name);
+int resend_cause_from_name(const char *name);
+
+/* Requests sent again, all causes of counts together. */
+uint64_t tick_resent_sum(const uint64_t counts[RESEND__COUNT]);
 
 /* Copies src into dst (cap bytes, NUL-terminated), cutting at a UTF-8
  * boundary when it does not fit. Returns the length copied. */

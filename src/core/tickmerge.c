@@ -215,6 +215,8 @@ static void add_fields(struct tick *acc, const struct tick *t)
     /* The stop reaches the sources within a round trip: the longest drain. */
     if (t->drain_us > acc->drain_us)
         acc->drain_us = t->drain_us;
+    for (int c = 0; c < RESEND__COUNT; c++)
+        acc->resent[c] += t->resent[c];
     acc->max_in_flight += t->max_in_flight;
     acc->sched_called += t->sched_called;
     acc->sched_backlog += t->sched_backlog;

@@ -402,6 +402,10 @@ static void reset_transfer(struct curl_slot *cs)
     cs->body_bytes = 0;
     cs->is_body_cut = 0;
     cs->open_errno = 0;
+    cs->n_sends = 0;
+    cs->is_held = 0;
+    cs->is_held_refused = 0;
+    cs->held_errno = 0;
     cs->error[0] = '\0';
     cs->head = (struct curl_head){.content_length = -1};
 }
@@ -620,24 +624,115 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
 }
 
 /*
- * Whether a transfer that ended with code died on a reused connection the
- * server had closed, before any byte of the reply: sent again once on a
- * fresh connection, by the rule h1 follows too (docs/config.md). libcurl
- * retries an empty reply itself, but not a reset or a failed send.
+ * libcurl sends a request again by itself, on a fresh connection, when a
+ * reused one ended, was reset or failed the send before any byte of the
+ * reply, and when an HTTP/2 stream was refused (libcurl 7.88's
+ * Curl_retry_request, "Connection died, retrying a fresh connect", up to
+ * five times). Each send begins with this callback, so the second one in a
+ * transfer is such a retry, which brink lets go only by its own rule
+ * (docs/config.md, "Requests sent again"): once, not after a reset, and
+ * counted by cause. The failed send left its errno: ECONNRESET is a reset
+ * of an established connection, the request's error; EPIPE a reset after
+ * the server's FIN (Linux sets it for a socket in CLOSE_WAIT) and 0 an end
+ * of file, a close that crossed the request, or a refused stream.
  */
-static int is_dead_reuse(struct curl_slot *cs, CURLcode code)
-{
-    long new_conns = 1, header_bytes = 1, os_errno = 0;
+/* libcurl's words when its count of sends again ran out. That count
+ * (Curl_retry_request's, five) belongs to the handle, not the transfer:
+ * 7.88 clears it only when it runs out, so a user's handle that met a few
+ * crossed closes over its life refuses the next one a send again. */
+#define RETRIES_SPENT "Connection died, tried "
 
-    if (cs->is_retried || cs->body_bytes > 0 || cs->head.n_blocks > 0)
+/* A send again that libcurl began or wanted, after a first send that left
+ * os_errno: whether brink lets it go (counted by cause), else holds it. */
+static int may_resend(struct slot *s, long os_errno)
+{
+    struct curl_slot *cs = s->curl;
+    enum resend_cause cause = RESEND_CLOSED_IDLE;
+
+    if (os_errno == 0 && s->w->e->config->target.http_version != CONFIG_HTTP_1_1)
+        cause = RESEND_REFUSED_STREAM;
+    if (cs->is_retried || os_errno == ECONNRESET || !engine__slot_may_resend(s, cause)) {
+        cs->is_held = 1;
+        cs->held_errno = (int)os_errno;
+        cs->is_held_refused = cause == RESEND_REFUSED_STREAM;
+        return 0;
+    }
+    cs->is_retried = 1;
+    return 1;
+}
+
+int engine__curl_slot_prereq(void *clientp, char *conn_primary_ip, char *conn_local_ip,
+                             int conn_primary_port, int conn_local_port)
+{
+    struct slot *s = clientp;
+    struct curl_slot *cs = s->curl;
+    long os_errno = 0;
+
+    (void)conn_primary_ip;
+    (void)conn_local_ip;
+    (void)conn_primary_port;
+    (void)conn_local_port;
+    if (cs->n_sends++ == 0)
+        return CURL_PREREQFUNC_OK;
+    curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
+    return may_resend(s, os_errno) ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT;
+}
+
+/*
+ * Whether libcurl refused a send again only because its count ran out
+ * (RETRIES_SPENT after one send of this transfer): brink's rule decides
+ * instead, and when it lets the request go, brink sends it.
+ */
+static int is_spent_resend(struct slot *s, CURLcode code)
+{
+    struct curl_slot *cs = s->curl;
+    long os_errno = 0;
+
+    if ((code != CURLE_SEND_ERROR && code != CURLE_RECV_ERROR) || cs->is_held || cs->n_sends > 1 ||
+        strncmp(cs->error, RETRIES_SPENT, strlen(RETRIES_SPENT)) != 0)
         return 0;
     curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
-    if (!(code == CURLE_GOT_NOTHING || code == CURLE_SEND_ERROR ||
-          (code == CURLE_RECV_ERROR && (os_errno == ECONNRESET || os_errno == EPIPE))))
+    return may_resend(s, os_errno);
+}
+
+/* The outcome of a transfer whose send again of libcurl's brink stopped:
+ * what its first send met. */
+static void held_result(struct curl_slot *cs, struct transfer_result *r, char *words, size_t cap)
+{
+    r->connected = 1;
+    r->os_errno = cs->held_errno;
+    if (cs->held_errno == ECONNRESET || cs->held_errno == EPIPE) {
+        r->outcome = TRANSFER_RECV;
+        snprintf(words, cap, "curl: the connection was reset before any byte of the reply");
+    } else if (cs->is_held_refused) {
+        r->outcome = TRANSFER_CLOSED_EMPTY;
+        snprintf(words, cap, "curl: the server refused the stream (REFUSED_STREAM)");
+    } else {
+        r->outcome = TRANSFER_CLOSED_EMPTY;
+        snprintf(words, cap, "curl: the server closed the connection before any byte of the reply");
+    }
+}
+
+/*
+ * Whether a transfer that ended with code died on a reused connection the
+ * server had closed (end of file, or EPIPE after its FIN; not a reset)
+ * before any byte of the reply, and libcurl did not send it again itself:
+ * sent again once on a fresh connection, by h1's rule (docs/config.md).
+ */
+static int is_dead_reuse(struct slot *s, CURLcode code)
+{
+    struct curl_slot *cs = s->curl;
+    long new_conns = 1, header_bytes = 1, os_errno = 0;
+
+    if (cs->is_retried || cs->is_held || cs->body_bytes > 0 || cs->head.n_blocks > 0)
+        return 0;
+    curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
+    if (!(code == CURLE_GOT_NOTHING ||
+          ((code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR) && os_errno == EPIPE)))
         return 0;
     curl_easy_getinfo(cs->easy, CURLINFO_NUM_CONNECTS, &new_conns);
     curl_easy_getinfo(cs->easy, CURLINFO_HEADER_SIZE, &header_bytes);
-    return new_conns == 0 && header_bytes == 0;
+    return new_conns == 0 && header_bytes == 0 && engine__slot_may_resend(s, RESEND_CLOSED_IDLE);
 }
 
 /*
@@ -645,12 +740,15 @@ static int is_dead_reuse(struct curl_slot *cs, CURLcode code)
  * (CURLE_HTTP2 without words of libcurl's, nothing of the reply came): the
  * server says it never processed the stream, so it is sent again once, on
  * a new connection. libcurl 7.88 does so itself for a stream refused with
- * RST_STREAM (up to five times), not for this one.
+ * RST_STREAM, not for this one.
  */
-static int is_goaway_refused(struct curl_slot *cs, CURLcode code)
+static int is_goaway_refused(struct slot *s, CURLcode code)
 {
-    return code == CURLE_HTTP2 && cs->error[0] == '\0' && !cs->is_retried && cs->body_bytes == 0 &&
-           cs->head.n_blocks == 0;
+    struct curl_slot *cs = s->curl;
+
+    return code == CURLE_HTTP2 && cs->error[0] == '\0' && !cs->is_retried && !cs->is_held &&
+           cs->body_bytes == 0 && cs->head.n_blocks == 0 &&
+           engine__slot_may_resend(s, RESEND_REFUSED_STREAM);
 }
 
 /*
@@ -691,7 +789,7 @@ void engine__curl_slot_done(struct slot *s, CURLcode code)
     uint64_t in = 0, out = 0;
     char words[WORDS_MAX];
 
-    if (is_dead_reuse(cs, code) || is_goaway_refused(cs, code)) {
+    if (is_spent_resend(s, code) || is_dead_reuse(s, code) || is_goaway_refused(s, code)) {
         cs->is_retried = 1;
         reset_transfer(cs);
         /* Another cached connection may be as dead: this attempt gets a
@@ -700,6 +798,8 @@ void engine__curl_slot_done(struct slot *s, CURLcode code)
         return;
     }
     gather(s, code, &r, &in, &out, words, sizeof(words));
+    if (cs->is_held)
+        held_result(cs, &r, words, sizeof(words));
     record_phases(s);
     if (cs->body_bytes > BUFFER_LARGE_BODY && cs->buffer_size == BUFFER_DEFAULT) {
         cs->buffer_size = large_buffer_for(s->index);

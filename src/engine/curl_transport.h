@@ -89,9 +89,13 @@ struct curl_slot {
     size_t last_kind;    /* whose options the handle holds; SIZE_MAX: none */
     uint64_t body_bytes; /* received in the current transfer */
     int is_body_cut;
-    int is_retried;   /* the transfer was sent again once on a fresh connection */
-    int open_errno;   /* why our opensocket callback failed, 0 if it did not */
-    long buffer_size; /* CURLOPT_BUFFERSIZE, raised after a large body */
+    int is_retried;      /* the transfer was sent again once on a fresh connection */
+    int n_sends;         /* times libcurl began to send the transfer (its prereq callback) */
+    int held_errno;      /* a send again of libcurl's brink stopped: its errno (0: none) */
+    int is_held;         /* brink stopped one (engine__curl_slot_prereq) */
+    int is_held_refused; /* that one was of a refused stream */
+    int open_errno;      /* why our opensocket callback failed, 0 if it did not */
+    long buffer_size;    /* CURLOPT_BUFFERSIZE, raised after a large body */
     struct curl_head head;
     struct curl_slist *req_headers; /* a scenario script's request's header lines, or NULL */
     struct slot *s;                 /* the slot it belongs to */
@@ -159,6 +163,11 @@ int engine__curl_tls_reuses(const struct worker *w);
 /* curl_slot.c: the transfer of s ended with code (CURLMSG_DONE, handle
  * removed). */
 void engine__curl_slot_done(struct slot *s, CURLcode code);
+/* CURLOPT_PREREQFUNCTION, clientp the slot: libcurl is about to send the
+ * request, perhaps again on its own (engine__curl_slot_prereq in
+ * curl_slot.c says when brink lets it). */
+int engine__curl_slot_prereq(void *clientp, char *conn_primary_ip, char *conn_local_ip,
+                             int conn_primary_port, int conn_local_port);
 /* s waited in the connect queue past its connect deadline (never added). */
 void engine__curl_slot_expired(struct slot *s);
 /* Frees the handles made ahead that no slot took (before the share goes). */

@@ -371,6 +371,8 @@ void engine__curl_uv_setup_easy(struct worker *w, struct slot *s)
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, s);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, w);
+    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, engine__curl_slot_prereq);
+    curl_easy_setopt(e, CURLOPT_PREREQDATA, s);
     uv_timer_init(&w->loop, &s->curl->deadline);
 }
 

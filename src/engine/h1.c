@@ -7,8 +7,9 @@
  * the workload's copy); the reply is parsed and counted in the worker's one
  * read buffer, never copied. Outcomes are stated in brink's terms (enum
  * transfer_outcome), as the curl transport maps libcurl's, so classify.c
- * puts them in the same classes. As with curl, a reused connection that
- * dies before any byte of the reply is retried once on a fresh one, and a
+ * puts them in the same classes. As with curl, a request whose reused
+ * connection the server had closed before any byte of the reply is sent
+ * again once on a fresh one (retried), and a
  * connect refused at one address of the target tries the next. A name is
  * looked up off the loop (lookup.c); a unix socket ([target] unix_socket)
  * is connected by hand and its fd handed to libuv. New connections are begun within
@@ -182,15 +183,24 @@ void engine__h1_fail(struct slot *s, enum transfer_outcome outcome, int os_errno
 
 /* ---- Requests --------------------------------------------------------- */
 
-/* A reused connection that died before any byte of the reply: the server
- * had closed it; send again on a fresh one, once, the rule both transports
- * follow (docs/config.md). The
- * head is filled in again: the same {seq} and {vu}, new {rand} and {uuid}. */
-static int retried(struct slot *s)
+/*
+ * Whether a request whose connection failed with err (UV_EOF, or the UV
+ * error of a read or write) goes once more, on a fresh connection: only
+ * when the connection had carried a request before, no byte of the reply
+ * came, and the server had closed it (a FIN): the close crossed the
+ * request on the wire (docs/config.md, "Requests sent again"). Linux says
+ * so by end of file on a read, or EPIPE: a reset that follows the
+ * server's FIN (the socket in CLOSE_WAIT) sets EPIPE, where a reset of an
+ * established connection sets ECONNRESET, which is the request's error.
+ * The head is filled in again: the same {seq} and {vu}, new {rand} and
+ * {uuid}.
+ */
+static int retried(struct slot *s, int err)
 {
     struct h1_slot *h = s->h1;
 
-    if (h->is_retried || !h->conn || h->conn->n_sent < 2 || h->resp.raw_bytes > 0)
+    if (h->is_retried || !h->conn || h->conn->n_sent < 2 || h->resp.raw_bytes > 0 ||
+        (err != UV_EOF && err != UV_EPIPE) || !engine__slot_may_resend(s, RESEND_CLOSED_IDLE))
         return 0;
     h->is_retried = 1;
     engine__h1_conn_close(h->conn);
@@ -209,7 +219,7 @@ static void on_write(uv_write_t *req, int status)
     c->is_writing = 0;
     if (status == UV_ECANCELED || !c->s || status >= 0)
         return;
-    if (!retried(c->s))
+    if (!retried(c->s, status))
         engine__h1_fail(c->s, TRANSFER_SEND, -status, "write");
 }
 
@@ -245,7 +255,7 @@ static void on_tls_write(uv_write_t *req, int status)
         return;
     if (!c->is_tls_ready)
         engine__h1_fail(c->s, TRANSFER_TLS, -status, "write during the TLS handshake");
-    else if (!retried(c->s))
+    else if (!retried(c->s, status))
         engine__h1_fail(c->s, TRANSFER_SEND, -status, "write");
 }
 
@@ -305,7 +315,7 @@ static void send_tls(struct slot *s, const char *head, size_t len, const unsigne
         return;
     }
     rc = engine__h1_tls_flush(c);
-    if (rc < 0 && !retried(s))
+    if (rc < 0 && !retried(s, rc))
         engine__h1_fail(s, TRANSFER_SEND, -rc, "write");
 }
 
@@ -335,7 +345,7 @@ static void send_request(struct slot *s)
         return;
     if (rc >= 0 || rc == UV_EAGAIN)
         rc = write_rest(c, bufs, rc >= 0 ? (size_t)rc : 0);
-    if (rc < 0 && !retried(s))
+    if (rc < 0 && !retried(s, rc))
         engine__h1_fail(s, TRANSFER_SEND, -rc, "write");
 }
 
@@ -385,14 +395,14 @@ static void on_read_error(struct slot *s, ssize_t nread)
     struct h1_slot *h = s->h1;
 
     if (nread != UV_EOF) {
-        if (!retried(s))
+        if (!retried(s, (int)nread))
             engine__h1_fail(s, TRANSFER_RECV, (int)-nread, "read");
         return;
     }
     if (h1_resp_eof(&h->resp) == H1_DONE) {
         engine__h1_conn_close(h->conn);
         complete(s, TRANSFER_OK, 0, "");
-    } else if (!retried(s)) {
+    } else if (!retried(s, UV_EOF)) {
         engine__h1_fail(s, h->resp.raw_bytes ? TRANSFER_CLOSED_PARTIAL : TRANSFER_CLOSED_EMPTY, 0,
                         h->resp.raw_bytes ? "the connection closed in the middle of the reply"
                                           : "the connection closed before any reply");
@@ -460,7 +470,7 @@ static void tls_deliver(struct h1_conn *c)
             return;
         if (!c->s || !c->s->is_in_flight)
             engine__h1_conn_close(c);
-        else if (!retried(c->s))
+        else if (!retried(c->s, rc))
             engine__h1_fail(c->s, TRANSFER_SEND, -rc, "write");
         return;
     }

@@ -276,13 +276,13 @@ static void stream_ended(struct h1_slot *h, enum transfer_outcome outcome, const
 }
 
 /* Whether a request that got nothing of its reply goes once more, on a
- * new connection: the server did not process it (refused, left out by a
- * GOAWAY), or a connection that had carried replies died under it. */
-static int retried(struct slot *s)
+ * new connection, for cause (counted by engine__slot_may_resend). */
+static int retried(struct slot *s, enum resend_cause cause)
 {
     struct h1_slot *h = s->h1;
 
-    if (h->is_retried || h->resp.raw_bytes > 0 || !s->is_in_flight)
+    if (h->is_retried || h->resp.raw_bytes > 0 || !s->is_in_flight ||
+        !engine__slot_may_resend(s, cause))
         return 0;
     h->is_retried = 1;
     start_on(s, 1);
@@ -300,7 +300,8 @@ static void complete_done(struct h2_worker *x)
 
         x->done = h->next_done;
         h->is_done = 0;
-        if (h->outcome == TRANSFER_CLOSED_EMPTY && retried(s))
+        /* Only a refused stream ends so (on_stream_close). */
+        if (h->outcome == TRANSFER_CLOSED_EMPTY && retried(s, RESEND_REFUSED_STREAM))
             continue;
         if (h->outcome != TRANSFER_OK) {
             /* engine__h1_fail writes its words where these are. */
@@ -315,6 +316,28 @@ static void complete_done(struct h2_worker *x)
         s->w->iv.http_version = "h2";
         engine__slot_done(s, &r, h->resp.raw_bytes, h->bytes_out, "");
     }
+}
+
+/*
+ * Why the request of h, on hc lost with outcome o (os_errno), may go once
+ * more, or -1: its stream is above the last one the server's GOAWAY says
+ * it processed; or hc had carried replies and the server closed it (end
+ * of file, or EPIPE: a reset after its FIN), the close crossing the
+ * request. A reset of the connection (ECONNRESET) is the request's error.
+ */
+static int lost_cause(const struct h2_conn *hc, const struct h1_slot *h, enum transfer_outcome o,
+                      int os_errno)
+{
+    if (!h->stream_id || o == TRANSFER_MALFORMED)
+        return -1;
+    if (hc->is_goaway)
+        return h->stream_id > hc->last_stream_id ? RESEND_REFUSED_STREAM : -1;
+    if (hc->n_done == 0)
+        return -1;
+    if (o == TRANSFER_CLOSED_EMPTY ||
+        ((o == TRANSFER_RECV || o == TRANSFER_SEND) && os_errno == EPIPE))
+        return RESEND_CLOSED_IDLE;
+    return -1;
 }
 
 /* hc is lost (or, with TRANSFER_OK, closes with no stream left): every
@@ -334,16 +357,14 @@ static void conn_lost(struct h2_conn *hc, enum transfer_outcome outcome, int os_
         struct slot *s = h->s;
         enum transfer_outcome o = outcome;
         int was_processed = hc->is_goaway && h->stream_id <= hc->last_stream_id;
+        int cause = lost_cause(hc, h, o, os_errno);
 
         h->h2 = NULL;
         if (h->stream_id && hc->session)
             nghttp2_session_set_stream_user_data(hc->session, h->stream_id, NULL);
         if (o == TRANSFER_CLOSED_EMPTY && h->resp.raw_bytes)
             o = TRANSFER_CLOSED_PARTIAL;
-        /* A reused connection that died before any byte of the reply, as
-         * HTTP/1.1's rule; not a stream the GOAWAY named as processed. */
-        if (h->stream_id && hc->n_done > 0 && !was_processed && o != TRANSFER_MALFORMED &&
-            retried(s))
+        if (cause >= 0 && retried(s, (enum resend_cause)cause))
             continue;
         h->stream_id = 0;
         engine__h1_fail(s, o, os_errno,

@@ -96,6 +96,7 @@ struct interval {
     uint64_t bodies_cut;
     uint64_t cookies_dropped; /* Set-Cookies a full jar dropped */
     uint64_t marks_dropped;   /* script check, counter and gauge calls whose name had no room */
+    uint64_t resent[RESEND__COUNT]; /* requests sent again, by cause */
     uint64_t loop_lag_us;
     uint32_t target;    /* this worker's share at the end */
     uint32_t active;    /* its slots that may run */
@@ -577,6 +578,15 @@ int engine__is_credential(const char *line);
  * those of the redirect it follows (a hop turned into GET has no body). */
 const char *engine__slot_method(const struct slot *s);
 int engine__slot_has_body(const struct slot *s);
+/*
+ * Whether the request of s may be sent again for cause, which the
+ * transport has established (docs/config.md, "Requests sent again"):
+ * [target] retry is on and, for RESEND_CLOSED_IDLE, its method is
+ * idempotent (RFC 9110, 9.2.2) or retry_non_idempotent is on. A yes is
+ * counted, by cause, in the interval: the transport must then send it
+ * again.
+ */
+int engine__slot_may_resend(struct slot *s, enum resend_cause cause);
 void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, size_t n);
 size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size_t cap);
 const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_t url_len,

@@ -153,6 +153,8 @@ void engine__interval_add(struct interval *dst, const struct interval *src)
     dst->bodies_cut += src->bodies_cut;
     dst->cookies_dropped += src->cookies_dropped;
     dst->marks_dropped += src->marks_dropped;
+    for (int c = 0; c < RESEND__COUNT; c++)
+        dst->resent[c] += src->resent[c];
     if (src->loop_lag_us > dst->loop_lag_us)
         dst->loop_lag_us = src->loop_lag_us;
     hist_merge(dst->service, src->service);

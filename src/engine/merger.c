@@ -398,6 +398,7 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->bodies_cut = iv->bodies_cut;
     t->cookies_dropped = iv->cookies_dropped;
     t->marks_dropped = iv->marks_dropped;
+    memcpy(t->resent, iv->resent, sizeof(t->resent));
     fill_kind(t, &t->total, &iv->total, m->run_total);
     t->n_kinds = m->scene_kinds ? engine__scene_n_kinds(m->scene_kinds) : (uint32_t)m->n_kinds;
     for (size_t i = 0; i < t->n_kinds; i++) {

@@ -324,6 +324,32 @@ const char *engine__slot_method(const struct slot *s)
     return s->req ? s->req->method : workload_kind(s->w->e->workload, s->kind)->method;
 }
 
+/* RFC 9110, 9.2.2: the methods whose request may be sent twice with the
+ * effect of once. Any other, an extension method included, is not. */
+static int is_idempotent(const char *method)
+{
+    static const char *const safe[] = {"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"};
+
+    for (size_t i = 0; i < sizeof(safe) / sizeof(safe[0]); i++) {
+        if (strcmp(method, safe[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int engine__slot_may_resend(struct slot *s, enum resend_cause cause)
+{
+    const struct config_target *t = &s->w->e->config->target;
+
+    /* A refused stream was never processed, the server says: any method
+     * may go again. A crossed close cannot say so. */
+    if (!t->retry || (cause == RESEND_CLOSED_IDLE && !t->retry_non_idempotent &&
+                      !is_idempotent(engine__slot_method(s))))
+        return 0;
+    s->w->iv.resent[cause]++;
+    return 1;
+}
+
 int engine__slot_has_body(const struct slot *s)
 {
     return !s->redirect.is_get && workload_kind(s->w->e->workload, s->kind)->body != NULL;

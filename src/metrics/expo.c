@@ -98,6 +98,8 @@ void expo_add_tick(struct expo_state *s, const struct tick *t, struct hist *scra
     s->in_flight = t->in_flight;
     s->connections = t->connections;
     s->connections_opened += t->connections_opened;
+    for (int c = 0; c < RESEND__COUNT; c++)
+        s->resent[c] += t->resent[c];
     add_kinds(s, t, scratch);
     if (t->failed.hist_len > 0 && tick_get_hist(t, &t->failed, scratch) == 0)
         add_latency(&s->failed, scratch);
@@ -222,6 +224,11 @@ static void render_requests(const struct expo_state *s, FILE *out)
             fprintf(out, "brink_request_errors_total{%s,class=\"%s\"} %" PRIu64 "\n", labels,
                     errclass_name((enum errclass)c), s->kinds[i].errors[c]);
     }
+    family(out, "brink_requests_resent_total", "counter",
+           "Requests sent again, by cause (each counted once in brink_requests_total).");
+    for (int c = 0; c < RESEND__COUNT; c++)
+        fprintf(out, "brink_requests_resent_total{cause=\"%s\"} %" PRIu64 "\n",
+                resend_cause_name((enum resend_cause)c), s->resent[c]);
     family(out, "brink_responses_total", "counter",
            "HTTP responses, by status code (\"other\" past the codes kept).");
     for (uint32_t i = 0; i < s->n_status; i++)

@@ -61,6 +61,7 @@ struct expo_state {
     uint32_t in_flight;
     uint32_t connections;
     uint64_t connections_opened;
+    uint64_t resent[RESEND__COUNT]; /* requests sent again, by cause */
     uint32_t n_kinds; /* kinds seen, by name; later ones beyond TICK_MAX_KINDS are not kept */
     struct expo_kind kinds[TICK_MAX_KINDS];
     struct expo_latency failed; /* failed requests, all kinds */

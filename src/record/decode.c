@@ -246,6 +246,27 @@ static int get_errors(struct ctx *c, json_t *o, uint64_t *errors)
     return 0;
 }
 
+/* "resent": requests sent again by cause; absent in sessions before it. */
+static int get_resent(struct ctx *c, json_t *o, uint64_t *resent)
+{
+    json_t *e, *v;
+    const char *name;
+
+    if (get_kind_of(c, o, "resent", 0, &e) != 0)
+        return -EINVAL;
+    json_object_foreach(e, name, v)
+    {
+        int cause = resend_cause_from_name(name);
+
+        if (cause < 0)
+            return fail(c, "resent", "unknown cause");
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return fail(c, "resent", "expected non-negative integers");
+        resent[cause] = (uint64_t)json_integer_value(v);
+    }
+    return 0;
+}
+
 static int get_kind(struct ctx *c, json_t *o, struct tick_kind *k, const struct tick_kind *total)
 {
     if (!json_is_object(o))
@@ -438,8 +459,8 @@ static int get_top(struct ctx *c, json_t *o)
         get_count(c, o, "aborted", &t->aborted) || get_count(c, o, "bodies_cut", &t->bodies_cut) ||
         get_count(c, o, "cookies_dropped", &t->cookies_dropped) ||
         get_count(c, o, "marks_dropped", &t->marks_dropped) ||
-        get_count(c, o, "drain_us", &t->drain_us) || get_kind_of(c, o, "health", 0, &health) ||
-        get_plan(c, o, &t->plan))
+        get_count(c, o, "drain_us", &t->drain_us) || get_resent(c, o, t->resent) ||
+        get_kind_of(c, o, "health", 0, &health) || get_plan(c, o, &t->plan))
         return -EINVAL;
     t->state = (enum run_state)state;
     t->model = (enum load_model)model;

@@ -328,6 +328,18 @@ static json_t *first_error_json(const struct tick *t)
     return bad ? (json_decref(o), NULL) : o;
 }
 
+static json_t *resent_json(const struct tick *t)
+{
+    json_t *o = json_object();
+    int bad = !o;
+
+    for (int c = 0; c < RESEND__COUNT; c++) {
+        if (t->resent[c] > 0)
+            bad |= json_object_set_new(o, resend_cause_name(c), record__json_count(t->resent[c]));
+    }
+    return bad ? (json_decref(o), NULL) : o;
+}
+
 static json_t *health_json(const struct tick_health *h)
 {
     json_t *o = json_object();
@@ -429,6 +441,7 @@ json_t *record__tick_to_json(const struct tick *t)
     bad |= put_nonzero(o, "cookies_dropped", t->cookies_dropped);
     bad |= put_nonzero(o, "marks_dropped", t->marks_dropped);
     bad |= put_nonzero(o, "drain_us", t->drain_us);
+    bad |= put_nonempty(o, "resent", resent_json(t));
     bad |= json_object_set_new(
         o, "total", kind_json(t, &t->total, total_is_merge(t) ? HIST_IS_MERGE : HIST_OWN));
     bad |= put_nonempty(o, "kinds", kinds_json(t));

@@ -73,6 +73,8 @@ static void put_header(struct format_csv *c, const struct tick *t)
           out);
     for (int e = 0; e < ERR__COUNT; e++)
         fprintf(out, ",err_%s", errclass_name((enum errclass)e));
+    for (int r = 0; r < RESEND__COUNT; r++)
+        fprintf(out, ",resent_%s", resend_cause_name((enum resend_cause)r));
     fputs(",model,target_rate_per_s,max_in_flight,sched_called,sched_backlog,sched_lag_us,"
           "sched_capped,service_p50_us,service_p99_us,connections_opened,connections",
           out);
@@ -171,6 +173,8 @@ int format_csv_tick(struct format_csv *c, const struct tick *t)
         fputs(",,,", out);
     for (int e = 0; e < ERR__COUNT; e++)
         fprintf(out, ",%" PRIu64, k->errors[e]);
+    for (int r = 0; r < RESEND__COUNT; r++)
+        fprintf(out, ",%" PRIu64, t->resent[r]);
     put_open(out, t);
     put_phases(out, t);
     for (uint32_t i = 0; i < c->n_probes; i++)

@@ -241,6 +241,11 @@ static void put_step(FILE *out, const struct steps *st, const struct step_row *r
     put_rate(out, "mb_per_s_in", tick_per_s(r->bytes_in, r->duration_us) / 1e6);
     fputc(',', out);
     put_errors(out, r->errors);
+    fputs(",\"resent\":{", out);
+    for (int c = 0; c < RESEND__COUNT; c++)
+        fprintf(out, "%s\"%s\":%" PRIu64, c ? "," : "", resend_cause_name((enum resend_cause)c),
+                r->resent[c]);
+    fputc('}', out);
     fprintf(out,
             ",\"latency_us\":{\"timed\":%" PRIu64 ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64
             ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64
@@ -321,18 +326,22 @@ static void put_open(FILE *out, const struct summary *sum, uint64_t d)
     put_send_lag(out, sum);
 }
 
-/* ,"connections":{"opened":N,"max_open":N},"phases_us":{"dns":{...},...}:
- * the run's connections and where the time went, each phase's figures as
+/* ,"connections":{"opened":N,"max_open":N},"resent":{"closed_idle":N,...},
+ * "phases_us":{"dns":{...},...}: the run's connections, its requests sent
+ * again by cause, and where the time went, each phase's figures as
  * put_latency writes them. */
 static void put_phases(FILE *out, const struct summary *sum)
 {
     struct summary_connections c;
 
     summary_connections(sum, &c);
-    fprintf(out,
-            ",\n\"connections\":{\"opened\":%" PRIu64 ",\"max_open\":%" PRIu32
-            "},\n\"phases_us\":{\"histogram_gaps\":%" PRIu64,
-            c.opened, c.max_open, c.phase_gaps);
+    fprintf(out, ",\n\"connections\":{\"opened\":%" PRIu64 ",\"max_open\":%" PRIu32 "}", c.opened,
+            c.max_open);
+    fputs(",\n\"resent\":{", out);
+    for (int r = 0; r < RESEND__COUNT; r++)
+        fprintf(out, "%s\"%s\":%" PRIu64, r ? "," : "", resend_cause_name((enum resend_cause)r),
+                c.resent[r]);
+    fprintf(out, "},\n\"phases_us\":{\"histogram_gaps\":%" PRIu64, c.phase_gaps);
     for (int p = 0; p < PHASE__COUNT; p++)
         put_latency(out, tick_phase_name((enum tick_phase)p),
                     summary_phase(sum, (enum tick_phase)p));

@@ -32,7 +32,7 @@ enum col {
     COL_P50,
     COL_P99,
     COL_MAX,
-    COL__FIXED, /* then one per error class seen, two per probe, the verdict */
+    COL__FIXED, /* then one per error class seen, resent, two per probe, the verdict */
 };
 
 static const char *const fixed_heads[COL__FIXED] = {
@@ -46,9 +46,10 @@ struct layout {
     uint32_t n_probes;
     uint32_t probe_of[TICK_MAX_PROBES]; /* the probes and gauges shown, by steps' index */
     int has_plan;                       /* some row is a ramp step: the step and verdict columns */
+    int has_resent;                     /* some row sent requests again: their column */
     int first_col;
     int n_cols;
-    size_t width[COL__FIXED + ERR__COUNT + 2 * TICK_MAX_PROBES + 1];
+    size_t width[COL__FIXED + ERR__COUNT + 1 + 2 * TICK_MAX_PROBES + 1];
 };
 
 static const char *latency(const struct step_row *r, uint64_t us, char *buf)
@@ -91,8 +92,10 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
 
     if (l->has_plan && col == l->n_cols - 1)
         return r ? verdict_cell(r, buf) : "verdict";
-    if (col >= COL__FIXED + l->n_err) {
-        col -= COL__FIXED + l->n_err;
+    if (l->has_resent && col == COL__FIXED + l->n_err)
+        return r ? report__fmt_grouped(tick_resent_sum(r->resent), buf) : "resent";
+    if (col >= COL__FIXED + l->n_err + l->has_resent) {
+        col -= COL__FIXED + l->n_err + l->has_resent;
         if (r != NULL)
             return probe_cell(l, r, col, buf);
         snprintf(buf, CELL_MAX, "%s %s",
@@ -150,7 +153,9 @@ static void plan(const struct steps *st, struct layout *l)
         if (!steps_probe_is_total(st, i))
             l->probe_of[l->n_probes++] = i;
     }
-    l->n_cols = COL__FIXED + l->n_err + 2 * (int)l->n_probes + l->has_plan;
+    for (size_t i = 0; i < n; i++)
+        l->has_resent |= tick_resent_sum(steps_row(st, i)->resent) != 0;
+    l->n_cols = COL__FIXED + l->n_err + l->has_resent + 2 * (int)l->n_probes + l->has_plan;
     for (int col = l->first_col; col < l->n_cols; col++) {
         l->width[col] = strlen(cell(st, l, NULL, col, buf));
         for (size_t i = 0; i < n; i++) {

@@ -90,6 +90,16 @@ static void volume_field(const struct tick *t, char *buf, size_t cap)
              report__fmt_fixed(tick_per_s(k->bytes_in, t->duration_us) / 1e6, 1, mb));
 }
 
+/* " resent N": requests sent again in the interval, when any. */
+static void append_resent(const struct tick *t, char *buf, size_t cap)
+{
+    uint64_t n = tick_resent_sum(t->resent);
+    size_t used = strlen(buf);
+
+    if (n > 0 && used < cap)
+        snprintf(buf + used, cap - used, " resent %" PRIu64, n);
+}
+
 char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
 {
     const struct tick_kind *k = &t->total;
@@ -114,6 +124,7 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
     snprintf(buf, cap, "t=%" PRIu64 "s %s %s p50 %s p99 %s err %s%s%s",
              (t->start_us + t->duration_us + 500000) / 1000000, load, vol, p50, p99, err,
              shows_state ? " " : "", shows_state ? run_state_name(t->state) : "");
+    append_resent(t, buf, cap);
     append_schedule(t, buf, cap);
     append_probes(t, buf, cap);
     return buf;

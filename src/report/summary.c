@@ -76,6 +76,7 @@ struct summary {
     uint64_t bodies_cut;
     uint64_t cookies_dropped;
     uint64_t marks_dropped;
+    uint64_t resent[RESEND__COUNT];
     struct kind_totals total;
     struct kind_totals service;  /* open model: service times (actual start to end) */
     struct kind_totals failed;   /* the latency of failed requests, all kinds */
@@ -263,6 +264,8 @@ static void add_run_figures(struct summary *s, const struct tick *t)
     s->bodies_cut += t->bodies_cut;
     s->cookies_dropped += t->cookies_dropped;
     s->marks_dropped += t->marks_dropped;
+    for (int c = 0; c < RESEND__COUNT; c++)
+        s->resent[c] += t->resent[c];
 }
 
 /* How the open model's schedule was kept, over its ticks. */
@@ -503,6 +506,25 @@ static void print_errors(FILE *out, const struct kind_totals *k,
                 report__fmt_grouped(k->errors[c], n),
                 report__fmt_percent(k->errors[c], k->completed, 2, pct), msg[0] ? "  " : "", msg);
     }
+}
+
+/* "sent again: N (closed_idle N, refused_stream N)", when any was. */
+static void print_resent(FILE *out, const uint64_t resent[RESEND__COUNT])
+{
+    char n[NUM_MAX];
+    const char *sep = "";
+
+    if (tick_resent_sum(resent) == 0)
+        return;
+    fprintf(out, "sent again: %s (", report__fmt_grouped(tick_resent_sum(resent), n));
+    for (int c = 0; c < RESEND__COUNT; c++) {
+        if (resent[c] == 0)
+            continue;
+        fprintf(out, "%s%s %s", sep, resend_cause_name((enum resend_cause)c),
+                report__fmt_grouped(resent[c], n));
+        sep = ", ";
+    }
+    fputs("), each counted once above by its last outcome\n", out);
 }
 
 /* Latency and errors of one kind or of the run; a run without completions
@@ -781,6 +803,7 @@ int summary_print(const struct summary *s, FILE *out)
     print_concurrency(out, s);
     print_model(out, s);
     print_outcomes(out, &s->total, s->first_error);
+    print_resent(out, s->resent);
     print_failed_latency(out, s);
     print_schedule(out, s);
     print_statuses(out, s);
@@ -814,6 +837,7 @@ const struct hist *summary_phase(const struct summary *s, enum tick_phase p)
 void summary_connections(const struct summary *s, struct summary_connections *out)
 {
     out->opened = s->connections_opened;
+    out->resent = s->resent;
     out->max_open = s->max_connections;
     out->phase_gaps = s->phase_gaps;
 }

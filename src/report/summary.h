@@ -127,6 +127,7 @@ struct summary_connections {
     uint64_t opened;
     uint32_t max_open;
     uint64_t phase_gaps;
+    const uint64_t *resent; /* requests sent again, by enum resend_cause (the summary's) */
 };
 void summary_connections(const struct summary *s, struct summary_connections *out);
 

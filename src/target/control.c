@@ -46,6 +46,7 @@ void target__control_install(struct target *t, const struct settings *s)
         atomic_store(&t->force_remaining, s->force_count);
     }
     atomic_store(&t->max_connections, s->max_connections);
+    atomic_store(&t->close_after_reply, s->close_after_reply);
     /* The fast path answers at once: no fault, no service time, no pause. */
     atomic_store(&t->fast_bytes, !has_fault_probability(s) && s->service_us[EP_BYTES] == 0 &&
                                      s->pause_every_ms == 0);

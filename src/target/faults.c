@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <gnutls/gnutls.h>
@@ -172,6 +174,64 @@ static void *conn_tls(struct MHD_Connection *conn)
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 
     return ci ? ci->tls_session : NULL;
+}
+
+/* close_after_reply: a connection's socket context. */
+struct fin_conn {
+    uint64_t bytes_at_request; /* its socket's bytes received at its last request */
+    int is_fin;                /* our FIN went out */
+};
+
+/* Bytes fd's socket has received (TCP_INFO), 0 when unknown. */
+static uint64_t bytes_received(int fd)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof(ti);
+
+    if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0)
+        return 0;
+    return ti.tcpi_bytes_received;
+}
+
+void *target__faults_fin_new(void)
+{
+    return xcalloc(1, sizeof(struct fin_conn));
+}
+
+void target__faults_fin_request(struct MHD_Connection *conn, void *ctx)
+{
+    struct fin_conn *f = ctx;
+
+    /* A client that waits for each reply has sent nothing more yet. */
+    f->bytes_at_request = bytes_received(conn_fd(conn));
+}
+
+void target__faults_fin(struct target *t, struct MHD_Connection *conn, void *ctx)
+{
+    struct fin_conn *f = ctx;
+    int fd = conn_fd(conn);
+
+    /* Plain HTTP only: under TLS the FIN would skip its close_notify. */
+    if (!f->is_fin && fd >= 0 && !conn_tls(conn) && shutdown(fd, SHUT_WR) == 0) {
+        f->is_fin = 1;
+        atomic_fetch_add(&t->stats.closed_after_reply, 1);
+    }
+}
+
+int target__faults_is_after_fin(const void *ctx)
+{
+    return ((const struct fin_conn *)ctx)->is_fin;
+}
+
+void target__faults_fin_closed(struct target *t, struct MHD_Connection *conn, void *ctx)
+{
+    struct fin_conn *f = ctx;
+
+    /* The client's FIN counts as one byte (TCP_INFO counts sequence
+     * numbers); a request is more. */
+    if (f->is_fin && bytes_received(conn_fd(conn)) > f->bytes_at_request + 1)
+        atomic_fetch_add(&t->stats.requests_after_close, 1);
+    free(f);
 }
 
 /*

@@ -42,6 +42,10 @@ struct target_stats {
     atomic_ullong kv_full;             /* writes refused with 507 */
     atomic_llong queue_depth;          /* requests waiting for a simulated worker */
     atomic_ullong faults[FAULT_COUNT]; /* drawn or forced; a 503 or an empty body may void one */
+    /* close_after_reply: the connections given a FIN after a reply, and the
+     * requests that came on one after it (a byte past its last request). */
+    atomic_ullong closed_after_reply;
+    atomic_ullong requests_after_close;
 };
 
 /* Sibling counts seen by reads over the last 60 s (Riak's node_get_fsm_siblings). */
@@ -91,8 +95,10 @@ struct target {
     atomic_uint over_limit;      /* connections marked for reset, not yet closed */
     atomic_uint max_connections; /* copy of settings.max_connections */
     atomic_int fast_bytes;       /* /bytes needs no fault draw and no service time */
-    int files_dir_fd;            /* -1 when no files_dir */
-    uint64_t start_ns;           /* clock_now_ns at start: the pauses' origin */
+    /* A copy of settings.close_after_reply. */
+    atomic_int close_after_reply;
+    int files_dir_fd;  /* -1 when no files_dir */
+    uint64_t start_ns; /* clock_now_ns at start: the pauses' origin */
 };
 
 /* Raw bytes written by the scheduler thread to a suspended connection:
@@ -232,6 +238,20 @@ enum fault target__faults_pick(struct target *t, const struct settings *s, const
 /* Makes the connection's close abortive (RST) and counts it; the caller
  * returns MHD_NO so libmicrohttpd closes the socket. */
 void target__faults_reset(struct target *t, struct MHD_Connection *conn);
+/*
+ * close_after_reply, on a connection's context (target__faults_fin_new,
+ * its socket context; _fin_closed frees it): _fin_request notes the bytes
+ * its socket had received at a request; _fin shuts its sending side (a
+ * FIN; plain HTTP only) once a reply is out, and counts it;
+ * _is_after_fin says a FIN went out; _fin_closed counts a request that
+ * crossed the FIN: bytes received after the last request the connection
+ * answered (whether libmicrohttpd read them or not).
+ */
+void *target__faults_fin_new(void);
+void target__faults_fin_request(struct MHD_Connection *conn, void *ctx);
+void target__faults_fin(struct target *t, struct MHD_Connection *conn, void *ctx);
+int target__faults_is_after_fin(const void *ctx);
+void target__faults_fin_closed(struct target *t, struct MHD_Connection *conn, void *ctx);
 /* Response announcing len bytes whose body stops after half of them; the
  * connection then closes. The body is owned (taken, freed with the response)
  * or, when owned is NULL, the /bytes pattern. *is_cut (borrowed, must live as

@@ -116,6 +116,15 @@ static enum MHD_Result suspend_for(struct target *t, struct MHD_Connection *conn
     return MHD_YES;
 }
 
+/* conn's close_after_reply context, or NULL. */
+static void *fin_ctx(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    return ci && ci->socket_context != &over_limit_mark ? ci->socket_context : NULL;
+}
+
 static enum MHD_Result first_call(struct target *t, struct MHD_Connection *conn, const char *url,
                                   const char *method, void **req_cls)
 {
@@ -125,6 +134,14 @@ static enum MHD_Result first_call(struct target *t, struct MHD_Connection *conn,
     enum fault f = FAULT_NONE;
     struct req *r;
 
+    void *fin = fin_ctx(conn);
+
+    /* close_after_reply: the client sent this before our FIN reached it
+     * (counted when the connection closes). */
+    if (fin && target__faults_is_after_fin(fin))
+        return MHD_NO;
+    if (fin)
+        target__faults_fin_request(conn, fin);
     atomic_fetch_add_explicit(&t->stats.requests_total, 1, memory_order_relaxed);
     if (atomic_load(&t->over_limit) > 0) {
         const union MHD_ConnectionInfo *ci =
@@ -507,7 +524,10 @@ void target__routes_completed(void *cls, struct MHD_Connection *conn, void **req
     struct target *t = cls;
     struct req *r = *req_cls;
 
-    (void)conn;
+    void *fin = fin_ctx(conn);
+
+    if (fin && why == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        target__faults_fin(t, conn, fin);
     /* No context: the request was reset at its first call, on purpose. */
     if (!r)
         return;
@@ -537,11 +557,12 @@ void target__routes_connection(void *cls, struct MHD_Connection *conn, void **so
     unsigned max;
     long long active;
 
-    (void)conn;
     if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
         atomic_fetch_sub(&t->stats.active_connections, 1);
         if (*socket_ctx == &over_limit_mark)
             atomic_fetch_sub(&t->over_limit, 1);
+        else if (*socket_ctx)
+            target__faults_fin_closed(t, conn, *socket_ctx);
         return;
     }
     atomic_fetch_add_explicit(&t->stats.connections_accepted, 1, memory_order_relaxed);
@@ -552,5 +573,7 @@ void target__routes_connection(void *cls, struct MHD_Connection *conn, void **so
          * past its connection limit does. */
         *socket_ctx = &over_limit_mark;
         atomic_fetch_add(&t->over_limit, 1);
+    } else if (atomic_load_explicit(&t->close_after_reply, memory_order_relaxed)) {
+        *socket_ctx = target__faults_fin_new();
     }
 }

@@ -99,6 +99,7 @@ static const struct field fields[] = {
     FIELD(NULL, "drip_bytes", F_U32, drip_bytes, 1, 1 << 20, 0),
     FIELD(NULL, "huge_header_bytes", F_U32, huge_header_bytes, 1024, 16 << 20, 0),
     FIELD(NULL, "hostile_stats", F_BOOL, hostile_stats, 0, 1, 0),
+    FIELD(NULL, "close_after_reply", F_BOOL, close_after_reply, 0, 1, 0),
     FIELD("kv", "max_bytes", F_U64, kv_max_bytes, 0, 64.0 * (1ull << 30), 0),
     FIELD("kv", "max_object_bytes", F_U64, kv_max_object_bytes, 0, 1ull << 30, 0),
     FIELD("kv", "write_ms", F_MS_AS_US, kv_write_us, 0, 60000, 0),
@@ -466,6 +467,7 @@ char *settings_to_json(const struct settings *s)
     json_object_set_new(doc, "drip_bytes", json_integer(s->drip_bytes));
     json_object_set_new(doc, "huge_header_bytes", json_integer(s->huge_header_bytes));
     json_object_set_new(doc, "hostile_stats", json_boolean(s->hostile_stats));
+    json_object_set_new(doc, "close_after_reply", json_boolean(s->close_after_reply));
     json_object_set_new(doc, "kv",
                         json_pack("{s:I, s:I, s:o, s:i}", "max_bytes", (json_int_t)s->kv_max_bytes,
                                   "max_object_bytes", (json_int_t)s->kv_max_object_bytes,

@@ -68,6 +68,8 @@ struct settings {
     uint32_t mp_backpressure_ms;            /* one delay step */
     uint32_t pause_every_ms;                /* the whole server pauses once per this; 0 never */
     uint32_t pause_for_ms;                  /* for this long, at the end of each period */
+    /* A FIN after every reply, without Connection: close (plain HTTP). */
+    int close_after_reply;
     /* A forced fault requested by the document (control): applied to the next
      * force_count requests. force_count 0 means no request. */
     enum fault force_fault;

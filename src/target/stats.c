@@ -235,6 +235,8 @@ char *target__stats_ground_truth(struct target *t)
     SET(doc, "kv_full", st->kv_full);
     SET(doc, "bytes_sent", st->bytes_sent);
     SET(doc, "client_aborts", st->client_aborts);
+    SET(doc, "closed_after_reply", st->closed_after_reply);
+    SET(doc, "requests_after_close", st->requests_after_close);
 #undef SET
     json_object_set_new(doc, "requests_by_endpoint", eps);
     json_object_set_new(doc, "faults_drawn", faults);

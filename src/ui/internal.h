@@ -65,6 +65,7 @@ struct model {
     uint64_t completed, ok, bytes_in;
     uint64_t errors[ERR__COUNT];
     char latest_error[ERR__COUNT][TICK_TEXT_MAX]; /* latest first-of-tick message */
+    uint64_t resent[RESEND__COUNT];               /* requests sent again, by cause */
     uint32_t n_status;
     struct tick_status status[TICK_MAX_STATUS];
     uint64_t status_other;

@@ -73,6 +73,8 @@ static void add_totals(struct model *m, const struct tick *t)
     m->ok += t->total.ok;
     m->bytes_in += t->total.bytes_in;
     errclass_add(m->errors, t->total.errors);
+    for (int c = 0; c < RESEND__COUNT; c++)
+        m->resent[c] += t->resent[c];
     for (int c = 0; c < ERR__COUNT; c++) {
         if (t->first_error[c][0])
             tick_copy_text(m->latest_error[c], TICK_TEXT_MAX, t->first_error[c]);

@@ -1,7 +1,8 @@
 /*
  * Errors: the HTTP statuses seen in the run, then one row per error class
  * seen: failures per second in the last tick, the run's total and the
- * latest first-of-tick message of the class (from outside: sanitized).
+ * latest first-of-tick message of the class (from outside: sanitized);
+ * then one row per cause of requests sent again, alike.
  */
 #include "ui/internal.h"
 
@@ -63,6 +64,29 @@ static void class_row(const struct view *v, int y, int x, int w, int c)
                          v->m->latest_error[c]);
 }
 
+/* Why requests of this cause went again, in a few words. */
+static const char *const resent_words[RESEND__COUNT] = {
+    [RESEND_CLOSED_IDLE] = "sent again: the server had closed the kept-alive connection",
+    [RESEND_REFUSED_STREAM] = "sent again: the server refused the HTTP/2 stream unprocessed",
+};
+
+static void resent_row(const struct view *v, int y, int x, int w, int c)
+{
+    const struct theme *th = v->th;
+    double rate = tick_per_s(v->m->last->resent[c], v->m->last->duration_us);
+    char r[16], total[16];
+    int used;
+
+    used = ui__draw_fmt(th, y, x, w, th->attr[ROLE_WARN], "  %-*s", NAME_W - 2,
+                        resend_cause_name((enum resend_cause)c));
+    used += ui__draw_fmt(th, y, x + used, w - used, th->attr[rate > 0 ? ROLE_WARN : ROLE_DIM],
+                         "%*s/s", RATE_W - 2, ui__fmt_rate(rate, r, sizeof(r)));
+    used += ui__draw_fmt(th, y, x + used, w - used, th->attr[ROLE_VALUE], "%*s ", TOTAL_W,
+                         units_format_count(v->m->resent[c], total, sizeof(total)));
+    if (used + 1 < w)
+        ui__draw_text(th, y, x + used + 1, w - used - 1, th->attr[ROLE_DIM], resent_words[c]);
+}
+
 void ui__view_errors(const struct view *v, struct rect r)
 {
     const struct model *m = v->m;
@@ -83,12 +107,14 @@ void ui__view_errors(const struct view *v, struct rect r)
     if (!m->last || r.h < 2)
         return;
     statuses(v, y++, r.x, r.w);
-    if (!failed && y < r.y + r.h) {
-        ui__draw_text(v->th, y, r.x, r.w, v->th->attr[ROLE_GOOD], "no errors");
-        return;
-    }
+    if (!failed && y < r.y + r.h)
+        ui__draw_text(v->th, y++, r.x, r.w, v->th->attr[ROLE_GOOD], "no errors");
     for (int c = 0; c < ERR__COUNT && y < r.y + r.h; c++) {
         if (m->errors[c])
             class_row(v, y++, r.x, r.w, c);
+    }
+    for (int c = 0; c < RESEND__COUNT && y < r.y + r.h; c++) {
+        if (m->resent[c])
+            resent_row(v, y++, r.x, r.w, c);
     }
 }

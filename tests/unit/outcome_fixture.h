@@ -20,6 +20,8 @@ struct outcome {
     uint64_t errors[ERR__COUNT];
     char first_error[ERR__COUNT][TICK_TEXT_MAX];
     char transport[8];
+    uint64_t resent[RESEND__COUNT]; /* requests sent again, by cause */
+    uint64_t crossed; /* the scripted server's: requests it closed or reset a connection at */
 };
 
 /* Takes every tick left in ch (the run is over) and sums it into *out. */
@@ -36,6 +38,8 @@ static inline void outcome_collect(struct chan *ch, struct outcome *out)
             if (!out->first_error[k][0])
                 memcpy(out->first_error[k], t->first_error[k], TICK_TEXT_MAX);
         }
+        for (int c = 0; c < RESEND__COUNT; c++)
+            out->resent[c] += t->resent[c];
         if (t->transport[0])
             memcpy(out->transport, t->transport, sizeof(out->transport));
         tick_free(t);

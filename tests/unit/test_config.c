@@ -1207,6 +1207,8 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
                         "ip = any\n"
                         "cookies = no\n"
                         "follow_redirects = 0\n"
+                        "retry = yes\n"
+                        "retry_non_idempotent = no\n"
                         "\n"
                         "[load]\n"
                         "concurrency = 10\n"
