@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agent.h"
 #include "config/config.h"
 #include "core/linebuf.h"
 #include "core/tick.h"
@@ -29,6 +30,9 @@ struct ramp;
 #define SEND_TIMEOUT_MS 1000 /* a message an agent cannot take in this long: lost */
 #define KILL_GRACE_MS 3000   /* after SIGTERM, before SIGKILL */
 #define STDERR_KEEP 200      /* bytes of an agent's last stderr line kept */
+/* An agent cut off on a link that hangs hears no ping: it stops after
+ * AGENT_SILENCE_MS, and ends what is in flight within 2 s more. */
+#define LOST_RUNS_ON_MS (AGENT_SILENCE_MS + 2000)
 
 enum agent_phase { PH_HELLO, PH_READY, PH_RUNNING, PH_DONE, PH_LOST };
 
@@ -44,11 +48,14 @@ struct agent {
     struct wire_clock clock;
     uint64_t ping_ns; /* when the last ping left */
     struct tick *queue[QUEUE_TICKS];
-    size_t n_queued;   /* ticks of seq next, next+1, ... in order */
-    struct tick *last; /* its latest tick merged, for its row */
-    int has_ended;     /* its done tick was merged */
-    int has_sent_done; /* its done tick came: the link may close */
-    int has_ticked;    /* a tick of its run came: it ran */
+    size_t n_queued;        /* ticks of seq next, next+1, ... in order */
+    struct tick *last;      /* its latest tick merged, for its row */
+    int has_ended;          /* its done tick was merged */
+    int has_sent_done;      /* its done tick came: the link may close */
+    int has_ticked;         /* a tick of its run came: it ran */
+    uint64_t lost_at_us;    /* PH_LOST: when, µs since the run's start */
+    uint64_t lost_until_us; /* until when it may have sent requests (see lose) */
+    int has_said_gap;       /* the event on what it may have done after its last tick is out */
 };
 
 struct coord {
@@ -65,8 +72,12 @@ struct coord {
     struct tick_merge *merge;
     struct tick *pending_events; /* our own events for the next merged tick */
     uint64_t last_ping_ns;
-    double level_users; /* the total target, from the latest merged tick */
-    double level_rate;
+    /* The run's total level as last set (by the plan, a key, a command):
+     * what the agents left share when one is lost. */
+    double want_users;
+    double want_rate;
+    int needs_resplit; /* an agent was lost: its share goes to the others */
+    int is_stopping;   /* a stop went out: the loads end, nothing is re-split */
     int is_open_model;
     struct ramp *ramp;    /* the plan, judged here on the merged ticks */
     int has_first_level;  /* --ramp: the agents start at the first step's level, */

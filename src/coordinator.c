@@ -29,6 +29,7 @@
 #include "core/sanitize.h"
 #include "core/tick.h"
 #include "core/tickmerge.h"
+#include "core/units.h"
 #include "core/xalloc.h"
 #include "engine/engine.h"
 #include "record/record.h"
@@ -225,7 +226,19 @@ static void add_event(struct coord *c, const char *fmt, ...)
                         text);
 }
 
-static void lose(struct coord *c, struct agent *a, const char *why)
+static uint64_t run_us(const struct coord *c)
+{
+    uint64_t now = clock_now_ns();
+
+    return now > c->start_ns ? (now - c->start_ns) / 1000 : 0;
+}
+
+/* Agent a is out of the run. is_closed: its link closed, so its load ended
+ * with it (its standard input closed); on a link that hangs it may go on
+ * until it notices (LOST_RUNS_ON_MS). Its share goes to the others at the
+ * next turn of the loop (resplit): lose may be called while a split is
+ * being sent. */
+static void lose(struct coord *c, struct agent *a, const char *why, int is_closed)
 {
     char s[STDERR_KEEP * 4 + 16];
     int status;
@@ -233,6 +246,9 @@ static void lose(struct coord *c, struct agent *a, const char *why)
     if (a->phase == PH_LOST || a->phase == PH_DONE)
         return;
     a->phase = PH_LOST;
+    a->lost_at_us = run_us(c);
+    a->lost_until_us = a->lost_at_us + (is_closed ? 0 : LOST_RUNS_ON_MS * 1000ull);
+    c->needs_resplit = 1;
     coord__reap(a, &status);
     if (a->pid > 0)
         kill(a->pid, SIGTERM);
@@ -285,7 +301,7 @@ static void take_line(struct coord *c, struct agent *a, const char *line, size_t
         char text[300];
 
         snprintf(text, sizeof(text), "a line not of the protocol (%s)", why);
-        lose(c, a, text);
+        lose(c, a, text, 0);
         return;
     }
     if (m.type == WIRE_TICK) {
@@ -317,15 +333,43 @@ static void forward(struct coord *c, const struct command *in)
     if (cmd.kind == CMD_STEP && c->is_open_model) {
         cmd.kind = CMD_SET_RATE;
         cmd.rate_per_s =
-            fmax(ENGINE_RATE_MIN_PER_S, c->level_rate + (double)cmd.n * l->rate_step_per_s);
+            fmax(ENGINE_RATE_MIN_PER_S, c->want_rate + (double)cmd.n * l->rate_step_per_s);
     } else if (cmd.kind == CMD_STEP) {
         cmd.kind = CMD_SET_CONCURRENCY;
-        cmd.n = (int64_t)fmax(1, c->level_users + (double)cmd.n * l->step);
+        cmd.n = (int64_t)fmax(1, c->want_users + (double)cmd.n * l->step);
     } else if (cmd.kind == CMD_SET_CONCURRENCY && c->is_open_model) {
         cmd.kind = CMD_SET_RATE;
         cmd.rate_per_s = (double)cmd.n;
     }
     coord__send_split(c, &cmd);
+}
+
+/* The run's total level after cmd, as the agents will have it: each
+ * doubles or halves its own share (at least one user each). */
+static void note_level(struct coord *c, const struct command *cmd)
+{
+    uint32_t live = 0;
+
+    for (uint32_t i = 0; i < c->n; i++)
+        live += c->agents[i].phase == PH_RUNNING;
+    switch (cmd->kind) {
+    case CMD_SET_CONCURRENCY: c->want_users = (double)cmd->n; break;
+    case CMD_SET_RATE: c->want_rate = cmd->rate_per_s; break;
+    case CMD_DOUBLE:
+        if (c->is_open_model)
+            c->want_rate *= 2;
+        else
+            c->want_users *= 2;
+        break;
+    case CMD_HALVE:
+        if (c->is_open_model)
+            c->want_rate /= 2;
+        else
+            c->want_users = fmax(live, floor(c->want_users / 2));
+        break;
+    case CMD_STOP: c->is_stopping = 1; break;
+    default: break;
+    }
 }
 
 void coord__send_split(struct coord *c, const struct command *in)
@@ -336,10 +380,16 @@ void coord__send_split(struct coord *c, const struct command *in)
 
     if (cmd.kind == CMD_PAUSE || cmd.kind == CMD_RESUME)
         c->is_paused = cmd.kind == CMD_PAUSE;
-
+    note_level(c, &cmd);
+    /* The agents still running share the level: a lost one's weight is 0. */
     coord__weights_of(c, w);
-    for (uint32_t i = 0; i < c->n; i++)
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->agents[i].phase != PH_RUNNING)
+            w[i] = 0;
         sum += w[i];
+    }
+    if (sum <= 0)
+        return;
     if (cmd.kind == CMD_SET_CONCURRENCY || cmd.kind == CMD_DROP)
         coord_split(cmd.n > 0 ? (uint64_t)cmd.n : 0, w, c->n, shares);
     for (uint32_t i = 0; i < c->n; i++) {
@@ -357,13 +407,38 @@ void coord__send_split(struct coord *c, const struct command *in)
         if (cmd.kind == CMD_DROP && m.cmd.n == 0)
             continue;
         if (coord__send_msg(a, &m) != 0)
-            lose(c, a, "its link refused a command");
+            lose(c, a, "its link refused a command", 0);
     }
 }
 
 static int is_live(const struct agent *a)
 {
     return a->phase == PH_RUNNING;
+}
+
+/* An agent was lost: the run's level goes to the agents left, split by
+ * their weights, so the run keeps the level its plan or its operator set.
+ * Not once the run stops, nor when none is left. */
+static void resplit(struct coord *c)
+{
+    struct command cmd = {.kind = CMD_SET_CONCURRENCY, .n = (int64_t)llround(c->want_users)};
+    char level[48];
+    uint32_t live = 0;
+
+    c->needs_resplit = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        live += is_live(&c->agents[i]);
+    if (c->is_stopping || live == 0)
+        return;
+    if (c->is_open_model) {
+        cmd = (struct command){.kind = CMD_SET_RATE, .rate_per_s = c->want_rate};
+        snprintf(level, sizeof(level), "%.6g/s", c->want_rate);
+    } else {
+        snprintf(level, sizeof(level), "c=%lld", (long long)cmd.n);
+    }
+    add_event(c, "the lost agent's share goes to the %u left: %s in all, split by their weights",
+              live, level);
+    coord__send_split(c, &cmd);
 }
 
 /* When the merged tick next_seq can be made: every running agent has its
@@ -387,7 +462,7 @@ static int merge_ready(struct coord *c, uint64_t now)
 
             snprintf(why, sizeof(why), "no tick %llu for %d ticks", (unsigned long long)c->next_seq,
                      COORD_LOST_TICKS + 1);
-            lose(c, a, why);
+            lose(c, a, why, 0);
             continue;
         }
         waiting = 1;
@@ -406,8 +481,13 @@ static void fill_row(const struct coord *c, const struct agent *a, const struct 
         row->completed = t->total.completed;
         row->errors = t->total.completed - t->total.ok;
         row->loop_lag_us = t->health.loop_lag_us;
+        row->in_flight = t->in_flight;
     }
     row->offset_us = a->clock.offset_ns / 1000;
+    if (row->is_lost) {
+        row->lost_at_us = a->lost_at_us;
+        row->lost_until_us = a->lost_until_us;
+    }
 }
 
 /* The coordinator's own events (a command, a step of the plan) join the
@@ -438,6 +518,50 @@ static void fill_probes(struct board *b, struct tick *t)
     free(theirs);
 }
 
+static void notice_at(struct coord *c, struct tick *t, uint64_t at_ms, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void notice_at(struct coord *c, struct tick *t, uint64_t at_ms, const char *fmt, ...)
+{
+    char text[TICK_TEXT_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    coord__add_event_at(c, t, EV_NOTICE, at_ms, text);
+}
+
+/* What lost agent a may have done that no tick of it says, into t's
+ * events: from the end of its last tick in the merge to when it was lost
+ * (or, on a link that hung, until it stops by itself), at its last rate,
+ * with what it had in flight. The reports say the same from the rows. */
+static void say_gap(struct coord *c, struct agent *a, struct tick *t)
+{
+    const struct tick *last = a->last;
+    char at[UNITS_FMT_MAX], from[UNITS_FMT_MAX], until[UNITS_FMT_MAX], span[UNITS_FMT_MAX];
+    uint64_t end_us = last ? last->start_us + last->duration_us : 0;
+    uint64_t gap_us = a->lost_until_us > end_us ? a->lost_until_us - end_us : 0;
+    double rate = last ? tick_per_s(last->total.completed, last->duration_us) : 0;
+
+    a->has_said_gap = 1;
+    units_format_duration(a->lost_at_us, at, sizeof(at));
+    if (!last) {
+        notice_at(c, t, a->lost_at_us / 1000,
+                  "agent %s was lost at %s before any tick of it was merged: what it sent is "
+                  "counted nowhere",
+                  a->name, at);
+        return;
+    }
+    units_format_duration(end_us, from, sizeof(from));
+    units_format_duration(gap_us, span, sizeof(span));
+    units_format_duration(a->lost_until_us, until, sizeof(until));
+    notice_at(c, t, a->lost_at_us / 1000,
+              "agent %s may have run %s after its last tick (%s to %s) at %.0f req/s, %u in "
+              "flight: up to ~%.0f requests counted nowhere",
+              a->name, span, from, until, rate, last->in_flight,
+              ceil(rate * (double)gap_us / 1e6) + 2.0 * last->in_flight);
+}
+
 static void merge_next(struct coord *c)
 {
     const struct tick *src[CONFIG_MAX_AGENTS];
@@ -448,7 +572,8 @@ static void merge_next(struct coord *c)
     for (uint32_t i = 0; i < c->n; i++) {
         struct agent *a = &c->agents[i];
 
-        if (!is_live(a) || a->n_queued == 0)
+        /* A lost agent's ticks that came before it was lost still count. */
+        if (a->n_queued == 0)
             continue;
         taken[i] = a->queue[0];
         memmove(a->queue, a->queue + 1, (a->n_queued - 1) * sizeof(a->queue[0]));
@@ -461,9 +586,13 @@ static void merge_next(struct coord *c)
         struct agent *a = &c->agents[i];
 
         fill_row(c, a, taken[i], &t->agents[t->n_agents++]);
-        if (taken[i] && taken[i]->state == RUN_DONE) {
+        if (taken[i] && taken[i]->state == RUN_DONE && a->phase != PH_LOST) {
             a->has_ended = 1;
             a->phase = PH_DONE;
+        }
+        if (taken[i]) {
+            tick_free(a->last);
+            a->last = taken[i];
         }
     }
     if (c->pending_events) {
@@ -473,19 +602,22 @@ static void merge_next(struct coord *c)
         tick_free(c->pending_events);
         c->pending_events = NULL;
     }
+    for (uint32_t i = 0; i < c->n; i++) {
+        struct agent *a = &c->agents[i];
+
+        if (a->phase == PH_LOST && a->n_queued == 0 && !a->has_said_gap)
+            say_gap(c, a, t);
+    }
     if (c->p->board)
         fill_probes(c->p->board, t);
-    c->is_open_model = t->model == LOAD_OPEN;
-    c->level_users = t->target_concurrency;
-    c->level_rate = t->target_rate_per_s;
+    if ((t->model == LOAD_OPEN) != c->is_open_model) {
+        /* A switch of model: the agents chose its level. */
+        c->is_open_model = t->model == LOAD_OPEN;
+        c->want_users = t->target_concurrency;
+        c->want_rate = t->target_rate_per_s;
+    }
     coord__plan_tick(c, t);
     sort_events(t);
-    for (uint32_t i = 0; i < c->n; i++) {
-        if (taken[i]) {
-            tick_free(c->agents[i].last);
-            c->agents[i].last = taken[i];
-        }
-    }
     chan_publish(c->p->chan, t);
 }
 
@@ -529,12 +661,12 @@ static void read_agent(struct coord *c, struct agent *a)
             close_agent(a);
             return;
         }
-        lose(c, a, "its link closed");
+        lose(c, a, "its link closed", 1);
         return;
     }
     while ((line = linebuf_next(&a->out, &len, &too_long)) != NULL || too_long) {
         if (too_long) {
-            lose(c, a, "a line too long");
+            lose(c, a, "a line too long", 0);
             return;
         }
         take_line(c, a, line, len);
@@ -577,6 +709,8 @@ static void *run(void *arg)
             if (pf[1 + 2 * i].revents && a->fd_out >= 0)
                 read_agent(c, a);
         }
+        if (c->needs_resplit)
+            resplit(c);
         now = clock_now_ns();
         if (now - c->last_ping_ns > PING_EVERY_MS * 1000000ull) {
             c->last_ping_ns = now;
@@ -587,6 +721,12 @@ static void *run(void *arg)
         }
         while (merge_ready(c, now))
             merge_next(c);
+        if (c->needs_resplit)
+            resplit(c);
+    }
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->agents[i].phase == PH_LOST && !c->agents[i].has_said_gap)
+            say_gap(c, &c->agents[i], NULL);
     }
     /* Events of the last moments (an agent lost at the end) in a last tick. */
     if (c->pending_events && c->next_seq > 0) {
@@ -668,6 +808,10 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
         linebuf_init(&a->err, 4096);
     }
     coord__plan_init(c);
+    c->want_users =
+        c->has_first_level && !c->is_open_model ? c->first_level : p->config->load.concurrency;
+    c->want_rate =
+        c->has_first_level && c->is_open_model ? c->first_level : p->config->load.rate_per_s;
     rc = coord__build_config(c, &cfg, err, err_len);
     for (uint32_t i = 0; i < c->n && rc == 0; i++)
         rc = coord__spawn_agent(p->config, &c->agents[i], err, err_len);
