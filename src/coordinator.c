@@ -559,7 +559,7 @@ static void say_gap(struct coord *c, struct agent *a, struct tick *t)
               "agent %s may have run %s after its last tick (%s to %s) at %.0f req/s, %u in "
               "flight: up to ~%.0f requests counted nowhere",
               a->name, span, from, until, rate, last->in_flight,
-              ceil(rate * (double)gap_us / 1e6) + 2.0 * last->in_flight);
+              ceil((rate + last->in_flight) * (double)gap_us / 1e6) + 2.0 * last->in_flight);
 }
 
 static void merge_next(struct coord *c)

@@ -43,6 +43,12 @@ void report__trails_add(struct report__trails *tr, const struct tick *t)
     }
 }
 
+uint64_t report__uncounted(double rate_per_s, uint32_t in_flight, uint64_t interval_us)
+{
+    return (uint64_t)ceil((rate_per_s + in_flight) * (double)interval_us / 1e6) +
+           2 * (uint64_t)in_flight;
+}
+
 uint32_t report__trails_n_lost(const struct report__trails *tr)
 {
     uint32_t n = 0;
@@ -73,12 +79,8 @@ int report__trails_lost(const struct report__trails *tr, uint32_t i, struct summ
         out->until_us = out->last_end_us;
     out->rate_per_s = a->rate_per_s;
     out->in_flight = a->in_flight;
-    /* Its in flight twice: those at its last tick's end, which the server
-     * may still answer, and as many under way when it stopped (each of its
-     * users may have begun its next request anywhere in the interval). */
     out->requests =
-        (uint64_t)ceil(a->rate_per_s * (double)(out->until_us - out->last_end_us) / 1e6) +
-        2 * (uint64_t)a->in_flight;
+        report__uncounted(a->rate_per_s, a->in_flight, out->until_us - out->last_end_us);
     return 0;
 }
 
@@ -92,15 +94,15 @@ void report__trails_print(FILE *out, const struct report__trails *tr)
         report__shown(l.name, TICK_NAME_MAX, name, sizeof(name));
         units_format_duration(l.lost_at_us, at, sizeof(at));
         if (!l.has_tick) {
-            fprintf(out, "  %s lost at %s before any tick of it was merged: what it sent is "
-                         "counted nowhere\n",
+            fprintf(out,
+                    "  %s lost at %s before any tick of it was merged: what it sent is "
+                    "counted nowhere\n",
                     name, at);
             continue;
         }
         fprintf(out,
                 "  %s lost at %s: it may have run %s after its last tick (%s to %s) at %s req/s "
-                "with %u in flight: up to about %s requests counted nowhere (rate x time, and "
-                "twice its in flight)\n",
+                "with %u in flight: up to about %s requests counted nowhere\n",
                 name, at, units_format_duration(l.until_us - l.last_end_us, span, sizeof(span)),
                 units_format_duration(l.last_end_us, from, sizeof(from)),
                 units_format_duration(l.until_us, to, sizeof(to)),

@@ -148,9 +148,8 @@ struct summary_lost {
     uint64_t until_us;    /* until when it may have sent requests, cut at the run's end */
     double rate_per_s;    /* its requests completed per second in its last tick */
     uint32_t in_flight;   /* its requests in flight at that tick's end */
-    uint64_t requests;    /* what it may have done: rate x (until - last end), rounded up,
-                             plus twice in_flight (those of its last tick, which the server
-                             may still answer, and as many under way when it stopped) */
+    uint64_t requests;    /* what it may have done in (until - last end): see
+                             docs/agents.md, "Faults" */
 };
 
 /* The agents of a run with agents (0 for a run without) and the merged

@@ -513,7 +513,7 @@ gap=$((after - before - 1 - merged))
 holds "the target served $gap requests the merge lacks, within what the report says l2 may have done ($bound)" \
     "b ~ /^l2:[0-9]+$/ && g >= 0 && g <= substr(b, 4) + 0" -v g="$gap" -v b="$bound"
 check "the text report says it too" 1 \
-    "$(grep -c '^  l2 lost at .*: it may have run .* after its last tick (.* to .*) at .* req/s with [0-9]* in flight: up to about [0-9,]* requests counted nowhere ' "$tmp/lost.out")"
+    "$(grep -c '^  l2 lost at .*: it may have run .* after its last tick (.* to .*) at .* req/s with [0-9]* in flight: up to about [0-9,]* requests counted nowhere$' "$tmp/lost.out")"
 
 stop_target
 finish
