@@ -2,7 +2,8 @@
  * What the coordinator's files share (coordinator.c runs the handshake,
  * the merge and the lifetime; coord_agents.c an agent's process and its
  * pipes; coord_experiment.c what every agent is sent and its share of the
- * load; coord_plan.c the [ramp] plan, judged on the merged ticks). Not for
+ * load; coord_plan.c the [ramp] plan, judged on the merged ticks;
+ * coord_lost.c a lost agent's share and what it may have done). Not for
  * use outside them.
  */
 #ifndef BRINK_COORD_INTERNAL_H
@@ -96,6 +97,18 @@ void coord__send_split(struct coord *c, const struct command *cmd);
  * next merged tick. */
 void coord__add_event_at(struct coord *c, struct tick *t, enum event_kind kind, uint64_t at_ms,
                          const char *text);
+
+/* ---- coord_lost.c: a lost agent */
+
+/* The run's total level after cmd is sent (want_users, want_rate), and
+ * whether it stops the run. */
+void coord__note_level(struct coord *c, const struct command *cmd);
+/* The run's level split again over the agents still running (after a
+ * loss), with an event; not once the run stops, nor when none is left. */
+void coord__resplit(struct coord *c);
+/* Lost agent a: what it may have done after its last tick in the merge,
+ * as an event in t (NULL: the next merged tick). */
+void coord__say_gap(struct coord *c, struct agent *a, struct tick *t);
 
 /* ---- coord_plan.c: the [ramp] plan */
 

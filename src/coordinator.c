@@ -29,7 +29,6 @@
 #include "core/sanitize.h"
 #include "core/tick.h"
 #include "core/tickmerge.h"
-#include "core/units.h"
 #include "core/xalloc.h"
 #include "engine/engine.h"
 #include "record/record.h"
@@ -344,34 +343,6 @@ static void forward(struct coord *c, const struct command *in)
     coord__send_split(c, &cmd);
 }
 
-/* The run's total level after cmd, as the agents will have it: each
- * doubles or halves its own share (at least one user each). */
-static void note_level(struct coord *c, const struct command *cmd)
-{
-    uint32_t live = 0;
-
-    for (uint32_t i = 0; i < c->n; i++)
-        live += c->agents[i].phase == PH_RUNNING;
-    switch (cmd->kind) {
-    case CMD_SET_CONCURRENCY: c->want_users = (double)cmd->n; break;
-    case CMD_SET_RATE: c->want_rate = cmd->rate_per_s; break;
-    case CMD_DOUBLE:
-        if (c->is_open_model)
-            c->want_rate *= 2;
-        else
-            c->want_users *= 2;
-        break;
-    case CMD_HALVE:
-        if (c->is_open_model)
-            c->want_rate /= 2;
-        else
-            c->want_users = fmax(live, floor(c->want_users / 2));
-        break;
-    case CMD_STOP: c->is_stopping = 1; break;
-    default: break;
-    }
-}
-
 void coord__send_split(struct coord *c, const struct command *in)
 {
     double w[CONFIG_MAX_AGENTS], sum = 0;
@@ -380,7 +351,7 @@ void coord__send_split(struct coord *c, const struct command *in)
 
     if (cmd.kind == CMD_PAUSE || cmd.kind == CMD_RESUME)
         c->is_paused = cmd.kind == CMD_PAUSE;
-    note_level(c, &cmd);
+    coord__note_level(c, &cmd);
     /* The agents still running share the level: a lost one's weight is 0. */
     coord__weights_of(c, w);
     for (uint32_t i = 0; i < c->n; i++) {
@@ -414,31 +385,6 @@ void coord__send_split(struct coord *c, const struct command *in)
 static int is_live(const struct agent *a)
 {
     return a->phase == PH_RUNNING;
-}
-
-/* An agent was lost: the run's level goes to the agents left, split by
- * their weights, so the run keeps the level its plan or its operator set.
- * Not once the run stops, nor when none is left. */
-static void resplit(struct coord *c)
-{
-    struct command cmd = {.kind = CMD_SET_CONCURRENCY, .n = (int64_t)llround(c->want_users)};
-    char level[48];
-    uint32_t live = 0;
-
-    c->needs_resplit = 0;
-    for (uint32_t i = 0; i < c->n; i++)
-        live += is_live(&c->agents[i]);
-    if (c->is_stopping || live == 0)
-        return;
-    if (c->is_open_model) {
-        cmd = (struct command){.kind = CMD_SET_RATE, .rate_per_s = c->want_rate};
-        snprintf(level, sizeof(level), "%.6g/s", c->want_rate);
-    } else {
-        snprintf(level, sizeof(level), "c=%lld", (long long)cmd.n);
-    }
-    add_event(c, "the lost agent's share goes to the %u left: %s in all, split by their weights",
-              live, level);
-    coord__send_split(c, &cmd);
 }
 
 /* When the merged tick next_seq can be made: every running agent has its
@@ -518,50 +464,6 @@ static void fill_probes(struct board *b, struct tick *t)
     free(theirs);
 }
 
-static void notice_at(struct coord *c, struct tick *t, uint64_t at_ms, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void notice_at(struct coord *c, struct tick *t, uint64_t at_ms, const char *fmt, ...)
-{
-    char text[TICK_TEXT_MAX];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
-    va_end(ap);
-    coord__add_event_at(c, t, EV_NOTICE, at_ms, text);
-}
-
-/* What lost agent a may have done that no tick of it says, into t's
- * events: from the end of its last tick in the merge to when it was lost
- * (or, on a link that hung, until it stops by itself), at its last rate,
- * with what it had in flight. The reports say the same from the rows. */
-static void say_gap(struct coord *c, struct agent *a, struct tick *t)
-{
-    const struct tick *last = a->last;
-    char at[UNITS_FMT_MAX], from[UNITS_FMT_MAX], until[UNITS_FMT_MAX], span[UNITS_FMT_MAX];
-    uint64_t end_us = last ? last->start_us + last->duration_us : 0;
-    uint64_t gap_us = a->lost_until_us > end_us ? a->lost_until_us - end_us : 0;
-    double rate = last ? tick_per_s(last->total.completed, last->duration_us) : 0;
-
-    a->has_said_gap = 1;
-    units_format_duration(a->lost_at_us, at, sizeof(at));
-    if (!last) {
-        notice_at(c, t, a->lost_at_us / 1000,
-                  "agent %s was lost at %s before any tick of it was merged: what it sent is "
-                  "counted nowhere",
-                  a->name, at);
-        return;
-    }
-    units_format_duration(end_us, from, sizeof(from));
-    units_format_duration(gap_us, span, sizeof(span));
-    units_format_duration(a->lost_until_us, until, sizeof(until));
-    notice_at(c, t, a->lost_at_us / 1000,
-              "agent %s may have run %s after its last tick (%s to %s) at %.0f req/s, %u in "
-              "flight: up to ~%.0f requests counted nowhere",
-              a->name, span, from, until, rate, last->in_flight,
-              ceil((rate + last->in_flight) * (double)gap_us / 1e6) + 2.0 * last->in_flight);
-}
-
 static void merge_next(struct coord *c)
 {
     const struct tick *src[CONFIG_MAX_AGENTS];
@@ -606,7 +508,7 @@ static void merge_next(struct coord *c)
         struct agent *a = &c->agents[i];
 
         if (a->phase == PH_LOST && a->n_queued == 0 && !a->has_said_gap)
-            say_gap(c, a, t);
+            coord__say_gap(c, a, t);
     }
     if (c->p->board)
         fill_probes(c->p->board, t);
@@ -710,7 +612,7 @@ static void *run(void *arg)
                 read_agent(c, a);
         }
         if (c->needs_resplit)
-            resplit(c);
+            coord__resplit(c);
         now = clock_now_ns();
         if (now - c->last_ping_ns > PING_EVERY_MS * 1000000ull) {
             c->last_ping_ns = now;
@@ -722,11 +624,11 @@ static void *run(void *arg)
         while (merge_ready(c, now))
             merge_next(c);
         if (c->needs_resplit)
-            resplit(c);
+            coord__resplit(c);
     }
     for (uint32_t i = 0; i < c->n; i++) {
         if (c->agents[i].phase == PH_LOST && !c->agents[i].has_said_gap)
-            say_gap(c, &c->agents[i], NULL);
+            coord__say_gap(c, &c->agents[i], NULL);
     }
     /* Events of the last moments (an agent lost at the end) in a last tick. */
     if (c->pending_events && c->next_seq > 0) {
