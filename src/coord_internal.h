@@ -2,7 +2,8 @@
  * What the coordinator's files share (coordinator.c runs the handshake,
  * the merge and the lifetime; coord_agents.c an agent's process and its
  * pipes; coord_experiment.c what every agent is sent and its share of the
- * load; coord_plan.c the [ramp] plan, judged on the merged ticks). Not for
+ * load; coord_plan.c the [ramp] plan, judged on the merged ticks;
+ * coord_lost.c a lost agent's share and what it may have done). Not for
  * use outside them.
  */
 #ifndef BRINK_COORD_INTERNAL_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agent.h"
 #include "config/config.h"
 #include "core/linebuf.h"
 #include "core/tick.h"
@@ -29,6 +31,9 @@ struct ramp;
 #define SEND_TIMEOUT_MS 1000 /* a message an agent cannot take in this long: lost */
 #define KILL_GRACE_MS 3000   /* after SIGTERM, before SIGKILL */
 #define STDERR_KEEP 200      /* bytes of an agent's last stderr line kept */
+/* An agent cut off on a link that hangs hears no ping: it stops after
+ * AGENT_SILENCE_MS, and ends what is in flight within 2 s more. */
+#define LOST_RUNS_ON_MS (AGENT_SILENCE_MS + 2000)
 
 enum agent_phase { PH_HELLO, PH_READY, PH_RUNNING, PH_DONE, PH_LOST };
 
@@ -44,11 +49,14 @@ struct agent {
     struct wire_clock clock;
     uint64_t ping_ns; /* when the last ping left */
     struct tick *queue[QUEUE_TICKS];
-    size_t n_queued;   /* ticks of seq next, next+1, ... in order */
-    struct tick *last; /* its latest tick merged, for its row */
-    int has_ended;     /* its done tick was merged */
-    int has_sent_done; /* its done tick came: the link may close */
-    int has_ticked;    /* a tick of its run came: it ran */
+    size_t n_queued;        /* ticks of seq next, next+1, ... in order */
+    struct tick *last;      /* its latest tick merged, for its row */
+    int has_ended;          /* its done tick was merged */
+    int has_sent_done;      /* its done tick came: the link may close */
+    int has_ticked;         /* a tick of its run came: it ran */
+    uint64_t lost_at_us;    /* PH_LOST: when, µs since the run's start */
+    uint64_t lost_until_us; /* until when it may have sent requests (see lose) */
+    int has_said_gap;       /* the event on what it may have done after its last tick is out */
 };
 
 struct coord {
@@ -65,8 +73,12 @@ struct coord {
     struct tick_merge *merge;
     struct tick *pending_events; /* our own events for the next merged tick */
     uint64_t last_ping_ns;
-    double level_users; /* the total target, from the latest merged tick */
-    double level_rate;
+    /* The run's total level as last set (by the plan, a key, a command):
+     * what the agents left share when one is lost. */
+    double want_users;
+    double want_rate;
+    int needs_resplit; /* an agent was lost: its share goes to the others */
+    int is_stopping;   /* a stop went out: the loads end, nothing is re-split */
     int is_open_model;
     struct ramp *ramp;    /* the plan, judged here on the merged ticks */
     int has_first_level;  /* --ramp: the agents start at the first step's level, */
@@ -85,6 +97,18 @@ void coord__send_split(struct coord *c, const struct command *cmd);
  * next merged tick. */
 void coord__add_event_at(struct coord *c, struct tick *t, enum event_kind kind, uint64_t at_ms,
                          const char *text);
+
+/* ---- coord_lost.c: a lost agent */
+
+/* The run's total level after cmd is sent (want_users, want_rate), and
+ * whether it stops the run. */
+void coord__note_level(struct coord *c, const struct command *cmd);
+/* The run's level split again over the agents still running (after a
+ * loss), with an event; not once the run stops, nor when none is left. */
+void coord__resplit(struct coord *c);
+/* Lost agent a: what it may have done after its last tick in the merge,
+ * as an event in t (NULL: the next merged tick). */
+void coord__say_gap(struct coord *c, struct agent *a, struct tick *t);
 
 /* ---- coord_plan.c: the [ramp] plan */
 

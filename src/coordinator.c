@@ -225,7 +225,19 @@ static void add_event(struct coord *c, const char *fmt, ...)
                         text);
 }
 
-static void lose(struct coord *c, struct agent *a, const char *why)
+static uint64_t run_us(const struct coord *c)
+{
+    uint64_t now = clock_now_ns();
+
+    return now > c->start_ns ? (now - c->start_ns) / 1000 : 0;
+}
+
+/* Agent a is out of the run. is_closed: its link closed, so its load ended
+ * with it (its standard input closed); on a link that hangs it may go on
+ * until it notices (LOST_RUNS_ON_MS). Its share goes to the others at the
+ * next turn of the loop (resplit): lose may be called while a split is
+ * being sent. */
+static void lose(struct coord *c, struct agent *a, const char *why, int is_closed)
 {
     char s[STDERR_KEEP * 4 + 16];
     int status;
@@ -233,6 +245,9 @@ static void lose(struct coord *c, struct agent *a, const char *why)
     if (a->phase == PH_LOST || a->phase == PH_DONE)
         return;
     a->phase = PH_LOST;
+    a->lost_at_us = run_us(c);
+    a->lost_until_us = a->lost_at_us + (is_closed ? 0 : LOST_RUNS_ON_MS * 1000ull);
+    c->needs_resplit = 1;
     coord__reap(a, &status);
     if (a->pid > 0)
         kill(a->pid, SIGTERM);
@@ -285,7 +300,7 @@ static void take_line(struct coord *c, struct agent *a, const char *line, size_t
         char text[300];
 
         snprintf(text, sizeof(text), "a line not of the protocol (%s)", why);
-        lose(c, a, text);
+        lose(c, a, text, 0);
         return;
     }
     if (m.type == WIRE_TICK) {
@@ -317,10 +332,10 @@ static void forward(struct coord *c, const struct command *in)
     if (cmd.kind == CMD_STEP && c->is_open_model) {
         cmd.kind = CMD_SET_RATE;
         cmd.rate_per_s =
-            fmax(ENGINE_RATE_MIN_PER_S, c->level_rate + (double)cmd.n * l->rate_step_per_s);
+            fmax(ENGINE_RATE_MIN_PER_S, c->want_rate + (double)cmd.n * l->rate_step_per_s);
     } else if (cmd.kind == CMD_STEP) {
         cmd.kind = CMD_SET_CONCURRENCY;
-        cmd.n = (int64_t)fmax(1, c->level_users + (double)cmd.n * l->step);
+        cmd.n = (int64_t)fmax(1, c->want_users + (double)cmd.n * l->step);
     } else if (cmd.kind == CMD_SET_CONCURRENCY && c->is_open_model) {
         cmd.kind = CMD_SET_RATE;
         cmd.rate_per_s = (double)cmd.n;
@@ -336,10 +351,16 @@ void coord__send_split(struct coord *c, const struct command *in)
 
     if (cmd.kind == CMD_PAUSE || cmd.kind == CMD_RESUME)
         c->is_paused = cmd.kind == CMD_PAUSE;
-
+    coord__note_level(c, &cmd);
+    /* The agents still running share the level: a lost one's weight is 0. */
     coord__weights_of(c, w);
-    for (uint32_t i = 0; i < c->n; i++)
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->agents[i].phase != PH_RUNNING)
+            w[i] = 0;
         sum += w[i];
+    }
+    if (sum <= 0)
+        return;
     if (cmd.kind == CMD_SET_CONCURRENCY || cmd.kind == CMD_DROP)
         coord_split(cmd.n > 0 ? (uint64_t)cmd.n : 0, w, c->n, shares);
     for (uint32_t i = 0; i < c->n; i++) {
@@ -357,7 +378,7 @@ void coord__send_split(struct coord *c, const struct command *in)
         if (cmd.kind == CMD_DROP && m.cmd.n == 0)
             continue;
         if (coord__send_msg(a, &m) != 0)
-            lose(c, a, "its link refused a command");
+            lose(c, a, "its link refused a command", 0);
     }
 }
 
@@ -387,7 +408,7 @@ static int merge_ready(struct coord *c, uint64_t now)
 
             snprintf(why, sizeof(why), "no tick %llu for %d ticks", (unsigned long long)c->next_seq,
                      COORD_LOST_TICKS + 1);
-            lose(c, a, why);
+            lose(c, a, why, 0);
             continue;
         }
         waiting = 1;
@@ -406,8 +427,13 @@ static void fill_row(const struct coord *c, const struct agent *a, const struct 
         row->completed = t->total.completed;
         row->errors = t->total.completed - t->total.ok;
         row->loop_lag_us = t->health.loop_lag_us;
+        row->in_flight = t->in_flight;
     }
     row->offset_us = a->clock.offset_ns / 1000;
+    if (row->is_lost) {
+        row->lost_at_us = a->lost_at_us;
+        row->lost_until_us = a->lost_until_us;
+    }
 }
 
 /* The coordinator's own events (a command, a step of the plan) join the
@@ -448,7 +474,8 @@ static void merge_next(struct coord *c)
     for (uint32_t i = 0; i < c->n; i++) {
         struct agent *a = &c->agents[i];
 
-        if (!is_live(a) || a->n_queued == 0)
+        /* A lost agent's ticks that came before it was lost still count. */
+        if (a->n_queued == 0)
             continue;
         taken[i] = a->queue[0];
         memmove(a->queue, a->queue + 1, (a->n_queued - 1) * sizeof(a->queue[0]));
@@ -461,9 +488,13 @@ static void merge_next(struct coord *c)
         struct agent *a = &c->agents[i];
 
         fill_row(c, a, taken[i], &t->agents[t->n_agents++]);
-        if (taken[i] && taken[i]->state == RUN_DONE) {
+        if (taken[i] && taken[i]->state == RUN_DONE && a->phase != PH_LOST) {
             a->has_ended = 1;
             a->phase = PH_DONE;
+        }
+        if (taken[i]) {
+            tick_free(a->last);
+            a->last = taken[i];
         }
     }
     if (c->pending_events) {
@@ -473,19 +504,22 @@ static void merge_next(struct coord *c)
         tick_free(c->pending_events);
         c->pending_events = NULL;
     }
+    for (uint32_t i = 0; i < c->n; i++) {
+        struct agent *a = &c->agents[i];
+
+        if (a->phase == PH_LOST && a->n_queued == 0 && !a->has_said_gap)
+            coord__say_gap(c, a, t);
+    }
     if (c->p->board)
         fill_probes(c->p->board, t);
-    c->is_open_model = t->model == LOAD_OPEN;
-    c->level_users = t->target_concurrency;
-    c->level_rate = t->target_rate_per_s;
+    if ((t->model == LOAD_OPEN) != c->is_open_model) {
+        /* A switch of model: the agents chose its level. */
+        c->is_open_model = t->model == LOAD_OPEN;
+        c->want_users = t->target_concurrency;
+        c->want_rate = t->target_rate_per_s;
+    }
     coord__plan_tick(c, t);
     sort_events(t);
-    for (uint32_t i = 0; i < c->n; i++) {
-        if (taken[i]) {
-            tick_free(c->agents[i].last);
-            c->agents[i].last = taken[i];
-        }
-    }
     chan_publish(c->p->chan, t);
 }
 
@@ -529,12 +563,12 @@ static void read_agent(struct coord *c, struct agent *a)
             close_agent(a);
             return;
         }
-        lose(c, a, "its link closed");
+        lose(c, a, "its link closed", 1);
         return;
     }
     while ((line = linebuf_next(&a->out, &len, &too_long)) != NULL || too_long) {
         if (too_long) {
-            lose(c, a, "a line too long");
+            lose(c, a, "a line too long", 0);
             return;
         }
         take_line(c, a, line, len);
@@ -577,6 +611,8 @@ static void *run(void *arg)
             if (pf[1 + 2 * i].revents && a->fd_out >= 0)
                 read_agent(c, a);
         }
+        if (c->needs_resplit)
+            coord__resplit(c);
         now = clock_now_ns();
         if (now - c->last_ping_ns > PING_EVERY_MS * 1000000ull) {
             c->last_ping_ns = now;
@@ -587,6 +623,12 @@ static void *run(void *arg)
         }
         while (merge_ready(c, now))
             merge_next(c);
+        if (c->needs_resplit)
+            coord__resplit(c);
+    }
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->agents[i].phase == PH_LOST && !c->agents[i].has_said_gap)
+            coord__say_gap(c, &c->agents[i], NULL);
     }
     /* Events of the last moments (an agent lost at the end) in a last tick. */
     if (c->pending_events && c->next_seq > 0) {
@@ -668,6 +710,10 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
         linebuf_init(&a->err, 4096);
     }
     coord__plan_init(c);
+    c->want_users =
+        c->has_first_level && !c->is_open_model ? c->first_level : p->config->load.concurrency;
+    c->want_rate =
+        c->has_first_level && c->is_open_model ? c->first_level : p->config->load.rate_per_s;
     rc = coord__build_config(c, &cfg, err, err_len);
     for (uint32_t i = 0; i < c->n && rc == 0; i++)
         rc = coord__spawn_agent(p->config, &c->agents[i], err, err_len);

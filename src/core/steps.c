@@ -90,6 +90,7 @@ const char *steps_verdict_label(enum plan_verdict v)
     case VERDICT_PASS: return "pass";
     case VERDICT_FAIL: return "FAIL";
     case VERDICT_CUT: return "cut short";
+    case VERDICT_OFF_LEVEL: return "not judged: off level";
     case VERDICT_NONE: break;
     }
     return "";
@@ -244,12 +245,25 @@ static void set_kinds_latency(const struct steps *s, struct step_row *r)
 
 /* ---- rows ---- */
 
+int steps_row_is_off_level(const struct step_row *r)
+{
+    if (r->plan_step == 0)
+        return 0;
+    if (r->model == LOAD_CLOSED)
+        return llround(r->level) != llround(r->plan_level);
+    return fabs(r->level - r->plan_level) > 1e-6 * fmax(1, r->plan_level);
+}
+
 static void close_row(struct steps *s)
 {
     struct step_row *r = &s->cur;
 
     if (!s->is_open)
         return;
+    /* A stretch of a plan step at another level (its level changed within
+     * the step) that the plan did not judge. */
+    if (r->verdict == VERDICT_NONE && s->cur_holds && steps_row_is_off_level(r))
+        r->verdict = VERDICT_OFF_LEVEL;
     set_latency(r, s->cur_hist);
     set_kinds_latency(s, r);
     level_add(s, r);
@@ -290,6 +304,7 @@ static void open_row(struct steps *s, const struct tick *t)
     s->cur.level = level_of_tick(t);
     s->cur.plan_step = plan_step_of(t);
     s->cur.plan_n_steps = s->cur.plan_step ? t->plan.n_steps : 0;
+    s->cur.plan_level = s->cur.plan_step ? t->plan.level : 0;
     s->cur.n_rows = 1;
     s->cur.start_us = t->start_us;
     s->is_open = 1;
@@ -426,6 +441,7 @@ int steps_add_tick(struct steps *s, const struct tick *t)
         s->cur.level = level_of_tick(t);
         s->cur.plan_step = plan_step_of(t);
         s->cur.plan_n_steps = s->cur.plan_step ? t->plan.n_steps : 0;
+        s->cur.plan_level = s->cur.plan_step ? t->plan.level : 0;
     } else if (holds && (level_cmp(t->model, level_of_tick(t), &s->cur) != 0 ||
                          plan_step_of(t) != s->cur.plan_step)) {
         close_row(s);

@@ -18,6 +18,11 @@
  * the row's level within its duration. A row opened by folded ticks alone
  * takes the level of the first tick that holds one.
  *
+ * A plan step whose level changes within it (an agent of a run with
+ * agents lost, before its share reached the others) has a row per level;
+ * a row at another level than the plan's that the plan did not judge is
+ * closed with VERDICT_OFF_LEVEL.
+ *
  * A plan's warm-up ticks stay out of their step's figures: only their length
  * is counted, in warmup_us. So the rows of a run with a plan add up to its
  * totals less the warm-ups.
@@ -71,7 +76,9 @@ struct step_row {
     uint64_t warmup_us;          /* sum of the lengths of its plan step's warm-up ticks */
     uint32_t plan_step;          /* 1-based step of a ramp plan; 0: not a plan step */
     uint32_t plan_n_steps;       /* steps in that plan */
-    enum plan_verdict verdict;   /* how the plan judged the step */
+    double plan_level;           /* the level that plan set for the step */
+    enum plan_verdict verdict;   /* how the plan judged the step; VERDICT_OFF_LEVEL also for a
+                                    stretch of it at another level that the plan did not judge */
     char why[TICK_TEXT_MAX];     /* VERDICT_FAIL: the condition that tripped (raw) */
     uint64_t n_ticks;            /* ticks in the row, folded ones included */
     uint64_t held_ticks;         /* ticks that held the level (not folded, not warm-up) */
@@ -172,6 +179,8 @@ uint64_t steps_row_failed(const struct step_row *r);
 /* How a plan judged a row, for display: "pass", "FAIL" (the condition is
  * in why), "cut short", or "" when it was not judged. */
 const char *steps_verdict_label(enum plan_verdict v);
+/* Whether a plan step's row held another level than its plan's. */
+int steps_row_is_off_level(const struct step_row *r);
 /* Its req/s over the time it held its level (0 for none). */
 double steps_row_rate(const struct step_row *r);
 /* The standard error of that rate, from the spread of its held ticks'

@@ -200,10 +200,8 @@ static const char *plan_phase_names[] = {
 };
 
 static const char *plan_verdict_names[] = {
-    [VERDICT_NONE] = "none",
-    [VERDICT_PASS] = "pass",
-    [VERDICT_FAIL] = "fail",
-    [VERDICT_CUT] = "cut",
+    [VERDICT_NONE] = "none", [VERDICT_PASS] = "pass",           [VERDICT_FAIL] = "fail",
+    [VERDICT_CUT] = "cut",   [VERDICT_OFF_LEVEL] = "off_level",
 };
 
 static const char *tick_phase_names[PHASE__COUNT] = {

@@ -82,9 +82,11 @@ enum plan_phase {
 /* How a step ended (struct tick_plan.verdict, on the tick that ended it). */
 enum plan_verdict {
     VERDICT_NONE,
-    VERDICT_PASS, /* it met every stop condition */
-    VERDICT_FAIL, /* a condition tripped; why says which, with figures */
-    VERDICT_CUT,  /* it ended before it measured anything (n, or the run ended) */
+    VERDICT_PASS,      /* it met every stop condition */
+    VERDICT_FAIL,      /* a condition tripped; why says which, with figures */
+    VERDICT_CUT,       /* it ended before it measured anything (n, or the run ended) */
+    VERDICT_OFF_LEVEL, /* it ran at another level than the plan's (too few users for the
+                          agents, an agent lost): not judged as the plan's */
 };
 
 /* The ramp plan's state during a tick. */
@@ -220,6 +222,10 @@ struct tick_agent {
     uint64_t errors;          /* of which failed */
     uint64_t loop_lag_us;     /* its worst event-loop lag */
     int64_t offset_us;        /* its clock minus the coordinator's, from round trips */
+    uint32_t in_flight;       /* is_in: its requests in flight at the end of its tick */
+    uint64_t lost_at_us;      /* is_lost: when it was declared lost, µs since the run started */
+    uint64_t lost_until_us;   /* is_lost: until when it may have sent requests (from lost_at_us
+                                 on: an agent cut off on a link that hung runs until it notices) */
 };
 
 struct tick {

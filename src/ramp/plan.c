@@ -387,6 +387,15 @@ static void end_step(struct ramp *r, struct tick *t, struct ramp_out *out)
         t->plan.verdict = VERDICT_CUT;
         tick_event(t, EV_NOTICE, "ramp step %u/%u (%s) ended before it measured anything",
                    r->step + 1, n_steps(r), lv);
+    } else if (steps_row_is_off_level(f)) {
+        char ran[32];
+
+        /* Its figures are another level's: judging them as the plan's
+         * would pass or fail a level that never ran. */
+        t->plan.verdict = VERDICT_OFF_LEVEL;
+        fmt_level(r, f->level, ran, sizeof(ran));
+        tick_event(t, EV_NOTICE, "ramp step %u/%u (%s) ran at %s: not judged as the plan's level",
+                   r->step + 1, n_steps(r), lv, ran);
     } else {
         v = judge(r, f, why, sizeof(why));
         t->plan.verdict = v;

@@ -560,6 +560,7 @@ static int get_agents(struct ctx *c, json_t *o)
     {
         struct tick_agent *g = &t->agents[i];
         const char *state;
+        uint64_t in_flight;
 
         if (!json_is_object(v))
             return fail(c, "agents", "expected objects");
@@ -571,8 +572,14 @@ static int get_agents(struct ctx *c, json_t *o)
             return fail(c, "offset_us", "expected an integer");
         if (get_text(c, v, "name", g->name, sizeof(g->name)) ||
             get_count(c, v, "completed", &g->completed) || get_count(c, v, "errors", &g->errors) ||
-            get_count(c, v, "loop_lag_us", &g->loop_lag_us))
+            get_count(c, v, "loop_lag_us", &g->loop_lag_us) ||
+            get_count(c, v, "in_flight", &in_flight) ||
+            get_count(c, v, "lost_at_us", &g->lost_at_us) ||
+            get_count(c, v, "lost_until_us", &g->lost_until_us))
             return -EINVAL;
+        if (in_flight > UINT32_MAX)
+            return fail(c, "in_flight", "expected at most 4294967295");
+        g->in_flight = (uint32_t)in_flight;
         g->is_lost = strcmp(state, "lost") == 0;
         g->is_in = json_is_true(json_object_get(v, "in"));
         g->offset_us = off ? (int64_t)json_integer_value(off) : 0;

@@ -370,6 +370,9 @@ static json_t *agents_json(const struct tick *t)
         bad |= put_nonzero(o, "errors", g->errors);
         bad |= put_nonzero(o, "loop_lag_us", g->loop_lag_us);
         bad |= json_object_set_new(o, "offset_us", json_integer(g->offset_us));
+        bad |= put_nonzero(o, "in_flight", g->in_flight);
+        bad |= put_nonzero(o, "lost_at_us", g->lost_at_us);
+        bad |= put_nonzero(o, "lost_until_us", g->lost_until_us);
         bad |= json_array_append_new(a, o);
     }
     return bad ? (json_decref(a), NULL) : a;

@@ -552,10 +552,7 @@ static void table_steps(FILE *out, const struct steps *st)
             fputs("<span class=\"fail\">FAIL</span>: ", out);
             html__text(out, r->why, sizeof(r->why), TICK_TEXT_MAX);
         } else {
-            fputs(r->verdict == VERDICT_PASS  ? "pass"
-                  : r->verdict == VERDICT_CUT ? "cut short"
-                                              : "-",
-                  out);
+            fputs(r->verdict == VERDICT_NONE ? "-" : steps_verdict_label(r->verdict), out);
         }
         fputs("</td></tr>\n", out);
     }

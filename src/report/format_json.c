@@ -360,6 +360,36 @@ static void put_verdicts(FILE *out, const struct report_verdicts *v)
     fprintf(out, "],\"steps_failed\":%" PRIu32 "}", v->steps_failed);
 }
 
+/* ,"agents":{"count":N,"partial_ticks":N,"lost":[{...}]}: a run with agents
+ * only; each lost agent with what it may have done after its last tick. */
+static void put_agents(FILE *out, const struct summary *sum)
+{
+    struct summary_lost l;
+
+    if (summary_n_agents(sum) == 0)
+        return;
+    fprintf(out, ",\n\"agents\":{\"count\":%" PRIu32 ",\"partial_ticks\":%" PRIu64 ",\"lost\":[",
+            summary_n_agents(sum), summary_partial_ticks(sum));
+    for (uint32_t i = 0; summary_lost(sum, i, &l) == 0; i++) {
+        fputs(i ? ",{\"name\":" : "{\"name\":", out);
+        put_string(out, l.name, TICK_NAME_MAX);
+        fprintf(out, ",\"lost_at_us\":%" PRIu64 ",\"has_tick\":%s", l.lost_at_us,
+                l.has_tick ? "true" : "false");
+        if (l.has_tick) {
+            fprintf(out,
+                    ",\"last_tick_end_us\":%" PRIu64 ",\"until_us\":%" PRIu64
+                    ",\"interval_us\":%" PRIu64,
+                    l.last_end_us, l.until_us, l.until_us - l.last_end_us);
+            fputc(',', out);
+            put_rate(out, "last_rate_per_s", l.rate_per_s);
+            fprintf(out, ",\"in_flight\":%" PRIu32 ",\"uncounted_requests\":%" PRIu64, l.in_flight,
+                    l.requests);
+        }
+        fputc('}', out);
+    }
+    fputs("]}", out);
+}
+
 int format_json(const struct summary *sum, const struct steps *st, const struct report_verdicts *v,
                 FILE *out)
 {
@@ -385,6 +415,7 @@ int format_json(const struct summary *sum, const struct steps *st, const struct 
     }
     fputc(']', out);
     put_steps(out, st);
+    put_agents(out, sum);
     if (v)
         put_verdicts(out, v);
     fputs("}\n", out);

@@ -79,6 +79,13 @@ static const char *verdict_cell(const struct step_row *r, char *buf)
                  report__shown(r->why, TICK_TEXT_MAX, why, sizeof(why)));
         return buf;
     }
+    if (r->verdict == VERDICT_OFF_LEVEL) {
+        char lv[REPORT_NUM_MAX];
+
+        snprintf(buf, VERDICT_MAX, "not judged: the plan's level is %s",
+                 report__fmt_level(r->model == LOAD_OPEN, r->plan_level, lv));
+        return buf;
+    }
     if (r->verdict != VERDICT_NONE)
         return steps_verdict_label(r->verdict);
     return r->plan_step ? "running" : "-";

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/tick.h"
+
 #define REPORT_NUM_MAX 48  /* a formatted number, with room to spare */
 #define REPORT_NAME_MAX 80 /* a sanitized name as shown in a table */
 
@@ -39,5 +41,42 @@ const char *report__shown(const char *raw, size_t raw_cap, char *buf, size_t cap
 char *report__fmt_level(int is_open_model, double level, char *buf);
 /* 0 when every write to out succeeded and the flush did, else -EIO. */
 int report__finish(FILE *out);
+
+struct summary_lost;
+
+/* lost.c: each agent of a run with agents as its merged ticks' rows tell
+ * (by row index, at most TICK_MAX_AGENTS): its last tick in the merge
+ * and, once lost, when and until when it may have gone on. */
+struct report__trail {
+    char name[TICK_NAME_MAX]; /* raw, as the rows name it */
+    int has_tick;             /* a tick of its own was merged */
+    uint64_t last_end_us;     /* the end of the latest one */
+    double rate_per_s;        /* its requests completed per second in it */
+    uint32_t in_flight;       /* at its end */
+    int is_lost;              /* a row said lost */
+    uint64_t lost_at_us;      /* the first such row's lost_at_us */
+    uint64_t lost_until_us;   /* and lost_until_us */
+};
+
+struct report__trails {
+    uint32_t n;
+    uint64_t run_end_us; /* the latest end of a tick */
+    struct report__trail agents[TICK_MAX_AGENTS];
+};
+
+void report__trails_add(struct report__trails *tr, const struct tick *t);
+/* What a lost agent may have done in interval_us after its last tick, of
+ * rate_per_s with in_flight in flight: its rate, plus one request a second
+ * per request in flight (a second's count of one user's requests is one
+ * short or over by where the second fell in its round trip), over the
+ * interval, rounded up; plus its in flight twice (those of its last tick,
+ * which the server may still answer, and as many under way when it
+ * stopped). */
+uint64_t report__uncounted(double rate_per_s, uint32_t in_flight, uint64_t interval_us);
+uint32_t report__trails_n_lost(const struct report__trails *tr);
+/* The i-th lost agent, 0 and *out (name borrowed from tr), or -ENOENT. */
+int report__trails_lost(const struct report__trails *tr, uint32_t i, struct summary_lost *out);
+/* One line per lost agent, indented, for the text report's agents lines. */
+void report__trails_print(FILE *out, const struct report__trails *tr);
 
 #endif

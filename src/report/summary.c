@@ -108,6 +108,7 @@ struct summary {
         char lost[TICK_TEXT_MAX]; /* the agents missing at its first tick */
     } spans[8];
     uint64_t spans_more;
+    struct report__trails trails; /* each agent's last tick, and when it was lost */
 };
 
 #define SUMMARY_MAX_SPANS 8
@@ -352,6 +353,8 @@ static void add_partial(struct summary *s, const struct tick *t)
 
     if (t->n_agents > s->n_agents)
         s->n_agents = t->n_agents;
+    if (t->n_agents)
+        report__trails_add(&s->trails, t);
     if (!tick_is_partial(t))
         return;
     s->partial_ticks++;
@@ -764,6 +767,27 @@ static void print_agents(FILE *out, const struct summary *s)
                 report__shown(s->spans[i].lost, sizeof(s->spans[i].lost), who, sizeof(who)));
     if (s->spans_more)
         fprintf(out, "  and %s more spans\n", report__fmt_grouped(s->spans_more, n));
+    report__trails_print(out, &s->trails);
+}
+
+uint32_t summary_n_agents(const struct summary *s)
+{
+    return s->n_agents;
+}
+
+uint64_t summary_partial_ticks(const struct summary *s)
+{
+    return s->partial_ticks;
+}
+
+uint32_t summary_n_lost(const struct summary *s)
+{
+    return report__trails_n_lost(&s->trails);
+}
+
+int summary_lost(const struct summary *s, uint32_t i, struct summary_lost *out)
+{
+    return report__trails_lost(&s->trails, i, out);
 }
 
 static void print_kinds(FILE *out, const struct summary *s)

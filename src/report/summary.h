@@ -139,4 +139,26 @@ uint32_t summary_n_kinds(const struct summary *s);
  * or -ENOENT when there is no such kind. */
 int summary_totals(const struct summary *s, int kind, struct summary_totals *out);
 
+/* A lost agent of a run with agents (docs/agents.md): what it may have
+ * done after its last tick in the merge, which no figure of the run holds. */
+struct summary_lost {
+    const char *name;     /* raw, borrowed from the summary */
+    int has_tick;         /* some tick of it was merged; else the rest is 0 but lost_at_us */
+    uint64_t last_end_us; /* the end of its last tick in the merge */
+    uint64_t lost_at_us;  /* when the coordinator declared it lost */
+    uint64_t until_us;    /* until when it may have sent requests, cut at the run's end */
+    double rate_per_s;    /* its requests completed per second in its last tick */
+    uint32_t in_flight;   /* its requests in flight at that tick's end */
+    uint64_t requests;    /* what it may have done in (until - last end): see
+                             docs/agents.md, "Faults" */
+};
+
+/* The agents of a run with agents (0 for a run without) and the merged
+ * ticks that missed one. */
+uint32_t summary_n_agents(const struct summary *s);
+uint64_t summary_partial_ticks(const struct summary *s);
+/* Lost agents: how many, and the i-th: 0 and *out, or -ENOENT. */
+uint32_t summary_n_lost(const struct summary *s);
+int summary_lost(const struct summary *s, uint32_t i, struct summary_lost *out);
+
 #endif

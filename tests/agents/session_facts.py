@@ -23,6 +23,10 @@ checks do not lean on brink's reader. Prints one fact a line, "key value...":
   merged_p99 LO HI         the same from the merged ticks
   conc NAME SEQ TARGET ACTUAL
                            an agent's target and actual concurrency by tick
+  step_users STEP LEVEL USERS
+                           a ramp plan's step, its plan level and the merged
+                           users of its running ticks (target and active,
+                           each value seen once, comma-separated)
   lost NAME SEQ            the first merged tick that marks NAME lost
   in NAME SEQ              a merged tick in which NAME's tick is merged
   event SEQ AT_MS KIND TEXT
@@ -199,6 +203,14 @@ def main():
         for seq in sorted(agents[name]):
             t = agents[name][seq]
             print("conc", name, seq, t.get("target_concurrency", 0), t.get("actual_concurrency", 0))
+    steps = {}
+    for seq in sorted(merged):
+        t, plan = merged[seq], merged[seq].get("plan") or {}
+        if t.get("state") == "running" and plan.get("step"):
+            users = steps.setdefault(plan["step"], (int(plan["level"]), set()))[1]
+            users.update((t.get("target_concurrency", 0), t.get("actual_concurrency", 0)))
+    for step, (level, users) in sorted(steps.items()):
+        print("step_users", step, level, ",".join(map(str, sorted(users))))
     lost = {}
     for seq in sorted(merged):
         for row in merged[seq].get("agents", []):

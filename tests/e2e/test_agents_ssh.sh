@@ -18,6 +18,11 @@
 #     others; so does a hung link (the session's sshd stopped, its TCP
 #     connection open and silent), and the agent cut off that way stops by
 #     itself;
+#   - one agent killed mid-ramp (6, 12, 24, 48 users): its share goes to the
+#     two left, so every step's merged users are its plan level, the step
+#     table has one row per step at that level, and the target's count
+#     less the merged one is within what the report says the lost agent
+#     may have done after its last tick;
 #   - a probe on agents ([probe] on = agents, a command reading the
 #     addresses of the namespace it runs in) ran inside each agent's
 #     namespace: the merged session's addrs@agentI is what the same command
@@ -307,6 +312,60 @@ if fault_run hang 1 ag_freeze; then
     check "hang: agent1's brink agent stopped by itself once cut off (${took} ms after)" "" "$left"
 fi
 ag_kill 1
+ag_restart 1 2>"$tmp/fixture.err" || not_ok "agent1's sshd starts again" "$(cat "$tmp/fixture.err")"
+
+# --- An agent lost mid-ramp: its share goes to the two left. --------------
+
+# A staircase of 6, 12, 24, 48 users against /delay/200 (the target paces
+# the load, so an agent keeps its last tick's pace); agent1 (sshd and
+# session) killed half
+# a tick into step 1's first measured tick. Every step's merged users are
+# its plan level, the step table has one row per step at that level, and
+# the target served no more than the merge counts plus what the report
+# says agent1 may have done after its last tick.
+conf lostramp 3
+sed -i "s|^url = .*|url = $url/delay/200|" "$tmp/lostramp.ini"
+cat >>"$tmp/lostramp.ini" <<EOF
+
+[ramp]
+steps = 6, 12, 24, 48
+warmup = 500ms
+hold = 2s
+EOF
+served0=$(truth requests_by_endpoint delay)
+timeout 120 "$brink" run --headless --config "$tmp/lostramp.ini" --ramp --duration 60s \
+    --record "$tmp/lostramp.jsonl" </dev/null >"$tmp/lostramp.out" 2>"$tmp/lostramp.err" &
+run_pid=$!
+if wait_count "$tmp/lostramp.err" '^t=1s ' 1 60; then
+    sleep 0.5
+    ag_kill 1
+    wait "$run_pid"
+    status=$?
+    run_pid=""
+    served=$(($(truth requests_by_endpoint delay) - served0))
+    check "lostramp: the ramp that lost agent1 ends with status 0" 0 "$status"
+    facts lostramp
+    check "lostramp: every step's merged users (target and active) are its plan level" \
+        "6:6 12:12 24:24 48:48" \
+        "$(awk '$1 == "step_users" { printf "%s%s:%s", sep, $3, $4; sep = " " }' "$tmp/lostramp.facts")"
+    "$brink" report "$tmp/lostramp.jsonl" >"$tmp/lostramp.report" 2>/dev/null
+    check "lostramp: the step table has one row per step, at its plan level" \
+        "1/4:c=6 2/4:c=12 3/4:c=24 4/4:c=48" \
+        "$(awk '/^steps:/ { on = 1; next } on && /^ +[0-9]+\/[0-9]+ / { printf "%s%s:%s", sep, $1, $2; sep = " " } on && /^$/ { on = 0 }' "$tmp/lostramp.report")"
+    "$brink" report --format json "$tmp/lostramp.jsonl" >"$tmp/lostramp.json"
+    merged=$(fact lostramp completed)
+    bound=$(python3 -c '
+import json, sys
+lost = json.load(open(sys.argv[1])).get("agents", {}).get("lost", [])
+print(" ".join("%s:%s" % (l["name"], l.get("uncounted_requests", "none")) for l in lost) or "none")' "$tmp/lostramp.json")
+    holds "lostramp: the target served $((served - merged)) requests the merge lacks, within what the report says agent1 may have done ($bound)" \
+        "b ~ /^agent1:[0-9]+$/ && g >= 0 && g <= substr(b, 8) + 0" -v g="$((served - merged))" -v b="$bound"
+else
+    not_ok "lostramp: the run of three agents starts" "$(tail -n 5 "$tmp/lostramp.err")"
+    kill "$run_pid" 2>/dev/null
+    wait "$run_pid"
+    run_pid=""
+fi
 ag_restart 1 2>"$tmp/fixture.err" || not_ok "agent1's sshd starts again" "$(cat "$tmp/fixture.err")"
 
 # --- One host slow to log in: the others wait for it. ---------------------

@@ -289,6 +289,33 @@ static void plan_walks_its_steps_with_warmups_and_holds(void **state)
     ramp_free(f.r);
 }
 
+/* A step that ran at another level than the plan's (2 users cannot be
+ * split over 3 agents of one user at least; an agent's share that did not
+ * reach the others): its figures are not judged as the plan's level, said
+ * once, and the plan goes on. */
+static void a_step_at_another_level_is_not_judged(void **state)
+{
+    static const double steps[] = {2, 6};
+    struct fixture f;
+    struct tick *t;
+
+    (void)state;
+    plan_setup(&f, steps, 2); /* warm-up 1 s, hold 2 s */
+    start(&f);
+    f.level = 3; /* what ran */
+    for (int i = 0; i < 2; i++)
+        tick_free(feed(&f, 100, 0, 1000, NAN, RUN_RUNNING));
+    t = feed(&f, 100, 0, 1000, NAN, RUN_RUNNING);
+    assert_int_equal(t->plan.verdict, VERDICT_OFF_LEVEL);
+    assert_true(
+        has_event(t, EV_NOTICE, "ramp step 1/2 (c=2) ran at c=3: not judged as the plan's level"));
+    assert_false(has_event(t, EV_DETECTION, "passed"));
+    tick_free(t);
+    assert_true(f.level == 6);
+    assert_false(f.stopped);
+    ramp_free(f.r);
+}
+
 static void a_tick_a_millisecond_short_still_counts(void **state)
 {
     static const double steps[] = {1, 2};
@@ -302,6 +329,7 @@ static void a_tick_a_millisecond_short_still_counts(void **state)
         t = tick_new(DATA_CAP);
         t->duration_us = i == 1 ? 999000 : 1000000; /* ticks add up to the wall time */
         t->state = RUN_RUNNING;
+        t->target_concurrency = (uint32_t)f.level; /* the level the plan set */
         t->total.completed = t->total.ok = 10;
         ramp_on_tick(f.r, t, &f.out);
         take_out(&f);
@@ -695,6 +723,7 @@ int main(void)
         cmocka_unit_test(knee_of_thinking_users_takes_their_think_time_off_littles_law),
         cmocka_unit_test(plan_walks_its_steps_with_warmups_and_holds),
         cmocka_unit_test(a_tick_a_millisecond_short_still_counts),
+        cmocka_unit_test(a_step_at_another_level_is_not_judged),
         cmocka_unit_test(hold_by_work_counts_requests_per_user),
         cmocka_unit_test(failed_step_stops_holds_or_goes_back),
         cmocka_unit_test(probe_percentile_and_drop_conditions),

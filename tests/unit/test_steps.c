@@ -241,6 +241,51 @@ static void the_whole_run_is_one_row_of_every_tick(void **state)
     steps_free(st);
 }
 
+/* t in step 1 of a 2-step plan whose level is 6, measuring. */
+static struct tick *plan_tick(uint64_t seq, uint32_t c)
+{
+    struct tick *t = new_tick(seq, c, 100, 1000);
+
+    t->plan.phase = PLAN_MEASURE;
+    t->plan.step = 1;
+    t->plan.n_steps = 2;
+    t->plan.level = 6;
+    return t;
+}
+
+/* A plan step whose level dips within it (an agent lost before its share
+ * reached the others): a row per level; the stretch at another level than
+ * the plan's is not judged as the plan's, and the text says which level
+ * the plan named. */
+static void a_stretch_of_a_step_at_another_level_is_not_judged(void **state)
+{
+    struct steps *st = steps_new();
+    struct tick *t;
+    FILE *f;
+    char *text;
+
+    (void)state;
+    feed(st, NULL, plan_tick(0, 6));
+    feed(st, NULL, plan_tick(1, 4));
+    feed(st, NULL, plan_tick(2, 6));
+    t = plan_tick(3, 6);
+    t->plan.verdict = VERDICT_PASS;
+    feed(st, NULL, t);
+    steps_finish(st);
+    assert_int_equal(steps_count(st), 3);
+    assert_int_equal(steps_row(st, 0)->verdict, VERDICT_NONE);
+    assert_int_equal(steps_row(st, 1)->verdict, VERDICT_OFF_LEVEL);
+    assert_true(steps_row(st, 1)->level == 4 && steps_row(st, 1)->plan_level == 6);
+    assert_int_equal(steps_row(st, 2)->verdict, VERDICT_PASS);
+    assert_false(steps_row_is_off_level(steps_row(st, 2)));
+    f = sink_open();
+    assert_int_equal(format_steps_text(st, f), 0);
+    text = sink_text(f);
+    assert_non_null(strstr(text, "not judged: the plan's level is c=6"));
+    free(text);
+    steps_free(st);
+}
+
 /* Adds kind name to t: n successes of latency us, and failed failures. */
 static void add_kind(struct tick *t, const char *name, uint64_t n, uint64_t us, uint64_t failed)
 {
@@ -670,6 +715,7 @@ int main(void)
         cmocka_unit_test(the_runs_tail_counts_its_length_with_its_requests),
         cmocka_unit_test(the_drain_after_the_stop_is_folded_out_of_the_duration),
         cmocka_unit_test(the_whole_run_is_one_row_of_every_tick),
+        cmocka_unit_test(a_stretch_of_a_step_at_another_level_is_not_judged),
         cmocka_unit_test(each_step_has_a_row_per_request_kind),
         cmocka_unit_test(probes_keep_max_and_last_per_step),
         cmocka_unit_test(errors_are_counted_per_step),

@@ -1,0 +1,112 @@
+/*
+ * A run with agents: what each lost agent may have done after its last
+ * tick in the merge (docs/agents.md), read from the merged ticks' agent
+ * rows. Its requests of that time are in no tick: the reports say how long
+ * it may have run on, at what rate and with how many in flight, so the
+ * run's count and the server's can be reconciled.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/tick.h"
+#include "core/units.h"
+#include "report/internal.h"
+#include "report/summary.h"
+
+void report__trails_add(struct report__trails *tr, const struct tick *t)
+{
+    uint64_t end_us = t->start_us + t->duration_us;
+
+    if (end_us > tr->run_end_us)
+        tr->run_end_us = end_us;
+    for (uint32_t i = 0; i < t->n_agents && i < TICK_MAX_AGENTS; i++) {
+        const struct tick_agent *g = &t->agents[i];
+        struct report__trail *a = &tr->agents[i];
+
+        if (i >= tr->n)
+            tr->n = i + 1;
+        tick_copy_text(a->name, sizeof(a->name), g->name);
+        /* A lost agent's row is in only with a tick of its own. */
+        if (g->is_in && t->duration_us > 0) {
+            a->has_tick = 1;
+            a->last_end_us = end_us;
+            a->rate_per_s = tick_per_s(g->completed, t->duration_us);
+            a->in_flight = g->in_flight;
+        }
+        if (g->is_lost && !a->is_lost) {
+            a->is_lost = 1;
+            a->lost_at_us = g->lost_at_us;
+            a->lost_until_us = g->lost_until_us > g->lost_at_us ? g->lost_until_us : g->lost_at_us;
+        }
+    }
+}
+
+uint64_t report__uncounted(double rate_per_s, uint32_t in_flight, uint64_t interval_us)
+{
+    return (uint64_t)ceil((rate_per_s + in_flight) * (double)interval_us / 1e6) +
+           2 * (uint64_t)in_flight;
+}
+
+uint32_t report__trails_n_lost(const struct report__trails *tr)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < tr->n; i++)
+        n += tr->agents[i].is_lost;
+    return n;
+}
+
+int report__trails_lost(const struct report__trails *tr, uint32_t i, struct summary_lost *out)
+{
+    const struct report__trail *a = NULL;
+
+    for (uint32_t k = 0, seen = 0; k < tr->n && !a; k++) {
+        if (tr->agents[k].is_lost && seen++ == i)
+            a = &tr->agents[k];
+    }
+    if (!a)
+        return -ENOENT;
+    memset(out, 0, sizeof(*out));
+    out->name = a->name;
+    out->has_tick = a->has_tick;
+    out->last_end_us = a->last_end_us;
+    out->lost_at_us = a->lost_at_us;
+    /* Nothing it did after the run's end counts against it. */
+    out->until_us = a->lost_until_us < tr->run_end_us ? a->lost_until_us : tr->run_end_us;
+    if (out->until_us < out->last_end_us)
+        out->until_us = out->last_end_us;
+    out->rate_per_s = a->rate_per_s;
+    out->in_flight = a->in_flight;
+    out->requests =
+        report__uncounted(a->rate_per_s, a->in_flight, out->until_us - out->last_end_us);
+    return 0;
+}
+
+void report__trails_print(FILE *out, const struct report__trails *tr)
+{
+    char name[REPORT_NAME_MAX], at[UNITS_FMT_MAX], from[UNITS_FMT_MAX], to[UNITS_FMT_MAX];
+    char span[UNITS_FMT_MAX], rate[REPORT_NUM_MAX], n[REPORT_NUM_MAX];
+    struct summary_lost l;
+
+    for (uint32_t i = 0; report__trails_lost(tr, i, &l) == 0; i++) {
+        report__shown(l.name, TICK_NAME_MAX, name, sizeof(name));
+        units_format_duration(l.lost_at_us, at, sizeof(at));
+        if (!l.has_tick) {
+            fprintf(out,
+                    "  %s lost at %s before any tick of it was merged: what it sent is "
+                    "counted nowhere\n",
+                    name, at);
+            continue;
+        }
+        fprintf(out,
+                "  %s lost at %s: it may have run %s after its last tick (%s to %s) at %s req/s "
+                "with %u in flight: up to about %s requests counted nowhere\n",
+                name, at, units_format_duration(l.until_us - l.last_end_us, span, sizeof(span)),
+                units_format_duration(l.last_end_us, from, sizeof(from)),
+                units_format_duration(l.until_us, to, sizeof(to)),
+                report__fmt_rate(l.rate_per_s, rate), l.in_flight,
+                report__fmt_grouped(l.requests, n));
+    }
+}
