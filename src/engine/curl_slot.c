@@ -819,4 +819,5 @@ const struct transport_ops transport_curl = {
     .start = start,
     .abort = abort_transfer,
     .is_unsent = is_unsent,
+    .users_changed = engine__curl_uv_users_changed,
 };

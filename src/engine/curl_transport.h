@@ -72,6 +72,7 @@ struct curl_worker {
     uint64_t acts;       /* curl_multi_socket_action calls made, ever */
     struct curl_slot **spare; /* handles made ahead (prepare), for slots to come */
     uint32_t n_spare;
+    uint32_t users;         /* the closed model's users of the worker, last told */
     char url[CURL_URL_MAX]; /* scratch for expanding URLs; libcurl copies it */
 };
 
@@ -133,6 +134,9 @@ void engine__curl_uv_setup_easy(struct worker *w, struct slot *s);
 int engine__curl_uv_add(struct worker *w, struct slot *s);
 /* Aborts the transfer of s (the connection closes). */
 void engine__curl_uv_abort(struct worker *w, struct slot *s);
+/* transport_ops.users_changed: the cache keeps as many idle connections
+ * as the n users need once they are fewer. */
+void engine__curl_uv_users_changed(struct worker *w, uint32_t n);
 
 /* curl_tls.c: the TLS and HTTP version options ([target] insecure,
  * ca_file, client_cert, client_key, server_name, tls_min, tls_resume,

@@ -595,6 +595,19 @@ void engine__curl_uv_abort(struct worker *w, struct slot *s)
     curl_multi_remove_handle(w->curl->multi, s->curl->easy);
 }
 
+/* The connections are the multi handle's, in its cache: with fewer users
+ * the cache holds as many as they are, and each transfer that ends while
+ * it holds more closes its oldest idle one (libcurl's rule), so those of
+ * the users that left go as the transfers of the rest end. More users
+ * make it as large as at the start again. */
+void engine__curl_uv_users_changed(struct worker *w, uint32_t n)
+{
+    long max = n < w->curl->users ? (n > 0 ? (long)n : 1) : (long)w->e->max_concurrency + 16;
+
+    w->curl->users = n;
+    curl_multi_setopt(w->curl->multi, CURLMOPT_MAXCONNECTS, max);
+}
+
 void engine__curl_uv_close(struct worker *w)
 {
     /* Connections live in the multi handle's cache: cleaning it up closes

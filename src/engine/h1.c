@@ -675,6 +675,14 @@ static int is_unsent(struct slot *s)
     return s->h1->is_looking_up || s->h1->is_queued || (s->h1->h2 && !s->h1->stream_id);
 }
 
+/* s is no longer one of the users: its own connection closes (HTTP/2's
+ * are the worker's, shared, and stay). */
+static void retire(struct slot *s)
+{
+    if (s->h1->conn)
+        engine__h1_conn_close(s->h1->conn);
+}
+
 /* A header value of the reply to the request of the slot arg: a
  * Set-Cookie goes into its jar. */
 static void on_value(void *arg, enum h1_header which, int status, const char *v, size_t n)
@@ -790,4 +798,5 @@ const struct transport_ops transport_h1 = {
     .start = start,
     .abort = abort_transfer,
     .is_unsent = is_unsent,
+    .retire = retire,
 };

@@ -209,6 +209,14 @@ struct transport_ops {
     /* Whether the transfer of s has sent nothing yet, nor begun a
      * connection: it waits for a name lookup or a pass's connect budget. */
     int (*is_unsent)(struct slot *s);
+    /* The closed model's users of w are now n (the share changed): fewer
+     * users need fewer connections, and those no user needs close, so
+     * that a server that caps its connections gets them back. retire
+     * closes the connection of s, a user past the share with no transfer
+     * in flight; users_changed serves a transport whose connections the
+     * slots share. NULL: nothing to do. */
+    void (*retire)(struct slot *s);
+    void (*users_changed)(struct worker *w, uint32_t n);
 };
 
 extern const struct transport_ops transport_curl;

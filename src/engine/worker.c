@@ -27,6 +27,20 @@ static int may_run(const struct worker *w, const struct slot *s)
     return !w->is_paused && !w->is_stopping && !w->is_done && s->index < w->share;
 }
 
+/* Whether s is a user the closed model's share has left out: it stops, and
+ * its connection goes (transport_ops.retire). Not while stopping: the run's
+ * end closes every connection. */
+static int is_retired(const struct worker *w, const struct slot *s)
+{
+    return !w->is_open && !w->is_stopping && !w->is_done && s->index >= w->share;
+}
+
+static void retire(struct worker *w, struct slot *s)
+{
+    if (w->e->tp->retire)
+        w->e->tp->retire(s);
+}
+
 static int tickets_left(const struct worker *w)
 {
     const struct engine *e = w->e;
@@ -167,6 +181,8 @@ void engine__worker_next(struct worker *w, struct slot *s)
         return;
     } else if (may_run(w, s) && engine__slot_start(s, SLOT_NOW) == 0) {
         return;
+    } else if (is_retired(w, s)) {
+        retire(w, s);
     }
     engine__worker_check_finished(w);
 }
@@ -259,11 +275,26 @@ static void on_end(uv_timer_t *t)
     engine__worker_apply_control(w);
 }
 
+/* The share changed: the transport learns the new number of users, and
+ * the users left out that are not waiting for a reply let go of their
+ * connections (those waiting do when their reply comes). */
+static void users_changed(struct worker *w)
+{
+    if (w->is_open)
+        return;
+    if (w->e->tp->users_changed)
+        w->e->tp->users_changed(w, w->share);
+    for (uint32_t i = w->share; i < w->n_slots; i++) {
+        if (!w->slots[i]->is_in_flight && is_retired(w, w->slots[i]))
+            retire(w, w->slots[i]);
+    }
+}
+
 void engine__worker_apply_control(struct worker *w)
 {
     struct engine *e = w->e;
     struct control c;
-    uint32_t drop;
+    uint32_t drop, was_share = w->share;
     int was_paused = w->is_paused;
 
     if (w->is_done)
@@ -288,6 +319,8 @@ void engine__worker_apply_control(struct worker *w)
     }
     engine__open_apply(w, &c, was_paused);
     end_thinking(w);
+    if (w->share != was_share)
+        users_changed(w);
     if (drop)
         abort_in_flight(w, drop, 0, 0);
     if (c.is_aborting)

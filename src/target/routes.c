@@ -523,6 +523,7 @@ void target__routes_completed(void *cls, struct MHD_Connection *conn, void **req
 {
     struct target *t = cls;
     struct req *r = *req_cls;
+    int is_raw_sent;
 
     void *fin = fin_ctx(conn);
 
@@ -537,7 +538,11 @@ void target__routes_completed(void *cls, struct MHD_Connection *conn, void **req
         *req_cls = NULL;
         return;
     }
-    if (is_client_abort(why, atomic_load(&r->peer_gone), r->is_self_closed))
+    /* A raw reply (a drip, a huge header) handed to the socket whole is
+     * not an abort: its client may close before the resumed connection is
+     * ours again, and libmicrohttpd's poll() then ends it first. */
+    is_raw_sent = r->raw_buf && r->raw.len > 0 && r->raw.off == r->raw.len;
+    if (is_client_abort(why, atomic_load(&r->peer_gone), r->is_self_closed || is_raw_sent))
         atomic_fetch_add(&t->stats.client_aborts, 1);
     target__store_abort(t, r);
     if (r->in_model)

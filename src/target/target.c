@@ -153,9 +153,17 @@ static struct MHD_Daemon *start_daemon(struct target *t, int fd, unsigned thread
                                        const struct tlscert_pem *tls)
 {
     /* TURBO also makes libmicrohttpd close without a shutdown() first, so a
-     * SO_LINGER {1, 0} close is a bare RST. */
+     * SO_LINGER {1, 0} close is a bare RST.
+     * poll(), not epoll: libmicrohttpd's epoll loop (0.9.75, and still
+     * upstream) calls epoll_wait again after a full batch of 128 events,
+     * with the timeout it chose before the first call (up to the 60 s
+     * connection timeout), while the batch's connections wait unserved in
+     * its ready list. Under load another event soon ends that wait; when
+     * the load drops, a worker's 127 ready connections sit with their
+     * requests unread until the timeout. poll() is level-triggered and
+     * serves every ready connection each round. */
     unsigned flags =
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO;
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO;
     struct MHD_OptionItem tls_options[] = {
         {MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? tls->cert : NULL},
         {MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? tls->key : NULL},
