@@ -51,13 +51,15 @@ run() {
 # run_until NAME CONFIG PATTERN COUNT ARGS...: as run, but until COUNT
 # progress lines match the grep -E PATTERN (at most 30 s), then stopped as
 # an operator stops it (SIGINT): what the run must show is a condition, not
-# a time.
+# a time. The SIGINT goes to brink alone (--foreground): timeout would
+# also send it to its process group, where a command probe's child sits
+# from its fork to its setsid, and dies of it ("killed by signal 2").
 run_until() {
     name=$1 cfg=$2 pattern=$3 count=$4
     shift 4
     chmod 600 "$cfg"
     : >"$tmp/$name.err" # wait_count reads it before the run may have made it
-    timeout 60 "$brink" run --headless --config "$cfg" --duration 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null &
+    timeout --foreground 60 "$brink" run --headless --config "$cfg" --duration 0 "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null &
     run_pid=$!
     wait_count "$tmp/$name.err" "$pattern" "$count" 30
     kill -INT "$run_pid" 2>/dev/null
