@@ -117,4 +117,3 @@ void coord__resplit(struct coord *c)
               level);
     coord__send_split(c, &cmd);
 }
-
