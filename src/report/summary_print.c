@@ -1,0 +1,439 @@
+#include "report/summary.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cookies.h"
+#include "core/errclass.h"
+#include "core/hist.h"
+#include "core/sanitize.h"
+#include "core/tick.h"
+#include "core/units.h"
+#include "core/xalloc.h"
+#include "report/internal.h"
+#include "report/summary_internal.h"
+
+#define MESSAGE_SHOWN_MAX 73 /* bytes of a sanitized error message or event text shown */
+#define NAME_SHOWN_MAX 80    /* bytes of a sanitized kind name shown */
+#define NUM_MAX REPORT_NUM_MAX
+
+/* The percentiles of the report's table, with labels written out so that no
+ * printf conversion of a double (and so no LC_NUMERIC) is involved. */
+static const struct {
+    double pct;
+    const char *label;
+} report_pcts[] = {
+    {50.0, "50%"}, {66.0, "66%"}, {75.0, "75%"}, {80.0, "80%"},   {90.0, "90%"},
+    {95.0, "95%"}, {98.0, "98%"}, {99.0, "99%"}, {99.9, "99.9%"}, {100.0, "100%"},
+};
+
+/* ---- formatting figures (the shared helpers are in fmt.c) ---- */
+
+static char *fmt_duration(double us, char *buf)
+{
+    return units_format_duration(report__round_u64(us), buf, UNITS_FMT_MAX);
+}
+
+/* ---- the report ---- */
+
+/* "93,512 requests, 3,117 req/s, 3.12 MB/s in, 0.10 MB/s out" */
+static void print_volume(FILE *out, const struct kind_totals *k, uint64_t duration_us)
+{
+    char n[NUM_MAX], rate[NUM_MAX], in[NUM_MAX], sent[NUM_MAX];
+
+    fprintf(out, "%s request%s, %s req/s, %s MB/s in, %s MB/s out\n",
+            report__fmt_grouped(k->completed, n), k->completed == 1 ? "" : "s",
+            report__fmt_rate(tick_per_s(k->completed, duration_us), rate),
+            report__fmt_fixed(tick_per_s(k->bytes_in, duration_us) / 1e6, 2, in),
+            report__fmt_fixed(tick_per_s(k->bytes_out, duration_us) / 1e6, 2, sent));
+}
+
+static void print_gap_note(FILE *out, const struct kind_totals *k)
+{
+    char timed[NUM_MAX], all[NUM_MAX];
+
+    if (k->hist_gaps == 0)
+        return;
+    fprintf(out,
+            "note: %" PRIu64
+            " interval histogram%s damaged or missing; latency covers %s of %s requests\n",
+            k->hist_gaps, k->hist_gaps == 1 ? " was" : "s were",
+            report__fmt_grouped(hist_count(k->hist), timed), report__fmt_grouped(k->timed, all));
+}
+
+static void print_latency(FILE *out, const struct kind_totals *k)
+{
+    char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX], c[UNITS_FMT_MAX], d[UNITS_FMT_MAX];
+
+    if (k->timed == 0) {
+        fputs("latency: no request succeeded\n", out);
+        return;
+    }
+    if (hist_count(k->hist) == 0) {
+        fputs("latency: no histogram data\n", out);
+        print_gap_note(out, k);
+        return;
+    }
+    fputs("latency percentiles:\n", out);
+    for (size_t i = 0; i < sizeof(report_pcts) / sizeof(report_pcts[0]); i++) {
+        fprintf(out, "%8s %9s\n", report_pcts[i].label,
+                units_format_duration(hist_percentile(k->hist, report_pcts[i].pct), a, sizeof(a)));
+    }
+    fprintf(out, "latency min %s, mean %s, max %s, stddev %s\n",
+            units_format_duration(hist_min(k->hist), a, sizeof(a)),
+            fmt_duration(hist_mean(k->hist), b),
+            units_format_duration(hist_max(k->hist), c, sizeof(c)),
+            fmt_duration(hist_stddev(k->hist), d));
+    print_gap_note(out, k);
+}
+
+/* Errors by class; first_error is the run's first message per class, or NULL
+ * (per kind, where the ticks keep none). */
+static void print_errors(FILE *out, const struct kind_totals *k,
+                         const char (*first_error)[TICK_TEXT_MAX])
+{
+    char n[NUM_MAX], all[NUM_MAX], pct[NUM_MAX], msg[MESSAGE_SHOWN_MAX];
+    uint64_t failed = errclass_sum(k->errors);
+
+    if (failed == 0) {
+        fputs("errors: none\n", out);
+        return;
+    }
+    fprintf(out, "errors: %s of %s requests (%s)\n", report__fmt_grouped(failed, n),
+            report__fmt_grouped(k->completed, all),
+            report__fmt_percent(failed, k->completed, 2, pct));
+    for (int c = 0; c < ERR__COUNT; c++) {
+        if (k->errors[c] == 0)
+            continue;
+        msg[0] = '\0';
+        if (first_error != NULL)
+            report__shown(first_error[c], TICK_TEXT_MAX, msg, sizeof(msg));
+        fprintf(out, "  %-15s %11s %7s%s%s\n", errclass_name((enum errclass)c),
+                report__fmt_grouped(k->errors[c], n),
+                report__fmt_percent(k->errors[c], k->completed, 2, pct), msg[0] ? "  " : "", msg);
+    }
+}
+
+/* "sent again: N (closed_idle N, refused_stream N)", when any was. */
+static void print_resent(FILE *out, const uint64_t resent[RESEND__COUNT])
+{
+    char n[NUM_MAX];
+    const char *sep = "";
+
+    if (tick_resent_sum(resent) == 0)
+        return;
+    fprintf(out, "sent again: %s (", report__fmt_grouped(tick_resent_sum(resent), n));
+    for (int c = 0; c < RESEND__COUNT; c++) {
+        if (resent[c] == 0)
+            continue;
+        fprintf(out, "%s%s %s", sep, resend_cause_name((enum resend_cause)c),
+                report__fmt_grouped(resent[c], n));
+        sep = ", ";
+    }
+    fputs("), each counted once above by its last outcome\n", out);
+}
+
+/* Latency and errors of one kind or of the run; a run without completions
+ * says so instead of printing a table of zeros. */
+static void print_outcomes(FILE *out, const struct kind_totals *k,
+                           const char (*first_error)[TICK_TEXT_MAX])
+{
+    if (k->completed == 0) {
+        fputs("no requests completed\n", out);
+        return;
+    }
+    print_latency(out, k);
+    print_errors(out, k, first_error);
+}
+
+/* The latency of failed requests, timed apart from the successes' above. */
+static void print_failed_latency(FILE *out, const struct summary *s)
+{
+    const struct hist *h = s->failed.hist;
+    char n[NUM_MAX], a[UNITS_FMT_MAX], b[UNITS_FMT_MAX], c[UNITS_FMT_MAX], d[UNITS_FMT_MAX];
+
+    if (hist_count(h) == 0)
+        return;
+    fprintf(out, "latency of failed requests (%s timed): p50 %s, p90 %s, p99 %s, max %s\n",
+            report__fmt_grouped(hist_count(h), n),
+            units_format_duration(hist_percentile(h, 50.0), a, sizeof(a)),
+            units_format_duration(hist_percentile(h, 90.0), b, sizeof(b)),
+            units_format_duration(hist_percentile(h, 99.0), c, sizeof(c)),
+            units_format_duration(hist_max(h), d, sizeof(d)));
+}
+
+static void print_concurrency(FILE *out, const struct summary *s)
+{
+    char rate[NUM_MAX];
+
+    if (s->models_seen & (1u << LOAD_CLOSED)) {
+        if (s->min_target_concurrency == s->max_target_concurrency)
+            fprintf(out, "concurrency: target %" PRIu32, s->max_target_concurrency);
+        else
+            fprintf(out, "concurrency: target %" PRIu32 " to %" PRIu32, s->min_target_concurrency,
+                    s->max_target_concurrency);
+        fprintf(out, ", max active %" PRIu32 "\n", s->max_actual_concurrency);
+    }
+    if (s->models_seen & (1u << LOAD_OPEN))
+        fprintf(out, "rate: max target %s/s, max in flight %" PRIu32 " (cap %" PRIu32 ")\n",
+                report__fmt_rate(s->max_target_rate_per_s, rate), s->max_in_flight,
+                s->in_flight_cap);
+}
+
+static void print_model(FILE *out, const struct summary *s)
+{
+    unsigned closed = 1u << LOAD_CLOSED, open = 1u << LOAD_OPEN;
+
+    if (s->models_seen == closed)
+        fprintf(out, "latency: closed-loop, from the actual send (load model %s); successes only\n",
+                load_model_name(LOAD_CLOSED));
+    else if (s->models_seen == open)
+        fprintf(out, "latency: from the intended send (load model %s); successes only\n",
+                load_model_name(LOAD_OPEN));
+    else if (s->models_seen != 0)
+        fputs("latency: closed-loop in closed intervals, from the intended send in open ones "
+              "(load model mixed); successes only\n",
+              out);
+}
+
+/* "HTTP version: h2 (curl transport)", when the ticks said. */
+static void print_http_version(FILE *out, const struct summary *s)
+{
+    char version[sizeof(s->http_version) * 4 + 4], transport[sizeof(s->transport) * 4 + 4];
+
+    if (!s->http_version[0])
+        return;
+    fprintf(out, "HTTP version: %s",
+            report__shown(s->http_version, sizeof(s->http_version), version, sizeof(version)));
+    if (s->transport[0])
+        fprintf(out, " (%s transport)",
+                report__shown(s->transport, sizeof(s->transport), transport, sizeof(transport)));
+    fputc('\n', out);
+}
+
+/* Open model: how late brink sent its requests (intended start to send), the
+ * part of the corrected latency that is brink's, not the server's. */
+static void print_send_lag(FILE *out, const struct kind_totals *k)
+{
+    char p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX], max[UNITS_FMT_MAX];
+
+    if (hist_count(k->hist) == 0)
+        return;
+    fprintf(out, "send lag p50 %s p99 %s max %s\n",
+            units_format_duration(hist_percentile(k->hist, 50.0), p50, sizeof(p50)),
+            units_format_duration(hist_percentile(k->hist, 99.0), p99, sizeof(p99)),
+            units_format_duration(hist_max(k->hist), max, sizeof(max)));
+}
+
+/* The open model: requested against achieved, and whether the schedule was
+ * kept, then the service times beside the corrected latency above. */
+static void print_schedule(FILE *out, const struct summary *s)
+{
+    const struct summary_schedule *sc = &s->sched;
+    char req[NUM_MAX], got[NUM_MAX], lag[UNITS_FMT_MAX], n[NUM_MAX];
+
+    if (sc->open_ticks == 0)
+        return;
+    fprintf(out, "schedule: requested %s/s, achieved %s/s over %s of open model; ",
+            report__fmt_rate(sc->open_us ? sc->rate_us / (double)sc->open_us : 0, req),
+            report__fmt_rate(tick_per_s(sc->started, sc->open_us), got),
+            units_format_duration(sc->open_us, lag, sizeof(lag)));
+    units_format_duration(sc->max_lag_us, lag, sizeof(lag));
+    if (sc->ticks_not_kept == 0)
+        fprintf(out, "kept (max lag %s)\n", lag);
+    else
+        fprintf(out, "NOT KEPT in %s of %s ticks (max lag %s, in-flight cap reached %s times)\n",
+                report__fmt_grouped(sc->ticks_not_kept, n),
+                report__fmt_grouped(sc->open_ticks, got), lag,
+                report__fmt_grouped(sc->capped, req));
+    if (s->service.completed == 0)
+        return;
+    fputs("service time (actual start to end, not corrected):\n", out);
+    print_latency(out, &s->service);
+    print_send_lag(out, &s->send_lag);
+}
+
+/* Where the time went: a row per phase (count, p50, p90, p99, max), then
+ * the connections; left out when no phase was timed (a session written
+ * before phases were). */
+static void print_phases(FILE *out, const struct summary *s)
+{
+    static const double pcts[] = {50.0, 90.0, 99.0};
+    char n[NUM_MAX], v[UNITS_FMT_MAX], rate[NUM_MAX];
+    uint64_t timed = 0;
+
+    for (int p = 0; p < PHASE__COUNT; p++)
+        timed += hist_count(s->phases[p]);
+    if (timed == 0)
+        return;
+    fprintf(out, "where the time goes: %11s %9s %9s %9s %9s\n", "count", "p50", "p90", "p99",
+            "max");
+    for (int p = 0; p < PHASE__COUNT; p++) {
+        const struct hist *h = s->phases[p];
+
+        fprintf(out, "  %-18s %11s", tick_phase_name((enum tick_phase)p),
+                report__fmt_grouped(hist_count(h), n));
+        for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+            fprintf(out, " %9s",
+                    hist_count(h) ? units_format_duration(hist_percentile(h, pcts[i]), v, sizeof(v))
+                                  : "-");
+        fprintf(out, " %9s\n",
+                hist_count(h) ? units_format_duration(hist_max(h), v, sizeof(v)) : "-");
+    }
+    if (s->phase_gaps)
+        fprintf(out, "note: %" PRIu64 " phase histogram%s damaged\n", s->phase_gaps,
+                s->phase_gaps == 1 ? " was" : "s were");
+    fprintf(out, "connections: %s opened (%s/s), at most %" PRIu32 " open\n",
+            report__fmt_grouped(s->connections_opened, n),
+            report__fmt_rate(tick_per_s(s->connections_opened, s->duration_us), rate),
+            s->max_connections);
+}
+
+static void print_statuses(FILE *out, const struct summary *s)
+{
+    char n[NUM_MAX];
+
+    fputs("HTTP statuses:", out);
+    if (s->n_status == 0 && s->status_other == 0)
+        fputs(" none", out);
+    for (uint32_t i = 0; i < s->n_status; i++)
+        fprintf(out, " %u=%s", (unsigned)s->status[i].code,
+                report__fmt_grouped(s->status[i].count, n));
+    if (s->status_other)
+        fprintf(out, " other=%s", report__fmt_grouped(s->status_other, n));
+    fputc('\n', out);
+}
+
+static void print_events(FILE *out, const struct summary *s)
+{
+    char n[NUM_MAX], at[UNITS_FMT_MAX], text[MESSAGE_SHOWN_MAX];
+
+    if (s->n_events == 0 && s->events_more == 0)
+        return;
+    fprintf(out, "events: %s\n", report__fmt_grouped(s->n_events + s->events_more, n));
+    for (uint32_t i = 0; i < s->n_events; i++) {
+        const struct tick_event *e = &s->events[i];
+
+        fprintf(out, "  %8s %s: %s\n", units_format_duration(e->at_ms * 1000, at, sizeof(at)),
+                event_kind_name(e->kind),
+                report__shown(e->text, sizeof(e->text), text, sizeof(text)));
+    }
+    if (s->events_more)
+        fprintf(out, "  and %s more, not kept\n", report__fmt_grouped(s->events_more, n));
+}
+
+static void print_probes(FILE *out, const struct summary *s)
+{
+    char name[NAME_SHOWN_MAX], last[NUM_MAX], max[NUM_MAX], n[NUM_MAX], why[MESSAGE_SHOWN_MAX];
+
+    if (s->n_probes == 0)
+        return;
+    fputs("server counters:\n", out);
+    for (uint32_t i = 0; i < s->n_probes; i++) {
+        const struct probe_totals *p = &s->probes[i];
+
+        fprintf(out, "  %s", report__shown(p->name, sizeof(p->name), name, sizeof(name)));
+        if (p->has_value && p->mark == TICK_MARK_CHECK)
+            fprintf(out, ": passed %s, failed %s", report__fmt_grouped(p->passed, last),
+                    report__fmt_total(p->sum, max));
+        else if (p->has_value && p->mark == TICK_MARK_COUNTER)
+            fprintf(out, ": total %s", report__fmt_total(p->sum, n));
+        else if (p->has_value)
+            fprintf(out, ": last %s, max %s", report__fmt_g(p->last, 6, last),
+                    report__fmt_g(p->max, 6, max));
+        else
+            fputs(": no value", out);
+        if (p->failing_ticks)
+            fprintf(out, "; failing or stale in %s ticks (%s)",
+                    report__fmt_grouped(p->failing_ticks, n),
+                    report__shown(p->last_error, sizeof(p->last_error), why, sizeof(why)));
+        fputc('\n', out);
+    }
+}
+
+static void print_agents(FILE *out, const struct summary *s)
+{
+    char n[NUM_MAX], from[UNITS_FMT_MAX], to[UNITS_FMT_MAX], who[MESSAGE_SHOWN_MAX];
+
+    if (s->n_agents == 0)
+        return;
+    if (s->partial_ticks == 0) {
+        fprintf(out, "agents: %u, every tick whole\n", s->n_agents);
+        return;
+    }
+    fprintf(out, "agents: %u; partial ticks (an agent's figures missing): %s\n", s->n_agents,
+            report__fmt_grouped(s->partial_ticks, n));
+    for (uint32_t i = 0; i < s->n_spans; i++)
+        fprintf(out, "  %s to %s without %s\n",
+                units_format_duration(s->spans[i].from_us, from, sizeof(from)),
+                units_format_duration(s->spans[i].to_us, to, sizeof(to)),
+                report__shown(s->spans[i].lost, sizeof(s->spans[i].lost), who, sizeof(who)));
+    if (s->spans_more)
+        fprintf(out, "  and %s more spans\n", report__fmt_grouped(s->spans_more, n));
+    report__trails_print(out, &s->trails);
+}
+
+static void print_kinds(FILE *out, const struct summary *s)
+{
+    char name[NAME_SHOWN_MAX], n[NUM_MAX];
+
+    if (s->n_kinds < 2)
+        return;
+    for (uint32_t i = 0; i < s->n_kinds; i++) {
+        const struct kind_totals *k = &s->kinds[i];
+
+        fprintf(out, "\nkind %s: ", report__shown(k->name, sizeof(k->name), name, sizeof(name)));
+        print_volume(out, k, s->duration_us);
+        print_outcomes(out, k, NULL);
+    }
+    if (s->unmatched_completed)
+        fprintf(out, "\nnote: %s requests of kinds past the first %d are in the totals only\n",
+                report__fmt_grouped(s->unmatched_completed, n), TICK_MAX_KINDS);
+}
+
+/* "dropped D, aborted at stop A, bodies cut B, connections opened C". */
+static void print_counts(FILE *out, const struct summary *s)
+{
+    char d[NUM_MAX], a[NUM_MAX], b[NUM_MAX], c[NUM_MAX];
+
+    fprintf(out, "dropped %s, aborted at stop %s, bodies cut %s, connections opened %s\n",
+            report__fmt_grouped(s->dropped, d), report__fmt_grouped(s->aborted, a),
+            report__fmt_grouped(s->bodies_cut, b), report__fmt_grouped(s->connections_opened, c));
+}
+
+int summary_print(const struct summary *s, FILE *out)
+{
+    char d[UNITS_FMT_MAX];
+
+    fprintf(out, "duration %s, ", units_format_duration(s->duration_us, d, sizeof(d)));
+    print_volume(out, &s->total, s->duration_us);
+    print_concurrency(out, s);
+    print_model(out, s);
+    print_outcomes(out, &s->total, s->first_error);
+    print_resent(out, s->resent);
+    print_failed_latency(out, s);
+    print_schedule(out, s);
+    print_statuses(out, s);
+    print_http_version(out, s);
+    print_counts(out, s);
+    if (s->cookies_dropped)
+        fprintf(out, "cookies dropped %" PRIu64 " (a user's jar holds %d cookies, %u KiB)\n",
+                s->cookies_dropped, COOKIES_MAX, COOKIES_BYTES_MAX >> 10);
+    if (s->marks_dropped)
+        fprintf(out,
+                "check and counter calls dropped %" PRIu64
+                " (names past %d a tick shows, with the probes: see the events)\n",
+                s->marks_dropped, TICK_MAX_PROBES);
+    print_phases(out, s);
+    print_probes(out, s);
+    print_agents(out, s);
+    print_events(out, s);
+    print_kinds(out, s);
+    if (fflush(out) != 0 || ferror(out))
+        return -EIO;
+    return 0;
+}
