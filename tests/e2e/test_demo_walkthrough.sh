@@ -72,7 +72,7 @@ $T new-session -d -s s -x 120 -y 40 "env LC_ALL=C.UTF-8 '$brink' demo --duration
 # 1. The header, the throughput line and the Server counters.
 expect_screen "1: the header says users 2/2" "$(users_row 2)"
 expect_screen "1: RUNNING and the clock" " RUNNING  [0-9]{2}:[0-9]{2}:[0-9]{2}\$"
-expect_screen "1: a throughput above 0" '^[1-9][0-9.]*k? req/s'
+expect_screen "1: a throughput of successes above 0" '^ok [1-9][0-9.]*k? req/s'
 for probe in siblings queue resets; do
     expect_screen "1: the Server counters show $probe" "^(Errors|status|[!] |  ).* +$probe +[0-9]"
 done
