@@ -8,10 +8,9 @@
  * slot whose connect opens it is its opener; the others wait for it,
  * each within its own deadline. The request is the head h1 builds, read
  * into header fields (h2_head.h); the reply's fields go through the same
- * capture as HTTP/1.1's. Frames go out once per loop pass and connection
- * (one write, one TLS record run, for every stream with something to
- * send), from a prepare handle; reads go whole into
- * nghttp2_session_mem_recv. Outcomes are those of the curl transport:
+ * capture as HTTP/1.1's. Its reads and writes are in h1_h2_io.c (frames
+ * once per loop pass and connection, reads whole into the session).
+ * Outcomes are those of the curl transport:
  * RST_STREAM is a reset, one with a code of a broken protocol
  * (PROTOCOL_ERROR, FLOW_CONTROL_ERROR, ...), a frame nghttp2 refuses or a
  * stream it resets itself is malformed, REFUSED_STREAM and a GOAWAY before
@@ -38,36 +37,6 @@
 #define H2_CONN_WINDOW (16u << 20)  /* bytes all of a connection's replies may */
 #define H2_REPLY_LINE 15            /* bytes of "HTTP/2 NNN \r\n\r\n", counted as HTTP/1.1's */
 
-struct h2_worker {
-    uv_prepare_t flush;   /* each pass: the frames of every connection written */
-    struct dlist all;     /* every connection, opening or open (h2_conn.in_all) */
-    struct dlist free;    /* those that take one more stream (h2_conn.in_free) */
-    struct dlist dirty;   /* those with frames to write (h2_conn.in_dirty) */
-    struct h1_slot *done; /* streams that ended during a read, completed after it */
-    uint32_t streams;     /* [target] streams */
-    struct h2_head head;  /* where a request's fields are read */
-    char *out;            /* where a pass's frames are gathered */
-    size_t out_cap;
-    nghttp2_session_callbacks *callbacks;
-};
-
-struct h2_conn {
-    struct worker *w;
-    struct h1_conn *c;        /* its socket and TLS once open, else NULL */
-    nghttp2_session *session; /* once open */
-    struct h1_slot *opener;   /* while it opens: the slot whose connect it is */
-    struct dlist slots;       /* requests waiting for it, then its streams (h1_slot.in_h2) */
-    struct dlist_node in_all, in_free, in_dirty;
-    int is_free, is_dirty;
-    int is_goaway; /* the server sent GOAWAY: no new stream */
-    int is_spent;  /* the server refused a stream: no new one either */
-    int32_t last_stream_id;
-    uint32_t broke;     /* the error code of a GOAWAY brink sent: the server broke HTTP/2 */
-    char broke_why[48]; /* nghttp2's words for what it refused */
-    int is_dead;        /* lost: its slots failed, its socket closes */
-    uint64_t n_done;    /* replies completed on it */
-};
-
 static struct h2_worker *h2_of(const struct slot *s)
 {
     return s->w->h1->h2;
@@ -89,7 +58,7 @@ static void set_free(struct h2_conn *hc)
     hc->is_free = want;
 }
 
-static void mark_dirty(struct h2_conn *hc)
+void engine__h2_mark_dirty(struct h2_conn *hc)
 {
     struct h2_worker *x = hc->w->h1->h2;
 
@@ -107,9 +76,6 @@ static void attach(struct slot *s, struct h2_conn *hc)
     set_free(hc);
 }
 
-static void conn_lost(struct h2_conn *hc, enum transfer_outcome outcome, int os_errno,
-                      const char *words);
-
 /* s lets go of its connection; a connection the server said goodbye to
  * closes with its last stream. */
 static void detach(struct slot *s)
@@ -124,7 +90,7 @@ static void detach(struct slot *s)
     h->stream_id = 0;
     set_free(hc);
     if ((hc->is_goaway || hc->is_spent) && !hc->is_dead && hc->slots.n == 0)
-        conn_lost(hc, TRANSFER_OK, 0, "");
+        engine__h2_conn_lost(hc, TRANSFER_OK, 0, "");
 }
 
 static struct h2_conn *conn_new(struct worker *w)
@@ -222,7 +188,7 @@ static void submit(struct slot *s)
     }
     h->bytes_out = len + h->body_len;
     h->sent_ns = uv_hrtime();
-    mark_dirty(hc);
+    engine__h2_mark_dirty(hc);
 }
 
 /* The request of s takes a stream: on a connection with one free, unless
@@ -290,7 +256,7 @@ static int retried(struct slot *s, enum resend_cause cause)
 }
 
 /* Completes what ended in a read. */
-static void complete_done(struct h2_worker *x)
+void engine__h2_complete_done(struct h2_worker *x)
 {
     while (x->done) {
         struct h1_slot *h = x->done;
@@ -343,8 +309,8 @@ static int lost_cause(const struct h2_conn *hc, const struct h1_slot *h, enum tr
 /* hc is lost (or, with TRANSFER_OK, closes with no stream left): every
  * request on it fails with outcome, or goes once more where the server
  * cannot have processed it. */
-static void conn_lost(struct h2_conn *hc, enum transfer_outcome outcome, int os_errno,
-                      const char *words)
+void engine__h2_conn_lost(struct h2_conn *hc, enum transfer_outcome outcome, int os_errno,
+                          const char *words)
 {
     struct dlist_node *x;
 
@@ -551,151 +517,6 @@ static int on_close(nghttp2_session *session, int32_t id, uint32_t code, void *u
     }
 }
 
-/* ---- Reads and writes ------------------------------------------------- */
-
-/* Bytes of the connection into its session. Returns 0, or -1 once the
- * connection is lost (malformed). */
-static int take(struct h2_conn *hc, const char *data, size_t n)
-{
-    ssize_t rc = nghttp2_session_mem_recv(hc->session, (const uint8_t *)data, n);
-    char words[WORDS_MAX];
-
-    if (rc >= 0) {
-        mark_dirty(hc);
-        return 0;
-    }
-    snprintf(words, sizeof(words), "HTTP/2: %s", nghttp2_strerror((int)rc));
-    complete_done(hc->w->h1->h2);
-    conn_lost(hc, TRANSFER_MALFORMED, 0, words);
-    return -1;
-}
-
-/* The end of the server's bytes (UV_EOF, close_notify) or a failed read. */
-static void read_ended(struct h2_conn *hc, ssize_t nread, enum transfer_outcome tls_failed,
-                       const char *why)
-{
-    if (tls_failed != TRANSFER_OK)
-        conn_lost(hc, tls_failed, 0, why);
-    else if (nread == UV_EOF)
-        conn_lost(hc, TRANSFER_CLOSED_EMPTY, 0, "the connection closed before the reply");
-    else
-        conn_lost(hc, TRANSFER_RECV, (int)-nread, "read");
-}
-
-/* Decrypts what c's TLS holds into hc's session. */
-static void tls_pump(struct h2_conn *hc)
-{
-    struct h1_conn *c = hc->c;
-    char *plain = hc->w->h1->rbuf, why[H1_TLS_WHY_MAX];
-    enum h1_tls_state st;
-    size_t got;
-
-    do {
-        st = h1_tls_read(c->tls, plain, READ_BUFFER, &got, why, sizeof(why));
-        if (got && take(hc, plain, got) < 0)
-            return;
-    } while (st == H1_TLS_FULL && !hc->is_dead);
-    complete_done(hc->w->h1->h2);
-    if (hc->is_dead || st == H1_TLS_WANT)
-        return;
-    if (st == H1_TLS_CLOSED)
-        read_ended(hc, UV_EOF, TRANSFER_OK, "");
-    else
-        read_ended(hc, 0, TRANSFER_TLS, why);
-    complete_done(hc->w->h1->h2);
-}
-
-void engine__h2_on_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf)
-{
-    struct h2_conn *hc = c->h2;
-
-    if (hc->is_dead)
-        return;
-    if (nread < 0) {
-        read_ended(hc, nread, TRANSFER_OK, "");
-        complete_done(hc->w->h1->h2);
-        return;
-    }
-    if (!c->tls) {
-        if (take(hc, buf->base, (size_t)nread) == 0)
-            complete_done(hc->w->h1->h2);
-        return;
-    }
-    h1_tls_feed(c->tls, buf->base, (size_t)nread);
-    tls_pump(hc);
-}
-
-/* Every frame hc's session has to send, in one write (one run of TLS
- * records). */
-static void flush(struct h2_conn *hc)
-{
-    struct h2_worker *x = hc->w->h1->h2;
-    struct h1_conn *c = hc->c;
-    char why[H1_TLS_WHY_MAX];
-    size_t n = 0;
-    int rc = 0;
-
-    for (;;) {
-        const uint8_t *data;
-        ssize_t len = nghttp2_session_mem_send(hc->session, &data);
-
-        if (len < 0) {
-            snprintf(why, sizeof(why), "HTTP/2: %s", nghttp2_strerror((int)len));
-            conn_lost(hc, TRANSFER_OTHER, 0, why);
-            return;
-        }
-        if (len == 0)
-            break;
-        if (n + (size_t)len > x->out_cap) {
-            x->out_cap = 2 * (n + (size_t)len);
-            x->out = xrealloc(x->out, x->out_cap);
-        }
-        memcpy(x->out + n, data, (size_t)len);
-        n += (size_t)len;
-    }
-    if (n && c->tls) {
-        if (h1_tls_write(c->tls, x->out, n, why, sizeof(why)) < 0) {
-            conn_lost(hc, TRANSFER_TLS, 0, why);
-            return;
-        }
-        rc = engine__h1_tls_flush(c);
-    } else if (n) {
-        rc = engine__h1_write(c, x->out, n);
-    }
-    if (rc < 0) {
-        conn_lost(hc, TRANSFER_SEND, -rc, "write");
-        return;
-    }
-    /* Both sides are done with it (a GOAWAY sent or received, and no
-     * stream left). */
-    if (nghttp2_session_want_read(hc->session) || nghttp2_session_want_write(hc->session))
-        return;
-    if (hc->broke) {
-        int has_why = hc->broke_why[0] != '\0';
-
-        snprintf(why, sizeof(why), "HTTP/2: the server broke the protocol: %s%s%s%s",
-                 nghttp2_http2_strerror(hc->broke), has_why ? " (" : "",
-                 has_why ? hc->broke_why : "", has_why ? ")" : "");
-        conn_lost(hc, TRANSFER_MALFORMED, 0, why);
-        return;
-    }
-    conn_lost(hc, TRANSFER_CLOSED_EMPTY, 0, "the HTTP/2 session ended");
-}
-
-static void on_flush(uv_prepare_t *p)
-{
-    struct h2_worker *x = container_of(p, struct h2_worker, flush);
-    struct dlist_node *n;
-
-    while ((n = dlist_pop_head(&x->dirty)) != NULL) {
-        struct h2_conn *hc = container_of(n, struct h2_conn, in_dirty);
-
-        hc->is_dirty = 0;
-        flush(hc);
-        complete_done(x);
-    }
-}
-
 /* ---- Connections opening and open ------------------------------------- */
 
 /* Says once per run which version the server picked by ALPN. */
@@ -764,10 +585,10 @@ int engine__h2_ready(struct slot *s, struct h1_conn *c)
         engine__h1_arm_timer(o->s, engine__slot_timeout_us(o->s));
         submit(o->s);
     }
-    mark_dirty(hc);
+    engine__h2_mark_dirty(hc);
     /* What came with the handshake's last flight (a read may hold both). */
     if (c->tls)
-        tls_pump(hc);
+        engine__h2_tls_pump(hc);
     return 0;
 }
 
@@ -796,7 +617,7 @@ void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errn
     if (hc->opener != h) {
         if (h->stream_id && hc->session && !hc->is_dead) {
             nghttp2_submit_rst_stream(hc->session, NGHTTP2_FLAG_NONE, h->stream_id, NGHTTP2_CANCEL);
-            mark_dirty(hc);
+            engine__h2_mark_dirty(hc);
         }
         detach(s);
         return;
@@ -853,7 +674,7 @@ void engine__h2_init(struct worker *w)
     dlist_init(&x->free);
     dlist_init(&x->dirty);
     uv_prepare_init(&w->loop, &x->flush);
-    uv_prepare_start(&x->flush, on_flush);
+    uv_prepare_start(&x->flush, engine__h2_on_flush);
     w->h1->h2 = x;
     w->h1->is_h2 = 1;
 }

@@ -3,7 +3,8 @@
  * h1.c (requests, replies, TLS on the socket, deadlines, the ops table),
  * h1_connect.c (where a connection goes: lookups, the connect budget,
  * addresses tried in turn, unix sockets), h1_request.c (the head a request
- * sends) and h1_h2.c (HTTP/2 on the same connections). Worker thread only.
+ * sends), h1_h2.c (HTTP/2 on the same connections) and h1_h2_io.c (its
+ * reads and writes). Worker thread only.
  */
 #ifndef BRINK_ENGINE_H1_INTERNAL_H
 #define BRINK_ENGINE_H1_INTERNAL_H
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include <nghttp2/nghttp2.h>
 #include <uv.h>
 
 #include "core/dlist.h"
@@ -18,6 +20,7 @@
 #include "engine/closer.h"
 #include "engine/h1_tls.h"
 #include "engine/h1_wire.h"
+#include "engine/h2_head.h"
 #include "engine/internal.h"
 
 #define READ_BUFFER (256u * 1024)    /* one read takes a 133 KiB reply whole */
@@ -150,6 +153,37 @@ void engine__h1_request(struct slot *s, const char **head, size_t *len, const un
 /* Whether the redirect s follows stays on its kind's origin. */
 int engine__h1_is_same_origin(const struct slot *s);
 
+/* HTTP/2 (h1_h2.c, h1_h2_io.c): the worker's connections, and one. */
+struct h2_worker {
+    uv_prepare_t flush;   /* each pass: the frames of every connection written */
+    struct dlist all;     /* every connection, opening or open (h2_conn.in_all) */
+    struct dlist free;    /* those that take one more stream (h2_conn.in_free) */
+    struct dlist dirty;   /* those with frames to write (h2_conn.in_dirty) */
+    struct h1_slot *done; /* streams that ended during a read, completed after it */
+    uint32_t streams;     /* [target] streams */
+    struct h2_head head;  /* where a request's fields are read */
+    char *out;            /* where a pass's frames are gathered */
+    size_t out_cap;
+    nghttp2_session_callbacks *callbacks;
+};
+
+struct h2_conn {
+    struct worker *w;
+    struct h1_conn *c;        /* its socket and TLS once open, else NULL */
+    nghttp2_session *session; /* once open */
+    struct h1_slot *opener;   /* while it opens: the slot whose connect it is */
+    struct dlist slots;       /* requests waiting for it, then its streams (h1_slot.in_h2) */
+    struct dlist_node in_all, in_free, in_dirty;
+    int is_free, is_dirty;
+    int is_goaway; /* the server sent GOAWAY: no new stream */
+    int is_spent;  /* the server refused a stream: no new one either */
+    int32_t last_stream_id;
+    uint32_t broke;     /* the error code of a GOAWAY brink sent: the server broke HTTP/2 */
+    char broke_why[48]; /* nghttp2's words for what it refused */
+    int is_dead;        /* lost: its slots failed, its socket closes */
+    uint64_t n_done;    /* replies completed on it */
+};
+
 /* h1_h2.c: HTTP/2 on h1's connections (http_version = 2 or h2c). */
 void engine__h2_init(struct worker *w);
 void engine__h2_close(struct worker *w);
@@ -161,8 +195,6 @@ void engine__h2_start(struct slot *s);
  * took it, with every request waiting for it; 1 when the server picked
  * http/1.1 by ALPN: s sends its request on c as HTTP/1.1. */
 int engine__h2_ready(struct slot *s, struct h1_conn *c);
-/* A read of an HTTP/2 connection (its uv_read_cb). */
-void engine__h2_on_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf);
 /* s lets go of its connection and stream: it failed with outcome and
  * words (NULL: it was aborted). An opening connection goes on for the
  * requests waiting for it, unless the failure is the connection's. */
@@ -172,6 +204,25 @@ void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errn
 void engine__h2_timeout(struct slot *s);
 /* Frees the HTTP/2 state of a closed connection (NULL: nothing). */
 void engine__h2_conn_free(struct h2_conn *hc);
+/* hc has frames to write: they go in this loop pass (engine__h2_on_flush). */
+void engine__h2_mark_dirty(struct h2_conn *hc);
+/* Completes the streams that ended during a read (nghttp2 is not
+ * re-entered). */
+void engine__h2_complete_done(struct h2_worker *x);
+/* hc is lost (or, with TRANSFER_OK, closes with no stream left): every
+ * request on it fails with outcome, or goes once more where the server
+ * cannot have processed it. */
+void engine__h2_conn_lost(struct h2_conn *hc, enum transfer_outcome outcome, int os_errno,
+                          const char *words);
+
+/* h1_h2_io.c: the reads and writes of HTTP/2 connections. */
+/* A read of an HTTP/2 connection (its uv_read_cb). */
+void engine__h2_on_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf);
+/* Decrypts what the TLS of hc's connection holds into its session. */
+void engine__h2_tls_pump(struct h2_conn *hc);
+/* Writes the frames of every connection marked dirty (the worker's
+ * uv_prepare_t, each loop pass). */
+void engine__h2_on_flush(uv_prepare_t *p);
 
 /* h1_connect.c */
 /* Opens a connection for s: at once, after the worker's lookup, or in a

@@ -190,8 +190,8 @@ int format_csv_finish(struct format_csv *c)
     return report__finish(c->out);
 }
 
-/* One line of the step table: the row's figures for its kind NAME ("total"
- * with the row's own). */
+/* One line of the step table: the row's figures for its kind NAME (NULL:
+ * the row's own, "total", the only line with the requests sent again). */
 static void put_step_line(FILE *out, size_t i, const struct step_row *r, const char *name,
                           uint64_t completed, uint64_t ok, double rate, uint64_t timed,
                           const uint64_t pct_us[4])
@@ -200,9 +200,14 @@ static void put_step_line(FILE *out, size_t i, const struct step_row *r, const c
 
     fprintf(out, "%zu,%s,%s,", i + 1, load_model_name(r->model),
             report__fmt_g(r->level, 17, level));
-    put_quoted(out, name, TICK_NAME_MAX);
-    fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s", r->start_us,
-            r->duration_us, completed, ok, completed - ok, report__fmt_fixed(rate, 3, per_s));
+    put_quoted(out, name ? name : "total", TICK_NAME_MAX);
+    fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->start_us,
+            r->duration_us, completed, ok, completed - ok);
+    if (!name)
+        fprintf(out, ",%" PRIu64, tick_resent_sum(r->resent));
+    else
+        fputc(',', out);
+    fprintf(out, ",%s", report__fmt_fixed(rate, 3, per_s));
     if (timed)
         fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, pct_us[0], pct_us[1],
                 pct_us[2], pct_us[3]);
@@ -213,14 +218,14 @@ static void put_step_line(FILE *out, size_t i, const struct step_row *r, const c
 
 int format_steps_csv(const struct steps *st, FILE *out)
 {
-    fputs("step,model,level,kind,start_us,duration_us,requests,ok,failed,req_per_s,p50_us,"
+    fputs("step,model,level,kind,start_us,duration_us,requests,ok,failed,resent,req_per_s,p50_us,"
           "p90_us,p99_us,max_us,verdict\r\n",
           out);
     for (size_t i = 0; i < steps_count(st); i++) {
         const struct step_row *r = steps_row(st, i);
         const uint64_t total[4] = {r->p50_us, r->p90_us, r->p99_us, r->max_us};
 
-        put_step_line(out, i, r, "total", r->completed, r->ok, steps_row_rate(r), r->timed, total);
+        put_step_line(out, i, r, NULL, r->completed, r->ok, steps_row_rate(r), r->timed, total);
         for (uint32_t k = 0; k < steps_n_kinds(st); k++) {
             const struct step_kind *sk = &r->kinds[k];
             const uint64_t pct[4] = {sk->p50_us, sk->p90_us, sk->p99_us, sk->max_us};

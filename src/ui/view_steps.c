@@ -2,7 +2,8 @@
  * The step table, in the event log's place while t is on: one row per
  * level held (per plan step when a ramp runs), the newest at the bottom,
  * the open one marked as running. Warm-ups are out of the figures, as in
- * brink report. The failed condition quotes a probe name: sanitized.
+ * brink report. Requests sent again get a column when some row has any.
+ * The failed condition quotes a probe name: sanitized.
  */
 #include "ui/internal.h"
 
@@ -12,8 +13,9 @@
 #include "core/steps.h"
 #include "core/units.h"
 
-/* Columns: step, level, held, req/s, p99, err%, then the verdict. */
+/* Columns: step, level, held, req/s, p99, err%, [resent,] then the verdict. */
 #define HEAD_FMT "%-6s %-9s %7s %8s %8s %6s  %s"
+#define HEAD_RESENT_FMT "%-6s %-9s %7s %8s %8s %6s %7s  %s"
 
 static double err_pct(const struct step_row *r)
 {
@@ -32,11 +34,11 @@ static int verdict_role(const struct step_row *r, int is_open)
 }
 
 static void row_line(const struct view *v, int y, struct rect r, const struct step_row *row,
-                     int is_open)
+                     int is_open, int has_resent)
 {
     const struct theme *th = v->th;
     char step[16] = "-", level[24], held[UNITS_FMT_MAX], rate[16], p99[UNITS_FMT_MAX], err[16],
-         verdict[24];
+         resent[UNITS_FMT_MAX], verdict[24];
     int used;
 
     if (row->plan_step)
@@ -63,8 +65,14 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
     else
         snprintf(verdict, sizeof(verdict), "%s%s", steps_verdict_label(row->verdict),
                  row->verdict == VERDICT_FAIL ? ": " : "");
-    used = ui__draw_fmt(th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %6s  ", step,
-                        level, held, rate, p99, err);
+    if (has_resent)
+        used =
+            ui__draw_fmt(th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %6s %7s  ",
+                         step, level, held, rate, p99, err,
+                         units_format_count(tick_resent_sum(row->resent), resent, sizeof(resent)));
+    else
+        used = ui__draw_fmt(th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %6s  ",
+                            step, level, held, rate, p99, err);
     used +=
         ui__draw_text(th, y, r.x + used, r.w - used, th->attr[verdict_role(row, is_open)], verdict);
     if (!is_open && row->verdict == VERDICT_FAIL)
@@ -78,6 +86,7 @@ void ui__view_steps(const struct view *v, struct rect r)
     int has_cur = steps_current(st, &cur) == 0;
     size_t n = steps_count(st), first;
     int room = r.h - 2 - has_cur, y = r.y + 2;
+    int has_resent = has_cur && tick_resent_sum(cur.resent) != 0;
     char extra[48];
 
     if (r.h < 1 || r.w < 1)
@@ -86,16 +95,22 @@ void ui__view_steps(const struct view *v, struct rect r)
     ui__draw_title(v->th, r, "Steps", extra);
     if (r.h < 2)
         return;
-    ui__draw_fmt(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_LABEL], HEAD_FMT, "step", "level",
-                 "held", "req/s", "p99", "err", "verdict");
     /* The newest rows that fit, oldest first, the open one last. */
     if (room < 0)
         room = 0;
     first = n > (size_t)room ? n - (size_t)room : 0;
+    for (size_t i = 0; i < n; i++)
+        has_resent |= tick_resent_sum(steps_row(st, i)->resent) != 0;
+    if (has_resent)
+        ui__draw_fmt(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_LABEL], HEAD_RESENT_FMT, "step",
+                     "level", "held", "req/s", "p99", "err", "resent", "verdict");
+    else
+        ui__draw_fmt(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_LABEL], HEAD_FMT, "step", "level",
+                     "held", "req/s", "p99", "err", "verdict");
     for (size_t i = first; i < n; i++)
-        row_line(v, y++, r, steps_row(st, i), 0);
+        row_line(v, y++, r, steps_row(st, i), 0, has_resent);
     if (has_cur && y < r.y + r.h)
-        row_line(v, y, r, &cur, 1);
+        row_line(v, y, r, &cur, 1, has_resent);
     if (!has_cur && n == 0 && r.h >= 3)
         ui__draw_text(v->th, r.y + 2, r.x, r.w, v->th->attr[ROLE_DIM], "no step yet");
 }

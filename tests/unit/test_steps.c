@@ -348,7 +348,7 @@ static void each_step_has_a_row_per_request_kind(void **state)
     f = sink_open();
     assert_int_equal(format_steps_csv(st, f), 0);
     text = sink_text(f);
-    assert_non_null(strstr(text, "\r\n2,closed,250,\"put\",2000000,2000000,30,20,10,15.000,"));
+    assert_non_null(strstr(text, "\r\n2,closed,250,\"put\",2000000,2000000,30,20,10,,15.000,"));
     assert_non_null(strstr(text, "\r\n1,closed,25,\"total\","));
     free(text);
 
@@ -358,6 +358,35 @@ static void each_step_has_a_row_per_request_kind(void **state)
     text = sink_text(f);
     assert_non_null(strstr(text, "\n    put    "));
     assert_non_null(strstr(text, "\n    get    "));
+    free(text);
+    steps_free(st);
+}
+
+/* csv-steps: each step's line "total" says how many requests it sent
+ * again, all causes (a kind's line leaves it empty). */
+static void csv_steps_counts_the_requests_sent_again(void **state)
+{
+    struct steps *st = steps_new();
+    FILE *f;
+    char *text;
+
+    (void)state;
+    for (uint64_t i = 0; i < 4; i++) {
+        struct tick *t = new_tick(i, i < 2 ? 10 : 20, 100, 1000);
+
+        if (i >= 2)
+            t->resent[RESEND_CLOSED_IDLE] = 4;
+        if (i == 3)
+            t->resent[RESEND_REFUSED_STREAM] = 1;
+        feed(st, NULL, t);
+    }
+    steps_finish(st);
+    f = sink_open();
+    assert_int_equal(format_steps_csv(st, f), 0);
+    text = sink_text(f);
+    assert_non_null(strstr(text, ",requests,ok,failed,resent,req_per_s,"));
+    assert_non_null(strstr(text, "\r\n1,closed,10,\"total\",0,2000000,200,200,0,0,100.000,"));
+    assert_non_null(strstr(text, "\r\n2,closed,20,\"total\",2000000,2000000,200,200,0,9,100.000,"));
     free(text);
     steps_free(st);
 }
@@ -717,6 +746,7 @@ int main(void)
         cmocka_unit_test(the_whole_run_is_one_row_of_every_tick),
         cmocka_unit_test(a_stretch_of_a_step_at_another_level_is_not_judged),
         cmocka_unit_test(each_step_has_a_row_per_request_kind),
+        cmocka_unit_test(csv_steps_counts_the_requests_sent_again),
         cmocka_unit_test(probes_keep_max_and_last_per_step),
         cmocka_unit_test(errors_are_counted_per_step),
         cmocka_unit_test(open_model_steps_by_rate),

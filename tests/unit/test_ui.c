@@ -568,6 +568,41 @@ static void screen_with_a_ramp_plan_shows_its_steps(void **state)
     ui__model_free(m);
 }
 
+/* The ramp plan, where step 2 sent 7 requests again (5 after an idle
+ * close, 2 after a refused stream), in one measured tick. */
+static void stamp_plan_resent(struct tick *t)
+{
+    stamp_plan(t);
+    if (t->seq == 40) {
+        t->resent[RESEND_CLOSED_IDLE] = 5;
+        t->resent[RESEND_REFUSED_STREAM] = 2;
+    }
+}
+
+/* t: a step that sent requests again shows how many in a column of its
+ * own, there only then (the golden screen above has none). */
+static void steps_view_counts_the_requests_sent_again(void **state)
+{
+    struct model *m = stamped_model(85, 0, 1, stamp_plan_resent);
+    char *screen = malloc(SCREEN_MAX);
+    struct view v = {.m = m, .target = "http://127.0.0.1:8098/kv/demo", .show_steps = 1};
+    const char *head, *row;
+
+    (void)state;
+    render_view(&v, 132, 40, 1, screen, SCREEN_MAX);
+    head = strstr(screen, "step   level        held");
+    assert_non_null(head);
+    assert_non_null(strstr(head, "   err  resent  verdict"));
+    row = strstr(screen, "\n2/3 ");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "%       7  pass"));
+    row = strstr(screen, "\n1/3 ");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "%       0  pass"));
+    free(screen);
+    ui__model_free(m);
+}
+
 /* A one-step plan that fails at tick 10; the run then drains and ends. */
 static void stamp_failed_then_stopping(struct tick *t)
 {
@@ -820,6 +855,7 @@ int main(void)
         cmocka_unit_test(screen_with_a_ramp_plan_shows_its_steps),
         cmocka_unit_test(screen_open_model_shows_the_schedule_and_both_latencies),
         cmocka_unit_test(steps_view_shows_a_verdict_while_its_row_is_open),
+        cmocka_unit_test(steps_view_counts_the_requests_sent_again),
         cmocka_unit_test(ascii_screens_hold_only_printable_ascii),
         cmocka_unit_test(hostile_strings_are_drawn_escaped),
         cmocka_unit_test(a_replay_shows_its_speed_position_and_keys),
