@@ -84,16 +84,18 @@ uint64_t steps_row_failed(const struct step_row *r)
     return errclass_sum(r->errors);
 }
 
-const char *steps_verdict_label(enum plan_verdict v)
+const char *steps_verdict_label(const struct step_row *r)
 {
-    switch (v) {
+    switch (r->verdict) {
     case VERDICT_PASS: return "pass";
     case VERDICT_FAIL: return "FAIL";
     case VERDICT_CUT: return "cut short";
     case VERDICT_OFF_LEVEL: return "not judged: off level";
     case VERDICT_NONE: break;
     }
-    return "";
+    /* The plan judges a step at its end: a row of one closed before it
+     * was a stretch the step's level left. */
+    return r->plan_step ? "not judged: level changed" : "";
 }
 
 double steps_row_rate(const struct step_row *r)

@@ -176,9 +176,12 @@ uint64_t steps_levels_not_kept(const struct steps *s);
 
 /* Failed requests of a row: the sum over the classes. */
 uint64_t steps_row_failed(const struct step_row *r);
-/* How a plan judged a row, for display: "pass", "FAIL" (the condition is
- * in why), "cut short", or "" when it was not judged. */
-const char *steps_verdict_label(enum plan_verdict v);
+/* How a plan judged a closed row, for display: "pass", "FAIL" (the
+ * condition is in why), "cut short", "not judged: off level", for a
+ * stretch of a plan step at its level that a change of level cut before
+ * the step's end "not judged: level changed", and "" for a row outside a
+ * plan. */
+const char *steps_verdict_label(const struct step_row *r);
 /* Whether a plan step's row held another level than its plan's. */
 int steps_row_is_off_level(const struct step_row *r);
 /* Its req/s over the time it held its level (0 for none). */

@@ -108,6 +108,30 @@ int report__finish(FILE *out)
     return 0;
 }
 
+char *report__fmt_resent(const uint64_t resent[RESEND__COUNT], char *buf)
+{
+    char n[REPORT_NUM_MAX];
+    size_t used = 0;
+    const char *sep = " (";
+
+    buf[0] = '\0';
+    if (tick_resent_sum(resent) == 0)
+        return buf;
+    used += (size_t)snprintf(buf, REPORT_RESENT_MAX, "%s",
+                             report__fmt_grouped(tick_resent_sum(resent), n));
+    for (int c = 0; c < RESEND__COUNT && used < REPORT_RESENT_MAX; c++) {
+        if (resent[c] == 0)
+            continue;
+        used += (size_t)snprintf(buf + used, REPORT_RESENT_MAX - used, "%s%s %s", sep,
+                                 resend_cause_name((enum resend_cause)c),
+                                 report__fmt_grouped(resent[c], n));
+        sep = ", ";
+    }
+    if (used < REPORT_RESENT_MAX)
+        snprintf(buf + used, REPORT_RESENT_MAX - used, ")");
+    return buf;
+}
+
 char *report__fmt_level(int is_open_model, double level, char *buf)
 {
     char n[REPORT_NUM_MAX];

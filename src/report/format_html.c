@@ -280,11 +280,6 @@ static void breaking_rows(const struct steps *st, const struct step_row **broke,
 /* What a step curve plots of a row. */
 enum step_measure { S_OK_PER_S, S_FAILED_PER_S, S_P50, S_P90, S_P99 };
 
-static uint64_t row_failed(const struct step_row *r)
-{
-    return r->completed > r->ok ? r->completed - r->ok : 0;
-}
-
 static void step_curve(const struct steps *st, enum step_measure m, struct curve *c)
 {
     size_t n = steps_count(st);
@@ -297,7 +292,7 @@ static void step_curve(const struct steps *st, enum step_measure m, struct curve
         c->has[i] = 1;
         switch (m) {
         case S_OK_PER_S: c->y[i] = tick_per_s(r->ok, r->duration_us); break;
-        case S_FAILED_PER_S: c->y[i] = tick_per_s(row_failed(r), r->duration_us); break;
+        case S_FAILED_PER_S: c->y[i] = tick_per_s(steps_row_failed(r), r->duration_us); break;
         case S_P50: c->y[i] = (double)r->p50_us; break;
         case S_P90: c->y[i] = (double)r->p90_us; break;
         case S_P99: c->y[i] = (double)r->p99_us; break;
@@ -344,7 +339,7 @@ static void mark_steps(struct html_chart *c, const struct html_run *run, const s
     if (!broke)
         return;
     y = m == S_OK_PER_S       ? tick_per_s(broke->ok, broke->duration_us)
-        : m == S_FAILED_PER_S ? tick_per_s(row_failed(broke), broke->duration_us)
+        : m == S_FAILED_PER_S ? tick_per_s(steps_row_failed(broke), broke->duration_us)
         : m == S_P50          ? (double)broke->p50_us
         : m == S_P90          ? (double)broke->p90_us
                               : (double)broke->p99_us;
@@ -552,7 +547,7 @@ static void table_steps(FILE *out, const struct steps *st)
             fputs("<span class=\"fail\">FAIL</span>: ", out);
             html__text(out, r->why, sizeof(r->why), TICK_TEXT_MAX);
         } else {
-            fputs(r->verdict == VERDICT_NONE ? "-" : steps_verdict_label(r->verdict), out);
+            fputs(r->plan_step ? steps_verdict_label(r) : "-", out);
         }
         fputs("</td></tr>\n", out);
     }
@@ -689,10 +684,13 @@ static void run_meta(FILE *out, const struct html_run *run, const struct summary
                 run->ticks_per_point);
 }
 
-/* The run in one line, successes first; each figure in a buffer of its own. */
+/* The run in one line, successes first; each figure in a buffer of its own.
+ * Then the requests sent again, when any was. */
 static void overview(FILE *out, const struct summary *sum)
 {
+    struct summary_connections conn;
     struct summary_totals t;
+    char resent[REPORT_RESENT_MAX];
     char n[REPORT_NUM_MAX], ok[REPORT_NUM_MAX], ok_rate[REPORT_NUM_MAX], bad[REPORT_NUM_MAX],
         bad_rate[REPORT_NUM_MAX], pct[REPORT_NUM_MAX];
     uint64_t d = summary_duration_us(sum), failed, succeeded;
@@ -706,6 +704,12 @@ static void overview(FILE *out, const struct summary *sum)
             report__fmt_rate(tick_per_s(succeeded, d), ok_rate), report__fmt_grouped(failed, bad),
             report__fmt_percent(failed, t.completed, 2, pct),
             report__fmt_rate(tick_per_s(failed, d), bad_rate));
+    summary_connections(sum, &conn);
+    if (tick_resent_sum(conn.resent) != 0)
+        fprintf(out,
+                "<p id=\"resent\">Sent again: %s, each counted once above by its last "
+                "outcome.</p>\n",
+                report__fmt_resent(conn.resent, resent));
 }
 
 int format_html(const struct html_session *s, FILE *out)

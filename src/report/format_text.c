@@ -75,7 +75,7 @@ static const char *verdict_cell(const struct step_row *r, char *buf)
     char why[TICK_TEXT_MAX];
 
     if (r->verdict == VERDICT_FAIL) {
-        snprintf(buf, VERDICT_MAX, "%s: %s", steps_verdict_label(r->verdict),
+        snprintf(buf, VERDICT_MAX, "%s: %s", steps_verdict_label(r),
                  report__shown(r->why, TICK_TEXT_MAX, why, sizeof(why)));
         return buf;
     }
@@ -86,9 +86,7 @@ static const char *verdict_cell(const struct step_row *r, char *buf)
                  report__fmt_level(r->model == LOAD_OPEN, r->plan_level, lv));
         return buf;
     }
-    if (r->verdict != VERDICT_NONE)
-        return steps_verdict_label(r->verdict);
-    return r->plan_step ? "running" : "-";
+    return r->plan_step ? steps_verdict_label(r) : "-";
 }
 
 /* The text of column col in row r (r NULL: the header). */

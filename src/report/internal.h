@@ -41,6 +41,10 @@ const char *report__shown(const char *raw, size_t raw_cap, char *buf, size_t cap
 char *report__fmt_level(int is_open_model, double level, char *buf);
 /* 0 when every write to out succeeded and the flush did, else -EIO. */
 int report__finish(FILE *out);
+/* Requests sent again, "1,509 (closed_idle 1,502, refused_stream 7)" with
+ * the causes that had any; "" when none was. buf holds REPORT_RESENT_MAX. */
+#define REPORT_RESENT_MAX (REPORT_NUM_MAX * (RESEND__COUNT + 1) + 64)
+char *report__fmt_resent(const uint64_t resent[RESEND__COUNT], char *buf);
 
 struct summary_lost;
 

@@ -121,20 +121,11 @@ static void print_errors(FILE *out, const struct kind_totals *k,
 /* "sent again: N (closed_idle N, refused_stream N)", when any was. */
 static void print_resent(FILE *out, const uint64_t resent[RESEND__COUNT])
 {
-    char n[NUM_MAX];
-    const char *sep = "";
+    char text[REPORT_RESENT_MAX];
 
-    if (tick_resent_sum(resent) == 0)
-        return;
-    fprintf(out, "sent again: %s (", report__fmt_grouped(tick_resent_sum(resent), n));
-    for (int c = 0; c < RESEND__COUNT; c++) {
-        if (resent[c] == 0)
-            continue;
-        fprintf(out, "%s%s %s", sep, resend_cause_name((enum resend_cause)c),
-                report__fmt_grouped(resent[c], n));
-        sep = ", ";
-    }
-    fputs("), each counted once above by its last outcome\n", out);
+    if (tick_resent_sum(resent) != 0)
+        fprintf(out, "sent again: %s, each counted once above by its last outcome\n",
+                report__fmt_resent(resent, text));
 }
 
 /* Latency and errors of one kind or of the run; a run without completions

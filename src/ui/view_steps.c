@@ -38,7 +38,7 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
 {
     const struct theme *th = v->th;
     char step[16] = "-", level[24], held[UNITS_FMT_MAX], rate[16], p99[UNITS_FMT_MAX], err[16],
-         resent[UNITS_FMT_MAX], verdict[24];
+         resent[UNITS_FMT_MAX], verdict[32];
     int used;
 
     if (row->plan_step)
@@ -63,7 +63,7 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
                  : v->m->last && v->m->last->plan.phase == PLAN_HOLDING ? "holding"
                                                                         : "now");
     else
-        snprintf(verdict, sizeof(verdict), "%s%s", steps_verdict_label(row->verdict),
+        snprintf(verdict, sizeof(verdict), "%s%s", steps_verdict_label(row),
                  row->verdict == VERDICT_FAIL ? ": " : "");
     if (has_resent)
         used =

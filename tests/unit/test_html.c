@@ -228,7 +228,8 @@ static void test_page_has_no_markup_from_the_session(void **state)
 }
 
 /* The header's figures, each its own: 6 ticks of 10 successes and one
- * failure are 66 requests, 60 of them succeeded and 6 failed. */
+ * failure are 66 requests, 60 of them succeeded and 6 failed; 2 of them
+ * were sent again in every tick after the first, as the text report says. */
 static void test_page_overview_counts_apart(void **state)
 {
     struct html_run *r = run_of(6);
@@ -242,6 +243,8 @@ static void test_page_overview_counts_apart(void **state)
     for (uint64_t i = 0; i < 6; i++) {
         struct tick *t = tick_at(i, 4);
 
+        if (i > 0)
+            t->resent[RESEND_CLOSED_IDLE] = 2;
         summary_add_tick(sum, t);
         tick_free(t);
     }
@@ -250,6 +253,8 @@ static void test_page_overview_counts_apart(void **state)
     page = captured(write_page, &a);
     assert_non_null(strstr(page, "<p id=\"overview\">66 requests: 60 succeeded (10.0 req/s), "
                                  "6 failed (9.09%, 1.0/s).</p>"));
+    assert_non_null(strstr(page, "<p id=\"resent\">Sent again: 10 (closed_idle 10), each "
+                                 "counted once above by its last outcome.</p>"));
     free(page);
     html_run_free(r);
     summary_free(sum);

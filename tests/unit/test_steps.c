@@ -256,7 +256,8 @@ static struct tick *plan_tick(uint64_t seq, uint32_t c)
 /* A plan step whose level dips within it (an agent lost before its share
  * reached the others): a row per level; the stretch at another level than
  * the plan's is not judged as the plan's, and the text says which level
- * the plan named. */
+ * the plan named; the stretch at the plan's level before the dip is
+ * closed, so it is not "running" but not judged either. */
 static void a_stretch_of_a_step_at_another_level_is_not_judged(void **state)
 {
     struct steps *st = steps_new();
@@ -282,6 +283,10 @@ static void a_stretch_of_a_step_at_another_level_is_not_judged(void **state)
     assert_int_equal(format_steps_text(st, f), 0);
     text = sink_text(f);
     assert_non_null(strstr(text, "not judged: the plan's level is c=6"));
+    assert_non_null(strstr(text, "not judged: level changed"));
+    assert_null(strstr(text, "running"));
+    assert_string_equal(steps_verdict_label(steps_row(st, 0)), "not judged: level changed");
+    assert_string_equal(steps_verdict_label(steps_row(st, 2)), "pass");
     free(text);
     steps_free(st);
 }
