@@ -58,7 +58,7 @@ struct agent {
     uint64_t lost_at_us;    /* PH_LOST: when, µs since the run's start */
     uint64_t lost_until_us; /* until when it may have sent requests (see lose) */
     int has_said_gap;       /* the event on what it may have done after its last tick is out */
-    char lost_why[320];     /* lost on a link still open: why (a refused tick, ...) */
+    char lost_why[320];     /* lost for what it sent: why (a refused tick, ...) */
 };
 
 struct coord {

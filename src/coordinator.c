@@ -251,8 +251,6 @@ static void lose(struct coord *c, struct agent *a, const char *why, int is_close
     if (a->phase == PH_LOST || a->phase == PH_DONE)
         return;
     a->phase = PH_LOST;
-    if (!is_closed)
-        snprintf(a->lost_why, sizeof(a->lost_why), "%s", why);
     a->lost_at_us = run_us(c);
     a->lost_until_us = a->lost_at_us + (is_closed ? 0 : LOST_RUNS_ON_MS * 1000ull);
     c->needs_resplit = 1;
@@ -263,6 +261,16 @@ static void lose(struct coord *c, struct agent *a, const char *why, int is_close
     coord__close_fd(&a->fd_out);
     add_event(c, "agent %s lost: %s (%s); the run goes on with the others", a->name, why,
               coord__said(a, s, sizeof(s)));
+}
+
+/* Agent a sent what the coordinator refuses (a line not of the protocol, a
+ * refused tick): lost, and why kept for coord_failed, which names it over
+ * what its stderr said. */
+static void refuse(struct coord *c, struct agent *a, const char *why)
+{
+    if (a->phase != PH_LOST && a->phase != PH_DONE)
+        snprintf(a->lost_why, sizeof(a->lost_why), "%s", why);
+    lose(c, a, why, 0);
 }
 
 /* An agent's tick: named, its events naming it, recorded, queued. */
@@ -308,7 +316,7 @@ static void take_line(struct coord *c, struct agent *a, const char *line, size_t
         char text[300];
 
         snprintf(text, sizeof(text), "a line not of the protocol (%s)", why);
-        lose(c, a, text, 0);
+        refuse(c, a, text);
         return;
     }
     if (m.type == WIRE_TICK && coord__check_tick(m.tick, why, sizeof(why)) != 0) {
@@ -316,7 +324,7 @@ static void take_line(struct coord *c, struct agent *a, const char *line, size_t
 
         snprintf(text, sizeof(text), "its tick %llu was refused: %s",
                  (unsigned long long)m.tick->seq, why);
-        lose(c, a, text, 0);
+        refuse(c, a, text);
     } else if (m.type == WIRE_TICK) {
         take_tick(c, a, m.tick);
         m.tick = NULL;
@@ -586,7 +594,7 @@ static void read_agent(struct coord *c, struct agent *a)
 
             snprintf(text, sizeof(text), "a line longer than %u bytes (a tick is at most %u)",
                      (unsigned)(RECORD_LINE_MAX + LINE_SLACK), (unsigned)RECORD_LINE_MAX);
-            lose(c, a, text, 0);
+            refuse(c, a, text);
             return;
         }
         take_line(c, a, line, len);
