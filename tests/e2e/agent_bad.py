@@ -12,8 +12,13 @@ mode = sys.argv[1]
 
 
 def send(o):
-    sys.stdout.write(json.dumps(o) + "\n")
-    sys.stdout.flush()
+    # The coordinator drops the link once it refuses a line: leave quietly,
+    # so that its stderr says nothing.
+    try:
+        sys.stdout.write(json.dumps(o) + "\n")
+        sys.stdout.flush()
+    except OSError:
+        os._exit(0)
 
 
 def messages():
