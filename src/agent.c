@@ -33,6 +33,7 @@
 #include "core/tick.h"
 #include "engine/engine.h"
 #include "probes/probes.h"
+#include "record/record.h"
 #include "record/wire.h"
 #include "signals.h"
 #include "version.h"
@@ -123,6 +124,10 @@ static int expect_msg(struct agent *a, enum wire_type want, struct wire_msg *m)
     for (;;) {
         int rc = next_msg(a, m, 100);
 
+        if (rc == 1 && (signals_stops || signals_hangup))
+            wire_msg_free(m);
+        if (signals_stops || signals_hangup)
+            return -EPIPE; /* stopped before the start */
         if (rc < 0)
             return rc;
         if (rc == 0) {
@@ -173,14 +178,36 @@ static int make_dirs(char *path, int is_file)
     }
 }
 
+/* Whether path is absolute with no empty, "." or ".." part: one that
+ * cannot leave the experiment's directory once put under it. */
+static int is_plain_path(const char *path)
+{
+    const char *p = path;
+
+    if (*p != '/')
+        return 0;
+    while (*p == '/') {
+        const char *end = strchr(p + 1, '/');
+        size_t n = end ? (size_t)(end - p - 1) : strlen(p + 1);
+
+        if (n == 0 || (n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
+            return 0;
+        p += n + 1;
+    }
+    return 1;
+}
+
+/* Puts a shipped file under root. 0, or a negative errno; -EINVAL when its
+ * path is not plain (is_plain_path). */
 static int put_file(const char *root, const char *path, const unsigned char *data, size_t len)
 {
     char full[PATH_MAX * 2];
     FILE *f;
     int rc, fd;
 
-    if (snprintf(full, sizeof(full), "%s%s", root, path) >= (int)sizeof(full) ||
-        strstr(path, "/../") || strstr(path, "/./"))
+    if (!is_plain_path(path))
+        return -EINVAL;
+    if (snprintf(full, sizeof(full), "%s%s", root, path) >= (int)sizeof(full))
         return -ENAMETOOLONG;
     rc = make_dirs(full, 1);
     if (rc != 0)
@@ -218,6 +245,22 @@ static void remove_root(struct agent *a)
     a->root[0] = '\0';
 }
 
+/* put_file, saying why it failed (the name shown, sanitised). */
+static int put_shipped(struct agent *a, const char *path, const unsigned char *data, size_t len)
+{
+    char shown[PATH_MAX];
+    int rc = put_file(a->root, path, data, len);
+
+    msg_show(path, shown, sizeof(shown));
+    if (rc == -EINVAL)
+        fail_msg("a shipped file's name was refused: \"%s\": expected an absolute path with "
+                 "no \".\" or \"..\" part",
+                 shown);
+    else if (rc != 0)
+        fail_msg("cannot write %s: %s", shown, msg_errno(-rc).text);
+    return rc;
+}
+
 /*
  * The experiment as the coordinator has it: its files under a private
  * directory at their coordinator paths (so relative names resolve as
@@ -242,13 +285,10 @@ static int load_experiment(struct agent *a, const struct wire_msg *m, struct con
         free(ov);
         return BRINK_EXIT_RUNTIME;
     }
-    for (uint32_t i = 0; i < m->n_files && rc == 0; i++) {
-        rc = put_file(a->root, m->files[i].path, m->files[i].data, m->files[i].len);
-        if (rc != 0)
-            fail_msg("cannot write %s: %s", m->files[i].path, msg_errno(-rc).text);
-    }
+    for (uint32_t i = 0; i < m->n_files && rc == 0; i++)
+        rc = put_shipped(a, m->files[i].path, m->files[i].data, m->files[i].len);
     if (rc == 0 && m->name[0] == '/')
-        rc = put_file(a->root, m->name, (const unsigned char *)m->text, strlen(m->text));
+        rc = put_shipped(a, m->name, (const unsigned char *)m->text, strlen(m->text));
     snprintf(path, sizeof(path), "%s%s", a->root, m->cwd[0] == '/' ? m->cwd : "/");
     if (rc == 0 && (make_dirs(path, 0) != 0 || chdir(path) != 0)) {
         fail_msg("cannot enter the working directory %s: %s", m->cwd, msg_errno(errno).text);
@@ -295,6 +335,11 @@ static int send_ticks(struct chan *ch)
         struct wire_msg m = {.type = WIRE_TICK, .tick = t};
         int rc = send_msg(&m);
 
+        /* Said, not dropped in silence: the coordinator loses the agent for
+         * the missing tick and shows this line. */
+        if (rc == -E2BIG)
+            fail_msg("tick %llu not sent: its line would be longer than %u bytes",
+                     (unsigned long long)t->seq, (unsigned)RECORD_LINE_MAX);
         tick_free(t);
         if (rc == -EPIPE || rc == -EIO)
             return -EPIPE;
@@ -446,6 +491,18 @@ static int handshake(struct agent *a)
     return 0;
 }
 
+/* A stop the agent did not honour within its grace (signals.h): it is stuck
+ * in its set-up (a script's setup, say). Its files go, and so does it. */
+static void give_up(void *arg)
+{
+    static const char line[] = "brink: agent: stopped, and not done within the grace; exiting\n";
+    ssize_t n = write(STDERR_FILENO, line, sizeof(line) - 1);
+
+    (void)n;
+    remove_root(arg);
+    _exit(BRINK_EXIT_RUNTIME);
+}
+
 int agent_main(int argc, char **argv)
 {
     struct agent a = {.is_in_open = 1};
@@ -463,6 +520,9 @@ int agent_main(int argc, char **argv)
         return opts_fail(&cli_agent, stderr, "unexpected argument \"%s\"", it.value);
     }
     signals_install();
+    /* The run itself ends within ABORT_GRACE_MS of a stop (follow); this
+     * covers the rest. */
+    signals_arm(ABORT_GRACE_MS + 1000, give_up, &a);
     linebuf_init(&a.in, WIRE_LINE_MAX);
     a.last_heard_ns = clock_now_ns();
     rc = handshake(&a);

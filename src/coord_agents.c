@@ -226,3 +226,29 @@ void coord__reap(struct agent *a, int *status)
     if (a->pid > 0 && waitpid(a->pid, status, WNOHANG) == a->pid)
         a->pid = 0;
 }
+
+/* The outcomes of k, or -1 when they are more than its completed. */
+static int check_kind(const struct tick_kind *k, char *why, size_t why_len)
+{
+    uint64_t failed = 0;
+
+    for (int e = 0; e < ERR__COUNT; e++)
+        failed += k->errors[e];
+    if (k->ok <= k->completed && failed <= k->completed - k->ok)
+        return 0;
+    snprintf(why, why_len, "%s: %llu ok and %llu failed of %llu completed", k->name,
+             (unsigned long long)k->ok, (unsigned long long)failed,
+             (unsigned long long)k->completed);
+    return -1;
+}
+
+int coord__check_tick(const struct tick *t, char *why, size_t why_len)
+{
+    if (check_kind(&t->total, why, why_len) != 0)
+        return -EINVAL;
+    for (uint32_t i = 0; i < t->n_kinds; i++) {
+        if (check_kind(&t->kinds[i], why, why_len) != 0)
+            return -EINVAL;
+    }
+    return 0;
+}

@@ -25,6 +25,7 @@ struct ramp;
 
 #define MAX_WORDS 64         /* words of the ssh and brink commands together */
 #define QUEUE_TICKS 8        /* ticks an agent may be ahead of the merge */
+#define LINE_SLACK 4096      /* an agent's line: a tick of RECORD_LINE_MAX, and this */
 #define START_LEAD_MS 300    /* from the start message to the run's start */
 #define PING_EVERY_MS 250    /* round trips for the clocks, and a sign of life */
 #define PINGS_BEFORE_START 4 /* round trips before the offsets are trusted */
@@ -57,6 +58,7 @@ struct agent {
     uint64_t lost_at_us;    /* PH_LOST: when, µs since the run's start */
     uint64_t lost_until_us; /* until when it may have sent requests (see lose) */
     int has_said_gap;       /* the event on what it may have done after its last tick is out */
+    char lost_why[320];     /* lost for what it sent: why (a refused tick, ...) */
 };
 
 struct coord {
@@ -142,6 +144,11 @@ const char *coord__said(const struct agent *a, char *buf, size_t cap);
 
 /* Its exit, if it has ended: a->pid becomes 0. */
 void coord__reap(struct agent *a, int *status);
+
+/* Whether an agent's tick t can be merged: its outcomes (ok and failed by
+ * class) are at most its completed requests, in the total and each kind.
+ * 0, or -EINVAL with why ("kind home: 9 ok and 0 failed of 5 completed"). */
+int coord__check_tick(const struct tick *t, char *why, size_t why_len);
 
 /* ---- coord_experiment.c: what the agents are sent */
 

@@ -34,6 +34,7 @@
 #include "record/record.h"
 #include "record/wire.h"
 #include "recording.h"
+#include "signals.h"
 #include "version.h"
 
 /* ----------------------------------------------------------- handshake */
@@ -124,7 +125,8 @@ static int all_ready(const struct coord *c)
     return 1;
 }
 
-/* Until every agent is ready with its clock known, or one fails. */
+/* Until every agent is ready with its clock known, or one fails, or a stop
+ * comes (-EINTR: the operator need not wait for a login that hangs). */
 static int handshake(struct coord *c, const struct wire_msg *cfg, char *err, size_t err_len)
 {
     uint64_t deadline = clock_now_ns() + COORD_READY_TIMEOUT_MS * 1000000ull;
@@ -134,6 +136,10 @@ static int handshake(struct coord *c, const struct wire_msg *cfg, char *err, siz
         uint64_t now = clock_now_ns();
         int n = 0;
 
+        if (signals_stops || signals_hangup) {
+            msg_set(err, err_len, "brink: run: stopped while the agents were starting");
+            return -EINTR;
+        }
         if (now > deadline) {
             for (uint32_t i = 0; i < c->n; i++) {
                 struct agent *a = &c->agents[i];
@@ -257,6 +263,16 @@ static void lose(struct coord *c, struct agent *a, const char *why, int is_close
               coord__said(a, s, sizeof(s)));
 }
 
+/* Agent a sent what the coordinator refuses (a line not of the protocol, a
+ * refused tick): lost, and why kept for coord_failed, which names it over
+ * what its stderr said. */
+static void refuse(struct coord *c, struct agent *a, const char *why)
+{
+    if (a->phase != PH_LOST && a->phase != PH_DONE)
+        snprintf(a->lost_why, sizeof(a->lost_why), "%s", why);
+    lose(c, a, why, 0);
+}
+
 /* An agent's tick: named, its events naming it, recorded, queued. */
 static void take_tick(struct coord *c, struct agent *a, struct tick *t)
 {
@@ -300,10 +316,16 @@ static void take_line(struct coord *c, struct agent *a, const char *line, size_t
         char text[300];
 
         snprintf(text, sizeof(text), "a line not of the protocol (%s)", why);
-        lose(c, a, text, 0);
+        refuse(c, a, text);
         return;
     }
-    if (m.type == WIRE_TICK) {
+    if (m.type == WIRE_TICK && coord__check_tick(m.tick, why, sizeof(why)) != 0) {
+        char text[320];
+
+        snprintf(text, sizeof(text), "its tick %llu was refused: %s",
+                 (unsigned long long)m.tick->seq, why);
+        refuse(c, a, text);
+    } else if (m.type == WIRE_TICK) {
         take_tick(c, a, m.tick);
         m.tick = NULL;
     } else if (m.type == WIRE_PONG) {
@@ -568,7 +590,11 @@ static void read_agent(struct coord *c, struct agent *a)
     }
     while ((line = linebuf_next(&a->out, &len, &too_long)) != NULL || too_long) {
         if (too_long) {
-            lose(c, a, "a line too long", 0);
+            char text[96];
+
+            snprintf(text, sizeof(text), "a line longer than %u bytes (a tick is at most %u)",
+                     (unsigned)(RECORD_LINE_MAX + LINE_SLACK), (unsigned)RECORD_LINE_MAX);
+            refuse(c, a, text);
             return;
         }
         take_line(c, a, line, len);
@@ -706,7 +732,7 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
         tick_copy_text(a->name, sizeof(a->name), ag->hosts[i]);
         a->weight = ag->n_weights ? ag->weights[i] : 1.0;
         a->fd_in = a->fd_out = a->fd_err = -1;
-        linebuf_init(&a->out, RECORD_LINE_MAX + 4096);
+        linebuf_init(&a->out, RECORD_LINE_MAX + LINE_SLACK);
         linebuf_init(&a->err, 4096);
     }
     coord__plan_init(c);
@@ -778,18 +804,30 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
 int coord_failed(const struct coord *c, char *err, size_t err_len)
 {
     const struct agent *first = NULL;
-    char shown[128], s[STDERR_KEEP * 4 + 16];
+    char shown[128], s[STDERR_KEEP * 4 + 16], why[sizeof(first->lost_why) * 4];
 
+    /* The agent that says most: a reason it was lost (a refused tick), its
+     * stderr, or the first one. */
     for (uint32_t i = 0; i < c->n; i++) {
-        if (c->agents[i].has_ticked)
+        const struct agent *a = &c->agents[i];
+
+        if (a->has_ticked)
             return 0;
-        if (!first || (!first->last_err[0] && c->agents[i].last_err[0]))
-            first = &c->agents[i];
+        if (!first || (!first->lost_why[0] && a->lost_why[0]) ||
+            (!first->lost_why[0] && !first->last_err[0] && a->last_err[0]))
+            first = a;
     }
     if (!first)
         return 0;
+    msg_show(first->name, shown, sizeof(shown));
+    if (first->lost_why[0]) {
+        msg_set(err, err_len,
+                "brink: run: no agent ran the load: agent %s was lost at the start: %s (%s)", shown,
+                msg_show(first->lost_why, why, sizeof(why)), coord__said(first, s, sizeof(s)));
+        return BRINK_EXIT_RUNTIME;
+    }
     msg_set(err, err_len, "brink: run: no agent ran the load: agent %s ended at the start (%s)",
-            msg_show(first->name, shown, sizeof(shown)), coord__said(first, s, sizeof(s)));
+            shown, coord__said(first, s, sizeof(s)));
     return BRINK_EXIT_RUNTIME;
 }
 

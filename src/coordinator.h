@@ -44,8 +44,9 @@ struct coord_params {
  * COORD_READY_TIMEOUT_MS), estimates their clocks, starts them together
  * and the thread that follows them. Returns 0 and *out, or the exit status
  * (2: a refused config or protocol, 1: an agent that could not start) with
- * one line in err naming the host and what it said; no agent is left
- * running then.
+ * one line in err naming the host and what it said, or -EINTR when a stop
+ * (signals.h) came before every agent was ready; no agent is left running
+ * then.
  */
 int coord_start(const struct coord_params *p, char *err, size_t err_len, struct coord **out);
 

@@ -8,6 +8,7 @@
 #include "recording.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,10 @@
 #define CONFIG_TEXT_MAX (1u << 20)
 
 struct recording {
-    struct record_recorder *rec;
+    /* Guards rec: the session may be closed (recording_close) by the
+     * signal thread while the front end or the coordinator pushes. */
+    pthread_mutex_t lock;
+    struct record_recorder *rec; /* NULL once closed */
     char path[1024];
     char problem[RECORD_REASON_MAX]; /* "" or "recording stopped: ..." */
 };
@@ -135,6 +139,7 @@ int recording_start(const struct config *c, const char *path, int is_off, char *
         free(r);
         return rc;
     }
+    pthread_mutex_init(&r->lock, NULL);
     *out = r;
     return 0;
 }
@@ -145,6 +150,11 @@ void recording_push(struct recording *r, const struct tick *t)
 
     if (!r)
         return;
+    pthread_mutex_lock(&r->lock);
+    if (!r->rec) {
+        pthread_mutex_unlock(&r->lock);
+        return;
+    }
     record_recorder_push(r->rec, t);
     if (!r->problem[0]) {
         record_recorder_status(r->rec, &res);
@@ -155,12 +165,17 @@ void recording_push(struct recording *r, const struct tick *t)
                      "recording fell behind: %llu ticks not recorded",
                      (unsigned long long)res.ticks_dropped);
     }
+    pthread_mutex_unlock(&r->lock);
 }
 
 void recording_push_agent(struct recording *r, const struct tick *t)
 {
-    if (r)
+    if (!r)
+        return;
+    pthread_mutex_lock(&r->lock);
+    if (r->rec)
         record_recorder_push(r->rec, t);
+    pthread_mutex_unlock(&r->lock);
 }
 
 const char *recording_path(const struct recording *r)
@@ -173,7 +188,7 @@ const char *recording_problem(const struct recording *r)
     return r ? r->problem : "";
 }
 
-int recording_stop(struct recording *r, int is_complete, const char *reason)
+int recording_close(struct recording *r, int is_complete, const char *reason)
 {
     struct record_trailer_info t = {
         .is_complete = is_complete, .reason = reason, .end_wall_ms = clock_wall_ms()};
@@ -182,7 +197,14 @@ int recording_stop(struct recording *r, int is_complete, const char *reason)
 
     if (!r)
         return 0;
+    pthread_mutex_lock(&r->lock);
+    if (!r->rec) {
+        pthread_mutex_unlock(&r->lock);
+        return 0;
+    }
     rc = record_recorder_stop(r->rec, &t, &res);
+    r->rec = NULL;
+    pthread_mutex_unlock(&r->lock);
     if (rc || res.ticks_dropped || res.ticks_not_recorded) {
         msg_print(stderr, "brink: run: the recording %s is incomplete: %s", r->path,
                   res.reason[0] ? res.reason : "ticks were dropped");
@@ -191,7 +213,17 @@ int recording_stop(struct recording *r, int is_complete, const char *reason)
         msg_print(stderr, "brink: run: recorded %llu ticks in %s",
                   (unsigned long long)res.ticks_written, r->path);
     }
-    free(r);
+    return rc;
+}
+
+int recording_stop(struct recording *r, int is_complete, const char *reason)
+{
+    int rc = recording_close(r, is_complete, reason);
+
+    if (r) {
+        pthread_mutex_destroy(&r->lock);
+        free(r);
+    }
     return rc;
 }
 
@@ -201,5 +233,6 @@ void recording_discard(struct recording *r)
         return;
     record_recorder_stop(r->rec, NULL, NULL);
     unlink(r->path);
+    pthread_mutex_destroy(&r->lock);
     free(r);
 }

@@ -1,6 +1,7 @@
 /*
- * recording: the session file of a run (see recording.c). Main thread only:
- * the recorder's own thread does the writing.
+ * recording: the session file of a run (see recording.c). Main thread
+ * only, but for the pushes and recording_close, which say who else may
+ * call them: the recorder's own thread does the writing.
  */
 #ifndef BRINK_RECORDING_H
 #define BRINK_RECORDING_H
@@ -33,7 +34,12 @@ const char *recording_problem(const struct recording *r);
 /* Writes the trailer and closes the file; one line on stderr says where the
  * session is, or that it is incomplete and why. Returns 0, or a negative
  * errno when the recording is incomplete (the run's exit status says so).
- * Frees r; NULL is a no-op returning 0. */
+ * Later pushes are dropped, a second close returns 0. r stays allocated:
+ * this is the signal thread's way to close the session of a run it is
+ * about to end, while other threads may still push. */
+int recording_close(struct recording *r, int is_complete, const char *reason);
+/* recording_close, then frees r; NULL is a no-op returning 0. Main thread,
+ * once nothing pushes any more. */
 int recording_stop(struct recording *r, int is_complete, const char *reason);
 /* Stops and deletes a recording of a run that never started. */
 void recording_discard(struct recording *r);

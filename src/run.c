@@ -3,6 +3,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,6 +237,84 @@ static int load_config(const struct run_args *a, struct config *c)
 /* How long after a stop command the engine may take to close the channel
  * before the run gives up on it: the drain, plus room for a loaded machine. */
 #define STOP_GRACE_MS (ENGINE_DRAIN_MS + 5000)
+/* A stop while the run is being set up (the files read, the session
+ * opened, the engine and its scripts' setup, the agents' logins) ends it
+ * within this long, whatever the set-up is stuck in. */
+#define SETUP_GRACE_MS 1000
+/* After STOP_GRACE_MS the front end gives up on the engine itself; the
+ * signal thread ends the run this much later if the front end is stuck. */
+#define LAST_RESORT_SLACK_MS 1000
+
+/*
+ * What the signal thread's last resort reaches (signals_arm): the session,
+ * and whether the run has closed it. The lock hands the session to one
+ * closer: the main thread at the run's end, or the last resort.
+ */
+static struct {
+    pthread_mutex_t lock;
+    struct recording *recording; /* NULL: none, or not yet open */
+    int is_loading;              /* the front end follows the load */
+    int is_closed;               /* the session is closed (or discarded) */
+} ending = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void say(const char *line)
+{
+    size_t n = strlen(line);
+
+    while (n > 0) {
+        ssize_t w = write(STDERR_FILENO, line, n);
+
+        if (w <= 0)
+            return;
+        line += w;
+        n -= (size_t)w;
+    }
+}
+
+/* The run did not end within the grace of a stop (signals.h): on the signal
+ * thread, while the main thread is stuck (a script, a lookup, a child).
+ * Puts the terminal back, closes the session with its trailer, and exits.
+ * Before the load started nothing was lost: the session is complete, with
+ * no ticks. */
+static void last_resort(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&ending.lock);
+    if (ending.is_closed) {
+        /* The run closed its session and is tearing down: let it. */
+        pthread_mutex_unlock(&ending.lock);
+        signals_disarm();
+        return;
+    }
+    ui_restore_now();
+    if (ending.is_loading) {
+        char line[128];
+
+        snprintf(line, sizeof(line),
+                 "brink: run: the run did not end within %d ms of the stop; exiting\n",
+                 STOP_GRACE_MS + LAST_RESORT_SLACK_MS);
+        say(line);
+        recording_close(ending.recording, 0, "the engine did not stop");
+    } else {
+        say("brink: run: stopped during set-up, before the load started\n");
+        recording_close(ending.recording, 1, "stopped before the start");
+    }
+    _exit(BRINK_EXIT_RUNTIME);
+}
+
+/* Closes the session once, from the main thread: see ending. */
+static int close_session(int is_complete, const char *reason)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&ending.lock);
+    if (!ending.is_closed)
+        rc = recording_stop(ending.recording, is_complete, reason);
+    ending.is_closed = 1;
+    ending.recording = NULL;
+    pthread_mutex_unlock(&ending.lock);
+    return rc;
+}
 
 /* Commands typed (or piped) on standard input, one a line. */
 struct input {
@@ -402,6 +481,12 @@ static int front_end(const struct run_args *a, const struct config *c, struct ch
     char why[256], target[600];
     int end;
 
+    /* The load runs: a stop drains it, and the front end gives up on an
+     * engine that does not end within STOP_GRACE_MS. */
+    pthread_mutex_lock(&ending.lock);
+    ending.is_loading = 1;
+    pthread_mutex_unlock(&ending.lock);
+    signals_arm(STOP_GRACE_MS + LAST_RESORT_SLACK_MS, last_resort, NULL);
     if (a->is_headless || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
         return follow(ch, k);
     if (ui_open(&ui, why, sizeof(why)) != 0) {
@@ -425,7 +510,8 @@ struct run_threads {
 };
 
 /* Probes first, so a probe that cannot start leaves no load running. Returns
- * 0 or the exit status (the reason printed). */
+ * 0 or the exit status (the reason printed), or -EINTR when a stop came
+ * while the agents were starting (nothing runs). */
 static int start_threads(const struct run_args *a, const struct config *c, struct chan *ch,
                          struct recording *rec, struct run_threads *th)
 {
@@ -464,7 +550,8 @@ static int start_threads(const struct run_args *a, const struct config *c, struc
             probes_stop(th->probes);
             th->probes = NULL;
             pthread_sigmask(SIG_SETMASK, &old, NULL);
-            msg_print(stderr, "%s", err);
+            if (rc != -EINTR)
+                msg_print(stderr, "%s", err);
             return rc;
         }
     } else if (rc == 0) {
@@ -525,7 +612,10 @@ static int run_load(const struct run_args *a, const struct config *c)
     int rc, is_stuck, failed;
 
     /* The session file first: a path that cannot be written starts nothing. */
+    pthread_mutex_lock(&ending.lock);
     rc = recording_start(c, a->record_path, a->is_record_off, err, sizeof(err), &k.recording);
+    ending.recording = k.recording;
+    pthread_mutex_unlock(&ending.lock);
     if (rc != 0) {
         msg_print(stderr, "%s", err);
         rc = BRINK_EXIT_USAGE;
@@ -534,8 +624,20 @@ static int run_load(const struct run_args *a, const struct config *c)
     rc = start_metrics(a, &k);
     if (rc == 0)
         rc = start_threads(a, c, ch, k.recording, &th);
+    if (rc == -EINTR) {
+        /* Stopped before the load started: nothing ran, nothing was lost. */
+        msg_print(stderr, "brink: run: stopped during set-up, before the load started");
+        close_session(1, "stopped before the start");
+        metrics_stop(k.metrics);
+        rc = BRINK_EXIT_RUNTIME;
+        goto out_free;
+    }
     if (rc != 0) {
+        pthread_mutex_lock(&ending.lock);
         recording_discard(k.recording);
+        ending.recording = NULL;
+        ending.is_closed = 1;
+        pthread_mutex_unlock(&ending.lock);
         metrics_stop(k.metrics);
         goto out_free;
     }
@@ -544,7 +646,7 @@ static int run_load(const struct run_args *a, const struct config *c)
         /* The workers are stuck; report what ran and leave them behind. */
         msg_print(stderr, "brink: run: the engine did not stop within %d ms of the stop; exiting",
                   STOP_GRACE_MS);
-        recording_stop(k.recording, 0, "the engine did not stop");
+        close_session(0, "the engine did not stop");
         format_final(k.summary, k.steps, stdout);
         metrics_stop(k.metrics);
         coord_free(th.coord);
@@ -564,7 +666,7 @@ static int run_load(const struct run_args *a, const struct config *c)
     verdicts_judge(&c->thresholds.fail_on, k.steps, &v);
     if (verdicts_print("run", &v, k.steps, stdout) && rc == 0 && !a->preset)
         rc = BRINK_EXIT_VERDICT;
-    if (recording_stop(k.recording, !chan_dropped(ch), signals_stops ? "stopped" : "done") != 0)
+    if (close_session(!chan_dropped(ch), signals_stops ? "stopped" : "done") != 0)
         rc = BRINK_EXIT_RUNTIME;
     fflush(stdout);
     if (failed) {
@@ -661,6 +763,9 @@ static int run_args_given(int argc, char **argv, struct run_args *a)
         no_target(a);
         return BRINK_EXIT_USAGE;
     }
+    /* From here a stop ends the run whatever the set-up is doing. */
+    signals_install();
+    signals_arm(SETUP_GRACE_MS, last_resort, NULL);
     if (load_config(a, &c) != 0)
         return BRINK_EXIT_USAGE;
     if (!preset)
@@ -673,7 +778,6 @@ static int run_args_given(int argc, char **argv, struct run_args *a)
         config_free(&c);
         return BRINK_EXIT_USAGE;
     }
-    signals_install();
     if (engine_global_init(err, sizeof(err)) != 0) {
         msg_print(stderr, "%s", err);
         config_free(&c);

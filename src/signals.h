@@ -1,13 +1,17 @@
 /*
- * signals: how brink's front ends (run, demo, replay) learn of Ctrl-C,
- * SIGTERM and SIGHUP. The handlers only count; the main thread reads the
- * counts between draws or ticks. SIGPIPE is ignored: a closed socket or
- * pipe is an error to report, never a reason to die.
+ * signals: how brink's front ends (run, demo, replay, agent) learn of
+ * Ctrl-C, SIGTERM and SIGHUP. One thread of its own takes them (sigwait),
+ * so a stop is seen whatever the other threads are doing: it counts the
+ * stops for the main thread to read between draws or ticks, and, when a
+ * stop is not honoured within the grace the front end set, ends the process
+ * itself through the front end's last-resort function. SIGPIPE is ignored:
+ * a closed socket or pipe is an error to report, never a reason to die.
  */
 #ifndef BRINK_SIGNALS_H
 #define BRINK_SIGNALS_H
 
 #include <signal.h>
+#include <stdint.h>
 
 /* SIGINT and SIGTERM (and SIGHUP) received so far: the first stop drains,
  * the second aborts. */
@@ -15,10 +19,30 @@ extern volatile sig_atomic_t signals_stops;
 /* Set by SIGHUP: the terminal is gone. */
 extern volatile sig_atomic_t signals_hangup;
 
-/* Installs the handlers. An inherited SIG_IGN for SIGHUP (nohup, a shell
- * that keeps its jobs at logout) is kept: the operator asked to survive the
- * logout, and the console still sees its terminal hang up. Main thread,
- * before any other thread starts. */
+/* Ends the process (it must not return): runs on the signal thread, while
+ * the main thread may be stuck anywhere, so it touches only what is safe
+ * to reach from there (see run.c's last_resort). */
+typedef void signals_end_fn(void *arg);
+
+/* Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (and so in every
+ * thread started after it) and starts the thread that takes them. An
+ * inherited SIG_IGN for SIGHUP (nohup, a shell that keeps its jobs at
+ * logout) is kept: the operator asked to survive the logout, and the
+ * console still sees its terminal hang up. Main thread, before any other
+ * thread starts; a second call does nothing. */
 void signals_install(void);
+
+/*
+ * Arms the last resort: if the stops are not done with (signals_disarm)
+ * within grace_ms of the first stop, fn(arg) runs on the signal thread.
+ * A call after the first stop counts the new grace from that stop too, so a
+ * run that moves from its set-up to its load can widen the grace. Any
+ * thread.
+ */
+void signals_arm(uint64_t grace_ms, signals_end_fn *fn, void *arg);
+
+/* The run has ended (its session is closed): the last resort no longer
+ * fires. Any thread. */
+void signals_disarm(void);
 
 #endif

@@ -90,7 +90,7 @@ static void release_stderr(void)
     }
 }
 
-static void on_crash(int sig)
+void ui_restore_now(void)
 {
     if (crash.is_open) {
         crash.is_open = 0;
@@ -99,6 +99,11 @@ static void on_crash(int sig)
             tcsetattr(crash.tty_fd, TCSANOW, &crash.saved);
         release_stderr();
     }
+}
+
+static void on_crash(int sig)
+{
+    ui_restore_now();
     for (size_t i = 0; i < N_CRASH; i++) {
         if (crash_signals[i] == sig)
             sigaction(sig, &crash.old[i], NULL);

@@ -80,4 +80,11 @@ int ui_run(struct ui *ui, const struct ui_params *p);
  * stderr, and frees ui. ui_close(NULL) is a no-op. */
 void ui_close(struct ui *ui);
 
+/* Puts back the terminal's saved modes and stderr (with what was written
+ * to it meanwhile), as the crash handlers do, with async-signal-safe calls
+ * only: for a thread that ends the process (_exit) while the main thread
+ * may be stuck in curses. Does nothing when no console is open. Any
+ * thread, once. */
+void ui_restore_now(void);
+
 #endif

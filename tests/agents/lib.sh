@@ -22,8 +22,14 @@
 # Each sshd is Debian's OpenSSH server, `sshd -D -e -f CONFIG` with a config
 # written here: a host key and a user key made for the test (ed25519),
 # AuthorizedKeysFile naming the user key alone, no PAM, no passwords,
-# StrictModes off (the keys live in a mktemp directory), and SetEnv
-# BRINK_AGENTS_FIXTURE=DIR/agentI in every session, which is how the
+# StrictModes off (the keys live in a mktemp directory). The sessions run
+# without the user's login files, so that a host's shell set-up (a version
+# manager in ~/.bashrc, say) can neither hang nor change them: their home
+# is DIR/home, empty (SetEnv HOME, and in netns mode the user's passwd
+# entry, below), and a ForceCommand runs the command through /bin/sh (in
+# netns mode the login shell is /bin/sh too; in loopback mode the user's
+# own shell only execs it, reading its files from that empty home). Every
+# session has SetEnv BRINK_AGENTS_FIXTURE=DIR/agentI, which is how the
 # processes an agent's session left behind are found even once they have
 # left sshd's process tree. sshd and the sessions also carry
 # BRINK_AGENTS_OWNER=PID, the shell that sourced this file, so that what a
@@ -245,7 +251,8 @@ X11Forwarding no
 AllowTcpForwarding no
 PermitTTY no
 MaxStartups 30
-SetEnv BRINK_AGENTS_FIXTURE=$ag_dir/agent$1 BRINK_AGENTS_OWNER=$$
+SetEnv BRINK_AGENTS_FIXTURE=$ag_dir/agent$1 BRINK_AGENTS_OWNER=$$ HOME=$ag_dir/home ENV= BASH_ENV=
+ForceCommand exec /bin/sh -c "\$SSH_ORIGINAL_COMMAND"
 LogLevel INFO
 EOF
 }
@@ -257,20 +264,26 @@ ag_locked() {
 }
 
 # ag_sshd I: starts agent I's sshd; its log is DIR/sshdI.log. In netns mode
-# a locked account is let in through a copy of /etc/shadow bind-mounted in
-# the private mount namespace `ip netns exec` makes, never on the machine's.
+# a copy of /etc/passwd in which this user's home is DIR/home and its shell
+# /bin/sh, and for a locked account a copy of /etc/shadow that lets it in,
+# are bind-mounted in the private mount namespace `ip netns exec` makes,
+# never on the machine's.
 ag_sshd() {
     ag_sshd_config "$1" >"$ag_dir/sshd$1.conf"
     : >"$ag_dir/sshd$1.log"
+    mkdir -p "$ag_dir/home" || return 1
     if [ "$ag_mode" = loopback ]; then
         env "BRINK_AGENTS_OWNER=$$" /usr/sbin/sshd -D -e -f "$ag_dir/sshd$1.conf" >"$ag_dir/sshd$1.log" 2>&1 </dev/null &
-    elif ag_locked; then
-        awk -F: -v OFS=: -v u="$(id -un)" '$1 == u { $2 = "*" } { print }' /etc/shadow >"$ag_dir/shadow"
-        chmod 600 "$ag_dir/shadow"
-        ip netns exec "$ag_ns-$1" env "BRINK_AGENTS_OWNER=$$" sh -c 'mount --bind "$1" /etc/shadow && exec /usr/sbin/sshd -D -e -f "$2"' \
-            sh "$ag_dir/shadow" "$ag_dir/sshd$1.conf" >"$ag_dir/sshd$1.log" 2>&1 </dev/null &
     else
-        ip netns exec "$ag_ns-$1" env "BRINK_AGENTS_OWNER=$$" /usr/sbin/sshd -D -e -f "$ag_dir/sshd$1.conf" >"$ag_dir/sshd$1.log" 2>&1 </dev/null &
+        awk -F: -v OFS=: -v u="$(id -un)" -v h="$ag_dir/home" '$1 == u { $6 = h; $7 = "/bin/sh" } { print }' \
+            /etc/passwd >"$ag_dir/passwd"
+        rm -f "$ag_dir/shadow"
+        if ag_locked; then
+            awk -F: -v OFS=: -v u="$(id -un)" '$1 == u { $2 = "*" } { print }' /etc/shadow >"$ag_dir/shadow"
+            chmod 600 "$ag_dir/shadow"
+        fi
+        ip netns exec "$ag_ns-$1" env "BRINK_AGENTS_OWNER=$$" sh -c 'mount --bind "$1" /etc/passwd && { [ ! -e "$2" ] || mount --bind "$2" /etc/shadow; } && exec /usr/sbin/sshd -D -e -f "$3"' \
+            sh "$ag_dir/passwd" "$ag_dir/shadow" "$ag_dir/sshd$1.conf" >"$ag_dir/sshd$1.log" 2>&1 </dev/null &
     fi
     eval "ag_sshd_$1=$!"
     ag_j=0

@@ -4,8 +4,9 @@
 # three sshd ports on 127.0.0.1 where namespaces cannot be made), where ssh
 # starts `brink agent` from the brink under test; brink target in a fourth
 # namespace that only the agents reach. Checked against ground truth:
-#   - the fixture: every host answers over ssh with its own address, and
-#     the target answers from every agent's namespace;
+#   - the fixture: every host answers over ssh with its own address, its
+#     sessions run /bin/sh in an empty home (not the user's login files),
+#     and the target answers from every agent's namespace;
 #   - a run of three agents: the merged request count is the target's
 #     count of requests served; every merged tick's histogram is the exact
 #     sum of its agents' (the session holds both, decoded here by
@@ -59,6 +60,13 @@ for i in 0 1 2; do
     got=$(timeout 20 $ag_ssh "agent$i" 'echo "$SSH_CONNECTION"' 2>"$tmp/ssh.err" | awk '{ print $3 ":" $4 }')
     check "ssh agent$i lands on its own sshd" "$(ag_var addr $i):$(ag_var port $i)" "$got"
 done
+# The sessions run without the user's login files (a host's ~/.bashrc can
+# neither hang nor change them): their home is the fixture's, empty, and
+# /bin/sh runs the command.
+check "a session's home is the fixture's, with no files in it" "$tmp/agents/home 0" \
+    "$(timeout 20 $ag_ssh agent0 'echo "$HOME $(ls -A "$HOME" | wc -l)"' 2>"$tmp/ssh.err")"
+check "a session's command runs in /bin/sh" "$(readlink -f /bin/sh)" \
+    "$(timeout 20 $ag_ssh agent0 'readlink /proc/$$/exe; true' 2>"$tmp/ssh.err")"
 
 target_in=$ag_target_run
 if ! start_target --listen "$ag_target_addr:0"; then

@@ -2,7 +2,8 @@
 # A DNS server that never answers must not hold brink: name lookups run off
 # the engine's loops, so a 2 s run with a 1 s timeout ends on time, its
 # failures are dns (not connect_timeout), and SIGTERM acts at once; an HTTP
-# probe at such a name does not hold the stop either.
+# probe at such a name does not hold the stop either, nor do agents at such
+# a name (their ssh waiting on the lookup) hold a stop of the start-up.
 #
 # The script runs itself again in a private network and mount namespace
 # (unshare, as root or through a user namespace): there 127.0.0.1:53 is a
@@ -126,6 +127,39 @@ timeout 60 "$brink" run --headless --no-record --config "$tmp/probe.ini" --durat
 run_pid=$!
 expect_line "the probe fails at its 1 s timeout" "$tmp/probe.err" 'probe: s failing: Resolving timed out' 10
 sigterm_ends_run
+
+# A run with agents at the name: their ssh waits on the lookup. SIGTERM 1 s
+# into it ends the run within 2 s, with a complete session of no ticks
+# (before, the coordinator took no signal until ssh gave up).
+transport=agents
+command -v ssh >/dev/null 2>&1 || not_ok "ssh is installed" "run scripts/install-deps"
+printf '[target]\nurl = http://127.0.0.1:%s/\n[load]\nduration = 30s\n[agents]\nhosts = %s\n' "$port" \
+    "$host" >"$tmp/agents.ini"
+timeout 60 "$brink" run --headless --config "$tmp/agents.ini" --record "$tmp/agents.jsonl" \
+    </dev/null >"$tmp/agents.out" 2>"$tmp/agents.err" &
+run_pid=$!
+# ssh_child: the ssh brink started (brink runs under timeout, $run_pid).
+ssh_child() {
+    for b in $(pgrep -P "$run_pid"); do pgrep -x -P "$b" ssh; done
+}
+i=0
+while [ -z "$(ssh_child)" ] && [ $i -lt 200 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+if [ -n "$(ssh_child)" ]; then
+    sleep 1 # the issue's case: the stop comes 1 s into the lookup
+    t0=$(now_ms)
+    kill -TERM "$run_pid"
+    wait "$run_pid"
+    took=$(($(now_ms) - t0))
+    run_pid=""
+    holds "SIGTERM 1 s into the agents' lookup ends the run within 2 s (it took $took ms)" "t < 2000" -v t="$took"
+    check "the session is complete, with no ticks" '"ticks":0,"complete":true' \
+        "$(grep -o '"ticks":[0-9]*,"complete":[a-z]*' "$tmp/agents.jsonl" 2>/dev/null)"
+else
+    not_ok "the coordinator starts ssh for its agent" "$(cat "$tmp/agents.err")"
+fi
 
 stop_target
 finish
