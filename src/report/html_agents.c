@@ -17,7 +17,8 @@ static void td_us(FILE *out, uint64_t us)
 {
     char b[UNITS_FMT_MAX];
 
-    fprintf(out, "<td data-us=\"%" PRIu64 "\">%s</td>", us, units_format_duration(us, b, sizeof(b)));
+    fprintf(out, "<td data-us=\"%" PRIu64 "\">%s</td>", us,
+            units_format_duration(us, b, sizeof(b)));
 }
 
 static void lost_row(FILE *out, const struct summary_lost *l)
