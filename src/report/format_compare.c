@@ -145,8 +145,9 @@ static void put_kind_group(struct line *l, const struct steps *st, const struct 
     }
     append(l, "  %*s  %*s  %*s  %*s  %*s", RATE_W,
            report__fmt_rate(tick_per_s(r->kinds[k].ok, r->duration_us), rate), RATE_W,
-           report__fmt_rate(tick_per_s(r->kinds[k].completed - r->kinds[k].ok, r->duration_us),
-                            failed),
+           report__fmt_rate(
+               tick_per_s(report__minus(r->kinds[k].completed, r->kinds[k].ok), r->duration_us),
+               failed),
            LAT_W,
            r->kinds[k].timed ? units_format_duration(r->kinds[k].p50_us, p50, sizeof(p50)) : "-",
            LAT_W,

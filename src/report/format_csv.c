@@ -195,8 +195,9 @@ int format_csv_tick(struct format_csv *c, const struct tick *t)
     for (uint32_t i = 0; i < c->n_probes; i++)
         put_probe(out, t, c->probes[i]);
     fprintf(out, ",%s", report__fmt_fixed(tick_per_s(k->ok, t->duration_us), 3, rate));
-    fprintf(out, ",%s,",
-            report__fmt_fixed(tick_per_s(k->completed - k->ok, t->duration_us), 3, rate));
+    fprintf(
+        out, ",%s,",
+        report__fmt_fixed(tick_per_s(report__minus(k->completed, k->ok), t->duration_us), 3, rate));
     put_agents_missing(out, t);
     fputs("\r\n", out);
     return ferror(out) ? -EIO : 0;
@@ -235,7 +236,7 @@ static void put_step_line(FILE *out, size_t i, const struct step_row *r, const c
     fprintf(out, ",%s", r->plan_step ? plan_verdict_name(r->verdict) : "");
     fprintf(out, ",%s", report__fmt_fixed(tick_per_s(ok, r->duration_us), 3, per_s));
     fprintf(out, ",%s\r\n",
-            report__fmt_fixed(tick_per_s(completed - ok, r->duration_us), 3, per_s));
+            report__fmt_fixed(tick_per_s(report__minus(completed, ok), r->duration_us), 3, per_s));
 }
 
 int format_steps_csv(const struct steps *st, FILE *out)

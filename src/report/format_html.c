@@ -439,7 +439,7 @@ static void kind_row(FILE *out, const struct summary_totals *t, uint64_t duratio
     html__text(out, t->name, TICK_NAME_MAX, REPORT_NAME_MAX);
     fputs("</td>", out);
     td_count(out, t->completed);
-    td_rates(out, t->completed - failed, failed, duration_us);
+    td_rates(out, report__minus(t->completed, failed), failed, duration_us);
     fprintf(out, "<td>%s</td>",
             report__fmt_fixed(tick_per_s(t->bytes_in, duration_us) / 1e6, 2, b));
     td_count(out, failed);
@@ -836,8 +836,7 @@ static void compare_table(FILE *out, const struct html_session *s, size_t n)
 {
     fputs("<h2>Sessions</h2>\n<table id=\"sessions\"><tr><th class=\"l\">label</th>"
           "<th class=\"l\">file</th><th>requests</th><th>ok/s</th><th>failed/s</th><th>failed</th>"
-          "<th>p50</th>"
-          "<th>p99</th><th>max</th><th class=\"l\">verdict</th></tr>\n",
+          "<th>p50</th><th>p99</th><th>max</th><th class=\"l\">verdict</th></tr>\n",
           out);
     for (size_t i = 0; i < n; i++) {
         struct summary_totals t;
@@ -852,7 +851,8 @@ static void compare_table(FILE *out, const struct html_session *s, size_t n)
         html__text(out, s[i].run->path, sizeof(s[i].run->path), 120);
         fputs("</td>", out);
         td_count(out, t.completed);
-        td_rates(out, t.completed - errclass_sum(t.errors), errclass_sum(t.errors), d);
+        td_rates(out, report__minus(t.completed, errclass_sum(t.errors)), errclass_sum(t.errors),
+                 d);
         td_count(out, errclass_sum(t.errors));
         td_duration(out, timed ? hist_percentile(t.hist, 50.0) : 0, timed);
         td_duration(out, timed ? hist_percentile(t.hist, 99.0) : 0, timed);

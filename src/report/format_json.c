@@ -99,7 +99,7 @@ static void put_rate(FILE *out, const char *key, double v)
 static void put_ok_failed(FILE *out, uint64_t completed, uint64_t failed, uint64_t duration_us)
 {
     fputc(',', out);
-    put_rate(out, "ok_per_s", tick_per_s(completed - failed, duration_us));
+    put_rate(out, "ok_per_s", tick_per_s(report__minus(completed, failed), duration_us));
     fputc(',', out);
     put_rate(out, "failed_per_s", tick_per_s(failed, duration_us));
 }
@@ -230,7 +230,7 @@ static void put_step_kinds(FILE *out, const struct steps *st, const struct step_
         put_string(out, steps_kind_name(st, k), TICK_NAME_MAX);
         fprintf(out, ",\"requests\":%" PRIu64 ",\"ok\":%" PRIu64 ",", sk->completed, sk->ok);
         put_rate(out, "req_per_s", steps_kind_rate(r, k));
-        put_ok_failed(out, sk->completed, sk->completed - sk->ok, r->duration_us);
+        put_ok_failed(out, sk->completed, report__minus(sk->completed, sk->ok), r->duration_us);
         fprintf(out,
                 ",\"latency_us\":{\"timed\":%" PRIu64 ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64
                 ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64 "}}",

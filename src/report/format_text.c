@@ -248,7 +248,9 @@ static const char *kind_cell(const struct steps *st, const struct step_row *r, u
     case 2: return report__fmt_grouped(sk->completed, buf);
     case 3: return report__fmt_rate(tick_per_s(sk->ok, r->duration_us), buf);
     case 4: return report__fmt_grouped(sk->completed - sk->ok, buf);
-    case 5: return report__fmt_rate(tick_per_s(sk->completed - sk->ok, r->duration_us), buf);
+    case 5:
+        return report__fmt_rate(tick_per_s(report__minus(sk->completed, sk->ok), r->duration_us),
+                                buf);
     default: break;
     }
     if (sk->timed == 0)

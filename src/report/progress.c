@@ -84,12 +84,13 @@ static void volume_field(const struct tick *t, char *buf, size_t cap)
     char mb[NUM_MAX], d[UNITS_FMT_MAX];
 
     if (t->state == RUN_DONE) {
-        snprintf(buf, cap, "final ok %" PRIu64 " failed %" PRIu64 " in %s", k->completed - failed,
-                 failed, units_format_duration(t->duration_us, d, sizeof(d)));
+        snprintf(buf, cap, "final ok %" PRIu64 " failed %" PRIu64 " in %s",
+                 report__minus(k->completed, failed), failed,
+                 units_format_duration(t->duration_us, d, sizeof(d)));
         return;
     }
     snprintf(buf, cap, "ok %" PRIu64 " req/s failed %" PRIu64 "/s %s MB/s",
-             report__round_u64(tick_per_s(k->completed - failed, t->duration_us)),
+             report__round_u64(tick_per_s(report__minus(k->completed, failed), t->duration_us)),
              report__round_u64(tick_per_s(failed, t->duration_us)),
              report__fmt_fixed(tick_per_s(k->bytes_in, t->duration_us) / 1e6, 1, mb));
 }

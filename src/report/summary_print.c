@@ -49,7 +49,7 @@ static void print_volume(FILE *out, const struct kind_totals *k, uint64_t durati
 
     fprintf(out, "%s request%s, ok %s req/s, failed %s/s, %s MB/s in, %s MB/s out\n",
             report__fmt_grouped(k->completed, n), k->completed == 1 ? "" : "s",
-            report__fmt_rate(tick_per_s(k->completed - n_failed, duration_us), rate),
+            report__fmt_rate(tick_per_s(report__minus(k->completed, n_failed), duration_us), rate),
             report__fmt_rate(tick_per_s(n_failed, duration_us), failed),
             report__fmt_fixed(tick_per_s(k->bytes_in, duration_us) / 1e6, 2, in),
             report__fmt_fixed(tick_per_s(k->bytes_out, duration_us) / 1e6, 2, sent));

@@ -30,9 +30,10 @@ static void agent_row(const struct view *v, int y, int x, int w, const struct ti
                                    : "late");
     if (a->is_lost || cx >= x + w)
         return;
-    ui__draw_fmt(
-        th, y, cx, x + w - cx, th->attr[ROLE_VALUE], " ok %7s req/s",
-        ui__fmt_rate(tick_per_s(a->completed - a->errors, duration_us), rate, sizeof(rate)));
+    ui__draw_fmt(th, y, cx, x + w - cx, th->attr[ROLE_VALUE], " ok %7s req/s",
+                 ui__fmt_rate(tick_per_s(a->completed > a->errors ? a->completed - a->errors : 0,
+                                         duration_us),
+                              rate, sizeof(rate)));
     cx += 17;
     if (cx >= x + w)
         return;

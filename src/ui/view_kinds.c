@@ -34,7 +34,8 @@ static void kind_row(const struct view *v, int y, int x, int w, const struct tic
     if (cx + 2 * COL_W <= x + w) {
         ui__draw_fmt(
             th, y, cx, COL_W, th->attr[ROLE_VALUE], "%*s", COL_W - 1,
-            ui__fmt_rate(tick_per_s(k->completed - failed, duration_us), rate, sizeof(rate)));
+            ui__fmt_rate(tick_per_s(k->completed > failed ? k->completed - failed : 0, duration_us),
+                         rate, sizeof(rate)));
         ui__draw_fmt(th, y, cx + COL_W, COL_W, th->attr[failed ? ROLE_BAD : ROLE_DIM], "%*s",
                      COL_W - 1, ui__fmt_rate(tick_per_s(failed, duration_us), err, sizeof(err)));
     }
