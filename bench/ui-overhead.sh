@@ -95,9 +95,10 @@ first_line() {
     grep -m 1 '^duration ' "$1"
 }
 
-# rps LINE: the req/s figure of a report's first line, commas removed.
+# rps LINE: the successes' req/s of a report's first line ("ok N req/s"),
+# commas removed.
 rps() {
-    echo "$1" | sed -n 's/.* requests, \([0-9,.]*\) req\/s.*/\1/p' | tr -d ,
+    echo "$1" | sed -n 's/.* requests, ok \([0-9,.]*\) req\/s.*/\1/p' | tr -d ,
 }
 
 # run_console REP: appends the req/s to $tmp/console.rps (or "-").

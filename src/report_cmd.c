@@ -37,11 +37,12 @@ enum format {
     FMT_HDR_FAILED,
     FMT_HLOG,
     FMT_HTML,
-    FMT_CSV_CHECKS
+    FMT_CSV_CHECKS,
+    FMT_CSV_LOST
 };
 
-static const char *const format_names[] = {"text",       "json", "csv",  "csv-steps", "hdr",
-                                           "hdr-failed", "hlog", "html", "csv-checks"};
+static const char *const format_names[] = {"text",       "json", "csv",  "csv-steps",  "hdr",
+                                           "hdr-failed", "hlog", "html", "csv-checks", "csv-lost"};
 
 /* A session read back: its summary, its finished step table, and the
  * conditions it is judged against (recorded, or --fail-on). */
@@ -323,6 +324,7 @@ static int print(enum format f, const struct session *s, const char *label, FILE
         return format_hdr(total.hist, out);
     case FMT_CSV_STEPS: return format_steps_csv(s->steps, out);
     case FMT_CSV_CHECKS: return format_checks_csv(s->steps, out);
+    case FMT_CSV_LOST: return format_lost_csv(s->summary, out);
     case FMT_CSV:
     case FMT_HLOG: break; /* written as the ticks were read */
     }
@@ -375,8 +377,8 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
         } else if (it.id == CLI_REPORT_FORMAT) {
             if (parse_format(it.value, &a->format) != 0)
                 return opts_fail(&cli_report, stderr,
-                                 "--format: expected text, json, csv, csv-steps, csv-checks, hdr, "
-                                 "hdr-failed, hlog or html, got \"%s\"",
+                                 "--format: expected text, json, csv, csv-steps, csv-checks, "
+                                 "csv-lost, hdr, hdr-failed, hlog or html, got \"%s\"",
                                  msg_show(it.value, shown, sizeof(shown)));
         } else if (a->n == MAX_SESSIONS) {
             return opts_fail(&cli_report, stderr, "more than %d sessions at \"%s\"", MAX_SESSIONS,

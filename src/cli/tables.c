@@ -295,8 +295,8 @@ static const struct opts_option report_options[] = {
      .arg = OPTS_VALUE,
      .value_name = "FORMAT",
      .id = CLI_REPORT_FORMAT,
-     .help = "text (default), json, csv, csv-steps, csv-checks, hdr,\n"
-             "hdr-failed, hlog or html"},
+     .help = "text (default), json, csv, csv-steps, csv-checks,\n"
+             "csv-lost, hdr, hdr-failed, hlog or html"},
     {.name = "--output",
      .short_name = 'o',
      .arg = OPTS_VALUE,
@@ -337,6 +337,8 @@ const struct opts_table cli_report = {
             "  csv             one row per tick, for spreadsheets\n"
             "  csv-steps       the step table, one row per step and per request kind\n"
             "  csv-checks      a scenario's checks and counters, per step and run\n"
+            "  csv-lost        a run with agents: each lost agent, what it may have\n"
+            "                  done after its last tick\n"
             "  hdr             the latency distribution of the successes in\n"
             "                  HdrHistogram's text format\n"
             "  hdr-failed      the same for the failed requests\n"

@@ -13,6 +13,11 @@
 
 #include "core/sanitize.h"
 
+uint64_t report__minus(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
 uint64_t report__round_u64(double v)
 {
     if (!(v > 0.0))

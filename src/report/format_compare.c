@@ -18,10 +18,10 @@
 #include "core/steps.h"
 
 #define LEVEL_W 12 /* the level column */
-#define RATE_W 9   /* req/s */
+#define RATE_W 9   /* ok/s, failed/s */
 #define LAT_W 8    /* p50, p99 */
 #define ERR_W 8    /* errors */
-#define GROUP_W (2 + RATE_W + 2 + LAT_W + 2 + LAT_W + 2 + ERR_W)
+#define GROUP_W (2 + RATE_W + 2 + RATE_W + 2 + LAT_W + 2 + LAT_W + 2 + ERR_W)
 
 struct level_key {
     enum load_model model;
@@ -106,14 +106,16 @@ static const char *lat(const struct step_row *r, uint64_t us, char *buf)
 /* Appends one column group for r (NULL: blank). */
 static void put_group(struct line *l, const struct step_row *r)
 {
-    char rate[REPORT_NUM_MAX], p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX], err[REPORT_NUM_MAX];
+    char rate[REPORT_NUM_MAX], failed[REPORT_NUM_MAX], p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX];
+    char err[REPORT_NUM_MAX];
 
     if (r == NULL) {
         append(l, "%*s", GROUP_W, "");
         return;
     }
-    append(l, "  %*s  %*s  %*s  %*s", RATE_W,
-           report__fmt_rate(tick_per_s(r->completed, r->duration_us), rate), LAT_W,
+    append(l, "  %*s  %*s  %*s  %*s  %*s", RATE_W,
+           report__fmt_rate(tick_per_s(r->ok, r->duration_us), rate), RATE_W,
+           report__fmt_rate(tick_per_s(steps_row_failed(r), r->duration_us), failed), LAT_W,
            lat(r, r->p50_us, p50), LAT_W, lat(r, r->p99_us, p99), ERR_W,
            report__fmt_grouped(steps_row_failed(r), err));
 }
@@ -133,14 +135,20 @@ static int kind_at(const struct steps *st, const struct step_row *r, const char 
 static void put_kind_group(struct line *l, const struct steps *st, const struct step_row *r,
                            const char *name)
 {
-    char rate[REPORT_NUM_MAX], p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX], err[REPORT_NUM_MAX];
+    char rate[REPORT_NUM_MAX], failed[REPORT_NUM_MAX], p50[UNITS_FMT_MAX], p99[UNITS_FMT_MAX];
+    char err[REPORT_NUM_MAX];
     int k = kind_at(st, r, name);
 
     if (k < 0) {
         append(l, "%*s", GROUP_W, "");
         return;
     }
-    append(l, "  %*s  %*s  %*s  %*s", RATE_W, report__fmt_rate(steps_kind_rate(r, k), rate), LAT_W,
+    append(l, "  %*s  %*s  %*s  %*s  %*s", RATE_W,
+           report__fmt_rate(tick_per_s(r->kinds[k].ok, r->duration_us), rate), RATE_W,
+           report__fmt_rate(
+               tick_per_s(report__minus(r->kinds[k].completed, r->kinds[k].ok), r->duration_us),
+               failed),
+           LAT_W,
            r->kinds[k].timed ? units_format_duration(r->kinds[k].p50_us, p50, sizeof(p50)) : "-",
            LAT_W,
            r->kinds[k].timed ? units_format_duration(r->kinds[k].p99_us, p99, sizeof(p99)) : "-",
@@ -192,8 +200,8 @@ static void put_heads(FILE *out, struct line *l, const char *const *labels, size
     put_line(out, l);
     append(l, "  %-*s", LEVEL_W, "level");
     for (size_t i = 0; i < n; i++)
-        append(l, "  %*s  %*s  %*s  %*s", RATE_W, "req/s", LAT_W, "p50", LAT_W, "p99", ERR_W,
-               "errors");
+        append(l, "  %*s  %*s  %*s  %*s  %*s", RATE_W, "ok/s", RATE_W, "failed/s", LAT_W, "p50",
+               LAT_W, "p99", ERR_W, "errors");
     put_line(out, l);
 }
 

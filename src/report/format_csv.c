@@ -20,6 +20,7 @@
 #include "core/tick.h"
 #include "core/xalloc.h"
 #include "report/internal.h"
+#include "report/summary.h"
 
 struct format_csv {
     FILE *out;
@@ -87,7 +88,8 @@ static void put_header(struct format_csv *c, const struct tick *t)
         fputc(',', out);
         put_quoted(out, c->probes[i], TICK_NAME_MAX);
     }
-    fputs("\r\n", out);
+    /* Added after the probes: a column never moves. */
+    fputs(",ok_per_s,failed_per_s,agents_missing\r\n", out);
     c->has_header = 1;
 }
 
@@ -146,6 +148,19 @@ static void put_phases(FILE *out, const struct tick *t)
     }
 }
 
+/* A run with agents: how many agents' figures the tick misses (a partial
+ * tick's, a lost agent's); empty for a run without agents. */
+static void put_agents_missing(FILE *out, const struct tick *t)
+{
+    uint32_t in = 0;
+
+    if (t->n_agents == 0)
+        return;
+    for (uint32_t i = 0; i < t->n_agents && i < TICK_MAX_AGENTS; i++)
+        in += t->agents[i].is_in != 0;
+    fprintf(out, "%" PRIu32, t->n_agents - in);
+}
+
 int format_csv_tick(struct format_csv *c, const struct tick *t)
 {
     const struct tick_kind *k = &t->total;
@@ -179,6 +194,11 @@ int format_csv_tick(struct format_csv *c, const struct tick *t)
     put_phases(out, t);
     for (uint32_t i = 0; i < c->n_probes; i++)
         put_probe(out, t, c->probes[i]);
+    fprintf(out, ",%s", report__fmt_fixed(tick_per_s(k->ok, t->duration_us), 3, rate));
+    fprintf(
+        out, ",%s,",
+        report__fmt_fixed(tick_per_s(report__minus(k->completed, k->ok), t->duration_us), 3, rate));
+    put_agents_missing(out, t);
     fputs("\r\n", out);
     return ferror(out) ? -EIO : 0;
 }
@@ -213,13 +233,16 @@ static void put_step_line(FILE *out, size_t i, const struct step_row *r, const c
                 pct_us[2], pct_us[3]);
     else
         fputs(",,,,", out);
-    fprintf(out, ",%s\r\n", r->plan_step ? plan_verdict_name(r->verdict) : "");
+    fprintf(out, ",%s", r->plan_step ? plan_verdict_name(r->verdict) : "");
+    fprintf(out, ",%s", report__fmt_fixed(tick_per_s(ok, r->duration_us), 3, per_s));
+    fprintf(out, ",%s\r\n",
+            report__fmt_fixed(tick_per_s(report__minus(completed, ok), r->duration_us), 3, per_s));
 }
 
 int format_steps_csv(const struct steps *st, FILE *out)
 {
     fputs("step,model,level,kind,start_us,duration_us,requests,ok,failed,resent,req_per_s,p50_us,"
-          "p90_us,p99_us,max_us,verdict\r\n",
+          "p90_us,p99_us,max_us,verdict,ok_per_s,failed_per_s\r\n",
           out);
     for (size_t i = 0; i < steps_count(st); i++) {
         const struct step_row *r = steps_row(st, i);
@@ -263,6 +286,27 @@ static void put_check_lines(FILE *out, const struct steps *st, const char *step,
         else
             fprintf(out, ",counter,,,%s\r\n", report__fmt_g(p->sum, 17, a));
     }
+}
+
+int format_lost_csv(const struct summary *sum, FILE *out)
+{
+    struct summary_lost l;
+    char rate[REPORT_NUM_MAX];
+
+    fputs("agent,lost_at_us,has_tick,last_tick_end_us,until_us,interval_us,last_rate_per_s,"
+          "in_flight,uncounted_requests\r\n",
+          out);
+    for (uint32_t i = 0; summary_lost(sum, i, &l) == 0; i++) {
+        put_quoted(out, l.name, TICK_NAME_MAX);
+        fprintf(out, ",%" PRIu64 ",%d", l.lost_at_us, l.has_tick ? 1 : 0);
+        if (l.has_tick)
+            fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu32 ",%" PRIu64 "\r\n",
+                    l.last_end_us, l.until_us, l.until_us - l.last_end_us,
+                    report__fmt_fixed(l.rate_per_s, 3, rate), l.in_flight, l.requests);
+        else
+            fputs(",,,,,,\r\n", out);
+    }
+    return report__finish(out);
 }
 
 int format_checks_csv(const struct steps *st, FILE *out)

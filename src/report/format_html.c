@@ -415,6 +415,15 @@ static void td_count(FILE *out, uint64_t n)
     fprintf(out, "<td>%s</td>", report__fmt_grouped(n, b));
 }
 
+/* Successes and failures per second, apart: "ok/s" and "failed/s". */
+static void td_rates(FILE *out, uint64_t ok, uint64_t failed, uint64_t duration_us)
+{
+    char b[REPORT_NUM_MAX];
+
+    fprintf(out, "<td>%s</td>", report__fmt_rate(tick_per_s(ok, duration_us), b));
+    fprintf(out, "<td>%s</td>", report__fmt_rate(tick_per_s(failed, duration_us), b));
+}
+
 /* One row of the per-kind table. */
 static void kind_row(FILE *out, const struct summary_totals *t, uint64_t duration_us)
 {
@@ -425,7 +434,7 @@ static void kind_row(FILE *out, const struct summary_totals *t, uint64_t duratio
     html__text(out, t->name, TICK_NAME_MAX, REPORT_NAME_MAX);
     fputs("</td>", out);
     td_count(out, t->completed);
-    fprintf(out, "<td>%s</td>", report__fmt_rate(tick_per_s(t->completed, duration_us), b));
+    td_rates(out, report__minus(t->completed, failed), failed, duration_us);
     fprintf(out, "<td>%s</td>",
             report__fmt_fixed(tick_per_s(t->bytes_in, duration_us) / 1e6, 2, b));
     td_count(out, failed);
@@ -443,8 +452,8 @@ static void table_kinds(FILE *out, const struct summary *sum)
     uint64_t d = summary_duration_us(sum);
 
     fputs("<h2>Requests by kind</h2>\n<table id=\"kinds\"><tr><th class=\"l\">kind</th>"
-          "<th>requests</th><th>req/s</th><th>MB/s in</th><th>failed</th><th>p50</th>"
-          "<th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>\n",
+          "<th>requests</th><th>ok/s</th><th>failed/s</th><th>MB/s in</th><th>failed</th>"
+          "<th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>\n",
           out);
     summary_totals(sum, SUMMARY_TOTAL, &t);
     kind_row(out, &t, d);
@@ -455,7 +464,7 @@ static void table_kinds(FILE *out, const struct summary *sum)
     if (summary_totals(sum, SUMMARY_FAILED, &t) == 0 && hist_count(t.hist) > 0) {
         fputs("<tr><td class=\"l\">failed requests (their latency)</td>", out);
         td_count(out, hist_count(t.hist));
-        fputs("<td></td><td></td><td></td>", out);
+        fputs("<td></td><td></td><td></td><td></td>", out);
         td_duration(out, hist_percentile(t.hist, 50.0), 1);
         td_duration(out, hist_percentile(t.hist, 90.0), 1);
         td_duration(out, hist_percentile(t.hist, 99.0), 1);
@@ -517,10 +526,11 @@ static void table_steps(FILE *out, const struct steps *st)
 {
     char b[REPORT_NUM_MAX];
 
-    fprintf(out, "<h2>Steps</h2>\n<table id=\"steps\"><tr><th class=\"l\">step</th>"
-                 "<th class=\"l\">level</th><th>start</th><th>duration</th><th>requests</th>"
-                 "<th>req/s</th><th>MB/s in</th><th>p50</th><th>p90</th><th>p99</th>"
-                 "<th>max</th><th>failed</th><th class=\"l\">verdict</th></tr>\n");
+    fprintf(out,
+            "<h2>Steps</h2>\n<table id=\"steps\"><tr><th class=\"l\">step</th>"
+            "<th class=\"l\">level</th><th>start</th><th>duration</th><th>requests</th>"
+            "<th>ok/s</th><th>failed/s</th><th>MB/s in</th><th>p50</th><th>p90</th><th>p99</th>"
+            "<th>max</th><th>failed</th><th class=\"l\">verdict</th></tr>\n");
     for (size_t i = 0; i < steps_count(st); i++) {
         const struct step_row *r = steps_row(st, i);
 
@@ -534,7 +544,7 @@ static void table_steps(FILE *out, const struct steps *st)
         td_duration(out, r->start_us, 1);
         td_duration(out, r->duration_us, 1);
         td_count(out, r->completed);
-        fprintf(out, "<td>%s</td>", report__fmt_rate(tick_per_s(r->completed, r->duration_us), b));
+        td_rates(out, r->ok, steps_row_failed(r), r->duration_us);
         fprintf(out, "<td>%s</td>",
                 report__fmt_fixed(tick_per_s(r->bytes_in, r->duration_us) / 1e6, 2, b));
         td_duration(out, r->p50_us, r->timed > 0);
@@ -628,10 +638,10 @@ static void verdict(FILE *out, const struct report_verdicts *v, const struct ste
         fprintf(out, "<li>ramp steps failed: %u</li>\n", v->steps_failed);
     breaking_rows(st, &broke, &last_good);
     if (last_good)
-        fprintf(out, "<li>highest step that passed: %u (%s, %s req/s, p99 %s)</li>\n",
+        fprintf(out, "<li>highest step that passed: %u (%s, ok %s req/s, p99 %s)</li>\n",
                 last_good->plan_step,
                 report__fmt_level(last_good->model == LOAD_OPEN, last_good->level, b),
-                report__fmt_rate(tick_per_s(last_good->completed, last_good->duration_us), r),
+                report__fmt_rate(tick_per_s(last_good->ok, last_good->duration_us), r),
                 units_format_duration(last_good->p99_us, d, sizeof(d)));
     if (broke) {
         fprintf(out, "<li>breaking point: step %u (%s) failed: ", broke->plan_step,
@@ -723,6 +733,7 @@ int format_html(const struct html_session *s, FILE *out)
     run_meta(out, run, s->sum);
     overview(out, s->sum);
     verdict(out, s->verdicts, s->steps);
+    html__agents(out, s->sum);
     fputs("<h2>Over time</h2>\n", out);
     write_times(out, run);
     chart_throughput(out, run);
@@ -827,11 +838,9 @@ static void compare_steps(FILE *out, const struct html_session *s, size_t n, con
 
 static void compare_table(FILE *out, const struct html_session *s, size_t n)
 {
-    char b[REPORT_NUM_MAX];
-
     fputs("<h2>Sessions</h2>\n<table id=\"sessions\"><tr><th class=\"l\">label</th>"
-          "<th class=\"l\">file</th><th>requests</th><th>req/s</th><th>failed</th><th>p50</th>"
-          "<th>p99</th><th>max</th><th class=\"l\">verdict</th></tr>\n",
+          "<th class=\"l\">file</th><th>requests</th><th>ok/s</th><th>failed/s</th><th>failed</th>"
+          "<th>p50</th><th>p99</th><th>max</th><th class=\"l\">verdict</th></tr>\n",
           out);
     for (size_t i = 0; i < n; i++) {
         struct summary_totals t;
@@ -846,7 +855,8 @@ static void compare_table(FILE *out, const struct html_session *s, size_t n)
         html__text(out, s[i].run->path, sizeof(s[i].run->path), 120);
         fputs("</td>", out);
         td_count(out, t.completed);
-        fprintf(out, "<td>%s</td>", report__fmt_rate(tick_per_s(t.completed, d), b));
+        td_rates(out, report__minus(t.completed, errclass_sum(t.errors)), errclass_sum(t.errors),
+                 d);
         td_count(out, errclass_sum(t.errors));
         td_duration(out, timed ? hist_percentile(t.hist, 50.0) : 0, timed);
         td_duration(out, timed ? hist_percentile(t.hist, 99.0) : 0, timed);

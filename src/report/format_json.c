@@ -94,6 +94,16 @@ static void put_rate(FILE *out, const char *key, double v)
     fprintf(out, "\"%s\":%s", key, report__fmt_fixed(v, 3, buf));
 }
 
+/* ,"ok_per_s":R,"failed_per_s":F: successes and failures per second apart
+ * (req_per_s counts both). */
+static void put_ok_failed(FILE *out, uint64_t completed, uint64_t failed, uint64_t duration_us)
+{
+    fputc(',', out);
+    put_rate(out, "ok_per_s", tick_per_s(report__minus(completed, failed), duration_us));
+    fputc(',', out);
+    put_rate(out, "failed_per_s", tick_per_s(failed, duration_us));
+}
+
 /* "errors":{"refused":0,...}: every class, in the class list's order. */
 static void put_errors(FILE *out, const uint64_t *errors)
 {
@@ -128,6 +138,7 @@ static void put_totals(FILE *out, const struct summary_totals *k,
     }
     fprintf(out, "\"requests\":%" PRIu64 ",", k->completed);
     put_rate(out, "req_per_s", tick_per_s(k->completed, duration_us));
+    put_ok_failed(out, k->completed, errclass_sum(k->errors), duration_us);
     fprintf(out, ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64 ",", k->bytes_in, k->bytes_out);
     put_rate(out, "mb_per_s_in", tick_per_s(k->bytes_in, duration_us) / 1e6);
     fputc(',', out);
@@ -219,6 +230,7 @@ static void put_step_kinds(FILE *out, const struct steps *st, const struct step_
         put_string(out, steps_kind_name(st, k), TICK_NAME_MAX);
         fprintf(out, ",\"requests\":%" PRIu64 ",\"ok\":%" PRIu64 ",", sk->completed, sk->ok);
         put_rate(out, "req_per_s", steps_kind_rate(r, k));
+        put_ok_failed(out, sk->completed, report__minus(sk->completed, sk->ok), r->duration_us);
         fprintf(out,
                 ",\"latency_us\":{\"timed\":%" PRIu64 ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64
                 ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64 "}}",
@@ -237,6 +249,7 @@ static void put_step(FILE *out, const struct steps *st, const struct step_row *r
             ",\"ok\":%" PRIu64 ",",
             r->n_rows, r->start_us, r->duration_us, r->folded_us, r->n_ticks, r->completed, r->ok);
     put_rate(out, "req_per_s", tick_per_s(r->completed, r->duration_us));
+    put_ok_failed(out, r->completed, steps_row_failed(r), r->duration_us);
     fprintf(out, ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64 ",", r->bytes_in, r->bytes_out);
     put_rate(out, "mb_per_s_in", tick_per_s(r->bytes_in, r->duration_us) / 1e6);
     fputc(',', out);

@@ -28,6 +28,7 @@ enum col {
     COL_DURATION,
     COL_REQUESTS,
     COL_RATE,
+    COL_FAILED_RATE,
     COL_MBIN,
     COL_P50,
     COL_P99,
@@ -36,7 +37,8 @@ enum col {
 };
 
 static const char *const fixed_heads[COL__FIXED] = {
-    "step", "level", "start", "duration", "requests", "req/s", "MB/s in", "p50", "p99", "max",
+    "step",     "level",   "start", "duration", "requests", "ok/s",
+    "failed/s", "MB/s in", "p50",   "p99",      "max",
 };
 
 /* The columns of a table: the fixed ones, the error classes seen, the probes. */
@@ -126,7 +128,9 @@ static const char *cell(const struct steps *st, const struct layout *l, const st
     case COL_START: return units_format_duration(r->start_us, buf, CELL_MAX);
     case COL_DURATION: return units_format_duration(r->duration_us, buf, CELL_MAX);
     case COL_REQUESTS: return report__fmt_grouped(r->completed, buf);
-    case COL_RATE: return report__fmt_rate(tick_per_s(r->completed, r->duration_us), buf);
+    case COL_RATE: return report__fmt_rate(tick_per_s(r->ok, r->duration_us), buf);
+    case COL_FAILED_RATE:
+        return report__fmt_rate(tick_per_s(steps_row_failed(r), r->duration_us), buf);
     case COL_MBIN: return report__fmt_fixed(tick_per_s(r->bytes_in, r->duration_us) / 1e6, 2, buf);
     case COL_P50: return latency(r, r->p50_us, buf);
     case COL_P99: return latency(r, r->p99_us, buf);
@@ -211,9 +215,9 @@ static void print_breaking_point(FILE *out, const struct steps *st)
         return;
     fputs("breaking point: ", out);
     if (good)
-        fprintf(out, "highest step that passed %" PRIu32 " (%s, %s req/s, p99 %s)", good->plan_step,
-                report__fmt_level(good->model == LOAD_OPEN, good->level, lv),
-                report__fmt_rate(tick_per_s(good->completed, good->duration_us), rate),
+        fprintf(out, "highest step that passed %" PRIu32 " (%s, ok %s req/s, p99 %s)",
+                good->plan_step, report__fmt_level(good->model == LOAD_OPEN, good->level, lv),
+                report__fmt_rate(tick_per_s(good->ok, good->duration_us), rate),
                 latency(good, good->p99_us, p99));
     else
         fputs("no step passed", out);
@@ -229,8 +233,8 @@ static void print_breaking_point(FILE *out, const struct steps *st)
 static const char *kind_cell(const struct steps *st, const struct step_row *r, uint32_t k, int col,
                              char *buf)
 {
-    static const char *const heads[] = {"level",  "kind", "requests", "req/s",
-                                        "failed", "p50",  "p99",      "max"};
+    static const char *const heads[] = {"level",    "kind", "requests", "ok/s", "failed",
+                                        "failed/s", "p50",  "p99",      "max"};
     const struct step_kind *sk;
 
     if (r == NULL)
@@ -240,19 +244,22 @@ static const char *kind_cell(const struct steps *st, const struct step_row *r, u
     case 0: return report__fmt_level(r->model == LOAD_OPEN, r->level, buf);
     case 1: return report__shown(steps_kind_name(st, k), TICK_NAME_MAX, buf, CELL_MAX);
     case 2: return report__fmt_grouped(sk->completed, buf);
-    case 3: return report__fmt_rate(steps_kind_rate(r, k), buf);
+    case 3: return report__fmt_rate(tick_per_s(sk->ok, r->duration_us), buf);
     case 4: return report__fmt_grouped(sk->completed - sk->ok, buf);
+    case 5:
+        return report__fmt_rate(tick_per_s(report__minus(sk->completed, sk->ok), r->duration_us),
+                                buf);
     default: break;
     }
     if (sk->timed == 0)
         return "-";
-    return units_format_duration(col == 5   ? sk->p50_us
-                                 : col == 6 ? sk->p99_us
+    return units_format_duration(col == 6   ? sk->p50_us
+                                 : col == 7 ? sk->p99_us
                                             : sk->max_us,
                                  buf, CELL_MAX);
 }
 
-#define KIND_COLS 8
+#define KIND_COLS 9
 
 /* "steps by kind:": each step's row again, one line per request kind that
  * ran in it, when the run had several kinds. Latency is the successes'. */

@@ -93,6 +93,15 @@ int format_steps_csv(const struct steps *st, FILE *out);
  * for a counter). st must be finished.
  */
 int format_checks_csv(const struct steps *st, FILE *out);
+/*
+ * The lost agents of a run with agents as CSV (RFC 4180, CRLF), one line
+ * each, the facts of the JSON's agents.lost (docs/agents.md, "Faults"):
+ * agent,lost_at_us,has_tick,last_tick_end_us,until_us,interval_us,
+ * last_rate_per_s,in_flight,uncounted_requests (has_tick 0: lost before
+ * any tick of it was merged, the rest empty). The header alone when none
+ * was lost.
+ */
+int format_lost_csv(const struct summary *sum, FILE *out);
 void format_csv_free(struct format_csv *c);
 
 /*

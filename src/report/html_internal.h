@@ -18,6 +18,12 @@
  * it is safe in text and in quoted attributes alike. */
 void html__text(FILE *out, const char *raw, size_t raw_cap, size_t cut);
 
+struct summary;
+/* A run with agents (html_agents.c): the agents, the partial ticks, and a
+ * table of the lost agents with what each may have done after its last
+ * tick; nothing for a run without agents. */
+void html__agents(FILE *out, const struct summary *sum);
+
 /* The page's style sheet (html_style.c). */
 extern const char html__css[];
 

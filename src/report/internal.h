@@ -17,6 +17,10 @@
 
 /* v rounded to the nearest integer; 0 for negative or NaN, capped at 9e18. */
 uint64_t report__round_u64(double v);
+/* a - b, or 0 when b is larger: the successes of completed requests less
+ * the failed (or the failed, completed less ok), never wrapping round when
+ * a damaged session says more of the part than of the whole. */
+uint64_t report__minus(uint64_t a, uint64_t b);
 /* "93,512": digits grouped by three with commas. buf holds REPORT_NUM_MAX. */
 char *report__fmt_grouped(uint64_t v, char *buf);
 /* v >= 0 with exactly decimals (0 to 3) digits after the point, no %f. */

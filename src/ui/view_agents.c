@@ -1,7 +1,7 @@
 /*
  * Agents: in a run with agents (docs/agents.md), one row per agent from
- * the merged tick's rows: its name, ok or lost, its requests and errors
- * per second in the tick, its event-loop lag and its clock's offset from
+ * the merged tick's rows: its name, ok or lost, its successes and failures
+ * per second in the tick (as the throughput line), its event-loop lag and its clock's offset from
  * the coordinator's. Agent names come from the config, but are shown
  * sanitized like anything else from outside.
  */
@@ -30,14 +30,16 @@ static void agent_row(const struct view *v, int y, int x, int w, const struct ti
                                    : "late");
     if (a->is_lost || cx >= x + w)
         return;
-    ui__draw_fmt(th, y, cx, x + w - cx, th->attr[ROLE_VALUE], " %9s req/s",
-                 ui__fmt_rate(tick_per_s(a->completed, duration_us), rate, sizeof(rate)));
-    cx += 16;
+    ui__draw_fmt(th, y, cx, x + w - cx, th->attr[ROLE_VALUE], " ok %7s req/s",
+                 ui__fmt_rate(tick_per_s(a->completed > a->errors ? a->completed - a->errors : 0,
+                                         duration_us),
+                              rate, sizeof(rate)));
+    cx += 17;
     if (cx >= x + w)
         return;
-    ui__draw_fmt(th, y, cx, x + w - cx, th->attr[a->errors ? ROLE_BAD : ROLE_DIM], " %7s err/s",
+    ui__draw_fmt(th, y, cx, x + w - cx, th->attr[a->errors ? ROLE_BAD : ROLE_DIM], "  failed %6s/s",
                  ui__fmt_rate(tick_per_s(a->errors, duration_us), err, sizeof(err)));
-    cx += 14;
+    cx += 17;
     if (cx >= x + w)
         return;
     ui__draw_fmt(th, y, cx, x + w - cx, th->attr[ROLE_DIM], "  lag %-7s offset %s%s",

@@ -1,6 +1,7 @@
 /*
  * Request kinds: one row per [request NAME] of a mix, so an "average mix"
- * shows PUT latency apart from GET latency. Figures of the last tick, plus
+ * shows PUT latency apart from GET latency. Figures of the last tick
+ * (successes and failures per second apart, as the throughput line), plus
  * the run's p99. Kind names come from the config but are sanitized like
  * anything else shown.
  */
@@ -31,8 +32,10 @@ static void kind_row(const struct view *v, int y, int x, int w, const struct tic
 
     ui__draw_outside(th, y, x, NAME_W - 1, th->attr[ROLE_LABEL], k->name);
     if (cx + 2 * COL_W <= x + w) {
-        ui__draw_fmt(th, y, cx, COL_W, th->attr[ROLE_VALUE], "%*s", COL_W - 1,
-                     ui__fmt_rate(tick_per_s(k->completed, duration_us), rate, sizeof(rate)));
+        ui__draw_fmt(
+            th, y, cx, COL_W, th->attr[ROLE_VALUE], "%*s", COL_W - 1,
+            ui__fmt_rate(tick_per_s(k->completed > failed ? k->completed - failed : 0, duration_us),
+                         rate, sizeof(rate)));
         ui__draw_fmt(th, y, cx + COL_W, COL_W, th->attr[failed ? ROLE_BAD : ROLE_DIM], "%*s",
                      COL_W - 1, ui__fmt_rate(tick_per_s(failed, duration_us), err, sizeof(err)));
     }
@@ -48,8 +51,8 @@ static void kind_row(const struct view *v, int y, int x, int w, const struct tic
 
 void ui__view_kinds(const struct view *v, struct rect r)
 {
-    static const char *const heads[] = {"req/s", "err/s", "p50", "p90",
-                                        "p99",   "p99.9", "max", "run p99"};
+    static const char *const heads[] = {"ok/s", "failed/s", "p50", "p90",
+                                        "p99",  "p99.9",    "max", "run p99"};
     const struct tick *t = v->m->last;
     int x = r.x + NAME_W;
 

@@ -13,9 +13,10 @@
 #include "core/steps.h"
 #include "core/units.h"
 
-/* Columns: step, level, held, req/s, p99, err%, [resent,] then the verdict. */
-#define HEAD_FMT "%-6s %-9s %7s %8s %8s %6s  %s"
-#define HEAD_RESENT_FMT "%-6s %-9s %7s %8s %8s %6s %7s  %s"
+/* Columns: step, level, held, ok/s, failed/s (successes and failures
+ * apart, as the throughput line), p99, err%, [resent,] then the verdict. */
+#define HEAD_FMT "%-6s %-9s %7s %8s %8s %8s %6s  %s"
+#define HEAD_RESENT_FMT "%-6s %-9s %7s %8s %8s %8s %6s %7s  %s"
 
 static double err_pct(const struct step_row *r)
 {
@@ -37,8 +38,8 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
                      int is_open, int has_resent)
 {
     const struct theme *th = v->th;
-    char step[16] = "-", level[24], held[UNITS_FMT_MAX], rate[16], p99[UNITS_FMT_MAX], err[16],
-         resent[UNITS_FMT_MAX], verdict[32];
+    char step[16] = "-", level[24], held[UNITS_FMT_MAX], rate[16], failed[16], p99[UNITS_FMT_MAX],
+         err[16], resent[UNITS_FMT_MAX], verdict[32];
     int used;
 
     if (row->plan_step)
@@ -48,7 +49,8 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
     else
         snprintf(level, sizeof(level), "c=%.0f", row->level);
     units_format_duration(row->duration_us, held, sizeof(held));
-    ui__fmt_rate(tick_per_s(row->completed, row->duration_us), rate, sizeof(rate));
+    ui__fmt_rate(tick_per_s(row->ok, row->duration_us), rate, sizeof(rate));
+    ui__fmt_rate(tick_per_s(steps_row_failed(row), row->duration_us), failed, sizeof(failed));
     if (row->timed)
         units_format_duration(row->p99_us, p99, sizeof(p99));
     else
@@ -66,13 +68,14 @@ static void row_line(const struct view *v, int y, struct rect r, const struct st
         snprintf(verdict, sizeof(verdict), "%s%s", steps_verdict_label(row),
                  row->verdict == VERDICT_FAIL ? ": " : "");
     if (has_resent)
-        used =
-            ui__draw_fmt(th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %6s %7s  ",
-                         step, level, held, rate, p99, err,
-                         units_format_count(tick_resent_sum(row->resent), resent, sizeof(resent)));
+        used = ui__draw_fmt(
+            th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %8s %6s %7s  ", step,
+            level, held, rate, failed, p99, err,
+            units_format_count(tick_resent_sum(row->resent), resent, sizeof(resent)));
     else
-        used = ui__draw_fmt(th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %6s  ",
-                            step, level, held, rate, p99, err);
+        used =
+            ui__draw_fmt(th, y, r.x, r.w, th->attr[ROLE_VALUE], "%-6s %-9s %7s %8s %8s %8s %6s  ",
+                         step, level, held, rate, failed, p99, err);
     used +=
         ui__draw_text(th, y, r.x + used, r.w - used, th->attr[verdict_role(row, is_open)], verdict);
     if (!is_open && row->verdict == VERDICT_FAIL)
@@ -103,10 +106,10 @@ void ui__view_steps(const struct view *v, struct rect r)
         has_resent |= tick_resent_sum(steps_row(st, i)->resent) != 0;
     if (has_resent)
         ui__draw_fmt(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_LABEL], HEAD_RESENT_FMT, "step",
-                     "level", "held", "req/s", "p99", "err", "resent", "verdict");
+                     "level", "held", "ok/s", "failed/s", "p99", "err", "resent", "verdict");
     else
         ui__draw_fmt(v->th, r.y + 1, r.x, r.w, v->th->attr[ROLE_LABEL], HEAD_FMT, "step", "level",
-                     "held", "req/s", "p99", "err", "verdict");
+                     "held", "ok/s", "failed/s", "p99", "err", "verdict");
     for (size_t i = first; i < n; i++)
         row_line(v, y++, r, steps_row(st, i), 0, has_resent);
     if (has_cur && y < r.y + r.h)

@@ -35,7 +35,9 @@
 #      per step at that level and no other; the target's count less the
 #      merged one is within what the report says the lost agent may have
 #      done after its last tick (its last rate over its interval, plus
-#      twice its requests in flight)
+#      twice its requests in flight); the HTML page and csv-lost give the
+#      JSON's figures for it, and csv's agents_missing marks the partial
+#      ticks
 # Every run is bounded by its duration or a stop, and by timeout 60.
 # Usage: sh test_agents.sh BRINK SRCDIR
 brink=$1
@@ -516,6 +518,97 @@ holds "the target served $gap requests the merge lacks, within what the report s
     "b ~ /^l2:[0-9]+$/ && g >= 0 && g <= substr(b, 4) + 0" -v g="$gap" -v b="$bound"
 check "the text report says it too" 1 \
     "$(grep -c '^  l2 lost at .*: it may have run .* after its last tick (.* to .*) at .* req/s with [0-9]* in flight: up to about [0-9,]* requests counted nowhere$' "$tmp/lost.out")"
+# The HTML page and csv-lost give the same facts as the JSON, and csv's
+# agents_missing marks as many ticks as the JSON says were partial.
+"$brink" report --format html -o "$tmp/lost.html" "$tmp/lost.jsonl" 2>/dev/null
+"$brink" report --format csv-lost "$tmp/lost.jsonl" >"$tmp/lost.csv" 2>/dev/null
+"$brink" report --format csv "$tmp/lost.jsonl" >"$tmp/ticks.csv" 2>/dev/null
+python3 - "$tmp" "$gap" >"$tmp/lost.checks" <<'EOF'
+import csv, html.parser, json, sys
+
+d, gap = sys.argv[1], int(sys.argv[2])
+agents = json.load(open(d + "/lost.json"))["agents"]
+want = {l["name"]: l for l in agents["lost"]}
+keys = ["lost_at_us", "last_tick_end_us", "until_us", "interval_us"]
+
+
+def check(name, good, why=""):
+    print(("ok " if good else "FAIL ") + name + ("" if good else ": " + str(why)))
+
+
+class Lost(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.rows, self.on, self.cell, self.overview, self.in_p = [], False, None, "", False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table":
+            self.on = a.get("id") == "lost"
+        elif tag == "p" and a.get("id") == "agents":
+            self.in_p = True
+        elif tag == "tr" and self.on:
+            self.rows.append([])
+        elif tag == "td" and self.on:
+            self.cell = [a, ""]
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self.cell is not None:
+            self.rows[-1].append(self.cell)
+            self.cell = None
+        elif tag == "table":
+            self.on = False
+        elif tag == "p":
+            self.in_p = False
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell[1] += data
+        if self.in_p:
+            self.overview += data
+
+
+p = Lost()
+p.feed(open(d + "/lost.html").read())
+rows = [r for r in p.rows if r]
+check("HTML: the agents line says 3 agents and the partial ticks (%d)" % agents["partial_ticks"],
+      p.overview == "3 agents; partial ticks (an agent's figures missing): %s."
+      % format(agents["partial_ticks"], ","), p.overview)
+check("HTML: one lost agent's row, l2", [r[0][1] for r in rows] == ["l2"], rows)
+for r in rows:
+    w = want.get(r[0][1], {})
+    got = [int(c[0].get("data-us", -1)) for c in r[1:5]]
+    check("HTML: l2's lost at, last tick end, until and interval as the JSON's %s" %
+          [w.get(k) for k in keys], got == [w.get(k) for k in keys], got)
+    rate = float(r[5][1].replace(",", ""))
+    check("HTML: l2's last req/s %s as the JSON's %s" % (r[5][1], w.get("last_rate_per_s")),
+          abs(rate - w.get("last_rate_per_s", -9)) <= (0.5 if rate >= 100 else 0.05), r[5])
+    check("HTML: l2's in flight and uncounted requests as the JSON's",
+          [int(r[6][1]), int(r[7][0].get("data-n", -1))] ==
+          [w.get("in_flight"), w.get("uncounted_requests")], r[6:])
+lost = list(csv.DictReader(open(d + "/lost.csv")))
+check("csv-lost: one row, l2", [r["agent"] for r in lost] == ["l2"], lost)
+for r in lost:
+    w = want.get(r["agent"], {})
+    got = [int(r[k]) for k in keys + ["in_flight", "uncounted_requests"]]
+    check("csv-lost: l2's figures as the JSON's", got ==
+          [w.get(k) for k in keys + ["in_flight", "uncounted_requests"]] and r["has_tick"] == "1"
+          and abs(float(r["last_rate_per_s"]) - w.get("last_rate_per_s", -9)) < 0.0006, r)
+    check("csv-lost: the target's %d requests the merge lacks are within l2's %s" %
+          (gap, r["uncounted_requests"]), 0 <= gap <= int(r["uncounted_requests"]), r)
+ticks = list(csv.DictReader(open(d + "/ticks.csv")))
+missing = sum(1 for t in ticks if t["agents_missing"] not in ("", "0"))
+check("csv: agents_missing marks %d ticks, the JSON's partial ticks (%d)" %
+      (missing, agents["partial_ticks"]), missing == agents["partial_ticks"] and
+      all(t["agents_missing"] in ("0", "1") for t in ticks), [t["agents_missing"] for t in ticks])
+EOF
+[ $? -eq 0 ] || echo "FAIL the lost agent's checks ran to their end" >>"$tmp/lost.checks"
+while IFS= read -r line; do
+    case "$line" in
+    "ok "*) ok "${line#ok }" ;;
+    *) not_ok "${line#FAIL }" ;;
+    esac
+done <"$tmp/lost.checks"
 
 stop_target
 finish

@@ -38,7 +38,7 @@ expect_run "target --listen=ADDR reads the value" 2 "" \
 expect_run "target -l ADDR reads the value" 2 "" '^brink: target: --listen: expected ADDR:PORT' -- \
     "$brink" target -l nowhere
 expect_run "report --format=x is read as --format x" 2 "" \
-    '^brink: report: --format: expected text, json, csv, csv-steps, csv-checks, hdr, hdr-failed, hlog or html, got "x"' -- \
+    '^brink: report: --format: expected text, json, csv, csv-steps, csv-checks, csv-lost, hdr, hdr-failed, hlog or html, got "x"' -- \
     "$brink" report "$golden" --format=x
 # Port 9 refuses at once: three requests, each an error, then the report.
 expect_run "run -u URL -c N -n N: short names" 0 '^duration [^,]*, 3 requests' "*" -- \

@@ -260,7 +260,7 @@ if console keys 80 24; then
         ok "q ends brink"
         check "q exits with status 0" 0 "$(exit_status keys 5)"
         screen -S -
-        if grep -Eq '^duration [0-9.]+[a-z]+, [0-9,]+ requests, [0-9,.]+ req/s' "$tmp/screen"; then
+        if grep -Eq '^duration [0-9.]+[a-z]+, [0-9,]+ requests, ok [0-9,.]+ req/s' "$tmp/screen"; then
             ok "q prints the final report on the terminal"
         else
             not_ok "q prints the final report on the terminal" "$(cat "$tmp/screen")"

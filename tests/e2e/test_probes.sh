@@ -81,9 +81,10 @@ probe_last() {
     report_row "$1" "$2" | sed -n 's/^last \([^,]*\),.*/\1/p'
 }
 
-# rate NAME: the report's req/s ("duration 3.01s, 5,578 requests, 1,849 req/s, ...").
+# rate NAME: the report's successes per second ("duration 3.01s, 5,578 requests,
+# ok 1,849 req/s, ...").
 rate() {
-    sed -n 's/^duration [^,]*, [0-9,]* requests, \([0-9.,]*\) req\/s.*/\1/p' "$tmp/$1.out" | tr -d ,
+    sed -n 's/^duration [^,]*, [0-9,]* requests, ok \([0-9.,]*\) req\/s.*/\1/p' "$tmp/$1.out" | tr -d ,
 }
 
 requests() {

@@ -245,11 +245,12 @@ status=$?
 "$brink" compare "$run1" "$run2" --label main --label feature >"$tmp/cmp.out" 2>"$tmp/cmp.err"
 cstatus=$?
 labels=$(head -n 1 "$tmp/cmp.out" | awk '{ print $1, $2 }')
-# Fields after the level: 4 per session that held it (req/s p50 p99 errors).
-shape=$(awk '/^  c=/ { printf "%s:%d ", $1, (NF - 1) / 4 }' "$tmp/cmp.out" | sed 's/ $//')
+# Fields after the level: 5 per session that held it (ok/s failed/s p50 p99
+# errors).
+shape=$(awk '/^  c=/ { printf "%s:%d ", $1, (NF - 1) / 5 }' "$tmp/cmp.out" | sed 's/ $//')
 if [ $status -eq 0 ] && [ $cstatus -eq 0 ] && [ "$labels" = "main feature" ] &&
     [ "$shape" = "c=2:1 c=4:2 c=8:1" ]; then
-    ok "compare: labels main and feature, rows $(awk '/^  c=/ { printf "%s %s/%s; ", $1, $2, ($6 == "" ? "-" : $6) }' "$tmp/cmp.out")(c=4 in both)"
+    ok "compare: labels main and feature, rows $(awk '/^  c=/ { printf "%s %s/%s; ", $1, $2, ($7 == "" ? "-" : $7) }' "$tmp/cmp.out")(c=4 in both)"
 else
     not_ok "compare prints both sessions" "run exit $status, compare exit $cstatus, labels '$labels', rows '$shape'; $(head -c 300 "$tmp/cmp.err")"
 fi

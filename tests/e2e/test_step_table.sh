@@ -64,7 +64,7 @@ text_rate = text[0].split()[5] if text else "-"
 csv_rate = [r["req_per_s"] for r in csv.DictReader(open(d + "/drain.csv"))
             if r["step"] == "2" and r["kind"] == "total"]
 cmp_rate = [l.split()[1] for l in open(d + "/drain.cmp") if l.startswith("  c=4 ")]
-m = re.search(r"passed 2 \(c=4, ([0-9.,]+) req/s", open(d + "/drain.out").read())
+m = re.search(r"passed 2 \(c=4, ok ([0-9.,]+) req/s", open(d + "/drain.out").read())
 print(s2["requests"], s2["start_us"], s2["duration_us"], s2["folded_us"], s2["req_per_s"],
       s1["requests"], stop_ms, end_us, text_rate, csv_rate[0] if csv_rate else "-",
       cmp_rate[0] if cmp_rate else "-", m.group(1) if m else "-")

@@ -308,7 +308,9 @@ static void add_kind(struct tick *t, const char *name, uint64_t n, uint64_t us, 
 }
 
 /* "PUT times at 25 and at 250 users": each step has a row per kind, in
- * the text, JSON-ready rows, the level grouping, CSV and compare. */
+ * the text, JSON-ready rows, the level grouping, CSV and compare; each
+ * gives successes and failures per second apart (at 250 users 40 ok/s:
+ * put's 10 and get's 30, and put's 5 failed/s). */
 static void each_step_has_a_row_per_request_kind(void **state)
 {
     struct steps *st = steps_new();
@@ -324,6 +326,9 @@ static void each_step_has_a_row_per_request_kind(void **state)
 
         add_kind(t, "put", 10, i < 2 ? 2000 : 90000, i < 2 ? 0 : 5);
         add_kind(t, "get", 30, 500, 0);
+        t->total.ok = 40;
+        t->total.errors[ERR_HTTP_5XX] = i < 2 ? 0 : 5;
+        t->total.completed = 40 + t->total.errors[ERR_HTTP_5XX];
         feed(st, NULL, t);
     }
     steps_finish(st);
@@ -346,14 +351,20 @@ static void each_step_has_a_row_per_request_kind(void **state)
     assert_int_equal(format_steps_text(st, f), 0);
     text = sink_text(f);
     assert_non_null(strstr(text, "\nsteps by kind:\n"));
-    assert_non_null(
-        strstr(text, "\n  c=250  put         30   15.0      10  90.0ms  90.0ms  90.0ms\n"));
+    assert_non_null(strstr(text, "  requests  ok/s  failed/s  MB/s in  "));
+    assert_non_null(strstr(text, "\n  c=250  2.00s     2.00s        90  40.0       5.0 "));
+    assert_non_null(strstr(text, "  level  kind  requests  ok/s  failed  failed/s  "));
+    assert_non_null(strstr(
+        text, "\n  c=250  put         30  10.0      10       5.0  90.0ms  90.0ms  90.0ms\n"));
     free(text);
 
     f = sink_open();
     assert_int_equal(format_steps_csv(st, f), 0);
     text = sink_text(f);
     assert_non_null(strstr(text, "\r\n2,closed,250,\"put\",2000000,2000000,30,20,10,,15.000,"));
+    assert_non_null(strstr(text, ",max_us,verdict,ok_per_s,failed_per_s\r\n"));
+    assert_non_null(strstr(text, ",10.000,5.000\r\n"));
+    assert_non_null(strstr(text, ",40.000,5.000\r\n"));
     assert_non_null(strstr(text, "\r\n1,closed,25,\"total\","));
     free(text);
 
@@ -361,6 +372,8 @@ static void each_step_has_a_row_per_request_kind(void **state)
     tables[0] = st;
     assert_int_equal(format_compare(tables, labels, 1, f), 0);
     text = sink_text(f);
+    assert_non_null(strstr(text, "     ok/s   failed/s       p50       p99    errors\n"));
+    assert_non_null(strstr(text, "\n  c=250              40.0        5.0 "));
     assert_non_null(strstr(text, "\n    put    "));
     assert_non_null(strstr(text, "\n    get    "));
     free(text);
@@ -586,9 +599,11 @@ static void csv_has_a_line_per_tick_and_quotes_hostile_names(void **state)
     text = sink_text(f);
     assert_int_equal(count_lines(text), 6);
     assert_non_null(strstr(text, ",err_refused,"));
-    assert_non_null(strstr(text, ",\"a,\"\"b\"\"\\nc\"\r\n"));
+    /* Columns added after the probes: successes and failures per second,
+     * and the agents a tick misses (empty: a run without agents). */
+    assert_non_null(strstr(text, ",\"a,\"\"b\"\"\\nc\",ok_per_s,failed_per_s,agents_missing\r\n"));
     assert_non_null(strstr(text, "\r\n4,4000000,1000000,running,10,10,0,10,10,10.000,10000,"));
-    assert_non_null(strstr(text, ",4\r\n"));
+    assert_non_null(strstr(text, ",4,10.000,0.000,\r\n"));
     free(text);
     steps_free(st);
     format_csv_free(NULL);
@@ -729,12 +744,13 @@ static void compare_aligns_levels_and_leaves_blanks(void **state)
     assert_non_null(strstr(text, "release"));
     assert_non_null(strstr(text, "feature\\e"));
     /* c=10: only a (200 requests over 2 s), nothing after it. */
+    assert_non_null(strstr(
+        text, "\n  level              ok/s   failed/s       p50       p99    errors       ok/s"));
     assert_non_null(
-        strstr(text, "\n  level             req/s       p50       p99    errors      req/s"));
-    assert_non_null(strstr(text, "\n  c=10                100    1.05ms    1.10ms         0\n"));
+        strstr(text, "\n  c=10                100        0.0    1.05ms    1.10ms         0\n"));
     /* c=40: a's group blank, then b's. */
-    assert_non_null(
-        strstr(text, "\n  c=40                                                         400 "));
+    assert_non_null(strstr(
+        text, "\n  c=40                                                                    400 "));
     free(text);
     steps_free(a);
     steps_free(b);

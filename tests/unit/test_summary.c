@@ -150,12 +150,13 @@ static void run_without_completions_says_so_instead_of_a_table(void **state)
     add_and_free(s, t);
     text = report_of(s);
     assert_string_equal(
-        text, "duration 1.00s, 0 requests, 0.0 req/s, 0.00 MB/s in, 0.00 MB/s out\n"
-              "concurrency: target 10, max active 10\n"
-              "latency: closed-loop, from the actual send (load model closed); successes only\n"
-              "no requests completed\n"
-              "HTTP statuses: none\n"
-              "dropped 0, aborted at stop 0, bodies cut 0, connections opened 0\n");
+        text,
+        "duration 1.00s, 0 requests, ok 0.0 req/s, failed 0.0/s, 0.00 MB/s in, 0.00 MB/s out\n"
+        "concurrency: target 10, max active 10\n"
+        "latency: closed-loop, from the actual send (load model closed); successes only\n"
+        "no requests completed\n"
+        "HTTP statuses: none\n"
+        "dropped 0, aborted at stop 0, bodies cut 0, connections opened 0\n");
     free(text);
     summary_free(s);
 }
@@ -167,10 +168,11 @@ static void summary_of_no_ticks_prints_zeros_and_no_model(void **state)
 
     (void)state;
     text = report_of(s);
-    assert_string_equal(text, "duration 0us, 0 requests, 0.0 req/s, 0.00 MB/s in, 0.00 MB/s out\n"
-                              "no requests completed\n"
-                              "HTTP statuses: none\n"
-                              "dropped 0, aborted at stop 0, bodies cut 0, connections opened 0\n");
+    assert_string_equal(
+        text, "duration 0us, 0 requests, ok 0.0 req/s, failed 0.0/s, 0.00 MB/s in, 0.00 MB/s out\n"
+              "no requests completed\n"
+              "HTTP statuses: none\n"
+              "dropped 0, aborted at stop 0, bodies cut 0, connections opened 0\n");
     free(text);
     summary_free(s);
     summary_free(NULL);
@@ -230,7 +232,9 @@ static void totals_and_rates_are_summed_over_ticks(void **state)
         add_and_free(s, t);
     }
     text = report_of(s);
-    assert_line(text, "duration 3.00s, 3,000 requests, 1,000 req/s, 1.04 MB/s in, 0.50 MB/s out");
+    assert_line(
+        text,
+        "duration 3.00s, 3,000 requests, ok 1,000 req/s, failed 0.0/s, 1.04 MB/s in, 0.50 MB/s out");
     assert_line(text, "concurrency: target 40, max active 40");
     assert_line(text, "HTTP statuses: 200=2,970 503=30");
     assert_line(text, "dropped 3, aborted at stop 3, bodies cut 6, connections opened 15");
@@ -274,7 +278,9 @@ static void slow_rate_keeps_a_decimal_and_varying_target_shows_its_range(void **
     add_and_free(s, a);
     add_and_free(s, b);
     text = report_of(s);
-    assert_line(text, "duration 4.00s, 10 requests, 2.5 req/s, 0.00 MB/s in, 0.00 MB/s out");
+    assert_line(
+        text,
+        "duration 4.00s, 10 requests, ok 2.5 req/s, failed 0.0/s, 0.00 MB/s in, 0.00 MB/s out");
     assert_line(text, "concurrency: target 1 to 8, max active 6");
     free(text);
     summary_free(s);
@@ -383,15 +389,17 @@ static void progress_line_under_the_open_model_shows_rate_cap_and_a_missed_sched
 
     (void)state;
     t->in_flight = 3;
-    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=15s rate=100/s inflight=3/4 100 req/s 0.0 MB/s p50 441ms p99 882ms err "
-                        "0.0% svc p99 1.00ms");
+    assert_string_equal(
+        summary_progress_line(t, buf, sizeof(buf)),
+        "t=15s rate=100/s inflight=3/4 ok 100 req/s failed 0/s 0.0 MB/s p50 441ms p99 882ms err "
+        "0.0% svc p99 1.00ms");
     t->sched_capped = 96;
     t->sched_lag_us = 990000;
     t->sched_backlog = 7;
-    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=15s rate=100/s inflight=3/4 100 req/s 0.0 MB/s p50 441ms p99 882ms err "
-                        "0.0% svc p99 1.00ms SCHEDULE NOT KEPT (lag 990ms, 7 owed, cap hit 96x)");
+    assert_string_equal(
+        summary_progress_line(t, buf, sizeof(buf)),
+        "t=15s rate=100/s inflight=3/4 ok 100 req/s failed 0/s 0.0 MB/s p50 441ms p99 882ms err "
+        "0.0% svc p99 1.00ms SCHEDULE NOT KEPT (lag 990ms, 7 owed, cap hit 96x)");
     tick_free(t);
 }
 
@@ -414,11 +422,17 @@ static void each_kind_gets_its_own_block_matched_by_name(void **state)
     add_and_free(s, a);
     add_and_free(s, b);
     text = report_of(s);
-    assert_line(text, "duration 2.00s, 800 requests, 400 req/s, 0.00 MB/s in, 0.00 MB/s out");
+    assert_line(
+        text,
+        "duration 2.00s, 800 requests, ok 398 req/s, failed 2.0/s, 0.00 MB/s in, 0.00 MB/s out");
     assert_line(text, "     50%    1.00ms");
     assert_line(text, "     80%    8.00ms");
-    get = strstr(text, "\nkind GET: 600 requests, 300 req/s, 0.00 MB/s in, 0.00 MB/s out\n");
-    put = strstr(text, "\nkind PUT: 200 requests, 100 req/s, 0.00 MB/s in, 0.00 MB/s out\n");
+    get = strstr(
+        text,
+        "\nkind GET: 600 requests, ok 300 req/s, failed 0.0/s, 0.00 MB/s in, 0.00 MB/s out\n");
+    put = strstr(
+        text,
+        "\nkind PUT: 200 requests, ok 98.0 req/s, failed 2.0/s, 0.00 MB/s in, 0.00 MB/s out\n");
     assert_non_null(get);
     assert_non_null(put);
     assert_true(get < put);
@@ -467,7 +481,9 @@ static void kinds_past_the_table_count_in_the_totals_only(void **state)
     add_and_free(s, a);
     add_and_free(s, b);
     text = report_of(s);
-    assert_line(text, "duration 2.00s, 71 requests, 35.5 req/s, 0.00 MB/s in, 0.00 MB/s out");
+    assert_line(
+        text,
+        "duration 2.00s, 71 requests, ok 35.5 req/s, failed 0.0/s, 0.00 MB/s in, 0.00 MB/s out");
     assert_non_null(strstr(text, "\nkind kind63: 1 request, "));
     assert_null(strstr(text, "one_too_many"));
     assert_line(text, "note: 7 requests of kinds past the first 64 are in the totals only");
@@ -591,7 +607,9 @@ static void damaged_histogram_is_reported_and_counts_still_add(void **state)
     tick_free(good);
     tick_free(bad);
     text = report_of(s);
-    assert_line(text, "duration 2.00s, 1,000 requests, 500 req/s, 1.00 MB/s in, 0.00 MB/s out");
+    assert_line(
+        text,
+        "duration 2.00s, 1,000 requests, ok 500 req/s, failed 0.0/s, 1.00 MB/s in, 0.00 MB/s out");
     assert_line(text, "    100%     500us");
     assert_line(text, "note: 1 interval histogram was damaged or missing; latency covers 500 of "
                       "1,000 requests");
@@ -647,10 +665,12 @@ static void rates_count_microseconds(void **state)
     t->state = RUN_DONE;
     assert_string_equal(
         summary_progress_line(t, buf, sizeof(buf)),
-        "t=0s c=40 inflight=0 final 200 req in 3.50ms p50 199us p99 297us err 0.0%");
+        "t=0s c=40 inflight=0 final ok 200 failed 0 in 3.50ms p50 199us p99 297us err 0.0%");
     add_and_free(s, t);
     text = report_of(s);
-    assert_line(text, "duration 3.50ms, 200 requests, 57,143 req/s, 0.00 MB/s in, 0.00 MB/s out");
+    assert_line(
+        text,
+        "duration 3.50ms, 200 requests, ok 57,143 req/s, failed 0.0/s, 0.00 MB/s in, 0.00 MB/s out");
     free(text);
     summary_free(s);
 }
@@ -701,20 +721,20 @@ static void progress_line_shows_rates_percentiles_and_errors(void **state)
     t->in_flight = 37;
     assert_string_equal(
         summary_progress_line(t, buf, sizeof(buf)),
-        "t=12s c=40 inflight=37 3120 req/s 3.1 MB/s p50 1.20ms p99 8.40ms err 0.0%");
+        "t=12s c=40 inflight=37 ok 3120 req/s failed 0/s 3.1 MB/s p50 1.20ms p99 8.40ms err 0.0%");
     t->actual_concurrency = 38;
     t->total.errors[ERR_TIMEOUT] = 30;
     t->total.errors[ERR_RESET] = 1;
     assert_string_equal(
         summary_progress_line(t, buf, sizeof(buf)),
-        "t=12s c=38/40 inflight=37 3120 req/s 3.1 MB/s p50 1.20ms p99 8.40ms err 1.0%");
+        "t=12s c=38/40 inflight=37 ok 3089 req/s failed 31/s 3.1 MB/s p50 1.20ms p99 8.40ms err 1.0%");
     t->state = RUN_STOPPING;
     t->start_us = 59400000;
     t->duration_us = 100000;
     t->total.window.pct_us[2] = 2500000;
     assert_string_equal(
         summary_progress_line(t, buf, sizeof(buf)),
-        "t=60s c=38/40 inflight=37 31200 req/s 31.0 MB/s p50 1.20ms p99 2.50s err 1.0% "
+        "t=60s c=38/40 inflight=37 ok 30890 req/s failed 310/s 31.0 MB/s p50 1.20ms p99 2.50s err 1.0% "
         "stopping");
     tick_free(t);
 }
@@ -768,9 +788,10 @@ static void progress_line_ends_with_each_probe(void **state)
     set_probe(t, 0, "siblings", PROBE_OK, 7, "");
     set_probe(t, 1, "conns", PROBE_FAILING, -1, "refused");
     set_probe(t, 2, "q", PROBE_PENDING, 0, "");
-    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=1s c=40 inflight=0 0 req/s 0.0 MB/s p50 - p99 - err - siblings=7 "
-                        "conns=failing q=pending");
+    assert_string_equal(
+        summary_progress_line(t, buf, sizeof(buf)),
+        "t=1s c=40 inflight=0 ok 0 req/s failed 0/s 0.0 MB/s p50 - p99 - err - siblings=7 "
+        "conns=failing q=pending");
     tick_free(t);
 }
 
@@ -785,7 +806,7 @@ static void tiny_error_share_never_reads_as_zero(void **state)
     t->total.errors[ERR_RESET] = 1;
     assert_string_equal(
         summary_progress_line(t, buf, sizeof(buf)),
-        "t=1s c=40 inflight=0 40000 req/s 0.0 MB/s p50 20.0ms p99 39.6ms err <0.1%");
+        "t=1s c=40 inflight=0 ok 39999 req/s failed 1/s 0.0 MB/s p50 20.0ms p99 39.6ms err <0.1%");
     add_and_free(s, t);
     text = report_of(s);
     assert_line(text, "errors: 1 of 40,000 requests (<0.01%)");
@@ -801,13 +822,14 @@ static void progress_line_of_an_empty_paused_interval_has_dashes(void **state)
 
     (void)state;
     t->state = RUN_PAUSED;
-    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=13s c=40 inflight=0 0 req/s 0.0 MB/s p50 - p99 - err - paused");
+    assert_string_equal(
+        summary_progress_line(t, buf, sizeof(buf)),
+        "t=13s c=40 inflight=0 ok 0 req/s failed 0/s 0.0 MB/s p50 - p99 - err - paused");
     t->duration_us = 0;
     t->start_us = 499000;
     t->state = RUN_RUNNING;
     assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
-                        "t=0s c=40 inflight=0 0 req/s 0.0 MB/s p50 - p99 - err -");
+                        "t=0s c=40 inflight=0 ok 0 req/s failed 0/s 0.0 MB/s p50 - p99 - err -");
     tick_free(t);
 }
 
