@@ -82,11 +82,11 @@ static int open_reader(const char *path, struct index *ix, struct record_reader 
     int rc = record_read_open(path, ix ? on_notice : NULL, ix, err, sizeof(err), out);
 
     if (rc) {
-        /* A whole line already ("brink: FILE: ..."); the path is the user's. */
+        /* "FILE: ..."; the path is the user's. */
         char shown[sizeof(err) * 2];
 
         msg_show(err, shown, sizeof(shown));
-        msg_print(stderr, "%s", shown);
+        msg_print(stderr, "brink: replay: %s", shown);
     }
     return rc;
 }

@@ -63,14 +63,14 @@ static void on_notice(void *arg, uint64_t line, const char *msg)
     msg_print(stderr, "brink: %s: %s", (const char *)arg, shown);
 }
 
-/* Prints a reader's opening error: a whole line already ("brink: FILE:
- * ..."), the path is the user's. */
-static void print_open_error(const char *err)
+/* Prints a reader's opening error ("FILE: ...", the path is the user's)
+ * as cmd's line. */
+static void print_open_error(const char *cmd, const char *err)
 {
     char shown[1024];
 
     msg_show(err, shown, sizeof(shown));
-    msg_print(stderr, "%s", shown);
+    msg_print(stderr, "brink: %s: %s", cmd, shown);
 }
 
 /* The ticks of one session file, or of several read as one run (--merge):
@@ -136,7 +136,7 @@ static int reading_open(struct reading *rd, int merge)
                                   err, sizeof(err), &rd->r[i]);
 
         if (rc) {
-            print_open_error(err);
+            print_open_error(rd->cmd, err);
             return rc;
         }
         if (rd->agent)

@@ -1,15 +1,13 @@
 /*
- * The metrics endpoint: libmicrohttpd with one internal thread (a scrape
- * every few seconds needs no pool), on a socket bound here so the address
- * and its errors are brink's. The state is copied under the lock and
- * rendered outside it; the tick thread holds the lock only for a fold.
+ * The metrics endpoint: serve.c's one thread answers on a socket bound
+ * here, so the address and its errors are brink's. The state is copied
+ * under the lock and rendered outside it; the tick thread holds the lock
+ * only for a fold.
  */
 #include "metrics/metrics.h"
 
 #include <errno.h>
-#include <microhttpd.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +20,12 @@
 #include "core/tick.h"
 #include "core/xalloc.h"
 #include "metrics/expo.h"
+#include "metrics/serve.h"
 
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 struct metrics {
-    struct MHD_Daemon *daemon;
+    struct serve *server;
     struct hist *scratch; /* the tick thread's, outside the lock */
     pthread_mutex_t lock; /* guards state, is_final, has_final_scrape */
     pthread_cond_t scraped;
@@ -35,23 +34,11 @@ struct metrics {
     int has_final_scrape; /* a response rendered after it was sent whole */
 };
 
-/* The con_cls of a connection whose response holds the final figures. */
-static char final_marker;
-
-static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *text)
+static void reply_text(struct serve_reply *out, unsigned status, const char *text)
 {
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
-    enum MHD_Result rc;
-
-    if (!r)
-        return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    rc = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return rc;
+    out->status = status;
+    out->body = xstrdup(text);
+    out->body_len = strlen(text);
 }
 
 /* The figures as text, from a copy taken under the lock; *is_final says
@@ -81,53 +68,35 @@ static char *render(struct metrics *m, size_t *len, int *is_final)
     return text;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *upload,
-                                  size_t *upload_len, void **con_cls)
+static void on_request(void *arg, const char *method, const char *path, struct serve_reply *out)
 {
-    struct metrics *m = cls;
-    struct MHD_Response *r;
-    enum MHD_Result rc;
-    size_t len = 0;
+    struct metrics *m = arg;
     int is_final = 0;
-    char *text;
 
-    (void)version;
-    (void)upload;
-    if (*upload_len > 0) {
-        *upload_len = 0; /* a body is read and dropped */
-        return MHD_YES;
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+        reply_text(out, 405, "brink serves GET /metrics\n");
+        return;
     }
-    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-        return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "brink serves GET /metrics\n");
-    if (strcmp(url, "/metrics") != 0)
-        return reply_text(c, MHD_HTTP_NOT_FOUND, "brink serves its figures at /metrics\n");
-    text = render(m, &len, &is_final);
-    if (!text)
-        return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-    r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
-    if (!r) {
-        free(text);
-        return MHD_NO;
+    if (strcmp(path, "/metrics") != 0) {
+        reply_text(out, 404, "brink serves its figures at /metrics\n");
+        return;
     }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, CONTENT_TYPE);
-    rc = MHD_queue_response(c, MHD_HTTP_OK, r);
-    MHD_destroy_response(r);
-    if (rc == MHD_YES && is_final)
-        *con_cls = &final_marker;
-    return rc;
+    out->body = render(m, &out->body_len, &is_final);
+    if (!out->body) {
+        reply_text(out, 500, "out of memory\n");
+        return;
+    }
+    out->status = 200;
+    out->content_type = CONTENT_TYPE;
+    out->is_marked = is_final;
 }
 
-/* A response is whole once libmicrohttpd says it was sent: only then has a
- * scraper read the final figures. */
-static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
-                         enum MHD_RequestTerminationCode toe)
+/* A response is whole once it was sent: only then has a scraper read the
+ * final figures. */
+static void on_sent(void *arg)
 {
-    struct metrics *m = cls;
+    struct metrics *m = arg;
 
-    (void)c;
-    if (*con_cls != &final_marker || toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
-        return;
     pthread_mutex_lock(&m->lock);
     m->has_final_scrape = 1;
     pthread_cond_broadcast(&m->scraped);
@@ -145,24 +114,6 @@ static void init_sync(struct metrics *m)
     pthread_condattr_destroy(&attr);
 }
 
-/* Starts libmicrohttpd on fd, its thread blocking every signal (they are
- * the main thread's). */
-static struct MHD_Daemon *start_daemon(struct metrics *m, int fd)
-{
-    struct MHD_Daemon *d;
-    sigset_t all, old;
-
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, on_request, m,
-                         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_CONNECTION_LIMIT,
-                         (unsigned)METRICS_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-                         (unsigned)METRICS_IDLE_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED,
-                         on_completed, m, MHD_OPTION_END);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return d;
-}
-
 int metrics_start(const char *addr, char *url, size_t url_cap, char *err, size_t err_len,
                   struct metrics **out)
 {
@@ -170,7 +121,7 @@ int metrics_start(const char *addr, char *url, size_t url_cap, char *err, size_t
     socklen_t len;
     struct metrics *m;
     char shown[200], why[256];
-    int fd;
+    int fd, rc;
 
     *out = NULL;
     msg_show(addr, shown, sizeof(shown));
@@ -189,12 +140,12 @@ int metrics_start(const char *addr, char *url, size_t url_cap, char *err, size_t
     m = xcalloc(1, sizeof(*m));
     init_sync(m);
     m->scratch = hist_new();
-    m->daemon = start_daemon(m, fd);
-    if (!m->daemon) {
-        snprintf(err, err_len, "brink: --metrics-listen: %s: the HTTP server did not start", shown);
-        close(fd);
+    rc = serve_start(fd, on_request, on_sent, m, &m->server);
+    if (rc != 0) {
+        snprintf(err, err_len, "brink: --metrics-listen: %s: the HTTP server did not start: %s",
+                 shown, msg_errno(rc).text);
         metrics_stop(m);
-        return -EIO;
+        return rc;
     }
     *out = m;
     return 0;
@@ -238,9 +189,7 @@ void metrics_stop(struct metrics *m)
 {
     if (!m)
         return;
-    /* libmicrohttpd closes the listening socket it was given. */
-    if (m->daemon)
-        MHD_stop_daemon(m->daemon);
+    serve_stop(m->server); /* it closes the listening socket */
     hist_free(m->scratch);
     pthread_cond_destroy(&m->scraped);
     pthread_mutex_destroy(&m->lock);

@@ -2,21 +2,18 @@
  * metrics: brink run's live figures for Prometheus (--metrics-listen). A
  * sink of the tick stream: the thread that takes the ticks (the console's,
  * or the headless loop) folds each into the state (metrics/expo.h) under a
- * lock held for the fold only; libmicrohttpd's one internal thread serves
- * GET /metrics, copying the state under the same lock and rendering it
- * outside it. The engine's threads never touch it, so a slow or hostile
+ * lock held for the fold only; the server's one thread (metrics/serve.h)
+ * serves GET /metrics, copying the state under the same lock and rendering
+ * it outside it. The engine's threads never touch it, so a slow or hostile
  * scraper cannot slow the load. Memory is fixed: one state, a scratch
- * histogram, and at most METRICS_CONNECTIONS connections, each rendering
- * a bounded text.
+ * histogram, and at most SERVE_CONNECTIONS connections, each rendering a
+ * bounded text.
  */
 #ifndef BRINK_METRICS_METRICS_H
 #define BRINK_METRICS_METRICS_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define METRICS_CONNECTIONS 8     /* scrapers served at once; more wait in the backlog */
-#define METRICS_IDLE_TIMEOUT_S 10 /* an idle connection is closed after this */
 
 struct metrics;
 struct tick;

@@ -3,7 +3,10 @@
  * capped at RECORD_LINE_MAX. A bad line is skipped with a notice naming it; a
  * cut last line or a missing trailer ends the stream with a notice that says
  * where the recording stops. Unknown line types are ignored (later minor
- * versions may add them).
+ * versions may add them). Bytes no writer makes (a NUL, a line that goes
+ * on far past the cap) stop the reading where they are, so a file that is
+ * not a session, or a session followed by gigabytes of zeros, is never read
+ * to its end.
  */
 #include "record/record.h"
 
@@ -20,6 +23,16 @@
 
 #define NAME_MAX_LEN 256
 #define WHY_MAX 200
+/* How far past RECORD_LINE_MAX an over-long line is skipped to its newline
+ * (a damaged line: the writer never makes one); beyond it reading stops. */
+#define SKIP_MAX_BYTES (16 * 1024 * 1024)
+
+/* What read_line returns besides a length. */
+enum {
+    LINE_END = -1,      /* the end of the file */
+    LINE_LONG = -2,     /* longer than RECORD_LINE_MAX, skipped to its newline */
+    LINE_NOT_TEXT = -3, /* a NUL byte, or a line past the skip budget: reading stops */
+};
 
 struct record_reader {
     FILE *f;
@@ -28,8 +41,10 @@ struct record_reader {
     void *arg;
     char *line; /* the current line, NUL-terminated */
     size_t cap;
-    int has_newline; /* the current line ended with '\n' */
-    int is_done;     /* the end notice was given */
+    int has_newline;        /* the current line ended with '\n' */
+    int is_done;            /* the end notice was given */
+    uint64_t pos;           /* bytes read from the start */
+    char stop_why[WHY_MAX]; /* "": reading goes on; else why it stopped */
     uint64_t last_start_us;
     struct tick_latency phase_run[PHASE__COUNT]; /* each phase's last run figures */
     struct record_header header;
@@ -57,21 +72,37 @@ static void notice(struct record_reader *r, uint64_t line, const char *fmt, ...)
     r->notice(r->arg, line, msg);
 }
 
-/* Reads the next line into r->line; returns its length, -1 at the end, or
- * -2 when it is longer than RECORD_LINE_MAX (the rest of it is consumed). */
-static long read_line(struct record_reader *r)
+/* Reads the next line into r->line: returns its length, LINE_END, LINE_LONG
+ * (the rest of it skipped, at most skip_max bytes) or LINE_NOT_TEXT with
+ * r->stop_why set. No session holds a NUL byte (JSON escapes control
+ * characters), so the first one ends the reading at once: a sparse or
+ * zero-filled file costs one byte, not gigabytes. */
+static long read_line(struct record_reader *r, size_t skip_max)
 {
-    size_t n = 0;
+    size_t n = 0, skipped = 0;
     int c, is_long = 0;
 
     r->has_newline = 0;
-    while ((c = getc(r->f)) != EOF) {
+    /* One thread per reader: the unlocked getc is the fast one. */
+    while ((c = getc_unlocked(r->f)) != EOF) {
+        r->pos++;
         if (c == '\n') {
             r->has_newline = 1;
             break;
         }
+        if (c == '\0') {
+            msg_set(r->stop_why, sizeof(r->stop_why), "a NUL byte at byte %llu",
+                    (unsigned long long)(r->pos - 1));
+            break;
+        }
         if (n == RECORD_LINE_MAX) {
             is_long = 1;
+            if (++skipped > skip_max) {
+                msg_set(r->stop_why, sizeof(r->stop_why), "line %llu is longer than %u MiB",
+                        (unsigned long long)r->end.lines + 1,
+                        (unsigned)((RECORD_LINE_MAX + skip_max) >> 20));
+                break;
+            }
             continue;
         }
         if (n + 1 >= r->cap) {
@@ -80,11 +111,15 @@ static long read_line(struct record_reader *r)
         }
         r->line[n++] = (char)c;
     }
+    if (r->stop_why[0]) {
+        r->end.lines++; /* the line the text stops in */
+        return LINE_NOT_TEXT;
+    }
     if (n == 0 && !r->has_newline && !is_long)
-        return -1;
+        return LINE_END;
     r->end.lines++;
     r->line[n] = '\0';
-    return is_long ? -2 : (long)n;
+    return is_long ? LINE_LONG : (long)n;
 }
 
 /* Parses a line as a JSON object and returns its type ("" when it has none). */
@@ -139,23 +174,29 @@ static const char *text_of(json_t *o, const char *key)
     return s ? s : "";
 }
 
+/* The first line must be a header of this format, within RECORD_LINE_MAX
+ * bytes: whatever the file's size, at most that much is read to refuse it. */
 static int read_header(struct record_reader *r, char *err, size_t err_len)
 {
     char why[WHY_MAX];
     const char *type = "";
-    long len = read_line(r);
+    long len = read_line(r, 0);
     json_t *o, *v;
 
-    if (len == -1) {
-        msg_set(err, err_len, "brink: %s: empty file, not a brink session", r->name);
+    if (len == LINE_END) {
+        msg_set(err, err_len, "%s: not a brink session: the file is empty", r->name);
         return -ENODATA;
     }
-    o = len >= 0 ? parse_object(r->line, (size_t)len, &type, why, sizeof(why)) : NULL;
+    if (len == LINE_NOT_TEXT) {
+        msg_set(err, err_len, "%s: not a brink session: %s", r->name, r->stop_why);
+        return -EINVAL;
+    }
+    o = parse_object(r->line, (size_t)len, &type, why, sizeof(why));
     if (!o || strcmp(type, "header") != 0 ||
         strcmp(text_of(o, "format"), RECORD_FORMAT_NAME) != 0 ||
         !json_is_integer(json_object_get(o, "version"))) {
         msg_set(err, err_len,
-                "brink: %s:1: not a brink session file (expected a header line with format \"%s\")",
+                "%s: not a brink session: its first line is not a header with format \"%s\"",
                 r->name, RECORD_FORMAT_NAME);
         json_decref(o);
         return -EINVAL;
@@ -164,7 +205,7 @@ static int read_header(struct record_reader *r, char *err, size_t err_len)
     if (r->header.version < RECORD_FORMAT_OLDEST || r->header.version > RECORD_FORMAT_VERSION) {
         msg_set(
             err, err_len,
-            "brink: %s: session format version %d is not one this brink reads (versions %d to %d): use a matching brink",
+            "%s: session format version %d is not one this brink reads (versions %d to %d): use a matching brink",
             r->name, r->header.version, RECORD_FORMAT_OLDEST, RECORD_FORMAT_VERSION);
         json_decref(o);
         return -ENOTSUP;
@@ -214,7 +255,7 @@ int record_read_open(const char *path, record_notice_fn *notice_fn, void *arg, c
     /* A FIFO with no writer would block and /dev/zero never end. */
     rc = regfile_open(path, 0, &f, why, sizeof(why));
     if (rc != 0) {
-        msg_set(err, err_len, "brink: %s: %s", path, why);
+        msg_set(err, err_len, "%s: %s", path, why);
         return rc;
     }
     rc = record_read_stream(f, path, notice_fn, arg, err, err_len, out);
@@ -252,7 +293,12 @@ static void finish(struct record_reader *r)
     if (r->is_done)
         return;
     r->is_done = 1;
-    if (r->end.is_cut)
+    if (r->stop_why[0])
+        notice(
+            r, line,
+            "recording ends abruptly at line %llu (t=%.1f s): %s, not session text: reading stopped there",
+            line, t_s, r->stop_why);
+    else if (r->end.is_cut)
         notice(r, line, "recording ends abruptly at line %llu (t=%.1f s): the last line is cut",
                line, t_s);
     else if (!r->has_trailer)
@@ -296,18 +342,22 @@ int record_read_next(struct record_reader *r, struct tick **out)
     for (;;) {
         char why[WHY_MAX];
         const char *type;
-        long len = read_line(r);
+        long len = r->stop_why[0] ? LINE_END : read_line(r, SKIP_MAX_BYTES);
         json_t *o;
 
-        if (len == -1)
-            break;
         if (ferror(r->f))
             return -EIO;
-        if (len == -2 && !r->has_newline) {
+        if (len == LINE_END)
+            break;
+        if (len == LINE_NOT_TEXT) {
+            r->end.is_cut = 1;
+            break;
+        }
+        if (len == LINE_LONG && !r->has_newline) {
             r->end.is_cut = 1;
             continue;
         }
-        if (len == -2) {
+        if (len == LINE_LONG) {
             skip(r, "longer than 1 MiB");
             continue;
         }

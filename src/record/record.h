@@ -174,10 +174,12 @@ struct record_end {
  * Opens path (record_read_open) or reads f from its current position
  * (record_read_stream, f stays the caller's; name is used in messages), and
  * reads the header. notice may be NULL. Returns 0 with *out set, or -EINVAL
- * when the first line is not a header of this format, -ENOTSUP for an
+ * when the first line is not a header of this format (a NUL byte in it, or
+ * longer than RECORD_LINE_MAX: at most that much is read), -ENOTSUP for an
  * unknown major version, -ENODATA for an empty file, -ENODEV when path is
  * not a regular file (a FIFO, a device: refused before any read), or the
- * negative errno of open, with a sentence in err.
+ * negative errno of open, with err holding "NAME: why" ("t.jsonl: not a
+ * brink session: ..."), for the caller to print after "brink: CMD: ".
  */
 int record_read_open(const char *path, record_notice_fn *notice, void *arg, char *err,
                      size_t err_len, struct record_reader **out);
@@ -190,8 +192,10 @@ const struct record_header *record_read_header(const struct record_reader *r);
  * The next tick of the file: returns 1 with *out a new tick (free it with
  * tick_free; its histograms are back in data, so tick_get_hist works), or 0
  * at the end, after a notice when the file ends abruptly ("recording ends
- * abruptly at line N (t=12.0 s): ...") or has no trailer. Returns a negative
- * errno on a read error.
+ * abruptly at line N (t=12.0 s): ...") or has no trailer. A NUL byte, or a
+ * line going on 16 MiB past RECORD_LINE_MAX, ends the file there (with that
+ * notice): no session holds either. Returns a negative errno on a read
+ * error.
  */
 int record_read_next(struct record_reader *r, struct tick **out);
 

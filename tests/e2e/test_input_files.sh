@@ -33,11 +33,11 @@ expect_run "target --config FIFO: not a regular file, exit 2" 2 "" \
 for f in "$tmp/zero.jsonl" "$tmp/fifo"; do
     name=$(basename "$f")
     expect_run "report $name: not a regular file, exit 1" 1 "" \
-        "^brink: $f: not a regular file\$" -- t "$brink" report "$f"
+        "^brink: report: $f: not a regular file\$" -- t "$brink" report "$f"
     expect_run "replay --headless $name: not a regular file, exit 1" 1 "" \
-        "^brink: $f: not a regular file\$" -- t "$brink" replay --headless "$f"
+        "^brink: replay: $f: not a regular file\$" -- t "$brink" replay --headless "$f"
     expect_run "compare with $name: not a regular file, exit 1" 1 "" \
-        "^brink: $f: not a regular file\$" -- t "$brink" compare "$f" "$f"
+        "^brink: compare: $f: not a regular file\$" -- t "$brink" compare "$f" "$f"
 done
 
 # A regular file of noise: the first 20 errors, then one line counting the rest.

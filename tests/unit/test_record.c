@@ -633,9 +633,10 @@ static void flipped_bytes_are_skipped_lines_not_crashes(void **state)
     free(buf);
 }
 
-static int read_text(const char *text, struct notes *nt, int *ticks, char *err, size_t err_len)
+static int read_bytes(const char *text, size_t len, struct notes *nt, int *ticks, char *err,
+                      size_t err_len)
 {
-    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    FILE *f = fmemopen((void *)text, len, "r");
     struct record_reader *r;
     struct tick *t;
     int rc = record_read_stream(f, "t.jsonl", collect, nt, err, err_len, &r);
@@ -650,6 +651,11 @@ static int read_text(const char *text, struct notes *nt, int *ticks, char *err, 
     }
     fclose(f);
     return rc;
+}
+
+static int read_text(const char *text, struct notes *nt, int *ticks, char *err, size_t err_len)
+{
+    return read_bytes(text, strlen(text), nt, ticks, err, err_len);
 }
 
 #define HEADER "{\"type\":\"header\",\"format\":\"brink-session\",\"version\":1}\n"
@@ -672,9 +678,32 @@ static void unknown_major_version_and_other_files_are_refused(void **state)
     assert_int_equal(read_text("{\"type\":\"header\",\"format\":\"asciicast\",\"version\":1}\n",
                                &nt, &ticks, err, sizeof(err)),
                      -EINVAL);
-    assert_non_null(strstr(err, "t.jsonl:1: not a brink session file"));
+    assert_string_equal(
+        err,
+        "t.jsonl: not a brink session: its first line is not a header with format \"brink-session\"");
     assert_int_equal(read_text("hello\n", &nt, &ticks, err, sizeof(err)), -EINVAL);
     assert_int_equal(read_text("\n", &nt, &ticks, err, sizeof(err)), -EINVAL);
+}
+
+/* No session holds a NUL byte: the first one refuses the file (in its
+ * first line) or ends the reading where it is (what a crash can leave). */
+static void a_nul_byte_stops_the_reading_where_it_is(void **state)
+{
+    static const char header_nul[] = "{\"type\":\"header\"\0,\"format\":\"brink-session\"}\n";
+    static const char body_nul[] = HEADER TICK_AT(1000) "\0\0\0" TICK_AT(2000);
+    struct notes nt = {0};
+    char err[256];
+    int ticks;
+
+    (void)state;
+    assert_int_equal(read_bytes(header_nul, sizeof(header_nul) - 1, &nt, &ticks, err, sizeof(err)),
+                     -EINVAL);
+    assert_string_equal(err, "t.jsonl: not a brink session: a NUL byte at byte 16");
+    assert_int_equal(read_bytes(body_nul, sizeof(body_nul) - 1, &nt, &ticks, err, sizeof(err)), 0);
+    assert_int_equal(ticks, 1);
+    assert_int_equal(nt.n, 1);
+    assert_non_null(
+        strstr(nt.text[0], "recording ends abruptly at line 3 (t=1.0 s): a NUL byte at byte 131,"));
 }
 
 static void bad_lines_are_skipped_with_their_line_numbers(void **state)
@@ -914,6 +943,7 @@ int main(void)
         cmocka_unit_test(every_prefix_of_the_golden_file_reads_and_says_where_it_ends),
         cmocka_unit_test(flipped_bytes_are_skipped_lines_not_crashes),
         cmocka_unit_test(unknown_major_version_and_other_files_are_refused),
+        cmocka_unit_test(a_nul_byte_stops_the_reading_where_it_is),
         cmocka_unit_test(bad_lines_are_skipped_with_their_line_numbers),
         cmocka_unit_test(too_many_kinds_and_an_over_long_line_are_refused),
         cmocka_unit_test(time_going_backwards_is_clamped_and_flagged),
