@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "script/script.h"
+
 volatile sig_atomic_t signals_stops;
 volatile sig_atomic_t signals_hangup;
 
@@ -12,6 +14,9 @@ static void on_signal(int sig)
     if (sig == SIGHUP)
         signals_hangup = 1;
     signals_stops++;
+    /* A script that never yields holds its thread (setup() holds the
+     * main one): the stop reaches it through its hook. */
+    script_interrupt_all();
 }
 
 void signals_install(void)
