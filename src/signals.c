@@ -7,6 +7,8 @@
 
 #include "core/clock.h"
 
+#include "script/script.h"
+
 volatile sig_atomic_t signals_stops;
 volatile sig_atomic_t signals_hangup;
 
@@ -28,6 +30,9 @@ static void count(int s)
     if (s == SIGHUP)
         signals_hangup = 1;
     signals_stops++;
+    /* A script that never yields holds its thread (setup() holds the
+     * main one): the stop reaches it through its hook. */
+    script_interrupt_all();
 }
 
 /* Only for a thread that was started before signals_install and so takes

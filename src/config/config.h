@@ -107,7 +107,12 @@ enum config_ramp_key {
 
 enum config_thresholds_key { CONFIG_THRESHOLDS_FAIL_ON, CONFIG_THRESHOLDS_KEYS };
 
-enum config_scenario_key { CONFIG_SCENARIO_SCRIPT, CONFIG_SCENARIO_KEYS };
+enum config_scenario_key {
+    CONFIG_SCENARIO_SCRIPT,
+    CONFIG_SCENARIO_BUDGET,
+    CONFIG_SCENARIO_MEMORY,
+    CONFIG_SCENARIO_KEYS
+};
 enum config_agents_key {
     CONFIG_AGENTS_HOSTS,
     CONFIG_AGENTS_SSH,
@@ -429,6 +434,8 @@ struct config_scenario {
     uint32_t line;
     uint32_t key_line[CONFIG_SCENARIO_KEYS];
     struct config_str script; /* value: the path resolved against the file's dir; unset: none */
+    uint64_t budget_us;       /* longest a resume of the script runs without yielding */
+    uint64_t memory_bytes;    /* most memory one of its Lua states holds */
 };
 
 struct config {

@@ -241,8 +241,10 @@ static void publish_control(struct engine *e)
     const struct control *c = &e->control;
 
     engine__merger_set_state(e->merger, state_of(c), c->concurrency);
-    if (c->is_stopping)
+    if (c->is_stopping) {
         engine__merger_set_stop(e->merger, now_ns(e));
+        engine__scene_stop(e);
+    }
     engine__merger_set_load(e->merger, c->model, c->rate_per_s, c->max_in_flight);
 }
 

@@ -605,6 +605,11 @@ const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_
  * workers): -EINVAL with "FILE:LINE: why" in err for a syntax error. */
 int engine__scene_init(struct engine *e, char *err, size_t err_len);
 void engine__scene_free(struct engine *e);
+/* The run stops, or will at deadline_ns (clock_now_ns): a script still
+ * running is stopped within 10 ms, even on a worker whose loop it holds.
+ * No-ops without a script. Any thread. */
+void engine__scene_stop(struct engine *e);
+void engine__scene_set_deadline(struct engine *e, uint64_t deadline_ns);
 /* The worker's state and the slot's user (main thread, before the worker
  * runs, or the worker's). */
 int engine__scene_worker_init(struct worker *w, char *err, size_t err_len);

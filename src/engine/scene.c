@@ -63,12 +63,17 @@ static char *origin_of(const char *url)
 int engine__scene_init(struct engine *e, char *err, size_t err_len)
 {
     const char *path = e->config->scenario.script.value;
+    struct script_limits limits = {
+        .budget_us = e->config->scenario.budget_us,
+        .memory_bytes = e->config->scenario.memory_bytes,
+    };
     struct scene_kinds *k;
     int rc;
 
     if (!path)
         return 0;
-    rc = script_setup(path, e->config->scenario.script.raw, e->seed, err, err_len, &e->script);
+    rc = script_setup(path, e->config->scenario.script.raw, e->seed, &limits, err, err_len,
+                      &e->script);
     if (rc < 0)
         return rc;
     k = xcalloc(1, sizeof(*k));
@@ -91,6 +96,18 @@ void engine__scene_free(struct engine *e)
         free(e->scene_kinds);
         e->scene_kinds = NULL;
     }
+}
+
+void engine__scene_stop(struct engine *e)
+{
+    if (e->script)
+        script_setup_stop(e->script);
+}
+
+void engine__scene_set_deadline(struct engine *e, uint64_t deadline_ns)
+{
+    if (e->script)
+        script_setup_set_deadline(e->script, deadline_ns);
 }
 
 int engine__scene_worker_init(struct worker *w, char *err, size_t err_len)

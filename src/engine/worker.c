@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "core/clock.h"
 #include "core/hist.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
@@ -396,8 +397,11 @@ void engine__worker_run(struct worker *w)
     engine__open_prepare(w);
     w->next_tick_ns = w->e->tick_ns;
     arm_tick(w);
-    if (w->id == 0 && c->load.duration_us)
+    if (w->id == 0 && c->load.duration_us) {
         uv_timer_start(&w->end_timer, on_end, c->load.duration_us / 1000, 0);
+        /* The timer cannot fire while a script holds this loop. */
+        engine__scene_set_deadline(w->e, clock_now_ns() + c->load.duration_us * 1000);
+    }
     engine__worker_apply_control(w);
     uv_run(&w->loop, UV_RUN_DEFAULT);
     w->has_run = 1;

@@ -74,16 +74,17 @@ struct script_lib {
 };
 
 /*
- * Makes the globals of a new state (luaL_newstate, nothing opened yet) the
+ * Makes the globals of a new state (script__guard_state, nothing opened yet) the
  * sandbox: the base library without dofile, loadfile, loadstring and print,
  * with a load that only takes text; string (without string.dump), table,
  * math, coroutine, utf8 (Lua 5.4) and bit (LuaJIT); os reduced to time,
  * clock and date; no io, debug, package, ffi or jit table (LuaJIT's
- * compiler is switched on all the same). require(name) loads
- * script_dir/NAME.lua (dots in NAME are folders; each part is letters,
- * digits, '_' or '-', so neither ".." nor an absolute path can be named),
- * as text, once, into the same globals. script_dir is copied. Returns 0, or
- * -ENOMEM with err (errlen bytes, one line). Thread: the state's.
+ * compiler is switched on all the same, until script__guard_sandbox).
+ * require(name) loads script_dir/NAME.lua (dots in NAME are folders;
+ * each part is letters, digits, '_' or '-', so neither ".." nor an
+ * absolute path can be named), as text, once, into the same globals.
+ * script_dir is copied. Returns 0, or -ENOMEM with err (errlen bytes, one
+ * line). Thread: the state's.
  */
 int script__sandbox(lua_State *L, const char *script_dir, char *err, size_t errlen);
 

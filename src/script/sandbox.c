@@ -258,7 +258,8 @@ int script__sandbox(lua_State *L, const char *script_dir, char *err, size_t errl
 #else
     /* LuaJIT's luaopen_base opens coroutine too. Its compiler is switched
      * on by luaopen_jit alone: open it, then hide the jit table (it can
-     * flush and inspect compiled code). */
+     * flush and inspect compiled code). script__guard_sandbox switches the
+     * compiler off again, so that a hook can stop any loop. */
     compat_open_lib(L, LUA_BITLIBNAME, luaopen_bit);
     compat_open_lib(L, LUA_JITLIBNAME, luaopen_jit);
     lua_pushnil(L);

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/msg.h"
 #include "core/regfile.h"
 #include "core/xalloc.h"
+#include "script/guard.h"
 #include "script/lib.h"
 #include "script/lua_compat.h"
 #include "script/script.h"
@@ -26,12 +28,15 @@ struct script_setup {
     char *dir;
     uint64_t seed;
     struct script_data_set *data;
+    struct script_limits limits;
+    struct script__stop stop; /* written by any thread, read by every state's hook */
 };
 
 struct script {
     const struct script_setup *su;
     lua_State *L;
     struct script_lib lib;
+    struct script_guard guard;
     uint32_t id;
     struct script_user *current; /* the user running, during a resume */
 };
@@ -351,15 +356,42 @@ static void error_text(lua_State *L, char *buf, size_t cap)
     snprintf(buf, cap, "%.*s", (int)n, m);
 }
 
+/*
+ * Calls the function on top of sc's state without arguments, under its
+ * guard. Returns 0, or -EINTR (the run stops) or -EINVAL with why
+ * ("FILE:LINE: message").
+ */
+static int guarded_pcall(struct script *sc, char *why, size_t why_len)
+{
+    int rc;
+
+    script__guard_enter(&sc->guard, sc->L);
+    rc = lua_pcall(sc->L, 0, 0, 0);
+    if (rc == LUA_OK) {
+        script__guard_leave(&sc->guard, sc->L, rc, why, why_len);
+        return 0;
+    }
+    if (!script__guard_leave(&sc->guard, sc->L, rc, why, why_len))
+        error_text(sc->L, why, why_len);
+    lua_pop(sc->L, 1);
+    return script__guard_is_stopping(&sc->su->stop, clock_now_ns()) ? -EINTR : -EINVAL;
+}
+
 /* A new sandboxed state with the brink table and the script's globals
  * (its main chunk run). */
 static int state_new(struct script *sc, const struct script_setup *su, int may_load, char *err,
                      size_t err_len)
 {
-    lua_State *L = luaL_newstate();
-    char why[SCRIPT_ERR_MAX];
+    char why[SCRIPT_WHY_MAX];
     char chunk[PATH_MAX + 2];
+    lua_State *L;
+    int rc;
 
+    sc->guard.budget_ns = su->limits.budget_us * 1000;
+    sc->guard.memory_max_bytes = (size_t)su->limits.memory_bytes;
+    sc->guard.stop = &su->stop;
+    sc->guard.name = su->name;
+    L = script__guard_state(&sc->guard);
     if (!L) {
         msg_set(err, err_len, "brink: %s: no memory for a Lua state", su->name);
         return -ENOMEM;
@@ -373,6 +405,7 @@ static int state_new(struct script *sc, const struct script_setup *su, int may_l
         msg_set(err, err_len, "brink: %s: %s", su->name, why);
         return -ENOMEM;
     }
+    script__guard_sandbox(L);
     script__lib_open(L, &sc->lib);
     lua_pushlightuserdata(L, (void *)&sc_key);
     lua_pushlightuserdata(L, sc);
@@ -396,10 +429,10 @@ static int state_new(struct script *sc, const struct script_setup *su, int may_l
         msg_set(err, err_len, "brink: %s", why);
         return -EINVAL;
     }
-    if (lua_pcall(L, 0, 0, 0) != 0) {
-        error_text(L, why, sizeof(why));
+    rc = guarded_pcall(sc, why, sizeof(why));
+    if (rc < 0) {
         msg_set(err, err_len, "brink: %s", why);
-        return -EINVAL;
+        return rc;
     }
     lua_getglobal(L, "iteration");
     if (!lua_isfunction(L, -1)) {
@@ -429,7 +462,8 @@ int script_check(const char *path, const char *name, char *err, size_t err_len)
     return rc;
 }
 
-int script_setup(const char *path, const char *name, uint64_t seed, char *err, size_t err_len,
+int script_setup(const char *path, const char *name, uint64_t seed,
+                 const struct script_limits *limits, char *err, size_t err_len,
                  struct script_setup **out)
 {
     struct script_setup *su = xcalloc(1, sizeof(*su));
@@ -440,18 +474,20 @@ int script_setup(const char *path, const char *name, uint64_t seed, char *err, s
     su->name = xstrdup(name);
     su->dir = regfile_dir(path);
     su->seed = seed;
+    su->limits = *limits;
+    atomic_init(&su->stop.is_stopping, 0);
+    atomic_init(&su->stop.deadline_ns, 0);
     su->data = script__data_set_new();
     sc.su = su;
     rc = state_new(&sc, su, 1, err, err_len);
     if (rc == 0) {
-        lua_getglobal(sc.L, "setup");
-        if (lua_isfunction(sc.L, -1) && lua_pcall(sc.L, 0, 0, 0) != 0) {
-            char why[SCRIPT_WHY_MAX];
+        char why[SCRIPT_WHY_MAX];
 
-            error_text(sc.L, why, sizeof(why));
+        lua_getglobal(sc.L, "setup");
+        if (!lua_isfunction(sc.L, -1))
+            lua_pop(sc.L, 1);
+        else if ((rc = guarded_pcall(&sc, why, sizeof(why))) < 0)
             msg_set(err, err_len, "brink: %s: setup: %s", su->name, why);
-            rc = -EINVAL;
-        }
     }
     if (sc.L)
         lua_close(sc.L);
@@ -548,12 +584,14 @@ int script_user_is_busy(const struct script_user *u)
 static enum script_step run(struct script_user *u, int nargs)
 {
     struct script *sc = u->sc;
-    int rc;
+    int rc, is_guard;
 
     sc->current = u;
     sc->lib.rng = &u->rng;
     u->step = SCRIPT_STEP_END;
+    script__guard_enter(&sc->guard, u->co);
     rc = compat_resume(u->co, sc->L, nargs);
+    is_guard = script__guard_leave(&sc->guard, u->co, rc, u->error, sizeof(u->error));
     sc->current = NULL;
     if (rc == LUA_YIELD && (u->step == SCRIPT_STEP_REQUEST || u->step == SCRIPT_STEP_SLEEP))
         return u->step;
@@ -567,7 +605,8 @@ static enum script_step run(struct script_user *u, int nargs)
         return u->step = SCRIPT_STEP_ERROR;
     }
     if (rc != 0) {
-        error_text(u->co, u->error, sizeof(u->error));
+        if (!is_guard)
+            error_text(u->co, u->error, sizeof(u->error));
         drop_thread(u);
         return u->step = SCRIPT_STEP_ERROR;
     }
@@ -735,6 +774,16 @@ uint64_t script_user_sleep_us(const struct script_user *u)
 const char *script_user_error(const struct script_user *u)
 {
     return u->error;
+}
+
+void script_setup_stop(struct script_setup *su)
+{
+    atomic_store(&su->stop.is_stopping, 1);
+}
+
+void script_setup_set_deadline(struct script_setup *su, uint64_t deadline_ns)
+{
+    atomic_store(&su->stop.deadline_ns, deadline_ns);
 }
 
 const char *script_lua_version(void)

@@ -78,16 +78,51 @@ struct script_reply {
 };
 
 /*
+ * What a script may take ([scenario] budget and memory, docs/scenarios.md).
+ * A resume (the main chunk, setup(), an iteration up to its next request
+ * or sleep) that runs longer than budget_us, holds more than memory_bytes
+ * in its Lua state, resumes coroutines inside each other deeper than 100
+ * or nests callbacks deep into the C stack fails with an error at its
+ * line, as a Lua error would.
+ */
+struct script_limits {
+    uint64_t budget_us;    /* longest run of a resume without a yield */
+    uint64_t memory_bytes; /* most memory one Lua state holds */
+};
+
+/*
  * Loads path (the experiment's [scenario] script, called name in messages:
  * as the experiment file writes it) and runs its main chunk
- * and setup() in a state of their own, with seed for brink.random.
+ * and setup() in a state of their own, with seed for brink.random, under
+ * limits (copied; every worker's state has the same).
  * Returns 0 and *out, or a negative errno with one line in err:
  * -EINVAL for a syntax error or a failing setup ("FILE:LINE: message"),
- * -ENOENT and the like when it cannot be read, "no iteration function"
- * when the script defines none. Main thread.
+ * -EINTR when script_interrupt_all stopped it, -ENOENT and the like when
+ * it cannot be read, "no iteration function" when the script defines none.
+ * Main thread.
  */
-int script_setup(const char *path, const char *name, uint64_t seed, char *err, size_t err_len,
+int script_setup(const char *path, const char *name, uint64_t seed,
+                 const struct script_limits *limits, char *err, size_t err_len,
                  struct script_setup **out);
+
+/*
+ * The run stops: a script of su running now (on any worker) fails at its
+ * next hook with "stopped: the run is ending" once it has run 10 ms, and
+ * so does any later resume that runs as long. Normal resumes (far shorter)
+ * finish. Any thread.
+ */
+void script_setup_stop(struct script_setup *su);
+/* The same from deadline_ns (clock_now_ns) on: the run's duration ends
+ * then, even when the worker that times it is busy in a script. Any
+ * thread; 0 takes it back. */
+void script_setup_set_deadline(struct script_setup *su, uint64_t deadline_ns);
+/*
+ * As script_setup_stop, for every script of the process, setup() and the
+ * main chunk included: for a stop signal. One lock-free atomic store, so
+ * it may be called from a signal handler or any thread. It is never taken
+ * back.
+ */
+void script_interrupt_all(void);
 /* Compiles path without running it, as brink check does: 0, or -EINVAL
  * with "FILE:LINE: message" for a syntax error (FILE is name, the script
  * as the experiment file names it), another negative errno when it cannot

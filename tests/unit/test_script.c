@@ -15,7 +15,11 @@
 
 #include "script/script.h"
 
+/* Limits no test script reaches, unless it means to. */
+static const struct script_limits loose = {.budget_us = 3600000000ull, .memory_bytes = 1ull << 30};
+
 struct fixture {
+    struct script_limits limits; /* zero: loose */
     char path[64];
     struct script_setup *su;
     struct script *sc;
@@ -39,7 +43,9 @@ static void open_script(struct fixture *f, const char *text)
     char err[SCRIPT_WHY_MAX];
 
     write_script(f, text);
-    assert_int_equal(script_setup(f->path, "t.lua", 7, err, sizeof(err), &f->su), 0);
+    if (!f->limits.budget_us)
+        f->limits = loose;
+    assert_int_equal(script_setup(f->path, "t.lua", 7, &f->limits, err, sizeof(err), &f->su), 0);
     assert_int_equal(script_open(f->su, 0, err, sizeof(err), &f->sc), 0);
     f->u = script_user_new(f->sc, 0);
 }
@@ -201,19 +207,19 @@ static void scripts_that_cannot_run_are_refused_at_load(void **state)
 
     (void)state;
     write_script(&f, "function iteration(user)\n  local x = = 1\nend\n");
-    assert_int_equal(script_setup(f.path, "t.lua", 1, err, sizeof(err), &f.su), -EINVAL);
+    assert_int_equal(script_setup(f.path, "t.lua", 1, &loose, err, sizeof(err), &f.su), -EINVAL);
     assert_non_null(strstr(err, "brink: t.lua:2:"));
     assert_int_equal(script_check(f.path, "t.lua", err, sizeof(err)), -EINVAL);
     assert_non_null(strstr(err, "brink: t.lua:2:"));
     unlink(f.path);
 
     write_script(&f, "function setup() error('no data') end\nfunction iteration() end\n");
-    assert_int_equal(script_setup(f.path, "t.lua", 1, err, sizeof(err), &f.su), -EINVAL);
+    assert_int_equal(script_setup(f.path, "t.lua", 1, &loose, err, sizeof(err), &f.su), -EINVAL);
     assert_non_null(strstr(err, "brink: t.lua: setup: t.lua:1: no data"));
     unlink(f.path);
 
     write_script(&f, "local x = 1\n");
-    assert_int_equal(script_setup(f.path, "t.lua", 1, err, sizeof(err), &f.su), -EINVAL);
+    assert_int_equal(script_setup(f.path, "t.lua", 1, &loose, err, sizeof(err), &f.su), -EINVAL);
     assert_non_null(strstr(err, "no function iteration(user)"));
     unlink(f.path);
 }
@@ -251,6 +257,161 @@ static void checks_and_counters_are_taken_once_an_interval(void **state)
     close_script(&f);
 }
 
+/* Runs one iteration of text (user 0) under limits; the step and the
+ * error it ended with go to *step and why; then a second iteration,
+ * which the script makes short (user.iteration > 1), must end well: the
+ * run goes on after a script the guard stopped. */
+static void run_bomb(const struct script_limits *limits, const char *text, enum script_step *step,
+                     char *why, size_t why_len)
+{
+    struct fixture f = {.limits = *limits};
+
+    open_script(&f, text);
+    *step = script_user_begin(f.u);
+    snprintf(why, why_len, "%s", *step == SCRIPT_STEP_ERROR ? script_user_error(f.u) : "");
+    assert_int_equal(script_user_begin(f.u), SCRIPT_STEP_END);
+    close_script(&f);
+}
+
+static void assert_bomb(const struct script_limits *limits, const char *body, const char *want)
+{
+    char text[1024], why[SCRIPT_WHY_MAX];
+    enum script_step step;
+
+    snprintf(text, sizeof(text),
+             "function iteration(user)\n"
+             "  if user.iteration > 1 then return end\n"
+             "%s\n"
+             "end\n",
+             body);
+    run_bomb(limits, text, &step, why, sizeof(why));
+    assert_int_equal(step, SCRIPT_STEP_ERROR);
+    /* "t.lua:LINE: ...", or "t.lua: ..." for an allocation refused outright. */
+    assert_int_equal(strncmp(why, "t.lua:", 6), 0);
+    if (!strstr(why, want))
+        fail_msg("\"%s\" does not hold \"%s\"", why, want);
+}
+
+static const struct script_limits tight = {.budget_us = 100000, .memory_bytes = 1u << 30};
+/* A budget no memory bomb reaches first, even on a slow machine. */
+static const struct script_limits capped = {.budget_us = 3600000000ull, .memory_bytes = 16u << 20};
+
+static void a_script_that_never_yields_is_stopped_at_its_budget(void **state)
+{
+    (void)state;
+    assert_bomb(&tight, "  while true do end",
+                "t.lua:3: ran for more than 100ms without yielding ([scenario] budget)");
+    /* A pcall of the script cannot hold it: the error comes again. */
+    assert_bomb(&tight, "  while true do pcall(function() while true do end end) end",
+                "ran for more than 100ms without yielding");
+    assert_bomb(&tight, "  local s = ('x'):rep(64)\n  while true do s = s:upper():lower() end",
+                "t.lua:4: ran for more than 100ms");
+}
+
+static void memory_past_the_cap_fails_the_iteration(void **state)
+{
+    (void)state;
+    assert_bomb(&capped, "  local t = {}\n  while true do t[#t + 1] = {#t} end",
+                "over the memory cap of 16 MiB ([scenario] memory)");
+    assert_bomb(&capped, "  local s = 'x'\n  while true do s = s .. s end",
+                "t.lua: over the memory cap of 16 MiB ([scenario] memory)");
+    assert_bomb(&capped, "  local s = ('x'):rep(1024)\n  while true do s = s:gsub('.', '%0%0') end",
+                "over the memory cap of 16 MiB");
+    assert_bomb(&capped, "  local ok = pcall(string.rep, 'x', 1e9)\n  while true do end",
+                "over the memory cap of 16 MiB");
+}
+
+static void nesting_is_an_error_not_a_crash(void **state)
+{
+    (void)state;
+    assert_bomb(&tight, "  local function f() coroutine.wrap(f)() end\n  f()",
+                "t.lua:3: coroutines resumed inside each other more than 100 deep");
+    assert_bomb(&tight,
+                "  local function f()\n"
+                "    local ok, e = coroutine.resume(coroutine.create(f))\n"
+                "    if not ok then error(e, 0) end\n"
+                "  end\n"
+                "  f()",
+                "coroutines resumed inside each other more than 100 deep");
+    assert_bomb(&tight, "  local function f() return (('ab'):gsub('.', f)) end\n  f()",
+                "t.lua:3: callbacks nested too deep (C stack over 512 KiB)");
+}
+
+static void coroutines_of_the_script_still_work(void **state)
+{
+    struct fixture f = {0};
+
+    (void)state;
+    open_script(
+        &f,
+        "function iteration(user)\n"
+        "  local gen = coroutine.wrap(function() for i = 1, 3 do coroutine.yield(i) end end)\n"
+        "  local co = coroutine.create(function(a) local b = coroutine.yield(a + 1) return b * 2 end)\n"
+        "  local _, x = coroutine.resume(co, 1)\n"
+        "  local _, y = coroutine.resume(co, 5)\n"
+        "  local ok, e = pcall(coroutine.wrap(function() error('inner', 0) end))\n"
+        "  brink.request{url = '/' .. gen() .. gen() .. gen() .. x .. y .. tostring(ok) .. e}\n"
+        "end\n");
+    assert_int_equal(script_user_begin(f.u), SCRIPT_STEP_REQUEST);
+    assert_string_equal(script_user_request(f.u)->url, "/123210falseinner");
+    close_script(&f);
+}
+
+static void setup_and_the_main_chunk_have_the_budget_too(void **state)
+{
+    struct fixture f = {0};
+    char err[SCRIPT_WHY_MAX];
+
+    (void)state;
+    write_script(&f, "function setup()\n  while true do end\nend\nfunction iteration() end\n");
+    assert_int_equal(script_setup(f.path, "t.lua", 1, &tight, err, sizeof(err), &f.su), -EINVAL);
+    assert_non_null(strstr(err, "brink: t.lua: setup: t.lua:2: ran for more than 100ms"));
+    unlink(f.path);
+
+    write_script(&f, "local t = {}\nwhile true do t[#t + 1] = 'x' .. #t end\n");
+    assert_int_equal(script_setup(f.path, "t.lua", 1, &capped, err, sizeof(err), &f.su), -EINVAL);
+    assert_non_null(strstr(err, "brink: t.lua: over the memory cap of 16 MiB"));
+    unlink(f.path);
+}
+
+static void a_stop_ends_a_running_script_but_not_a_short_one(void **state)
+{
+    struct fixture f = {0};
+
+    (void)state;
+    open_script(&f, "function iteration(user)\n"
+                    "  if user.iteration == 2 then while true do end end\n"
+                    "  local t = {} for i = 1, 1000 do t[i] = i end\n"
+                    "end\n");
+    script_setup_stop(f.su);
+    assert_int_equal(script_user_begin(f.u), SCRIPT_STEP_END);
+    assert_int_equal(script_user_begin(f.u), SCRIPT_STEP_ERROR);
+    assert_string_equal(script_user_error(f.u), "t.lua:2: stopped: the run is ending");
+    close_script(&f);
+
+    /* The run's duration ended (its deadline passed). */
+    memset(&f, 0, sizeof(f));
+    open_script(&f, "function iteration(user)\n  while true do end\nend\n");
+    script_setup_set_deadline(f.su, 1);
+    assert_int_equal(script_user_begin(f.u), SCRIPT_STEP_ERROR);
+    assert_string_equal(script_user_error(f.u), "t.lua:2: stopped: the run is ending");
+    close_script(&f);
+}
+
+/* Last: script_interrupt_all is never taken back in a process. */
+static void a_stop_signal_ends_a_spinning_setup(void **state)
+{
+    struct fixture f = {0};
+    char err[SCRIPT_WHY_MAX];
+
+    (void)state;
+    write_script(&f, "function setup()\n  while true do end\nend\nfunction iteration() end\n");
+    script_interrupt_all();
+    assert_int_equal(script_setup(f.path, "t.lua", 1, &loose, err, sizeof(err), &f.su), -EINTR);
+    assert_non_null(strstr(err, "brink: t.lua: setup: t.lua:2: stopped: the run is ending"));
+    unlink(f.path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +422,13 @@ int main(void)
         cmocka_unit_test(cancel_drops_the_iteration),
         cmocka_unit_test(scripts_that_cannot_run_are_refused_at_load),
         cmocka_unit_test(checks_and_counters_are_taken_once_an_interval),
+        cmocka_unit_test(a_script_that_never_yields_is_stopped_at_its_budget),
+        cmocka_unit_test(memory_past_the_cap_fails_the_iteration),
+        cmocka_unit_test(nesting_is_an_error_not_a_crash),
+        cmocka_unit_test(coroutines_of_the_script_still_work),
+        cmocka_unit_test(setup_and_the_main_chunk_have_the_budget_too),
+        cmocka_unit_test(a_stop_ends_a_running_script_but_not_a_short_one),
+        cmocka_unit_test(a_stop_signal_ends_a_spinning_setup),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
