@@ -511,7 +511,8 @@ struct run_threads {
 
 /* Probes first, so a probe that cannot start leaves no load running. Returns
  * 0 or the exit status (the reason printed), or -EINTR when a stop came
- * while the agents were starting (nothing runs). */
+ * while the agents were starting or a script was being set up (nothing
+ * runs). */
 static int start_threads(const struct run_args *a, const struct config *c, struct chan *ch,
                          struct recording *rec, struct run_threads *th)
 {
@@ -562,8 +563,10 @@ static int start_threads(const struct run_args *a, const struct config *c, struc
         }
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc == 0)
-        return 0;
+    /* A stop interrupted the script's top level or setup(): as a stop
+     * during the agents' start-up. */
+    if (rc == 0 || rc == -EINTR)
+        return rc;
     msg_print(stderr, "%s", err);
     /* Limits and probe settings are the operator's to fix: usage errors. */
     return rc == -EMFILE || rc == -EPERM || rc == -EINVAL ? BRINK_EXIT_USAGE : BRINK_EXIT_RUNTIME;

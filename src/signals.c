@@ -97,8 +97,6 @@ static void *run(void *unused)
         if (!sig.first_ns)
             sig.first_ns = clock_now_ns();
         pthread_mutex_unlock(&sig.lock);
-        /* TODO(#30): interrupt a running script here (the stop flag its
-         * Lua hook reads), once src/script offers one. */
     }
     return NULL;
 }

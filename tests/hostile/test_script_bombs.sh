@@ -6,9 +6,10 @@
 # [scenario] budget = 200ms (10 s for the memory bombs) and memory = 16MiB
 # ends by itself within its duration + 2 s (a run that overruns is killed
 # by timeout and fails), peaks under the cap + 50 MB, exits as documented,
-# and its session says which iterations failed and why. Then each bomb of an iteration again with a
-# budget of an hour: SIGTERM, sent once the bomb has burnt 0.5 s of CPU,
-# ends the run within 2 s with a complete session.
+# and its session says which iterations failed and why. Then each bomb
+# again with a budget of an hour: SIGTERM, sent once the bomb has burnt
+# 0.5 s of CPU, ends the run within 2 s with a complete session (for the
+# set-up bombs an empty one, "stopped before the start").
 # Usage: sh test_script_bombs.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -28,9 +29,9 @@ if ! start_target --listen 127.0.0.1:0; then
 fi
 
 cap_mib=16
-# setup() and the top level run while brink sets the run up, when the
-# signals do not reach it yet.
-bombs_term="spin table string gsub nest"
+# The bombs a SIGTERM ends (every one: setup() and the top level too,
+# while brink sets the run up).
+bombs_term="spin table string gsub nest setup top"
 
 # bomb_lua NAME: the script of a bomb, on stdout.
 bomb_lua() {
