@@ -98,9 +98,9 @@ const char *steps_verdict_label(const struct step_row *r)
     return r->plan_step ? "not judged: level changed" : "";
 }
 
-double steps_row_rate(const struct step_row *r)
+double steps_row_ok_rate(const struct step_row *r)
 {
-    return tick_per_s(r->completed, r->duration_us);
+    return tick_per_s(r->ok, r->duration_us);
 }
 
 double steps_row_rate_se(const struct step_row *r)
@@ -462,7 +462,7 @@ int steps_add_tick(struct steps *s, const struct tick *t)
         return 0;
     }
     if (holds) {
-        double rate = tick_per_s(t->total.completed, t->duration_us);
+        double rate = tick_per_s(t->total.ok, t->duration_us);
 
         s->cur_holds = 1;
         r->held_ticks++;

@@ -82,7 +82,7 @@ struct step_row {
     char why[TICK_TEXT_MAX];     /* VERDICT_FAIL: the condition that tripped (raw) */
     uint64_t n_ticks;            /* ticks in the row, folded ones included */
     uint64_t held_ticks;         /* ticks that held the level (not folded, not warm-up) */
-    double rate_sum, rate_sum2;  /* their req/s, summed and squared: see steps_row_rate_se */
+    double rate_sum, rate_sum2;  /* their ok/s, summed and squared: see steps_row_rate_se */
     uint64_t started;            /* requests started */
     uint64_t completed;          /* requests finished with any outcome */
     uint64_t ok;                 /* finished without an error class */
@@ -184,8 +184,10 @@ uint64_t steps_row_failed(const struct step_row *r);
 const char *steps_verdict_label(const struct step_row *r);
 /* Whether a plan step's row held another level than its plan's. */
 int steps_row_is_off_level(const struct step_row *r);
-/* Its req/s over the time it held its level (0 for none). */
-double steps_row_rate(const struct step_row *r);
+/* Its successes per second over the time it held its level (0 for none):
+ * the throughput a plan judges, never failures, which at the breaking
+ * point come fast and would read as a gain. */
+double steps_row_ok_rate(const struct step_row *r);
 /* The standard error of that rate, from the spread of its held ticks'
  * rates; 0 with fewer than two. */
 double steps_row_rate_se(const struct step_row *r);

@@ -133,7 +133,7 @@ static void current_row(const struct ramp *r, struct step_row *row)
 static struct knee_point row_point(const struct step_row *row)
 {
     struct knee_point p = {.users = row->level,
-                           .throughput = steps_row_rate(row),
+                           .throughput = steps_row_ok_rate(row),
                            .throughput_se = steps_row_rate_se(row),
                            .mean_latency_s = (double)row->mean_us / 1e6};
 
@@ -183,7 +183,7 @@ static void add_point(struct ramp *r, struct tick *t, const struct step_row *f)
     r->knee_found = 1;
     tick_event(
         t, EV_DETECTION,
-        "knee: c=%.0f adds no throughput over c=%.0f (%.0f vs %.0f req/s, %.0f%% of linear); mean latency %s, Little's law predicts %s",
+        "knee: c=%.0f adds no throughput over c=%.0f (ok %.0f vs %.0f req/s, %.0f%% of linear); mean latency %s, Little's law predicts %s",
         r->points[k].users, r->points[why.scaled].users, r->points[k].throughput,
         r->points[why.scaled].throughput, why.gain * 100,
         units_format_duration((uint64_t)(r->points[k].mean_latency_s * 1e6), a, sizeof(a)),
@@ -335,7 +335,7 @@ static void say_breaking_point(struct ramp *r, struct tick *t, const char *why)
     units_format_duration(r->last_good_p99, p99, sizeof(p99));
     tick_event(
         t, EV_DETECTION,
-        "breaking point: step %u (%s) failed: %s; last good: step %u (%s, %.0f req/s, p99 %s)",
+        "breaking point: step %u (%s) failed: %s; last good: step %u (%s, ok %.0f req/s, p99 %s)",
         r->step + 1, lv, why, r->last_good_step + 1, good, r->last_good_rate, p99);
 }
 
@@ -406,15 +406,15 @@ static void end_step(struct ramp *r, struct tick *t, struct ramp_out *out)
             act_on_failure(r, t, why, out);
             return;
         }
-        tick_event(t, EV_DETECTION, "ramp step %u/%u (%s) passed: %.0f req/s, p99 %s", r->step + 1,
-                   n_steps(r), lv, steps_row_rate(f), p99);
+        tick_event(t, EV_DETECTION, "ramp step %u/%u (%s) passed: ok %.0f req/s, p99 %s",
+                   r->step + 1, n_steps(r), lv, steps_row_ok_rate(f), p99);
         r->has_passed = 1;
         r->last_good = r->level;
         r->last_good_step = r->step;
-        r->last_good_rate = steps_row_rate(f);
+        r->last_good_rate = steps_row_ok_rate(f);
         r->last_good_p99 = f->p99_us;
-        if (steps_row_rate(f) > r->best_rate)
-            r->best_rate = steps_row_rate(f);
+        if (steps_row_ok_rate(f) > r->best_rate)
+            r->best_rate = steps_row_ok_rate(f);
     }
     if (r->step + 1 < n_steps(r)) {
         enter_step(r, r->step + 1, 0, out, t);

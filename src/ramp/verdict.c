@@ -60,11 +60,11 @@ int verdict_rule_trips(const struct config_rule *rule, const struct step_row *f,
     case CONFIG_RULE_THROUGHPUT_DROP:
         if (best_rate <= 0)
             return 0;
-        v = 1.0 - steps_row_rate(f) / best_rate;
+        v = 1.0 - steps_row_ok_rate(f) / best_rate;
         if (v <= rule->value)
             return 0;
-        snprintf(why, len, "throughput_drop %.1f%% > %.1f%% (%.0f req/s, best %.0f)", v * 100,
-                 rule->value * 100, steps_row_rate(f), best_rate);
+        snprintf(why, len, "throughput_drop %.1f%% > %.1f%% (ok %.0f req/s, best %.0f)", v * 100,
+                 rule->value * 100, steps_row_ok_rate(f), best_rate);
         return 1;
     case CONFIG_RULE_RATE_SHORTFALL:
         /* Only a rate asked for can fall short; users take what they get. */

@@ -248,7 +248,8 @@ int format_steps_csv(const struct steps *st, FILE *out)
         const struct step_row *r = steps_row(st, i);
         const uint64_t total[4] = {r->p50_us, r->p90_us, r->p99_us, r->max_us};
 
-        put_step_line(out, i, r, NULL, r->completed, r->ok, steps_row_rate(r), r->timed, total);
+        put_step_line(out, i, r, NULL, r->completed, r->ok,
+                      tick_per_s(r->completed, r->duration_us), r->timed, total);
         for (uint32_t k = 0; k < steps_n_kinds(st); k++) {
             const struct step_kind *sk = &r->kinds[k];
             const uint64_t pct[4] = {sk->p50_us, sk->p90_us, sk->p99_us, sk->max_us};

@@ -377,7 +377,7 @@ static struct tick *fail_third_step(struct fixture *f)
     assert_int_equal(t->plan.step, 3);
     assert_string_equal(t->plan.why, "error_rate 5.00% > 1.00% (5 of 100 failed)");
     assert_true(has_event(t, EV_DETECTION, "breaking point: step 3 (c=30) failed: error_rate"));
-    assert_true(has_event(t, EV_DETECTION, "last good: step 2 (c=20, 100 req/s, p99"));
+    assert_true(has_event(t, EV_DETECTION, "last good: step 2 (c=20, ok 100 req/s, p99"));
     return t;
 }
 
@@ -490,7 +490,24 @@ static void probe_percentile_and_drop_conditions(void **state)
     tick_free(t);
     t = feed(&f, 790, 0, 1000, NAN, RUN_RUNNING);
     assert_int_equal(t->plan.verdict, VERDICT_FAIL);
-    assert_string_equal(t->plan.why, "throughput_drop 21.0% > 20.0% (790 req/s, best 1000)");
+    assert_string_equal(t->plan.why, "throughput_drop 21.0% > 20.0% (ok 790 req/s, best 1000)");
+    tick_free(t);
+    ramp_free(f.r);
+
+    /* Fast failures are no throughput: 1,500 replies of which 900 failed
+     * are 600 ok/s, 40% below the best step. */
+    plan_setup(&f, steps, 3);
+    f.cfg.warmup_us = 0;
+    f.cfg.hold_us = 1000000;
+    add_rule(&f, CONFIG_RULE_THROUGHPUT_DROP, 0, 0.20, NULL);
+    start(&f);
+    t = feed(&f, 1000, 0, 1000, NAN, RUN_RUNNING);
+    assert_int_equal(t->plan.verdict, VERDICT_PASS);
+    assert_true(has_event(t, EV_DETECTION, "ramp step 1/3 (c=1) passed: ok 1000 req/s"));
+    tick_free(t);
+    t = feed(&f, 1500, 900, 1000, NAN, RUN_RUNNING);
+    assert_int_equal(t->plan.verdict, VERDICT_FAIL);
+    assert_string_equal(t->plan.why, "throughput_drop 40.0% > 20.0% (ok 600 req/s, best 1000)");
     tick_free(t);
     ramp_free(f.r);
 
