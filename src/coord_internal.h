@@ -50,8 +50,15 @@ struct agent {
     struct wire_clock clock;
     uint64_t ping_ns; /* when the last ping left */
     struct tick *queue[QUEUE_TICKS];
-    size_t n_queued;        /* ticks of seq next, next+1, ... in order */
-    struct tick *last;      /* its latest tick merged, for its row */
+    size_t n_queued;   /* ticks of seq next, next+1, ... in order */
+    struct tick *last; /* its latest tick merged, for its row */
+    /* Its row of the latest merged tick that had a tick of it: that tick's
+     * end, its completions per second over it and its in flight (what the
+     * reports read of a lost agent, so the event says the same). */
+    int has_row;
+    uint64_t row_end_us;
+    double row_rate_per_s;
+    uint32_t row_in_flight;
     int has_ended;          /* its done tick was merged */
     int has_sent_done;      /* its done tick came: the link may close */
     int has_ticked;         /* a tick of its run came: it ran */

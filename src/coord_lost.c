@@ -34,20 +34,19 @@ static void notice_at(struct coord *c, struct tick *t, uint64_t at_ms, const cha
 }
 
 /* What lost agent a may have done that no tick of it says, into t's
- * events: from the end of its last tick in the merge to when it was lost
- * (or, on a link that hung, until it stops by itself), at its last rate,
- * with what it had in flight. The reports say the same from the rows. */
+ * events: from the end of its row in the last merged tick that had one to
+ * when it was lost (or, on a link that hung, until it stops by itself), at
+ * that row's rate, with what it had in flight. The reports say the same
+ * from the same rows (cut at the run's end, when it came first). */
 void coord__say_gap(struct coord *c, struct agent *a, struct tick *t)
 {
-    const struct tick *last = a->last;
     char at[UNITS_FMT_MAX], from[UNITS_FMT_MAX], until[UNITS_FMT_MAX], span[UNITS_FMT_MAX];
-    uint64_t end_us = last ? last->start_us + last->duration_us : 0;
+    uint64_t end_us = a->row_end_us;
     uint64_t gap_us = a->lost_until_us > end_us ? a->lost_until_us - end_us : 0;
-    double rate = last ? tick_per_s(last->total.completed, last->duration_us) : 0;
 
     a->has_said_gap = 1;
     units_format_duration(a->lost_at_us, at, sizeof(at));
-    if (!last) {
+    if (!a->has_row) {
         notice_at(c, t, a->lost_at_us / 1000,
                   "agent %s was lost at %s before any tick of it was merged: what it sent is "
                   "counted nowhere",
@@ -60,8 +59,8 @@ void coord__say_gap(struct coord *c, struct agent *a, struct tick *t)
     notice_at(c, t, a->lost_at_us / 1000,
               "agent %s may have run %s after its last tick (%s to %s) at %.0f req/s, %u in "
               "flight: up to ~%.0f requests counted nowhere",
-              a->name, span, from, until, rate, last->in_flight,
-              ceil((rate + last->in_flight) * (double)gap_us / 1e6) + 2.0 * last->in_flight);
+              a->name, span, from, until, a->row_rate_per_s, a->row_in_flight,
+              (double)tick_agent_uncounted(a->row_rate_per_s, a->row_in_flight, gap_us));
 }
 
 /* The run's total level after cmd, as the agents will have it: each

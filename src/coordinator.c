@@ -518,6 +518,12 @@ static void merge_next(struct coord *c)
             tick_free(a->last);
             a->last = taken[i];
         }
+        if (taken[i] && t->duration_us > 0) {
+            a->has_row = 1;
+            a->row_end_us = t->start_us + t->duration_us;
+            a->row_rate_per_s = tick_per_s(taken[i]->total.completed, t->duration_us);
+            a->row_in_flight = taken[i]->in_flight;
+        }
     }
     if (c->pending_events) {
         for (uint32_t e = 0; e < c->pending_events->n_events; e++)

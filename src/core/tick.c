@@ -1,6 +1,7 @@
 #include "core/tick.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -374,4 +375,10 @@ int tick_series_is(const char *series, const char *probe)
     size_t n = strlen(probe);
 
     return strncmp(series, probe, n) == 0 && (series[n] == '\0' || series[n] == '@');
+}
+
+uint64_t tick_agent_uncounted(double rate_per_s, uint32_t in_flight, uint64_t interval_us)
+{
+    return (uint64_t)ceil((rate_per_s + in_flight) * (double)interval_us / 1e6) +
+           2 * (uint64_t)in_flight;
 }

@@ -341,6 +341,16 @@ int tick_is_partial(const struct tick *t);
  * TICK_SCHED_SLACK_US late. */
 int tick_schedule_kept(const struct tick *t);
 
+/* What a lost agent may have done in interval_us after its last merged
+ * tick, of rate_per_s with in_flight in flight (docs/agents.md): its rate,
+ * plus one request a second per request in flight (a second's count of one
+ * user's requests is one short or over by where the second fell in its
+ * round trip), over the interval, rounded up; plus its in flight twice
+ * (those of its last tick, which the server may still answer, and as many
+ * under way when it stopped). The coordinator's event and the reports both
+ * take it from the merged ticks' agent rows. */
+uint64_t tick_agent_uncounted(double rate_per_s, uint32_t in_flight, uint64_t interval_us);
+
 /* n per second over duration_us (a tick's or a row's length); 0 when the
  * duration is 0. */
 static inline double tick_per_s(uint64_t n, uint64_t duration_us)

@@ -73,14 +73,6 @@ struct report__trails {
 };
 
 void report__trails_add(struct report__trails *tr, const struct tick *t);
-/* What a lost agent may have done in interval_us after its last tick, of
- * rate_per_s with in_flight in flight: its rate, plus one request a second
- * per request in flight (a second's count of one user's requests is one
- * short or over by where the second fell in its round trip), over the
- * interval, rounded up; plus its in flight twice (those of its last tick,
- * which the server may still answer, and as many under way when it
- * stopped). */
-uint64_t report__uncounted(double rate_per_s, uint32_t in_flight, uint64_t interval_us);
 uint32_t report__trails_n_lost(const struct report__trails *tr);
 /* The i-th lost agent, 0 and *out (name borrowed from tr), or -ENOENT. */
 int report__trails_lost(const struct report__trails *tr, uint32_t i, struct summary_lost *out);

@@ -43,12 +43,6 @@ void report__trails_add(struct report__trails *tr, const struct tick *t)
     }
 }
 
-uint64_t report__uncounted(double rate_per_s, uint32_t in_flight, uint64_t interval_us)
-{
-    return (uint64_t)ceil((rate_per_s + in_flight) * (double)interval_us / 1e6) +
-           2 * (uint64_t)in_flight;
-}
-
 uint32_t report__trails_n_lost(const struct report__trails *tr)
 {
     uint32_t n = 0;
@@ -80,7 +74,7 @@ int report__trails_lost(const struct report__trails *tr, uint32_t i, struct summ
     out->rate_per_s = a->rate_per_s;
     out->in_flight = a->in_flight;
     out->requests =
-        report__uncounted(a->rate_per_s, a->in_flight, out->until_us - out->last_end_us);
+        tick_agent_uncounted(a->rate_per_s, a->in_flight, out->until_us - out->last_end_us);
     return 0;
 }
 

@@ -518,6 +518,10 @@ holds "the target served $gap requests the merge lacks, within what the report s
     "b ~ /^l2:[0-9]+$/ && g >= 0 && g <= substr(b, 4) + 0" -v g="$gap" -v b="$bound"
 check "the text report says it too" 1 \
     "$(grep -c '^  l2 lost at .*: it may have run .* after its last tick (.* to .*) at .* req/s with [0-9]* in flight: up to about [0-9,]* requests counted nowhere$' "$tmp/lost.out")"
+# The event said the same count as the report: both read the merged rows.
+check "the event log's count of what l2 may have done is the report's" "$bound" \
+    "l2:$(grep -o 'agent l2 may have run [^"]*up to ~[0-9]* requests counted nowhere' "$tmp/lost.jsonl" |
+        sed -n 's/.*up to ~\([0-9]*\) requests.*/\1/p' | head -n 1)"
 # The HTML page and csv-lost give the same facts as the JSON, and csv's
 # agents_missing marks as many ticks as the JSON says were partial.
 "$brink" report --format html -o "$tmp/lost.html" "$tmp/lost.jsonl" 2>/dev/null
