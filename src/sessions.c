@@ -223,7 +223,7 @@ int sessions_main(int argc, char **argv)
 {
     struct opts_parser p;
     struct opts_item it;
-    char dirs[MAX_DIRS][PATH_MAX_BYTES], err[256];
+    char dirs[MAX_DIRS][PATH_MAX_BYTES], err[OPTS_ERR_MAX];
     size_t n_dirs = 0;
     struct list l = {0};
     int rc, status = BRINK_EXIT_OK;
@@ -264,7 +264,7 @@ int sessions_main(int argc, char **argv)
 int sessions_resolve_last(const struct opts_table *t, int argc, char **argv)
 {
     static char last[PATH_MAX_BYTES];
-    char dirs[2][PATH_MAX_BYTES], err[256];
+    char dirs[2][PATH_MAX_BYTES], err[OPTS_ERR_MAX];
     struct opts_parser p;
     struct opts_item it;
     struct list l = {0};

@@ -151,7 +151,8 @@ static const struct opts_option run_load_options[] = {
      .value_name = "N,N,...",
      .id = CLI_RUN_RAMP,
      .help = "start the [ramp] plan at once; with a value, these\n"
-             "steps ([ramp] steps), e.g. --ramp=1,8,16"},
+             "steps ([ramp] steps), e.g. --ramp=1,8,16; a URL\n"
+             "after --ramp is the target, not its value"},
     {.name = "--fail-on",
      .arg = OPTS_VALUE,
      .value_name = "'EXPR, ...'",
