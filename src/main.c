@@ -73,6 +73,20 @@ static int asks_help(const struct opts_table *t, int argc, char **argv)
     return 0;
 }
 
+/* Where a run of c records when [record] dir is not set: an ini comment
+ * after the configuration, so that the output still reads as a file. */
+static void say_session_dir(const struct config *c)
+{
+    char dir[1024], why[512];
+
+    if (!c->record.enabled || c->record.key_line[CONFIG_RECORD_DIR])
+        return;
+    if (sessions_state_dir(dir, sizeof(dir), 0, why, sizeof(why)) == 0)
+        msg_print(stdout, "; [record] dir is not set: runs record into %s", dir);
+    else
+        msg_print(stdout, "; [record] dir is not set, and %s", why);
+}
+
 static int cmd_check(int argc, char **argv)
 {
     struct opts_parser p;
@@ -107,6 +121,8 @@ static int cmd_check(int argc, char **argv)
         config_free(&c);
         return BRINK_EXIT_RUNTIME;
     }
+    if (rc == 0)
+        say_session_dir(&c);
     config_free(&c);
     return rc == 0 ? BRINK_EXIT_OK : BRINK_EXIT_USAGE;
 }

@@ -89,6 +89,15 @@ chmod 0600 "$tmp/cmd.ini"
 expect_run "check passes the same file once only its owner can write it" 0 '^\[probe n\]$' "" -- \
     "$brink" check "$tmp/cmd.ini"
 
+# brink check names where a run of its file records (issue 31).
+printf '[target]\nurl = http://127.0.0.1:1/\n' >"$tmp/norec.ini"
+expect_run "check names the state directory a run records into" 0 \
+    "^; \\[record\\] dir is not set: runs record into $tmp/xdg/brink/sessions\$" "" -- \
+    env XDG_STATE_HOME="$tmp/xdg" "$brink" check "$tmp/norec.ini"
+printf '[record]\ndir = /var/tmp/x\n' >>"$tmp/norec.ini"
+expect_run "check with [record] dir set adds nothing" 0 '^dir = /var/tmp/x$' "" -- "$brink" check "$tmp/norec.ini"
+if "$brink" check "$tmp/norec.ini" 2>/dev/null | grep -q '^; \[record\]'; then not_ok "no comment when [record] dir is set"; else ok "no comment when [record] dir is set"; fi
+
 # Habits (issue 31): a slip in a command or an option gets the closest
 # name; a file where a URL is expected gets -f; --ramp leaves a URL to the
 # command; a long argument comes back whole in the error (stderr is a file
