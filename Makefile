@@ -1,8 +1,11 @@
 # Thin wrapper around CMake; see README.md.
 #   make        release build in build/release (binary: build/release/brink)
-#   make demo   install what is missing, build, run the demo
-#   make test   install what is missing, then every test in every build
-#   make bench  release build, then every benchmark in bench/
+#   make demo   install what the build needs (scripts/install-deps demo),
+#               build, run the demo
+#   make test   install what the tests need too (scripts/install-deps test),
+#               then every test in every build
+#   make bench  install the benchmarks' peers (scripts/install-deps bench),
+#               release build, then every benchmark in bench/
 #   make install  release build installed under PREFIX (default /usr/local),
 #               DESTDIR honoured: binary, man pages, completions, examples
 #   make deb    a Debian package (CPack) in $(DEB_BUILD)/package/
@@ -12,7 +15,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 DEB_BUILD ?= build/deb
 
-.PHONY: all release deps demo test bench clean install deb
+.PHONY: all release deps demo-deps test-deps bench-deps demo test bench clean install deb
 
 all: release
 
@@ -20,17 +23,26 @@ release:
 	@cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(RELEASE) -j$(JOBS)
 
-deps:
-	@scripts/install-deps
+# What each purpose needs: scripts/install-deps --list demo|test|bench.
+deps: test-deps
+
+demo-deps:
+	@scripts/install-deps demo
+
+test-deps:
+	@scripts/install-deps test
+
+bench-deps:
+	@scripts/install-deps bench
 
 # The console on the built-in target (headless for 10 s without a terminal).
-demo: deps release
+demo: demo-deps release
 	$(RELEASE)/brink demo
 
-test: deps
+test: test-deps
 	@scripts/test-all
 
-bench: release
+bench: bench-deps release
 	@for b in bench/*.sh; do [ "$$b" = bench/lib.sh ] && continue; echo "== $$b"; sh "$$b" || exit 1; done
 
 install:

@@ -39,7 +39,7 @@ case "$seconds$concurrency" in
 esac
 [ "$seconds" -ge 70 ] || die "RSS_SECONDS must be at least 70 (the baseline is the sample at 1 min)"
 
-scripts/install-deps || exit 1
+scripts/install-deps bench || exit 1
 find_brink
 need_two_cores "target on core 0, brink run on core 1"
 bench_tmp

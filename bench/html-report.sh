@@ -38,7 +38,7 @@ case "$seconds" in
 esac
 [ "$seconds" -ge 5 ] || die "BENCH_SECONDS must be at least 5"
 command -v python3 >/dev/null 2>&1 || die "needs python3"
-command -v chromium >/dev/null 2>&1 || die "needs chromium: run scripts/install-deps"
+command -v chromium >/dev/null 2>&1 || die "needs chromium: run scripts/install-deps bench"
 
 find_brink
 need_two_cores "target on core 0, brink run on core 1"

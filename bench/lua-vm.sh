@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 n=${1:-2000000}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$here/../scripts/install-deps" libluajit2-5.1-dev liblua5.4-dev
+"$here/../scripts/install-deps" bench
 for vm in luajit lua5.4; do
     cc -O2 -I "$here/../src" -o "$out/$vm" "$here/lua-vm.c" $(pkg-config --cflags --libs "$vm")
     "$out/$vm" "$n"

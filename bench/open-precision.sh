@@ -59,7 +59,7 @@ case "$rates" in
 '' | *[!0-9\ ]*) die "BENCH_RATES must be whole numbers separated by blanks, got '$rates'" ;;
 esac
 
-scripts/install-deps nginx python3 time || exit 1
+scripts/install-deps bench || exit 1
 find_brink
 need_two_cores "nginx on core 0, brink on core 1"
 bench_tmp

@@ -16,7 +16,7 @@ seconds=${FLOOD_SECONDS:-60}
 kv_max_mib=64
 cap_mib=$((kv_max_mib + 48))
 
-scripts/install-deps wrk || exit 1
+scripts/install-deps bench || exit 1
 find_brink
 bench_tmp
 

@@ -16,7 +16,7 @@ seconds=${BENCH_SECONDS:-5}
 connections=${BENCH_CONNECTIONS:-50}
 rounds=3
 
-scripts/install-deps nginx wrk || exit 1
+scripts/install-deps bench || exit 1
 find_brink
 need_two_cores "server on core 0, wrk on core 1"
 bench_tmp

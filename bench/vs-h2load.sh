@@ -54,7 +54,7 @@ for v in "$seconds" "$reps" "$conns" "$streams"; do
     esac
 done
 
-scripts/install-deps nginx nghttp2-client time python3 openssl curl || exit 1
+scripts/install-deps bench || exit 1
 command -v h2load >/dev/null 2>&1 || die "h2load is missing (Debian's nghttp2-client)"
 find_brink
 need_two_cores "nginx on core 0, the client on core 1"

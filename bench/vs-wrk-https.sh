@@ -66,7 +66,7 @@ for v in "$seconds" "$reps"; do
     esac
 done
 
-scripts/install-deps nginx wrk time python3 openssl curl || exit 1
+scripts/install-deps bench || exit 1
 find_brink
 need_two_cores "nginx on core 0, the client on core 1"
 bench_tmp

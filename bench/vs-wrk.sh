@@ -59,7 +59,7 @@ case "$seconds" in
 '' | *[!0-9]*) die "BENCH_SECONDS must be a whole number of seconds, got '$seconds'" ;;
 esac
 
-scripts/install-deps nginx wrk time python3 || exit 1
+scripts/install-deps bench || exit 1
 find_brink
 need_two_cores "nginx on core 0, the client on core 1"
 bench_tmp

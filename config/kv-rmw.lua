@@ -5,7 +5,7 @@
 -- Compare config/kv-blind.lua, which writes without reading.
 --
 --   brink target &
---   brink run config/kv-rmw.ini
+--   brink run -f config/kv-rmw.ini
 --   curl -s http://127.0.0.1:8080/stats    (node_get_fsm_siblings_100)
 
 local key = "/kv/shared"

@@ -5,7 +5,7 @@
 -- loaded once by setup() and shared read-only by every worker.
 --
 --   brink target &
---   brink run config/kv-write-read.ini
+--   brink run -f config/kv-write-read.ini
 
 function setup()
     brink.load_lines("keys.txt", {name = "keys"})

@@ -510,7 +510,7 @@ int agent_main(int argc, char **argv)
     struct opts_item it;
     struct wire_msg cfg, start;
     struct config c;
-    char err[256];
+    char err[OPTS_ERR_MAX];
     int rc;
 
     opts_start(&p, &cli_agent, argc, argv);

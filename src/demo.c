@@ -80,7 +80,7 @@ static int wants_tls(int argc, char **argv)
 {
     struct opts_parser p;
     struct opts_item it;
-    char err[256];
+    char err[OPTS_ERR_MAX];
     int rc, is_tls = 0;
 
     opts_start(&p, &cli_demo, argc, argv);

@@ -168,14 +168,14 @@ static int man1(FILE *out)
     roff_help(out, cli_top.status);
     fputs(".SH ENVIRONMENT\n"
           ".TP\n\\fBXDG_STATE_HOME\\fR, \\fBHOME\\fR\n"
-          "where a run records when sessions/ cannot be written here:\n"
+          "where a run records unless [record] dir is set:\n"
           "$XDG_STATE_HOME/brink/sessions, else ~/.local/state/brink/sessions\n"
           ".TP\n\\fBTERM\\fR, \\fBNO_COLOR\\fR\n"
           "the console needs a TERM that can address the cursor; NO_COLOR (set to\n"
           "anything) shows it without colours\n"
           ".SH FILES\n"
-          ".TP\n\\fIsessions/\\fR\n"
-          "session files of the runs started in a directory ([record] dir)\n"
+          ".TP\n\\fI~/.local/state/brink/sessions/\\fR\n"
+          "session files of the runs ($XDG_STATE_HOME/brink/sessions when set)\n"
           ".SH SEE ALSO\n\\fBbrink\\-config\\fR(5)\n",
           out);
     return ferror(out) ? -EIO : 0;

@@ -13,6 +13,7 @@
 #include "agent.h"
 #include "config/config.h"
 #include "core/msg.h"
+#include "core/suggest.h"
 #include "demo.h"
 #include "probes/probes.h"
 #include "replay.h"
@@ -61,7 +62,7 @@ static int asks_help(const struct opts_table *t, int argc, char **argv)
 {
     struct opts_parser p;
     struct opts_item it;
-    char err[256];
+    char err[OPTS_ERR_MAX];
     int rc;
 
     opts_start(&p, t, argc, argv);
@@ -72,13 +73,27 @@ static int asks_help(const struct opts_table *t, int argc, char **argv)
     return 0;
 }
 
+/* Where a run of c records when [record] dir is not set: an ini comment
+ * after the configuration, so that the output still reads as a file. */
+static void say_session_dir(const struct config *c)
+{
+    char dir[1024], why[512];
+
+    if (!c->record.enabled || c->record.key_line[CONFIG_RECORD_DIR])
+        return;
+    if (sessions_state_dir(dir, sizeof(dir), 0, why, sizeof(why)) == 0)
+        msg_print(stdout, "; [record] dir is not set: runs record into %s", dir);
+    else
+        msg_print(stdout, "; [record] dir is not set, and %s", why);
+}
+
 static int cmd_check(int argc, char **argv)
 {
     struct opts_parser p;
     struct opts_item it;
     const char *path = NULL;
     struct config c;
-    char buf[80], err[512];
+    char buf[MSG_SHOWN_MAX], err[OPTS_ERR_MAX];
     int rc;
 
     opts_start(&p, &cli_check, argc, argv);
@@ -106,15 +121,35 @@ static int cmd_check(int argc, char **argv)
         config_free(&c);
         return BRINK_EXIT_RUNTIME;
     }
+    if (rc == 0)
+        say_session_dir(&c);
     config_free(&c);
     return rc == 0 ? BRINK_EXIT_OK : BRINK_EXIT_USAGE;
+}
+
+/* "brink: unknown command "rnu" (did you mean run? ...)": the command
+ * closest to word, when one is close enough to be a slip. */
+static int unknown_command(const char *word)
+{
+    char buf[MSG_SHOWN_MAX], hint[64] = "";
+    struct suggest s;
+
+    suggest_start(&s, word, strlen(word));
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        suggest_offer(&s, commands[i].table->name);
+    suggest_offer(&s, "help");
+    if (s.best)
+        snprintf(hint, sizeof(hint), "did you mean %s? ", s.best);
+    msg_print(stderr, "brink: unknown command \"%s\" (%srun 'brink --help' for the list)",
+              msg_show(word, buf, sizeof(buf)), hint);
+    return BRINK_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
     struct opts_parser p;
     struct opts_item it;
-    char err[256], buf[80];
+    char err[OPTS_ERR_MAX];
     int rc;
 
     if (argc < 2) {
@@ -150,7 +185,5 @@ int main(int argc, char **argv)
     if (it.id == CLI_TOP_VERSION) {
         return version_print(stdout) == 0 ? BRINK_EXIT_OK : BRINK_EXIT_RUNTIME;
     }
-    msg_print(stderr, "brink: unknown command \"%s\" (run 'brink --help' for the list)",
-              msg_show(argv[1], buf, sizeof(buf)));
-    return BRINK_EXIT_USAGE;
+    return unknown_command(argv[1]);
 }

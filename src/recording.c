@@ -54,36 +54,22 @@ static char *config_text(const struct config *c)
     return text;
 }
 
-/* Whether the default sessions/ cannot take a new file here: it cannot be
- * made (the working directory is not writable) or is not writable itself. */
-static int is_default_unwritable(void)
-{
-    if (access(SESSIONS_DEFAULT_DIR, F_OK) == 0)
-        return access(SESSIONS_DEFAULT_DIR, W_OK | X_OK) != 0;
-    return access(".", W_OK | X_OK) != 0;
-}
-
-/* The folder of a new session: [record] dir as set, else sessions/, else
- * (not writable here) the state directory, said on stderr. */
+/* The folder of a new session: [record] dir as set, else the per-user
+ * state directory (made 0700 when missing), so that a one-liner leaves no
+ * file where it ran. */
 static int choose_dir(const struct config *c, char *dir, size_t cap, char *err, size_t err_len)
 {
     char why[512];
     int rc;
 
-    if (c->record.key_line[CONFIG_RECORD_DIR] || !is_default_unwritable()) {
+    if (c->record.key_line[CONFIG_RECORD_DIR]) {
         snprintf(dir, cap, "%s", c->record.dir.value ? c->record.dir.value : SESSIONS_DEFAULT_DIR);
         return 0;
     }
     rc = sessions_state_dir(dir, cap, 1, why, sizeof(why));
-    if (rc != 0) {
-        msg_set(err, err_len,
-                "brink: run: %s/ cannot be written here and the state directory failed: %s",
-                SESSIONS_DEFAULT_DIR, why);
-        return rc;
-    }
-    msg_print(stderr, "brink: run: %s/ cannot be written here; recording into %s",
-              SESSIONS_DEFAULT_DIR, dir);
-    return 0;
+    if (rc != 0)
+        msg_set(err, err_len, "brink: run: recording: %s", why);
+    return rc;
 }
 
 static int choose_path(const struct config *c, const char *path, struct recording *r, char *err,

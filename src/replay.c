@@ -380,7 +380,7 @@ static int parse_args(int argc, char **argv, const char **path, int *is_headless
 {
     struct opts_parser p;
     struct opts_item it;
-    char err[256], shown[80];
+    char err[OPTS_ERR_MAX], shown[MSG_SHOWN_MAX];
     int rc;
 
     opts_start(&p, &cli_replay, argc, argv);

@@ -359,7 +359,7 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
 {
     struct opts_parser p;
     struct opts_item it;
-    char err[256], shown[80];
+    char err[OPTS_ERR_MAX], shown[MSG_SHOWN_MAX];
     int rc;
 
     opts_start(&p, &cli_report, argc, argv);
@@ -516,7 +516,7 @@ static int parse_compare_args(int argc, char **argv, struct compare_args *a)
     size_t *n = &a->n, *n_labels = &a->n_labels;
     struct opts_parser p;
     struct opts_item it;
-    char err[256], shown[80];
+    char err[OPTS_ERR_MAX], shown[MSG_SHOWN_MAX];
     int rc;
 
     opts_start(&p, &cli_compare, argc, argv);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/opts.h"
@@ -154,9 +155,25 @@ static int has_url(const struct run_args *a)
     return 0;
 }
 
+/* A file named where a URL is expected ("brink run config/x.ini"): the
+ * error says to give it with -f. Returns BRINK_EXIT_USAGE, or 0 when value
+ * is not an existing file (or reads as a URL). */
+static int file_for_url(const char *flag, const char *value)
+{
+    char shown[MSG_SHOWN_MAX];
+    struct stat st;
+
+    if (strstr(value, "://") || stat(value, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    msg_show(value, shown, sizeof(shown));
+    msg_print(stderr, "brink: run: %s: \"%s\" is a file, not a URL: did you mean -f %s?", flag,
+              shown, shown);
+    return BRINK_EXIT_USAGE;
+}
+
 static int take_option(struct run_args *a, const struct opts_item *it)
 {
-    char shown[80];
+    char shown[MSG_SHOWN_MAX];
     char *end;
 
     switch (it->id) {
@@ -166,6 +183,8 @@ static int take_option(struct run_args *a, const struct opts_item *it)
             return opts_fail(a->table, stderr, "unexpected argument \"%s\"%s",
                              msg_show(it->value, shown, sizeof(shown)),
                              a->preset ? "" : " (the URL is given already)");
+        if (file_for_url("URL", it->value))
+            return BRINK_EXIT_USAGE;
         return add_override(a, "URL", "target", "url", it->value);
     case CLI_RUN_HEADLESS: a->is_headless = 1; return 0;
     case CLI_DEMO_TLS: return 0; /* demo_main read it: the target is already up */
@@ -197,6 +216,8 @@ static int take_option(struct run_args *a, const struct opts_item *it)
     case CLI_RUN_URL:
         if (has_url(a))
             return opts_fail(a->table, stderr, "--url: the URL is given already");
+        if (file_for_url("--url", it->value))
+            return BRINK_EXIT_USAGE;
         return take_key(a, it);
     default: return take_key(a, it);
     }
@@ -206,7 +227,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 {
     struct opts_parser p;
     struct opts_item it;
-    char err[256];
+    char err[OPTS_ERR_MAX];
     int rc;
 
     opts_start(&p, a->table, argc, argv);

@@ -135,16 +135,17 @@ static void list_free(struct list *l)
     free(l->e);
 }
 
-/* The default folders: sessions/ here, then the state directory (when it
- * is a different folder). Returns how many, at most 2. */
+/* The default folders: the state directory, where runs record by default,
+ * then sessions/ here (where earlier versions recorded). Returns how many,
+ * at most 2. */
 static size_t default_dirs(char dirs[][PATH_MAX_BYTES])
 {
     char err[256];
     size_t n = 0;
 
-    snprintf(dirs[n++], PATH_MAX_BYTES, "%s", SESSIONS_DEFAULT_DIR);
     if (sessions_state_dir(dirs[n], PATH_MAX_BYTES, 0, err, sizeof(err)) == 0)
         n++;
+    snprintf(dirs[n++], PATH_MAX_BYTES, "%s", SESSIONS_DEFAULT_DIR);
     return n;
 }
 
@@ -223,7 +224,7 @@ int sessions_main(int argc, char **argv)
 {
     struct opts_parser p;
     struct opts_item it;
-    char dirs[MAX_DIRS][PATH_MAX_BYTES], err[256];
+    char dirs[MAX_DIRS][PATH_MAX_BYTES], err[OPTS_ERR_MAX];
     size_t n_dirs = 0;
     struct list l = {0};
     int rc, status = BRINK_EXIT_OK;
@@ -264,7 +265,7 @@ int sessions_main(int argc, char **argv)
 int sessions_resolve_last(const struct opts_table *t, int argc, char **argv)
 {
     static char last[PATH_MAX_BYTES];
-    char dirs[2][PATH_MAX_BYTES], err[256];
+    char dirs[2][PATH_MAX_BYTES], err[OPTS_ERR_MAX];
     struct opts_parser p;
     struct opts_item it;
     struct list l = {0};

@@ -1,9 +1,9 @@
 /*
  * sessions: where session files are and which is the newest. A run records
- * into [record] dir (default sessions/ of the working directory) or, when
- * the default cannot be written there, into the state directory
+ * into [record] dir when it is set, else into the per-user state directory
  * ($XDG_STATE_HOME/brink/sessions, else ~/.local/state/brink/sessions);
- * `brink sessions` lists both, and "last" names the newest session wherever
+ * `brink sessions` lists it and sessions/ of the working directory (where
+ * earlier versions recorded), and "last" names the newest session wherever
  * a command takes a session file. Main thread only.
  */
 #ifndef BRINK_SESSIONS_H
@@ -13,7 +13,7 @@
 
 struct opts_table;
 
-#define SESSIONS_DEFAULT_DIR "sessions" /* [record] dir's default */
+#define SESSIONS_DEFAULT_DIR "sessions" /* [record] dir as earlier versions had it */
 
 /* The state directory's sessions folder into buf; with is_create, made
  * (and its parents, 0700) when missing. Returns 0, or a negative errno with

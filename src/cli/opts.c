@@ -6,9 +6,10 @@
 
 #include "core/exitcode.h"
 #include "core/msg.h"
+#include "core/suggest.h"
 
-#define SHOWN_MAX 80   /* bytes of an argument quoted in a message */
-#define HELP_COLUMN 26 /* where the help of an option starts */
+#define SHOWN_MAX MSG_SHOWN_MAX /* bytes of an argument quoted in a message */
+#define HELP_COLUMN 26          /* where the help of an option starts */
 
 static const struct opts_option help_option = {.name = "--help",
                                                .short_name = 'h',
@@ -137,8 +138,9 @@ static int take_value(struct opts_parser *p, const struct opts_option *o, const 
         return 0;
     }
     if (o->arg == OPTS_OPTIONAL) {
-        /* A following argument is the value unless it reads as an option. */
-        if (next && next[0] != '-') {
+        /* A following argument is the value unless it reads as an option
+         * or a URL: "--ramp http://..." leaves the URL to the command. */
+        if (next && next[0] != '-' && !strstr(next, "://")) {
             it->value = next;
             p->i++;
         }
@@ -165,6 +167,28 @@ static int take_value(struct opts_parser *p, const struct opts_option *o, const 
     return 0;
 }
 
+static int offer_long_name(const struct opts_option *o, const void *arg)
+{
+    suggest_offer((struct suggest *)arg, o->name);
+    return 0;
+}
+
+/* "unknown option \"--urll\" (did you mean --url?)": the long option of t
+ * closest to arg, the part before any '=' compared. */
+static int fail_unknown(const struct opts_table *t, const char *arg, char *err, size_t err_len)
+{
+    struct suggest s;
+    char b[64];
+
+    suggest_start(&s, arg, strcspn(arg, "="));
+    if (arg[1] == '-')
+        find_if(t, offer_long_name, &s);
+    if (!s.best)
+        return fail(err, err_len, "unknown option ", arg, "");
+    snprintf(b, sizeof(b), " (did you mean %s?)", s.best);
+    return fail(err, err_len, "unknown option ", arg, b);
+}
+
 int opts_next(struct opts_parser *p, struct opts_item *it, char *err, size_t err_len)
 {
     const struct opts_option *o;
@@ -188,7 +212,7 @@ int opts_next(struct opts_parser *p, struct opts_item *it, char *err, size_t err
     is_long = arg[1] == '-';
     o = is_long ? find_if(p->t, has_long_name, arg) : find_if(p->t, has_short_name, arg + 1);
     if (!o)
-        return fail(err, err_len, "unknown option ", arg, "");
+        return fail_unknown(p->t, arg, err, err_len);
     rc =
         take_value(p, o, arg, is_long ? arg + strlen(o->name) : arg + 2, is_long, it, err, err_len);
     if (rc == 0)
@@ -268,7 +292,7 @@ void opts_print_help(const struct opts_table *t, FILE *out)
 
 int opts_fail(const struct opts_table *t, FILE *err, const char *fmt, ...)
 {
-    char what[512], usage[256];
+    char what[OPTS_ERR_MAX], usage[256];
     va_list ap;
 
     va_start(ap, fmt);

@@ -13,10 +13,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/msg.h"
+
 enum opts_arg {
     OPTS_FLAG,     /* --name alone; --name=V is an error */
     OPTS_VALUE,    /* --name=V, --name V, -s V, -sV */
-    OPTS_OPTIONAL, /* --name alone, --name=V, or --name V when V does not start with '-' */
+    OPTS_OPTIONAL, /* --name alone, --name=V, or --name V when V does not start with '-'
+                      nor holds "://" (a URL is the command's, not the value) */
 };
 
 #define OPTS_ID_MAX 63 /* option ids are 1..OPTS_ID_MAX within a table */
@@ -65,6 +68,10 @@ struct opts_item {
     const struct opts_option *opt; /* the option; NULL for an operand and for help */
     const char *value;             /* its value, the operand, or NULL (a flag) */
 };
+
+/* Room for the err text of opts_next and the message of opts_fail: an
+ * argument quoted whole (MSG_SHOWN_MAX) and the words around it. */
+#define OPTS_ERR_MAX (MSG_SHOWN_MAX + 256)
 
 /* Starts a walk over argv[1..argc-1] (argv[0] is the command's name). */
 void opts_start(struct opts_parser *p, const struct opts_table *t, int argc, char **argv);

@@ -151,7 +151,8 @@ static const struct opts_option run_load_options[] = {
      .value_name = "N,N,...",
      .id = CLI_RUN_RAMP,
      .help = "start the [ramp] plan at once; with a value, these\n"
-             "steps ([ramp] steps), e.g. --ramp=1,8,16"},
+             "steps ([ramp] steps), e.g. --ramp=1,8,16; a URL\n"
+             "after --ramp is the target, not its value"},
     {.name = "--fail-on",
      .arg = OPTS_VALUE,
      .value_name = "'EXPR, ...'",
@@ -222,7 +223,9 @@ const struct opts_table cli_run = {
             "q, Ctrl-C or SIGTERM stops the load, waits up to 5 s for requests in\n"
             "flight and still prints the report; a second one aborts them. SIGHUP (a\n"
             "dropped SSH session) stops the load at once. Every run is recorded into a\n"
-            "new file of sessions/ ([record] dir) for brink replay and brink report.\n"
+            "new file of $XDG_STATE_HOME/brink/sessions (else\n"
+            "~/.local/state/brink/sessions; [record] dir when set) for brink replay\n"
+            "and brink report.\n"
             "Each option overrides the same key of FILE; an option given twice, or\n"
             "with one it contradicts, is a usage error. The request options (-m, -d,\n"
             "-D) set the keys of FILE's only [request NAME], or of one they make.\n"
@@ -487,14 +490,15 @@ const struct opts_table cli_sessions = {
     .name = "sessions",
     .synopsis = "[DIR ...]",
     .summary = "list the recorded sessions, the newest last",
-    .text = "Lists the session files (*.jsonl) of each DIR, by default sessions/ of the\n"
-            "working directory and the state directory ($XDG_STATE_HOME/brink/sessions,\n"
-            "else ~/.local/state/brink/sessions), where a run records when sessions/\n"
-            "cannot be written. One line each, oldest first: when it started (UTC),\n"
-            "the target, how long it ran, the requests completed, the verdict against\n"
-            "its [thresholds] (pass, fail, or cut when the file has no end) and the\n"
-            "file. Wherever a command takes a session file (replay, report, compare),\n"
-            "last names the newest of these (./last for a file of that name).\n",
+    .text =
+        "Lists the session files (*.jsonl) of each DIR, by default the state\n"
+        "directory ($XDG_STATE_HOME/brink/sessions, else\n"
+        "~/.local/state/brink/sessions), where a run records unless [record] dir\n"
+        "is set, and sessions/ of the working directory. One line each, oldest first: when it started (UTC),\n"
+        "the target, how long it ran, the requests completed, the verdict against\n"
+        "its [thresholds] (pass, fail, or cut when the file has no end) and the\n"
+        "file. Wherever a command takes a session file (replay, report, compare),\n"
+        "last names the newest of these (./last for a file of that name).\n",
     .status = status_text,
     .groups = {no_options},
 };

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/msg.h"
+#include "core/suggest.h"
 #include "core/xalloc.h"
 
 static const struct section_def {
@@ -84,7 +85,7 @@ static void report_unknown_section(struct config_load_ctx *ctx, const char *word
         names[i] = sections[i].name;
     names[N_SECTIONS] = NULL;
     for (size_t i = 0; i < N_SECTIONS; i++) {
-        if (sections[i].name == config__closest(word, names))
+        if (sections[i].name == suggest_closest(word, names))
             best = &sections[i];
     }
     if (best && best->has_name && rest[0])
@@ -289,7 +290,7 @@ static void report_unknown_key(struct config_load_ctx *ctx, const char *where, c
             names[n++] = config__keys[i].name;
     }
     names[n] = NULL;
-    best = config__closest(name, names);
+    best = suggest_closest(name, names);
     if (best) {
         config__error(ctx, ctx->lineno, where, "unknown key (did you mean %s?)", best);
         return;

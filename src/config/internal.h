@@ -12,8 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/msg.h"
+
 /* Longest piece of user text quoted in a message, after sanitizing. */
-#define CONFIG_SHOW_MAX 64
+#define CONFIG_SHOW_MAX MSG_SHOWN_MAX
 #define CONFIG_SECTION_KEYS_MAX 32 /* keys of one section, as listed in messages */
 /* "[request NAME]" and "[request NAME] key" as shown in messages. */
 #define CONFIG_LABEL_MAX (2 * CONFIG_SHOW_MAX + 16)
@@ -190,9 +192,6 @@ const char *config__show(const char *s, char *buf);
 const char *config__show_n(const char *s, size_t n, char *buf);
 /* Makes sure a units.h why text about value is one printable line. */
 void config__tidy_why(char *why, size_t why_len);
-/* The candidate closest to word, or NULL when none is close enough to be a
- * plausible typo. Candidates are a NULL-terminated list. */
-const char *config__closest(const char *word, const char *const *candidates);
 
 /* types.c: helpers that the probe types share. */
 /* Finds v's value in names (NULL-terminated): 0 and its index in *out, or

@@ -1,11 +1,10 @@
 /*
  * Messages of the config loader: one line each, in the form docs/config.md
  * gives under "Messages", with every piece of user text sanitized and cut, and the
- * did-you-mean suggestions for unknown sections and keys.
+ * did-you-mean suggestions for unknown sections and keys (core/suggest.h).
  */
 #include "config/internal.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,17 +13,13 @@
 #include "core/msg.h"
 #include "core/sanitize.h"
 
-/* Words longer than this are never typos of a key, and the distance table
- * stays small. */
-#define SUGGEST_WORD_MAX 40
-
 static void say(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
                 va_list ap) CONFIG_PRINTF(4, 0);
 
 static void say(struct config_load_ctx *ctx, uint32_t line, const char *where, const char *fmt,
                 va_list ap)
 {
-    char msg[1024];
+    char msg[MSG_LINE_MAX];
     char at[32] = "";
 
     vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -91,60 +86,4 @@ void config__tidy_why(char *why, size_t why_len)
             return;
         }
     }
-}
-
-/*
- * Optimal string alignment distance, ignoring case: insertions, deletions,
- * substitutions and swaps of two neighbours each cost 1, so "laod" is one
- * step from "load", as a typing slip is.
- */
-static size_t distance(const char *a, const char *b)
-{
-    size_t d[SUGGEST_WORD_MAX + 1][SUGGEST_WORD_MAX + 1];
-    size_t m = strlen(a), n = strlen(b);
-
-    for (size_t i = 0; i <= m; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= n; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= m; i++) {
-        for (size_t j = 1; j <= n; j++) {
-            int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
-            size_t best = d[i - 1][j - 1] + (ca != cb);
-
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
-                tolower((unsigned char)a[i - 2]) == cb && d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    }
-    return d[m][n];
-}
-
-const char *config__closest(const char *word, const char *const *candidates)
-{
-    const char *best = NULL;
-    size_t best_d = SIZE_MAX;
-
-    if (strlen(word) > SUGGEST_WORD_MAX)
-        return NULL;
-    for (size_t i = 0; candidates[i]; i++) {
-        /* One slip per five letters: close enough to be a typo, far enough
-         * that "dir" is not offered for "url". */
-        size_t limit = 1 + strlen(candidates[i]) / 5;
-        size_t d;
-
-        if (strlen(candidates[i]) > SUGGEST_WORD_MAX)
-            continue;
-        d = distance(word, candidates[i]);
-        if (d <= limit && d < best_d) {
-            best = candidates[i];
-            best_d = d;
-        }
-    }
-    return best;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/msg.h"
+#include "core/suggest.h"
 #include "core/redact.h"
 #include "core/status_set.h"
 #include "core/units.h"
@@ -421,7 +422,7 @@ int config__parse_word(const char *const *names, const char *what, const struct 
         }
     }
     snprintf(why, why_len, "expected %s, got \"%s\"", what, config__show(v->value, shown));
-    best = config__closest(v->value, names);
+    best = suggest_closest(v->value, names);
     used = strlen(why);
     if (best)
         snprintf(why + used, why_len - used, " (did you mean %s?)", best);

@@ -27,6 +27,11 @@
 void msg_set(char *buf, size_t cap, const char *fmt, ...) MSG_PRINTF(3, 4);
 void msg_vset(char *buf, size_t cap, const char *fmt, va_list ap) MSG_PRINTF(3, 0);
 
+/* Room for one piece of user text quoted in a message (an argument, a
+ * value, a path), so that a long URL shows whole: on a terminal the line
+ * wraps, in a pipe or a log nothing of it is lost. */
+#define MSG_SHOWN_MAX 512
+
 /* The text of an errno value, either sign (EIO or -EIO). */
 struct msg_errno_text {
     char text[MSG_ERRNO_MAX];

@@ -47,7 +47,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     struct opts_parser p;
     struct opts_item it;
-    char err[256], buf[80];
+    char err[OPTS_ERR_MAX], buf[MSG_SHOWN_MAX];
     int rc;
 
     o->listen = "127.0.0.1:0";

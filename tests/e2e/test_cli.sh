@@ -89,6 +89,50 @@ chmod 0600 "$tmp/cmd.ini"
 expect_run "check passes the same file once only its owner can write it" 0 '^\[probe n\]$' "" -- \
     "$brink" check "$tmp/cmd.ini"
 
+# brink check names where a run of its file records (issue 31).
+printf '[target]\nurl = http://127.0.0.1:1/\n' >"$tmp/norec.ini"
+expect_run "check names the state directory a run records into" 0 \
+    "^; \\[record\\] dir is not set: runs record into $tmp/xdg/brink/sessions\$" "" -- \
+    env XDG_STATE_HOME="$tmp/xdg" "$brink" check "$tmp/norec.ini"
+printf '[record]\ndir = /var/tmp/x\n' >>"$tmp/norec.ini"
+expect_run "check with [record] dir set adds nothing" 0 '^dir = /var/tmp/x$' "" -- "$brink" check "$tmp/norec.ini"
+if "$brink" check "$tmp/norec.ini" 2>/dev/null | grep -q '^; \[record\]'; then not_ok "no comment when [record] dir is set"; else ok "no comment when [record] dir is set"; fi
+
+# Habits (issue 31): a slip in a command or an option gets the closest
+# name; a file where a URL is expected gets -f; --ramp leaves a URL to the
+# command; a long argument comes back whole in the error (stderr is a file
+# here, as in a script's log).
+expect_run "a mistyped command gets the closest" 2 "" \
+    '^brink: unknown command "rnu" \(did you mean run\? run .brink --help. for the list\)$' -- "$brink" rnu
+expect_run "a mistyped long option gets the closest" 2 "" \
+    '^brink: run: unknown option "--urll" \(did you mean --url\?\) \(usage: brink run ' -- \
+    "$brink" run --urll http://127.0.0.1:1/
+expect_run "a mistyped option with its value gets the closest" 2 "" \
+    '^brink: report: unknown option "--fromat=json" \(did you mean --format\?\) ' -- \
+    "$brink" report --fromat=json "$golden"
+expect_run "an option far from every name gets no guess" 2 "" \
+    '^brink: run: unknown option "--zzzzzz" \(usage: ' -- "$brink" run --zzzzzz
+expect_run "an .ini file where the URL goes: did you mean -f" 2 "" \
+    "^brink: run: URL: \"$src/config/s3-multipart.ini\" is a file, not a URL: did you mean -f $src/config/s3-multipart.ini\\?\$" -- \
+    "$brink" run "$src/config/s3-multipart.ini"
+expect_run "an .ini file given to --url: did you mean -f" 2 "" \
+    '^brink: run: --url: ".*/config/mix.ini" is a file, not a URL: did you mean -f ' -- \
+    "$brink" run --url "$src/config/mix.ini"
+if grep -En 'brink run [^-][^ ]*\.ini' "$src"/config/*.ini "$src"/config/*.lua >"$tmp/usage-lines"; then
+    not_ok "the examples' usage lines give their file with -f" "$(cat "$tmp/usage-lines")"
+else
+    ok "the examples' usage lines give their file with -f"
+fi
+expect_run "--ramp before a URL leaves the URL as the target" 2 "" \
+    '^brink: --ramp: the command line has no \[ramp\] steps' -- \
+    "$brink" run --ramp http://127.0.0.1:1/ --no-record
+long=$(printf '%0300d' 0 | tr 0 a)
+expect_run "a long value comes back whole in the error" 2 "" \
+    "^brink: URL: expected an http:// or https:// URL, got \"ftp://127.0.0.1/$long\"\$" -- \
+    "$brink" run "ftp://127.0.0.1/$long" --no-record
+expect_run "a long unknown option comes back whole" 2 "" \
+    "^brink: run: unknown option \"--x$long\" \(usage: " -- "$brink" run "--x$long"
+
 # Control bytes typed as arguments come back escaped, never raw.
 esc=$(printf 'x\033[2Jy')
 expect_run "control bytes in arguments are escaped" 2 "" 'unknown command "x\\e\[2Jy"' -- "$brink" "$esc"

@@ -11,8 +11,8 @@
 #      -n or before the URL, the URL twice
 #   5. brink --version names the commit and libcurl, libuv, ncurses, OpenSSL, Lua
 #   6. brink sessions lists the runs (target, requests, verdict, file);
-#      report, replay and compare take last; a run in a directory it cannot
-#      write records into $XDG_STATE_HOME/brink/sessions and says so
+#      report, replay and compare take last; runs record into
+#      $XDG_STATE_HOME/brink/sessions, also from a directory they cannot write
 #   7. cmake --install into a DESTDIR: the installed binary runs, man -l
 #      renders brink(1) (every option of every command's --help in it) and
 #      brink-config(5); the bash completion loads (complete -p brink) and
@@ -31,6 +31,8 @@ target_setup
 start_target || { echo "FAIL brink target did not start: $(cat "$tmp/target.err")"; exit 1; }
 mkdir "$tmp/cwd"
 cd "$tmp/cwd" || exit 1
+XDG_STATE_HOME=$tmp/state
+export XDG_STATE_HOME
 
 # echo_count METHOD BODY HEADERS: how many /echo requests of that shape the
 # target saw (HEADERS: its X-* and Content-Type lines, each ending in \n).
@@ -113,7 +115,7 @@ done
 "$brink" sessions >"$tmp/list" 2>"$tmp/list.err"
 check "brink sessions exits 0" 0 $?
 check "it lists the four runs" 4 "$(grep -c '\.jsonl$' "$tmp/list")"
-if grep -E "^[0-9-]{10} [0-9:]{8}Z +$url/echo +[0-9.]+s +200 +pass +sessions/.*\.jsonl$" "$tmp/list" >/dev/null; then
+if grep -E "^[0-9-]{10} [0-9:]{8}Z +$url/echo +[0-9.]+s +200 +pass +$tmp/state/brink/sessions/.*\.jsonl$" "$tmp/list" >/dev/null; then
     ok "a row says when, the target, duration, 200 requests, pass, the file"
 else
     not_ok "a row says when, the target, duration, 200 requests, pass, the file" "$(cat "$tmp/list")"
@@ -126,30 +128,30 @@ if cmp -s "$tmp/report.want" "$tmp/report.got"; then ok "report last is the repo
 expect_run "replay last" 0 '^duration ' "*" -- "$brink" replay --headless last
 expect_run "compare last with a file" 0 'level' "*" -- "$brink" compare last "$session"
 expect_run "last with no session names where it looked" 1 "" \
-    '^brink: report: last: no session files in sessions or /.*/brink/sessions$' -- \
+    '^brink: report: last: no session files in /.*/nostate/brink/sessions or sessions$' -- \
     sh -c "cd '$tmp' && XDG_STATE_HOME='$tmp/nostate' '$brink' report last"
 
 # A directory the run cannot write: as nobody when root (root writes anywhere).
-mkdir "$tmp/ro" "$tmp/state"
+mkdir "$tmp/ro" "$tmp/state2"
 chmod 555 "$tmp/ro"
-chmod 777 "$tmp/state"
+chmod 777 "$tmp/state2"
 chmod 755 "$tmp"
 as_user=""
 if [ "$(id -u)" -eq 0 ]; then
     command -v setpriv >/dev/null 2>&1 || { not_ok "setpriv (util-linux) runs the run as nobody"; }
     as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
 fi
-(cd "$tmp/ro" && XDG_STATE_HOME="$tmp/state" HOME="$tmp/state" $as_user timeout 60 "$brink" run -n 5 "$url/bytes/1" \
+(cd "$tmp/ro" && XDG_STATE_HOME="$tmp/state2" HOME="$tmp/state2" $as_user timeout 60 "$brink" run -n 5 "$url/bytes/1" \
     >"$tmp/ro.out" 2>"$tmp/ro.err" </dev/null)
-check "a run where sessions/ cannot be written exits 0" 0 $?
-if grep -q "^brink: run: sessions/ cannot be written here; recording into $tmp/state/brink/sessions\$" "$tmp/ro.err" &&
-    ls "$tmp/state/brink/sessions/"*.jsonl >/dev/null 2>&1; then
-    ok "it records into \$XDG_STATE_HOME/brink/sessions and says so"
+check "a run in a directory it cannot write exits 0" 0 $?
+if grep -q "^brink: run: recorded [0-9]* ticks in $tmp/state2/brink/sessions/.*\.jsonl\$" "$tmp/ro.err" &&
+    ls "$tmp/state2/brink/sessions/"*.jsonl >/dev/null 2>&1; then
+    ok "it records into \$XDG_STATE_HOME/brink/sessions"
 else
-    not_ok "it records into \$XDG_STATE_HOME/brink/sessions and says so" "$(cat "$tmp/ro.err")"
+    not_ok "it records into \$XDG_STATE_HOME/brink/sessions" "$(cat "$tmp/ro.err")"
 fi
-expect_run "brink sessions there lists it" 0 "$url/bytes/1 .* 5 +pass +$tmp/state/brink/sessions/" "*" -- \
-    sh -c "cd '$tmp/ro' && XDG_STATE_HOME='$tmp/state' '$brink' sessions"
+expect_run "brink sessions there lists it" 0 "$url/bytes/1 .* 5 +pass +$tmp/state2/brink/sessions/" "*" -- \
+    sh -c "cd '$tmp/ro' && XDG_STATE_HOME='$tmp/state2' '$brink' sessions"
 
 # --- 7. installed -------------------------------------------------------------
 build=$(dirname "$brink")
@@ -191,8 +193,9 @@ comp() {
 }
 check "brink r completes to run, replay, report" "run replay report" "$(comp brink r)"
 touch a.ini b.jsonl c.txt
-check "run --config completes to .ini files and folders" "a.ini sessions" "$(comp brink run --config '')"
-check "report completes to last and session files" "last b.jsonl sessions" "$(comp brink report '')"
+mkdir -p runs
+check "run --config completes to .ini files and folders" "a.ini runs" "$(comp brink run --config '')"
+check "report completes to last and session files" "last b.jsonl runs" "$(comp brink report '')"
 check "run -- completes to long options" "--config --content-type --concurrency" "$(comp brink run --con)"
 zsh -c "autoload -Uz compinit && compinit -u -d '$tmp/zcompdump' && fpath=('$zsh_dir' \$fpath) && autoload -Uz +X _brink && functions _brink | grep -q _brink_sessions" \
     >"$tmp/zsh.err" 2>&1

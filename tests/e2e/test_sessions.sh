@@ -19,8 +19,10 @@
 #      (within the console's rounding); q ends it and the report is printed
 #   4. brink compare of that run and a shorter one at c=4: both labels, one
 #      row per level
-#   5. default recording into ./sessions (mode 0600) keeps no secret: a
-#      ${ENV} header value and a URL query token appear 0 times in the file
+#   5. default recording (no [record] dir) goes into
+#      $XDG_STATE_HOME/brink/sessions (made 0700; the file 0600), nothing
+#      into the working directory, and keeps no secret: a ${ENV} header
+#      value and a URL query token appear 0 times in the file
 #   6. --record /dev/full: the run goes on, says so once, exits 1, still
 #      prints its report; a file size limit (ulimit -f) leaves a cut file
 #      that reports (exit 0) and names the line where it ends
@@ -255,7 +257,7 @@ else
     not_ok "compare prints both sessions" "run exit $status, compare exit $cstatus, labels '$labels', rows '$shape'; $(head -c 300 "$tmp/cmp.err")"
 fi
 
-# --- 5. secrets, default recording into ./sessions ------------------------------------
+# --- 5. secrets, default recording into the state directory ---------------------------
 canary1=canaryTOKEN$$x
 canary2=CANARY2q$$z
 mkdir "$tmp/cwd"
@@ -272,21 +274,31 @@ duration = 2s
 url = /bytes/16?token=$canary2
 INI
 chmod 600 "$tmp/cwd/secret.ini"
-(cd "$tmp/cwd" && BRINK_TEST_TOKEN=$canary1 "$brink" run --headless --config secret.ini \
-    </dev/null >secret.out 2>secret.err)
+(cd "$tmp/cwd" && BRINK_TEST_TOKEN=$canary1 XDG_STATE_HOME="$tmp/state" "$brink" run --headless \
+    --config secret.ini </dev/null >secret.out 2>secret.err)
 status=$?
 spath=$(sed -n 's/^brink: run: recorded [0-9]* ticks in //p' "$tmp/cwd/secret.err")
-sfile=$tmp/cwd/$spath
+sfile=$spath
 req=$(total_requests "$tmp/cwd/secret.out")
 c1=$(grep -c -- "$canary1" "$sfile" 2>/dev/null)
 c2=$(grep -c -- "$canary2" "$sfile" 2>/dev/null)
 mode=$(stat -c %a "$sfile" 2>/dev/null)
-case $spath in sessions/*) in_dir=1 ;; *) in_dir=0 ;; esac
-if [ $status -eq 0 ] && [ $in_dir -eq 1 ] && [ "$mode" = 600 ] && [ "${req:-0}" -gt 0 ]; then
-    ok "default recording: $spath, mode $mode, $req requests"
+dmode=$(stat -c %a "$tmp/state/brink/sessions" 2>/dev/null)
+case $spath in "$tmp/state/brink/sessions/"*.jsonl) in_dir=1 ;; *) in_dir=0 ;; esac
+if [ $status -eq 0 ] && [ $in_dir -eq 1 ] && [ "$mode" = 600 ] && [ "$dmode" = 700 ] && [ "${req:-0}" -gt 0 ]; then
+    ok "default recording: $spath, mode $mode (folder $dmode), $req requests"
 else
-    not_ok "default recording into sessions/" "exit $status, path '$spath', mode '$mode', requests '$req'; $(tail -n 2 "$tmp/cwd/secret.err")"
+    not_ok "default recording into \$XDG_STATE_HOME/brink/sessions" "exit $status, path '$spath', mode '$mode', folder '$dmode', requests '$req'; $(tail -n 2 "$tmp/cwd/secret.err")"
 fi
+check "nothing recorded into the working directory" "secret.err secret.ini secret.out" "$(ls "$tmp/cwd" | tr '\n' ' ' | sed 's/ $//')"
+expect_run "brink sessions finds it in the state directory" 0 "$tmp/state/brink/sessions/.*\\.jsonl\$" "*" -- \
+    env XDG_STATE_HOME="$tmp/state" "$brink" sessions
+expect_run "report last reads it" 0 '^duration ' "*" -- env XDG_STATE_HOME="$tmp/state" "$brink" report last
+# A state directory that cannot be made: one line, and no run.
+printf x >"$tmp/notadir"
+expect_run "a state directory that cannot be made is one line" 2 "*" \
+    "^brink: run: recording: $tmp/notadir/brink/sessions: cannot create it: Not a directory \\(--no-record runs without a recording\\)\$" -- \
+    env XDG_STATE_HOME="$tmp/notadir" "$brink" run --headless -n 1 "$url/bytes/1"
 if [ "$c1" = 0 ] && [ "$c2" = 0 ]; then
     ok "secrets: \${BRINK_TEST_TOKEN} canary 0 times, ?token= canary 0 times in the file ($(wc -c <"$sfile") bytes)"
 else
