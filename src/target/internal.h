@@ -348,6 +348,14 @@ int target__sched_add(struct sched *s, struct MHD_Connection *conn, uint64_t due
 void target__sched_stop(struct sched *s);
 void target__sched_free(struct sched *s);
 
+/* --- h2c.c: HTTP/2 cleartext with prior knowledge, on listen_fd --- */
+struct h2c;
+/* Starts the h2c thread serving listen_fd (borrowed; the caller closes it
+ * after target__h2c_stop). 0 or -errno. */
+int target__h2c_start(struct target *t, int listen_fd, struct h2c **out);
+/* Stops the thread and closes every h2c connection. NULL is fine. */
+void target__h2c_stop(struct h2c *h);
+
 /* --- stats.c --- */
 void target__sibwin_init(struct sibwin *w);
 void target__sibwin_destroy(struct sibwin *w);
