@@ -13,7 +13,8 @@ set(BRINK_ALLOWED_record  brink_core PkgConfig::JANSSON)
 set(BRINK_ALLOWED_report  brink_core brink_record ZLIB::ZLIB)
 set(BRINK_ALLOWED_metrics brink_core PkgConfig::MHD Threads::Threads m)
 set(BRINK_ALLOWED_script  brink_core brink_config PkgConfig::LUA PkgConfig::JANSSON OpenSSL::Crypto)
-set(BRINK_ALLOWED_target  brink_core brink_cli PkgConfig::MHD PkgConfig::UV PkgConfig::JANSSON OpenSSL::Crypto PkgConfig::GNUTLS)
+set(BRINK_ALLOWED_target  brink_core brink_cli PkgConfig::MHD PkgConfig::UV PkgConfig::JANSSON OpenSSL::Crypto PkgConfig::GNUTLS
+                          PkgConfig::NGHTTP2)
 
 # brink_module(NAME SOURCES file... DEPS lib...)
 # Creates the static library brink_NAME from src/NAME, public include root src/.

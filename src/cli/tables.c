@@ -468,12 +468,18 @@ static const struct opts_option target_options[] = {
      .value_name = "FILE",
      .id = CLI_TARGET_KEY,
      .help = "the unencrypted PEM private key of --cert"},
+    {.name = "--h2c",
+     .arg = OPTS_VALUE,
+     .value_name = "ADDR:PORT",
+     .id = CLI_TARGET_H2C,
+     .help = "also serve HTTP/2 cleartext (prior knowledge) there\n"
+             "(port 0: a free one); its URL is the next line"},
     {0},
 };
 
 const struct opts_table cli_target = {
     .name = "target",
-    .synopsis = "[--listen ADDR:PORT] [--config FILE] [--seed N] [--tls ...]",
+    .synopsis = "[--listen ADDR:PORT] [--config FILE] [--seed N] [--tls ...] [--h2c ADDR:PORT]",
     .summary = "run the built-in fault-injecting HTTP server (for demos and tests)",
     .text = "Serves /bytes/N, /delay/MS, /status/CODE, /echo, /files/, a key-value store\n"
             "with siblings (/kv/KEY, /mp/UPLOAD/PART), /stats, /metrics and /_control on\n"
@@ -481,7 +487,9 @@ const struct opts_table cli_target = {
             "with the schema of the body of POST /_control (capacity, faults, kv,\n"
             "files_dir); N seeds the fault RNG. Runs until SIGINT or SIGTERM.\n"
             "With --tls, --cert-out or --cert it serves HTTPS (HTTP/1.1 only) and the\n"
-            "URL is https://; the second line then says where the certificate is.\n",
+            "URL is https://; the second line then says where the certificate is.\n"
+            "With --h2c it also serves the same endpoints, faults and counters over\n"
+            "HTTP/2 cleartext on ADDR:PORT, and the next line is \"h2c: URL\".\n",
     .status = status_text,
     .groups = {target_options},
 };

@@ -60,6 +60,7 @@ enum cli_target_id {
     CLI_TARGET_CERT,
     CLI_TARGET_KEY,
     CLI_TARGET_CERT_OUT,
+    CLI_TARGET_H2C,
 };
 
 extern const struct opts_table cli_top;

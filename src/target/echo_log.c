@@ -36,16 +36,14 @@ struct header_walk {
     size_t cap, len;
 };
 
-static enum MHD_Result add_header(void *arg, enum MHD_ValueKind kind, const char *name,
-                                  const char *value)
+static void add_header(void *arg, const char *name, const char *value)
 {
     struct header_walk *w = arg;
     char line[ECHO_HEADERS_MAX];
     size_t n;
 
-    (void)kind;
     if (strncasecmp(name, "X-", 2) != 0 && strcasecmp(name, "Content-Type") != 0)
-        return MHD_YES;
+        return;
     snprintf(line, sizeof(line), "%s: %s\n", name, value ? value : "");
     n = strlen(line);
     if (w->len + n < w->cap) {
@@ -54,7 +52,6 @@ static enum MHD_Result add_header(void *arg, enum MHD_ValueKind kind, const char
         w->out[w->len - 1] = '\n';
         w->out[w->len] = '\0';
     }
-    return MHD_YES;
 }
 
 static int same_shape(const struct echo_shape *a, const struct echo_shape *b)
@@ -63,16 +60,15 @@ static int same_shape(const struct echo_shape *a, const struct echo_shape *b)
            strcmp(a->body, b->body) == 0 && strcmp(a->headers, b->headers) == 0;
 }
 
-void target__echo_log_add(struct echo_log *l, struct MHD_Connection *conn, const char *method,
-                          const struct req *r)
+void target__echo_log_add(struct echo_log *l, const struct req_in *in, const struct req *r)
 {
     struct echo_shape s = {.count = 1, .body_bytes = r->body_len};
     struct header_walk w = {s.headers, sizeof(s.headers), 0};
     size_t i;
 
-    copy_shown(s.method, sizeof(s.method), method, strlen(method));
+    copy_shown(s.method, sizeof(s.method), in->method, strlen(in->method));
     copy_shown(s.body, sizeof(s.body), r->body ? r->body : "", r->body_len);
-    MHD_get_connection_values(conn, MHD_HEADER_KIND, add_header, &w);
+    target__req_headers_each(in, add_header, &w);
     pthread_mutex_lock(&l->lock);
     for (i = 0; i < l->n_shapes && !same_shape(&l->shapes[i], &s); i++)
         ;

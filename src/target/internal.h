@@ -167,12 +167,56 @@ struct req {
     struct reply reply;
 };
 
+/* A request as it arrived, whichever protocol brought it: its headers
+ * through libmicrohttpd's connection (HTTP/1.1), or as a list (HTTP/2). */
+struct req_header {
+    const char *name; /* lower case over HTTP/2 */
+    const char *value;
+};
+struct req_in {
+    const char *url; /* the path, without the query */
+    const char *method;
+    struct MHD_Connection *conn;  /* HTTP/1.1; NULL over HTTP/2 */
+    const struct req_header *hdr; /* over HTTP/2: n_hdr headers, in order */
+    size_t n_hdr;
+    const char *query; /* over HTTP/2: what follows the '?', or NULL */
+};
+
+/* --- serve.c: a request whatever its protocol --- */
+enum endpoint target__serve_endpoint(const char *url, const char **arg);
+/* The header's value (names compared without case), or NULL. */
+const char *target__req_header(const struct req_in *in, const char *name);
+/* The query argument's value, copied into buf (cap bytes), or NULL. */
+const char *target__req_query(const struct req_in *in, const char *name, char *buf, size_t cap);
+typedef void req_header_fn(void *arg, const char *name, const char *value);
+/* Calls fn with each header, in the order they came. */
+void target__req_headers_each(const struct req_in *in, req_header_fn *fn, void *arg);
+/* The fault of a new request to ep (never for /stats, /metrics or
+ * /_control): forced by header (named, or NULL), through control, or drawn. */
+enum fault target__serve_fault(struct target *t, enum endpoint ep, const char *header);
+/* A request's state, in PH_BODY; freed with target__req_free. */
+struct req *target__req_new(struct target *t, enum endpoint ep, enum fault f, const char *method);
+void target__req_free(struct target *t, struct req *r);
+/* Appends n bytes of the request body, up to r->body_max. */
+void target__req_take_body(struct req *r, const char *data, size_t n);
+enum serve_next {
+    SERVE_ANSWER, /* answer now (target__serve_answer) */
+    SERVE_WAIT,   /* wait *wait_us, then admit again (PH_BACKPRESSURE) or answer (PH_WAIT) */
+};
+/* The body is in: prepares it and admits it to the capacity model (a full
+ * queue answers 503 and voids the fault). */
+enum serve_next target__serve_admit(struct target *t, const struct req_in *in, struct req *r,
+                                    uint64_t *wait_us);
+/* The wait is over: leaves the capacity model and builds r->reply. */
+void target__serve_answer(struct target *t, const struct req_in *in, struct req *r);
+/* Counts a reply of status sent (responses_by_class, responses_503). */
+void target__serve_count_status(struct target *t, unsigned status);
+
 /* --- echo_log.c: the ledger of /echo, in the ground truth --- */
 void target__echo_log_init(struct echo_log *l);
 void target__echo_log_destroy(struct echo_log *l);
 /* Counts a request to /echo under its shape. */
-void target__echo_log_add(struct echo_log *l, struct MHD_Connection *conn, const char *method,
-                          const struct req *r);
+void target__echo_log_add(struct echo_log *l, const struct req_in *in, const struct req *r);
 /* {"shapes": [{method, body, body_bytes, headers, count}...], "other": N}; owned. */
 json_t *target__echo_log_json(struct echo_log *l);
 
@@ -208,8 +252,8 @@ void target__content_echo(struct reply *rp, const char *method, struct req *r);
 /* Prepares a kv or mp request once its body is in: begins writes, reads.
  * Returns 0, or 1 when rp already holds the final answer (an error), or 2
  * when the request must wait wait_us for backpressure and call again. */
-int target__store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r,
-                          const char *url, const struct settings *s, uint64_t *wait_us);
+int target__store_prepare(struct target *t, const struct req_in *in, struct req *r,
+                          const struct settings *s, uint64_t *wait_us);
 /* Finishes it after the wait: commits writes, fills rp. */
 void target__store_finish(struct target *t, struct req *r, const char *url);
 /* Ends writes still in flight (the request failed or was rejected). */
@@ -303,6 +347,14 @@ int target__sched_add(struct sched *s, struct MHD_Connection *conn, uint64_t due
 /* Resumes every waiting connection now and joins the thread. */
 void target__sched_stop(struct sched *s);
 void target__sched_free(struct sched *s);
+
+/* --- h2c.c: HTTP/2 cleartext with prior knowledge, on listen_fd --- */
+struct h2c;
+/* Starts the h2c thread serving listen_fd (borrowed; the caller closes it
+ * after target__h2c_stop). 0 or -errno. */
+int target__h2c_start(struct target *t, int listen_fd, struct h2c **out);
+/* Stops the thread and closes every h2c connection. NULL is fine. */
+void target__h2c_stop(struct h2c *h);
 
 /* --- stats.c --- */
 void target__sibwin_init(struct sibwin *w);

@@ -19,49 +19,12 @@
 #include "core/clock.h"
 #include "core/xalloc.h"
 
-#define SMALL_BODY_MAX (64 * 1024) /* request bodies of endpoints that need none */
-#define ECHO_BODY_MAX (1024 * 1024)
-
 /* The socket context of a connection over max_connections. */
 static char over_limit_mark;
 /* The request context of a GET /bytes on the fast path (no state of ours),
  * and of one we failed to answer (out of memory): its close is ours. */
 static char fast_mark;
 static char fast_failed_mark;
-
-static const struct {
-    const char *prefix;
-    enum endpoint ep;
-    int exact; /* the url must equal the prefix (or prefix + "/...") */
-} route_table[] = {
-    {"/bytes/", EP_BYTES, 0},     {"/delay/", EP_DELAY, 0},       {"/status/", EP_STATUS, 0},
-    {"/echo", EP_ECHO, 1},        {"/files", EP_FILES, 0},        {"/kv/", EP_KV, 0},
-    {"/mp/", EP_MP, 0},           {"/stats", EP_STATS, 1},        {"/metrics", EP_METRICS, 1},
-    {"/_control", EP_CONTROL, 1}, {"/redirect/", EP_REDIRECT, 0},
-};
-
-static enum endpoint classify(const char *url, const char **arg)
-{
-    for (size_t i = 0; i < sizeof(route_table) / sizeof(route_table[0]); i++) {
-        size_t n = strlen(route_table[i].prefix);
-        if (strncmp(url, route_table[i].prefix, n) != 0)
-            continue;
-        if (route_table[i].exact && url[n] != '\0')
-            continue;
-        if (route_table[i].ep == EP_FILES && url[n] != '\0' && url[n] != '/')
-            continue;
-        *arg = url + n;
-        return route_table[i].ep;
-    }
-    *arg = url;
-    return EP_OTHER;
-}
-
-static int fault_eligible(enum endpoint ep)
-{
-    /* Probes and control must stay reliable while the load path fails. */
-    return ep != EP_STATS && ep != EP_METRICS && ep != EP_CONTROL;
-}
 
 static ssize_t pattern_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
@@ -79,10 +42,7 @@ enum MHD_Result respond(struct target *t, struct MHD_Connection *conn, unsigned 
         return MHD_NO;
     rc = MHD_queue_response(conn, status, resp);
     MHD_destroy_response(resp);
-    atomic_fetch_add_explicit(&t->stats.responses_by_class[status / 100 % 6], 1,
-                              memory_order_relaxed);
-    if (status == 503)
-        atomic_fetch_add(&t->stats.responses_503, 1);
+    target__serve_count_status(t, status);
     atomic_fetch_add_explicit(&t->stats.bytes_sent, body_len, memory_order_relaxed);
     return rc;
 }
@@ -129,10 +89,8 @@ static enum MHD_Result first_call(struct target *t, struct MHD_Connection *conn,
                                   const char *method, void **req_cls)
 {
     const char *arg, *hdr;
-    struct settings s;
     enum endpoint ep;
-    enum fault f = FAULT_NONE;
-    struct req *r;
+    enum fault f;
 
     void *fin = fin_ctx(conn);
 
@@ -151,7 +109,7 @@ static enum MHD_Result first_call(struct target *t, struct MHD_Connection *conn,
             return MHD_NO;
         }
     }
-    ep = classify(url, &arg);
+    ep = target__serve_endpoint(url, &arg);
     atomic_fetch_add_explicit(&t->stats.requests_by_ep[ep], 1, memory_order_relaxed);
     hdr = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Brink-Fault");
     if (ep == EP_BYTES && !hdr && atomic_load_explicit(&t->fast_bytes, memory_order_relaxed) &&
@@ -162,109 +120,13 @@ static enum MHD_Result first_call(struct target *t, struct MHD_Connection *conn,
         *req_cls = &fast_mark;
         return MHD_YES;
     }
-    target__settings_get(t, &s);
-    if (fault_eligible(ep))
-        f = target__faults_pick(t, &s, hdr);
+    f = target__serve_fault(t, ep, hdr);
     if (f == FAULT_RESET) {
         target__faults_reset(t, conn);
         return MHD_NO;
     }
-    r = xcalloc(1, sizeof(*r));
-    target__reply_init(&r->reply);
-    r->ep = ep;
-    r->fault = f;
-    r->phase = PH_BODY;
-    r->is_get = strcmp(method, MHD_HTTP_METHOD_GET) == 0;
-    r->is_head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
-    r->is_put = strcmp(method, MHD_HTTP_METHOD_PUT) == 0;
-    r->is_delete = strcmp(method, MHD_HTTP_METHOD_DELETE) == 0;
-    r->body_max = ep == EP_KV || ep == EP_MP ? s.kv_max_object_bytes
-                  : ep == EP_ECHO            ? ECHO_BODY_MAX
-                                             : SMALL_BODY_MAX;
-    *req_cls = r;
+    *req_cls = target__req_new(t, ep, f, method);
     return MHD_YES;
-}
-
-static void take_body(struct req *r, const char *data, size_t n)
-{
-    if (r->body_too_big || n > r->body_max - r->body_len) {
-        r->body_too_big = 1;
-        return;
-    }
-    if (r->body_len + n > r->body_cap) {
-        size_t cap = r->body_cap ? r->body_cap : 4096;
-        while (cap < r->body_len + n)
-            cap *= 2;
-        if (cap > r->body_max)
-            cap = r->body_max;
-        r->body = xrealloc(r->body, cap);
-        r->body_cap = cap;
-    }
-    memcpy(r->body + r->body_len, data, n);
-    r->body_len += n;
-}
-
-static int wants_text(struct MHD_Connection *conn)
-{
-    const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
-
-    return accept && strstr(accept, "text/plain") != NULL;
-}
-
-static void set_body(struct reply *rp, unsigned status, const char *type, char *body, size_t len)
-{
-    target__reply_free(rp);
-    rp->status = body ? status : 500;
-    rp->content_type = type;
-    rp->owned = body;
-    rp->body = body ? body : "";
-    rp->len = body ? len : 0;
-}
-
-/* Builds the answer of a request whose wait is over. */
-static void produce(struct target *t, struct MHD_Connection *conn, struct req *r, const char *url,
-                    const char *method)
-{
-    const char *arg;
-    size_t n;
-    char *text;
-
-    classify(url, &arg);
-    switch (r->ep) {
-    case EP_BYTES: target__content_bytes(&r->reply, arg); break;
-    case EP_DELAY:
-        target__reply_text(&r->reply, 200, "delayed %llu ms\n",
-                           (unsigned long long)(r->extra_us / 1000));
-        break;
-    case EP_STATUS: target__content_status(&r->reply, arg); break;
-    case EP_ECHO:
-        target__echo_log_add(&t->echo_log, conn, method, r);
-        target__content_echo(&r->reply, method, r);
-        break;
-    case EP_FILES: target__files_reply(t, arg, &r->reply); break;
-    case EP_KV:
-    case EP_MP: target__store_finish(t, r, url); break;
-    case EP_STATS:
-        text = target__stats_json(t, wants_text(conn));
-        set_body(&r->reply, 200, wants_text(conn) ? "text/plain" : "application/json", text,
-                 text ? strlen(text) : 0);
-        break;
-    case EP_METRICS:
-        text = target__stats_metrics(t, &n);
-        set_body(&r->reply, 200, "text/plain; version=0.0.4", text, n);
-        break;
-    case EP_CONTROL: target__control_reply(t, r, method); break;
-    case EP_REDIRECT:
-        target__content_redirect(&r->reply, arg,
-                                 MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "code"),
-                                 method);
-        break;
-    default:
-        target__reply_text(
-            &r->reply, 404,
-            "no such endpoint; try /bytes/N, /delay/MS, /status/CODE, /echo, /redirect/N, /files/, /kv/KEY, /mp/UPLOAD/PART, /stats, /metrics or /_control\n");
-        break;
-    }
 }
 
 static struct MHD_Response *plain_response(struct target *t, struct req *r)
@@ -362,17 +224,12 @@ static enum MHD_Result send_raw_fault(struct target *t, struct MHD_Connection *c
     return suspend_for(t, conn, r, 0, target__faults_raw_step, &r->raw);
 }
 
-static enum MHD_Result finish(struct target *t, struct MHD_Connection *conn, struct req *r,
-                              const char *url, const char *method)
+static enum MHD_Result finish(struct target *t, const struct req_in *in, struct req *r)
 {
+    struct MHD_Connection *conn = in->conn;
     struct settings s;
 
-    if (r->in_model) {
-        target__capacity_leave(t->cap);
-        r->in_model = 0;
-    }
-    if (r->reply.status == 0)
-        produce(t, conn, r, url, method);
+    target__serve_answer(t, in, r);
     if (r->reply.fd < 0 && (r->fault == FAULT_STALL || r->fault == FAULT_DRIP ||
                             r->fault == FAULT_MALFORMED_STATUS || r->fault == FAULT_HUGE_HEADER)) {
         target__settings_get(t, &s);
@@ -382,70 +239,14 @@ static enum MHD_Result finish(struct target *t, struct MHD_Connection *conn, str
                    r->fault == FAULT_CLOSE_MID_BODY ? 0 : r->reply.len);
 }
 
-/* The wait stretched to the end of a server-wide pause it meets. The
- * counters and the control endpoint stay available, so a test can still
- * watch and steer a paused server. */
-static uint64_t paused_wait_us(const struct target *t, const struct settings *s, enum endpoint ep,
-                               uint64_t wait_us)
-{
-    uint64_t now, answer;
-
-    if (!s->pause_every_ms || ep == EP_STATS || ep == EP_METRICS || ep == EP_CONTROL)
-        return wait_us;
-    now = clock_now_ns() - t->start_ns;
-    answer = settings_pause_release_ns(s, now, now + wait_us * 1000u);
-    return (answer - now + 999) / 1000;
-}
-
 /* The body is in: prepare, admit to the capacity model, wait or answer. */
-static enum MHD_Result start(struct target *t, struct MHD_Connection *conn, struct req *r,
-                             const char *url, const char *method)
+static enum MHD_Result start(struct target *t, const struct req_in *in, struct req *r)
 {
-    uint64_t wait_us = 0, service_us;
-    struct settings s;
-    const char *arg;
-    int rc;
+    uint64_t wait_us;
 
-    target__settings_get(t, &s);
-    classify(url, &arg);
-    if (r->body_too_big) {
-        target__reply_text(&r->reply, 413, "request body larger than %zu bytes\n", r->body_max);
-        return finish(t, conn, r, url, method);
-    }
-    if (r->ep == EP_DELAY && target__content_delay_us(arg, &r->extra_us) != 0) {
-        target__reply_text(&r->reply, 400,
-                           "bad delay \"%.40s\": expected /delay/MS with MS 0..%d\n", arg,
-                           CONTENT_MAX_DELAY_MS);
-        return finish(t, conn, r, url, method);
-    }
-    if (r->ep == EP_KV || r->ep == EP_MP) {
-        rc = target__store_prepare(t, conn, r, url, &s, &wait_us);
-        if (rc == 1)
-            return finish(t, conn, r, url, method);
-        if (rc == 2) {
-            r->phase = PH_BACKPRESSURE;
-            return suspend_for(t, conn, r, wait_us, NULL, NULL);
-        }
-    }
-    service_us = s.service_us[r->ep] + r->service_extra_us;
-    if (service_us > 0) {
-        if (target__capacity_admit(t->cap, s.workers, s.queue_max, service_us, clock_now_ns(),
-                                   &wait_us) != 0) {
-            target__store_abort(t, r);
-            r->fault = FAULT_NONE;
-            target__reply_text(&r->reply, 503, "queue full: %u requests wait for %u workers\n",
-                               s.queue_max, s.workers);
-            target__reply_header(&r->reply, "Retry-After", "1");
-            return finish(t, conn, r, url, method);
-        }
-        r->in_model = 1;
-    }
-    wait_us += r->extra_us;
-    wait_us = paused_wait_us(t, &s, r->ep, wait_us);
-    r->phase = PH_WAIT;
-    if (wait_us > 0)
-        return suspend_for(t, conn, r, wait_us, NULL, NULL);
-    return finish(t, conn, r, url, method);
+    if (target__serve_admit(t, in, r, &wait_us) == SERVE_WAIT)
+        return suspend_for(t, in->conn, r, wait_us, NULL, NULL);
+    return finish(t, in, r);
 }
 
 /* One more call for a request of ours: the next step of its phase. */
@@ -453,16 +254,18 @@ static enum MHD_Result step(struct target *t, struct MHD_Connection *conn, struc
                             const char *url, const char *method, const char *upload,
                             size_t *upload_size)
 {
+    struct req_in in = {.url = url, .method = method, .conn = conn};
+
     switch (r->phase) {
     case PH_BODY:
         if (*upload_size) {
-            take_body(r, upload, *upload_size);
+            target__req_take_body(r, upload, *upload_size);
             *upload_size = 0;
             return MHD_YES;
         }
-        return start(t, conn, r, url, method);
-    case PH_BACKPRESSURE: return start(t, conn, r, url, method);
-    case PH_WAIT: return finish(t, conn, r, url, method);
+        return start(t, &in, r);
+    case PH_BACKPRESSURE: return start(t, &in, r);
+    case PH_WAIT: return finish(t, &in, r);
     case PH_RAW: break;
     }
     return MHD_NO; /* a raw fault is over: close the connection */
@@ -544,14 +347,7 @@ void target__routes_completed(void *cls, struct MHD_Connection *conn, void **req
     is_raw_sent = r->raw_buf && r->raw.len > 0 && r->raw.off == r->raw.len;
     if (is_client_abort(why, atomic_load(&r->peer_gone), r->is_self_closed || is_raw_sent))
         atomic_fetch_add(&t->stats.client_aborts, 1);
-    target__store_abort(t, r);
-    if (r->in_model)
-        target__capacity_leave(t->cap);
-    target__reply_free(&r->reply);
-    free(r->read.value);
-    free(r->body);
-    free(r->raw_buf);
-    free(r);
+    target__req_free(t, r);
     *req_cls = NULL;
 }
 

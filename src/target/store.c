@@ -34,9 +34,9 @@ static int valid_key(const char *url, size_t prefix)
     return n > prefix && n - prefix <= KV_MAX_KEY_BYTES - 4;
 }
 
-static int parse_version(struct MHD_Connection *conn, uint64_t *out)
+static int parse_version(const struct req_in *in, uint64_t *out)
 {
-    const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Brink-Version");
+    const char *v = target__req_header(in, "X-Brink-Version");
     char *end;
 
     *out = 0;
@@ -112,9 +112,10 @@ static int prepare_mp_put(struct target *t, struct req *r, const char *url,
     return 0;
 }
 
-int target__store_prepare(struct target *t, struct MHD_Connection *conn, struct req *r,
-                          const char *url, const struct settings *s, uint64_t *wait_us)
+int target__store_prepare(struct target *t, const struct req_in *in, struct req *r,
+                          const struct settings *s, uint64_t *wait_us)
 {
+    const char *url = in->url;
     char key[KV_MAX_KEY_BYTES];
 
     if (!valid_key(url, 4)) {
@@ -143,7 +144,7 @@ int target__store_prepare(struct target *t, struct MHD_Connection *conn, struct 
     }
     if (r->ep == EP_MP)
         return prepare_mp_put(t, r, url, s, wait_us);
-    if (parse_version(conn, &r->base)) {
+    if (parse_version(in, &r->base)) {
         target__reply_text(&r->reply, 400,
                            "bad X-Brink-Version: expected the version number a GET returned\n");
         return 1;

@@ -41,6 +41,7 @@ struct options {
     const char *cert;     /* --cert FILE, with key; NULL: self-signed */
     const char *key;      /* --key FILE */
     const char *cert_out; /* --cert-out FILE: where the self-signed one goes */
+    const char *h2c;      /* --h2c ADDR:PORT, or NULL */
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -54,7 +55,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     o->config = NULL;
     o->seed = NULL;
     o->is_tls = 0;
-    o->cert = o->key = o->cert_out = NULL;
+    o->cert = o->key = o->cert_out = o->h2c = NULL;
     opts_start(&p, &cli_target, argc, argv);
     while ((rc = opts_next(&p, &it, err, sizeof(err))) != 0) {
         if (rc < 0)
@@ -67,6 +68,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case CLI_TARGET_CERT: o->cert = it.value; break;
         case CLI_TARGET_KEY: o->key = it.value; break;
         case CLI_TARGET_CERT_OUT: o->cert_out = it.value; break;
+        case CLI_TARGET_H2C: o->h2c = it.value; break;
         default:
             return opts_fail(&cli_target, stderr, "unexpected argument \"%s\"",
                              msg_show(it.value, buf, sizeof(buf)));
@@ -247,20 +249,36 @@ static void print_cert_line(const struct options *o)
             "certificate: self-signed for localhost, 127.0.0.1 and ::1, not written (--cert-out FILE writes it for ca_file; or insecure = yes)");
 }
 
+/* The h2c listener of --h2c: its socket and URL. */
+struct h2c_listen {
+    int fd; /* -1: no --h2c */
+    char url[96];
+};
+
 static int serve(struct target *t, int *fd, const char *url, const struct options *o,
-                 const struct tlscert_pem *tls, const sigset_t *stop)
+                 const struct tlscert_pem *tls, const struct h2c_listen *hl, const sigset_t *stop)
 {
     char err[TARGET_ERR_MAX];
+    struct h2c *h2c = NULL;
+    int rc;
 
     if (start_serving(t, *fd, url, tls, err, sizeof(err)) != 0) {
         msg_print(stderr, "brink: target: %s", err);
         return BRINK_EXIT_RUNTIME;
     }
+    if (hl->fd >= 0 && (rc = target__h2c_start(t, hl->fd, &h2c)) != 0) {
+        msg_print(stderr, "brink: target: starting the h2c thread: %s", msg_errno(-rc).text);
+        stop_serving(t, fd);
+        return BRINK_EXIT_RUNTIME;
+    }
     printf("%s\n", url);
     if (tls)
         print_cert_line(o);
+    if (h2c)
+        printf("h2c: %s\n", hl->url);
     fflush(stdout);
     wait_for_stop(stop);
+    target__h2c_stop(h2c);
     stop_serving(t, fd);
     return BRINK_EXIT_OK;
 }
@@ -372,6 +390,9 @@ int target_main(int argc, char **argv)
     struct settings s;
     struct options o;
     struct tlscert_pem pem = {NULL, NULL};
+    struct h2c_listen hl = {.fd = -1};
+    struct sockaddr_storage h2c_ss;
+    socklen_t h2c_len = 0;
     struct target *t;
     socklen_t len;
     sigset_t stop;
@@ -400,6 +421,13 @@ int target_main(int argc, char **argv)
             msg_show(o.listen, buf, sizeof(buf)));
         return BRINK_EXIT_USAGE;
     }
+    if (o.h2c && listen_parse(o.h2c, &h2c_ss, &h2c_len) != 0) {
+        fprintf(
+            stderr,
+            "brink: target: --h2c: expected ADDR:PORT such as 127.0.0.1:8081 or [::1]:0, got \"%s\"\n",
+            msg_show(o.h2c, buf, sizeof(buf)));
+        return BRINK_EXIT_USAGE;
+    }
     if (o.is_tls) {
         struct target_tls tls = {.cert = o.cert, .key = o.key, .cert_out = o.cert_out};
         int is_usage;
@@ -424,18 +452,30 @@ int target_main(int argc, char **argv)
         tlscert_pem_free(&pem);
         return BRINK_EXIT_RUNTIME;
     }
+    if (o.h2c) {
+        hl.fd = listen_open(&h2c_ss, h2c_len, "http", hl.url, sizeof(hl.url), err, sizeof(err));
+        if (hl.fd < 0) {
+            msg_print(stderr, "brink: target: --h2c: listen on %s: %s",
+                      msg_show(o.h2c, buf, sizeof(buf)), err);
+            close(fd);
+            tlscert_pem_free(&pem);
+            return BRINK_EXIT_RUNTIME;
+        }
+    }
     t = xcalloc(1, sizeof(*t));
     target_init(t, &s);
     if (target__files_open(t, s.files_dir, err, sizeof(err)) != 0) {
         msg_print(stderr, "brink: target: %s", err);
         rc = BRINK_EXIT_USAGE;
     } else {
-        rc = serve(t, &fd, url, &o, o.is_tls ? &pem : NULL, &stop);
+        rc = serve(t, &fd, url, &o, o.is_tls ? &pem : NULL, &hl, &stop);
     }
     target_destroy(t);
     free(t);
     if (fd >= 0)
         close(fd);
+    if (hl.fd >= 0)
+        close(hl.fd);
     tlscert_pem_free(&pem);
     return rc;
 }

@@ -8,8 +8,8 @@
 # never hidden by a send again). Then a target that closes after every
 # reply without saying so (close_after_reply): no error, and brink's
 # count of requests sent again (closed_idle) equals the requests the target
-# received after its FIN. brink target has no HTTP/2 (docs/target.md), so
-# h2c is not reconciled here: test_curl_h2 counts refused streams.
+# received after its FIN. The same over HTTP/2 cleartext (brink target
+# --h2c) is test_reconcile_h2c.sh.
 # Usage: sh test_reconcile.sh BRINK SRCDIR
 brink=$1
 src=$2
