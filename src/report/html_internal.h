@@ -24,6 +24,19 @@ struct summary;
  * tick; nothing for a run without agents. */
 void html__agents(FILE *out, const struct summary *sum);
 
+struct steps;
+/* Table cells (html_tables.c): a duration ("-" unless has), a count with
+ * its thousands grouped, successes and failures per second apart. */
+void html__td_duration(FILE *out, uint64_t us, int has);
+void html__td_count(FILE *out, uint64_t n);
+void html__td_rates(FILE *out, uint64_t ok, uint64_t failed, uint64_t duration_us);
+/* The page's tables (html_tables.c): per request kind; per step (with a
+ * column of the requests sent again when any was); checks and counters
+ * per step and for the run (nothing when the run had none). */
+void html__table_kinds(FILE *out, const struct summary *sum);
+void html__table_steps(FILE *out, const struct steps *st);
+void html__table_marks(FILE *out, const struct steps *st);
+
 /* The page's style sheet (html_style.c). */
 extern const char html__css[];
 

@@ -246,6 +246,7 @@ static void test_page_overview_counts_apart(void **state)
         if (i > 0)
             t->resent[RESEND_CLOSED_IDLE] = 2;
         summary_add_tick(sum, t);
+        steps_add_tick(st, t);
         tick_free(t);
     }
     steps_finish(st);
@@ -255,6 +256,9 @@ static void test_page_overview_counts_apart(void **state)
                                  "6 failed (9.09%, 1.0/s).</p>"));
     assert_non_null(strstr(page, "<p id=\"resent\">Sent again: 10 (closed_idle 10), each "
                                  "counted once above by its last outcome.</p>"));
+    /* The step table gives them a column, as the text one does. */
+    assert_non_null(strstr(page, "<th>failed</th><th>resent</th>"));
+    assert_non_null(strstr(page, "<td>6</td><td>10</td><td class=\"l\">-</td>"));
     free(page);
     html_run_free(r);
     summary_free(sum);
