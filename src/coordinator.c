@@ -289,11 +289,15 @@ static void take_tick(struct coord *c, struct agent *a, struct tick *t)
         tick_copy_text(t->events[i].text, sizeof(t->events[i].text), text);
     }
     recording_push_agent(c->p->recording, t);
-    /* Its probes (on = agents) stay its own in the merge: NAME@AGENT. The
-     * config checked that every such name fits. */
+    /* Its probes (on = agents) and a script's gauges stay its own in the
+     * merge: NAME@AGENT (the config checked that every probe's fits). A
+     * script's checks and counters keep their names, so the merge adds
+     * up every agent's. */
     for (uint32_t i = 0; i < t->n_probes; i++) {
         char name[TICK_NAME_MAX];
 
+        if (t->probes[i].mark == TICK_MARK_CHECK || t->probes[i].mark == TICK_MARK_COUNTER)
+            continue;
         (void)tick_agent_series(t->probes[i].name, a->name, name);
         memcpy(t->probes[i].name, name, sizeof(name));
     }

@@ -11,11 +11,12 @@
  * a ramp plan. PAUSED, STOPPING and DONE
  * ticks are folded into the open row: their completions, errors, latencies
  * and probe values count in it (so the rows add up to the run's totals), but
- * they never open or close a row. Their length goes to folded_us, not to
- * duration_us: a pause does not dilute the step's req/s, and neither does
- * the run's tail (STOPPING and DONE ticks, when it ends on its duration,
- * its request limit, its plan or a stop), whose completions were sent at
- * the row's level within its duration. A row opened by folded ticks alone
+ * they never open or close a row. A pause's length goes to folded_us, not
+ * to duration_us, so it does not dilute the step's req/s. Of the run's
+ * tail (STOPPING and DONE ticks) the length up to the stop counts in
+ * duration_us and the drain after it (the tick's drain_us) in folded_us;
+ * a run that ended on its request limit has no stop, so all of its tail
+ * counts in duration_us. A row opened by folded ticks alone
  * takes the level of the first tick that holds one.
  *
  * A plan step whose level changes within it (an agent of a run with

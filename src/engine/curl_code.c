@@ -48,7 +48,6 @@ static const struct {
 
 /* libcurl's words for the ends of an HTTP/2 stream (7.88's http2.c). */
 #define H2_NOT_CLEAN "was not closed cleanly: "
-#define H2_RETRIES_SPENT "Connection died, tried "
 #define H2_BAD_FRAMES "nghttp2_session_mem_recv() returned"
 
 /*
@@ -83,7 +82,7 @@ static enum transfer_outcome h2_outcome(CURLcode code, const char *errbuf, int c
     case CURLE_HTTP2:
         return errbuf[0] == '\0' && connected ? TRANSFER_CLOSED_EMPTY : TRANSFER_MALFORMED;
     case CURLE_RECV_ERROR:
-        if (strncmp(errbuf, H2_RETRIES_SPENT, strlen(H2_RETRIES_SPENT)) == 0)
+        if (strncmp(errbuf, CURL_RETRIES_SPENT, strlen(CURL_RETRIES_SPENT)) == 0)
             return TRANSFER_CLOSED_EMPTY;
         if (strstr(errbuf, H2_BAD_FRAMES))
             return TRANSFER_MALFORMED;

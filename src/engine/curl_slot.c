@@ -170,6 +170,17 @@ static void take_header(struct slot *s, const char *line, size_t n)
         engine__slot_location(s, url, line + i, n - i);
 }
 
+/* Notes the protocol of the connection of s's send by a status line of
+ * its reply (libcurl writes "HTTP/2 200"): what libcurl's send again of a
+ * request on it means (resend_cause). */
+static void learn_version(struct slot *s, const char *line, size_t n)
+{
+    if (n >= 6 && memcmp(line, "HTTP/", 5) == 0) {
+        s->w->curl->last_version = line[5] == '2' ? 2 : 1;
+        engine__curl_uv_port_version_set(s->w, s->curl->send_port, s->w->curl->last_version);
+    }
+}
+
 static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
 {
     struct slot *s = userp;
@@ -180,6 +191,7 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
     if (!s->req)
         take_header(s, line, n);
     cs->head.why = check_header(&cs->head, line, n);
+    learn_version(s, line, n);
     if (s->req && !cs->head.why)
         keep_header(&s->req->cap, line, n);
     /* Returning less than n aborts the transfer (CURLE_WRITE_ERROR). */
@@ -406,6 +418,9 @@ static void reset_transfer(struct curl_slot *cs)
     cs->is_held = 0;
     cs->is_held_refused = 0;
     cs->held_errno = 0;
+    cs->send_port = 0;
+    cs->send_connects = 0;
+    cs->is_send_reused = 0;
     cs->error[0] = '\0';
     cs->head = (struct curl_head){.content_length = -1};
 }
@@ -636,21 +651,45 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
  * the server's FIN (Linux sets it for a socket in CLOSE_WAIT) and 0 an end
  * of file, a close that crossed the request, or a refused stream.
  */
-/* libcurl's words when its count of sends again ran out. That count
- * (Curl_retry_request's, five) belongs to the handle, not the transfer:
- * 7.88 clears it only when it runs out, so a user's handle that met a few
- * crossed closes over its life refuses the next one a send again. */
-#define RETRIES_SPENT "Connection died, tried "
+/*
+ * Why libcurl sends again the last send of s, which left os_errno. With
+ * an errno, the connection closed under it. With none, libcurl 7.88 says
+ * only that a refused stream is one: it sends again on a new connection
+ * only an HTTP/2 stream the server refused (RST_STREAM REFUSED_STREAM),
+ * and on a reused one any request that got nothing (HTTP/1.1, a close that
+ * crossed it) but, over HTTP/2, only a refused stream with no words of its
+ * own (a connection that ended fails its streams instead). So the
+ * protocol of the connection tells: the status lines it carried, else
+ * (a connection that carried none) the worker's last one, else the
+ * protocol asked for.
+ */
+static enum resend_cause resend_cause(struct slot *s, long os_errno)
+{
+    struct curl_slot *cs = s->curl;
+    int version = engine__curl_uv_port_version(s->w, cs->send_port);
+
+    if (os_errno != 0)
+        return RESEND_CLOSED_IDLE;
+    if (!cs->is_send_reused)
+        return RESEND_REFUSED_STREAM;
+    if (version == 0)
+        version = s->w->curl->last_version;
+    if (version == 0)
+        version = s->w->e->config->target.http_version == CONFIG_HTTP_1_1 ? 1 : 2;
+    /* libcurl's words on a count of sends again run out are no words of
+     * the stream's. */
+    if (strncmp(cs->error, CURL_RETRIES_SPENT, strlen(CURL_RETRIES_SPENT)) == 0)
+        return version == 2 ? RESEND_REFUSED_STREAM : RESEND_CLOSED_IDLE;
+    return version == 2 && cs->error[0] == '\0' ? RESEND_REFUSED_STREAM : RESEND_CLOSED_IDLE;
+}
 
 /* A send again that libcurl began or wanted, after a first send that left
  * os_errno: whether brink lets it go (counted by cause), else holds it. */
 static int may_resend(struct slot *s, long os_errno)
 {
     struct curl_slot *cs = s->curl;
-    enum resend_cause cause = RESEND_CLOSED_IDLE;
+    enum resend_cause cause = resend_cause(s, os_errno);
 
-    if (os_errno == 0 && s->w->e->config->target.http_version != CONFIG_HTTP_1_1)
-        cause = RESEND_REFUSED_STREAM;
     if (cs->is_retried || os_errno == ECONNRESET || !engine__slot_may_resend(s, cause)) {
         cs->is_held = 1;
         cs->held_errno = (int)os_errno;
@@ -661,26 +700,45 @@ static int may_resend(struct slot *s, long os_errno)
     return 1;
 }
 
+/* Notes the connection of the send s begins: its local port, and whether
+ * libcurl made it for this transfer (then nothing is known of it yet). */
+static void note_send(struct slot *s, long local_port)
+{
+    struct curl_slot *cs = s->curl;
+    long connects = 0;
+
+    curl_easy_getinfo(cs->easy, CURLINFO_NUM_CONNECTS, &connects);
+    cs->is_send_reused = connects == cs->send_connects;
+    cs->send_connects = connects;
+    cs->send_port = local_port;
+    if (!cs->is_send_reused)
+        engine__curl_uv_port_version_set(s->w, local_port, 0);
+}
+
 int engine__curl_slot_prereq(void *clientp, char *conn_primary_ip, char *conn_local_ip,
                              int conn_primary_port, int conn_local_port)
 {
     struct slot *s = clientp;
     struct curl_slot *cs = s->curl;
     long os_errno = 0;
+    int ok;
 
     (void)conn_primary_ip;
     (void)conn_local_ip;
     (void)conn_primary_port;
-    (void)conn_local_port;
-    if (cs->n_sends++ == 0)
+    if (cs->n_sends++ == 0) {
+        note_send(s, conn_local_port);
         return CURL_PREREQFUNC_OK;
+    }
     curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
-    return may_resend(s, os_errno) ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT;
+    ok = may_resend(s, os_errno);
+    note_send(s, conn_local_port);
+    return ok ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT;
 }
 
 /*
  * Whether libcurl refused a send again only because its count ran out
- * (RETRIES_SPENT after one send of this transfer): brink's rule decides
+ * (CURL_RETRIES_SPENT after one send of this transfer): brink's rule decides
  * instead, and when it lets the request go, brink sends it.
  */
 static int is_spent_resend(struct slot *s, CURLcode code)
@@ -689,7 +747,7 @@ static int is_spent_resend(struct slot *s, CURLcode code)
     long os_errno = 0;
 
     if ((code != CURLE_SEND_ERROR && code != CURLE_RECV_ERROR) || cs->is_held || cs->n_sends > 1 ||
-        strncmp(cs->error, RETRIES_SPENT, strlen(RETRIES_SPENT)) != 0)
+        strncmp(cs->error, CURL_RETRIES_SPENT, strlen(CURL_RETRIES_SPENT)) != 0)
         return 0;
     curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
     return may_resend(s, os_errno);
@@ -701,9 +759,13 @@ static void held_result(struct curl_slot *cs, struct transfer_result *r, char *w
 {
     r->connected = 1;
     r->os_errno = cs->held_errno;
-    if (cs->held_errno == ECONNRESET || cs->held_errno == EPIPE) {
+    if (cs->held_errno == ECONNRESET) {
         r->outcome = TRANSFER_RECV;
         snprintf(words, cap, "curl: the connection was reset before any byte of the reply");
+    } else if (cs->held_errno == EPIPE) {
+        /* Linux gives EPIPE once the server's FIN came: it had closed. */
+        r->outcome = TRANSFER_SEND;
+        snprintf(words, cap, "curl: the server had closed the connection the request went on");
     } else if (cs->is_held_refused) {
         r->outcome = TRANSFER_CLOSED_EMPTY;
         snprintf(words, cap, "curl: the server refused the stream (REFUSED_STREAM)");
@@ -713,11 +775,18 @@ static void held_result(struct curl_slot *cs, struct transfer_result *r, char *w
     }
 }
 
+/* libcurl 7.88's words for an HTTP/2 stream whose connection ended (a
+ * close, after a GOAWAY or not) before the stream did. */
+#define H2_CONN_ENDED "before end of the underlying stream"
+
 /*
  * Whether a transfer that ended with code died on a reused connection the
  * server had closed (end of file, or EPIPE after its FIN; not a reset)
  * before any byte of the reply, and libcurl did not send it again itself:
  * sent again once on a fresh connection, by h1's rule (docs/config.md).
+ * Over HTTP/2, libcurl fails such a stream (CURLE_PARTIAL_FILE, "HTTP/2
+ * stream 3 was not closed cleanly before end of the underlying stream") where it would
+ * send an HTTP/1.1 request again: the same rule applies.
  */
 static int is_dead_reuse(struct slot *s, CURLcode code)
 {
@@ -728,7 +797,9 @@ static int is_dead_reuse(struct slot *s, CURLcode code)
         return 0;
     curl_easy_getinfo(cs->easy, CURLINFO_OS_ERRNO, &os_errno);
     if (!(code == CURLE_GOT_NOTHING ||
-          ((code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR) && os_errno == EPIPE)))
+          ((code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR) && os_errno == EPIPE) ||
+          ((code == CURLE_PARTIAL_FILE || code == CURLE_HTTP2_STREAM) &&
+           strstr(cs->error, H2_CONN_ENDED))))
         return 0;
     curl_easy_getinfo(cs->easy, CURLINFO_NUM_CONNECTS, &new_conns);
     curl_easy_getinfo(cs->easy, CURLINFO_HEADER_SIZE, &header_bytes);

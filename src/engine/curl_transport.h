@@ -23,6 +23,12 @@ struct worker;
 struct slot;
 
 #define CURL_URL_MAX 65536 /* bytes of an expanded URL, NUL included */
+/* libcurl's words when its count of sends again ran out (curl_slot.c,
+ * curl_code.c). That count (Curl_retry_request's, five) belongs to the
+ * handle, not the transfer: 7.88 clears it only when it runs out, so a
+ * user's handle that met a few crossed closes over its life refuses the
+ * next one a send again. */
+#define CURL_RETRIES_SPENT "Connection died, tried "
 /* brink keeps a transfer's deadlines in its own timer (curl_uv.c); libcurl's
  * own (CURLOPT_TIMEOUT_MS, CURLOPT_CONNECTTIMEOUT_MS) come this much later,
  * a backstop only. */
@@ -74,6 +80,13 @@ struct curl_worker {
     uint32_t n_spare;
     uint32_t users;         /* the closed model's users of the worker, last told */
     char url[CURL_URL_MAX]; /* scratch for expanding URLs; libcurl copies it */
+    /* A bit per local port: the connection from that port carried HTTP/2
+     * replies, or HTTP/1.x ones; and the protocol of the last reply the
+     * worker read (2, 1, 0: none yet): what a send again of libcurl's means
+     * (curl_slot.c). */
+    uint8_t h2_ports[65536 / 8];
+    uint8_t h1_ports[65536 / 8];
+    int last_version;
 };
 
 /* What brink's own checks of a reply's header lines found (curl_slot.c). */
@@ -95,6 +108,9 @@ struct curl_slot {
     int held_errno;      /* a send again of libcurl's brink stopped: its errno (0: none) */
     int is_held;         /* brink stopped one (engine__curl_slot_prereq) */
     int is_held_refused; /* that one was of a refused stream */
+    long send_port;      /* the local port of the connection of its last send */
+    long send_connects;  /* CURLINFO_NUM_CONNECTS at its last send */
+    int is_send_reused;  /* its last send went on a connection made before the transfer */
     int open_errno;      /* why our opensocket callback failed, 0 if it did not */
     long buffer_size;    /* CURLOPT_BUFFERSIZE, raised after a large body */
     struct curl_head head;
@@ -127,6 +143,11 @@ void engine__curl_uv_fini(struct worker *w);
 /* Sets the options every easy handle of w shares on s's handle, and
  * readies s's deadline timer (closed by engine__curl_uv_close). */
 void engine__curl_uv_setup_easy(struct worker *w, struct slot *s);
+/* The protocol of the connection from local port: 2 (HTTP/2), 1 (HTTP/1.x)
+ * or 0 (none of its replies read), as engine__curl_uv_port_version_set
+ * last set it (version 0: forgotten, a new connection). */
+int engine__curl_uv_port_version(const struct worker *w, long port);
+void engine__curl_uv_port_version_set(struct worker *w, long port, int version);
 /* Adds s's configured transfer to the multi handle, at once, or in a later
  * loop pass when it needs a new connection and the pass's connect budget
  * is spent (its deadlines still count from its start), and arms its

@@ -652,3 +652,29 @@ const char *engine__curl_version(void)
 {
     return curl_version_info(CURLVERSION_NOW)->version;
 }
+
+int engine__curl_uv_port_version(const struct worker *w, long port)
+{
+    uint8_t bit;
+
+    if (port <= 0 || port > 65535)
+        return 0;
+    bit = (uint8_t)(1u << (port & 7));
+    if (w->curl->h2_ports[port >> 3] & bit)
+        return 2;
+    return (w->curl->h1_ports[port >> 3] & bit) ? 1 : 0;
+}
+
+void engine__curl_uv_port_version_set(struct worker *w, long port, int version)
+{
+    struct curl_worker *c = w->curl;
+    uint8_t bit;
+
+    if (port <= 0 || port > 65535)
+        return;
+    bit = (uint8_t)(1u << (port & 7));
+    c->h2_ports[port >> 3] =
+        (uint8_t)(version == 2 ? c->h2_ports[port >> 3] | bit : c->h2_ports[port >> 3] & ~bit);
+    c->h1_ports[port >> 3] =
+        (uint8_t)(version == 1 ? c->h1_ports[port >> 3] | bit : c->h1_ports[port >> 3] & ~bit);
+}

@@ -288,16 +288,17 @@ void engine__h2_complete_done(struct h2_worker *x)
  * Why the request of h, on hc lost with outcome o (os_errno), may go once
  * more, or -1: its stream is above the last one the server's GOAWAY says
  * it processed; or hc had carried replies and the server closed it (end
- * of file, or EPIPE: a reset after its FIN), the close crossing the
- * request. A reset of the connection (ECONNRESET) is the request's error.
+ * of file, or EPIPE: a reset after its FIN; a GOAWAY naming the stream or
+ * none), the close crossing the request, as libcurl sees it too. A reset
+ * of the connection (ECONNRESET) is the request's error.
  */
 static int lost_cause(const struct h2_conn *hc, const struct h1_slot *h, enum transfer_outcome o,
                       int os_errno)
 {
     if (!h->stream_id || o == TRANSFER_MALFORMED)
         return -1;
-    if (hc->is_goaway)
-        return h->stream_id > hc->last_stream_id ? RESEND_REFUSED_STREAM : -1;
+    if (hc->is_goaway && h->stream_id > hc->last_stream_id)
+        return RESEND_REFUSED_STREAM;
     if (hc->n_done == 0)
         return -1;
     if (o == TRANSFER_CLOSED_EMPTY ||

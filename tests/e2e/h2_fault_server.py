@@ -24,15 +24,26 @@ tests see how brink counts what HTTP/2 servers do when they refuse work:
                 goes in one write, ignoring the client's WINDOW_UPDATEs
   informational an endless run of interim replies (:status 100 header
                 blocks, 2 MiB of them, then silence) and never the reply
+  fin_second    the first stream of each connection as ok; on the second
+                the connection closes cleanly (a FIN, no GOAWAY) without a
+                byte of its reply
+  fin_second_head
+                as fin_second, but the second stream gets its reply's
+                HEADERS (:status 200, no END_STREAM) before the close
+  fin_second_goaway
+                as fin_second, but a GOAWAY naming the second stream as
+                processed comes before the close
 
-Usage: python3 h2_fault_server.py MODE. Listens on 127.0.0.1, an ephemeral
-port, prints its URL on stdout, then appends "MODE STREAM_ID" to the file
+Usage: python3 h2_fault_server.py MODE [CERT KEY]. Listens on 127.0.0.1, an
+ephemeral port (with CERT and KEY: in TLS, offering only h2 by ALPN),
+prints its URL on stdout, then appends "MODE STREAM_ID" to the file
 H2_FAULT_LOG names (when set) for each request stream it sees, and
 "rst STREAM CODE" for each RST_STREAM the client sends. Runs until
 killed; one thread per connection.
 """
 import os
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -45,7 +56,8 @@ STATUS_200 = b"\x88"  # HPACK: field 8 of the static table, ":status: 200"
 STATUS_100 = b"\x08\x03100"  # HPACK: ":status: 100", a literal with field 8's name
 INITIAL_WINDOW = 65535  # a stream's window until the client's SETTINGS are acknowledged
 MODES = ("ok", "reset", "refuse", "refuse_first", "goaway", "goaway_all", "goaway_first",
-         "silent_once", "malformed", "reset_flow", "flow", "informational")
+         "silent_once", "malformed", "reset_flow", "flow", "informational", "fin_second",
+         "fin_second_head", "fin_second_goaway")
 silent = {"done": False, "lock": threading.Lock()}
 
 
@@ -104,6 +116,13 @@ def answer(conn, mode, stream):
         conn.sendall(frame(GOAWAY, 0, 0, struct.pack(">II", stream, INTERNAL_ERROR)))
         drain(conn)
         return False
+    elif mode.startswith("fin_second"):
+        if mode == "fin_second_head":
+            conn.sendall(frame(HEADERS, END_HEADERS, stream, STATUS_200))
+        elif mode == "fin_second_goaway":
+            conn.sendall(frame(GOAWAY, 0, 0, struct.pack(">II", stream, NO_ERROR)))
+        drain(conn)
+        return False
     elif mode == "goaway_all":
         conn.sendall(frame(GOAWAY, 0, 0, struct.pack(">II", 0, NO_ERROR)))
         drain(conn)
@@ -111,8 +130,11 @@ def answer(conn, mode, stream):
     return True
 
 
-def serve(conn, mode, log, lock):
+def serve(conn, mode, log, lock, ctx):
+    streams = {}  # the ordinal of each request stream of the connection
     try:
+        if ctx:
+            conn = ctx.wrap_socket(conn, server_side=True)
         if read_exact(conn, len(PREFACE)) != PREFACE:
             return
         conn.sendall(frame(SETTINGS, 0, 0))
@@ -135,7 +157,12 @@ def serve(conn, mode, log, lock):
                 if log:
                     with lock, open(log, "a") as f:
                         f.write("%s %d\n" % (mode, stream))
-                if not answer(conn, mode, stream):
+                streams[stream] = len(streams) + 1
+            # A request is answered once it is whole (END_STREAM), its body
+            # read, as a server does.
+            if kind in (HEADERS, DATA) and flags & END_STREAM and stream in streams:
+                this = "ok" if mode.startswith("fin_second") and streams[stream] == 1 else mode
+                if not answer(conn, this, stream):
                     return
     except (EOFError, OSError):
         pass
@@ -144,15 +171,20 @@ def serve(conn, mode, log, lock):
 
 
 def main():
-    mode = sys.argv[1] if len(sys.argv) == 2 else ""
+    mode = sys.argv[1] if len(sys.argv) in (2, 4) else ""
     if mode not in MODES:
         sys.exit("h2_fault_server: expected one of %s, got %r" % (", ".join(MODES), mode))
+    ctx = None
+    if len(sys.argv) == 4:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(sys.argv[2], sys.argv[3])
+        ctx.set_alpn_protocols(["h2"])
     log = os.environ.get("H2_FAULT_LOG")
     lock = threading.Lock()
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(128)
-    print("http://127.0.0.1:%d/" % srv.getsockname()[1], flush=True)
+    print("%s://127.0.0.1:%d/" % ("https" if ctx else "http", srv.getsockname()[1]), flush=True)
     first = True
     while True:
         conn, _ = srv.accept()
@@ -161,7 +193,7 @@ def main():
         if mode.endswith("_first"):
             this = {"refuse_first": "refuse", "goaway_first": "goaway_all"}[mode] if first else "ok"
         first = False
-        threading.Thread(target=serve, args=(conn, this, log, lock), daemon=True).start()
+        threading.Thread(target=serve, args=(conn, this, log, lock, ctx), daemon=True).start()
 
 
 main()

@@ -90,7 +90,8 @@ static const struct row {
     {CURLE_SEND_ERROR, 0, 0, 1, 0, ERR_OTHER},
     {CURLE_RECV_ERROR, ECONNRESET, 0, 1, 0, ERR_RESET},
     {CURLE_RECV_ERROR, ECONNRESET, 200, 1, 0, ERR_RESET},
-    {CURLE_RECV_ERROR, EPIPE, 0, 1, 0, ERR_OTHER},
+    /* A reset after the server's FIN, met by a read: the server closed. */
+    {CURLE_RECV_ERROR, EPIPE, 0, 1, 0, ERR_CLOSED_EARLY},
     /* No errno on plain http: libcurl refused what it read (a bad chunk
      * size, headers past its limit). */
     {CURLE_RECV_ERROR, 0, 0, 1, 0, ERR_MALFORMED},
