@@ -205,6 +205,23 @@ static void put_heads(FILE *out, struct line *l, const char *const *labels, size
     put_line(out, l);
 }
 
+/* Under the table, each session that sent requests again: how many, by
+ * cause, as its own report says. */
+static void put_resent(FILE *out, const struct steps *const *tables, const char *const *labels,
+                       size_t n)
+{
+    char name[REPORT_NAME_MAX], text[REPORT_RESENT_MAX];
+    struct step_row run;
+
+    for (size_t i = 0; i < n; i++) {
+        if (steps_run(tables[i], &run) != 0 || tick_resent_sum(run.resent) == 0)
+            continue;
+        fprintf(out, "  %s: sent again %s\n",
+                report__shown(labels[i], strlen(labels[i]) + 1, name, sizeof(name)),
+                report__fmt_resent(run.resent, text));
+    }
+}
+
 int format_compare(const struct steps *const *tables, const char *const *labels, size_t n,
                    FILE *out)
 {
@@ -241,6 +258,7 @@ int format_compare(const struct steps *const *tables, const char *const *labels,
             put_line(out, &l);
         }
     }
+    put_resent(out, tables, labels, n);
     free(l.buf);
     free(keys);
     return report__finish(out);

@@ -724,6 +724,7 @@ static void json_is_valid_and_holds_totals_steps_and_kinds(void **state)
 static void compare_aligns_levels_and_leaves_blanks(void **state)
 {
     struct steps *a = steps_new(), *b = steps_new();
+    struct tick *t;
     const struct steps *tables[2] = {a, b};
     const char *labels[2] = {"release", "feature\x1b"};
     FILE *f = sink_open();
@@ -734,13 +735,17 @@ static void compare_aligns_levels_and_leaves_blanks(void **state)
     feed(a, NULL, new_tick(1, 20, 200, 1000));
     feed(a, NULL, new_tick(2, 10, 100, 1000));
     feed(b, NULL, new_tick(0, 20, 300, 1000));
-    feed(b, NULL, new_tick(1, 40, 400, 1000));
+    t = new_tick(1, 40, 400, 1000);
+    t->resent[RESEND_REFUSED_STREAM] = 7;
+    feed(b, NULL, t);
     steps_finish(a);
     steps_finish(b);
     assert_int_equal(format_compare(tables, labels, 2, f), 0);
     text = sink_text(f);
     assert_printable_ascii(text);
-    assert_int_equal(count_lines(text), 2 + 3);
+    /* Under the table, b's requests sent again; a sent none. */
+    assert_int_equal(count_lines(text), 2 + 3 + 1);
+    assert_non_null(strstr(text, "\n  feature\\e: sent again 7 (refused_stream 7)\n"));
     assert_non_null(strstr(text, "release"));
     assert_non_null(strstr(text, "feature\\e"));
     /* c=10: only a (200 requests over 2 s), nothing after it. */
