@@ -683,14 +683,19 @@ static enum resend_cause resend_cause(struct slot *s, long os_errno)
     return version == 2 && cs->error[0] == '\0' ? RESEND_REFUSED_STREAM : RESEND_CLOSED_IDLE;
 }
 
-/* A send again that libcurl began or wanted, after a first send that left
- * os_errno: whether brink lets it go (counted by cause), else holds it. */
+/* A send again libcurl wants after a send that left os_errno: let go
+ * (counted by cause) or held. Once, unless it too met a cached connection
+ * the server had closed (several users leave several): the server read
+ * none of them, so each goes on, counted, up to libcurl's own five. */
 static int may_resend(struct slot *s, long os_errno)
 {
     struct curl_slot *cs = s->curl;
     enum resend_cause cause = resend_cause(s, os_errno);
+    int is_dead_again = cs->is_retried && cs->is_send_reused && cause == RESEND_CLOSED_IDLE &&
+                        cs->n_sends <= CURL_SENDS_MAX;
 
-    if (cs->is_retried || os_errno == ECONNRESET || !engine__slot_may_resend(s, cause)) {
+    if ((cs->is_retried && !is_dead_again) || os_errno == ECONNRESET ||
+        !engine__slot_may_resend(s, cause)) {
         cs->is_held = 1;
         cs->held_errno = (int)os_errno;
         cs->is_held_refused = cause == RESEND_REFUSED_STREAM;

@@ -29,6 +29,9 @@ struct slot;
  * user's handle that met a few crossed closes over its life refuses the
  * next one a send again. */
 #define CURL_RETRIES_SPENT "Connection died, tried "
+/* The sends of one request at most, as libcurl 7.88 allows (one and five
+ * again, Curl_retry_request). */
+#define CURL_SENDS_MAX 6
 /* brink keeps a transfer's deadlines in its own timer (curl_uv.c); libcurl's
  * own (CURLOPT_TIMEOUT_MS, CURLOPT_CONNECTTIMEOUT_MS) come this much later,
  * a backstop only. */
