@@ -426,7 +426,7 @@ if console ramp 132 40 -- --config "$tmp/ramp.ini" --ramp; then
     expect_screen "ramp: n ends step 1 and starts step 2 (4 users)" \
         "^users 4/4  ramp 2/3 (warm-up|measuring)  in flight 4"
     expect_screen "ramp: step 1's verdict is in the event log" \
-        "detection +ramp step 1/3 \(c=2\) passed: [0-9]+ req/s"
+        "detection +ramp step 1/3 \(c=2\) passed: ok [0-9]+ req/s"
     $T send-keys -t s t
     expect_screen "ramp: t shows the step table with step 1 passed" "^1/3 +c=2 .* pass\$"
     expect_screen "ramp: and the running step" "^2/3 +c=4 .* running\$"

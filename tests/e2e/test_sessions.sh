@@ -29,7 +29,8 @@
 #   7. kill -9 after 3 progress lines: the file loses at most one tick
 #   8. cut at 5 offsets (line ends and mid-line) and a flipped byte: report
 #      and replay --headless exit 0 and name the line; a cut header is
-#      refused (exit 1) naming line 1, without a crash
+#      refused (exit 1) as not a session, naming its first line, without
+#      a crash
 #   9. the file is mode 0600; --record on an existing file or a dangling
 #      symlink exits 2 with one line and changes nothing
 # The loads are bounded (a few seconds each); the script takes about 30 s.
@@ -409,8 +410,9 @@ fi
 head -c 100 "$run1" >"$tmp/cuthead.jsonl"
 "$brink" report "$tmp/cuthead.jsonl" >/dev/null 2>"$tmp/h.err"
 s1=$?
-if [ $s1 -eq 1 ] && grep -q ':1: ' "$tmp/h.err" && [ -z "$(no_crash "$tmp/h.err")" ]; then
-    ok "header cut at 100 bytes: report exit 1 naming line 1 ($(head -n 1 "$tmp/h.err" | cut -c 1-60)...)"
+if [ $s1 -eq 1 ] && grep -q ': not a brink session: its first line is not a header' "$tmp/h.err" &&
+    [ -z "$(no_crash "$tmp/h.err")" ]; then
+    ok "header cut at 100 bytes: report exit 1 naming its first line ($(head -n 1 "$tmp/h.err" | cut -c 1-60)...)"
 else
     not_ok "header cut" "exit $s1: $(head -c 200 "$tmp/h.err")"
 fi
