@@ -392,7 +392,8 @@ void engine__scene_take_head(struct slot *s, const struct transfer_result *r)
 }
 
 /* A failed iteration: counted once in the total as a failure of class
- * script, with its first message. */
+ * script, with its first message, which names the user (its user.id) so
+ * the report says whose iterations failed. */
 static void count_error(struct slot *s)
 {
     struct interval *iv = &s->w->iv;
@@ -400,7 +401,8 @@ static void count_error(struct slot *s)
     iv->total.completed++;
     iv->total.errors[ERR_SCRIPT]++;
     if (!iv->first_error[ERR_SCRIPT][0]) {
-        snprintf(iv->first_error[ERR_SCRIPT], TICK_TEXT_MAX, "%s", script_user_error(s->user));
+        snprintf(iv->first_error[ERR_SCRIPT], TICK_TEXT_MAX, "user %u: %s", s->vu + 1,
+                 script_user_error(s->user));
         iv->first_error_ns[ERR_SCRIPT] = engine__worker_now_ns(s->w);
     }
 }
