@@ -9,8 +9,8 @@
 
 #include "script/script.h"
 
-volatile sig_atomic_t signals_stops;
-volatile sig_atomic_t signals_hangup;
+atomic_int signals_stops;
+atomic_int signals_hangup;
 
 /* The signal thread's state; the lock guards all but the thread itself. */
 static struct {

@@ -11,13 +11,15 @@
 #define BRINK_SIGNALS_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* SIGINT and SIGTERM (and SIGHUP) received so far: the first stop drains,
- * the second aborts. */
-extern volatile sig_atomic_t signals_stops;
+ * the second aborts. Atomic: the signal thread writes them, the others
+ * read them. */
+extern atomic_int signals_stops;
 /* Set by SIGHUP: the terminal is gone. */
-extern volatile sig_atomic_t signals_hangup;
+extern atomic_int signals_hangup;
 
 /* Ends the process (it must not return): runs on the signal thread, while
  * the main thread may be stuck anywhere, so it touches only what is safe

@@ -10,6 +10,7 @@
 #define BRINK_UI_UI_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,10 +42,10 @@ struct ui_params {
     const struct ui_replay *replay; /* NULL for a live run */
     ui_tick_fn *on_tick;            /* may be NULL */
     void *on_tick_arg;
-    /* Set by the caller's signal handlers: SIGINT/SIGTERM count (a first
+    /* Set by the caller's signal thread: SIGINT/SIGTERM count (a first
      * stop drains, a second aborts) and SIGHUP (the terminal is gone). */
-    volatile sig_atomic_t *stop_signals;
-    volatile sig_atomic_t *hangup;
+    atomic_int *stop_signals;
+    atomic_int *hangup;
     uint64_t stop_grace_ms; /* after a stop, how long to wait for the engine */
 };
 
