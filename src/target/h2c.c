@@ -136,17 +136,48 @@ static void stream_free(struct h2c_conn *c, struct h2c_stream *s)
 
 /* close_after_reply: a request the client sent after our GOAWAY (a
  * stream beyond its last one, which nghttp2 ignores) is counted, once. */
-static int on_begin_frame(nghttp2_session *session, const nghttp2_frame_hd *hd, void *user_data)
+static void count_late(struct h2c_conn *c, uint8_t type, int32_t stream_id)
 {
-    struct h2c_conn *c = user_data;
-
-    (void)session;
-    if (c->is_goaway && hd->type == NGHTTP2_HEADERS && (hd->stream_id & 1) &&
-        hd->stream_id > c->max_stream_id) {
-        c->max_stream_id = hd->stream_id;
+    if (c->is_goaway && type == NGHTTP2_HEADERS && (stream_id & 1) &&
+        stream_id > c->max_stream_id) {
+        c->max_stream_id = stream_id;
         atomic_fetch_add(&c->h->t->stats.requests_after_close, 1);
     }
+}
+
+static int on_begin_frame(nghttp2_session *session, const nghttp2_frame_hd *hd, void *user_data)
+{
+    (void)session;
+    count_late(user_data, hd->type, hd->stream_id);
     return 0;
+}
+
+/* Our FIN is out and nghttp2 wants no more bytes (it drops them unread):
+ * the client's frames are walked by their 9-byte headers, so a request
+ * that crossed the GOAWAY is still counted. */
+static void late_frames(struct h2c_conn *c, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        const uint8_t *h = c->late_hd;
+        size_t k;
+
+        if (c->late_skip > 0) {
+            k = c->late_skip < n ? c->late_skip : n;
+            c->late_skip -= k;
+            p += k;
+            n -= k;
+            continue;
+        }
+        c->late_hd[c->late_hd_n++] = *p++;
+        n--;
+        if (c->late_hd_n < sizeof(c->late_hd))
+            continue;
+        c->late_hd_n = 0;
+        c->late_skip = (size_t)h[0] << 16 | (size_t)h[1] << 8 | h[2];
+        count_late(c, h[3],
+                   (int32_t)((uint32_t)(h[5] & 0x7f) << 24 | (uint32_t)h[6] << 16 |
+                             (uint32_t)h[7] << 8 | h[8]));
+    }
 }
 
 static int on_begin_headers(nghttp2_session *session, const nghttp2_frame *frame, void *user_data)
@@ -434,8 +465,11 @@ static int conn_read(struct h2c_conn *c)
         if (n <= 0)
             return -1; /* the client closed or reset it */
         if (c->is_shut) {
-            /* Only counted (on_begin_frame): nothing more is sent. */
-            nghttp2_session_mem_recv(c->session, buf, (size_t)n);
+            /* Only counted: nothing more is sent. */
+            if (nghttp2_session_want_read(c->session))
+                nghttp2_session_mem_recv(c->session, buf, (size_t)n);
+            else
+                late_frames(c, buf, (size_t)n);
             continue;
         }
         if (nghttp2_session_mem_recv(c->session, buf, (size_t)n) < 0)
@@ -450,8 +484,12 @@ static void conn_event(struct h2c_conn *c, uint32_t events)
 {
     int rc = 0;
 
-    /* Reset, or closed both ways: no reply can reach the client. */
+    /* Reset, or closed both ways: no reply can reach the client. What it
+     * sent before its close is read first: a request that crossed our
+     * GOAWAY is in the ground truth (requests_after_close). */
     if (events & (EPOLLHUP | EPOLLERR)) {
+        if (!(events & EPOLLERR))
+            conn_read(c);
         conn_free(c);
         return;
     }

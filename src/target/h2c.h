@@ -77,7 +77,12 @@ struct h2c_conn {
     int is_goaway;          /* close_after_reply: our GOAWAY is out */
     int32_t goaway_last_id; /* the last stream it let in */
     int is_shut;            /* close_after_reply: our FIN is out, reading until the client's */
-    int is_dead;            /* reset: close it */
+    /* Once shut, nghttp2 takes no more bytes (it wants none): the frames
+     * the client still sends are walked here (late_frames). */
+    uint8_t late_hd[9];
+    size_t late_hd_n;
+    size_t late_skip;
+    int is_dead; /* reset: close it */
 };
 
 struct h2c {
