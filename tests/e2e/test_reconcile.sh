@@ -20,17 +20,6 @@ target_setup
 
 . "$src/tests/e2e/reconcile_lib.sh"
 
-# run NAME TRANSPORT PATH ARGS...: a bounded headless run of 4 users on
-# TRANSPORT against PATH, recorded in $tmp/NAME.jsonl.
-run() {
-    name=$1
-    printf '[target]\nurl = %s%s\ntransport = %s\ntimeout = 400ms\n' "$url" "$3" "$2" >"$tmp/$name.ini"
-    shift 3
-    timeout 60 "$brink" run --headless --config "$tmp/$name.ini" --concurrency 4 \
-        --record "$tmp/$name.jsonl" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
-    status=$?
-}
-
 # reconcile TRANSPORT FAULT CLASS COUNTER [PATH]: FAULT at 5%; brink's
 # CLASS count and every error equal the target's COUNTER delta, its
 # request total the requests the target received, none sent again.
@@ -90,13 +79,7 @@ for t in h1 curl; do
         set -- $(counters requests_after_close)
         crossed0=$1 got0=$2
         run "$t-close" "$t" /bytes/100 --duration 1s
-        # The target counts a crossed request when its connection closes,
-        # after brink closed its side: wait for the last one to close.
-        deadline=$(($(now_ms) + 5000))
-        while [ "$(counters active_connections | cut -d' ' -f1)" -gt 1 ] &&
-            [ "$(now_ms)" -lt "$deadline" ]; do
-            sleep 0.05
-        done
+        wait_closed
         set -- $(counters requests_after_close)
         crossed1=$1 got1=$2
         tries=$((tries + 1))

@@ -29,17 +29,6 @@ e = json.load(sys.stdin)["total"]["errors"]
 print(" ".join("%s=%d" % (k, v) for k, v in sorted(e.items()) if v))'
 }
 
-# run NAME TRANSPORT PATH ARGS...: a bounded headless run of 4 users on
-# TRANSPORT over h2c against PATH, recorded in $tmp/NAME.jsonl.
-run() {
-    name=$1
-    printf '[target]\nurl = %s%s\ntransport = %s\nhttp_version = h2c\ntimeout = 400ms\n' \
-        "$h2c" "$3" "$2" >"$tmp/$name.ini"
-    shift 3
-    timeout 60 "$brink" run --headless --config "$tmp/$name.ini" --concurrency 4 \
-        --record "$tmp/$name.jsonl" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
-    status=$?
-}
 
 # reconcile TRANSPORT FAULT CLASS COUNTER [PATH]: FAULT at 5%; brink's
 # CLASS count and every error equal the target's COUNTER delta, its
@@ -66,6 +55,9 @@ reconcile() {
 start_target --seed 29 --h2c 127.0.0.1:0 ||
     { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
 h2c=$(sed -n 's/^h2c: //p' "$tmp/target.out")
+run_url=$h2c
+run_ini='http_version = h2c
+'
 [ -n "$h2c" ] || { not_ok "brink target --h2c says its URL" "$(cat "$tmp/target.out" "$tmp/target.err")"; finish; exit 1; }
 control '{"stall_ms": 2000, "drip_interval_ms": 100, "drip_bytes": 10, "huge_header_bytes": 262144}'
 
@@ -101,13 +93,7 @@ for t in h1 curl; do
     set -- $(counters requests_after_close)
     crossed0=$1 got0=$2
     run "$t-close" "$t" /bytes/100 --duration 1s
-    # The target counts a crossed request when it reads it, before the
-    # client closes: wait for the last connection to close.
-    deadline=$(($(now_ms) + 5000))
-    while [ "$(counters active_connections | cut -d' ' -f1)" -gt 1 ] &&
-        [ "$(now_ms)" -lt "$deadline" ]; do
-        sleep 0.05
-    done
+    wait_closed
     set -- $(counters requests_after_close closed_after_reply)
     crossed1=$1 goaways=$2 got1=$3
     control '{"close_after_reply": false}'
