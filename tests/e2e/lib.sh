@@ -158,3 +158,29 @@ run_failed_as() {
         not_ok "$1: class $2, saying \"$3\"" "$(errors_line "$1"); first: $first"
     fi
 }
+
+# free_port: a TCP port of 127.0.0.1 free right now.
+free_port() {
+    python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# start_prometheus METRICS_PORT PROM_PORT: Debian's prometheus on
+# 127.0.0.1:PROM_PORT, scraping 127.0.0.1:METRICS_PORT every 1 s (timeout
+# 1 s), its files in $tmp; its pid in prom_pid.
+start_prometheus() {
+    cat >"$tmp/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: brink
+    static_configs:
+      - targets: ['127.0.0.1:$1']
+EOF
+    prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prom-data" \
+        --web.listen-address="127.0.0.1:$2" --log.level=warn >"$tmp/prom.log" 2>&1 &
+    prom_pid=$!
+}

@@ -42,30 +42,13 @@ r = json.load(sys.stdin)["data"]["result"]
 print(r[0]["value"][1] if r else "")' 2>/dev/null
 }
 
-free_port() {
-    python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
 
 start_target --listen 127.0.0.1:0 || { echo "FAIL brink target did not start"; exit 1; }
 
 # 1. Prometheus, then a run long enough for the whole flood.
 metrics_port=$(free_port)
 prom_port=$(free_port)
-cat >"$tmp/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: brink
-    static_configs:
-      - targets: ['127.0.0.1:$metrics_port']
-EOF
-prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prom-data" \
-    --web.listen-address="127.0.0.1:$prom_port" --log.level=warn >"$tmp/prom.log" 2>&1 &
-prom_pid=$!
+start_prometheus "$metrics_port" "$prom_port"
 "$brink" run --headless --url "$url/bytes/100" -c 1 --duration 60s --fail-on none --no-record \
     --metrics-listen "127.0.0.1:$metrics_port" >"$tmp/run.out" 2>"$tmp/run.err" </dev/null &
 run_pid=$!

@@ -38,26 +38,9 @@ start_target --listen 127.0.0.1:0 || { echo "FAIL brink target did not start"; e
 
 # 1. Prometheus first (ready before the load starts, so it scrapes the run
 # in progress), then the run on the port its config names.
-free_port() {
-    python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
-}
 metrics_port=$(free_port)
 prom_port=$(free_port)
-cat >"$tmp/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: brink
-    static_configs:
-      - targets: ['127.0.0.1:$metrics_port']
-EOF
-prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prom-data" \
-    --web.listen-address="127.0.0.1:$prom_port" --log.level=warn >"$tmp/prom.log" 2>&1 &
-prom_pid=$!
+start_prometheus "$metrics_port" "$prom_port"
 deadline=$(($(now_ms) + 30000))
 # Ready means scraping: the target has been tried once (and found down, as
 # nothing serves yet). Prometheus starts its scrape loops some seconds
