@@ -185,7 +185,7 @@ check "users thinking for an hour sent one request each" 3 "$(requests think_lon
 # Commands reach users in their pause: a retired or paused user stops
 # thinking (its timer never fires later) and starts at once when it may run
 # again. Each step waits for the target to have seen its requests.
-rm -f "$tmp/thinkcmds"
+rm -f "$tmp/thinkcmds" "$tmp/think_cmds.out" "$tmp/think_cmds.err"
 mkfifo "$tmp/thinkcmds"
 base=$(truth requests_by_endpoint bytes)
 # --duration 0: until the stop below (a run with no end stops after 10 s).
@@ -255,7 +255,10 @@ check "a cut body is not an error" 1 "$(grep -c '^errors: none$' "$tmp/cut.out")
 # --- commands on stdin -------------------------------------------------------------
 # A fifo feeds commands; each is sent once the progress shows the state it
 # acts on, and its effect is awaited in the progress lines.
-rm -f "$tmp/cmds" "$tmp/cmds2"
+# The files a background run writes are removed first: its shell truncates
+# them only once it runs, and the previous transport's lines would answer
+# the waits below (a signal then reaches brink before its handlers).
+rm -f "$tmp/cmds" "$tmp/cmds2" "$tmp"/live.* "$tmp"/drop.* "$tmp"/sig.* "$tmp"/hup.*
 mkfifo "$tmp/cmds" "$tmp/cmds2"
 timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/400" --concurrency 2 --duration 0 <"$tmp/cmds" \
     >"$tmp/live.out" 2>"$tmp/live.err" &
