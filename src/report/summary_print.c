@@ -17,8 +17,10 @@
 #include "report/internal.h"
 #include "report/summary_internal.h"
 
-#define MESSAGE_SHOWN_MAX 73 /* bytes of a sanitized error message or event text shown */
-#define NAME_SHOWN_MAX 80    /* bytes of a sanitized kind name shown */
+/* A sanitized error message or event text, whole: each byte shows as at
+ * most four (\xNN), so a report in a pipe or a file loses none of it. */
+#define MESSAGE_SHOWN_MAX (TICK_TEXT_MAX * 4 + 1)
+#define NAME_SHOWN_MAX 80 /* bytes of a sanitized kind name shown */
 #define NUM_MAX REPORT_NUM_MAX
 
 /* The percentiles of the report's table, with labels written out so that no
