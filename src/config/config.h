@@ -330,7 +330,8 @@ struct config_record {
     uint32_t line;
     uint32_t key_line[CONFIG_RECORD_KEYS];
     int enabled;           /* default yes */
-    struct config_str dir; /* session files go here, default "sessions" */
+    struct config_str dir; /* session files go here; not set (key_line 0): the
+                            * per-user state folder, whatever the value */
 };
 
 #define CONFIG_MAX_RAMP_STEPS 256 /* steps of a [ramp] plan */

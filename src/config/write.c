@@ -64,6 +64,21 @@ static void write_section(enum config_section_kind kind, const void *base, FILE 
     }
 }
 
+/* [record] without dir when it was not set: the run then records into the
+ * per-user state folder, which "dir = sessions" (the key's old default)
+ * would move to ./sessions if the output were run again. */
+static void write_record(const struct config_record *r, FILE *out)
+{
+    for (size_t i = 0; i < config__n_keys; i++) {
+        const struct config_key *k = &config__keys[i];
+
+        if (k->section != SECTION_RECORD ||
+            (k->index == CONFIG_RECORD_DIR && !r->key_line[CONFIG_RECORD_DIR]))
+            continue;
+        k->type->write(k, r, out);
+    }
+}
+
 int config_write(const struct config *c, FILE *out)
 {
     fprintf(out, "; effective configuration: every key with its value, secrets redacted\n");
@@ -96,7 +111,7 @@ int config_write(const struct config *c, FILE *out)
         write_section(SECTION_AGENTS, &c->agents, out);
     }
     fprintf(out, "\n[record]\n");
-    write_section(SECTION_RECORD, &c->record, out);
+    write_record(&c->record, out);
     if (fflush(out) != 0 || ferror(out))
         return -EIO;
     return 0;

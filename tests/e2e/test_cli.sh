@@ -94,6 +94,13 @@ printf '[target]\nurl = http://127.0.0.1:1/\n' >"$tmp/norec.ini"
 expect_run "check names the state directory a run records into" 0 \
     "^; \\[record\\] dir is not set: runs record into $tmp/xdg/brink/sessions\$" "" -- \
     env XDG_STATE_HOME="$tmp/xdg" "$brink" check "$tmp/norec.ini"
+# Its effective configuration has no "dir =" then: run again, it would move
+# the sessions to ./sessions.
+if env XDG_STATE_HOME="$tmp/xdg" "$brink" check "$tmp/norec.ini" 2>/dev/null | grep -q '^dir ='; then
+    not_ok "no dir key in the effective configuration when [record] dir is not set"
+else
+    ok "no dir key in the effective configuration when [record] dir is not set"
+fi
 printf '[record]\ndir = /var/tmp/x\n' >>"$tmp/norec.ini"
 expect_run "check with [record] dir set adds nothing" 0 '^dir = /var/tmp/x$' "" -- "$brink" check "$tmp/norec.ini"
 if "$brink" check "$tmp/norec.ini" 2>/dev/null | grep -q '^; \[record\]'; then not_ok "no comment when [record] dir is set"; else ok "no comment when [record] dir is set"; fi

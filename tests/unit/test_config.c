@@ -1235,8 +1235,7 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
                         "fail_on = error_rate > 1%\n"
                         "\n"
                         "[record]\n"
-                        "enabled = no\n"
-                        "dir = sessions\n");
+                        "enabled = no\n");
     load_ok(&again, first);
     second = write_to_string(&again);
     assert_string_equal(first, second);
