@@ -346,8 +346,9 @@ const struct opts_table cli_report = {
             "                  HdrHistogram's text format\n"
             "  hdr-failed      the same for the failed requests\n"
             "  html            one self-contained page (inline SVG, no script): charts\n"
-            "                  over time and against load, the tables, the settings\n"
-            "                  and the verdict; for a browser or a printer\n"
+            "                  over time and against load, the latency distribution,\n"
+            "                  the tables, the settings and the verdict; for a\n"
+            "                  browser or a printer\n"
             "  hlog            HdrHistogram's interval log, one histogram per tick\n"
             "                  (successes; failures tagged \"failed\"), for its tools\n"
             "Latency figures are those of the successes; failed requests are timed\n"
@@ -383,7 +384,8 @@ static const struct opts_option compare_options[] = {
      .arg = OPTS_VALUE,
      .value_name = "FORMAT",
      .id = CLI_COMPARE_FORMAT,
-     .help = "text (default) or html (the curves overlaid)"},
+     .help = "text (default) or html (the curves overlaid, the\n"
+             "change against the first session)"},
     {.name = "--output",
      .short_name = 'o',
      .arg = OPTS_VALUE,
@@ -402,8 +404,9 @@ const struct opts_table cli_compare = {
             "one column group per session (req/s, p50, p99, errors), blank where a\n"
             "session did not run that level. Each --label names a session in order;\n"
             "more labels than sessions is a usage error. last is the newest session\n"
-            "(brink sessions). --format html writes one page with their curves\n"
-            "overlaid instead (docs/report.md).\n",
+            "(brink sessions). --format html writes one page instead: each session's\n"
+            "change against the first, the step tables side by side, and their\n"
+            "curves and latency distributions overlaid (docs/report.md).\n",
     .status = status_text,
     .groups = {compare_options},
 };

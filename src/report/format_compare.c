@@ -23,14 +23,9 @@
 #define ERR_W 8    /* errors */
 #define GROUP_W (2 + RATE_W + 2 + RATE_W + 2 + LAT_W + 2 + LAT_W + 2 + ERR_W)
 
-struct level_key {
-    enum load_model model;
-    double level;
-};
-
 static int key_cmp(const void *a, const void *b)
 {
-    const struct level_key *x = a, *y = b;
+    const struct report__level *x = a, *y = b;
 
     if (x->model != y->model)
         return x->model < y->model ? -1 : 1;
@@ -39,11 +34,11 @@ static int key_cmp(const void *a, const void *b)
     return 0;
 }
 
-/* The union of the tables' levels, sorted, without duplicates; *n_out keys. */
-static struct level_key *union_levels(const struct steps *const *tables, size_t n, size_t *n_out)
+struct report__level *report__union_levels(const struct steps *const *tables, size_t n,
+                                           size_t *n_out)
 {
     size_t total = 0, k = 0;
-    struct level_key *keys;
+    struct report__level *keys;
     struct step_row r;
 
     for (size_t i = 0; i < n; i++)
@@ -64,11 +59,11 @@ static struct level_key *union_levels(const struct steps *const *tables, size_t 
     return keys;
 }
 
-/* The merged row of level key in st; 0 when st held it, -ENOENT otherwise. */
-static int find_level(const struct steps *st, const struct level_key *key, struct step_row *out)
+int report__find_level(const struct steps *st, const struct report__level *key,
+                       struct step_row *out)
 {
     for (size_t j = 0; steps_level(st, j, out) == 0; j++) {
-        struct level_key k = {out->model, out->level};
+        struct report__level k = {out->model, out->level};
 
         if (key_cmp(&k, key) == 0)
             return 0;
@@ -226,7 +221,7 @@ int format_compare(const struct steps *const *tables, const char *const *labels,
                    FILE *out)
 {
     size_t n_keys;
-    struct level_key *keys = union_levels(tables, n, &n_keys);
+    struct report__level *keys = report__union_levels(tables, n, &n_keys);
     /* A group is GROUP_W wide unless a figure overflows its column. */
     struct line l = {.cap = 64 + REPORT_NAME_MAX + n * 128, .used = 0};
     char level[REPORT_NUM_MAX], name[LEVEL_W - 1];
@@ -240,20 +235,21 @@ int format_compare(const struct steps *const *tables, const char *const *labels,
         append(&l, "  %-*s", LEVEL_W,
                report__fmt_level(keys[k].model == LOAD_OPEN, keys[k].level, level));
         for (size_t i = 0; i < n; i++)
-            put_group(&l, find_level(tables[i], &keys[k], &r) == 0 ? &r : NULL);
+            put_group(&l, report__find_level(tables[i], &keys[k], &r) == 0 ? &r : NULL);
         put_line(out, &l);
         for (uint32_t j = 0; j < n_kinds; j++) {
             int ran = 0;
 
             for (size_t i = 0; i < n; i++)
-                ran |= find_level(tables[i], &keys[k], &r) == 0 &&
+                ran |= report__find_level(tables[i], &keys[k], &r) == 0 &&
                        kind_at(tables[i], &r, kinds[j]) >= 0;
             if (!ran)
                 continue;
             append(&l, "    %-*s", LEVEL_W - 2,
                    report__shown(kinds[j], TICK_NAME_MAX, name, sizeof(name)));
             for (size_t i = 0; i < n; i++)
-                put_kind_group(&l, tables[i], find_level(tables[i], &keys[k], &r) == 0 ? &r : NULL,
+                put_kind_group(&l, tables[i],
+                               report__find_level(tables[i], &keys[k], &r) == 0 ? &r : NULL,
                                kinds[j]);
             put_line(out, &l);
         }

@@ -132,20 +132,25 @@ static const char *event_class(int kind)
     return kind == HTML_EV_LEVEL ? "level" : event_kind_name((enum event_kind)kind);
 }
 
+/* The changes of level first: where labels crowd, theirs are kept. */
 static void draw_events(struct html_chart *c, const struct html_run *run)
 {
     char label[REPORT_NUM_MAX];
 
-    for (size_t i = 0; i < run->n_events; i++) {
-        const struct html_event *e = &run->events[i];
-        char cls[40];
+    for (int is_level = 1; is_level >= 0; is_level--) {
+        for (size_t i = 0; i < run->n_events; i++) {
+            const struct html_event *e = &run->events[i];
+            char cls[40];
 
-        snprintf(cls, sizeof(cls), "ev-%s", event_class(e->kind));
-        if (e->kind == HTML_EV_LEVEL)
-            snprintf(label, sizeof(label), "%.40s", e->text); /* written by html_run, ASCII */
-        else
-            snprintf(label, sizeof(label), "%zu", i + 1);
-        html__chart_vline(c, (double)e->at_ms / 1000.0, cls, label, e->text);
+            if ((e->kind == HTML_EV_LEVEL) != is_level)
+                continue;
+            snprintf(cls, sizeof(cls), "ev-%s", event_class(e->kind));
+            if (e->kind == HTML_EV_LEVEL)
+                snprintf(label, sizeof(label), "%.40s", e->text); /* written by html_run, ASCII */
+            else
+                snprintf(label, sizeof(label), "%zu", i + 1);
+            html__chart_vline(c, (double)e->at_ms / 1000.0, cls, label, e->text);
+        }
     }
 }
 
@@ -556,6 +561,25 @@ static void overview(FILE *out, const struct summary *sum)
                 report__fmt_resent(conn.resent, resent));
 }
 
+/* The sessions' latency distributions: one, or several overlaid and
+ * labelled. */
+static void chart_percentiles(FILE *out, const struct html_session *s, size_t n)
+{
+    const struct hist **h = xcalloc(n, sizeof(*h));
+    const char **labels = xcalloc(n, sizeof(*labels));
+    struct summary_totals t;
+
+    fputs("<h2>Latency distribution</h2>\n", out);
+    for (size_t i = 0; i < n; i++) {
+        summary_totals(s[i].sum, SUMMARY_TOTAL, &t);
+        h[i] = t.hist;
+        labels[i] = s[i].label;
+    }
+    html__chart_percentiles(out, h, n > 1 ? labels : NULL, n);
+    free(h);
+    free(labels);
+}
+
 int format_html(const struct html_session *s, FILE *out)
 {
     const struct html_run *run = s->run;
@@ -576,6 +600,7 @@ int format_html(const struct html_session *s, FILE *out)
     chart_latency(out, run, 1);
     for (uint32_t k = 0; k < run->n_probes; k++)
         chart_probe(out, run, k);
+    chart_percentiles(out, s, 1);
     if (steps_count(s->steps) > 1) {
         fputs("<h2>Against load</h2>\n", out);
         charts_steps(out, run, s->steps);
@@ -708,6 +733,7 @@ int format_html_compare(const struct html_session *s, size_t n, FILE *out)
     page_head(out, "comparison");
     fputs("<h1>brink compare</h1>\n", out);
     compare_table(out, s, n);
+    html__table_deltas(out, s, n);
     fputs("<h2>Over time</h2>\n", out);
     compare_time(out, s, n, "throughput", "Successes over time", "successful requests/s",
                  M_OK_PER_S, 0, 0);
@@ -725,7 +751,9 @@ int format_html_compare(const struct html_session *s, size_t n, FILE *out)
                       "failed requests/s, one point per step", S_FAILED_PER_S);
         compare_steps(out, s, n, "steps-latency", "p99 latency of successes against load",
                       "p99 per step", S_P99);
+        html__table_steps_compare(out, s, n);
     }
+    chart_percentiles(out, s, n);
     fputs("</body>\n</html>\n", out);
     return report__finish(out);
 }

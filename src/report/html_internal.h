@@ -37,6 +37,11 @@ void html__table_kinds(FILE *out, const struct summary *sum);
 void html__table_steps(FILE *out, const struct steps *st);
 void html__table_marks(FILE *out, const struct steps *st);
 
+/* The compare page's tables (html_compare.c): each session after the
+ * first against it (B vs A), and the step tables side by side by level. */
+void html__table_deltas(FILE *out, const struct html_session *s, size_t n);
+void html__table_steps_compare(FILE *out, const struct html_session *s, size_t n);
+
 /* The page's style sheet (html_style.c). */
 extern const char html__css[];
 
@@ -66,20 +71,31 @@ struct html_series {
     int is_dots; /* circles, one per value (step charts), besides the line */
 };
 
-/* A chart: an x axis of time (s since the run started) or of load levels,
- * a y axis linear from 0, or logarithmic (latencies in µs). */
+/* A label's box in the view box's units, estimated from its length. */
+struct html_box {
+    double x0, y0, x1, y1;
+};
+/* Labels one chart holds at most: its axes' and its markers'. */
+#define HTML_LABELS_MAX (HTML_EVENTS_MAX + 64)
+
+/* A chart: an x axis of time (s since the run started), of load levels or
+ * of percentiles, a y axis linear from 0, or logarithmic (latencies in µs).
+ * Its labels never overlap: each is placed where its estimated box (a
+ * fixed width per character) meets none placed before it, else left out. */
 struct html_chart {
     FILE *out;
     const char *id;    /* element id, safe ASCII */
     const char *title; /* safe ASCII */
     const char *y_unit;
     int x_is_time; /* else levels */
+    int x_is_pctl; /* x is log10(1 / (1 - p)): ticks 0%, 90%, 99%, 99.9%... */
     int y_is_log;
     int y_is_duration; /* y values are µs: labels as durations */
     double x_lo, x_hi;
     double y_lo, y_hi; /* set by html__chart_fit */
     size_t n_points;   /* data-points: values per series */
-    unsigned n_vlines; /* markers drawn so far (their labels are staggered) */
+    size_t n_boxes;    /* labels placed so far */
+    struct html_box boxes[HTML_LABELS_MAX];
 };
 
 /* Sets the y range of c to hold every value of the series (and extra, when
@@ -89,13 +105,25 @@ void html__chart_fit(struct html_chart *c, const struct html_series *s, size_t n
 void html__chart_open(struct html_chart *c, const char *raw_caption);
 /* Draws s as a path broken where values are missing (and dots). */
 void html__chart_series(struct html_chart *c, const struct html_series *s);
-/* A vertical marker at x, class cls, with a label and a raw tooltip text. */
+/* A vertical marker at x, class cls, with a label (in the first of the rows
+ * at the top where it fits; none when it fits nowhere) and a raw tooltip. */
 void html__chart_vline(struct html_chart *c, double x, const char *cls, const char *label,
                        const char *raw_title);
 /* A horizontal line at y (a threshold), with its label. */
 void html__chart_hline(struct html_chart *c, double y, const char *cls, const char *label);
 /* A ring around the point (x, y), with a label: the breaking point. */
 void html__chart_ring(struct html_chart *c, double x, double y, const char *cls, const char *label);
+/* A dot of colour at (x, y) with attrs (written as given: safe ASCII) and,
+ * when raw_label is not NULL, data-label. */
+void html__chart_dot(struct html_chart *c, double x, double y, int colour, const char *attrs,
+                     const char *raw_label);
+struct hist;
+/* The latency distribution of n runs' successes (html_pctl.c): x the
+ * percentile on a log scale of 1 / (1 - p), y the latency (h[k]: the
+ * run's whole histogram, borrowed), a dot with data-p and data-us at p50,
+ * p90, p99 and p99.9; raw_labels (NULL for one run) name the curves. */
+void html__chart_percentiles(FILE *out, const struct hist *const *h, const char *const *raw_labels,
+                             size_t n);
 /* Closes the svg, writes the legend of the series and closes the figure. */
 void html__chart_close(struct html_chart *c, const struct html_series *s, size_t n);
 

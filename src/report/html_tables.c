@@ -61,8 +61,9 @@ static void kind_row(FILE *out, const struct summary_totals *t, uint64_t duratio
 
 void html__table_kinds(FILE *out, const struct summary *sum)
 {
-    struct summary_totals t;
+    struct summary_totals t, k;
     uint64_t d = summary_duration_us(sum);
+    uint32_t n_kinds = summary_n_kinds(sum);
 
     fputs("<h2>Requests by kind</h2>\n<table id=\"kinds\"><tr><th class=\"l\">kind</th>"
           "<th>requests</th><th>ok/s</th><th>failed/s</th><th>MB/s in</th><th>failed</th>"
@@ -70,9 +71,13 @@ void html__table_kinds(FILE *out, const struct summary *sum)
           out);
     summary_totals(sum, SUMMARY_TOTAL, &t);
     kind_row(out, &t, d);
-    for (uint32_t i = 0; i < summary_n_kinds(sum); i++) {
-        if (summary_totals(sum, (int)i, &t) == 0)
-            kind_row(out, &t, d);
+    /* One kind that holds every request is the total again: its row would
+     * say the same. */
+    if (summary_n_kinds(sum) == 1 && summary_totals(sum, 0, &k) == 0 && k.completed == t.completed)
+        n_kinds = 0;
+    for (uint32_t i = 0; i < n_kinds; i++) {
+        if (summary_totals(sum, (int)i, &k) == 0)
+            kind_row(out, &k, d);
     }
     if (summary_totals(sum, SUMMARY_FAILED, &t) == 0 && hist_count(t.hist) > 0) {
         fputs("<tr><td class=\"l\">failed requests (their latency)</td>", out);

@@ -50,6 +50,22 @@ int report__finish(FILE *out);
 #define REPORT_RESENT_MAX (REPORT_NUM_MAX * (RESEND__COUNT + 1) + 64)
 char *report__fmt_resent(const uint64_t resent[RESEND__COUNT], char *buf);
 
+/* compare (format_compare.c, html_compare.c): the sessions' step tables
+ * side by side, by level. */
+struct report__level {
+    enum load_model model;
+    double level;
+};
+struct steps;
+struct step_row;
+/* The union of the tables' levels, sorted, without duplicates; *n_out keys
+ * (free the array). */
+struct report__level *report__union_levels(const struct steps *const *tables, size_t n,
+                                           size_t *n_out);
+/* The merged row of level key in st; 0 when st held it, -1 otherwise. */
+int report__find_level(const struct steps *st, const struct report__level *key,
+                       struct step_row *out);
+
 struct summary_lost;
 
 /* lost.c: each agent of a run with agents as its merged ticks' rows tell

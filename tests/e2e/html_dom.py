@@ -5,14 +5,24 @@ Usage:
       of one session: every chart, one point per tick (CSV rows) or step
       (JSON steps), every plotted value equal to the CSV or JSON figure it
       stands for, successes and failures on charts apart, the knee marked
-      where the session (JSON Lines) recorded one, and the overview's
+      where the session (JSON Lines) recorded one, the overview's
       figures those of the JSON report and, when given, the server's
-      ground truth (REQUESTS served, FAILED of them answered 503)
+      ground truth (REQUESTS served, FAILED of them answered 503), the
+      kinds table's one total row (a row per kind only when there are
+      several), and the latency distribution's dots at p50, p90, p99 and
+      p99.9 the JSON's total.latency_us
   python3 html_dom.py hostile DOM NEEDLE... a page from hostile strings: no
       script, no on* attribute, no element outside the page's own set, and
       each NEEDLE shown as text
   python3 html_dom.py compare DOM LABEL...  an overlay: each chart has one
       curve per session, labelled
+  python3 html_dom.py versus DOM JSON_A JSON_B LABEL_A LABEL_B   compare of two
+      sessions: the change of B against A (ok/s, failed/s, p50, p90, p99,
+      max, errors), the step tables side by side by level and the latency
+      distributions overlaid, each figure the one of its session's JSON report
+  python3 html_dom.py labels DOM   a page with its labels' boxes (a <pre
+      id="boxes">, written by a script run in the browser): no two labels of
+      a chart meet
 Prints one "ok   ..." or "FAIL ..." line per check (as tests/e2e/lib.sh) and
 exits 1 when any failed.
 """
@@ -51,18 +61,35 @@ def check(name, cond, why=""):
 
 
 class Dom(HTMLParser):
-    """Elements in document order, as (tag, attrs dict, parent figure id)."""
+    """Elements in document order, as (tag, attrs dict, parent figure id);
+    each table's rows, by table id, as lists of (cell text, cell attrs)
+    after the row's attrs; the text of each <pre> by id."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.elements = []
         self.figure = None
         self.text = []
+        self.tables = {}
+        self.table = None
+        self.cell = None
+        self.pres = {}
+        self.pre = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "figure":
             self.figure = a.get("id")
+        elif tag == "table":
+            self.table = self.tables.setdefault(a.get("id"), [])
+        elif tag == "tr" and self.table is not None:
+            self.table.append([a])
+        elif tag in ("td", "th") and self.table:
+            self.cell = ["", a]
+            self.table[-1].append(self.cell)
+        elif tag == "pre":
+            self.pre = a.get("id")
+            self.pres[self.pre] = ""
         self.elements.append((tag, a, self.figure))
 
     def handle_startendtag(self, tag, attrs):
@@ -71,9 +98,19 @@ class Dom(HTMLParser):
     def handle_endtag(self, tag):
         if tag == "figure":
             self.figure = None
+        elif tag == "table":
+            self.table = None
+        elif tag in ("td", "th"):
+            self.cell = None
+        elif tag == "pre":
+            self.pre = None
 
     def handle_data(self, data):
         self.text.append(data)
+        if self.cell is not None:
+            self.cell[0] += data
+        if self.pre is not None:
+            self.pres[self.pre] += data
 
 
 def load(path):
@@ -147,6 +184,37 @@ def overview(dom, doc, truth_requests, truth_failed):
               num(1) == int(truth_requests), "")
         check("overview: %s failed, as the target's 503s (%s)" % (m.group(4), truth_failed),
               num(4) == int(truth_failed), "")
+
+
+def percentiles(dom, doc, label=None):
+    """The distribution's dots at p50, p90, p99 and p99.9 are the JSON's
+    latency_us figures; its curve never goes down."""
+    want = {"50": "p50", "90": "p90", "99": "p99", "99.9": "p999"}
+    lat = doc["total"]["latency_us"]
+    dots = {a["data-p"]: int(a["data-us"]) for t, a, fig in dom.elements
+            if fig == "percentiles" and t == "circle" and "data-p" in a and a.get("data-label") == label}
+    name = "percentiles%s" % (" (%s)" % label if label else "")
+    check("%s: a dot at each of p50, p90, p99, p99.9" % name, sorted(dots) == sorted(want),
+          "dots at %s" % sorted(dots))
+    for p, key in want.items():
+        check("%s: p%s plotted at %s us, as JSON total.latency_us.%s %s" % (name, p, dots.get(p), key, lat[key]),
+              dots.get(p) == lat[key], "")
+    curves = [a for t, a, fig in dom.elements
+              if fig == "percentiles" and t == "path" and a.get("data-label") == label]
+    values = [int(v) for v in curves[0]["data-v"].split(",")] if len(curves) == 1 else []
+    check("%s: one curve, from the min %s to no more than the max %s, never going down"
+          % (name, lat["min"], lat["max"]),
+          values and values[0] == lat["min"] and values[-1] <= lat["max"] and values == sorted(values),
+          "%d curves, values %s" % (len(curves), values[:5]))
+
+
+def kinds_table(dom, doc):
+    """One row for the total, a row per kind only when there are several."""
+    names = [r[1][0] for r in dom.tables.get("kinds", [])[1:] if len(r) > 1]
+    kinds = [k["name"] for k in doc["kinds"]]
+    want = ["total"] + (kinds if len(kinds) > 1 else [])
+    check("kinds table: the rows %s (JSON kinds %s)" % (want, kinds),
+          [n for n in names if not n.startswith("failed requests")] == want, "rows %s" % names)
 
 
 def report(dom_path, csv_path, json_path, session_path, truth_requests=None, truth_failed=None):
@@ -239,6 +307,104 @@ def report(dom_path, csv_path, json_path, session_path, truth_requests=None, tru
               drawn == ([knee] if knee is not None else []), "drawn at %s" % drawn)
     step_rows = [a for t, a, fig in dom.elements if t == "tr"]
     check("the step table has a row per step", sum(1 for _ in step_rows) >= len(steps) + 1, "")
+    kinds_table(dom, doc)
+    percentiles(dom, doc)
+
+
+def cell_value(cell):
+    return float(cell[1]["data-v"]) if "data-v" in cell[1] else None
+
+
+def versus(dom_path, json_a, json_b, label_a, label_b):
+    dom = load(dom_path)
+    docs = [json.load(open(json_a)), json.load(open(json_b))]
+    rows = {r[0].get("data-figure"): r[1:] for r in dom.tables.get("deltas", [])[1:]}
+    figures_ = ["ok/s", "failed/s", "p50", "p90", "p99", "max", "errors"]
+    check("deltas: a row per figure %s" % figures_, list(rows) == figures_, "rows %s" % list(rows))
+
+    def figure(doc, f):
+        t = doc["total"]
+        return {"ok/s": t["ok_per_s"], "failed/s": t["failed_per_s"], "errors": t["failed"],
+                "max": t["latency_us"]["max"]}.get(f, t["latency_us"].get(f))
+
+    better_when_higher = {"ok/s"}
+    for f in figures_:
+        cells = rows.get(f)
+        if not cells or len(cells) != 5:
+            not_ok("deltas: %s has 5 cells" % f, "%s" % cells)
+            continue
+        a, b = figure(docs[0], f), figure(docs[1], f)
+        got_a, got_b = cell_value(cells[1]), cell_value(cells[2])
+        delta, pct = cells[3][1].get("data-delta"), cells[4][1].get("data-pct")
+        tol = 0.0005 if "/" in f else 0
+        check("deltas: %s of A %s and B %s, as their JSON reports (%s, %s)" % (f, got_a, got_b, a, b),
+              same(got_a, a, tol) and same(got_b, b, tol), "")
+        check("deltas: %s changed by %s (B - A = %s)" % (f, delta, b - a),
+              delta is not None and same(float(delta), b - a, 2 * tol + 1e-9), "")
+        if a:
+            check("deltas: %s changed by %s%% ((B - A) / A = %.1f%%)" % (f, pct, (b - a) / a * 100),
+                  pct is not None and abs(float(pct) - (b - a) / a * 100) <= 0.05 + 1e-9, "")
+        better = b > a if f in better_when_higher else b < a
+        want = "same" if b == a else "better" if better else "worse"
+        check("deltas: %s is marked %s" % (f, want),
+              cells[3][1].get("class") == want and cells[4][1].get("class") == want,
+              "classes %s %s" % (cells[3][1].get("class"), cells[4][1].get("class")))
+    check("deltas: the sessions differ (a change to see)",
+          any(figure(docs[0], f) != figure(docs[1], f) for f in figures_), "")
+
+    table = dom.tables.get("compare-steps", [])
+    levels = [[float(l["level"]) for l in d["levels"]] for d in docs]
+    got_levels = [float(r[0]["data-level"]) for r in table[2:]]
+    check("steps side by side: a row per level of either session %s" % sorted(set(sum(levels, []))),
+          got_levels == sorted(set(sum(levels, []))), "rows %s" % got_levels)
+    heads = [c[0] for c in table[0][1:]] if table else []
+    check("steps side by side: the sessions' labels head the columns", heads[1:] == [label_a, label_b],
+          "heads %s" % heads)
+    for r in table[2:]:
+        lv = float(r[0]["data-level"])
+        for k, doc in enumerate(docs):
+            cells = r[2 + 6 * k:8 + 6 * k]
+            held = [l for l in doc["levels"] if float(l["level"]) == lv]
+            if not held:
+                check("steps side by side: c=%g blank for session %d" % (lv, k),
+                      all(c[0] == "" for c in cells), "%s" % cells)
+                continue
+            l = held[0]
+            want = [l["ok_per_s"], l["failed_per_s"], l["latency_us"]["p50"], l["latency_us"]["p90"],
+                    l["latency_us"]["p99"], l["failed"]]
+            got = [cell_value(c) for c in cells]
+            check("steps side by side: c=%g of session %d %s, as JSON levels" % (lv, k, got),
+                  all(same(g, w, 0.0005) for g, w in zip(got, want)) and len(got) == 6,
+                  "expected %s" % want)
+    percentiles(dom, docs[0], label_a)
+    percentiles(dom, docs[1], label_b)
+    keys = [a["class"] for t, a, fig in dom.elements
+            if fig == "percentiles" and t == "span" and a.get("class", "").startswith("key")]
+    check("percentiles: a legend key per session, in two colours", keys == ["key c0", "key c1"],
+          "keys %s" % keys)
+
+
+def labels(dom_path):
+    """No two text boxes of a chart intersect (as Chromium laid them out)."""
+    dom = load(dom_path)
+    boxes = json.loads(dom.pres.get("boxes", "[]"))
+    by_figure = {}
+    for fid, cls, text, left, top, right, bottom in boxes:
+        by_figure.setdefault(fid, []).append((cls, text, left, top, right, bottom))
+    check("labels: the page has charts with labels", len(by_figure) >= 5, "%s" % sorted(by_figure))
+    for fid, bs in sorted(by_figure.items()):
+        meet = [(a[1], b[1]) for i, a in enumerate(bs) for b in bs[i + 1:]
+                if a[2] < b[4] and b[2] < a[4] and a[3] < b[5] and b[3] < a[5]]
+        check("labels: %s: none of its %d labels meets another" % (fid, len(bs)), not meet,
+              "%d pairs meet, first %s" % (len(meet), meet[:6]))
+        axes = [b for b in bs if b[0] in ("xlab", "ylab")]
+        check("labels: %s: its axes are labelled (%d)" % (fid, len(axes)),
+              sum(b[0] == "xlab" for b in axes) >= 2 and sum(b[0] == "ylab" for b in axes) >= 2, "")
+    marks = [b for b in by_figure.get("throughput", []) if b[0].startswith("ev ")]
+    drawn = sum(1 for t, a, fig in dom.elements if fig == "throughput" and t == "g"
+                and a.get("class", "").startswith("ev "))
+    check("labels: throughput: of its %d markers, 20 or more labelled (%d)" % (drawn, len(marks)),
+          len(marks) >= 20, "")
 
 
 def hostile(dom_path, needles):
@@ -273,6 +439,10 @@ def main():
         report(*sys.argv[2:8])
     elif mode == "hostile":
         hostile(sys.argv[2], sys.argv[3:])
+    elif mode == "versus":
+        versus(*sys.argv[2:7])
+    elif mode == "labels":
+        labels(sys.argv[2])
     else:
         compare(sys.argv[2], sys.argv[3:])
     sys.exit(1 if failed else 0)

@@ -11,7 +11,13 @@
 # target's hostile_stats and hostile_header, and HTML and script written
 # into the session's own strings) must give a page with no live markup, and
 # compare --format html overlays the two sessions, labelled. A merged run
-# (report --merge) is checked as the single one.
+# (report --merge) is checked as the single one. Then a long session made
+# from the ramp's ticks (each held a hundred times over or more: 37 minutes)
+# with 120 marks a quarter of a second apart: in Chromium no two labels of
+# a chart meet (their getBoundingClientRect, by a script added to a copy of
+# the page), and compare --format html of the two shows the change of the
+# second against the first, their step tables side by side and their
+# latency distributions overlaid, each figure its JSON report's.
 # Usage: sh test_html_report.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -173,5 +179,71 @@ check "compare --format html exits 0" 0 "$?"
 dom both
 python3 "$src/tests/e2e/html_dom.py" compare "$tmp/both.dom" 'ramp <1>' hostile &&
     ok "compare: the sessions overlaid" || not_ok "compare: the sessions overlaid"
+
+# ---- 4. crowded labels, and compare of two ramps -----------------------------
+# Tick i of the ramp held 100 + 20 i times (so the two sessions' totals
+# differ), the events of its first copy kept; then 120 marks, 4 a tick,
+# 250 ms apart, and a mark every 97 ticks.
+python3 - "$tmp/ramp.jsonl" "$tmp/long.jsonl" <<'PY'
+import json, sys
+out, seq, start, marks, i = [], 0, 0, 0, 0
+for line in open(sys.argv[1]):
+    rec = json.loads(line)
+    if rec["type"] == "trailer":
+        rec["ticks"] = seq
+    if rec["type"] != "tick":
+        out.append(json.dumps(rec))
+        continue
+    for copy in range(100 + 20 * i):
+        events = [dict(e, at_ms=e["at_ms"] - rec["start_us"] // 1000 + start // 1000)
+                  for e in rec.get("events", [])] if copy == 0 else []
+        if 20 <= seq and marks < 120:
+            events += [{"at_ms": start // 1000 + k * 250, "kind": "mark", "text": "m%d" % (marks + k)}
+                       for k in range(4)]
+            marks += 4
+        elif seq % 97 == 0:
+            events.append({"at_ms": start // 1000 + 10, "kind": "mark", "text": "later"})
+        out.append(json.dumps(dict(rec, seq=seq, start_us=start, events=events)))
+        seq += 1
+        start += rec["duration_us"]
+    i += 1
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+PY
+report long html
+report long json
+# A copy of the page that may run a script: the boxes of its labels as
+# Chromium laid them out, written into the page for --dump-dom.
+python3 - "$tmp/long.html" "$tmp/boxes.html" <<'PY'
+import re, sys
+page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", open(sys.argv[1]).read())
+script = """<script>
+var out = [];
+document.querySelectorAll("figure.chart").forEach(function (f) {
+  f.querySelectorAll("svg text").forEach(function (t) {
+    var r = t.getBoundingClientRect();
+    out.push([f.id, t.parentNode.getAttribute("class") || t.getAttribute("class") || "",
+              t.textContent, r.left, r.top, r.right, r.bottom]);
+  });
+});
+var p = document.createElement("pre");
+p.id = "boxes";
+p.textContent = JSON.stringify(out);
+document.body.appendChild(p);
+</script>"""
+open(sys.argv[2], "w").write(page.replace("</body>", script + "</body>"))
+PY
+chrome "$tmp/boxes.dom" --window-size=1100,2000 --dump-dom "file://$tmp/boxes.html"
+python3 "$src/tests/e2e/html_dom.py" labels "$tmp/boxes.dom" >"$tmp/labels.check" &&
+    ok "long session: no two labels of a chart meet" ||
+    not_ok "long session: no two labels of a chart meet" "$(grep -A1 FAIL "$tmp/labels.check" | head -n 8)"
+"$brink" compare "$tmp/ramp.jsonl" "$tmp/long.jsonl" --label ramp --label long --format html \
+    -o "$tmp/versus.html" 2>"$tmp/versus.err"
+check "compare --format html of two ramps exits 0" 0 "$?"
+dom versus
+python3 "$src/tests/e2e/html_dom.py" versus "$tmp/versus.dom" "$tmp/ramp.json" "$tmp/long.json" \
+    ramp long >"$tmp/versus.check" &&
+    ok "compare: change, steps side by side and distributions as the JSON reports" ||
+    not_ok "compare: change, steps side by side and distributions as the JSON reports" \
+        "$(grep -A1 FAIL "$tmp/versus.check" | head -n 8)"
 
 finish
