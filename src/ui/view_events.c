@@ -93,15 +93,16 @@ static int keys_width(const struct key_word *keys, size_t n)
 void ui__view_keys(const struct view *v, struct rect r)
 {
     /* At 80 columns d (drop), m (mark) and the panel keys are in the help
-     * only; a wide line has them all. */
+     * only; a wide line has them all, after the same start. */
     static const struct key_word narrow[] = {
         {"+/-", "step"}, {"]/[", "x2 /2"}, {"=", "set"},  {"p", "pause"},
         {"r", "ramp"},   {"t", "steps"},   {"?", "help"}, {"q", "quit"},
     };
     static const struct key_word wide[] = {
-        {"+/-", "step"},    {"]/[", "x2 /2"}, {"=", "set"},  {"o", "open/closed"}, {"p", "pause"},
-        {"d", "drop"},      {"m", "mark"},    {"r", "ramp"}, {"n", "next step"},   {"t", "steps"},
-        {"l", "ok/failed"}, {"w", "phases"},  {"?", "help"}, {"q", "quit"},
+        {"+/-", "step"},      {"]/[", "x2 /2"}, {"=", "set"},  {"p", "pause"},
+        {"r", "ramp"},        {"t", "steps"},   {"?", "help"}, {"q", "quit"},
+        {"o", "open/closed"}, {"d", "drop"},    {"m", "mark"}, {"n", "next step"},
+        {"l", "ok/failed"},   {"w", "phases"},
     };
     const struct key_word *keys = narrow;
     size_t n_keys = sizeof(narrow) / sizeof(narrow[0]);

@@ -62,7 +62,7 @@ wait_all() {
 legend=' tick (log|on a log scale) [0-9.]+(us|ms|s)\.\.[0-9.]+[0-9a-z]+( |,).* ┃ run$'
 moments=' min [0-9.]+(us|ms|s)  mean [0-9.]+(us|ms|s)  sd [0-9.]+(us|ms|s)'
 keys80='^\+/- step  \]/\[ x2 /2  = set  p pause  r ramp  t steps  \? help  q quit$'
-keys200='^\+/- step  \]/\[ x2 /2  = set  o open/closed  p pause  d drop  m mark  r ramp  n next step  t steps  l ok/failed  w phases  \? help  q quit$'
+keys200='^\+/- step  \]/\[ x2 /2  = set  p pause  r ramp  t steps  \? help  q quit  o open/closed  d drop  m mark  n next step  l ok/failed  w phases$'
 
 # Both demos at once, each in a directory of its own, sessions there too.
 for size in $sizes; do
