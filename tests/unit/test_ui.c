@@ -979,6 +979,40 @@ static void screens_at_80x24_and_200x60_show_their_labels_whole(void **state)
     ui__model_free(m);
 }
 
+/* Two agents on the synthetic run's ticks, one 2.5 ms behind. */
+static void stamp_agents(struct tick *t)
+{
+    t->n_agents = 2;
+    for (uint32_t i = 0; i < 2; i++) {
+        snprintf(t->agents[i].name, sizeof(t->agents[i].name), "load-%u.example", i + 1);
+        t->agents[i].is_in = 1;
+        t->agents[i].completed = 5000 + i;
+        t->agents[i].errors = 12;
+        t->agents[i].loop_lag_us = 1250;
+        t->agents[i].offset_us = i ? -2500 : 800;
+    }
+}
+
+/* The agents' rows at 80 columns leave the clock offset out rather than
+ * cut it; at 132 it shows. */
+static void agents_rows_show_whole_figures(void **state)
+{
+    struct model *m = stamped_model(20, 0, 0, stamp_agents);
+    char *screen = malloc(SCREEN_MAX), *whole = malloc(SCREEN_MAX);
+
+    (void)state;
+    render(m, 250, 60, 1, 0, whole, SCREEN_MAX);
+    render(m, 80, 24, 1, 0, screen, SCREEN_MAX);
+    assert_non_null(strstr(screen, "\nAgents \u2500"));
+    assert_non_null(strstr(screen, "  lag 1.25ms\n"));
+    assert_cut_at_words(screen, 80, 24, whole, 250, 60);
+    render(m, 132, 40, 1, 0, screen, SCREEN_MAX);
+    assert_non_null(strstr(screen, "  lag 1.25ms  offset -2.50ms"));
+    free(screen);
+    free(whole);
+    ui__model_free(m);
+}
+
 /*
  * The help overlay is an opaque framed box: inside the frame only the
  * help's own text and blanks, although panels are drawn under it; it fits
@@ -1090,6 +1124,7 @@ int main(void)
         cmocka_unit_test(tiny_screens_draw_inside_their_bounds),
         cmocka_unit_test(screens_at_80x24_and_200x60_show_their_labels_whole),
         cmocka_unit_test(help_overlay_is_opaque_and_fits),
+        cmocka_unit_test(agents_rows_show_whole_figures),
     };
     int failed = cmocka_run_group_tests_name("ui (pure)", pure, NULL, NULL);
 
