@@ -77,6 +77,55 @@ int ui__draw_text(const struct theme *th, int y, int x, int w, int attr, const c
     return cols + ell;
 }
 
+int ui__text_width(const char *s)
+{
+    int cols;
+
+    fit(s, 1 << 20, &cols);
+    return cols;
+}
+
+int ui__draw_words(const struct theme *th, int y, int x, int w, int attr, const char *s)
+{
+    char buf[DRAW_LINE_MAX];
+    int cols;
+    size_t n, cut;
+
+    w = clip_width(y, x, w);
+    if (!w)
+        return 0;
+    n = fit(s, w, &cols);
+    if (s[n] == '\0')
+        return ui__draw_text(th, y, x, w, attr, s);
+    /* Back to the end of the last whole word that leaves room for the
+     * ellipsis; a single word longer than the room is cut as it must. */
+    n = fit(s, w - 1, &cols);
+    cut = n;
+    if (s[n] != ' ') {
+        while (cut > 0 && s[cut - 1] != ' ')
+            cut--;
+    }
+    while (cut > 0 && s[cut - 1] == ' ')
+        cut--;
+    if (cut == 0 || cut >= sizeof(buf))
+        return ui__draw_text(th, y, x, w, attr, s);
+    memcpy(buf, s, cut);
+    buf[cut] = '\0';
+    cols = ui__draw_text(th, y, x, w, attr, buf);
+    ui__draw_text(th, y, x + cols, 1, attr, th->glyph[GL_ELLIPSIS]);
+    return cols + 1;
+}
+
+int ui__draw_first_fit(const struct theme *th, int y, int x, int w, int attr,
+                       const char *const *choices, int n)
+{
+    for (int i = 0; i < n - 1; i++) {
+        if (ui__text_width(choices[i]) <= w)
+            return ui__draw_text(th, y, x, w, attr, choices[i]);
+    }
+    return n > 0 ? ui__draw_words(th, y, x, w, attr, choices[n - 1]) : 0;
+}
+
 int ui__draw_fmt(const struct theme *th, int y, int x, int w, int attr, const char *fmt, ...)
 {
     char buf[DRAW_LINE_MAX];
@@ -93,7 +142,7 @@ int ui__draw_outside(const struct theme *th, int y, int x, int w, int attr, cons
     char buf[DRAW_LINE_MAX];
 
     sanitize_display(s, strlen(s), buf, sizeof(buf), !th->is_utf8);
-    return ui__draw_text(th, y, x, w, attr, buf);
+    return ui__draw_words(th, y, x, w, attr, buf);
 }
 
 void ui__draw_repeat(int y, int x, int n, int attr, const char *glyph)
@@ -184,12 +233,14 @@ void ui__draw_title(const struct theme *th, struct rect r, const char *title, co
         ui__draw_repeat(r.y, r.x + used, 1, A_NORMAL, " ");
     used++;
     if (extra && *extra) {
-        int cols;
+        /* Whole or not at all: a caller with less to say at narrow widths
+         * passes a shorter extra. */
+        int cols = ui__text_width(extra);
 
-        fit(extra, r.w - used - 2, &cols);
-        right = cols ? cols + 1 : 0;
-        if (right)
+        if (cols <= r.w - used - 2) {
+            right = cols + 1;
             ui__draw_text(th, r.y, r.x + r.w - cols, cols, th->attr[ROLE_DIM], extra);
+        }
     }
     ui__draw_repeat(r.y, r.x + used, r.w - used - right, th->attr[ROLE_DIM], th->glyph[GL_HLINE]);
 }

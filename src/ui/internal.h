@@ -239,13 +239,25 @@ void ui__theme_init(struct theme *t, int is_utf8, int want_colour);
  * display columns; a cut string ends with the theme's ellipsis. Returns the
  * columns used. */
 int ui__draw_text(const struct theme *th, int y, int x, int w, int attr, const char *s);
+/* The display columns of s. */
+int ui__text_width(const char *s);
+/* As ui__draw_text, but a string that does not fit is cut after its last
+ * whole word (then the ellipsis); only a first word wider than w is cut
+ * inside. For sentences and messages. */
+int ui__draw_words(const struct theme *th, int y, int x, int w, int attr, const char *s);
+/* Draws the first of the n choices (longest first) that fits w whole; the
+ * last one is cut as ui__draw_words cuts when none fits. For labels with a
+ * shorter form chosen for narrow widths. */
+int ui__draw_first_fit(const struct theme *th, int y, int x, int w, int attr,
+                       const char *const *choices, int n);
 /* printf-style into a bounded buffer, then ui__draw_text. */
 int ui__draw_fmt(const struct theme *th, int y, int x, int w, int attr, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 /* Sanitizes an outside string for this terminal (ASCII escapes when it is
- * not UTF-8) and draws it. */
+ * not UTF-8) and draws it, cut as ui__draw_words cuts. */
 int ui__draw_outside(const struct theme *th, int y, int x, int w, int attr, const char *s);
-/* A panel title: "title ─────" across w columns, with extra right-aligned. */
+/* A panel title: "title ─────" across w columns, with extra right-aligned
+ * when it fits whole (left out otherwise). */
 void ui__draw_title(const struct theme *th, struct rect r, const char *title, const char *extra);
 /* Fills the cells of r with blanks. */
 void ui__draw_clear(struct rect r);

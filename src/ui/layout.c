@@ -1,11 +1,12 @@
 /*
  * The layout: a pure function from the terminal's size to one rectangle per
- * panel. At the minimum size (80x24) every panel gets what it needs to be
- * useful; extra rows go half to the charts, a quarter each to the error and
- * counter panels and to the event log; a kinds panel appears when a mix has
- * several request kinds and there are rows for it, and an agents panel (a
- * title and a row per agent) in a run with agents, taking its rows from
- * the event log when there is no other room.
+ * panel. At the minimum size (80x24) every panel gets what it needs to
+ * show its title, legend and labels whole; extra rows go half to the
+ * charts, a quarter each to the error and counter panels and to the event
+ * log; a kinds panel appears when a mix has several request kinds and
+ * there are rows for it, and an agents panel (a title and a row per agent)
+ * in a run with agents, taking its rows from the event log when there is
+ * no other room.
  *
  *   header (2 rows)
  *   throughput | latency
@@ -20,8 +21,10 @@
 #include <string.h>
 
 #define HEADER_ROWS 2
-#define TOP_MIN 7    /* title, figures, 4 chart rows, marks */
-#define MIDDLE_MIN 7 /* title and 6 rows of errors or counters */
+/* Latency: title, legend, 5 bars, the moments (throughput: title, figures,
+ * 5 chart rows, marks); the legend's row is the middle panels'. */
+#define TOP_MIN 8
+#define MIDDLE_MIN 6 /* title and 5 rows of errors or counters */
 #define EVENTS_MIN 7 /* title and 6 events */
 #define KINDS_MIN_SCREEN_ROWS 34
 #define KINDS_MAX_ROWS 12

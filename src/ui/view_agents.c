@@ -42,9 +42,17 @@ static void agent_row(const struct view *v, int y, int x, int w, const struct ti
     cx += 17;
     if (cx >= x + w)
         return;
-    ui__draw_fmt(th, y, cx, x + w - cx, th->attr[ROLE_DIM], "  lag %-7s offset %s%s",
-                 units_format_duration(a->loop_lag_us, lag, sizeof(lag)),
+    {
+        /* The offset gives way when it does not fit whole (80 columns). */
+        char line[2][64];
+        const char *const lines[2] = {line[0], line[1]};
+
+        units_format_duration(a->loop_lag_us, lag, sizeof(lag));
+        snprintf(line[0], sizeof(line[0]), "  lag %-7s offset %s%s", lag,
                  a->offset_us < 0 ? "-" : "+", units_format_duration(off_us, off, sizeof(off)));
+        snprintf(line[1], sizeof(line[1]), "  lag %s", lag);
+        ui__draw_first_fit(th, y, cx, x + w - cx, th->attr[ROLE_DIM], lines, 2);
+    }
 }
 
 void ui__view_agents(const struct view *v, struct rect r)

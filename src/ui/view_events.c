@@ -75,13 +75,37 @@ static void replay_line(const struct view *v, struct rect r)
     ui__draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_KEY], " ? keys");
 }
 
+/* The key line's entries: key and word. */
+struct key_word {
+    const char *key, *word;
+};
+
+/* Columns the entries take: "key word  " each. */
+static int keys_width(const struct key_word *keys, size_t n)
+{
+    int w = 0;
+
+    for (size_t i = 0; i < n; i++)
+        w += (int)strlen(keys[i].key) + 1 + (int)strlen(keys[i].word) + 2;
+    return w;
+}
+
 void ui__view_keys(const struct view *v, struct rect r)
 {
-    /* d (drop) and m (mark) are in the help: 80 columns hold no more. */
-    static const char *const keys[][2] = {
+    /* At 80 columns d (drop), m (mark) and the panel keys are in the help
+     * only; a wide line has them all, after the same start. */
+    static const struct key_word narrow[] = {
         {"+/-", "step"}, {"]/[", "x2 /2"}, {"=", "set"},  {"p", "pause"},
         {"r", "ramp"},   {"t", "steps"},   {"?", "help"}, {"q", "quit"},
     };
+    static const struct key_word wide[] = {
+        {"+/-", "step"},      {"]/[", "x2 /2"}, {"=", "set"},  {"p", "pause"},
+        {"r", "ramp"},        {"t", "steps"},   {"?", "help"}, {"q", "quit"},
+        {"o", "open/closed"}, {"d", "drop"},    {"m", "mark"}, {"n", "next step"},
+        {"l", "ok/failed"},   {"w", "phases"},
+    };
+    const struct key_word *keys = narrow;
+    size_t n_keys = sizeof(narrow) / sizeof(narrow[0]);
     const struct theme *th = v->th;
     int x = r.x;
 
@@ -102,8 +126,13 @@ void ui__view_keys(const struct view *v, struct rect r)
         replay_line(v, r);
         return;
     }
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && x < r.x + r.w; i++) {
-        x += ui__draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_KEY], keys[i][0]);
-        x += ui__draw_fmt(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_LABEL], " %s  ", keys[i][1]);
+    if (keys_width(wide, sizeof(wide) / sizeof(wide[0])) - 2 <= r.w) {
+        keys = wide;
+        n_keys = sizeof(wide) / sizeof(wide[0]);
+    }
+    /* Whole entries only. */
+    for (size_t i = 0; i < n_keys && x + keys_width(&keys[i], 1) - 2 <= r.x + r.w; i++) {
+        x += ui__draw_text(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_KEY], keys[i].key);
+        x += ui__draw_fmt(th, r.y, x, r.w - (x - r.x), th->attr[ROLE_LABEL], " %s  ", keys[i].word);
     }
 }

@@ -41,14 +41,19 @@ void ui__view_compact(const struct view *v, struct rect r)
 /* The Ctrl-C line of the live console's help. */
 static const char help_ctrl_c[] = "Ctrl-C stops too; a second one aborts what is in flight";
 
-/* The width the help needs: its longest line, in the box's margins. At
- * 80 columns (the console's minimum) every line fits whole. */
+/* The help's box: a frame, a blank column inside it on each side, the
+ * key in KEY_W columns, a blank, the help text. */
+#define KEY_W 6
+#define TEXT_X (2 + KEY_W + 1) /* from the box's left edge */
+
+/* The width the help needs: its longest line, in the box's frame and
+ * margins. At 80 columns (the console's minimum) every line fits whole. */
 static int help_width(const struct keymap *map)
 {
-    int w = (int)sizeof(help_ctrl_c) - 1 + 4;
+    int w = 2 + (int)sizeof(help_ctrl_c) - 1 + 2;
 
     for (size_t i = 0; i < map->len; i++) {
-        int need = 9 + (int)strlen(map->entries[i].help) + 2;
+        int need = TEXT_X + (int)strlen(map->entries[i].help) + 2;
 
         if (need > w)
             w = need;
@@ -56,30 +61,61 @@ static int help_width(const struct keymap *map)
     return w;
 }
 
+/* The frame's corners and sides, in the terminal's glyphs. */
+static const char *frame_glyph(const struct theme *th, int which)
+{
+    static const char *const utf8[] = {"\u250c", "\u2510", "\u2514", "\u2518", "\u2502"};
+    static const char *const ascii[] = {"+", "+", "+", "+", "|"};
+
+    return th->is_utf8 ? utf8[which] : ascii[which];
+}
+
+enum { FRAME_TL, FRAME_TR, FRAME_BL, FRAME_BR, FRAME_SIDE };
+
+/*
+ * The help overlay: an opaque framed box. Every cell of the box is painted
+ * (blanks first, then the frame and the text), so nothing of the panels
+ * under it shows inside, and the frame keeps what is around it apart.
+ */
 void ui__view_help(const struct view *v, int cols, int rows)
 {
+    const struct theme *th = v->th;
     const struct keymap *map = v->keys ? v->keys : &keymap_live;
-    int width = help_width(map);
+    int width = help_width(map), tail = v->is_replay ? 0 : 2;
+    int dim = th->attr[ROLE_DIM];
     struct rect box;
-    int y;
+    int y, bottom;
 
     box.w = cols < width ? cols : width;
-    box.h = rows < (int)map->len + 4 ? rows : (int)map->len + 4;
+    box.h = (int)map->len + 2 + tail;
+    box.h = rows < box.h ? rows : box.h;
     box.y = (rows - box.h) / 2;
     box.x = (cols - box.w) / 2;
+    if (box.w < 4 || box.h < 3)
+        return;
+    bottom = box.y + box.h - 1;
     ui__draw_clear(box);
-    ui__draw_title(v->th, (struct rect){box.y, box.x + 1, 1, box.w - 2}, "Keys", "any key closes");
-    y = box.y + 1;
-    for (size_t i = 0; i < map->len && y < box.y + box.h - 1; i++, y++) {
-        ui__draw_text(v->th, y, box.x + 2, 6, v->th->attr[ROLE_KEY], map->entries[i].keys);
-        ui__draw_text(v->th, y, box.x + 9, box.w - 10, v->th->attr[ROLE_NORMAL],
-                      map->entries[i].help);
+    ui__draw_text(th, box.y, box.x, 1, dim, frame_glyph(th, FRAME_TL));
+    ui__draw_repeat(box.y, box.x + 1, box.w - 2, dim, th->glyph[GL_HLINE]);
+    ui__draw_text(th, box.y, box.x + box.w - 1, 1, dim, frame_glyph(th, FRAME_TR));
+    ui__draw_text(th, bottom, box.x, 1, dim, frame_glyph(th, FRAME_BL));
+    ui__draw_repeat(bottom, box.x + 1, box.w - 2, dim, th->glyph[GL_HLINE]);
+    ui__draw_text(th, bottom, box.x + box.w - 1, 1, dim, frame_glyph(th, FRAME_BR));
+    for (y = box.y + 1; y < bottom; y++) {
+        ui__draw_text(th, y, box.x, 1, dim, frame_glyph(th, FRAME_SIDE));
+        ui__draw_text(th, y, box.x + box.w - 1, 1, dim, frame_glyph(th, FRAME_SIDE));
     }
-    if (y + 1 < box.y + box.h - 1 && !v->is_replay)
-        ui__draw_text(v->th, y + 1, box.x + 2, box.w - 3, v->th->attr[ROLE_DIM], help_ctrl_c);
-    if (box.h >= 3)
-        ui__draw_repeat(box.y + box.h - 1, box.x + 1, box.w - 2, v->th->attr[ROLE_DIM],
-                        v->th->glyph[GL_HLINE]);
+    ui__draw_text(th, box.y, box.x + 1, box.w - 2, th->attr[ROLE_TITLE], " Keys ");
+    if (box.w >= 26)
+        ui__draw_text(th, box.y, box.x + box.w - 17, 16, dim, " any key closes ");
+    y = box.y + 1;
+    for (size_t i = 0; i < map->len && y < bottom; i++, y++) {
+        ui__draw_text(th, y, box.x + 2, KEY_W, th->attr[ROLE_KEY], map->entries[i].keys);
+        ui__draw_words(th, y, box.x + TEXT_X, box.w - TEXT_X - 2, th->attr[ROLE_NORMAL],
+                       map->entries[i].help);
+    }
+    if (tail && y + 1 < bottom)
+        ui__draw_words(th, y + 1, box.x + 2, box.w - 4, dim, help_ctrl_c);
 }
 
 void ui__view_screen(const struct view *v, int cols, int rows)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
+#include <wctype.h>
 
 #include "core/tick.h"
 #include "ui/internal.h"
@@ -99,8 +100,9 @@ static void layout_at_the_minimum_gives_every_panel_room(void **state)
     ui__layout_compute(80, 24, 5, 0, &l);
     assert_false(l.is_compact);
     assert_int_equal(l.r[PANEL_HEADER].h, 2);
-    assert_true(l.r[PANEL_THROUGHPUT].h >= 7 && l.r[PANEL_LATENCY].h >= 7);
-    assert_true(l.r[PANEL_ERRORS].h >= 7 && l.r[PANEL_COUNTERS].h >= 7);
+    /* Latency: title, legend, 5 bars and the moments. */
+    assert_true(l.r[PANEL_THROUGHPUT].h >= 8 && l.r[PANEL_LATENCY].h >= 8);
+    assert_true(l.r[PANEL_ERRORS].h >= 6 && l.r[PANEL_COUNTERS].h >= 6);
     assert_true(l.r[PANEL_EVENTS].h >= 7);
     assert_int_equal(l.r[PANEL_KINDS].h, 0); /* no room for kinds at 24 rows */
     assert_int_equal(l.r[PANEL_KEYS].y, 23);
@@ -119,6 +121,52 @@ static void layout_grows_the_charts_and_shows_kinds_when_taller(void **state)
     assert_int_equal(big.r[PANEL_KINDS].w, 132);
     ui__layout_compute(132, 40, 1, 0, &big);
     assert_int_equal(big.r[PANEL_KINDS].h, 0); /* one kind is the total */
+}
+
+/* Every cell of a cols x rows screen is in exactly one panel, or in the
+ * one column between the left and right panels. */
+static void assert_tiles(int cols, int rows, const struct layout *l)
+{
+    for (int y = 0; y < rows; y++) {
+        for (int x = 0; x < cols; x++) {
+            int in = 0;
+
+            for (int p = 0; p < PANEL__COUNT; p++) {
+                struct rect r = l->r[p];
+
+                in += r.h && r.w && x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
+            }
+            if (x == l->r[PANEL_THROUGHPUT].w && y >= l->r[PANEL_THROUGHPUT].y &&
+                y < l->r[PANEL_ERRORS].y + l->r[PANEL_ERRORS].h)
+                assert_int_equal(in, 0); /* the gutter */
+            else
+                assert_int_equal(in, 1);
+        }
+    }
+}
+
+/* 80x24, the minimum, and 200x60: the panels cover the screen; the wider
+ * and taller screen gives every panel more room. */
+static void layout_at_80x24_and_200x60_covers_the_screen(void **state)
+{
+    struct layout small, big;
+
+    (void)state;
+    ui__layout_compute(80, 24, 0, 0, &small);
+    assert_tiles(80, 24, &small);
+    assert_int_equal(small.r[PANEL_LATENCY].h, 8);
+    assert_int_equal(small.r[PANEL_LATENCY].w, 39);
+    assert_int_equal(small.r[PANEL_THROUGHPUT].w, 40);
+    ui__layout_compute(200, 60, 2, 0, &big);
+    assert_tiles(200, 60, &big);
+    for (int p = PANEL_THROUGHPUT; p <= PANEL_EVENTS; p++) {
+        if (p == PANEL_KINDS || p == PANEL_AGENTS)
+            continue;
+        assert_true(big.r[p].w > small.r[p].w);
+        assert_true(big.r[p].h >= small.r[p].h);
+    }
+    assert_true(big.r[PANEL_LATENCY].h > 2 * small.r[PANEL_LATENCY].h);
+    assert_int_equal(big.r[PANEL_KINDS].h, 4); /* title, heads, 2 kinds */
 }
 
 /* ---- keymap ---- */
@@ -813,6 +861,219 @@ static void a_replay_shows_its_speed_position_and_keys(void **state)
     ui__model_free(m);
 }
 
+/* Line y of screen (rows end in '\n') as wide characters, one a column
+ * (the console's glyphs are all one column wide), padded with blanks to
+ * cols; empty when the screen has no such line. */
+static void screen_line(const char *screen, int y, int cols, wchar_t *out)
+{
+    const char *p = screen;
+    char line[4096];
+    size_t n;
+
+    for (int i = 0; i < y && p; i++) {
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    line[0] = '\0';
+    if (p) {
+        n = strcspn(p, "\n");
+        assert_true(n < sizeof(line));
+        memcpy(line, p, n);
+        line[n] = '\0';
+    }
+    n = mbstowcs(out, line, (size_t)cols + 1);
+    assert_true(n != (size_t)-1 && n <= (size_t)cols);
+    for (; n < (size_t)cols; n++)
+        out[n] = L' ';
+    out[cols] = L'\0';
+}
+
+/*
+ * Nothing below the header is cut inside a word: every word an ellipsis
+ * ends (the letters before it back to a blank) is a whole word of the same
+ * screen drawn where everything fits (`whole`), followed there by a blank
+ * or a punctuation mark, not by more letters.
+ */
+static void assert_cut_at_words(const char *screen, int cols, int rows, const char *whole,
+                                int whole_cols, int whole_rows)
+{
+    wchar_t line[512], wline[512];
+
+    for (int y = 2; y < rows; y++) {
+        screen_line(screen, y, cols, line);
+        for (int x = 0; x < cols; x++) {
+            wchar_t word[128];
+            int start = x, len, found = 0;
+
+            if (line[x] != L'\u2026' && line[x] != L'>')
+                continue;
+            if (line[x] == L'>' && (x == 0 || line[x - 1] == L' '))
+                continue; /* ASCII: a ">" after a blank is no ellipsis */
+            while (start > 0 && line[start - 1] != L' ' && line[start - 1] != L'\u2502')
+                start--;
+            len = x - start;
+            if (len == 0)
+                continue;
+            assert_true(len < 128);
+            wmemcpy(word, line + start, (size_t)len);
+            word[len] = L'\0';
+            for (int wy = 0; wy < whole_rows && !found; wy++) {
+                screen_line(whole, wy, whole_cols, wline);
+                for (wchar_t *at = wcsstr(wline, word); at && !found; at = wcsstr(at + 1, word))
+                    found = (at == wline || at[-1] == L' ') && !iswalnum(at[len]);
+            }
+            if (!found)
+                fail_msg("row %d: \"%ls\" is cut inside a word:\n%s", y, word, screen);
+        }
+    }
+}
+
+/* The labels at 80x24 and 200x60: every panel's title whole, followed by
+ * its rule; the latency legend whole ("tick", the scale, "┃ run"); nothing
+ * cut inside a word below the header. */
+static void screens_at_80x24_and_200x60_show_their_labels_whole(void **state)
+{
+    static const int sizes[][2] = {{80, 24}, {200, 60}, {132, 40}};
+    struct model *m = synthetic_model(90, 2, 1);
+    char *screen = malloc(SCREEN_MAX), *whole = malloc(SCREEN_MAX);
+
+    (void)state;
+    render(m, 250, 60, 1, 0, whole, SCREEN_MAX);
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        int cols = sizes[i][0], rows = sizes[i][1];
+
+        render(m, cols, rows, 1, 0, screen, SCREEN_MAX);
+        assert_non_null(strstr(screen, "\nThroughput \u2500"));
+        assert_non_null(strstr(screen, " Latency of successes (l: failures) \u2500"));
+        assert_non_null(strstr(screen, "\nErrors \u2500"));
+        assert_non_null(strstr(screen, " Server counters \u2500"));
+        assert_non_null(strstr(screen, "\nEvents \u2500"));
+        if (rows >= 34)
+            assert_non_null(strstr(screen, "\nRequest kinds \u2500"));
+        assert_non_null(strstr(screen, " tick "));
+        assert_non_null(strstr(screen, " tick log 1.00ms..1.00s ") ||
+                        strstr(screen, " tick on a log scale 1.00ms..1.00s"));
+        assert_non_null(strstr(screen, "\u2503 run\n"));
+        assert_non_null(strstr(screen, "min 1.25ms  mean 6.48ms  sd 4.48ms"));
+        assert_cut_at_words(screen, cols, rows, whole, 250, 60);
+    }
+    ui__model_free(m);
+    /* The open model's longer titles give way to shorter ones at 80. */
+    m = stamped_model(85, 0, 0, make_open);
+    for (int l = LATENCY_SUCCESSES; l <= LATENCY_FAILED; l++) {
+        static const char *const titles[] = {
+            [LATENCY_SUCCESSES] = " Latency, intended start (l: service) \u2500",
+            [LATENCY_SERVICE] = " Latency, service time (l: failures) \u2500",
+            [LATENCY_FAILED] = " Failures, intended start (l: ok) \u2500",
+        };
+        struct view v = {.m = m, .target = "http://127.0.0.1:8098/kv/demo", .latency = l};
+
+        render_view(&v, 250, 60, 1, whole, SCREEN_MAX);
+        render_view(&v, 80, 24, 1, screen, SCREEN_MAX);
+        assert_non_null(strstr(screen, titles[l]));
+        assert_non_null(strstr(screen, "\u2503 run\n"));
+        assert_cut_at_words(screen, 80, 24, whole, 250, 60);
+    }
+    free(screen);
+    free(whole);
+    ui__model_free(m);
+}
+
+/* Two agents on the synthetic run's ticks, one 2.5 ms behind. */
+static void stamp_agents(struct tick *t)
+{
+    t->n_agents = 2;
+    for (uint32_t i = 0; i < 2; i++) {
+        snprintf(t->agents[i].name, sizeof(t->agents[i].name), "load-%u.example", i + 1);
+        t->agents[i].is_in = 1;
+        t->agents[i].completed = 5000 + i;
+        t->agents[i].errors = 12;
+        t->agents[i].loop_lag_us = 1250;
+        t->agents[i].offset_us = i ? -2500 : 800;
+    }
+}
+
+/* The agents' rows at 80 columns leave the clock offset out rather than
+ * cut it; at 132 it shows. */
+static void agents_rows_show_whole_figures(void **state)
+{
+    struct model *m = stamped_model(20, 0, 0, stamp_agents);
+    char *screen = malloc(SCREEN_MAX), *whole = malloc(SCREEN_MAX);
+
+    (void)state;
+    render(m, 250, 60, 1, 0, whole, SCREEN_MAX);
+    render(m, 80, 24, 1, 0, screen, SCREEN_MAX);
+    assert_non_null(strstr(screen, "\nAgents \u2500"));
+    assert_non_null(strstr(screen, "  lag 1.25ms\n"));
+    assert_cut_at_words(screen, 80, 24, whole, 250, 60);
+    render(m, 132, 40, 1, 0, screen, SCREEN_MAX);
+    assert_non_null(strstr(screen, "  lag 1.25ms  offset -2.50ms"));
+    free(screen);
+    free(whole);
+    ui__model_free(m);
+}
+
+/*
+ * The help overlay is an opaque framed box: inside the frame only the
+ * help's own text and blanks, although panels are drawn under it; it fits
+ * at 80x24 with every key's line whole, and at 200x60.
+ */
+static void help_overlay_is_opaque_and_fits(void **state)
+{
+    static const int sizes[][2] = {{80, 24}, {200, 60}};
+    struct model *m = synthetic_model(90, 2, 1);
+    char *under = malloc(SCREEN_MAX), *over = malloc(SCREEN_MAX);
+    wchar_t uline[512], oline[512], want[512];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        int cols = sizes[i][0], rows = sizes[i][1], top = -1, left = -1, right = -1, bottom = -1;
+        int hidden = 0;
+
+        render(m, cols, rows, 1, 0, under, SCREEN_MAX);
+        render(m, cols, rows, 1, 1, over, SCREEN_MAX);
+        for (int y = 0; y < rows && bottom < 0; y++) {
+            screen_line(over, y, cols, oline);
+            if (top < 0 && wcschr(oline, L'\u250c')) {
+                top = y;
+                left = (int)(wcschr(oline, L'\u250c') - oline);
+                right = (int)(wcschr(oline, L'\u2510') - oline);
+            } else if (top >= 0 && oline[left] == L'\u2514') {
+                bottom = y;
+                assert_true(oline[right] == L'\u2518');
+            }
+        }
+        assert_true(top >= 0 && bottom > top && right > left);
+        assert_int_equal(bottom - top - 1, (int)keymap_live.len + 2);
+        for (int y = top + 1; y < bottom; y++) {
+            int row = y - top - 1;
+            char text[256] = "";
+
+            screen_line(under, y, cols, uline);
+            screen_line(over, y, cols, oline);
+            if (row < (int)keymap_live.len)
+                snprintf(text, sizeof(text), "%-6s %s", keymap_live.entries[row].keys,
+                         keymap_live.entries[row].help);
+            else if (row == (int)keymap_live.len + 1)
+                snprintf(text, sizeof(text),
+                         "Ctrl-C stops too; a second one aborts what is "
+                         "in flight");
+            /* The frame's sides, a blank, the text whole, blanks to the side. */
+            swprintf(want, 512, L"\u2502 %-*s\u2502", right - left - 2, text);
+            for (int x = left; x <= right; x++)
+                hidden += uline[x] != L' ' && oline[x] == L' ';
+            oline[right + 1] = L'\0';
+            if (wcscmp(oline + left, want) != 0)
+                fail_msg("%dx%d row %d inside the help: \"%ls\", not \"%ls\"", cols, rows, y,
+                         oline + left, want);
+        }
+        assert_true(hidden > 100); /* the panels were there, under it */
+    }
+    free(under);
+    free(over);
+    ui__model_free(m);
+}
+
 static void tiny_screens_draw_inside_their_bounds(void **state)
 {
     struct model *m = synthetic_model(70, 2, 1);
@@ -839,6 +1100,7 @@ int main(void)
         cmocka_unit_test(layout_gives_three_agents_a_row_each_at_the_minimum_size),
         cmocka_unit_test(layout_at_the_minimum_gives_every_panel_room),
         cmocka_unit_test(layout_grows_the_charts_and_shows_kinds_when_taller),
+        cmocka_unit_test(layout_at_80x24_and_200x60_covers_the_screen),
         cmocka_unit_test(keymaps_bind_each_key_once_with_help),
         cmocka_unit_test(model_memory_is_bounded_and_keeps_the_newest),
         cmocka_unit_test(model_marks_concurrency_changes_and_first_errors),
@@ -860,6 +1122,9 @@ int main(void)
         cmocka_unit_test(hostile_strings_are_drawn_escaped),
         cmocka_unit_test(a_replay_shows_its_speed_position_and_keys),
         cmocka_unit_test(tiny_screens_draw_inside_their_bounds),
+        cmocka_unit_test(screens_at_80x24_and_200x60_show_their_labels_whole),
+        cmocka_unit_test(help_overlay_is_opaque_and_fits),
+        cmocka_unit_test(agents_rows_show_whole_figures),
     };
     int failed = cmocka_run_group_tests_name("ui (pure)", pure, NULL, NULL);
 
