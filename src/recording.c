@@ -169,6 +169,26 @@ const char *recording_path(const struct recording *r)
     return r ? r->path : NULL;
 }
 
+const char *recording_run_id(const struct recording *r, char *buf, size_t cap)
+{
+    char host[256] = "";
+    const char *name;
+    size_t n;
+
+    if (!r) {
+        gethostname(host, sizeof(host) - 1);
+        record_session_name(clock_wall_ms(), host, (long)getpid(), buf, cap);
+        return buf;
+    }
+    name = strrchr(r->path, '/');
+    name = name ? name + 1 : r->path;
+    n = strlen(name);
+    if (n > 6 && strcmp(name + n - 6, ".jsonl") == 0)
+        n -= 6;
+    snprintf(buf, cap, "%.*s", (int)n, name);
+    return buf;
+}
+
 const char *recording_problem(const struct recording *r)
 {
     return r ? r->problem : "";

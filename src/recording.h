@@ -28,6 +28,12 @@ void recording_push(struct recording *r, const struct tick *t);
 void recording_push_agent(struct recording *r, const struct tick *t);
 /* The file, or NULL when not recording. */
 const char *recording_path(const struct recording *r);
+/* What names the run outside (the run label of --metrics-listen), into
+ * buf: the session file's name without its folder and ".jsonl" (what
+ * brink sessions lists and brink report takes), or, when r is NULL (not
+ * recording), the name a new session file of this run would have had
+ * (2026-11-30T19-40-00Z-HOST-PID). Returns buf. */
+const char *recording_run_id(const struct recording *r, char *buf, size_t cap);
 /* "" while all is well, else what went wrong ("recording stopped: ..."),
  * for the console's banner. */
 const char *recording_problem(const struct recording *r);

@@ -594,15 +594,17 @@ static int start_threads(const struct run_args *a, const struct config *c, struc
 }
 
 /* --metrics-listen: the endpoint up before the load starts, so a bad
- * address starts nothing. Returns 0 or the exit status (the reason printed). */
+ * address starts nothing; its series are labelled with the session's name.
+ * Returns 0 or the exit status (the reason printed). */
 static int start_metrics(const struct run_args *a, struct sinks *k)
 {
-    char err[512], url[128];
+    char err[512], url[128], run_id[256];
     int rc;
 
     if (!a->metrics_addr)
         return 0;
-    rc = metrics_start(a->metrics_addr, url, sizeof(url), err, sizeof(err), &k->metrics);
+    recording_run_id(k->recording, run_id, sizeof(run_id));
+    rc = metrics_start(a->metrics_addr, run_id, url, sizeof(url), err, sizeof(err), &k->metrics);
     if (rc != 0) {
         msg_print(stderr, "%s", err);
         return rc == -EINVAL ? BRINK_EXIT_USAGE : BRINK_EXIT_RUNTIME;

@@ -178,7 +178,8 @@ static const struct opts_option run_load_options[] = {
      .id = CLI_RUN_METRICS_LISTEN,
      .help = "serve the run's figures for Prometheus at\n"
              "http://ADDR:PORT/metrics while it runs, e.g.\n"
-             "127.0.0.1:9464 (default: not served)"},
+             "127.0.0.1:9464 (default: not served); each series\n"
+             "labelled run=\"SESSION\", its session file's name"},
     {.name = "--metrics-linger",
      .arg = OPTS_VALUE,
      .value_name = "D",

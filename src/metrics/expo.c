@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/hist.h"
+#include "core/redact.h"
 #include "core/sanitize.h"
 
 const uint64_t expo_bounds_us[EXPO_BOUNDS] = {
@@ -127,6 +128,16 @@ const char *expo_label_value(const char *raw, size_t raw_cap, char *buf)
     return buf;
 }
 
+void expo_set_run(struct expo_state *s, const char *id)
+{
+    char clean[EXPO_SHOWN_MAX];
+
+    /* A session's name holds a time, a host and a pid; one given with
+     * --record could hold anything, as could a host name. */
+    redact_text(id, clean, sizeof(clean));
+    expo_label_value(clean, sizeof(clean), s->run);
+}
+
 /* A sample value: C-locale %.17g, with the format's names for the
  * non-finite values. */
 static void put_double(FILE *out, double v)
@@ -144,16 +155,42 @@ static void family(FILE *out, const char *name, const char *type, const char *he
     fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* The label set of kind k: kind="NAME". */
-static const char *kind_label(const struct expo_kind *k, char *buf, size_t cap)
-{
-    char v[EXPO_LABEL_MAX];
+/* A label set without braces: run="ID" and a kind and its class. */
+#define LABEL_MAX (2 * EXPO_LABEL_MAX + 64)
 
-    snprintf(buf, cap, "kind=\"%s\"", expo_label_value(k->name, sizeof(k->name), v));
+/* The label set of a sample of s: its run label (when set), then extra
+ * ("" or labels without braces), into buf. Returns buf. */
+static const char *label_set(const struct expo_state *s, const char *extra, char *buf, size_t cap)
+{
+    if (!s->run[0])
+        snprintf(buf, cap, "%s", extra);
+    else
+        snprintf(buf, cap, "run=\"%s\"%s%s", s->run, extra[0] ? "," : "", extra);
     return buf;
 }
 
-#define LABEL_MAX (EXPO_LABEL_MAX + 16)
+/* The start of a sample line: its name and its labels, braced when there
+ * are any. */
+static void sample(FILE *out, const char *name, const char *suffix, const char *labels)
+{
+    fprintf(out, "%s%s%s%s%s ", name, suffix, labels[0] ? "{" : "", labels, labels[0] ? "}" : "");
+}
+
+static void put_u64(FILE *out, const char *name, const char *labels, uint64_t v)
+{
+    sample(out, name, "", labels);
+    fprintf(out, "%" PRIu64 "\n", v);
+}
+
+/* The label set of kind k: run="ID",kind="NAME". */
+static const char *kind_label(const struct expo_state *s, const struct expo_kind *k, char *buf,
+                              size_t cap)
+{
+    char v[EXPO_LABEL_MAX], kind[EXPO_LABEL_MAX + 8];
+
+    snprintf(kind, sizeof(kind), "kind=\"%s\"", expo_label_value(k->name, sizeof(k->name), v));
+    return label_set(s, kind, buf, cap);
+}
 
 /* One counter family with a sample per kind, read at offset off of struct
  * expo_kind. */
@@ -167,8 +204,7 @@ static void kind_counter(FILE *out, const struct expo_state *s, const char *name
         uint64_t v;
 
         memcpy(&v, (const char *)&s->kinds[i] + off, sizeof(v));
-        fprintf(out, "%s{%s} %" PRIu64 "\n", name, kind_label(&s->kinds[i], labels, sizeof(labels)),
-                v);
+        put_u64(out, name, kind_label(s, &s->kinds[i], labels, sizeof(labels)), v);
     }
 }
 
@@ -185,23 +221,41 @@ static void histogram(FILE *out, const char *name, const char *labels, const str
                 cum);
     }
     fprintf(out, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", name, labels, sep, l->count);
-    fprintf(out, "%s_sum%s%s%s ", name, labels[0] ? "{" : "", labels, labels[0] ? "}" : "");
+    sample(out, name, "_sum", labels);
     put_double(out, l->sum_s);
-    fprintf(out, "\n%s_count%s%s%s %" PRIu64 "\n", name, labels[0] ? "{" : "", labels,
-            labels[0] ? "}" : "", l->count);
+    fputc('\n', out);
+    sample(out, name, "_count", labels);
+    fprintf(out, "%" PRIu64 "\n", l->count);
 }
 
-static void gauge(FILE *out, const char *name, const char *help, double v)
+static void gauge(FILE *out, const struct expo_state *s, const char *name, const char *help,
+                  double v)
 {
+    char labels[LABEL_MAX];
+
     family(out, name, "gauge", help);
-    fprintf(out, "%s ", name);
+    sample(out, name, "", label_set(s, "", labels, sizeof(labels)));
     put_double(out, v);
     fputc('\n', out);
 }
 
-static void render_requests(const struct expo_state *s, FILE *out)
+static void render_errors(const struct expo_state *s, FILE *out)
 {
     char labels[LABEL_MAX];
+
+    family(out, "brink_request_errors_total", "counter",
+           "Failed requests, by request kind and error class.");
+    for (uint32_t i = 0; i < s->n_kinds; i++) {
+        kind_label(s, &s->kinds[i], labels, sizeof(labels));
+        for (int c = 0; c < ERR__COUNT; c++)
+            fprintf(out, "brink_request_errors_total{%s,class=\"%s\"} %" PRIu64 "\n", labels,
+                    errclass_name((enum errclass)c), s->kinds[i].errors[c]);
+    }
+}
+
+static void render_requests(const struct expo_state *s, FILE *out)
+{
+    char labels[LABEL_MAX], extra[64];
 
     kind_counter(out, s, "brink_requests_started_total", "Requests started, by request kind.",
                  offsetof(struct expo_kind, started));
@@ -216,25 +270,23 @@ static void render_requests(const struct expo_state *s, FILE *out)
                  offsetof(struct expo_kind, bytes_in));
     kind_counter(out, s, "brink_request_bytes_total", "Request bytes sent, by request kind.",
                  offsetof(struct expo_kind, bytes_out));
-    family(out, "brink_request_errors_total", "counter",
-           "Failed requests, by request kind and error class.");
-    for (uint32_t i = 0; i < s->n_kinds; i++) {
-        kind_label(&s->kinds[i], labels, sizeof(labels));
-        for (int c = 0; c < ERR__COUNT; c++)
-            fprintf(out, "brink_request_errors_total{%s,class=\"%s\"} %" PRIu64 "\n", labels,
-                    errclass_name((enum errclass)c), s->kinds[i].errors[c]);
-    }
+    render_errors(s, out);
     family(out, "brink_requests_resent_total", "counter",
            "Requests sent again, by cause (each counted once in brink_requests_total).");
-    for (int c = 0; c < RESEND__COUNT; c++)
-        fprintf(out, "brink_requests_resent_total{cause=\"%s\"} %" PRIu64 "\n",
-                resend_cause_name((enum resend_cause)c), s->resent[c]);
+    for (int c = 0; c < RESEND__COUNT; c++) {
+        snprintf(extra, sizeof(extra), "cause=\"%s\"", resend_cause_name((enum resend_cause)c));
+        put_u64(out, "brink_requests_resent_total", label_set(s, extra, labels, sizeof(labels)),
+                s->resent[c]);
+    }
     family(out, "brink_responses_total", "counter",
            "HTTP responses, by status code (\"other\" past the codes kept).");
-    for (uint32_t i = 0; i < s->n_status; i++)
-        fprintf(out, "brink_responses_total{code=\"%u\"} %" PRIu64 "\n", s->status[i].code,
+    for (uint32_t i = 0; i < s->n_status; i++) {
+        snprintf(extra, sizeof(extra), "code=\"%u\"", s->status[i].code);
+        put_u64(out, "brink_responses_total", label_set(s, extra, labels, sizeof(labels)),
                 s->status[i].count);
-    fprintf(out, "brink_responses_total{code=\"other\"} %" PRIu64 "\n", s->status_other);
+    }
+    put_u64(out, "brink_responses_total", label_set(s, "code=\"other\"", labels, sizeof(labels)),
+            s->status_other);
 }
 
 static void render_latency(const struct expo_state *s, FILE *out)
@@ -246,15 +298,26 @@ static void render_latency(const struct expo_state *s, FILE *out)
            "start).");
     for (uint32_t i = 0; i < s->n_kinds; i++)
         histogram(out, "brink_request_duration_seconds",
-                  kind_label(&s->kinds[i], labels, sizeof(labels)), &s->kinds[i].latency);
+                  kind_label(s, &s->kinds[i], labels, sizeof(labels)), &s->kinds[i].latency);
     family(out, "brink_failed_request_duration_seconds", "histogram",
            "Latency of failed requests, all kinds together.");
-    histogram(out, "brink_failed_request_duration_seconds", "", &s->failed);
+    histogram(out, "brink_failed_request_duration_seconds",
+              label_set(s, "", labels, sizeof(labels)), &s->failed);
+}
+
+/* The label set of probe p: run="ID",probe="NAME". */
+static const char *probe_label(const struct expo_state *s, const struct expo_probe *p, char *buf,
+                               size_t cap)
+{
+    char v[EXPO_LABEL_MAX], probe[EXPO_LABEL_MAX + 16];
+
+    snprintf(probe, sizeof(probe), "probe=\"%s\"", expo_label_value(p->name, sizeof(p->name), v));
+    return label_set(s, probe, buf, cap);
 }
 
 static void render_probes(const struct expo_state *s, FILE *out)
 {
-    char v[EXPO_LABEL_MAX];
+    char labels[LABEL_MAX];
 
     family(out, "brink_probe_value", "gauge",
            "The latest value of each server counter brink samples (a counter as its rate per "
@@ -264,44 +327,45 @@ static void render_probes(const struct expo_state *s, FILE *out)
 
         if (!p->has_value)
             continue;
-        fprintf(out, "brink_probe_value{probe=\"%s\"} ",
-                expo_label_value(p->name, sizeof(p->name), v));
+        sample(out, "brink_probe_value", "", probe_label(s, p, labels, sizeof(labels)));
         put_double(out, p->value);
         fputc('\n', out);
     }
     family(out, "brink_probe_ok", "gauge",
            "1 when the probe's last sample succeeded and is fresh.");
     for (uint32_t i = 0; i < s->n_probes; i++)
-        fprintf(out, "brink_probe_ok{probe=\"%s\"} %d\n",
-                expo_label_value(s->probes[i].name, sizeof(s->probes[i].name), v),
-                s->probes[i].is_ok);
+        put_u64(out, "brink_probe_ok", probe_label(s, &s->probes[i], labels, sizeof(labels)),
+                s->probes[i].is_ok ? 1 : 0);
     family(out, "brink_probe_alerting", "gauge", "1 while the probe's alert condition holds.");
     for (uint32_t i = 0; i < s->n_probes; i++)
-        fprintf(out, "brink_probe_alerting{probe=\"%s\"} %d\n",
-                expo_label_value(s->probes[i].name, sizeof(s->probes[i].name), v),
+        put_u64(out, "brink_probe_alerting", probe_label(s, &s->probes[i], labels, sizeof(labels)),
                 s->probes[i].alerting ? 1 : 0);
 }
 
 int expo_render(const struct expo_state *s, FILE *out)
 {
+    char labels[LABEL_MAX];
+
+    label_set(s, "", labels, sizeof(labels));
     family(out, "brink_ticks_total", "counter", "Reporting intervals (ticks) of the run so far.");
-    fprintf(out, "brink_ticks_total %" PRIu64 "\n", s->ticks);
+    put_u64(out, "brink_ticks_total", labels, s->ticks);
     render_requests(s, out);
     render_latency(s, out);
-    gauge(out, "brink_in_flight", "Requests in flight at the end of the last tick.", s->in_flight);
-    gauge(out, "brink_target_concurrency",
+    gauge(out, s, "brink_in_flight", "Requests in flight at the end of the last tick.",
+          s->in_flight);
+    gauge(out, s, "brink_target_concurrency",
           "Virtual users the operator or the plan asked for (closed model).",
           s->target_concurrency);
-    gauge(out, "brink_virtual_users", "Virtual users active at the end of the last tick.",
+    gauge(out, s, "brink_virtual_users", "Virtual users active at the end of the last tick.",
           s->actual_concurrency);
-    gauge(out, "brink_target_rate", "Requests per second asked for (open model; 0 when closed).",
+    gauge(out, s, "brink_target_rate", "Requests per second asked for (open model; 0 when closed).",
           s->is_open_model ? s->target_rate_per_s : 0.0);
-    gauge(out, "brink_open_model", "1 under the open model (a fixed arrival rate), 0 closed.",
+    gauge(out, s, "brink_open_model", "1 under the open model (a fixed arrival rate), 0 closed.",
           s->is_open_model);
-    gauge(out, "brink_connections", "Connections open at the end of the last tick.",
+    gauge(out, s, "brink_connections", "Connections open at the end of the last tick.",
           s->connections);
     family(out, "brink_connections_opened_total", "counter", "Connections begun.");
-    fprintf(out, "brink_connections_opened_total %" PRIu64 "\n", s->connections_opened);
+    put_u64(out, "brink_connections_opened_total", labels, s->connections_opened);
     render_probes(s, out);
     return ferror(out) ? -EIO : 0;
 }

@@ -3,7 +3,9 @@
  * the ticks of a run into counters (requests, errors by kind and class,
  * bytes, statuses, latency buckets) and the latest gauges (in flight,
  * target level, users, connections, probe values), all of fixed size; it
- * renders as the text exposition format 0.0.4. Pure data, no I/O, no
+ * renders as the text exposition format 0.0.4, every sample labelled with
+ * the run's id (run="..."), so that two runs scraped one after the other
+ * are two series, not one with a counter reset. Pure data, no I/O, no
  * locks: one thread at a time (metrics.c copies it under its lock).
  */
 #ifndef BRINK_METRICS_EXPO_H
@@ -52,7 +54,13 @@ struct expo_probe {
     int is_ok; /* its state is PROBE_OK */
 };
 
+/* A name as sanitize_display shows it (cut with "..." past this), and that
+ * text escaped for a label value. */
+#define EXPO_SHOWN_MAX (4 * TICK_NAME_MAX)
+#define EXPO_LABEL_MAX (2 * EXPO_SHOWN_MAX)
+
 struct expo_state {
+    char run[EXPO_LABEL_MAX]; /* the run label's value, escaped (expo_set_run); "": no label */
     uint64_t ticks;
     int is_open_model;
     uint32_t target_concurrency;
@@ -78,19 +86,23 @@ struct expo_state {
 void expo_add_tick(struct expo_state *s, const struct tick *t, struct hist *scratch);
 
 /*
+ * Sets the run label every sample of s carries, run="ID": id (the session
+ * file's name, metrics.h) with any secret in it redacted (redact_text), then
+ * escaped as expo_label_value does (at most EXPO_SHOWN_MAX - 1 bytes shown,
+ * cut with "..."). An empty id, or none set, renders no run label.
+ */
+void expo_set_run(struct expo_state *s, const char *id);
+
+/*
  * Writes s to out in the text exposition format 0.0.4: # HELP and # TYPE
- * for each family, then its samples. Label values (kind and probe names)
+ * for each family, then its samples, each labelled run="..." first (when
+ * set), then by its own labels. Label values (kind and probe names)
  * are first made printable by sanitize_display (valid UTF-8, no control
  * characters), then \, " and line feeds are escaped as the format asks.
  * Histogram buckets are cumulative and end with le="+Inf", equal to _count.
  * Numbers never depend on LC_NUMERIC. Returns 0 or -EIO.
  */
 int expo_render(const struct expo_state *s, FILE *out);
-
-/* A name as sanitize_display shows it (cut with "..." past this), and that
- * text escaped for a label value. */
-#define EXPO_SHOWN_MAX (4 * TICK_NAME_MAX)
-#define EXPO_LABEL_MAX (2 * EXPO_SHOWN_MAX)
 
 /* The text exposition of a label value: raw (at most raw_cap bytes, maybe
  * not NUL-terminated) made printable by sanitize_display, then \ and "

@@ -114,8 +114,8 @@ static void init_sync(struct metrics *m)
     pthread_condattr_destroy(&attr);
 }
 
-int metrics_start(const char *addr, char *url, size_t url_cap, char *err, size_t err_len,
-                  struct metrics **out)
+int metrics_start(const char *addr, const char *run_id, char *url, size_t url_cap, char *err,
+                  size_t err_len, struct metrics **out)
 {
     struct sockaddr_storage ss;
     socklen_t len;
@@ -139,6 +139,7 @@ int metrics_start(const char *addr, char *url, size_t url_cap, char *err, size_t
     }
     m = xcalloc(1, sizeof(*m));
     init_sync(m);
+    expo_set_run(&m->state, run_id);
     m->scratch = hist_new();
     rc = serve_start(fd, on_request, on_sent, m, &m->server);
     if (rc != 0) {

@@ -21,13 +21,16 @@ struct tick;
 /*
  * Listens on addr (ADDR:PORT, as brink target's --listen: an IPv4 literal,
  * [IPv6] or localhost; port 0 picks a free one) and starts the server
- * thread. url gets "http://ADDR:PORT" with the port bound. Returns 0, or
+ * thread. Every sample served carries run_id as its run label (its secrets
+ * redacted, escaped: expo_set_run): the run's session name, so that a
+ * series leads to its session and two runs are two series. url gets
+ * "http://ADDR:PORT" with the port bound. Returns 0, or
  * -EINVAL (addr is not ADDR:PORT) or a negative errno from the socket or
  * the server, with err holding the whole line ("brink: --metrics-listen:
  * ..."). Call before the engine's threads start.
  */
-int metrics_start(const char *addr, char *url, size_t url_cap, char *err, size_t err_len,
-                  struct metrics **out);
+int metrics_start(const char *addr, const char *run_id, char *url, size_t url_cap, char *err,
+                  size_t err_len, struct metrics **out);
 
 /* Folds t into the figures served. Called by the one thread that takes the
  * ticks; t is borrowed. */

@@ -31,12 +31,24 @@ static void clean_host(char *dst, const char *host)
     dst[n] = '\0';
 }
 
-int record_session_path(const char *dir, uint64_t wall_ms, const char *host, long pid, char *buf,
-                        size_t buf_len, char *err, size_t err_len)
+int record_session_name(uint64_t wall_ms, const char *host, long pid, char *buf, size_t buf_len)
 {
     char name[HOST_MAX + 1], stamp[32];
     time_t secs = (time_t)(wall_ms / 1000);
     struct tm tm;
+    int n;
+
+    clean_host(name, host);
+    if (!gmtime_r(&secs, &tm) || strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H-%M-%SZ", &tm) == 0)
+        stamp[0] = '\0';
+    n = snprintf(buf, buf_len, "%s-%s-%ld", stamp, name, pid);
+    return n < 0 || (size_t)n >= buf_len ? -ENAMETOOLONG : 0;
+}
+
+int record_session_path(const char *dir, uint64_t wall_ms, const char *host, long pid, char *buf,
+                        size_t buf_len, char *err, size_t err_len)
+{
+    char name[HOST_MAX + 128];
     int n;
 
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
@@ -46,10 +58,8 @@ int record_session_path(const char *dir, uint64_t wall_ms, const char *host, lon
                 msg_errno(e).text);
         return -e;
     }
-    clean_host(name, host);
-    if (!gmtime_r(&secs, &tm) || strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H-%M-%SZ", &tm) == 0)
-        stamp[0] = '\0';
-    n = snprintf(buf, buf_len, "%s/%s-%s-%ld.jsonl", dir, stamp, name, pid);
+    record_session_name(wall_ms, host, pid, name, sizeof(name));
+    n = snprintf(buf, buf_len, "%s/%s.jsonl", dir, name);
     if (n < 0 || (size_t)n >= buf_len) {
         msg_set(err, err_len, "brink: %s: session file name too long", dir);
         return -ENAMETOOLONG;

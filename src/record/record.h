@@ -89,11 +89,18 @@ uint64_t record_writer_not_recorded(const struct record_writer *w);
  */
 int record_close(struct record_writer *w, const struct record_trailer_info *trailer);
 
+/* A new session's name, 2026-11-30T19-40-00Z-HOST-PID, from wall_ms (UTC),
+ * host (its first 32 bytes, other than [A-Za-z0-9.-] made _) and pid: the
+ * file name of record_session_path without its folder and ".jsonl", and the
+ * run label of --metrics-listen. Returns 0, or -ENAMETOOLONG when buf is
+ * too small (cut). */
+int record_session_name(uint64_t wall_ms, const char *host, long pid, char *buf, size_t buf_len);
+
 /*
  * Builds a new session file name in dir, creating dir (mode 0700) when it is
- * missing: DIR/2026-11-30T19-40-00Z-HOST-PID.jsonl, from wall_ms (UTC), host
- * (its first 32 bytes, other than [A-Za-z0-9.-] made _) and pid. Returns 0, -ENAMETOOLONG when buf
- * is too small, or the negative errno of mkdir with a sentence in err.
+ * missing: DIR/NAME.jsonl, NAME as record_session_name makes it. Returns 0,
+ * -ENAMETOOLONG when buf is too small, or the negative errno of mkdir with a
+ * sentence in err.
  */
 int record_session_path(const char *dir, uint64_t wall_ms, const char *host, long pid, char *buf,
                         size_t buf_len, char *err, size_t err_len);

@@ -9,12 +9,14 @@
 #   2. a 3 s run of two request kinds scraped every 0.2 s with
 #      --metrics-linger 20s: every scrape passes promtool check metrics,
 #      with a sample per kind (names with characters outside [a-z] are
-#      escaped by the unit test test_expo: the config refuses them); the
+#      escaped by the unit test test_expo: the config refuses them), each
+#      sample labelled run="s", the name of its session file s.jsonl; the
 #      run exits 0 as soon as a scrape read the final
 #      figures (no linger notice), and that scrape's requests add up to
 #      brink report --format json's total
 #   3. the histogram's buckets never decrease and end at _count
-#   4. POST is 405, another path 404
+#   4. POST is 405, another path 404; a run not recording is labelled with
+#      the name its session would have had: TIME-HOST-PID, its own pid
 #   5. --metrics-linger 1s with nobody scraping: the run says so in one
 #      line and still exits 0
 # Usage: sh test_metrics.sh BRINK SRCDIR (fails without promtool)
@@ -79,7 +81,9 @@ check "no linger notice" "" "$(grep 'no scrape' "$tmp/run.err")"
 check "every scrape ($scrapes) passes promtool check metrics" 0 "$lint_failed"
 [ "$lint_failed" -eq 0 ] || cat "$tmp/lint"
 check "a sample per kind" "get.v2-b plain" \
-    "$(sed -n 's/^brink_requests_total{kind="\([^"]*\)"} [0-9][0-9]*$/\1/p' "$tmp/scrape" | sort | tr '\n' ' ' | sed 's/ $//')"
+    "$(sed -n 's/^brink_requests_total{run="s",kind="\([^"]*\)"} [0-9][0-9]*$/\1/p' "$tmp/scrape" | sort | tr '\n' ' ' | sed 's/ $//')"
+check "every sample is labelled run=\"s\" (the session s.jsonl)" "" \
+    "$(grep -v '^#' "$tmp/scrape" | grep -v '^[a-z_]*{run="s"[,}]' | head -n 3)"
 want=$("$brink" report "$tmp/s.jsonl" --format json |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["requests"])')
 got=$(awk '/^brink_requests_total\{/ { n += $2 } END { print n }' "$tmp/scrape")
@@ -113,6 +117,12 @@ check "POST is 405" 405 "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$metr
 check "another path is 404" 404 "$(curl -s -o /dev/null -w '%{http_code}' "$metrics/")"
 check "the content type is the text format's" "text/plain; version=0.0.4; charset=utf-8" \
     "$(curl -s -o /dev/null -w '%{content_type}' "$metrics/metrics")"
+run_label=$(curl -s "$metrics/metrics" | sed -n 's/^brink_ticks_total{run="\([^"]*\)"} [0-9]*$/\1/p')
+if printf '%s\n' "$run_label" | grep -Eq "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2}Z-[A-Za-z0-9._-]+-$run_pid\$"; then
+    ok "not recording, the run label is TIME-HOST-PID ($run_label)"
+else
+    not_ok "not recording, the run label is TIME-HOST-PID" "got \"$run_label\", pid $run_pid"
+fi
 kill -INT "$run_pid"
 wait "$run_pid"
 run_pid=""

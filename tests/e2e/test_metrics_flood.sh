@@ -127,7 +127,7 @@ until grep -q '^ready$' "$tmp/flood2.out" 2>/dev/null || [ "$(now_ms)" -ge "$dea
 done
 answered=0 i=0
 while [ $i -lt 10 ]; do
-    curl -s -m 1 "http://127.0.0.1:$port2/metrics" 2>/dev/null | grep -q '^brink_ticks_total ' &&
+    curl -s -m 1 "http://127.0.0.1:$port2/metrics" 2>/dev/null | grep -q '^brink_ticks_total{' &&
         answered=$((answered + 1))
     i=$((i + 1))
     sleep 0.3

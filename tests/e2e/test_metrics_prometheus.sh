@@ -2,18 +2,26 @@
 # brink run --metrics-listen scraped by a real Prometheus (issue 19, "Done
 # when": Debian's prometheus, started here on 127.0.0.1 with its own config
 # and data directory, scrapes the endpoint during a run, and its query API
-# returns a request count equal to brink's final report). Against brink
-# target on 127.0.0.1:
+# returns a request count equal to brink's final report), and two runs in a
+# row on the same port kept apart by their run label (issue 31). Against
+# brink target on 127.0.0.1:
 #   1. Prometheus scrapes 127.0.0.1:PORT every 1 s; once it is ready, a
 #      5 s run at c=2 serves there with --metrics-linger 30s (it waits, at
 #      most that long, for a scrape of the final figures) and exits 0
 #      without saying that no final scrape came
 #   2. Prometheus saw the run in progress: brink_ticks_total took more than
 #      one value over the scrapes
-#   3. /api/v1/query of sum(last_over_time(brink_requests_total[10m])) is
-#      the "requests" of brink report --format json of the run's session
-#      (polled until Prometheus has stored the last scrape, at most 30 s)
+#   3. /api/v1/query of sum(last_over_time(brink_requests_total{run="s"}[10m]))
+#      (s: the run's --record file s.jsonl) is the "requests" of brink report
+#      --format json of that session (polled until Prometheus has stored the
+#      last scrape, at most 30 s)
 #   4. brink_requests_ok_total and the successes' histogram _count agree
+#   5. a second run, 2 s at c=1, on the same port right after, recording
+#      where it records by default: Prometheus holds two runs, "s" and the
+#      name of the file brink sessions lists for the second; each run's
+#      series ends at that run's own report (polled as in 3), and no series
+#      has a counter reset (resets() over the range is 0; one series for
+#      both runs, as before the label, has one)
 # Usage: sh test_metrics_prometheus.sh BRINK SRCDIR (fails without prometheus)
 brink=$1
 src=$2
@@ -74,11 +82,11 @@ want=$("$brink" report "$tmp/s.jsonl" --format json |
 got=""
 deadline=$(($(now_ms) + 30000))
 while [ "$(now_ms)" -lt "$deadline" ]; do
-    got=$(query 'sum(last_over_time(brink_requests_total[10m]))')
+    got=$(query 'sum(last_over_time(brink_requests_total{run="s"}[10m]))')
     [ "$got" = "$want" ] && break
     sleep 0.2
 done
-check "Prometheus's request count is brink's final report ($want)" "$want" "$got"
+check "Prometheus's request count of run \"s\" is brink's final report ($want)" "$want" "$got"
 
 # 2. Scrapes during the run, not only the last one.
 first=$(query 'min_over_time(brink_ticks_total[10m])')
@@ -93,6 +101,44 @@ fi
 check "ok requests equal the histogram's count" \
     "$(query 'sum(last_over_time(brink_requests_ok_total[10m]))')" \
     "$(query 'sum(last_over_time(brink_request_duration_seconds_count[10m]))')"
+
+# 5. A second run on the same port, its session where sessions go by
+# default (a folder of its own here).
+XDG_STATE_HOME="$tmp/state" "$brink" run --headless --url "$url/bytes/100" -c 1 --duration 2s \
+    --fail-on none --metrics-listen "127.0.0.1:$metrics_port" --metrics-linger 30s \
+    >"$tmp/run2.out" 2>"$tmp/run2.err" </dev/null &
+run_pid=$!
+deadline=$(($(now_ms) + 60000))
+while kill -0 "$run_pid" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do
+    sleep 0.2
+done
+wait "$run_pid"
+check "the second run exits 0" 0 $?
+run_pid=""
+session2=$(XDG_STATE_HOME="$tmp/state" "$brink" sessions "$tmp/state/brink/sessions" |
+    awk 'NR > 1 { print $NF }')
+run2=$(basename "$session2" .jsonl)
+want2=$("$brink" report "$session2" --format json |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["requests"])')
+got2=""
+deadline=$(($(now_ms) + 30000))
+while [ "$(now_ms)" -lt "$deadline" ]; do
+    got2=$(query "sum(last_over_time(brink_requests_total{run=\"$run2\"}[10m]))")
+    [ "$got2" = "$want2" ] && break
+    sleep 0.2
+done
+check "the second run's series ends at its own report ($want2, run \"$run2\")" "$want2" "$got2"
+runs=$(curl -s -G "http://127.0.0.1:$prom_port/api/v1/query" \
+    --data-urlencode 'query=count by (run) (last_over_time(brink_requests_total[10m]))' |
+    python3 -c 'import json, sys
+print(" ".join(sorted(r["metric"].get("run", "(none)") for r in json.load(sys.stdin)["data"]["result"])))')
+check "two runs apart: the --record name and the session brink sessions lists" \
+    "$(printf '%s\n%s\n' s "$run2" | sort | tr '\n' ' ' | sed 's/ $//')" "$runs"
+check "the first run's series still ends at its report ($want)" "$want" \
+    "$(query 'sum(last_over_time(brink_requests_total{run="s"}[10m]))')"
+check "no counter reset in any series of requests" 0 \
+    "$(query 'sum(resets(brink_requests_total[10m]))')"
+check "no counter reset in any series of ticks" 0 "$(query 'sum(resets(brink_ticks_total[10m]))')"
 
 kill -TERM "$prom_pid"
 i=0

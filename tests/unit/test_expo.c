@@ -2,7 +2,8 @@
  * expo: ticks made by hand folded into the metrics state and rendered in
  * the text exposition format; checked line by line: counters add across
  * ticks, gauges follow the last tick, buckets are cumulative and end at
- * _count, and names from outside are escaped as the format asks.
+ * _count, every sample carries the run label, and names from outside (the
+ * run's id too) are escaped as the format asks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,9 @@
 #include "core/tick.h"
 #include "metrics/expo.h"
 
+/* The run label of the fixture's state. */
+#define RUN "run=\"2026-12-05T14-25-00Z-box-42\""
+
 struct fixture {
     struct expo_state *s;
     struct hist *scratch;
@@ -29,6 +33,7 @@ static int setup(void **state)
     struct fixture *f = calloc(1, sizeof(*f));
 
     f->s = calloc(1, sizeof(*f->s));
+    expo_set_run(f->s, "2026-12-05T14-25-00Z-box-42");
     f->scratch = hist_new();
     *state = f;
     return 0;
@@ -123,35 +128,39 @@ static void counters_add_and_gauges_follow_the_last_tick(void **state)
     expo_add_tick(f->s, a, f->scratch);
     expo_add_tick(f->s, b, f->scratch);
     render(f);
-    assert_string_equal(line_of(f->text, "brink_ticks_total ", buf, sizeof(buf)),
-                        "brink_ticks_total 2");
+    assert_string_equal(line_of(f->text, "brink_ticks_total{", buf, sizeof(buf)),
+                        "brink_ticks_total{" RUN "} 2");
     assert_string_equal(line_of(f->text, "brink_requests_total{", buf, sizeof(buf)),
-                        "brink_requests_total{kind=\"get\"} 17");
+                        "brink_requests_total{" RUN ",kind=\"get\"} 17");
     assert_string_equal(line_of(f->text, "brink_requests_ok_total{", buf, sizeof(buf)),
-                        "brink_requests_ok_total{kind=\"get\"} 15");
-    assert_string_equal(line_of(f->text,
-                                "brink_request_errors_total{kind=\"get\",class=\"http_5xx\"}", buf,
-                                sizeof(buf)),
-                        "brink_request_errors_total{kind=\"get\",class=\"http_5xx\"} 2");
-    assert_string_equal(line_of(f->text, "brink_responses_total{code=\"200\"}", buf, sizeof(buf)),
-                        "brink_responses_total{code=\"200\"} 15");
-    assert_string_equal(line_of(f->text, "brink_in_flight ", buf, sizeof(buf)),
-                        "brink_in_flight 3");
-    assert_string_equal(line_of(f->text, "brink_target_concurrency ", buf, sizeof(buf)),
-                        "brink_target_concurrency 4");
-    assert_string_equal(line_of(f->text, "brink_virtual_users ", buf, sizeof(buf)),
-                        "brink_virtual_users 4");
+                        "brink_requests_ok_total{" RUN ",kind=\"get\"} 15");
+    assert_string_equal(
+        line_of(f->text, "brink_request_errors_total{" RUN ",kind=\"get\",class=\"http_5xx\"}", buf,
+                sizeof(buf)),
+        "brink_request_errors_total{" RUN ",kind=\"get\",class=\"http_5xx\"} 2");
+    assert_string_equal(
+        line_of(f->text, "brink_responses_total{" RUN ",code=\"200\"}", buf, sizeof(buf)),
+        "brink_responses_total{" RUN ",code=\"200\"} 15");
+    assert_string_equal(line_of(f->text, "brink_in_flight{", buf, sizeof(buf)),
+                        "brink_in_flight{" RUN "} 3");
+    assert_string_equal(line_of(f->text, "brink_target_concurrency{", buf, sizeof(buf)),
+                        "brink_target_concurrency{" RUN "} 4");
+    assert_string_equal(line_of(f->text, "brink_virtual_users{", buf, sizeof(buf)),
+                        "brink_virtual_users{" RUN "} 4");
     /* The failures' histogram: two at 2 s. */
-    assert_string_equal(line_of(f->text, "brink_failed_request_duration_seconds_bucket{le=\"1\"}",
+    assert_string_equal(line_of(f->text,
+                                "brink_failed_request_duration_seconds_bucket{" RUN ",le=\"1\"}",
                                 buf, sizeof(buf)),
-                        "brink_failed_request_duration_seconds_bucket{le=\"1\"} 0");
-    assert_string_equal(line_of(f->text, "brink_failed_request_duration_seconds_bucket{le=\"2.5\"}",
+                        "brink_failed_request_duration_seconds_bucket{" RUN ",le=\"1\"} 0");
+    assert_string_equal(line_of(f->text,
+                                "brink_failed_request_duration_seconds_bucket{" RUN ",le=\"2.5\"}",
                                 buf, sizeof(buf)),
-                        "brink_failed_request_duration_seconds_bucket{le=\"2.5\"} 2");
+                        "brink_failed_request_duration_seconds_bucket{" RUN ",le=\"2.5\"} 2");
     /* Its sum from bucket midpoints: 4 s within 1/2048. */
-    line_of(f->text, "brink_failed_request_duration_seconds_sum ", buf, sizeof(buf));
-    assert_true(strtod(buf + strlen("brink_failed_request_duration_seconds_sum "), NULL) >= 4.0);
-    assert_true(strtod(buf + strlen("brink_failed_request_duration_seconds_sum "), NULL) <=
+    line_of(f->text, "brink_failed_request_duration_seconds_sum{" RUN "} ", buf, sizeof(buf));
+    assert_true(strtod(buf + strlen("brink_failed_request_duration_seconds_sum{" RUN "} "), NULL) >=
+                4.0);
+    assert_true(strtod(buf + strlen("brink_failed_request_duration_seconds_sum{" RUN "} "), NULL) <=
                 4.0 * (1 + 1.0 / 2048));
     tick_free(a);
     tick_free(b);
@@ -181,14 +190,14 @@ static void buckets_are_cumulative_and_end_at_count(void **state)
         char line[200];
 
         assert_non_null(p);
-        snprintf(line, sizeof(line), "brink_request_duration_seconds_bucket{kind=\"get\",%s",
-                 want[i]);
+        snprintf(line, sizeof(line),
+                 "brink_request_duration_seconds_bucket{" RUN ",kind=\"get\",%s", want[i]);
         assert_memory_equal(p, line, strlen(line));
         assert_int_equal(p[strlen(line)], '\n');
         p = strchr(p, '\n') + 1;
     }
     assert_string_equal(line_of(f->text, "brink_request_duration_seconds_count{", buf, sizeof(buf)),
-                        "brink_request_duration_seconds_count{kind=\"get\"} 15");
+                        "brink_request_duration_seconds_count{" RUN ",kind=\"get\"} 15");
     tick_free(t);
 }
 
@@ -222,15 +231,69 @@ static void hostile_names_render_as_one_line_each(void **state)
     expo_add_tick(f->s, t, f->scratch);
     render(f);
     assert_string_equal(line_of(f->text, "brink_requests_total{", buf, sizeof(buf)),
-                        "brink_requests_total{kind=\"k\\\"\\\\n}x\"} 1");
+                        "brink_requests_total{" RUN ",kind=\"k\\\"\\\\n}x\"} 1");
     assert_string_equal(line_of(f->text, "brink_probe_value{", buf, sizeof(buf)),
-                        "brink_probe_value{probe=\"p\\\\\\\\\\\\n\\\"\"} 0.5");
+                        "brink_probe_value{" RUN ",probe=\"p\\\\\\\\\\\\n\\\"\"} 0.5");
     assert_string_equal(line_of(f->text, "brink_probe_ok{", buf, sizeof(buf)),
-                        "brink_probe_ok{probe=\"p\\\\\\\\\\\\n\\\"\"} 1");
+                        "brink_probe_ok{" RUN ",probe=\"p\\\\\\\\\\\\n\\\"\"} 1");
     /* Every line is a comment or a sample of a brink_ family. */
     for (const char *p = f->text; *p; p = strchr(p, '\n') + 1)
         assert_true(strncmp(p, "# ", 2) == 0 || strncmp(p, "brink_", 6) == 0);
     tick_free(t);
+}
+
+/* Every sample of every family, with kinds, failures, statuses, a resend
+ * and a probe: its name, then {run="ID" first. */
+static void every_sample_carries_the_run_label(void **state)
+{
+    struct fixture *f = *state;
+    uint64_t lat[] = {300};
+    struct tick *t = new_tick("get", lat, 1, 4, 1);
+    size_t samples = 0;
+
+    t->n_probes = 1;
+    tick_copy_text(t->probes[0].name, sizeof(t->probes[0].name), "queue");
+    t->probes[0].has_value = 1;
+    t->resent[RESEND_CLOSED_IDLE] = 1;
+    expo_add_tick(f->s, t, f->scratch);
+    render(f);
+    for (const char *p = f->text; *p; p = strchr(p, '\n') + 1) {
+        size_t name = strcspn(p, "{ \n");
+
+        if (strncmp(p, "# ", 2) == 0)
+            continue;
+        samples++;
+        if (p[name] != '{' || strncmp(p + name + 1, RUN, strlen(RUN)) != 0)
+            fail_msg("no run label first: %.*s", (int)strcspn(p, "\n"), p);
+    }
+    /* 78 today: 2 histograms of 21 samples, 16 error classes, ... */
+    assert_true(samples >= 70);
+    tick_free(t);
+}
+
+/* A run id from outside (a --record name, a host name) is one label
+ * value: escaped, made printable, its secrets redacted; none set, no
+ * label. */
+static void run_ids_are_escaped_and_redacted(void **state)
+{
+    struct fixture *f = *state;
+    char buf[256];
+
+    expo_set_run(f->s, "r\"}\n\\x");
+    render(f);
+    assert_string_equal(line_of(f->text, "brink_ticks_total{", buf, sizeof(buf)),
+                        "brink_ticks_total{run=\"r\\\"}\\\\n\\\\\\\\x\"} 0");
+    for (const char *p = f->text; *p; p = strchr(p, '\n') + 1)
+        assert_true(strncmp(p, "# ", 2) == 0 || strncmp(p, "brink_", 6) == 0);
+    expo_set_run(f->s, "load-token=s3cr3t");
+    render(f);
+    assert_null(strstr(f->text, "s3cr3t"));
+    assert_string_equal(line_of(f->text, "brink_ticks_total{", buf, sizeof(buf)),
+                        "brink_ticks_total{run=\"load-token=<redacted len=6>\"} 0");
+    expo_set_run(f->s, "");
+    render(f);
+    assert_string_equal(line_of(f->text, "brink_ticks_total ", buf, sizeof(buf)),
+                        "brink_ticks_total 0");
 }
 
 static void help_and_type_precede_each_family(void **state)
@@ -241,8 +304,9 @@ static void help_and_type_precede_each_family(void **state)
     assert_non_null(strstr(f->text, "# HELP brink_requests_total "));
     assert_non_null(strstr(f->text, "\n# TYPE brink_requests_total counter\n"));
     assert_non_null(strstr(f->text, "\n# TYPE brink_request_duration_seconds histogram\n"));
-    assert_non_null(strstr(f->text, "\n# TYPE brink_in_flight gauge\nbrink_in_flight 0\n"));
-    assert_non_null(strstr(f->text, "\nbrink_failed_request_duration_seconds_count 0\n"));
+    assert_non_null(
+        strstr(f->text, "\n# TYPE brink_in_flight gauge\nbrink_in_flight{" RUN "} 0\n"));
+    assert_non_null(strstr(f->text, "\nbrink_failed_request_duration_seconds_count{" RUN "} 0\n"));
 }
 
 int main(void)
@@ -254,6 +318,8 @@ int main(void)
         cmocka_unit_test(label_values_are_escaped),
         cmocka_unit_test_setup_teardown(hostile_names_render_as_one_line_each, setup, teardown),
         cmocka_unit_test_setup_teardown(help_and_type_precede_each_family, setup, teardown),
+        cmocka_unit_test_setup_teardown(every_sample_carries_the_run_label, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_ids_are_escaped_and_redacted, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

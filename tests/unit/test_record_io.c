@@ -206,6 +206,11 @@ static void session_paths_are_new_names_in_a_private_directory(void **state)
     assert_int_equal(stat(dir, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
     assert_non_null(strstr(path, "/2026-11-30T19-40-00Z-lab_host_1-4242.jsonl"));
+    /* The same name alone: the run label of --metrics-listen. */
+    assert_int_equal(record_session_name(1796067600000ULL, "lab/host 1", 4242, path, sizeof(path)),
+                     0);
+    assert_string_equal(path, "2026-11-30T19-40-00Z-lab_host_1-4242");
+    assert_int_equal(record_session_name(0, "h", 1, path, 10), -ENAMETOOLONG);
     assert_int_equal(record_session_path(dir, 0, NULL, 1, path, 20, err, sizeof(err)),
                      -ENAMETOOLONG);
     assert_int_equal(
