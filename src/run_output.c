@@ -77,10 +77,10 @@ void run_facts_free(struct run_facts *f)
 
 struct run_output {
     enum run_format format;
-    const char *path;         /* -o FILE; NULL: stdout */
-    FILE *out;                /* stdout or the file */
-    FILE *held;               /* CSV rows waiting for the console to close; NULL: none */
-    struct format_csv *csv;   /* --format csv */
+    const char *path;       /* -o FILE; NULL: stdout */
+    FILE *out;              /* stdout or the file */
+    FILE *held;             /* CSV rows waiting for the console to close; NULL: none */
+    struct format_csv *csv; /* --format csv */
     const struct report_meta *meta;
 };
 
