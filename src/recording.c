@@ -89,10 +89,10 @@ static int choose_path(const struct config *c, const char *path, struct recordin
                                err, err_len);
 }
 
-int recording_start(const struct config *c, const char *path, int is_off, char *err, size_t err_len,
-                    struct recording **out)
+int recording_start(const struct config *c, const struct record_header_info *run, const char *path,
+                    int is_off, char *err, size_t err_len, struct recording **out)
 {
-    struct record_header_info info = {.start_wall_ms = clock_wall_ms()};
+    struct record_header_info info = *run;
     struct recording *r;
     struct record_writer *w = NULL;
     char host[256] = "", detail[512] = "";

@@ -10,17 +10,20 @@
 
 struct config;
 struct recording;
+struct record_header_info;
 struct tick;
 
 /*
  * Starts recording the run of c into path, or, when path is NULL, into a
  * new file of [record] dir (default sessions/, created 0700). Nothing is
  * recorded (*out NULL, returns 0) when is_off is set, or path is NULL and
- * [record] enabled is no. Returns 0, or a negative errno with one line in
- * err (an existing path is never overwritten).
+ * [record] enabled is no. run gives the header's start, command line and
+ * URLs (borrowed for the call); the host and the config are added here.
+ * Returns 0, or a negative errno with one line in err (an existing path is
+ * never overwritten).
  */
-int recording_start(const struct config *c, const char *path, int is_off, char *err, size_t err_len,
-                    struct recording **out);
+int recording_start(const struct config *c, const struct record_header_info *run, const char *path,
+                    int is_off, char *err, size_t err_len, struct recording **out);
 /* Hands a copy of t to the recorder; never waits on the disk. r may be NULL. */
 void recording_push(struct recording *r, const struct tick *t);
 /* The same for an agent's own tick of a run with agents (t->agent set),

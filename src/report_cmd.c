@@ -19,6 +19,7 @@
 #include "core/msg.h"
 #include "core/tick.h"
 #include "core/tickmerge.h"
+#include "core/xalloc.h"
 #include "record/record.h"
 #include "report/formats.h"
 #include "report/html.h"
@@ -52,7 +53,28 @@ struct session {
     struct config_rules rules;
     uint64_t n_ticks;      /* ticks read */
     struct html_run *html; /* what the HTML page draws; NULL for other formats */
+    /* What run it is, from the (first) file's header, set once it is open:
+     * the CSV writer, made before, reads it at its first row. */
+    struct report_meta meta;
+    char brink[32];
+    char *command_line;
+    char *urls[RECORD_URLS_MAX];
 };
+
+/* Copies the run's facts of header h into s->meta. */
+static void session_meta(struct session *s, const struct record_header *h)
+{
+    snprintf(s->brink, sizeof(s->brink), "%s", h->brink);
+    s->command_line = h->command_line ? xstrdup(h->command_line) : NULL;
+    for (size_t i = 0; i < h->n_urls && i < RECORD_URLS_MAX; i++)
+        s->urls[i] = xstrdup(h->urls[i]);
+    s->meta =
+        (struct report_meta){.brink_version = s->brink,
+                             .start_wall_ms = h->start_wall_ms,
+                             .urls = (const char *const *)s->urls,
+                             .n_urls = h->n_urls < RECORD_URLS_MAX ? h->n_urls : RECORD_URLS_MAX,
+                             .command_line = s->command_line};
+}
 
 static void on_notice(void *arg, uint64_t line, const char *msg)
 {
@@ -236,6 +258,7 @@ static int read_session(const char *cmd, const char *const *paths, size_t n, int
         return rc;
     }
     (void)verdicts_rules(cmd, record_read_header(rd.r[0])->config_text, fail_on, &s->rules);
+    session_meta(s, record_read_header(rd.r[0]));
     s->summary = summary_new();
     s->steps = steps_new();
     /* Merged sessions ran at the same time: the first one's start is theirs. */
@@ -266,6 +289,9 @@ static int read_session(const char *cmd, const char *const *paths, size_t n, int
 
 static void free_session(struct session *s)
 {
+    free(s->command_line);
+    for (size_t i = 0; i < s->meta.n_urls; i++)
+        free(s->urls[i]);
     summary_free(s->summary);
     steps_free(s->steps);
     html_run_free(s->html);
@@ -311,7 +337,7 @@ static int print(enum format f, const struct session *s, const char *label, FILE
             return -EIO;
         verdicts_print("report", &v, s->steps, out);
         return ferror(out) ? -EIO : 0;
-    case FMT_JSON: return format_json(s->summary, s->steps, &v, out);
+    case FMT_JSON: return format_json(s->summary, s->steps, &v, &s->meta, out);
     case FMT_HTML: {
         struct html_session hs = {
             .run = s->html, .sum = s->summary, .steps = s->steps, .verdicts = &v, .label = label};
@@ -398,9 +424,7 @@ static int parse_report_args(int argc, char **argv, struct report_args *a)
     return 0;
 }
 
-/* The stream a report goes to: stdout, or -o FILE created (or replaced).
- * NULL after printing why. */
-static FILE *open_output(const char *cmd, const char *path)
+FILE *report_open_output(const char *cmd, const char *path)
 {
     char shown[600];
     FILE *out;
@@ -414,8 +438,7 @@ static FILE *open_output(const char *cmd, const char *path)
     return out;
 }
 
-/* Closes out (unless it is stdout); a failed close is a failed write. */
-static int close_output(const char *cmd, FILE *out, const char *path, int rc)
+int report_close_output(const char *cmd, FILE *out, const char *path, int rc)
 {
     char shown[600];
 
@@ -426,7 +449,6 @@ static int close_output(const char *cmd, FILE *out, const char *path, int rc)
     if (rc == -EIO)
         msg_print(stderr, "brink: %s: -o %s: write error", cmd,
                   msg_show(path, shown, sizeof(shown)));
-    /* A report that failed half way is not left behind as if it were whole. */
     if (rc != 0)
         remove(path);
     return rc;
@@ -462,11 +484,11 @@ int report_main(int argc, char **argv)
     /* A bad --fail-on is a usage error, found before the file is read. */
     if (a.fail_on && verdicts_rules("report", NULL, a.fail_on, &s.rules) != 0)
         return BRINK_EXIT_USAGE;
-    out = open_output("report", a.output);
+    out = report_open_output("report", a.output);
     if (!out)
         return BRINK_EXIT_RUNTIME;
     if (a.format == FMT_CSV)
-        tf.csv = format_csv_new(out);
+        tf.csv = format_csv_new(out, &s.meta);
     if (a.format == FMT_HLOG)
         tf.hlog = format_hlog_new(out);
     rc = read_session("report", a.paths, a.n, a.merge, a.agent, a.fail_on, &s, &tf);
@@ -493,7 +515,7 @@ int report_main(int argc, char **argv)
     format_hlog_free(tf.hlog);
     if (s.summary)
         free_session(&s);
-    rc = close_output("report", out, a.output, rc);
+    rc = report_close_output("report", out, a.output, rc);
     if (rc != 0)
         return BRINK_EXIT_RUNTIME;
     return n_failed ? BRINK_EXIT_VERDICT : BRINK_EXIT_OK;
@@ -582,7 +604,7 @@ int compare_main(int argc, char **argv)
     rc = parse_compare_args(argc, argv, &a);
     if (rc != 0)
         return rc;
-    out = open_output("compare", a.output);
+    out = report_open_output("compare", a.output);
     if (!out)
         return BRINK_EXIT_RUNTIME;
     for (size_t i = 0; i < a.n && rc == 0; i++) {
@@ -602,6 +624,6 @@ int compare_main(int argc, char **argv)
         if (s[i].summary)
             free_session(&s[i]);
     }
-    rc = close_output("compare", out, a.output, rc);
+    rc = report_close_output("compare", out, a.output, rc);
     return rc == 0 ? BRINK_EXIT_OK : BRINK_EXIT_RUNTIME;
 }

@@ -19,7 +19,6 @@
 #include "core/clock.h"
 #include "core/exitcode.h"
 #include "core/msg.h"
-#include "core/redact.h"
 #include "core/stopper.h"
 #include "core/tick.h"
 #include "coordinator.h"
@@ -29,6 +28,7 @@
 #include "metrics/metrics.h"
 #include "probes/probes.h"
 #include "recording.h"
+#include "run_output.h"
 #include "signals.h"
 #include "core/steps.h"
 #include "report/formats.h"
@@ -88,6 +88,10 @@ struct run_args {
     int has_metrics_linger;
     char *made[MAX_MADE_VALUES]; /* values built from an option's ("@FILE"), owned */
     size_t n_made;
+    enum run_format format; /* --format */
+    const char *output;     /* -o FILE; NULL: stdout */
+    int argc;               /* the command line, for the reports */
+    char **argv;
 };
 
 static void run_args_free(struct run_args *a)
@@ -190,6 +194,12 @@ static int take_option(struct run_args *a, const struct opts_item *it)
     case CLI_DEMO_TLS: return 0; /* demo_main read it: the target is already up */
     case CLI_RUN_NO_RECORD: a->is_record_off = 1; return 0;
     case CLI_RUN_RECORD: a->record_path = it->value; return 0;
+    case CLI_RUN_OUTPUT: a->output = it->value; return 0;
+    case CLI_RUN_FORMAT:
+        if (run_output_format(it->value, &a->format) != 0)
+            return opts_fail(a->table, stderr, "--format: expected text, json or csv, got \"%s\"",
+                             msg_show(it->value, shown, sizeof(shown)));
+        return 0;
     case CLI_RUN_CONFIG: a->config_path = it->value; return 0;
     case CLI_RUN_METRICS_LISTEN: a->metrics_addr = it->value; return 0;
     case CLI_RUN_METRICS_LINGER: {
@@ -411,7 +421,8 @@ static struct tick *wait_next(struct chan *ch, struct input *in, int timeout_ms)
  * session file and the metrics endpoint. */
 struct sinks {
     struct summary *summary;
-    struct steps *steps; /* the step table, printed when the load changed */
+    struct run_output *output; /* the report in its format (CSV rows as they come) */
+    struct steps *steps;       /* the step table, printed when the load changed */
     struct recording *recording;
     struct metrics *metrics; /* NULL without --metrics-listen */
     int has_told_problem;    /* headless: the recording's problem was printed */
@@ -424,6 +435,7 @@ static void take_tick(void *arg, const struct tick *t)
     summary_add_tick(k->summary, t);
     steps_add_tick(k->steps, t);
     recording_push(k->recording, t);
+    run_output_tick(k->output, t);
     if (k->metrics)
         metrics_add_tick(k->metrics, t);
 }
@@ -468,16 +480,9 @@ static int follow(struct chan *ch, struct sinks *k)
  * ${ENV} references, not their values), secrets redacted. */
 static void target_label(const struct config *c, char *out, size_t cap)
 {
-    const char *base = c->target.url.raw ? c->target.url.raw : "";
-    const char *path = c->n_requests > 0 ? c->requests[0].url.raw : NULL;
-    char joined[1024], shown[512];
+    char shown[512];
 
-    /* A request's path is joined to [target] url as the engine joins it. */
-    if (path && path[0] == '/')
-        snprintf(joined, sizeof(joined), "%s%s", base, path);
-    else
-        snprintf(joined, sizeof(joined), "%s", path ? path : base);
-    redact_url(joined, shown, sizeof(shown));
+    run_kind_url(c, 0, shown, sizeof(shown));
     if (c->n_requests > 1)
         snprintf(out, cap, "%s (+%u more kinds)", shown, c->n_requests - 1);
     else
@@ -628,18 +633,28 @@ static void stop_metrics(const struct run_args *a, struct metrics *m)
     metrics_stop(m);
 }
 
+static int has_console(const struct run_args *a);
+
 static int run_load(const struct run_args *a, const struct config *c)
 {
     struct chan *ch = chan_new(CHAN_TICKS_DEFAULT, CHAN_COMMANDS_DEFAULT);
     struct run_threads th = {.board = board_new()};
     struct sinks k = {.summary = summary_new(), .steps = steps_new()};
-    struct report_verdicts v;
+    struct run_facts *facts = xmalloc(sizeof(*facts));
+    unsigned n_failed;
     char err[1400];
     int rc, is_stuck, failed;
 
-    /* The session file first: a path that cannot be written starts nothing. */
+    run_facts_init(facts, c, a->argc, a->argv);
+    /* The report's file, then the session's: a path that cannot be written
+     * starts nothing. */
+    if (run_output_open(a->format, a->output, has_console(a), &facts->meta, &k.output) != 0) {
+        rc = BRINK_EXIT_RUNTIME;
+        goto out_free;
+    }
     pthread_mutex_lock(&ending.lock);
-    rc = recording_start(c, a->record_path, a->is_record_off, err, sizeof(err), &k.recording);
+    rc = recording_start(c, &facts->header, a->record_path, a->is_record_off, err, sizeof(err),
+                         &k.recording);
     ending.recording = k.recording;
     pthread_mutex_unlock(&ending.lock);
     if (rc != 0) {
@@ -673,7 +688,9 @@ static int run_load(const struct run_args *a, const struct config *c)
         msg_print(stderr, "brink: run: the engine did not stop within %d ms of the stop; exiting",
                   STOP_GRACE_MS);
         close_session(0, "the engine did not stop");
-        format_final(k.summary, k.steps, stdout);
+        run_output_close(k.output, k.summary, k.steps, NULL, &n_failed);
+        run_facts_free(facts);
+        free(facts);
         metrics_stop(k.metrics);
         coord_free(th.coord);
         return BRINK_EXIT_RUNTIME;
@@ -687,10 +704,12 @@ static int run_load(const struct run_args *a, const struct config *c)
     if (chan_dropped(ch))
         msg_print(stderr, "brink: run: %llu ticks were dropped before they were shown",
                   (unsigned long long)chan_dropped(ch));
-    rc = format_final(k.summary, k.steps, stdout) == 0 ? BRINK_EXIT_OK : BRINK_EXIT_RUNTIME;
+    rc = run_output_close(k.output, k.summary, k.steps, &c->thresholds.fail_on, &n_failed) == 0
+             ? BRINK_EXIT_OK
+             : BRINK_EXIT_RUNTIME;
+    k.output = NULL;
     /* The demo is meant to break: it shows its verdicts but exits 0. */
-    verdicts_judge(&c->thresholds.fail_on, k.steps, &v);
-    if (verdicts_print("run", &v, k.steps, stdout) && rc == 0 && !a->preset)
+    if (n_failed && rc == 0 && !a->preset)
         rc = BRINK_EXIT_VERDICT;
     if (close_session(!chan_dropped(ch), signals_stops ? "stopped" : "done") != 0)
         rc = BRINK_EXIT_RUNTIME;
@@ -703,6 +722,11 @@ static int run_load(const struct run_args *a, const struct config *c)
     engine_free(th.engine);
     coord_free(th.coord);
 out_free:
+    /* Set up failed: no report, and no half-made -o FILE left behind. */
+    if (k.output)
+        run_output_discard(k.output);
+    run_facts_free(facts);
+    free(facts);
     board_free(th.board);
     summary_free(k.summary);
     steps_free(k.steps);
@@ -817,7 +841,8 @@ static int run_args_given(int argc, char **argv, struct run_args *a)
 
 int run_preset_main(int argc, char **argv, const struct run_preset *preset)
 {
-    struct run_args a = {.preset = preset, .table = preset ? preset->options : &cli_run};
+    struct run_args a = {
+        .preset = preset, .table = preset ? preset->options : &cli_run, .argc = argc, .argv = argv};
     int rc = run_args_given(argc, argv, &a);
 
     run_args_free(&a);

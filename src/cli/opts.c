@@ -6,6 +6,7 @@
 
 #include "core/exitcode.h"
 #include "core/msg.h"
+#include "core/redact.h"
 #include "core/suggest.h"
 
 #define SHOWN_MAX MSG_SHOWN_MAX /* bytes of an argument quoted in a message */
@@ -302,4 +303,73 @@ int opts_fail(const struct opts_table *t, FILE *err, const char *fmt, ...)
     msg_print(err, "brink: %s%s%s (usage: %s)", t->name ? t->name : "", t->name ? ": " : "", what,
               usage);
     return BRINK_EXIT_USAGE;
+}
+
+/* Whether s starts with a header line's name and its colon ("X-Key: v"),
+ * not a URL's scheme or a host and port. */
+static int is_header_line(const char *s)
+{
+    size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_");
+
+    return n > 0 && s[n] == ':' && s[n + 1] != '/';
+}
+
+/* arg with its secrets redacted into out: the value of an option
+ * (--name=V, -sV) or the argument itself, when it is a header line, by
+ * the header rule; then every URL and key=value pair in it. */
+static void redact_arg(const char *arg, char *out, size_t cap)
+{
+    char line[2048];
+    const char *value = arg;
+    size_t n;
+
+    if (arg[0] == '-' && arg[1] == '-' && strchr(arg, '='))
+        value = strchr(arg, '=') + 1;
+    else if (arg[0] == '-' && arg[1] && arg[1] != '-')
+        value = arg + 2;
+    if (!is_header_line(value))
+        value = is_header_line(arg) ? arg : NULL;
+    if (value) {
+        n = (size_t)(value - arg);
+        snprintf(line, sizeof(line), "%.*s", (int)n, arg);
+        if (n < sizeof(line))
+            redact_header_line(value, line + n, sizeof(line) - n);
+        arg = line;
+    }
+    redact_text(arg, out, cap);
+}
+
+void opts_command_line(int argc, char **argv, char *out, size_t cap)
+{
+    static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                                "_@%+=:,./-";
+    size_t used = 0;
+
+    if (cap == 0)
+        return;
+    used = (size_t)snprintf(out, cap, "brink");
+    for (int i = 0; i < argc && used + 1 < cap; i++) {
+        char shown[2048];
+
+        redact_arg(argv[i], shown, sizeof(shown));
+        out[used++] = ' ';
+        if (shown[0] && strspn(shown, plain) == strlen(shown)) {
+            used += (size_t)snprintf(out + used, cap - used, "%s", shown);
+            continue;
+        }
+        /* '...' keeps everything but ', written '\'' (close, escaped, open). */
+        out[used++] = '\'';
+        for (const char *p = shown; *p && used + 5 < cap; p++) {
+            if (*p == '\'') {
+                memcpy(out + used, "'\\''", 4);
+                used += 4;
+            } else {
+                out[used++] = *p;
+            }
+        }
+        if (used + 1 < cap)
+            out[used++] = '\'';
+        out[used < cap ? used : cap - 1] = '\0';
+    }
+    out[used < cap ? used : cap - 1] = '\0';
 }

@@ -99,6 +99,17 @@ void opts_print_options(const struct opts_table *t, FILE *out);
 void opts_print_help(const struct opts_table *t, FILE *out);
 
 /*
+ * The command line argv[0..argc) (argv[0] the command's name, "run") as a
+ * shell would take it back, after "brink ": each argument quoted in '...'
+ * when it holds anything but [A-Za-z0-9_@%+=:,./-], with its secrets
+ * redacted (core/redact.h): a header line's secret value ("-H
+ * 'Authorization: ...'", -HNAME:V, --header=NAME:V), a URL's password and
+ * secret query keys, key=value pairs with a secret key. Written into out
+ * (cap bytes, NUL-terminated, cut when short).
+ */
+void opts_command_line(int argc, char **argv, char *out, size_t cap);
+
+/*
  * Prints "brink: NAME: WHAT (usage: USAGE)" on err, WHAT formatted from fmt
  * (arguments the user typed must be quoted with msg_show first). Returns
  * BRINK_EXIT_USAGE, for `return opts_fail(...)`.

@@ -162,6 +162,19 @@ static const struct opts_option run_load_options[] = {
              "makes the run exit 3 (default error_rate > 1%;\n"
              "none: never)"},
     {.name = "--headless", .id = CLI_RUN_HEADLESS, .help = "no console, even in a terminal"},
+    {.name = "--format",
+     .arg = OPTS_VALUE,
+     .value_name = "FORMAT",
+     .id = CLI_RUN_FORMAT,
+     .help = "the final report: text (default), json or csv, as\n"
+             "brink report --format writes them"},
+    {.name = "--output",
+     .short_name = 'o',
+     .arg = OPTS_VALUE,
+     .value_name = "FILE",
+     .id = CLI_RUN_OUTPUT,
+     .help = "write the final report to FILE (created or replaced)\n"
+             "instead of stdout"},
     {.name = "--record",
      .arg = OPTS_VALUE,
      .value_name = "FILE",
@@ -220,7 +233,8 @@ const struct opts_table cli_run = {
             "throughput, latency, errors and events, and keys that change the load\n"
             "while it runs (? lists them). Otherwise (--headless, stdout or stdin not a\n"
             "terminal, TERM unset or dumb) one progress line per tick goes to stderr.\n"
-            "Either way the final report goes to stdout (format: docs/report.md).\n"
+            "Either way the final report goes to stdout, or -o FILE, as text, JSON or\n"
+            "CSV (--format; docs/report.md): with json or csv stdout holds nothing else.\n"
             "q, Ctrl-C or SIGTERM stops the load, waits up to 5 s for requests in\n"
             "flight and still prints the report; a second one aborts them. SIGHUP (a\n"
             "dropped SSH session) stops the load at once. Every run is recorded into a\n"

@@ -41,6 +41,8 @@ enum cli_run_id {
     CLI_RUN_INSECURE,
     CLI_RUN_AGENTS,
     CLI_RUN_NO_RETRY,
+    CLI_RUN_FORMAT,
+    CLI_RUN_OUTPUT,
 };
 
 enum cli_replay_id { CLI_REPLAY_HEADLESS = 1 };

@@ -221,6 +221,7 @@ static void set_kind_latency(struct step_kind *k, const struct hist *h)
         return;
     k->p50_us = hist_percentile(h, 50.0);
     k->p90_us = hist_percentile(h, 90.0);
+    k->p95_us = hist_percentile(h, 95.0);
     k->p99_us = hist_percentile(h, 99.0);
     k->max_us = hist_max(h);
 }
@@ -233,6 +234,7 @@ static void set_latency(struct step_row *r, const struct hist *h)
     r->mean_us = (uint64_t)(hist_mean(h) + 0.5);
     r->p50_us = hist_percentile(h, 50.0);
     r->p90_us = hist_percentile(h, 90.0);
+    r->p95_us = hist_percentile(h, 95.0);
     r->p99_us = hist_percentile(h, 99.0);
     r->p999_us = hist_percentile(h, 99.9);
     r->max_us = hist_max(h);

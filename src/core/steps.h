@@ -62,6 +62,7 @@ struct step_kind {
     uint64_t timed;     /* successes its latency covers */
     uint64_t p50_us;    /* successes' latency percentiles, µs; 0 when timed is 0 */
     uint64_t p90_us;
+    uint64_t p95_us;
     uint64_t p99_us;
     uint64_t max_us;
 };
@@ -95,6 +96,7 @@ struct step_row {
     uint64_t mean_us;            /* latency mean of the merged histogram, µs */
     uint64_t p50_us;             /* latency percentiles of the merged histogram, µs; */
     uint64_t p90_us;             /* all 0 when timed is 0 */
+    uint64_t p95_us;
     uint64_t p99_us;
     uint64_t p999_us;
     uint64_t max_us;

@@ -49,6 +49,8 @@ struct record_reader {
     struct tick_latency phase_run[PHASE__COUNT]; /* each phase's last run figures */
     struct record_header header;
     char *config_text;
+    char *command_line;          /* NULL: the header had none */
+    char *urls[RECORD_URLS_MAX]; /* n_urls of them */
     int has_trailer;
     struct record_trailer trailer;
     struct record_end end;
@@ -174,6 +176,26 @@ static const char *text_of(json_t *o, const char *key)
     return s ? s : "";
 }
 
+/* The header's command line and URLs (minor 1): absent from older files,
+ * and a field that is not what it should be reads as absent. */
+static void read_run(struct record_reader *r, json_t *o)
+{
+    json_t *v = json_object_get(o, "command"), *u;
+    size_t i;
+
+    if (json_is_string(v))
+        r->command_line = xstrdup(json_string_value(v));
+    r->header.command_line = r->command_line;
+    json_array_foreach(json_object_get(o, "urls"), i, u)
+    {
+        if (r->header.n_urls == RECORD_URLS_MAX)
+            break;
+        if (json_is_string(u))
+            r->urls[r->header.n_urls++] = xstrdup(json_string_value(u));
+    }
+    r->header.urls = (const char *const *)r->urls;
+}
+
 /* The first line must be a header of this format, within RECORD_LINE_MAX
  * bytes: whatever the file's size, at most that much is read to refuse it. */
 static int read_header(struct record_reader *r, char *err, size_t err_len)
@@ -216,6 +238,7 @@ static int read_header(struct record_reader *r, char *err, size_t err_len)
     r->header.start_wall_ms = count_of(o, "start_wall_ms");
     r->config_text = xstrdup(text_of(o, "config"));
     r->header.config_text = r->config_text;
+    read_run(r, o);
     v = json_object_get(json_object_get(o, "hist"), "precision");
     r->header.hist_precision = json_is_number(v) ? json_number_value(v) : RECORD_HIST_PRECISION;
     json_decref(o);
@@ -426,6 +449,9 @@ void record_read_close(struct record_reader *r)
     if (r->owns_file)
         fclose(r->f);
     free(r->config_text);
+    free(r->command_line);
+    for (size_t i = 0; i < r->header.n_urls; i++)
+        free(r->urls[i]);
     free(r->line);
     free(r);
 }

@@ -17,7 +17,8 @@
 #define RECORD_FORMAT_NAME "brink-session"
 #define RECORD_FORMAT_VERSION 2       /* major: what the writer writes */
 #define RECORD_FORMAT_OLDEST 1        /* the oldest major the reader still reads */
-#define RECORD_FORMAT_MINOR 0         /* minor: additions old readers ignore */
+#define RECORD_FORMAT_MINOR 1         /* minor: additions old readers ignore */
+#define RECORD_URLS_MAX 64            /* URLs a header keeps (a run's request kinds) */
 #define RECORD_LINE_MAX (1024 * 1024) /* longest line, newline excluded */
 #define RECORD_HIST_PRECISION 0.01    /* stored histogram values are within 1% */
 #define RECORD_REASON_MAX 256         /* reason texts, with their NUL */
@@ -32,6 +33,9 @@ struct record_header_info {
     uint64_t start_wall_ms;    /* wall clock at the start, ms since the epoch */
     const char *host;          /* host name; NULL writes "" */
     const char *config_text;   /* effective config as INI, secrets redacted; NULL: none */
+    const char *command_line;  /* the command as a shell line, secrets redacted; NULL: none */
+    const char *const *urls;   /* each request kind's URL, secrets redacted (minor 1) */
+    size_t n_urls;             /* at most RECORD_URLS_MAX are written */
 };
 
 /* What the trailer records. */
@@ -154,8 +158,11 @@ struct record_header {
     char brink[32]; /* version of the brink that wrote it */
     uint64_t start_wall_ms;
     char host[256];
-    const char *config_text; /* "" when none; owned by the reader */
-    double hist_precision;   /* relative precision of stored histograms */
+    const char *config_text;  /* "" when none; owned by the reader */
+    double hist_precision;    /* relative precision of stored histograms */
+    const char *command_line; /* NULL when not recorded (before minor 1); owned by the reader */
+    const char *const *urls;  /* the run's URLs (n_urls, 0 before minor 1); owned by the reader */
+    size_t n_urls;
 };
 
 struct record_trailer {

@@ -99,6 +99,16 @@ static json_t *header_json(const struct record_header_info *info)
     bad |= json_object_set_new(o, "host", json_string(info->host ? info->host : ""));
     bad |=
         json_object_set_new(o, "config", json_string(info->config_text ? info->config_text : ""));
+    if (info->command_line)
+        bad |= json_object_set_new(o, "command", json_string(info->command_line));
+    if (info->n_urls) {
+        json_t *urls = json_array();
+
+        bad |= !urls;
+        for (size_t i = 0; urls && i < info->n_urls && i < RECORD_URLS_MAX; i++)
+            bad |= json_array_append_new(urls, json_string(info->urls[i]));
+        bad |= json_object_set_new(o, "urls", urls);
+    }
     bad |= json_object_set_new(h, "encoding", json_string("log-linear-b64"));
     bad |= json_object_set_new(h, "sub_buckets", json_integer(1 << RECH_SUB_BITS));
     bad |= json_object_set_new(h, "precision", json_real(RECORD_HIST_PRECISION));

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/sanitize.h"
 
@@ -162,5 +163,19 @@ char *report__fmt_percent(uint64_t part, uint64_t whole, unsigned decimals, char
     report__fmt_fixed(pct, decimals, buf);
     n = strlen(buf);
     snprintf(buf + n, REPORT_NUM_MAX - n, "%%");
+    return buf;
+}
+
+char *report__fmt_time(uint64_t ms, char *buf)
+{
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    size_t n;
+
+    buf[0] = '\0';
+    if (ms == 0 || !gmtime_r(&secs, &tm))
+        return buf;
+    n = strftime(buf, REPORT_TIME_MAX, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, REPORT_TIME_MAX - n, ".%03uZ", (unsigned)(ms % 1000));
     return buf;
 }

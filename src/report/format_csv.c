@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/errclass.h"
+#include "core/hist.h"
 #include "core/sanitize.h"
 #include "core/steps.h"
 #include "core/tick.h"
@@ -27,25 +28,33 @@ struct format_csv {
     int has_header;
     uint32_t n_probes; /* probe columns, from the first tick */
     char probes[TICK_MAX_PROBES][TICK_NAME_MAX];
+    const struct report_meta *meta; /* NULL: unknown */
+    struct hist *scratch;           /* a tick's histogram, for its p95 */
 };
 
-struct format_csv *format_csv_new(FILE *out)
+struct format_csv *format_csv_new(FILE *out, const struct report_meta *meta)
 {
     struct format_csv *c = xcalloc(1, sizeof(*c));
 
     c->out = out;
+    c->meta = meta;
+    c->scratch = hist_new();
     return c;
 }
 
 void format_csv_free(struct format_csv *c)
 {
+    if (!c)
+        return;
+    hist_free(c->scratch);
     free(c);
 }
 
-/* A quoted field: "..." with every " doubled. */
+/* A quoted field: "..." with every " doubled, from at most raw_cap bytes
+ * escaped (cut to 4 KiB: a command line, a list of URLs). */
 static void put_quoted(FILE *out, const char *raw, size_t raw_cap)
 {
-    char shown[4 * TICK_NAME_MAX];
+    char shown[4096];
 
     sanitize_display(raw, strnlen(raw, raw_cap), shown, sizeof(shown), 0);
     fputc('"', out);
@@ -89,7 +98,9 @@ static void put_header(struct format_csv *c, const struct tick *t)
         put_quoted(out, c->probes[i], TICK_NAME_MAX);
     }
     /* Added after the probes: a column never moves. */
-    fputs(",ok_per_s,failed_per_s,agents_missing\r\n", out);
+    fputs(",ok_per_s,failed_per_s,agents_missing,p95_us,url,urls,start_time,brink_version,"
+          "command_line\r\n",
+          out);
     c->has_header = 1;
 }
 
@@ -161,6 +172,51 @@ static void put_agents_missing(FILE *out, const struct tick *t)
     fprintf(out, "%" PRIu32, t->n_agents - in);
 }
 
+/* The successes' p95 of the tick, from its interval histogram (the
+ * tick's precomputed figures stop at p50, p90, p99, p99.9); empty when it
+ * timed none or has no histogram. */
+static void put_p95(struct format_csv *c, const struct tick *t)
+{
+    fputc(',', c->out);
+    if (t->total.window.count == 0 || tick_get_hist(t, &t->total, c->scratch) != 0 ||
+        hist_count(c->scratch) == 0)
+        return;
+    fprintf(c->out, "%" PRIu64, hist_percentile(c->scratch, 95.0));
+}
+
+/* What run this is, the same on every row: the first URL, all of them
+ * (space-separated), the start (ISO 8601 UTC), brink's version and the
+ * command line; empty when not known. */
+static void put_meta(FILE *out, const struct report_meta *m)
+{
+    char when[REPORT_TIME_MAX];
+
+    fputc(',', out);
+    if (!m) {
+        fputs(",,,,", out);
+        return;
+    }
+    if (m->n_urls)
+        put_quoted(out, m->urls[0], SIZE_MAX);
+    fputc(',', out);
+    if (m->n_urls) {
+        char joined[4096];
+        size_t used = 0;
+
+        joined[0] = '\0';
+        for (size_t i = 0; i < m->n_urls && used < sizeof(joined); i++)
+            used += (size_t)snprintf(joined + used, sizeof(joined) - used, "%s%s", i ? " " : "",
+                                     m->urls[i]);
+        put_quoted(out, joined, sizeof(joined));
+    }
+    fprintf(out, ",%s,", report__fmt_time(m->start_wall_ms, when));
+    if (m->brink_version && m->brink_version[0])
+        put_quoted(out, m->brink_version, TICK_TEXT_MAX);
+    fputc(',', out);
+    if (m->command_line)
+        put_quoted(out, m->command_line, SIZE_MAX);
+}
+
 int format_csv_tick(struct format_csv *c, const struct tick *t)
 {
     const struct tick_kind *k = &t->total;
@@ -199,6 +255,8 @@ int format_csv_tick(struct format_csv *c, const struct tick *t)
         out, ",%s,",
         report__fmt_fixed(tick_per_s(report__minus(k->completed, k->ok), t->duration_us), 3, rate));
     put_agents_missing(out, t);
+    put_p95(c, t);
+    put_meta(out, c->meta);
     fputs("\r\n", out);
     return ferror(out) ? -EIO : 0;
 }
@@ -214,7 +272,7 @@ int format_csv_finish(struct format_csv *c)
  * the row's own, "total", the only line with the requests sent again). */
 static void put_step_line(FILE *out, size_t i, const struct step_row *r, const char *name,
                           uint64_t completed, uint64_t ok, double rate, uint64_t timed,
-                          const uint64_t pct_us[4])
+                          const uint64_t pct_us[5])
 {
     char level[REPORT_NUM_MAX], per_s[REPORT_NUM_MAX];
 
@@ -235,24 +293,29 @@ static void put_step_line(FILE *out, size_t i, const struct step_row *r, const c
         fputs(",,,,", out);
     fprintf(out, ",%s", r->plan_step ? plan_verdict_name(r->verdict) : "");
     fprintf(out, ",%s", report__fmt_fixed(tick_per_s(ok, r->duration_us), 3, per_s));
-    fprintf(out, ",%s\r\n",
+    fprintf(out, ",%s",
             report__fmt_fixed(tick_per_s(report__minus(completed, ok), r->duration_us), 3, per_s));
+    /* p95 came later: last, so that no column moved. */
+    if (timed)
+        fprintf(out, ",%" PRIu64 "\r\n", pct_us[4]);
+    else
+        fputs(",\r\n", out);
 }
 
 int format_steps_csv(const struct steps *st, FILE *out)
 {
     fputs("step,model,level,kind,start_us,duration_us,requests,ok,failed,resent,req_per_s,p50_us,"
-          "p90_us,p99_us,max_us,verdict,ok_per_s,failed_per_s\r\n",
+          "p90_us,p99_us,max_us,verdict,ok_per_s,failed_per_s,p95_us\r\n",
           out);
     for (size_t i = 0; i < steps_count(st); i++) {
         const struct step_row *r = steps_row(st, i);
-        const uint64_t total[4] = {r->p50_us, r->p90_us, r->p99_us, r->max_us};
+        const uint64_t total[5] = {r->p50_us, r->p90_us, r->p99_us, r->max_us, r->p95_us};
 
         put_step_line(out, i, r, NULL, r->completed, r->ok,
                       tick_per_s(r->completed, r->duration_us), r->timed, total);
         for (uint32_t k = 0; k < steps_n_kinds(st); k++) {
             const struct step_kind *sk = &r->kinds[k];
-            const uint64_t pct[4] = {sk->p50_us, sk->p90_us, sk->p99_us, sk->max_us};
+            const uint64_t pct[5] = {sk->p50_us, sk->p90_us, sk->p99_us, sk->max_us, sk->p95_us};
 
             if (sk->completed)
                 put_step_line(out, i, r, steps_kind_name(st, k), sk->completed, sk->ok,

@@ -118,11 +118,12 @@ static void put_latency(FILE *out, const char *key, const struct hist *h)
 {
     fprintf(out,
             ",\"%s\":{\"timed\":%" PRIu64 ",\"min\":%" PRIu64 ",\"mean\":%" PRIu64
-            ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64
-            ",\"max\":%" PRIu64 ",\"stddev\":%" PRIu64 "}",
+            ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p95\":%" PRIu64 ",\"p99\":%" PRIu64
+            ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 ",\"stddev\":%" PRIu64 "}",
             key, hist_count(h), hist_min(h), report__round_u64(hist_mean(h)),
-            hist_percentile(h, 50.0), hist_percentile(h, 90.0), hist_percentile(h, 99.0),
-            hist_percentile(h, 99.9), hist_max(h), report__round_u64(hist_stddev(h)));
+            hist_percentile(h, 50.0), hist_percentile(h, 90.0), hist_percentile(h, 95.0),
+            hist_percentile(h, 99.0), hist_percentile(h, 99.9), hist_max(h),
+            report__round_u64(hist_stddev(h)));
 }
 
 /* A kind's totals; latency_us times its successes. failed, when not NULL,
@@ -233,8 +234,8 @@ static void put_step_kinds(FILE *out, const struct steps *st, const struct step_
         put_ok_failed(out, sk->completed, report__minus(sk->completed, sk->ok), r->duration_us);
         fprintf(out,
                 ",\"latency_us\":{\"timed\":%" PRIu64 ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64
-                ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64 "}}",
-                sk->timed, sk->p50_us, sk->p90_us, sk->p99_us, sk->max_us);
+                ",\"p95\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"max\":%" PRIu64 "}}",
+                sk->timed, sk->p50_us, sk->p90_us, sk->p95_us, sk->p99_us, sk->max_us);
     }
     fputc(']', out);
 }
@@ -261,9 +262,10 @@ static void put_step(FILE *out, const struct steps *st, const struct step_row *r
     fputc('}', out);
     fprintf(out,
             ",\"latency_us\":{\"timed\":%" PRIu64 ",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64
-            ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64
+            ",\"p95\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64
             "},\"histogram_gaps\":%" PRIu64,
-            r->timed, r->p50_us, r->p90_us, r->p99_us, r->p999_us, r->max_us, r->hist_gaps);
+            r->timed, r->p50_us, r->p90_us, r->p95_us, r->p99_us, r->p999_us, r->max_us,
+            r->hist_gaps);
     put_probes(out, st, r);
     put_marks(out, st, r);
     put_step_kinds(out, st, r);
@@ -403,16 +405,51 @@ static void put_agents(FILE *out, const struct summary *sum)
     fputs("]}", out);
 }
 
+/* A string, or null when s is NULL (not known). */
+static void put_string_or_null(FILE *out, const char *s, size_t cap)
+{
+    if (s)
+        put_string(out, s, cap);
+    else
+        fputs("null", out);
+}
+
+/* ,"brink_version":...,"start_time":...,"url":...,"urls":[...],
+ * "command_line":...: what run this is; null (urls []) when not known. */
+static void put_meta(FILE *out, const struct report_meta *m)
+{
+    static const struct report_meta none = {0};
+    char when[REPORT_TIME_MAX];
+
+    m = m ? m : &none;
+    fputs(",\"brink_version\":", out);
+    put_string_or_null(out, m->brink_version && m->brink_version[0] ? m->brink_version : NULL,
+                       TICK_TEXT_MAX);
+    fputs(",\"start_time\":", out);
+    put_string_or_null(out, m->start_wall_ms ? report__fmt_time(m->start_wall_ms, when) : NULL,
+                       sizeof(when));
+    fputs(",\n\"url\":", out);
+    put_string_or_null(out, m->n_urls ? m->urls[0] : NULL, SIZE_MAX);
+    fputs(",\"urls\":[", out);
+    for (size_t i = 0; i < m->n_urls; i++) {
+        if (i)
+            fputc(',', out);
+        put_string(out, m->urls[i], SIZE_MAX);
+    }
+    fputs("],\n\"command_line\":", out);
+    put_string_or_null(out, m->command_line, SIZE_MAX);
+}
+
 int format_json(const struct summary *sum, const struct steps *st, const struct report_verdicts *v,
-                FILE *out)
+                const struct report_meta *meta, FILE *out)
 {
     struct summary_totals k;
     uint64_t d = summary_duration_us(sum);
     struct summary_totals failed;
 
-    fprintf(out,
-            "{\"brink_report\":%d,\"duration_us\":%" PRIu64 ",\n\"total\":", REPORT_JSON_VERSION,
-            d);
+    fprintf(out, "{\"brink_report\":%d", REPORT_JSON_VERSION);
+    put_meta(out, meta);
+    fprintf(out, ",\"duration_us\":%" PRIu64 ",\n\"total\":", d);
     summary_totals(sum, SUMMARY_TOTAL, &k);
     summary_totals(sum, SUMMARY_FAILED, &failed);
     k.name = NULL;

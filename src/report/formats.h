@@ -31,6 +31,19 @@ struct report_verdicts {
     uint32_t steps_failed;                        /* ramp steps the plan failed */
 };
 
+/* What run a report is of, from the run itself (brink run --format) or
+ * from its session's header (brink report): written by the JSON and CSV
+ * formats. Strings are borrowed, raw, and already redacted by the caller;
+ * an unknown field is NULL (0 for the start), as in a session recorded
+ * before the header held it. */
+struct report_meta {
+    const char *brink_version; /* the brink that ran it */
+    uint64_t start_wall_ms;    /* wall clock at the start, ms since the epoch */
+    const char *const *urls;   /* every request kind's URL, distinct, config order */
+    size_t n_urls;             /* 0: unknown */
+    const char *command_line;  /* argv as a shell line */
+};
+
 struct hist;
 struct steps;
 struct summary;
@@ -59,21 +72,24 @@ int format_final(const struct summary *sum, struct steps *st, FILE *out);
  * Strings are escaped by hand ("\"", "\\", control characters as \u00XX,
  * invalid UTF-8 bytes as \ufffd); non-finite numbers are null. v, when not
  * NULL, adds "thresholds": the conditions judged, each failed one with its
- * measured value, and the ramp steps that failed.
+ * measured value, and the ramp steps that failed. meta (may be NULL: all
+ * unknown) gives brink_version, start_time, url, urls and command_line.
  */
 int format_json(const struct summary *sum, const struct steps *st, const struct report_verdicts *v,
-                FILE *out);
+                const struct report_meta *meta, FILE *out);
 
 /*
  * CSV for spreadsheets (RFC 4180, CRLF line ends): a header row, then one row
  * per tick given to format_csv_tick. The probe columns are those of the first
  * tick (probes are configured for the whole run); a probe first seen later
- * has no column. format_csv_new borrows out for the writer's life; aborts on
+ * has no column. meta (may be NULL) fills the last columns of every row, the
+ * same in each. format_csv_new borrows out and meta (its strings too) for
+ * the writer's life; aborts on
  * exhaustion. format_csv_finish writes the header if no tick came and
  * flushes. format_csv_free(NULL) is a no-op and does not close out.
  */
 struct format_csv;
-struct format_csv *format_csv_new(FILE *out);
+struct format_csv *format_csv_new(FILE *out, const struct report_meta *meta);
 int format_csv_tick(struct format_csv *c, const struct tick *t);
 int format_csv_finish(struct format_csv *c);
 

@@ -43,6 +43,10 @@ const char *report__shown(const char *raw, size_t raw_cap, char *buf, size_t cap
 /* A step's level: "c=40" (closed model, concurrency) or "rate=500/s" (open
  * model, rate as report__fmt_rate writes it). buf holds REPORT_NUM_MAX. */
 char *report__fmt_level(int is_open_model, double level, char *buf);
+/* ms since the epoch as ISO 8601 UTC with ms, "2026-12-05T14:33:10.123Z",
+ * into buf (REPORT_TIME_MAX bytes); "" when ms is 0 (unknown). */
+#define REPORT_TIME_MAX 32
+char *report__fmt_time(uint64_t ms, char *buf);
 /* 0 when every write to out succeeded and the flush did, else -EIO. */
 int report__finish(FILE *out);
 /* Requests sent again, "1,509 (closed_idle 1,502, refused_stream 7)" with

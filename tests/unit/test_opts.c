@@ -308,6 +308,35 @@ static void fail_prints_one_line_with_the_usage(void **state)
     free(out);
 }
 
+/* The command line of a report: quoted where a shell needs it, secrets
+ * redacted wherever the header or URL stands. */
+static void command_line_is_quoted_and_redacted(void **state)
+{
+    char *argv[] = {"run",
+                    "-c",
+                    "2",
+                    "-H",
+                    "Authorization: Bearer abc",
+                    "-HX-Api-Key: k1",
+                    "--header=Cookie: s=1",
+                    "-H",
+                    "X-Trace: it's",
+                    "--url=http://u:pw@127.0.0.1:1/a?token=t9",
+                    "http://127.0.0.1:1/b"};
+    char out[1024];
+
+    (void)state;
+    opts_command_line(11, argv, out, sizeof(out));
+    assert_string_equal(
+        out, "brink run -c 2 -H 'Authorization: <redacted len=10>' '-HX-Api-Key: <redacted len=2>' "
+             "'--header=Cookie: <redacted len=3>' -H 'X-Trace: it'\\''s' "
+             "'--url=http://u:<redacted len=2>@127.0.0.1:1/a?token=<redacted len=2>' "
+             "http://127.0.0.1:1/b");
+    /* Cut short, it stays a string. */
+    opts_command_line(11, argv, out, 20);
+    assert_int_equal(strlen(out), 19);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +352,7 @@ int main(void)
         cmocka_unit_test(record_and_no_record_contradict_in_either_order),
         cmocka_unit_test(an_option_given_twice_is_refused_unless_repeatable),
         cmocka_unit_test(fail_prints_one_line_with_the_usage),
+        cmocka_unit_test(command_line_is_quoted_and_redacted),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,12 +50,19 @@ static int notes_have(const struct notes *nt, const char *needle)
 }
 
 /* Writes the golden session to path (the same bytes every time). */
+static const char *const golden_urls[] = {"https://shop.example/api?token=<redacted len=6>",
+                                          "https://shop.example/cart"};
+
 static void write_golden(const char *path)
 {
-    struct record_header_info hi = {.brink_version = "0.1.0",
-                                    .start_wall_ms = 1764531600000ULL,
-                                    .host = "loadgen-1",
-                                    .config_text = GOLDEN_CONFIG};
+    struct record_header_info hi = {
+        .brink_version = "0.1.0",
+        .start_wall_ms = 1764531600000ULL,
+        .host = "loadgen-1",
+        .config_text = GOLDEN_CONFIG,
+        .command_line = "brink run -f shop.ini -H 'Authorization: <redacted len=9>'",
+        .urls = golden_urls,
+        .n_urls = 2};
     struct record_trailer_info ti = {
         .is_complete = 1, .reason = "done", .end_wall_ms = 1764531610000ULL};
     struct record_writer *w;
@@ -492,6 +499,23 @@ static void golden_file_is_what_the_writer_writes_today(void **state)
     unlink(path);
 }
 
+/* The header's command line and URLs (minor 1) read back as written. */
+static void header_reads_back_the_command_line_and_urls(void **state)
+{
+    struct record_reader *r;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(record_read_open(GOLDEN, NULL, NULL, err, sizeof(err), &r), 0);
+    assert_int_equal(record_read_header(r)->minor, 1);
+    assert_string_equal(record_read_header(r)->command_line,
+                        "brink run -f shop.ini -H 'Authorization: <redacted len=9>'");
+    assert_int_equal(record_read_header(r)->n_urls, 2);
+    assert_string_equal(record_read_header(r)->urls[0], golden_urls[0]);
+    assert_string_equal(record_read_header(r)->urls[1], golden_urls[1]);
+    record_read_close(r);
+}
+
 /* A version 1 file (times in whole ms) still reads: its times come in µs. */
 static void version_1_files_read_with_their_times_in_us(void **state)
 {
@@ -502,6 +526,9 @@ static void version_1_files_read_with_their_times_in_us(void **state)
 
     (void)state;
     assert_int_equal(record_read_open(GOLDEN_V1, NULL, NULL, err, sizeof(err), &r), 0);
+    /* Written before the header held them: no command line, no URLs. */
+    assert_null(record_read_header(r)->command_line);
+    assert_int_equal(record_read_header(r)->n_urls, 0);
     while (record_read_next(r, &t) == 1) {
         assert_int_equal(t->start_us, n * 1000000);
         assert_int_equal(t->duration_us, 1000000);
@@ -930,6 +957,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ticks_read_back_identical_field_by_field),
         cmocka_unit_test(golden_file_is_what_the_writer_writes_today),
+        cmocka_unit_test(header_reads_back_the_command_line_and_urls),
         cmocka_unit_test(version_1_files_read_with_their_times_in_us),
         cmocka_unit_test(open_model_ticks_read_back_with_service_times_and_schedule),
         cmocka_unit_test(open_ticks_without_send_lag_read_as_none),

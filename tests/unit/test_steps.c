@@ -362,9 +362,9 @@ static void each_step_has_a_row_per_request_kind(void **state)
     assert_int_equal(format_steps_csv(st, f), 0);
     text = sink_text(f);
     assert_non_null(strstr(text, "\r\n2,closed,250,\"put\",2000000,2000000,30,20,10,,15.000,"));
-    assert_non_null(strstr(text, ",max_us,verdict,ok_per_s,failed_per_s\r\n"));
-    assert_non_null(strstr(text, ",10.000,5.000\r\n"));
-    assert_non_null(strstr(text, ",40.000,5.000\r\n"));
+    assert_non_null(strstr(text, ",max_us,verdict,ok_per_s,failed_per_s,p95_us\r\n"));
+    assert_non_null(strstr(text, ",10.000,5.000,"));
+    assert_non_null(strstr(text, ",40.000,5.000,"));
     assert_non_null(strstr(text, "\r\n1,closed,25,\"total\","));
     free(text);
 
@@ -586,7 +586,7 @@ static void csv_has_a_line_per_tick_and_quotes_hostile_names(void **state)
     char *text;
 
     (void)state;
-    c = format_csv_new(f);
+    c = format_csv_new(f, NULL);
     for (uint64_t i = 0; i < 5; i++) {
         struct tick *t = new_tick(i, 10, 10, 1000);
 
@@ -601,9 +601,13 @@ static void csv_has_a_line_per_tick_and_quotes_hostile_names(void **state)
     assert_non_null(strstr(text, ",err_refused,"));
     /* Columns added after the probes: successes and failures per second,
      * and the agents a tick misses (empty: a run without agents). */
-    assert_non_null(strstr(text, ",\"a,\"\"b\"\"\\nc\",ok_per_s,failed_per_s,agents_missing\r\n"));
+    assert_non_null(strstr(text,
+                           ",\"a,\"\"b\"\"\\nc\",ok_per_s,failed_per_s,agents_missing,p95_us,url,"
+                           "urls,start_time,brink_version,command_line\r\n"));
     assert_non_null(strstr(text, "\r\n4,4000000,1000000,running,10,10,0,10,10,10.000,10000,"));
-    assert_non_null(strstr(text, ",4,10.000,0.000,\r\n"));
+    /* Then the p95 and, with no facts of the run given, five empty cells. */
+    assert_non_null(strstr(text, ",4,10.000,0.000,,"));
+    assert_non_null(strstr(text, ",,,,,\r\n"));
     free(text);
     steps_free(st);
     format_csv_free(NULL);
@@ -690,7 +694,7 @@ static void json_is_valid_and_holds_totals_steps_and_kinds(void **state)
     v.n_rules = 2;
     v.n_failed = 1;
     tick_copy_text(v.why[0], sizeof(v.why[0]), "error_rate 5.00% > 1.00% (5 of 100 failed)");
-    assert_int_equal(format_json(sum, st, &v, f), 0);
+    assert_int_equal(format_json(sum, st, &v, NULL, f), 0);
     text = sink_text(f);
     doc = json_loads(text, JSON_REJECT_DUPLICATES, &err);
     if (doc == NULL)
