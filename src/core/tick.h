@@ -102,7 +102,8 @@ struct tick_plan {
 /* How far the run goes, for its progress gauge (core/gauge.h): the bounds
  * its source knows at this tick, 0 for none. */
 struct tick_bound {
-    uint64_t end_us;    /* the run ends this long after its start ([load] duration) */
+    uint64_t end_us;    /* the run ends this long after its start ([load] duration, or
+                           sooner, the end of a ramp plan holding by time) */
     uint64_t requests;  /* the run ends after this many requests ([load] requests) */
     uint64_t completed; /* requests completed in the run so far, this tick's included */
 };
