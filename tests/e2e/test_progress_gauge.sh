@@ -56,6 +56,8 @@ check "the gauge comes after the line's own fields" 0 \
     "$(grep -Evc '^t=[0-9]+s c=[0-9]+(/2)? inflight=[0-9]+ .* err [0-9.<]+% [0-9]+s/3s ' "$tmp/z.lines")"
 timeout 30 "$brink" replay "$tmp/z.jsonl" --headless >"$tmp/replay.out" 2>"$tmp/replay.err" </dev/null
 lines replay >"$tmp/replay.lines"
+check_ge "a replay of the -z 3s session prints gauges" 3 \
+    "$(grep -Ec ' [0-9]+s/3s [0-9]+%( left [0-9]+s)?$' "$tmp/replay.lines")"
 check "a replay of the -z 3s session prints the same gauges" \
     "$(grep -Eo ' [0-9]+s/3s [0-9]+%( left [0-9]+s)?$' "$tmp/z.lines")" \
     "$(grep -Eo ' [0-9]+s/3s [0-9]+%( left [0-9]+s)?$' "$tmp/replay.lines")"
