@@ -66,8 +66,8 @@ int gauge_of_tick(const struct tick *t, struct gauge *g)
                 (double)(g->limit - g->done) * (double)t->duration_us / (double)t->total.completed;
 
             g->has_rate = 1;
-            g->count_left_us = left_us < (double)UNITS_DURATION_MAX_US ? (uint64_t)left_us
-                                                                       : UNITS_DURATION_MAX_US;
+            g->count_left_us =
+                left_us < (double)UNITS_DURATION_MAX_US ? (uint64_t)left_us : UNITS_DURATION_MAX_US;
         }
     }
     return 1;
@@ -81,7 +81,8 @@ static unsigned time_share(const struct gauge *g, unsigned scale)
 
     if (!g->has_time)
         return 0;
-    return total ? share(round_s(g->elapsed_us), total, scale) : share(g->elapsed_us, g->end_us, scale);
+    return total ? share(round_s(g->elapsed_us), total, scale)
+                 : share(g->elapsed_us, g->end_us, scale);
 }
 
 unsigned gauge_time_percent(const struct gauge *g)
@@ -163,8 +164,7 @@ char *gauge_line(const struct gauge *g, char *buf, size_t len)
 char *gauge_brief(const struct gauge *g, int detail, char *buf, size_t len)
 {
     int is_count = gauge_shows_count(g);
-    char done[2 * UNITS_FMT_MAX + 8], left[UNITS_FMT_MAX + 8], a[UNITS_FMT_MAX],
-        b[UNITS_FMT_MAX];
+    char done[2 * UNITS_FMT_MAX + 8], left[UNITS_FMT_MAX + 8], a[UNITS_FMT_MAX], b[UNITS_FMT_MAX];
     unsigned pct = is_count ? gauge_count_percent(g) : gauge_time_percent(g);
 
     if (len == 0)

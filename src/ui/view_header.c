@@ -1,5 +1,6 @@
-/* The header: what is loaded, how, in which state, for how long, and how
- * brink itself is doing (a saturated generator is not a slow server). */
+/* The header: what is loaded, how, in which state, for how long (and, in a
+ * run with an end, how far it has gone: core/gauge.h), and how brink
+ * itself is doing (a saturated generator is not a slow server). */
 #include "ui/internal.h"
 
 #include <stdio.h>
@@ -11,7 +12,7 @@
 /* Event-loop lag above this means brink, not the server, may be the limit. */
 #define LAG_WARN_US 50000
 #define TITLE "brink "
-#define TITLE_W 6      /* its columns */
+#define TITLE_W ((int)sizeof(TITLE) - 1)
 #define GAUGE_BAR_W 10 /* cells of the gauge's bar */
 #define TARGET_MIN 24  /* columns of the target the gauge leaves at least */
 
