@@ -99,6 +99,15 @@ struct tick_plan {
     char why[TICK_TEXT_MAX];   /* VERDICT_FAIL: the condition with its figures */
 };
 
+/* How far the run goes, for its progress gauge (core/gauge.h): the bounds
+ * its source knows at this tick, 0 for none. */
+struct tick_bound {
+    uint64_t end_us;    /* the run ends this long after its start ([load] duration, or
+                           sooner, the end of a ramp plan holding by time) */
+    uint64_t requests;  /* the run ends after this many requests ([load] requests) */
+    uint64_t completed; /* requests completed in the run so far, this tick's included */
+};
+
 /* Latency figures of one histogram, in µs; all zero when count is 0. */
 struct tick_latency {
     uint64_t count;
@@ -266,6 +275,7 @@ struct tick {
     struct tick_event events[TICK_MAX_EVENTS];
     struct tick_health health;
     struct tick_plan plan;
+    struct tick_bound bound;
     /* Open model (all 0 in closed intervals). total's latencies count from
      * each request's intended start (coordinated omission corrected);
      * service's from its actual start, for the same requests. */

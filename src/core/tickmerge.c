@@ -217,6 +217,12 @@ static void add_fields(struct tick *acc, const struct tick *t)
         acc->drain_us = t->drain_us;
     for (int c = 0; c < RESEND__COUNT; c++)
         acc->resent[c] += t->resent[c];
+    /* Each source's share of the run: the requests add up, the end is the
+     * last one's. */
+    if (t->bound.end_us > acc->bound.end_us)
+        acc->bound.end_us = t->bound.end_us;
+    acc->bound.requests += t->bound.requests;
+    acc->bound.completed += t->bound.completed;
     acc->max_in_flight += t->max_in_flight;
     acc->sched_called += t->sched_called;
     acc->sched_backlog += t->sched_backlog;

@@ -12,6 +12,8 @@
  * - state: done once every source is done, else the least advanced state
  *   of the others (a starting source keeps the merge starting).
  * - transport and http_version: the common value, "mixed" when they differ.
+ * - bound: the latest end, the sum of the request limits and of the
+ *   requests completed.
  * - users, rates, in flight, connections, caps, schedule counts, dropped,
  *   aborted, bodies cut, file descriptors: sums; loop and schedule lags:
  *   the worst.

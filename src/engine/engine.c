@@ -400,6 +400,7 @@ int engine__build(const struct engine_params *p, char *err, size_t err_len, stru
     e->merger = engine__merger_new(e->n_workers, e->workload, e->scene_kinds, e->chan, e->tick_ns);
     engine__merger_set_fds_limit(e->merger, e->fds_limit);
     engine__merger_set_transport(e->merger, e->tp->name);
+    engine__merger_set_bound(e->merger, c->load.duration_us, c->load.requests);
     publish_control(e); /* no worker runs yet: no lock needed */
     if (e->control.model == LOAD_OPEN && e->think_ms)
         engine__merger_event(

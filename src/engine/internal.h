@@ -152,6 +152,10 @@ void engine__merger_set_transport(struct merger *m, const char *name);
 /* Each tick gets a copy of the probes' board (NULL: none). Before the
  * workers start. */
 void engine__merger_set_board(struct merger *m, struct board *b);
+/* Each tick says where the run ends (struct tick_bound): end_us after its
+ * start, after requests requests; 0 for no such bound. Before the workers
+ * start. */
+void engine__merger_set_bound(struct merger *m, uint64_t end_us, uint64_t requests);
 /* fn sees every tick after it is built, before it is published, under the
  * merger's lock: it may stamp fields and add events. Before the workers
  * start. */

@@ -60,9 +60,10 @@ struct merger {
     struct board *board;   /* NULL: no probes */
     void (*observer)(void *arg, struct tick *t);
     void *observer_arg;
-    uint64_t last_end_ns; /* where the last published tick ended */
-    uint64_t last_end_us; /* the same in whole µs, so durations add up exactly */
-    uint64_t stop_ns;     /* when the run's stop began; 0: not yet */
+    uint64_t last_end_ns;    /* where the last published tick ended */
+    uint64_t last_end_us;    /* the same in whole µs, so durations add up exactly */
+    uint64_t stop_ns;        /* when the run's stop began; 0: not yet */
+    struct tick_bound bound; /* the run's end, and its requests completed so far */
     int is_closed;
     const char *http_version; /* static: of the latest replies, NULL: none yet */
 };
@@ -129,6 +130,12 @@ void engine__merger_set_transport(struct merger *m, const char *name)
 void engine__merger_set_board(struct merger *m, struct board *b)
 {
     m->board = b;
+}
+
+void engine__merger_set_bound(struct merger *m, uint64_t end_us, uint64_t requests)
+{
+    m->bound.end_us = end_us;
+    m->bound.requests = requests;
 }
 
 void engine__merger_set_observer(struct merger *m, void (*fn)(void *arg, struct tick *t), void *arg)
@@ -398,6 +405,8 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->bodies_cut = iv->bodies_cut;
     t->cookies_dropped = iv->cookies_dropped;
     t->marks_dropped = iv->marks_dropped;
+    m->bound.completed += iv->total.completed;
+    t->bound = m->bound;
     memcpy(t->resent, iv->resent, sizeof(t->resent));
     fill_kind(t, &t->total, &iv->total, m->run_total);
     t->n_kinds = m->scene_kinds ? engine__scene_n_kinds(m->scene_kinds) : (uint32_t)m->n_kinds;

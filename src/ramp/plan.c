@@ -41,7 +41,8 @@ struct ramp {
     struct knee_point points[POINTS_MAX];
     size_t n_points;
     int knee_found;
-    int pct_over; /* a percentile limit was crossed in this step */
+    int pct_over;     /* a percentile limit was crossed in this step */
+    uint64_t stop_us; /* where the plan stopped the run (its end), µs; 0: it has not */
 };
 
 static const struct config_ramp empty_plan;
@@ -473,7 +474,50 @@ static void add_to_table(struct ramp *r, struct tick *t)
     }
 }
 
+/* Whether the plan's end is known after the tick just seen: a step running
+ * and holding by time; *left_us is then the time to it (the rest of this
+ * step, then the warm-up and hold of each step after it). */
+static int plan_left(const struct ramp *r, uint64_t *left_us)
+{
+    const struct config_ramp *c = r->cfg;
+    struct step_row f;
+    uint64_t now;
+
+    if (c->requests_per_user || (r->phase != PLAN_WARMUP && r->phase != PLAN_MEASURE))
+        return 0;
+    if (r->phase == PLAN_WARMUP) {
+        now = (c->warmup_us > r->warm_us ? c->warmup_us - r->warm_us : 0) + c->hold_us;
+    } else {
+        current_row(r, &f);
+        now = c->hold_us > f.duration_us ? c->hold_us - f.duration_us : 0;
+    }
+    *left_us = now + (uint64_t)(n_steps(r) - r->step - 1) * (c->warmup_us + c->hold_us);
+    return 1;
+}
+
+static void on_tick(struct ramp *r, struct tick *t, struct ramp_out *out);
+
 void ramp_on_tick(struct ramp *r, struct tick *t, struct ramp_out *out)
+{
+    uint64_t left_us, end_us;
+
+    on_tick(r, t, out);
+    /* A plan that holds by time ends the run when its last step does: the
+     * run's gauge (t->bound) shows the sooner of that end and its own, and
+     * where the plan stopped the run, once it has. */
+    if (out->stop && !r->stop_us)
+        r->stop_us = t->start_us + t->duration_us;
+    if (r->stop_us)
+        end_us = r->stop_us;
+    else if (plan_left(r, &left_us))
+        end_us = t->start_us + t->duration_us + left_us;
+    else
+        return;
+    if (!t->bound.end_us || end_us < t->bound.end_us)
+        t->bound.end_us = end_us;
+}
+
+static void on_tick(struct ramp *r, struct tick *t, struct ramp_out *out)
 {
     int is_running = r->phase == PLAN_WARMUP || r->phase == PLAN_MEASURE;
     int run_ends = t->state == RUN_STOPPING || t->state == RUN_DONE;

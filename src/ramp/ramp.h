@@ -71,7 +71,8 @@ void ramp_manual(struct ramp *r, uint64_t at_ms, const char *what, struct ramp_o
 const char *ramp_manual_change(enum cmd_kind k);
 
 /* Feeds tick t: stamps t->plan, adds detections and step verdicts to t's
- * events, and fills out with what to do next. */
+ * events, and fills out with what to do next. While a plan that holds by
+ * time runs, t->bound.end_us becomes its end when that comes sooner. */
 void ramp_on_tick(struct ramp *r, struct tick *t, struct ramp_out *out);
 
 /* ---- the knee, for ramp_on_tick and its tests ---- */

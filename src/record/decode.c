@@ -437,6 +437,23 @@ static int get_plan(struct ctx *c, json_t *o, struct tick_plan *p)
     return 0;
 }
 
+/* Where the run ends: absent in files written before it, and in runs
+ * without an end (all 0). */
+static int get_bound(struct ctx *c, json_t *o, struct tick_bound *b)
+{
+    json_t *v;
+
+    memset(b, 0, sizeof(*b));
+    if (get_kind_of(c, o, "bound", 0, &v) != 0)
+        return -EINVAL;
+    if (!v)
+        return 0;
+    if (get_count(c, v, "end_us", &b->end_us) || get_count(c, v, "requests", &b->requests) ||
+        get_count(c, v, "completed", &b->completed))
+        return -EINVAL;
+    return 0;
+}
+
 static int get_top(struct ctx *c, json_t *o)
 {
     struct tick *t = c->t;
@@ -460,7 +477,8 @@ static int get_top(struct ctx *c, json_t *o)
         get_count(c, o, "cookies_dropped", &t->cookies_dropped) ||
         get_count(c, o, "marks_dropped", &t->marks_dropped) ||
         get_count(c, o, "drain_us", &t->drain_us) || get_resent(c, o, t->resent) ||
-        get_kind_of(c, o, "health", 0, &health) || get_plan(c, o, &t->plan))
+        get_kind_of(c, o, "health", 0, &health) || get_plan(c, o, &t->plan) ||
+        get_bound(c, o, &t->bound))
         return -EINVAL;
     t->state = (enum run_state)state;
     t->model = (enum load_model)model;

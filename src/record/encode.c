@@ -351,6 +351,19 @@ static json_t *health_json(const struct tick_health *h)
     return bad ? (json_decref(o), NULL) : o;
 }
 
+/* Where the run ends, when it has an end: {"end_us":N,"requests":N,
+ * "completed":N}, each absent when 0. */
+static json_t *bound_json(const struct tick_bound *b)
+{
+    json_t *o = json_object();
+    int bad = !o;
+
+    bad |= put_nonzero(o, "end_us", b->end_us);
+    bad |= put_nonzero(o, "requests", b->requests);
+    bad |= put_nonzero(o, "completed", b->completed);
+    return bad ? (json_decref(o), NULL) : o;
+}
+
 /* A merged tick's agents (docs/agents.md). */
 static json_t *agents_json(const struct tick *t)
 {
@@ -457,6 +470,8 @@ json_t *record__tick_to_json(const struct tick *t)
     bad |= json_object_set_new(o, "health", health_json(&t->health));
     if (t->plan.phase != PLAN_OFF || t->plan.verdict != VERDICT_NONE)
         bad |= json_object_set_new(o, "plan", plan_json(&t->plan));
+    if (t->bound.end_us || t->bound.requests)
+        bad |= json_object_set_new(o, "bound", bound_json(&t->bound));
     bad |= put_open(o, t);
     bad |= put_nonempty(o, "phases", phases_json(t));
     bad |= put_nonempty(o, "agents", agents_json(t));

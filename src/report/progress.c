@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/errclass.h"
+#include "core/gauge.h"
 #include "core/tick.h"
 #include "core/units.h"
 #include "report/internal.h"
@@ -105,6 +106,19 @@ static void append_resent(const struct tick *t, char *buf, size_t cap)
         snprintf(buf + used, cap - used, " resent %" PRIu64, n);
 }
 
+/* The run's progress toward its end, last: " 12s/1m00s 20% left 48s",
+ * " 12000/100000 req 12% left ~1m30s" (core/gauge.h); nothing for a run
+ * without an end. */
+static void append_gauge(const struct tick *t, char *buf, size_t cap)
+{
+    struct gauge g;
+    char text[GAUGE_TEXT_MAX];
+    size_t used = strlen(buf);
+
+    if (gauge_of_tick(t, &g) && used < cap)
+        snprintf(buf + used, cap - used, "%s", gauge_line(&g, text, sizeof(text)));
+}
+
 char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
 {
     const struct tick_kind *k = &t->total;
@@ -132,6 +146,7 @@ char *summary_progress_line(const struct tick *t, char *buf, size_t cap)
     append_resent(t, buf, cap);
     append_schedule(t, buf, cap);
     append_probes(t, buf, cap);
+    append_gauge(t, buf, cap);
     return buf;
 }
 

@@ -66,6 +66,8 @@ int summary_print(const struct summary *s, FILE *out);
  * states. Under the open model "rate=R/s inflight=N/CAP" stands for c=,
  * " svc p99 X" (the service time's p99) follows err, and, when the tick did
  * not keep its schedule, " SCHEDULE NOT KEPT (lag L, N owed, cap hit Kx)".
+ * Last, for a run with an end, its gauge (gauge_line in core/gauge.h):
+ * " 12s/1m00s 20% left 48s", " 12000/100000 req 12% left ~1m30s".
  * Written into buf (cap bytes, NUL-terminated, cut when short, no
  * newline); returns buf. Any thread.
  */

@@ -1,14 +1,20 @@
-/* The header: what is loaded, how, in which state, for how long, and how
- * brink itself is doing (a saturated generator is not a slow server). */
+/* The header: what is loaded, how, in which state, for how long (and, in a
+ * run with an end, how far it has gone: core/gauge.h), and how brink
+ * itself is doing (a saturated generator is not a slow server). */
 #include "ui/internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "core/gauge.h"
 #include "core/units.h"
 
 /* Event-loop lag above this means brink, not the server, may be the limit. */
 #define LAG_WARN_US 50000
+#define TITLE "brink "
+#define TITLE_W ((int)sizeof(TITLE) - 1)
+#define GAUGE_BAR_W 10 /* cells of the gauge's bar */
+#define TARGET_MIN 24  /* columns of the target the gauge leaves at least */
 
 static const char *state_label(const struct model *m)
 {
@@ -27,12 +33,74 @@ static void elapsed(const struct model *m, char *buf, size_t len)
     ui__fmt_clock(m->last ? tick_end_ms(m->last) : 0, buf, len);
 }
 
+/* The run's gauge, as much of it as fits in avail columns with two spaces
+ * before it and one after: the bar (when may_bar) goes first, then detail
+ * (core/gauge.h). Returns the columns it takes (0: none fits, or a run
+ * without an end); *has_bar says whether the bar leads it. */
+static int gauge_fit(const struct tick *t, int avail, int may_bar, char *text, size_t len,
+                     int *has_bar)
+{
+    struct gauge g;
+
+    *has_bar = 0;
+    text[0] = '\0';
+    if (!t || !gauge_of_tick(t, &g))
+        return 0;
+    for (int d = 0; d < GAUGE_DETAILS; d++) {
+        int w = 3 + (int)strlen(gauge_brief(&g, d, text, len));
+
+        if (d == 0 && may_bar && w + GAUGE_BAR_W + 1 <= avail) {
+            *has_bar = 1;
+            return w + GAUGE_BAR_W + 1;
+        }
+        if (w <= avail)
+            return w;
+    }
+    text[0] = '\0';
+    return 0;
+}
+
+/* The gauge in room columns beside the target (tw columns) and the load
+ * model (hw): in the room they leave, with the bar if it fits; short of
+ * it, the load model gives way (the caller drops it when the gauge is
+ * wider than that room), then the target down to TARGET_MIN columns. */
+static int gauge_place(const struct tick *t, int room, int tw, int hw, char *text, size_t len,
+                       int *has_bar)
+{
+    int w = gauge_fit(t, room - tw - hw, 1, text, len, has_bar);
+
+    if (w == 0)
+        w = gauge_fit(t, room - tw, 0, text, len, has_bar);
+    if (w == 0)
+        w = gauge_fit(t, room - (tw < TARGET_MIN ? tw : TARGET_MIN), 0, text, len, has_bar);
+    return w;
+}
+
+/* "  ██████░░░░ 12s/1m00s 20% left 48s " at x, w columns: the bar of
+ * width GAUGE_BAR_W when has_bar. */
+static void gauge_draw(const struct view *v, int y, int x, int w, const char *text, int has_bar)
+{
+    const struct theme *th = v->th;
+    struct gauge g;
+    int fill;
+
+    x += ui__draw_text(th, y, x, w, th->attr[ROLE_LABEL], "  ");
+    if (has_bar && gauge_of_tick(v->m->last, &g)) {
+        fill = (int)(gauge_permille(&g) * GAUGE_BAR_W / 1000);
+        ui__draw_repeat(y, x, fill, th->attr[ROLE_CHART], th->glyph[GL_BAR_FULL]);
+        ui__draw_repeat(y, x + fill, GAUGE_BAR_W - fill, th->attr[ROLE_DIM],
+                        th->glyph[GL_BAR_EMPTY]);
+        x += GAUGE_BAR_W + 1;
+    }
+    ui__draw_text(th, y, x, w - 3 - (has_bar ? GAUGE_BAR_W + 1 : 0), th->attr[ROLE_VALUE], text);
+}
+
 static void first_row(const struct view *v, struct rect r)
 {
     const struct theme *th = v->th;
     const struct tick *t = v->m->last;
-    char right[64], clock[32], how[48] = "";
-    int used, rw, hw;
+    char right[64], clock[32], how[48] = "", gauge[GAUGE_TEXT_MAX];
+    int used, rw, hw, gw, tw, has_bar;
 
     elapsed(v->m, clock, sizeof(clock));
     snprintf(right, sizeof(right), " %s ", state_label(v->m));
@@ -42,11 +110,19 @@ static void first_row(const struct view *v, struct rect r)
                  t->transport[0] ? " via " : "", (int)sizeof(t->transport), t->transport,
                  t->http_version[0] ? " " : "", (int)sizeof(t->http_version), t->http_version);
     hw = (int)strlen(how);
+    tw = v->target ? (int)strlen(v->target) : 0;
+    gw = gauge_place(t, r.w - TITLE_W - rw - 1, tw, hw, gauge, sizeof(gauge), &has_bar);
+    if (gw > 0 && r.w - TITLE_W - tw - hw - rw - 1 < gw) {
+        how[0] = '\0';
+        hw = 0;
+    }
     /* The target gives way first: the state and the clock matter more. */
-    used = ui__draw_text(th, r.y, r.x, r.w, th->attr[ROLE_TITLE], "brink ");
-    used += ui__draw_outside(th, r.y, r.x + used, r.w - used - rw - hw - 1, th->attr[ROLE_VALUE],
-                             v->target ? v->target : "");
-    used += ui__draw_text(th, r.y, r.x + used, r.w - used - rw - 1, th->attr[ROLE_DIM], how);
+    used = ui__draw_text(th, r.y, r.x, r.w, th->attr[ROLE_TITLE], TITLE);
+    used += ui__draw_outside(th, r.y, r.x + used, r.w - used - rw - gw - hw - 1,
+                             th->attr[ROLE_VALUE], v->target ? v->target : "");
+    used += ui__draw_text(th, r.y, r.x + used, r.w - used - rw - gw - 1, th->attr[ROLE_DIM], how);
+    if (gw > 0 && r.w - rw - gw >= used)
+        gauge_draw(v, r.y, r.x + r.w - rw - gw, gw, gauge, has_bar);
     if (r.w - rw > used) {
         int state_role = t && t->state == RUN_RUNNING ? ROLE_STATE : ROLE_WARN;
 

@@ -158,8 +158,9 @@ struct fixture {
     struct config_ramp cfg;
     struct ramp *r;
     uint64_t seq;
-    double level; /* what the plan set last */
-    int stopped;  /* it asked for a stop */
+    double level;        /* what the plan set last */
+    int stopped;         /* it asked for a stop */
+    uint64_t run_end_us; /* the run's own end ([load] duration) in each tick */
     struct ramp_out out;
 };
 
@@ -215,6 +216,7 @@ static struct tick *feed(struct fixture *f, uint64_t n, uint64_t failed, uint64_
     t->duration_us = 1000000;
     t->state = state;
     t->target_concurrency = (uint32_t)f->level;
+    t->bound.end_us = f->run_end_us;
     hist_record_n(h, latency_us, n);
     t->total.completed = n;
     t->total.ok = n - failed;
@@ -286,6 +288,48 @@ static void plan_walks_its_steps_with_warmups_and_holds(void **state)
     assert_string_equal(f.out.stop_why, "ramp: the last step ended");
     p = feed_plan(&f, 100, 0);
     assert_int_equal(p.phase, PLAN_OFF);
+    ramp_free(f.r);
+}
+
+/* Issue 31: while a plan holding by time runs, every tick says when the
+ * plan ends the run: 3 steps of 1 s warm-up and 2 s hold end at 9 s; a
+ * run's own end that comes sooner stays; a plan held by work has no end. */
+static void a_plan_holding_by_time_says_when_it_ends(void **state)
+{
+    static const double steps[] = {1, 4, 8};
+    struct fixture f;
+    struct tick *t;
+
+    (void)state;
+    plan_setup(&f, steps, 3);
+    start(&f);
+    for (int i = 0; i < 9; i++) {
+        t = feed(&f, 100, 0, 1000, NAN, RUN_RUNNING);
+        assert_int_equal(t->bound.end_us, 9000000);
+        tick_free(t);
+    }
+    assert_true(f.stopped);
+    /* The drain after the plan's stop still shows where it ended. */
+    t = feed(&f, 100, 0, 1000, NAN, RUN_STOPPING);
+    assert_int_equal(t->bound.end_us, 9000000);
+    tick_free(t);
+    ramp_free(f.r);
+
+    plan_setup(&f, steps, 3);
+    f.run_end_us = 5000000;
+    start(&f);
+    t = feed(&f, 100, 0, 1000, NAN, RUN_RUNNING);
+    assert_int_equal(t->bound.end_us, 5000000);
+    tick_free(t);
+    ramp_free(f.r);
+
+    plan_setup(&f, steps, 3);
+    f.cfg.requests_per_user = 10;
+    f.cfg.hold_us = 0;
+    start(&f);
+    t = feed(&f, 100, 0, 1000, NAN, RUN_RUNNING);
+    assert_int_equal(t->bound.end_us, 0);
+    tick_free(t);
     ramp_free(f.r);
 }
 
@@ -739,6 +783,7 @@ int main(void)
         cmocka_unit_test(no_knee_when_latency_does_not_follow_littles_law),
         cmocka_unit_test(knee_of_thinking_users_takes_their_think_time_off_littles_law),
         cmocka_unit_test(plan_walks_its_steps_with_warmups_and_holds),
+        cmocka_unit_test(a_plan_holding_by_time_says_when_it_ends),
         cmocka_unit_test(a_tick_a_millisecond_short_still_counts),
         cmocka_unit_test(a_step_at_another_level_is_not_judged),
         cmocka_unit_test(hold_by_work_counts_requests_per_user),

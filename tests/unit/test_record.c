@@ -274,6 +274,38 @@ static void marks_and_drain_read_back_and_are_optional(void **state)
     tick_free(in);
 }
 
+/* A run's end (the gauge's bound) reads back; a file written before it
+ * and a run without an end read as no bound. */
+static void the_runs_bound_reads_back_and_is_left_out_without_one(void **state)
+{
+    struct tick *in = fx_tick(7, 1, 500, 1), *out;
+    json_t *o;
+    char why[256];
+
+    (void)state;
+    in->bound.end_us = 60000000;
+    in->bound.requests = 100000;
+    in->bound.completed = 12345;
+    o = record__tick_to_json(in);
+    assert_int_equal(record__tick_from_json(o, &out, why, sizeof(why)), 0);
+    assert_int_equal(out->bound.end_us, 60000000);
+    assert_int_equal(out->bound.requests, 100000);
+    assert_int_equal(out->bound.completed, 12345);
+    tick_free(out);
+    json_object_del(o, "bound");
+    assert_int_equal(record__tick_from_json(o, &out, why, sizeof(why)), 0);
+    assert_int_equal(out->bound.end_us, 0);
+    assert_int_equal(out->bound.requests, 0);
+    tick_free(out);
+    json_decref(o);
+    memset(&in->bound, 0, sizeof(in->bound));
+    in->bound.completed = 12345; /* counted, but the run has no end */
+    o = record__tick_to_json(in);
+    assert_null(json_object_get(o, "bound"));
+    json_decref(o);
+    tick_free(in);
+}
+
 static void plan_state_reads_back_and_is_left_out_when_off(void **state)
 {
     char path[128], err[256];
@@ -962,6 +994,7 @@ int main(void)
         cmocka_unit_test(open_model_ticks_read_back_with_service_times_and_schedule),
         cmocka_unit_test(open_ticks_without_send_lag_read_as_none),
         cmocka_unit_test(marks_and_drain_read_back_and_are_optional),
+        cmocka_unit_test(the_runs_bound_reads_back_and_is_left_out_without_one),
         cmocka_unit_test(plan_state_reads_back_and_is_left_out_when_off),
         cmocka_unit_test(phases_and_connections_read_back_and_the_run_carries_over),
         cmocka_unit_test(sessions_without_phases_read_as_none),

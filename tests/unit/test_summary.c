@@ -740,6 +740,33 @@ static void progress_line_shows_rates_percentiles_and_errors(void **state)
 }
 
 static void set_probe(struct tick *t, uint32_t i, const char *name, enum probe_state st, double v,
+                      const char *error);
+
+/* Issue 31: a run with an end gets its gauge last, after the probes; the
+ * fields before it are as they were. */
+static void progress_line_of_a_bounded_run_ends_with_its_gauge(void **state)
+{
+    struct tick *t = new_tick(11000, 1000);
+    char buf[256];
+
+    (void)state;
+    t->total.completed = 3120;
+    t->in_flight = 40;
+    set_probe(t, 0, "siblings", PROBE_OK, 12, "");
+    t->bound.end_us = 60000000;
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=12s c=40 inflight=40 ok 3120 req/s failed 0/s 0.0 MB/s p50 - p99 - "
+                        "err 0.0% siblings=12 12s/1m00s 20% left 48s");
+    t->bound.end_us = 0;
+    t->bound.requests = 100000;
+    t->bound.completed = 37440;
+    assert_string_equal(summary_progress_line(t, buf, sizeof(buf)),
+                        "t=12s c=40 inflight=40 ok 3120 req/s failed 0/s 0.0 MB/s p50 - p99 - "
+                        "err 0.0% siblings=12 37440/100000 req 37% left ~21s");
+    tick_free(t);
+}
+
+static void set_probe(struct tick *t, uint32_t i, const char *name, enum probe_state st, double v,
                       const char *error)
 {
     struct tick_probe *p = &t->probes[i];
@@ -931,6 +958,7 @@ int main(void)
         cmocka_unit_test(a_closed_run_has_no_schedule_line),
         cmocka_unit_test(progress_line_under_the_open_model_shows_rate_cap_and_a_missed_schedule),
         cmocka_unit_test(progress_line_shows_rates_percentiles_and_errors),
+        cmocka_unit_test(progress_line_of_a_bounded_run_ends_with_its_gauge),
         cmocka_unit_test(rates_count_microseconds),
         cmocka_unit_test(failures_are_timed_apart_from_successes),
         cmocka_unit_test(phases_are_merged_over_ticks_with_the_connections),

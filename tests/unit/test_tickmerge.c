@@ -190,7 +190,8 @@ static void kinds_and_probes_meet_by_name(void **state)
 }
 
 /* Every agent counts its own checks and counters: they add up, where a
- * probe (or a gauge) shows the latest sample; the longest drain counts. */
+ * probe (or a gauge) shows the latest sample; the longest drain counts,
+ * and the request limits of the run's bound add up as their shares. */
 static void checks_and_counters_add_up_across_sources(void **state)
 {
     struct tick *a = new_tick(0, "h1"), *b = new_tick(0, "h1"), *out;
@@ -214,6 +215,8 @@ static void checks_and_counters_add_up_across_sources(void **state)
     a->n_probes = b->n_probes = 3;
     a->drain_us = 300000;
     b->drain_us = 250000;
+    a->bound = (struct tick_bound){.end_us = 30000000, .requests = 500, .completed = 120};
+    b->bound = (struct tick_bound){.end_us = 30000000, .requests = 500, .completed = 80};
     out = tick_merge_next(m, src, 2);
     assert_int_equal(out->n_probes, 3);
     assert_true(out->probes[0].value == 12);
@@ -222,6 +225,10 @@ static void checks_and_counters_add_up_across_sources(void **state)
     assert_true(out->probes[1].value == 14);
     assert_true(out->probes[2].value == 12); /* a gauge: the latest sample */
     assert_int_equal(out->drain_us, 300000);
+    /* Each agent's share of the requests adds up; the end is common. */
+    assert_int_equal(out->bound.end_us, 30000000);
+    assert_int_equal(out->bound.requests, 1000);
+    assert_int_equal(out->bound.completed, 200);
     tick_free(out);
     tick_free(a);
     tick_free(b);

@@ -549,6 +549,58 @@ static void the_header_names_the_negotiated_http_version(void **state)
     ui__model_free(m);
 }
 
+/* A run of -z 60s, and one of -n 100000 at 1000 requests a tick. */
+static void stamp_duration(struct tick *t)
+{
+    t->bound.end_us = 60000000;
+}
+
+static void stamp_count(struct tick *t)
+{
+    t->bound.requests = 100000;
+    t->bound.completed = (t->seq + 1) * 1000;
+    t->total.completed = 1000;
+}
+
+/* The header's first row of m at cols (ASCII), in row. */
+static void header_row(const struct model *m, int cols, char *row, size_t len)
+{
+    char *screen = malloc(SCREEN_MAX);
+
+    render(m, cols, 40, 0, 0, screen, SCREEN_MAX);
+    *strchr(screen, '\n') = '\0';
+    snprintf(row, len, "%s", screen);
+    free(screen);
+}
+
+/* Issue 31: the gauge sits before the state and the clock; at 80 columns
+ * it gives up its bar and detail, then the load model, and the target
+ * stays whole; with room it has them all. */
+static void the_header_shows_the_runs_gauge_as_room_allows(void **state)
+{
+    struct model *m = stamped_model(12, 0, 0, stamp_duration);
+    char row[1024];
+
+    (void)state;
+    header_row(m, 80, row, sizeof(row));
+    assert_string_equal(row,
+                        "brink http://127.0.0.1:8098/kv/demo-{rand:1..20}     left 48s  RUNNING  "
+                        "00:00:12");
+    header_row(m, 132, row, sizeof(row));
+    assert_non_null(strstr(row, "/kv/demo-{rand:1..20}  closed via h1"));
+    assert_non_null(strstr(row, "  ##........ 12s/1m00s 20% left 48s  RUNNING  00:00:12"));
+    ui__model_free(m);
+    m = stamped_model(12, 0, 0, stamp_count);
+    header_row(m, 132, row, sizeof(row));
+    assert_non_null(strstr(row, "  #......... 12.0k/100k req 12% left ~1m28s  RUNNING"));
+    ui__model_free(m);
+    /* No end, no gauge. */
+    m = synthetic_model(12, 0, 0);
+    header_row(m, 132, row, sizeof(row));
+    assert_null(strstr(row, "left"));
+    ui__model_free(m);
+}
+
 static void screen_132x40_matches_its_golden_file(void **state)
 {
     struct model *m = synthetic_model(90, 2, 1);
@@ -1113,6 +1165,7 @@ int main(void)
         cmocka_unit_test(screen_132x40_matches_its_golden_file),
         cmocka_unit_test(at_the_breaking_point_the_successes_lead),
         cmocka_unit_test(the_header_names_the_negotiated_http_version),
+        cmocka_unit_test(the_header_shows_the_runs_gauge_as_room_allows),
         cmocka_unit_test(phase_view_shows_each_phase_and_the_connections),
         cmocka_unit_test(screen_with_a_ramp_plan_shows_its_steps),
         cmocka_unit_test(screen_open_model_shows_the_schedule_and_both_latencies),
