@@ -46,6 +46,15 @@ start_target() {
     return 1
 }
 
+# must_start_target ARGS...: start_target, or the test fails at once (the
+# target's stderr shown).
+must_start_target() {
+    start_target "$@" && return 0
+    not_ok "brink target starts" "$(cat "$tmp/target.err")"
+    finish
+    exit 1
+}
+
 # stop_target: SIGTERM, then waits (at most 10 s) and sets stop_status.
 stop_target() {
     kill -TERM "$pid"

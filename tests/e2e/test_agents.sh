@@ -46,7 +46,7 @@ src=$2
 . "$src/tests/e2e/target_lib.sh"
 
 target_setup
-start_target --listen 127.0.0.1:0 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target --listen 127.0.0.1:0
 
 # truth KEY: a counter of the target's /stats (the /stats request itself
 # counts in requests_total, after it is answered).

@@ -12,7 +12,7 @@ src=$2
 . "$src/tests/e2e/target_lib.sh"
 
 target_setup
-start_target --listen 127.0.0.1:0 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target --listen 127.0.0.1:0
 
 cat >"$tmp/s.lua" <<'EOF'
 function iteration(user)

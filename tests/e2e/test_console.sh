@@ -164,7 +164,7 @@ sh -c 'echo $$ >"$0.pid.new" && mv "$0.pid.new" "$0.pid" && exec "$@"' "$prefix"
 echo $? >"$prefix.status.new" && mv "$prefix.status.new" "$prefix.status"
 PANE
 
-start_target --seed 5 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target --seed 5
 
 # --- keys, resizes and q at 80x24 ----------------------------------------------------
 if console keys 80 24; then

@@ -72,7 +72,7 @@ fi
 timeout 2 getent hosts "$host" >/dev/null 2>&1
 check "a lookup of $host hangs (getent still waiting after 2 s)" 124 $?
 
-start_target --listen 127.0.0.1:0 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target --listen 127.0.0.1:0
 port=${url##*:}
 
 # classes NAME: the error classes of report $tmp/NAME.out, sorted, on one line.

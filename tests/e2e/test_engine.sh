@@ -74,7 +74,7 @@ wait_requests() {
 }
 
 suite() {
-start_target --seed 7 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target --seed 7
 
 # --- counts --------------------------------------------------------------------
 before=$(truth requests_by_endpoint bytes)

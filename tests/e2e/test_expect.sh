@@ -106,11 +106,7 @@ INI
     done
 }
 
-if ! start_target --listen 127.0.0.1:0 --seed 7; then
-    not_ok "brink target starts" "$(cat "$tmp/target.err")"
-    finish
-    exit 1
-fi
+must_start_target --listen 127.0.0.1:0 --seed 7
 for transport in $transports; do
     suite
 done

@@ -12,7 +12,7 @@ src=$2
 . "$src/tests/e2e/target_lib.sh"
 
 target_setup
-start_target || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target
 
 # open_now: the target's open connections, less the one that asks.
 open_now() {

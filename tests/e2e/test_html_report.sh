@@ -57,7 +57,7 @@ report() {
 cat >"$tmp/queue.json" <<'JSON'
 {"workers": 4, "queue_max": 4, "service_ms": {"bytes": 20}}
 JSON
-start_target --config "$tmp/queue.json" || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target --config "$tmp/queue.json"
 cat >"$tmp/ramp.ini" <<INI
 [target]
 url = $url/bytes/100
@@ -115,7 +115,7 @@ fi
 stop_target
 
 # ---- 2. hostile strings ----------------------------------------------------
-start_target || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target
 curl -s -X POST --data '{"hostile_stats": true, "faults": {"hostile_header": 0.5}}' \
     "$url/_control" >/dev/null
 check "hostile_stats is on" True "$(json_get "$url/_control" settings hostile_stats)"

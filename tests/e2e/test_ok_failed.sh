@@ -16,11 +16,7 @@ src=$2
 
 target_setup
 
-if ! start_target --listen 127.0.0.1:0; then
-    not_ok "brink target starts" "$(cat "$tmp/target.err")"
-    finish
-    exit 1
-fi
+must_start_target --listen 127.0.0.1:0
 
 cat >"$tmp/mix.ini" <<INI
 [target]

@@ -24,7 +24,7 @@ field() {
 }
 
 # --- 1000 requests/s for 10 s: the schedule's count, within 1% -----------------------
-start_target || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target
 printf '[target]\nurl = %s/bytes/100\ntransport = curl\n' "$url" >"$tmp/steady.ini"
 timeout 60 "$brink" run --headless --config "$tmp/steady.ini" --rate 1000 --duration 10s \
     --record "$tmp/steady.jsonl" </dev/null >"$tmp/steady.out" 2>"$tmp/steady.err"

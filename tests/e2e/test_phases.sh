@@ -83,11 +83,7 @@ suite() {
     check_ge "time to first byte is above 0" 1 "${6:-}"
 }
 
-if ! start_target --listen 127.0.0.1:0; then
-    not_ok "brink target starts" "$(cat "$tmp/target.err")"
-    finish
-    exit 1
-fi
+must_start_target --listen 127.0.0.1:0
 port=${url##*:}
 for transport in $transports; do
     suite

@@ -117,7 +117,7 @@ group_left() {
     ps -eo pid=,pgid=,stat= | awk -v g="$1" '$2 == g && $3 !~ /^Z/ { printf " %s", $1 }'
 }
 
-start_target --seed 5 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target --seed 5
 
 # --- 1. siblings of a multipart manifest ---------------------------------------------
 # PUT /mp/UPLOAD/PART rewrites the manifest mp/UPLOAD naming the version it

@@ -23,7 +23,7 @@ case $brink in /*) ;; *) brink=$PWD/$brink ;; esac
 sock="brink$$-gauge"
 trap 'tmux -L "$sock" kill-server 2>/dev/null; target_cleanup' EXIT
 
-start_target --seed 3 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target --seed 3
 
 # lines NAME: the progress lines (t=...) of a run's stderr.
 lines() {

@@ -42,7 +42,7 @@ reconcile() {
     check "[$transport] $fault: nothing was sent again" "0 0" "$4 $5"
 }
 
-start_target --seed 29 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target --seed 29
 control '{"stall_ms": 2000, "drip_interval_ms": 100, "drip_bytes": 10, "huge_header_bytes": 262144}'
 
 for t in h1 curl; do

@@ -66,11 +66,7 @@ suite() {
     check "302 keeps a PUT" "HTTP statuses: 302=20 405=20" "$(statuses put)"
 }
 
-if ! start_target --listen 127.0.0.1:0 --seed 7; then
-    not_ok "brink target starts" "$(cat "$tmp/target.err")"
-    finish
-    exit 1
-fi
+must_start_target --listen 127.0.0.1:0 --seed 7
 for transport in $transports; do
     suite
 done

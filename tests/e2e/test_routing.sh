@@ -89,7 +89,7 @@ all_failed() {
 }
 
 # --- brink target on 127.0.0.1, and on [::1] ---------------------------------
-start_target || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target
 port=${url##*:}
 "$brink" target --listen '[::1]:0' >"$tmp/target6.out" 2>"$tmp/target6.err" &
 pid6=$!

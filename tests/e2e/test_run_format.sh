@@ -17,11 +17,7 @@ src=$2
 
 target_setup
 
-if ! start_target --listen 127.0.0.1:0; then
-    not_ok "brink target starts" "$(cat "$tmp/target.err")"
-    finish
-    exit 1
-fi
+must_start_target --listen 127.0.0.1:0
 # A password in the URL and a bearer token: neither may show anywhere.
 secret_url=$(printf '%s' "$url" | sed 's#^http://#http://alice:pw-s3cret@#')/bytes/10
 version=$("$brink" --version | awk 'NR == 1 { print $2 }')

@@ -70,7 +70,7 @@ no_crash() {
     grep -E 'Sanitizer|runtime error' "$1" | head -n 1
 }
 
-start_target --seed 7 || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target --seed 7
 
 # --- 1. a run in three steps, driven through stdin ---------------------------------
 # The FIFO is opened for writing (fd 3) after brink's shell opened it for

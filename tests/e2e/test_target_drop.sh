@@ -18,7 +18,7 @@ runs=${BRINK_DROP_RUNS:-20}
 
 target_setup
 printf '{"service_ms": {"bytes": 1}, "workers": 64}\n' >"$tmp/target.json"
-start_target --config "$tmp/target.json" || { not_ok "brink target starts" "$(cat "$tmp/target.err")"; finish; exit 1; }
+must_start_target --config "$tmp/target.json"
 
 # after_drop FILE: the in-flight of each running tick of the session FILE
 # from the second one at 25 users on, space-separated ("none" when the plan
