@@ -42,7 +42,39 @@ r = json.load(sys.stdin)["data"]["result"]
 print(r[0]["value"][1] if r else "")' 2>/dev/null
 }
 
-start_target --listen 127.0.0.1:0 || { echo "FAIL brink target did not start"; exit 1; }
+# await_query QUERY WANT: polls Prometheus (at most 30 s) until QUERY's
+# answer is WANT; prints the last answer. Prometheus stores a scrape after
+# the body is read, so a run's last figures arrive some time after it ends.
+await_query() {
+    got=""
+    deadline=$(($(now_ms) + 30000))
+    while [ "$(now_ms)" -lt "$deadline" ]; do
+        got=$(query "$1")
+        [ "$got" = "$2" ] && break
+        sleep 0.2
+    done
+    echo "$got"
+}
+
+# metrics_run NAME OPTION...: a headless run on the target, exported on the
+# metrics port (lingering until a scrape reads its last figures), at most
+# 60 s; output in $tmp/NAME.out and .err, exit status in $status.
+metrics_run() {
+    name=$1
+    shift
+    timeout 60 "$brink" run --headless --url "$url/bytes/100" --fail-on none \
+        --metrics-listen "127.0.0.1:$metrics_port" --metrics-linger 30s "$@" \
+        >"$tmp/$name.out" 2>"$tmp/$name.err" </dev/null
+    status=$?
+}
+
+# report_requests SESSION: the requests of SESSION's JSON report.
+report_requests() {
+    "$brink" report "$1" --format json |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["requests"])'
+}
+
+must_start_target --listen 127.0.0.1:0
 
 # 1. Prometheus first (ready before the load starts, so it scrapes the run
 # in progress), then the run on the port its config names.
@@ -61,31 +93,15 @@ until curl -sf "http://127.0.0.1:$prom_port/api/v1/targets" 2>/dev/null | grep -
     sleep 0.1
 done
 
-"$brink" run --headless --url "$url/bytes/100" -c 2 --duration 5s --fail-on none \
-    --metrics-listen "127.0.0.1:$metrics_port" --metrics-linger 30s --record "$tmp/s.jsonl" \
-    >"$tmp/run.out" 2>"$tmp/run.err" </dev/null &
-run_pid=$!
-deadline=$(($(now_ms) + 60000))
-while kill -0 "$run_pid" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do
-    sleep 0.2
-done
-wait "$run_pid"
-check "the run exits 0" 0 $?
-run_pid=""
+metrics_run run -c 2 --duration 5s --record "$tmp/s.jsonl"
+check "the run exits 0" 0 "$status"
 check "a scrape read the final figures (no linger notice)" "" \
     "$(grep 'no scrape of the final figures' "$tmp/run.err")"
 
-want=$("$brink" report "$tmp/s.jsonl" --format json |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["requests"])')
+want=$(report_requests "$tmp/s.jsonl")
 
-# 3. Prometheus stores a scrape after the body is read: poll its API.
-got=""
-deadline=$(($(now_ms) + 30000))
-while [ "$(now_ms)" -lt "$deadline" ]; do
-    got=$(query 'sum(last_over_time(brink_requests_total{run="s"}[10m]))')
-    [ "$got" = "$want" ] && break
-    sleep 0.2
-done
+# 3. The run's count as Prometheus stored it.
+got=$(await_query 'sum(last_over_time(brink_requests_total{run="s"}[10m]))' "$want")
 check "Prometheus's request count of run \"s\" is brink's final report ($want)" "$want" "$got"
 
 # 2. Scrapes during the run, not only the last one.
@@ -104,29 +120,15 @@ check "ok requests equal the histogram's count" \
 
 # 5. A second run on the same port, its session where sessions go by
 # default (a folder of its own here).
-XDG_STATE_HOME="$tmp/state" "$brink" run --headless --url "$url/bytes/100" -c 1 --duration 2s \
-    --fail-on none --metrics-listen "127.0.0.1:$metrics_port" --metrics-linger 30s \
-    >"$tmp/run2.out" 2>"$tmp/run2.err" </dev/null &
-run_pid=$!
-deadline=$(($(now_ms) + 60000))
-while kill -0 "$run_pid" 2>/dev/null && [ "$(now_ms)" -lt "$deadline" ]; do
-    sleep 0.2
-done
-wait "$run_pid"
-check "the second run exits 0" 0 $?
-run_pid=""
-session2=$(XDG_STATE_HOME="$tmp/state" "$brink" sessions "$tmp/state/brink/sessions" |
+XDG_STATE_HOME=$tmp/state
+export XDG_STATE_HOME
+metrics_run run2 -c 1 --duration 2s
+check "the second run exits 0" 0 "$status"
+session2=$("$brink" sessions "$tmp/state/brink/sessions" |
     awk 'NR > 1 { print $NF }')
 run2=$(basename "$session2" .jsonl)
-want2=$("$brink" report "$session2" --format json |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["total"]["requests"])')
-got2=""
-deadline=$(($(now_ms) + 30000))
-while [ "$(now_ms)" -lt "$deadline" ]; do
-    got2=$(query "sum(last_over_time(brink_requests_total{run=\"$run2\"}[10m]))")
-    [ "$got2" = "$want2" ] && break
-    sleep 0.2
-done
+want2=$(report_requests "$session2")
+got2=$(await_query "sum(last_over_time(brink_requests_total{run=\"$run2\"}[10m]))" "$want2")
 check "the second run's series ends at its own report ($want2, run \"$run2\")" "$want2" "$got2"
 runs=$(curl -s -G "http://127.0.0.1:$prom_port/api/v1/query" \
     --data-urlencode 'query=count by (run) (last_over_time(brink_requests_total[10m]))' |
