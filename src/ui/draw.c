@@ -14,8 +14,6 @@
 
 #include "core/sanitize.h"
 
-#define DRAW_LINE_MAX 1024
-
 /* Bytes of s that fit in w columns; *cols gets their width. */
 static size_t fit(const char *s, int w, int *cols)
 {

@@ -235,6 +235,9 @@ void ui__theme_init(struct theme *t, int is_utf8, int want_colour);
 
 /* ---- draw.c: clipped drawing on stdscr ---- */
 
+/* Room for one line of text on its way to the screen (sanitized). */
+#define DRAW_LINE_MAX 1024
+
 /* Draws s (UTF-8, already sanitized or our own) at y, x with attr, at most w
  * display columns; a cut string ends with the theme's ellipsis. Returns the
  * columns used. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/gauge.h"
+#include "core/sanitize.h"
 #include "core/units.h"
 
 /* Event-loop lag above this means brink, not the server, may be the limit. */
@@ -201,12 +202,31 @@ static int open_load(const struct view *v, int y, int x, int end)
     return x - x0;
 }
 
+/* A file path in w columns: whole when it fits, else its folders elided
+ * before the file name ("…/NAME"), which is what tells sessions apart;
+ * cut as ui__draw_outside cuts only when the name alone does not fit. */
+static int draw_path(const struct theme *th, int y, int x, int w, int attr, const char *path)
+{
+    char shown[DRAW_LINE_MAX];
+    const char *name = strrchr(path, '/');
+    int n;
+
+    sanitize_display(path, strlen(path), shown, sizeof(shown), !th->is_utf8);
+    if (!name || name == path || ui__text_width(shown) <= w)
+        return ui__draw_outside(th, y, x, w, attr, path);
+    sanitize_display(name, strlen(name), shown, sizeof(shown), !th->is_utf8);
+    if (ui__text_width(shown) + 1 > w)
+        return ui__draw_outside(th, y, x, w, attr, name + 1);
+    n = ui__draw_text(th, y, x, w, attr, th->glyph[GL_ELLIPSIS]);
+    return n + ui__draw_text(th, y, x + n, w - n, attr, shown);
+}
+
 static void second_row(const struct view *v, struct rect r)
 {
     const struct theme *th = v->th;
     const struct tick *t = v->m->last;
     int x = r.x, end = r.x + r.w;
-    char lag[UNITS_FMT_MAX], conns[16];
+    char lag[UNITS_FMT_MAX], conns[16], health[2][UNITS_FMT_MAX + 40];
 
     if (!t) {
         ui__draw_text(th, r.y + 1, x, r.w, th->attr[ROLE_DIM], "waiting for the first tick");
@@ -226,13 +246,23 @@ static void second_row(const struct view *v, struct rect r)
         x += ui__draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_BAD], v->recording_problem);
     } else {
         x += ui__draw_text(th, r.y + 1, x, end - x, th->attr[ROLE_LABEL], "  rec ");
-        x += ui__draw_outside(th, r.y + 1, x, end - x, th->attr[ROLE_DIM],
-                              v->recording ? v->recording : "off");
+        x += draw_path(th, r.y + 1, x, end - x, th->attr[ROLE_DIM],
+                       v->recording ? v->recording : "off");
     }
+    /* The loop's health, whole or left out: "lag 1.35ms fds 2…" says
+     * nothing. */
     units_format_duration(t->health.loop_lag_us, lag, sizeof(lag));
-    ui__draw_fmt(th, r.y + 1, x, end - x,
-                 th->attr[t->health.loop_lag_us > LAG_WARN_US ? ROLE_WARN : ROLE_DIM],
-                 "  lag %s fds %u/%u", lag, t->health.fds_used, t->health.fds_limit);
+    snprintf(health[0], sizeof(health[0]), "  lag %s fds %u/%u", lag, t->health.fds_used,
+             t->health.fds_limit);
+    snprintf(health[1], sizeof(health[1]), "  lag %s", lag);
+    for (int i = 0; i < 2; i++) {
+        if (ui__text_width(health[i]) <= end - x) {
+            ui__draw_text(th, r.y + 1, x, end - x,
+                          th->attr[t->health.loop_lag_us > LAG_WARN_US ? ROLE_WARN : ROLE_DIM],
+                          health[i]);
+            break;
+        }
+    }
 }
 
 void ui__view_header(const struct view *v, struct rect r)

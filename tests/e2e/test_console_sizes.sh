@@ -6,6 +6,8 @@
 #     200x60, where the demo's two kinds have rows)
 #   - the latency legend whole: "tick" over this tick's column, the scale
 #     over the bars and "┃ run" over the whole run's column
+#   - the header's second row names the session file whole (its folders
+#     elided first when the row is short)
 #   - nothing cut below the header: no ellipsis at all (in the demo's first
 #     seconds every label, figure and message fits whole at both sizes; the
 #     header's URL is another issue's), and the key line whole
@@ -97,6 +99,12 @@ $(cat "$tmp/$size.screen")"
         not_ok "$size: the latency legend whole" "$(cat "$tmp/$size.under")"
     grep -Eq -- "$keys" "$tmp/$size.under" && ok "$size: the key line whole" ||
         not_ok "$size: the key line whole" "$(tail -n 1 "$tmp/$size.under")"
+    name=$(ls "$tmp/$size/state/brink/sessions" 2>/dev/null | head -n 1)
+    if [ -n "$name" ] && sed -n 2p "$tmp/$size.under" | grep -Eq -- " rec (…/|/)?([^ ]*/)?$name( |\$)"; then
+        ok "$size: the header names the session file whole"
+    else
+        not_ok "$size: the header names the session file whole" "file \"$name\"; $(sed -n 2p "$tmp/$size.under")"
+    fi
     cut=$(sed -n '3,$p' "$tmp/$size.under" | grep -n '…')
     [ -z "$cut" ] && ok "$size: nothing cut below the header" ||
         not_ok "$size: nothing cut below the header" "$cut"
