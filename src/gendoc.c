@@ -410,7 +410,7 @@ static void bash_pattern(FILE *out, const struct opts_table *t, int is_file, con
 
     for (size_t g = 0; t->groups[g]; g++) {
         for (const struct opts_option *o = t->groups[g]; o->name; o++) {
-            if (o->arg != OPTS_VALUE || is_file_value(o) != is_file ||
+            if (o->arg != OPTS_VALUE || o->choices || is_file_value(o) != is_file ||
                 (except && strcmp(o->name, except) == 0))
                 continue;
             if (o->short_name)
@@ -420,6 +420,24 @@ static void bash_pattern(FILE *out, const struct opts_table *t, int is_file, con
     }
     if (n == 0)
         fputs("__brink_none__", out); /* a pattern no previous word matches */
+}
+
+/* A case branch for each option of t with a list of values. */
+static void bash_choices(FILE *out, const struct opts_table *t)
+{
+    for (size_t g = 0; t->groups[g]; g++) {
+        for (const struct opts_option *o = t->groups[g]; o->name; o++) {
+            if (!o->choices)
+                continue;
+            fputs("        ", out);
+            if (o->short_name)
+                fprintf(out, "-%c|", o->short_name);
+            fprintf(out, "%s)\n            COMPREPLY=($(compgen -W \"", o->name);
+            for (size_t i = 0; o->choices[i]; i++)
+                fprintf(out, "%s%s", i ? " " : "", o->choices[i]);
+            fputs("\" -- \"$cur\"))\n            return ;;\n", out);
+        }
+    }
 }
 
 static int bash(FILE *out)
@@ -442,6 +460,7 @@ static int bash(FILE *out)
     for (size_t i = 0; cli_commands[i]; i++) {
         const struct opts_table *t = cli_commands[i];
         fprintf(out, "    %s)\n        case $prev in\n", t->name);
+        bash_choices(out, t);
         if (t == &cli_run || t == &cli_target) {
             fputs("        -f|--config)\n", out);
             fprintf(
@@ -521,7 +540,12 @@ static void zsh_option(FILE *out, const struct opts_table *t, const struct opts_
             fputs(":_files -g \"*.ini\"", out);
         else if (is_file_value(o))
             fputs(":_files", out);
-        else
+        else if (o->choices) {
+            fputs(":(", out);
+            for (size_t i = 0; o->choices[i]; i++)
+                fprintf(out, "%s%s", i ? " " : "", o->choices[i]);
+            fputc(')', out);
+        } else
             fputs(": ", out);
     }
     fputs("' \\\n", out);

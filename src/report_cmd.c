@@ -42,9 +42,6 @@ enum format {
     FMT_CSV_LOST
 };
 
-static const char *const format_names[] = {"text",       "json", "csv",  "csv-steps",  "hdr",
-                                           "hdr-failed", "hlog", "html", "csv-checks", "csv-lost"};
-
 /* A session read back: its summary, its finished step table, and the
  * conditions it is judged against (recorded, or --fail-on). */
 struct session {
@@ -359,13 +356,12 @@ static int print(enum format f, const struct session *s, const char *label, FILE
 
 static int parse_format(const char *v, enum format *out)
 {
-    for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
-        if (strcmp(v, format_names[i]) == 0) {
-            *out = (enum format)i;
-            return 0;
-        }
-    }
-    return -EINVAL;
+    int i = opts_choice(cli_report_formats, v);
+
+    if (i < 0)
+        return -EINVAL;
+    *out = (enum format)i;
+    return 0;
 }
 
 /* What brink report was asked for. */
@@ -550,8 +546,7 @@ static int parse_compare_args(int argc, char **argv, struct compare_args *a)
                              msg_show(it.value, shown, sizeof(shown)));
         if (it.id == CLI_COMPARE_OUTPUT)
             a->output = it.value;
-        else if (it.id == CLI_COMPARE_FORMAT && strcmp(it.value, "html") != 0 &&
-                 strcmp(it.value, "text") != 0)
+        else if (it.id == CLI_COMPARE_FORMAT && opts_choice(cli_compare_formats, it.value) < 0)
             return opts_fail(&cli_compare, stderr, "--format: expected text or html, got \"%s\"",
                              msg_show(it.value, shown, sizeof(shown)));
         else if (it.id == CLI_COMPARE_FORMAT)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/opts.h"
+#include "cli/tables.h"
 #include "config/config.h"
 #include "core/clock.h"
 #include "core/msg.h"
@@ -15,17 +16,14 @@
 #include "report_cmd.h"
 #include "verdicts.h"
 
-static const char *const format_names[] = {"text", "json", "csv"};
-
 int run_output_format(const char *name, enum run_format *out)
 {
-    for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
-        if (strcmp(name, format_names[i]) == 0) {
-            *out = (enum run_format)i;
-            return 0;
-        }
-    }
-    return -EINVAL;
+    int i = opts_choice(cli_run_formats, name);
+
+    if (i < 0)
+        return -EINVAL;
+    *out = (enum run_format)i;
+    return 0;
 }
 
 void run_kind_url(const struct config *c, unsigned i, char *out, size_t cap)

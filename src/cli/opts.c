@@ -373,3 +373,12 @@ void opts_command_line(int argc, char **argv, char *out, size_t cap)
     }
     out[used < cap ? used : cap - 1] = '\0';
 }
+
+int opts_choice(const char *const *choices, const char *v)
+{
+    for (int i = 0; choices[i]; i++) {
+        if (strcmp(choices[i], v) == 0)
+            return i;
+    }
+    return -1;
+}

@@ -35,7 +35,13 @@ struct opts_option {
     int excludes;           /* the id of an option it contradicts, or 0 */
     int is_repeatable;      /* may be given more than once (--label) */
     const char *help;       /* its help: lines separated by '\n', no final newline */
+    /* The values it takes, NULL-ended, for the completions and the
+     * command's own check (opts_choice); NULL: any value. */
+    const char *const *choices;
 };
+
+/* The index of v in choices (NULL-ended), or -1 when it is none of them. */
+int opts_choice(const char *const *choices, const char *v);
 
 #define OPTS_GROUPS_MAX 4
 

@@ -7,6 +7,12 @@ static const char status_text[] =
     "exit status: 0 success, 1 runtime failure, 2 usage or config error,\n"
     "3 a threshold or a ramp step failed (brink run, brink report)\n";
 
+const char *const cli_run_formats[] = {"text", "json", "csv", NULL};
+const char *const cli_report_formats[] = {"text",       "json",       "csv",  "csv-steps",
+                                          "hdr",        "hdr-failed", "hlog", "html",
+                                          "csv-checks", "csv-lost",   NULL};
+const char *const cli_compare_formats[] = {"text", "html", NULL};
+
 static const struct opts_option top_options[] = {
     {.name = "--version",
      .short_name = 'V',
@@ -167,7 +173,8 @@ static const struct opts_option run_load_options[] = {
      .value_name = "FORMAT",
      .id = CLI_RUN_FORMAT,
      .help = "the final report: text (default), json or csv, as\n"
-             "brink report --format writes them"},
+             "brink report --format writes them",
+     .choices = cli_run_formats},
     {.name = "--output",
      .short_name = 'o',
      .arg = OPTS_VALUE,
@@ -317,7 +324,8 @@ static const struct opts_option report_options[] = {
      .value_name = "FORMAT",
      .id = CLI_REPORT_FORMAT,
      .help = "text (default), json, csv, csv-steps, csv-checks,\n"
-             "csv-lost, hdr, hdr-failed, hlog or html"},
+             "csv-lost, hdr, hdr-failed, hlog or html",
+     .choices = cli_report_formats},
     {.name = "--output",
      .short_name = 'o',
      .arg = OPTS_VALUE,
@@ -403,7 +411,8 @@ static const struct opts_option compare_options[] = {
      .value_name = "FORMAT",
      .id = CLI_COMPARE_FORMAT,
      .help = "text (default) or html (the curves overlaid, the\n"
-             "change against the first session)"},
+             "change against the first session)",
+     .choices = cli_compare_formats},
     {.name = "--output",
      .short_name = 'o',
      .arg = OPTS_VALUE,

@@ -65,6 +65,12 @@ enum cli_target_id {
     CLI_TARGET_H2C,
 };
 
+/* The values of each --format, in the order of the command's own enum
+ * (run_output.h, report_cmd.c): one list for the parsers and completions. */
+extern const char *const cli_run_formats[];
+extern const char *const cli_report_formats[];
+extern const char *const cli_compare_formats[];
+
 extern const struct opts_table cli_top;
 extern const struct opts_table cli_run;
 extern const struct opts_table cli_demo;

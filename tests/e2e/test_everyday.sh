@@ -17,7 +17,8 @@
 #      renders brink(1) (every option of every command's --help in it) and
 #      brink-config(5); the bash completion loads (complete -p brink) and
 #      completes "brink r" to run, replay, report, "--config " to *.ini and
-#      "report " to last and *.jsonl; zsh reads its completion
+#      "report " to last and *.jsonl, each --format to its values; zsh reads
+#      its completion
 # Bounded loads; about 20 s. Usage: sh test_everyday.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -197,6 +198,9 @@ mkdir -p runs
 check "run --config completes to .ini files and folders" "a.ini runs" "$(comp brink run --config '')"
 check "report completes to last and session files" "last b.jsonl runs" "$(comp brink report '')"
 check "run -- completes to long options" "--config --content-type --concurrency" "$(comp brink run --con)"
+check "run --format completes to its formats" "json" "$(comp brink run --format j)"
+check "report --format offers every format" "csv csv-steps csv-checks csv-lost" "$(comp brink report --format cs)"
+check "compare --format offers text and html" "text html" "$(comp brink compare a.jsonl --format '')"
 zsh -c "autoload -Uz compinit && compinit -u -d '$tmp/zcompdump' && fpath=('$zsh_dir' \$fpath) && autoload -Uz +X _brink && functions _brink | grep -q _brink_sessions" \
     >"$tmp/zsh.err" 2>&1
 check "zsh reads its completion" "0 " "$? $(cat "$tmp/zsh.err")"
