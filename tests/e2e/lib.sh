@@ -130,8 +130,14 @@ error_row() {
     grep -m 1 "^  $2 " "$tmp/$1.out"
 }
 
+# What a progress line of a run with an end ends with (docs/report.md): its
+# gauge, for duration and count ("12s/1m00s 20% left 48s", "12000/100000
+# req 12% left ~1m28s", "3s/3s 100%"), or nothing; as a grep -E pattern
+# that ends the line.
+gauge='( [0-9][0-9a-z]*/[0-9][0-9a-z]*( req)? [0-9]+%( left ~?[0-9a-z?]+)?)*$'
+
 first_error() {
-    grep -m 1 "first_error: first $2 " "$tmp/$1.out" "$tmp/$1.err" | sed 's/^[^:]*://'
+    cat "$tmp/$1.out" "$tmp/$1.err" 2>/dev/null | grep -m 1 "first_error: first $2 "
 }
 
 failed_max_ms() {

@@ -64,7 +64,7 @@ timeout 60 "$brink" run --headless --url "$url/delay/200" --rate 100 --max-in-fl
     --duration 3s --record "$tmp/cap.jsonl" </dev/null >"$tmp/cap.out" 2>"$tmp/cap.err"
 check "the capped run ends with status 0" 0 "$?"
 check "the progress lines say the schedule is not kept" 1 \
-    "$(grep -c -m 1 'inflight=4/4 .* SCHEDULE NOT KEPT (lag .*, cap hit [1-9][0-9]*x)$' "$tmp/cap.err")"
+    "$(grep -Ec -m 1 "inflight=4/4 .* SCHEDULE NOT KEPT \\(lag .*, cap hit [1-9][0-9]*x\\)$gauge" "$tmp/cap.err")"
 check "the report says so with the cap reached" 1 \
     "$(grep -c '^schedule: requested 100/s, achieved [0-9.]*/s over .*; NOT KEPT in .*in-flight cap reached' "$tmp/cap.out")"
 report_json cap

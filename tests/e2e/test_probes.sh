@@ -157,15 +157,15 @@ check "c=1: the run exits 0" 0 "$status"
 puts=$(sed -n 's/^kind put: \([0-9,]*\) requests.*/\1/p' "$tmp/up_c1.out" | tr -d ,)
 check_ge "c=1: the lone writer stored parts ($puts PUTs)" 20 "$puts"
 check "c=1: the sibling probe's max is 1 ($(report_row up_c1 siblings))" 1 "$(probe_max up_c1 siblings)"
-check_ge "c=1: progress lines show siblings=1 ($(ticks_with up_c1 ' siblings=1$') ticks)" 1 "$(ticks_with up_c1 ' siblings=1$')"
+check_ge "c=1: progress lines show siblings=1 ($(ticks_with up_c1 " siblings=1$gauge") ticks)" 1 "$(ticks_with up_c1 " siblings=1$gauge")"
 
 mp_config up_c16
 run up_c16 "$tmp/up_c16.ini" --concurrency 16 --duration 3s --seed 1
 check "c=16: the run exits 0" 0 "$status"
 max=$(probe_max up_c16 siblings)
 holds "c=16: the sibling probe rises above 1 (max $max)" "m > 1" -v m="${max:-0}"
-check_ge "c=16: progress lines show it above 1 ($(ticks_with up_c16 ' siblings=([2-9]|[1-9][0-9]+)$') ticks)" 1 \
-    "$(ticks_with up_c16 ' siblings=([2-9]|[1-9][0-9]+)$')"
+check_ge "c=16: progress lines show it above 1 ($(ticks_with up_c16 " siblings=([2-9]|[1-9][0-9]+)$gauge") ticks)" 1 \
+    "$(ticks_with up_c16 " siblings=([2-9]|[1-9][0-9]+)$gauge")"
 
 # --- 2. nginx stub_status: Active connections follows the concurrency ------------------
 mkdir -p "$tmp/www" "$tmp/logs"
@@ -223,7 +223,7 @@ wait "$base_pid"
 check "closed port: the run exits 0" 0 "$status"
 check "closed port: the load has no errors" 1 "$(grep -c '^errors: none$' "$tmp/dead.out")"
 n=$(grep -c '^t=' "$tmp/dead.err")
-check "closed port: every progress line shows dead=failing ($n lines)" "$n" "$(ticks_with dead ' dead=failing$')"
+check "closed port: every progress line shows dead=failing ($n lines)" "$n" "$(ticks_with dead " dead=failing$gauge")"
 row=$(report_row dead dead)
 case $row in
 "no value; failing or stale in "*" ticks ("*[Rr]efused*")" | "no value; failing or stale in "*" ticks (Failed to connect"*)
