@@ -11,9 +11,11 @@ now_ms() {
 }
 
 # need_tmux: the console's scripts fail where tmux is missing (it comes
-# from scripts/install-deps; a test never skips quietly).
+# from scripts/install-deps; a test never skips quietly). It also makes
+# $brink an absolute path, for the commands tmux starts.
 need_tmux() {
     command -v tmux >/dev/null 2>&1 || { echo "FAIL tmux missing: run scripts/install-deps"; exit 1; }
+    case $brink in /*) ;; *) brink=$PWD/$brink ;; esac
 }
 
 # need_nginx: the same for nginx (Debian installs it in /usr/sbin, which a

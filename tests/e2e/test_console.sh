@@ -33,7 +33,6 @@ src=$2
 
 need_tmux
 target_setup
-case $brink in /*) ;; *) brink=$PWD/$brink ;; esac
 
 # One private tmux server per scenario (socket brinkNNN-NAME); every one is
 # killed on exit, before target_setup's clean-up.

@@ -25,7 +25,6 @@ src=$2
 
 need_tmux
 command -v python3 >/dev/null 2>&1 || { echo "FAIL python3 missing: run scripts/install-deps"; exit 1; }
-case $brink in /*) ;; *) brink=$PWD/$brink ;; esac
 tmp=$(mktemp -d)
 sizes="80x24 200x60"
 trap 'for s in $sizes; do tmux -L "brink$$-$s" kill-server 2>/dev/null; done; rm -rf "$tmp"' EXIT

@@ -19,7 +19,6 @@ src=$2
 
 need_tmux
 target_setup
-case $brink in /*) ;; *) brink=$PWD/$brink ;; esac
 sock="brink$$-gauge"
 trap 'tmux -L "$sock" kill-server 2>/dev/null; target_cleanup' EXIT
 

@@ -42,7 +42,6 @@ src=$2
 
 need_tmux
 target_setup
-case $brink in /*) ;; *) brink=$PWD/$brink ;; esac
 
 sock="brink$$-sessions"
 T="tmux -L $sock -f /dev/null"
