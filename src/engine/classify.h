@@ -3,7 +3,7 @@
  * outcome in brink's own terms (enum transfer_outcome), the OS errno behind
  * it, the HTTP status and whether the connection was established. Every
  * transport states its outcomes in these terms (libcurl's codes are mapped
- * in curl_code.c), so all classify alike. Pure; any thread.
+ * in curl/code.c), so all classify alike. Pure; any thread.
  */
 #ifndef BRINK_ENGINE_CLASSIFY_H
 #define BRINK_ENGINE_CLASSIFY_H

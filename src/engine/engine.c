@@ -24,21 +24,69 @@
  * the recorder, libuv's own, the resolver's pipes. */
 #define FD_RESERVE 64
 
+/* Every transport, in the order transport = auto tries them. */
+static const struct transport_ops *const transports[] = {&transport_h1, &transport_curl};
+#define N_TRANSPORTS (sizeof(transports) / sizeof(transports[0]))
+
 int engine_global_init(char *err, size_t err_len)
 {
-    return engine__curl_uv_global_init(err, err_len);
+    for (size_t i = 0; i < N_TRANSPORTS; i++) {
+        int rc = transports[i]->global_init ? transports[i]->global_init(err, err_len) : 0;
+
+        if (rc != 0) {
+            while (i-- > 0) {
+                if (transports[i]->global_cleanup)
+                    transports[i]->global_cleanup();
+            }
+            return rc;
+        }
+    }
+    return 0;
 }
 
 void engine_global_cleanup(void)
 {
-    engine__curl_uv_global_cleanup();
+    for (size_t i = N_TRANSPORTS; i-- > 0;) {
+        if (transports[i]->global_cleanup)
+            transports[i]->global_cleanup();
+    }
 }
 
 void engine_versions(struct engine_versions *v)
 {
-    v->curl = engine__curl_version();
+    v->curl = transport_curl.version();
     v->uv = uv_version_string();
-    v->openssl = engine__tls_version();
+    v->openssl = transport_h1.version();
+}
+
+/*
+ * The transport that carries the run: [target] transport's, or for auto
+ * the first that accepts it (h1 serves one origin over HTTP/1.1 and
+ * HTTP/2; everything else is libcurl's), and what its workers share.
+ */
+static int choose_transport(struct engine *e, char *err, size_t err_len)
+{
+    enum config_transport want = e->config->target.transport;
+    const struct transport_ops *tp = want == CONFIG_TRANSPORT_CURL ? &transport_curl : NULL;
+    char why[320];
+
+    for (size_t i = 0; !tp && i < N_TRANSPORTS; i++) {
+        const struct transport_ops *t = transports[i];
+        int rc = t->accepts ? t->accepts(e->config, e->workload, why, sizeof(why)) : 0;
+
+        if (rc == 0)
+            tp = t;
+        else if (want == CONFIG_TRANSPORT_H1 && t == &transport_h1) {
+            snprintf(err, err_len,
+                     "brink: [target] transport: h1 cannot serve this run: %s (use transport = "
+                     "curl or auto)",
+                     why);
+            return rc;
+        }
+    }
+    e->tp = tp;
+    e->tp_setup = tp->setup ? tp->setup(e->config, e->workload) : NULL;
+    return 0;
 }
 
 /* Raises the soft fd limit to the hard one; returns the limit now in force. */
@@ -377,7 +425,7 @@ int engine__build(const struct engine_params *p, char *err, size_t err_len, stru
     if (rc == 0)
         rc = engine__scene_init(e, err, err_len);
     if (rc == 0)
-        rc = engine__transport_choose(e, err, err_len);
+        rc = choose_transport(e, err, err_len);
     if (rc != 0) {
         engine__scene_free(e);
         workload_free(e->workload);
@@ -469,7 +517,8 @@ void engine_free(struct engine *e)
     free(e->drop_pending);
     engine__plan_free(e);
     engine__merger_free(e->merger);
-    engine__h1_setup_free(e->h1);
+    if (e->tp && e->tp->teardown)
+        e->tp->teardown(e->tp_setup);
     engine__scene_free(e);
     free(e->kind_seq);
     workload_free(e->workload);

@@ -22,7 +22,6 @@
 #include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/classify.h"
-#include "engine/h1_wire.h"
 #include "engine/internal.h"
 #include "engine/workload.h"
 #include "script/script.h"
@@ -263,29 +262,8 @@ static int dress(struct slot *s, struct scene_req *q, char *why, size_t why_len)
     q->n_headers = n;
     if (q->is_signed && sign(s, q, workload_kind(e->workload, 0)->sigv4, why, why_len) < 0)
         return -EINVAL;
-    if (e->h1) {
-        struct h1_origin o;
-        char reason[160];
-
-        if (h1_origin_parse(q->url, &o, reason, sizeof(reason)) < 0) {
-            msg_set(why, why_len, "brink.request: %s", reason);
-            return -EINVAL;
-        }
-        if ((strcmp(o.authority, e->h1->authority) != 0 || o.is_tls != e->h1->is_tls) &&
-            s->redirect.hops) {
-            msg_set(why, why_len, "%s", ENGINE_H1_OTHER_ORIGIN);
-            return -EINVAL;
-        }
-        if (strcmp(o.authority, e->h1->authority) != 0 || o.is_tls != e->h1->is_tls) {
-            msg_set(why, why_len,
-                    "brink.request: %.80s: the h1 transport sends to [target] url's origin only "
-                    "(set [target] transport = curl for others)",
-                    q->url);
-            return -EINVAL;
-        }
-        h1_head_build(&q->head_buf, q->method, q->url, &o, q->headers, q->n_headers,
-                      q->body != NULL, q->body_len);
-    }
+    if (e->tp->script_ready)
+        return e->tp->script_ready(s, q, why, why_len);
     return 0;
 }
 

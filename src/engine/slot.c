@@ -42,7 +42,7 @@ void engine__slot_free(struct slot *s)
 {
     if (!s)
         return;
-    s->w->e->tp->engine__slot_free(s);
+    s->w->e->tp->slot_free(s);
     engine__scene_slot_free(s);
     cookie_jar_free(s->jar);
     free(s->redirect.url);
@@ -64,6 +64,14 @@ int engine__take_ticket(struct engine *e)
     if (n + 1 == e->request_limit && e->think_ms)
         engine__wake_all(e);
     return n < e->request_limit;
+}
+
+void engine__slot_arm(const struct slot *s, uv_timer_t *t, uv_timer_cb cb, uint64_t limit_us)
+{
+    uint64_t due_ms = (s->w->start_ns + s->start_ns + limit_us * 1000 + 999999) / 1000000;
+    uint64_t now_ms = uv_now(&s->w->loop);
+
+    uv_timer_start(t, cb, due_ms > now_ms ? due_ms - now_ms : 0, 0);
 }
 
 uint64_t engine__slot_timeout_us(const struct slot *s)

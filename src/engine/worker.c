@@ -20,7 +20,12 @@
 
 uint64_t engine__worker_now_ns(const struct worker *w)
 {
-    return uv_hrtime() - w->e->start_ns;
+    return uv_hrtime() - w->start_ns;
+}
+
+void engine__worker_event(struct worker *w, enum event_kind kind, uint64_t at_ns, const char *text)
+{
+    engine__merger_event(w->e->merger, kind, at_ns, text);
 }
 
 static int may_run(const struct worker *w, const struct slot *s)
@@ -421,6 +426,11 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
     int rc;
 
     w->e = e;
+    w->config = e->config;
+    w->workload = e->workload;
+    w->tp_setup = e->tp_setup;
+    w->start_ns = e->start_ns;
+    w->max_concurrency = e->max_concurrency;
     w->id = id;
     w->rng = e->seed ^ (0x9e3779b97f4a7c15ULL * (id + 1));
     rc = uv_loop_init(&w->loop);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "engine/h1_wire.h"
+#include "engine/h1/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

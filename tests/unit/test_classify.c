@@ -1,5 +1,5 @@
 #include "engine/classify.h"
-#include "engine/curl_transport.h"
+#include "engine/curl/internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #define OK (-1) /* classify_transfer's "not a failure" */
 #define MSG_MAX 512
 
-/* One row per rule of classify.c and curl_code.c, and the edges between
+/* One row per rule of classify.c and curl/code.c, and the edges between
  * them: libcurl's results, mapped as the curl transport maps them. */
 static const struct row {
     CURLcode code;

@@ -1,4 +1,4 @@
-#include "engine/h1_wire.h"
+#include "engine/h1/wire.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "config/config.h"
-#include "engine/h2_head.h"
+#include "engine/h1/h2_head.h"
 #include "engine/workload.h"
 
 #define ERR_MAX 512

@@ -30,7 +30,7 @@
 #include "core/tick.h"
 #include "core/xalloc.h"
 #include "engine/engine.h"
-#include "engine/h1_wire.h"
+#include "engine/h1/wire.h"
 #include "engine/internal.h"
 #include "outcome_fixture.h"
 

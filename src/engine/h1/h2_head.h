@@ -1,6 +1,6 @@
 /*
- * h2_head: a request head brink serialised for HTTP/1.1 (h1_wire.h,
- * h1_request.c) read into HTTP/2 header fields, so both versions send the
+ * h2_head: a request head brink serialised for HTTP/1.1 (h1/wire.h,
+ * h1/request.c) read into HTTP/2 header fields, so both versions send the
  * same request from one piece of code: the request line becomes :method
  * and :path, Host becomes :authority, the scheme is :scheme, names are
  * lower-cased, and the fields HTTP/2 forbids (RFC 9113, 8.2.2: Connection

@@ -1,4 +1,4 @@
-#include "engine/h1_tls.h"
+#include "engine/h1/tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include "config/config.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
-#include "engine/internal.h"
+#include "engine/transport.h"
 
 struct h1_tls {
     SSL_CTX *ctx;

@@ -1,9 +1,9 @@
 /*
  * Where an h1 connection goes and how it gets there: the worker's one
- * lookup of the target's name (off the loop, lookup.c), the connect budget
+ * lookup of the target's name (off the loop, h1/lookup.c), the connect budget
  * of each loop pass (pace.h), the target's addresses tried in turn while
  * nobody listens at one, and unix sockets, connected by hand. Once a
- * connection is up, h1.c takes over (engine__h1_connected).
+ * connection is up, h1/http1.c takes over (engine__h1_connected).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/xalloc.h"
-#include "engine/h1_internal.h"
+#include "engine/h1/internal.h"
 
 /* Whether a connect that failed with err (a UV_E* code) may work on
  * another address of the target: nobody listens there, or it cannot be
@@ -146,7 +146,7 @@ static void connect_from(struct slot *s, uint32_t i)
 static void wait_for_addrs(struct slot *s)
 {
     struct h1_worker *hw = s->w->h1;
-    const struct h1_setup *p = s->w->e->h1;
+    const struct h1_setup *p = h1_setup_of(s->w);
     struct h1_slot *h = s->h1;
     int rc;
 

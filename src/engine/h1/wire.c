@@ -1,4 +1,4 @@
-#include "engine/h1_wire.h"
+#include "engine/h1/wire.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,8 +10,7 @@
 #include "core/msg.h"
 #include "core/text.h"
 #include "core/xalloc.h"
-#include "engine/capture.h"
-#include "engine/workload.h"
+#include "engine/transport.h"
 
 #define SCHEME "http://"
 #define SCHEME_TLS "https://"

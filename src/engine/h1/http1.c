@@ -11,15 +11,15 @@
  * connection the server had closed before any byte of the reply is sent
  * again once on a fresh one (retried), and a
  * connect refused at one address of the target tries the next. A name is
- * looked up off the loop (lookup.c); a unix socket ([target] unix_socket)
+ * looked up off the loop (h1/lookup.c); a unix socket ([target] unix_socket)
  * is connected by hand and its fd handed to libuv. New connections are begun within
  * each loop pass's budget (pace.h): requests wait for either within their
- * connect deadline (h1_connect.c). An https:// target speaks TLS (h1_tls.h) on the same
+ * connect deadline (h1/connect.c). An https:// target speaks TLS (h1/tls.h) on the same
  * sockets: the handshake runs on the worker's loop after the connect,
  * within the connect deadline, the request is written after it, and replies
  * are decrypted into the read buffer and parsed as plain ones. With
  * http_version = 2 or h2c, requests go as HTTP/2 streams of connections
- * the worker shares between its slots (h1_h2.c), opened here alike.
+ * the worker shares between its slots (h1/http2.c), opened here alike.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,17 +34,15 @@
 #include "core/dlist.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
-#include "engine/classify.h"
-#include "engine/h1_tls.h"
-#include "engine/h1_wire.h"
-#include "engine/internal.h"
-#include "engine/workload.h"
+#include "engine/transport.h"
+#include "engine/h1/tls.h"
+#include "engine/h1/wire.h"
 
-#include "engine/h1_internal.h"
+#include "engine/h1/internal.h"
 
 static const struct config *config_of(const struct slot *s)
 {
-    return s->w->e->config;
+    return s->w->config;
 }
 
 /* ---- Connections ------------------------------------------------------ */
@@ -575,13 +573,7 @@ void engine__h1_connected(struct slot *s, struct h1_conn *c)
 /* Arms the timer of s to fire limit_us after the request started. */
 void engine__h1_arm_timer(struct slot *s, uint64_t limit_us)
 {
-    /* libuv counts a timer from its loop time, ms of the same monotonic
-     * clock read once per pass, which a long pass (a burst) leaves far
-     * behind: count from there, or the deadline comes that much early. */
-    uint64_t due_ms = (s->w->e->start_ns + s->start_ns + limit_us * 1000 + 999999) / 1000000;
-    uint64_t now_ms = uv_now(&s->w->loop);
-
-    uv_timer_start(&s->h1->timer, on_timeout, due_ms > now_ms ? due_ms - now_ms : 0, 0);
+    engine__slot_arm(s, &s->h1->timer, on_timeout, limit_us);
 }
 
 static void on_timeout(uv_timer_t *t)
@@ -627,7 +619,7 @@ static void on_timeout(uv_timer_t *t)
 static void start(struct slot *s)
 {
     struct h1_slot *h = s->h1;
-    int is_head = s->req ? s->req->is_head : s->w->e->h1->kinds[s->kind].is_head;
+    int is_head = s->req ? s->req->is_head : h1_setup_of(s->w)->kinds[s->kind].is_head;
 
     h->is_starting = 1;
     h->is_retried = 0;
@@ -702,13 +694,13 @@ static void slot_init(struct slot *s)
 
     h->s = s;
     uv_timer_init(&s->w->loop, &h->timer);
-    if (s->jar || s->w->e->config->target.follow_redirects) {
+    if (s->jar || s->w->config->target.follow_redirects) {
         h->value = xmalloc(H1_VALUE_MAX);
         h->capture =
             (struct h1_capture){.fn = on_value, .arg = s, .buf = h->value, .cap = H1_VALUE_MAX};
         if (s->jar)
             h->capture.wants |= 1u << H1_HEADER_SET_COOKIE;
-        if (s->w->e->config->target.follow_redirects)
+        if (s->w->config->target.follow_redirects)
             h->capture.wants |= 1u << H1_HEADER_LOCATION;
     }
     s->h1 = h;
@@ -727,11 +719,11 @@ static void slot_fini(struct slot *s)
 static int h1_init(struct worker *w, char *err, size_t err_len)
 {
     struct h1_worker *hw = xcalloc(1, sizeof(*hw));
-    const struct h1_setup *p = w->e->h1;
+    const struct h1_setup *p = h1_setup_of(w);
 
     /* First: a file that does not load leaves nothing to close. */
     if (p->is_tls) {
-        int rc = h1_tls_new(&w->e->config->target, p->tls_name, err, err_len, &hw->tls);
+        int rc = h1_tls_new(&w->config->target, p->tls_name, err, err_len, &hw->tls);
 
         if (rc != 0) {
             free(hw);
@@ -742,9 +734,9 @@ static int h1_init(struct worker *w, char *err, size_t err_len)
     uv_idle_init(&w->loop, &hw->idle);
     uv_async_init(&w->loop, &hw->resolved, engine__h1_on_resolved);
     uv_idle_init(&w->loop, &hw->paced);
-    hw->has_addrs = w->e->h1->has_addrs;
-    hw->addrs = w->e->h1->addrs;
-    hw->head_cap = w->e->h1->head_max;
+    hw->has_addrs = h1_setup_of(w)->has_addrs;
+    hw->addrs = h1_setup_of(w)->addrs;
+    hw->head_cap = h1_setup_of(w)->head_max;
     hw->head = xmalloc(hw->head_cap);
     hw->rbuf = xmalloc(READ_BUFFER);
     w->h1 = hw;
@@ -790,11 +782,16 @@ static void h1_fini(struct worker *w)
 
 const struct transport_ops transport_h1 = {
     .name = "h1",
+    .version = engine__tls_version,
+    .accepts = engine__h1_accepts,
+    .setup = engine__h1_setup_new,
+    .teardown = engine__h1_setup_free,
     .init = h1_init,
     .close = h1_close,
     .fini = h1_fini,
     .slot_init = slot_init,
-    .engine__slot_free = slot_fini,
+    .slot_free = slot_fini,
+    .script_ready = engine__h1_script_ready,
     .start = start,
     .abort = abort_transfer,
     .is_unsent = is_unsent,

@@ -85,4 +85,7 @@ void h1_tls_out_taken(struct h1_tls_conn *c);
  * nothing failed; never waits for the server's. */
 void h1_tls_close_notify(struct h1_tls_conn *c);
 
+/* OpenSSL's version, as it reports it at run time (a static string). */
+const char *engine__tls_version(void);
+
 #endif

@@ -1,8 +1,8 @@
 /*
  * The curl transport, shared by its files only (curl_*.c): the state it
  * keeps behind a worker's and a slot's curl pointer, the libcurl <-> libuv
- * glue (curl_uv.c), the TLS and HTTP version options (curl_tls.c) and the
- * map from libcurl's codes to brink's outcomes (curl_code.c). The only engine header that includes
+ * glue (curl/uv.c), the TLS and HTTP version options (curl/tls.c) and the
+ * map from libcurl's codes to brink's outcomes (curl/code.c). The only engine header that includes
  * <curl/curl.h>. Every function runs on the worker's thread, as the transport's ops do.
  */
 #ifndef BRINK_ENGINE_CURL_TRANSPORT_H
@@ -14,17 +14,16 @@
 #include <curl/curl.h>
 #include <uv.h>
 
+#include "core/container.h"
 #include "core/dlist.h"
-#include "engine/classify.h"
-#include "engine/closer.h"
-#include "engine/sigv4.h"
+#include "engine/transport.h"
 
 struct worker;
 struct slot;
 
 #define CURL_URL_MAX 65536 /* bytes of an expanded URL, NUL included */
-/* libcurl's words when its count of sends again ran out (curl_slot.c,
- * curl_code.c). That count (Curl_retry_request's, five) belongs to the
+/* libcurl's words when its count of sends again ran out (curl/transfer.c,
+ * curl/code.c). That count (Curl_retry_request's, five) belongs to the
  * handle, not the transfer: 7.88 clears it only when it runs out, so a
  * user's handle that met a few crossed closes over its life refuses the
  * next one a send again. */
@@ -32,7 +31,7 @@ struct slot;
 /* The sends of one request at most, as libcurl 7.88 allows (one and five
  * again, Curl_retry_request). */
 #define CURL_SENDS_MAX 6
-/* brink keeps a transfer's deadlines in its own timer (curl_uv.c); libcurl's
+/* brink keeps a transfer's deadlines in its own timer (curl/uv.c); libcurl's
  * own (CURLOPT_TIMEOUT_MS, CURLOPT_CONNECTTIMEOUT_MS) come this much later,
  * a backstop only. */
 #define CURL_BACKSTOP_MS 1000
@@ -51,7 +50,7 @@ struct sock {
 /* [target] server_name on a kind whose URL names another host: the URL's
  * "scheme://authority" is replaced, so that libcurl sends the name in TLS
  * and checks the certificate against it, while the connection still goes
- * where the URL said and Host still names the URL's host (curl_tls.c). */
+ * where the URL said and Host still names the URL's host (curl/tls.c). */
 struct curl_rename {
     size_t from_len;               /* bytes of "scheme://authority" in the kind's URLs */
     char *to;                      /* "scheme://server_name:port", owned */
@@ -86,13 +85,13 @@ struct curl_worker {
     /* A bit per local port: the connection from that port carried HTTP/2
      * replies, or HTTP/1.x ones; and the protocol of the last reply the
      * worker read (2, 1, 0: none yet): what a send again of libcurl's means
-     * (curl_slot.c). */
+     * (curl/transfer.c). */
     uint8_t h2_ports[65536 / 8];
     uint8_t h1_ports[65536 / 8];
     int last_version;
 };
 
-/* What brink's own checks of a reply's header lines found (curl_slot.c). */
+/* What brink's own checks of a reply's header lines found (curl/transfer.c). */
 struct curl_head {
     long content_length; /* -1: none seen yet in this header block */
     int is_chunked;
@@ -121,7 +120,7 @@ struct curl_slot {
     struct slot *s;                 /* the slot it belongs to */
     int is_queued;                  /* waits for a pass's connect budget, not yet in the multi */
     struct dlist_node queue;        /* in its worker's queue */
-    uv_timer_t deadline;            /* its connect's, then its request's deadline (curl_uv.c) */
+    uv_timer_t deadline;            /* its connect's, then its request's deadline (curl/uv.c) */
     uint64_t added_ns;              /* when it was handed to libcurl, since the run started */
     uint64_t added_at_act;          /* its worker's acts then: libcurl takes it up in the next */
     char error[CURL_ERROR_SIZE];
@@ -139,7 +138,12 @@ struct curl_slot {
     struct curl_slist *cross_headers;
 };
 
-/* curl_uv.c: the libcurl <-> libuv glue. */
+/* uv.c: libcurl's global state, once per process, and its version. */
+int engine__curl_uv_global_init(char *err, size_t err_len);
+void engine__curl_uv_global_cleanup(void);
+const char *engine__curl_version(void);
+
+/* uv.c: the libcurl <-> libuv glue. */
 int engine__curl_uv_init(struct worker *w, char *err, size_t err_len);
 void engine__curl_uv_close(struct worker *w);
 void engine__curl_uv_fini(struct worker *w);
@@ -162,7 +166,7 @@ void engine__curl_uv_abort(struct worker *w, struct slot *s);
  * as the n users need once they are fewer. */
 void engine__curl_uv_users_changed(struct worker *w, uint32_t n);
 
-/* curl_tls.c: the TLS and HTTP version options ([target] insecure,
+/* curl/tls.c: the TLS and HTTP version options ([target] insecure,
  * ca_file, client_cert, client_key, server_name, tls_min, tls_resume,
  * http_version, streams). */
 /* Sets up what the worker's handles share: the trust store's file, the
@@ -188,12 +192,12 @@ uint32_t engine__curl_tls_streams(const struct worker *w);
  * this libcurl cannot reuse an h2c connection. */
 int engine__curl_tls_reuses(const struct worker *w);
 
-/* curl_slot.c: the transfer of s ended with code (CURLMSG_DONE, handle
+/* curl/transfer.c: the transfer of s ended with code (CURLMSG_DONE, handle
  * removed). */
 void engine__curl_slot_done(struct slot *s, CURLcode code);
 /* CURLOPT_PREREQFUNCTION, clientp the slot: libcurl is about to send the
  * request, perhaps again on its own (engine__curl_slot_prereq in
- * curl_slot.c says when brink lets it). */
+ * curl/transfer.c says when brink lets it). */
 int engine__curl_slot_prereq(void *clientp, char *conn_primary_ip, char *conn_local_ip,
                              int conn_primary_port, int conn_local_port);
 /* s waited in the connect queue past its connect deadline (never added). */
@@ -208,7 +212,7 @@ int engine__curl_slot_connected(CURL *e);
  * them since its start, and CURL_BACKSTOP_MS. */
 void engine__curl_slot_set_deadlines(struct slot *s);
 
-/* curl_code.c: libcurl's result in brink's terms. */
+/* curl/code.c: libcurl's result in brink's terms. */
 /* The outcome of a transfer that ended with code: os_errno is
  * CURLINFO_OS_ERRNO, connected engine__curl_slot_connected,
  * is_tls whether it was https, body_cut whether our write callback

@@ -22,9 +22,8 @@
 
 #include "config/config.h"
 #include "core/xalloc.h"
-#include "engine/curl_transport.h"
-#include "engine/internal.h"
-#include "engine/workload.h"
+#include "engine/curl/internal.h"
+#include "engine/transport.h"
 
 #define AUTHORITY_MAX 512 /* bytes of a URL's user, host and port */
 
@@ -146,8 +145,8 @@ static void route_of(const struct config_target *t, const char *host, size_t hos
  */
 static int make_rename(struct worker *w, size_t i, char *err, size_t err_len)
 {
-    const struct workload_kind *k = workload_kind(w->e->workload, i);
-    const char *name = w->e->config->target.server_name.value;
+    const struct workload_kind *k = workload_kind(w->workload, i);
+    const char *name = w->config->target.server_name.value;
     struct curl_rename *r = &w->curl->renames[i];
     struct authority a;
     char port[8], line[AUTHORITY_MAX + CONFIG_HOST_MAX + 16];
@@ -178,7 +177,7 @@ static int make_rename(struct worker *w, size_t i, char *err, size_t err_len)
              port);
     r->to_len = strlen(r->to);
     r->from_len = a.end;
-    route_of(&w->e->config->target, a.host, a.host_len, port, line, sizeof(line), name);
+    route_of(&w->config->target, a.host, a.host_len, port, line, sizeof(line), name);
     r->connect_to = curl_slist_append(NULL, line);
     if (!has_host_header(k)) {
         snprintf(line, sizeof(line), "Host: %.*s", (int)(k->url + a.end - a.host), a.host);
@@ -193,9 +192,9 @@ static int make_rename(struct worker *w, size_t i, char *err, size_t err_len)
 
 static int make_renames(struct worker *w, char *err, size_t err_len)
 {
-    size_t n_kinds = workload_n_kinds(w->e->workload);
+    size_t n_kinds = workload_n_kinds(w->workload);
 
-    if (!w->e->config->target.server_name.value)
+    if (!w->config->target.server_name.value)
         return 0;
     w->curl->renames = xcalloc(n_kinds, sizeof(*w->curl->renames));
     for (size_t i = 0; i < n_kinds; i++) {
@@ -235,19 +234,19 @@ void engine__curl_tls_rename(const struct worker *w, size_t kind, char *url, siz
  */
 static void check_h2c(struct worker *w)
 {
-    if (w->e->config->target.http_version != CONFIG_HTTP_H2C ||
+    if (w->config->target.http_version != CONFIG_HTTP_H2C ||
         curl_version_info(CURLVERSION_NOW)->version_num >= 0x080000)
         return;
     w->curl->is_h2c_single_use = 1;
     if (w->id == 0)
-        engine__merger_event(
-            w->e->merger, EV_NOTICE, 0,
+        engine__worker_event(
+            w, EV_NOTICE, 0,
             "h2c: this libcurl (before 8.0.0) cannot reuse an h2c connection: one connection per request, no streams");
 }
 
 int engine__curl_tls_init(struct worker *w, char *err, size_t err_len)
 {
-    const struct config_target *t = &w->e->config->target;
+    const struct config_target *t = &w->config->target;
     const char *env = getenv("SSL_CERT_FILE");
 
     /* libcurl reads no environment variable for its trust store (only the
@@ -278,7 +277,7 @@ int engine__curl_tls_init(struct worker *w, char *err, size_t err_len)
 
 void engine__curl_tls_fini(struct worker *w)
 {
-    size_t n_kinds = workload_n_kinds(w->e->workload);
+    size_t n_kinds = workload_n_kinds(w->workload);
 
     for (size_t i = 0; w->curl->renames && i < n_kinds; i++) {
         free(w->curl->renames[i].to);
@@ -296,7 +295,7 @@ void engine__curl_tls_fini(struct worker *w)
 
 uint32_t engine__curl_tls_streams(const struct worker *w)
 {
-    const struct config_target *t = &w->e->config->target;
+    const struct config_target *t = &w->config->target;
 
     /* Without keep-alive every request has a connection of its own. */
     if (t->http_version == CONFIG_HTTP_1_1 || !engine__curl_tls_reuses(w))
@@ -306,7 +305,7 @@ uint32_t engine__curl_tls_streams(const struct worker *w)
 
 int engine__curl_tls_reuses(const struct worker *w)
 {
-    return w->e->config->target.keepalive && !w->curl->is_h2c_single_use;
+    return w->config->target.keepalive && !w->curl->is_h2c_single_use;
 }
 
 /*
@@ -353,7 +352,7 @@ const char *engine__curl_tls_http_version(CURL *e)
 
 static void set_trust(struct worker *w, CURL *e)
 {
-    const struct config_target *t = &w->e->config->target;
+    const struct config_target *t = &w->config->target;
 
     if (t->insecure) {
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
@@ -374,7 +373,7 @@ static void set_trust(struct worker *w, CURL *e)
 
 void engine__curl_tls_setup_easy(struct worker *w, CURL *e)
 {
-    const struct config_target *t = &w->e->config->target;
+    const struct config_target *t = &w->config->target;
 
     set_trust(w, e);
     if (t->client_cert.value)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/curl_transport.h"
+#include "engine/curl/internal.h"
 
 /* Codes that map to one outcome whatever else is known. A code not listed
  * is TRANSFER_OTHER; the few that depend on more are decided in

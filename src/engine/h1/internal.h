@@ -1,9 +1,9 @@
 /*
  * The h1 transport's private state and the functions its files share:
- * h1.c (requests, replies, TLS on the socket, deadlines, the ops table),
- * h1_connect.c (where a connection goes: lookups, the connect budget,
- * addresses tried in turn, unix sockets), h1_request.c (the head a request
- * sends), h1_h2.c (HTTP/2 on the same connections) and h1_h2_io.c (its
+ * h1/http1.c (requests, replies, TLS on the socket, deadlines, the ops table),
+ * h1/connect.c (where a connection goes: lookups, the connect budget,
+ * addresses tried in turn, unix sockets), h1/request.c (the head a request
+ * sends), h1/http2.c (HTTP/2 on the same connections) and h1/http2_io.c (its
  * reads and writes). Worker thread only.
  */
 #ifndef BRINK_ENGINE_H1_INTERNAL_H
@@ -15,13 +15,13 @@
 #include <nghttp2/nghttp2.h>
 #include <uv.h>
 
+#include "core/container.h"
 #include "core/dlist.h"
-#include "engine/classify.h"
-#include "engine/closer.h"
-#include "engine/h1_tls.h"
-#include "engine/h1_wire.h"
-#include "engine/h2_head.h"
-#include "engine/internal.h"
+#include "engine/transport.h"
+#include "engine/h1/tls.h"
+#include "engine/h1/h1.h"
+#include "engine/h1/wire.h"
+#include "engine/h1/h2_head.h"
 
 #define READ_BUFFER (256u * 1024)    /* one read takes a 133 KiB reply whole */
 #define TLS_READ_BUFFER (64u * 1024) /* TLS records read at once, before decryption */
@@ -45,7 +45,7 @@ struct h1_worker {
     char *rbuf;         /* every read of the worker lands here (decrypted, with TLS) */
     struct h1_tls *tls; /* https: the worker's one TLS context, else NULL */
     char *tls_in;       /* https: where reads land before decryption */
-    /* HTTP/2 (h1_h2.c): its connections and streams, while is_h2 (NULL
+    /* HTTP/2 (h1/http2.c): its connections and streams, while is_h2 (NULL
      * when http_version = 1.1); is_h2 ends when a server picks http/1.1. */
     struct h2_worker *h2;
     int is_h2;
@@ -68,7 +68,7 @@ struct h1_conn {
     int is_tls_ready;          /* its handshake completed */
     uint64_t tls_start_ns;     /* uv_hrtime when the handshake began */
     uint64_t tls_handshake_us; /* how long the handshake took, once ready */
-    struct h2_conn *h2;        /* HTTP/2 took it (h1_h2.c): its session and streams */
+    struct h2_conn *h2;        /* HTTP/2 took it (h1/http2.c): its session and streams */
 };
 
 /* A TLS write libuv could not take at once: the bytes it still sends. */
@@ -105,7 +105,7 @@ struct h1_slot {
     size_t url_cap;
     struct h1_capture capture;
     char *value;
-    /* HTTP/2 (h1_h2.c): the connection its request waits for or has a
+    /* HTTP/2 (h1/http2.c): the connection its request waits for or has a
      * stream on, the stream, and the body its data provider sends. */
     struct h2_conn *h2;
     int32_t stream_id;
@@ -129,7 +129,12 @@ static inline const struct sockaddr_storage *engine__h1_addr_of(const struct slo
     return &s->w->h1->addrs.at[s->h1->addr_i];
 }
 
-/* h1.c */
+static inline struct h1_setup *h1_setup_of(const struct worker *w)
+{
+    return w->tp_setup;
+}
+
+/* http1.c */
 /* Ends the request of s with outcome; what names the step that failed. */
 void engine__h1_fail(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what);
 /* Closes c; its slot (if any) lets go of it. */
@@ -145,15 +150,18 @@ int engine__h1_write(struct h1_conn *c, const char *data, size_t n);
 /* Writes what c's TLS has to send (engine__h1_write). */
 int engine__h1_tls_flush(struct h1_conn *c);
 
-/* h1_request.c */
+/* h1/request.c */
 /* The request s sends now, as HTTP/1.1 text: its head (in the worker's
  * buffers, or the script's) and body (borrowed). */
 void engine__h1_request(struct slot *s, const char **head, size_t *len, const unsigned char **body,
                         size_t *body_len);
+/* transport_ops.script_ready: a script's request goes to [target] url's
+ * origin (h1 connects to one only); its head, serialised into q. */
+int engine__h1_script_ready(struct slot *s, struct scene_req *q, char *why, size_t why_len);
 /* Whether the redirect s follows stays on its kind's origin. */
 int engine__h1_is_same_origin(const struct slot *s);
 
-/* HTTP/2 (h1_h2.c, h1_h2_io.c): the worker's connections, and one. */
+/* HTTP/2 (h1/http2.c, h1/http2_io.c): the worker's connections, and one. */
 struct h2_worker {
     uv_prepare_t flush;   /* each pass: the frames of every connection written */
     struct dlist all;     /* every connection, opening or open (h2_conn.in_all) */
@@ -184,7 +192,7 @@ struct h2_conn {
     uint64_t n_done;    /* replies completed on it */
 };
 
-/* h1_h2.c: HTTP/2 on h1's connections (http_version = 2 or h2c). */
+/* h1/http2.c: HTTP/2 on h1's connections (http_version = 2 or h2c). */
 void engine__h2_init(struct worker *w);
 void engine__h2_close(struct worker *w);
 void engine__h2_fini(struct worker *w);
@@ -215,7 +223,7 @@ void engine__h2_complete_done(struct h2_worker *x);
 void engine__h2_conn_lost(struct h2_conn *hc, enum transfer_outcome outcome, int os_errno,
                           const char *words);
 
-/* h1_h2_io.c: the reads and writes of HTTP/2 connections. */
+/* h1/http2_io.c: the reads and writes of HTTP/2 connections. */
 /* A read of an HTTP/2 connection (its uv_read_cb). */
 void engine__h2_on_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf);
 /* Decrypts what the TLS of hc's connection holds into its session. */
@@ -224,7 +232,7 @@ void engine__h2_tls_pump(struct h2_conn *hc);
  * uv_prepare_t, each loop pass). */
 void engine__h2_on_flush(uv_prepare_t *p);
 
-/* h1_connect.c */
+/* h1/connect.c */
 /* Opens a connection for s: at once, after the worker's lookup, or in a
  * later pass when this one's connect budget is spent. */
 void engine__h1_conn_open(struct slot *s);

@@ -1,5 +1,5 @@
 /*
- * The reads and writes of h1's HTTP/2 connections (h1_h2.c has the
+ * The reads and writes of h1's HTTP/2 connections (h1/http2.c has the
  * rest): a read goes whole into nghttp2_session_mem_recv (after TLS, if
  * any), the streams it ended completed after it; frames go out once per
  * loop pass and connection (one write, one TLS record run, for every
@@ -14,7 +14,7 @@
 
 #include "core/xalloc.h"
 
-#include "engine/h1_internal.h"
+#include "engine/h1/internal.h"
 
 /* Bytes of the connection into its session. Returns 0, or -1 once the
  * connection is lost (malformed). */

@@ -1,4 +1,4 @@
-#include "engine/h2_head.h"
+#include "engine/h1/h2_head.h"
 
 #include <errno.h>
 #include <stdio.h>

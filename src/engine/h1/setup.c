@@ -18,9 +18,9 @@
 #include "config/config.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
-#include "engine/h1_wire.h"
-#include "engine/internal.h"
-#include "engine/workload.h"
+#include "engine/h1/wire.h"
+#include "engine/transport.h"
+#include "engine/h1/h1.h"
 
 #define WHY_MAX 160
 
@@ -125,8 +125,10 @@ static struct h1_setup *setup_new(const struct workload *wl, const struct h1_ori
     return p;
 }
 
-void engine__h1_setup_free(struct h1_setup *p)
+void engine__h1_setup_free(void *setup)
 {
+    struct h1_setup *p = setup;
+
     if (!p)
         return;
     for (size_t i = 0; i < p->n_kinds; i++)
@@ -139,43 +141,34 @@ void engine__h1_setup_free(struct h1_setup *p)
     free(p);
 }
 
-int engine__transport_choose(struct engine *e, char *err, size_t err_len)
+int engine__h1_accepts(const struct config *c, const struct workload *wl, char *why, size_t why_len)
 {
-    enum config_transport want = e->config->target.transport;
+    struct h1_origin o;
+    int rc = check_target(&c->target, why, why_len);
+
+    return rc == 0 ? check_kinds(wl, &o, why, why_len) : rc;
+}
+
+void *engine__h1_setup_new(const struct config *c, const struct workload *wl)
+{
+    struct h1_setup *p;
     struct h1_origin o;
     char why[2 * WHY_MAX];
-    int rc;
 
-    e->tp = &transport_curl;
-    if (want == CONFIG_TRANSPORT_CURL)
-        return 0;
-    /* Proxies are libcurl's alone: auto picks curl for them (the config
-     * refused them with transport = h1). */
-    rc = check_target(&e->config->target, why, sizeof(why));
-    if (rc == 0)
-        rc = check_kinds(e->workload, &o, why, sizeof(why));
-    if (rc != 0) {
-        if (want == CONFIG_TRANSPORT_AUTO)
-            return 0;
-        snprintf(
-            err, err_len,
-            "brink: [target] transport: h1 cannot serve this run: %s (use transport = curl or auto)",
-            why);
-        return rc;
-    }
-    e->h1 = setup_new(e->workload, &o, &e->config->target);
-    e->tp = &transport_h1;
-    if (e->config->target.unix_socket.value) {
-        unix_address(&e->h1->addrs, e->config->target.unix_socket.value);
-        e->h1->has_addrs = 1;
-        return 0;
+    /* engine__h1_accepts found the one origin. */
+    if (check_kinds(wl, &o, why, sizeof(why)) != 0)
+        return NULL;
+    p = setup_new(wl, &o, &c->target);
+    if (c->target.unix_socket.value) {
+        unix_address(&p->addrs, c->target.unix_socket.value);
+        p->has_addrs = 1;
+        return p;
     }
     /* An address literal needs no lookup. A name is looked up by each
      * worker, off its loop, when its first request needs it: here, on the
      * starting thread with every signal blocked, a DNS server that never
      * answers would hold the start, and a stop, for the lookup's 10 s. */
-    e->h1->has_addrs =
-        engine__lookup_resolve(e->h1->connect_host, e->h1->connect_port, AI_NUMERICHOST,
-                               e->h1->family, &e->h1->addrs, why, sizeof(why)) == 0;
-    return 0;
+    p->has_addrs = engine__lookup_resolve(p->connect_host, p->connect_port, AI_NUMERICHOST,
+                                          p->family, &p->addrs, why, sizeof(why)) == 0;
+    return p;
 }

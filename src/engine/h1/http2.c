@@ -3,12 +3,12 @@
  * knowledge), on nghttp2. An HTTP/2 connection (its socket and TLS, one
  * nghttp2_session) is the worker's, not a slot's: a request takes a stream
  * on a connection with one free, open or still opening (up to [target]
- * streams), else opens one through h1_connect.c as an HTTP/1.1 request
+ * streams), else opens one through h1/connect.c as an HTTP/1.1 request
  * would (lookups, the connect budget, connect_to, addresses in turn). The
  * slot whose connect opens it is its opener; the others wait for it,
  * each within its own deadline. The request is the head h1 builds, read
  * into header fields (h2_head.h); the reply's fields go through the same
- * capture as HTTP/1.1's. Its reads and writes are in h1_h2_io.c (frames
+ * capture as HTTP/1.1's. Its reads and writes are in h1/http2_io.c (frames
  * once per loop pass and connection, reads whole into the session).
  * Outcomes are those of the curl transport:
  * RST_STREAM is a reset, one with a code of a broken protocol
@@ -28,10 +28,10 @@
 #include "config/config.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
-#include "engine/h2_head.h"
-#include "engine/workload.h"
+#include "engine/h1/h2_head.h"
+#include "engine/transport.h"
 
-#include "engine/h1_internal.h"
+#include "engine/h1/internal.h"
 
 #define H2_STREAM_WINDOW (1u << 20) /* bytes a stream's reply may send ahead */
 #define H2_CONN_WINDOW (16u << 20)  /* bytes all of a connection's replies may */
@@ -167,7 +167,7 @@ static void submit(struct slot *s)
 
     engine__h1_request(s, &head, &len, &h->body, &h->body_len);
     h->body_at = 0;
-    if (h2_head_read(&x->head, head, len, s->w->e->h1->is_tls ? "https" : "http", why,
+    if (h2_head_read(&x->head, head, len, h1_setup_of(s->w)->is_tls ? "https" : "http", why,
                      sizeof(why)) < 0) {
         engine__h1_fail(s, TRANSFER_OTHER, 0, why);
         return;
@@ -182,7 +182,7 @@ static void submit(struct slot *s)
     h->stream_id = id;
     h->was_connected = 1;
     /* keepalive = no: the connection carries this request only. */
-    if (!s->w->e->config->target.keepalive) {
+    if (!s->w->config->target.keepalive) {
         hc->is_spent = 1;
         set_free(hc);
     }
@@ -523,9 +523,9 @@ static int on_close(nghttp2_session *session, int32_t id, uint32_t code, void *u
 /* Says once per run which version the server picked by ALPN. */
 static void tell(struct worker *w, int is_h2)
 {
-    if (!w->e->h1->is_tls || atomic_exchange(&w->e->h1->h2_told, 1))
+    if (!h1_setup_of(w)->is_tls || atomic_exchange(&h1_setup_of(w)->h2_told, 1))
         return;
-    engine__merger_event(w->e->merger, EV_NOTICE, engine__worker_now_ns(w),
+    engine__worker_event(w, EV_NOTICE, engine__worker_now_ns(w),
                          is_h2 ? "http_version = 2: the server picked h2 by ALPN"
                                : "http_version = 2: the server picked http/1.1 by ALPN: requests "
                                  "go as HTTP/1.1");
@@ -668,9 +668,8 @@ void engine__h2_init(struct worker *w)
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_sent);
     x->callbacks = cb;
-    x->streams = w->e->config->target.streams && w->e->config->target.keepalive
-                     ? w->e->config->target.streams
-                     : 1;
+    x->streams =
+        w->config->target.streams && w->config->target.keepalive ? w->config->target.streams : 1;
     dlist_init(&x->all);
     dlist_init(&x->free);
     dlist_init(&x->dirty);

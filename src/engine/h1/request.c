@@ -5,27 +5,28 @@
  * Cookie, the aws_sigv4 signature) added. HTTP/2 reads its header fields
  * from the same text (h2_head.h). Worker thread only.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "config/config.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
-#include "engine/h1_wire.h"
-#include "engine/internal.h"
-#include "engine/workload.h"
+#include "engine/h1/wire.h"
+#include "engine/transport.h"
 
-#include "engine/h1_internal.h"
+#include "engine/h1/internal.h"
 
 /* Whether the redirect s follows stays on the origin its kind's
  * connections go to: h1 connects to one origin only. */
 int engine__h1_is_same_origin(const struct slot *s)
 {
-    const struct h1_kind *k = &s->w->e->h1->kinds[s->kind];
+    const struct h1_kind *k = &h1_setup_of(s->w)->kinds[s->kind];
     const char *url = s->redirect.url;
 
-    return strncasecmp(url, workload_kind(s->w->e->workload, s->kind)->url, k->origin_len) == 0 &&
+    return strncasecmp(url, workload_kind(s->w->workload, s->kind)->url, k->origin_len) == 0 &&
            strchr("/?", url[k->origin_len]) != NULL;
 }
 
@@ -58,7 +59,7 @@ static const char *hop_head(struct slot *s, const struct h1_kind *k, size_t *len
 static void keep_url(struct slot *s, const struct h1_kind *k, const char *target, size_t n)
 {
     struct h1_slot *h = s->h1;
-    const char *origin = workload_kind(s->w->e->workload, s->kind)->url;
+    const char *origin = workload_kind(s->w->workload, s->kind)->url;
     size_t need = k->origin_len + n + 1;
 
     if (need > h->url_cap) {
@@ -82,7 +83,7 @@ static const char *extend_head(struct slot *s, const struct h1_kind *k, const ch
 {
     static const char version[] = " HTTP/1.1\r\n";
     struct h1_worker *hw = s->w->h1;
-    size_t cap = s->w->e->h1->head_max + SIGV4_LINES_MAX + ENGINE_COOKIE_LINE_MAX + 4, at;
+    size_t cap = h1_setup_of(s->w)->head_max + SIGV4_LINES_MAX + ENGINE_COOKIE_LINE_MAX + 4, at;
     const char *target = memchr(head, ' ', *len), *end = NULL;
     const struct sigv4_out *o = NULL;
 
@@ -94,7 +95,7 @@ static const char *extend_head(struct slot *s, const struct h1_kind *k, const ch
         memcmp(end, version, sizeof(version) - 1) != 0)
         return head;
     target++;
-    if (workload_kind(s->w->e->workload, s->kind)->sigv4)
+    if (workload_kind(s->w->workload, s->kind)->sigv4)
         o = engine__slot_sign(s, target, (size_t)(end - target), k->host);
     if (!hw->signed_head)
         hw->signed_head = xmalloc(cap);
@@ -133,15 +134,40 @@ void engine__h1_request(struct slot *s, const char **head, size_t *len, const un
         *body_len = s->req->body_len;
         return;
     }
-    k = &s->w->e->h1->kinds[s->kind];
+    k = &h1_setup_of(s->w)->kinds[s->kind];
     if (s->redirect.hops)
         *head = hop_head(s, k, len);
     else
-        *head = h1_head(k, s->w->e->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head,
+        *head = h1_head(k, s->w->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head,
                         hw->head_cap, len);
-    if (workload_kind(s->w->e->workload, s->kind)->sigv4 || s->jar ||
-        s->w->e->config->target.follow_redirects)
+    if (workload_kind(s->w->workload, s->kind)->sigv4 || s->jar ||
+        s->w->config->target.follow_redirects)
         *head = extend_head(s, k, *head, len);
     *body = k->body;
     *body_len = engine__slot_has_body(s) ? k->body_len : 0;
+}
+
+int engine__h1_script_ready(struct slot *s, struct scene_req *q, char *why, size_t why_len)
+{
+    const struct h1_setup *p = h1_setup_of(s->w);
+    struct h1_origin o;
+    char reason[160];
+
+    if (h1_origin_parse(q->url, &o, reason, sizeof(reason)) < 0) {
+        msg_set(why, why_len, "brink.request: %s", reason);
+        return -EINVAL;
+    }
+    if (strcmp(o.authority, p->authority) != 0 || o.is_tls != p->is_tls) {
+        if (s->redirect.hops)
+            msg_set(why, why_len, "%s", ENGINE_H1_OTHER_ORIGIN);
+        else
+            msg_set(why, why_len,
+                    "brink.request: %.80s: the h1 transport sends to [target] url's origin only "
+                    "(set [target] transport = curl for others)",
+                    q->url);
+        return -EINVAL;
+    }
+    h1_head_build(&q->head_buf, q->method, q->url, &o, q->headers, q->n_headers, q->body != NULL,
+                  q->body_len);
+    return 0;
 }

@@ -31,9 +31,8 @@
 
 #include "config/config.h"
 #include "core/xalloc.h"
-#include "engine/curl_transport.h"
-#include "engine/internal.h"
-#include "engine/workload.h"
+#include "engine/curl/internal.h"
+#include "engine/transport.h"
 
 static void on_sock_closed(uv_handle_t *h)
 {
@@ -290,7 +289,7 @@ static int on_close_socket(void *clientp, curl_socket_t fd)
 /* The header lists of the request kinds, built once per worker. */
 static void build_kind_headers(struct worker *w)
 {
-    const struct workload *wl = w->e->workload;
+    const struct workload *wl = w->workload;
     size_t n_kinds = workload_n_kinds(wl);
 
     w->curl->kind_headers = xcalloc(n_kinds, sizeof(*w->curl->kind_headers));
@@ -307,7 +306,7 @@ static void build_kind_headers(struct worker *w)
 
 void engine__curl_uv_fini(struct worker *w)
 {
-    size_t n_kinds = workload_n_kinds(w->e->workload);
+    size_t n_kinds = workload_n_kinds(w->workload);
 
     if (!w->curl)
         return;
@@ -340,16 +339,16 @@ int engine__curl_uv_init(struct worker *w, char *err, size_t err_len)
     /* The default cache follows the number of handles added, which drops
      * every time a slot's transfer ends and would close idle keep-alive
      * connections; hold one per possible virtual user instead. */
-    curl_multi_setopt(w->curl->multi, CURLMOPT_MAXCONNECTS, (long)w->e->max_concurrency + 16);
+    curl_multi_setopt(w->curl->multi, CURLMOPT_MAXCONNECTS, (long)w->max_concurrency + 16);
     uv_timer_init(&w->loop, &w->curl->timer);
     uv_idle_init(&w->loop, &w->curl->now);
     uv_idle_init(&w->loop, &w->curl->paced);
     w->curl->paced.data = w;
     build_kind_headers(w);
     /* libcurl reads the lines as they are written in the config. */
-    for (uint32_t i = 0; i < w->e->config->target.n_connect_to; i++)
+    for (uint32_t i = 0; i < w->config->target.n_connect_to; i++)
         w->curl->connect_to =
-            curl_slist_append(w->curl->connect_to, w->e->config->target.connect_to[i].value);
+            curl_slist_append(w->curl->connect_to, w->config->target.connect_to[i].value);
     rc = engine__curl_tls_init(w, err, err_len);
     if (rc != 0) {
         /* The caller closes only its own handles on a failed init. */
@@ -451,15 +450,10 @@ static void expire(struct slot *s)
 
 static void on_deadline(uv_timer_t *t);
 
-/* Arms the deadline of s limit_us after its start. libuv counts a timer
- * from its loop time, ms read once per pass, which a long pass (a burst)
- * leaves behind: the due time is counted on the monotonic clock instead. */
+/* Arms the deadline of s limit_us after its start. */
 static void arm_deadline(struct slot *s, uint64_t limit_us)
 {
-    uint64_t due_ms = (s->w->e->start_ns + s->start_ns + limit_us * 1000 + 999999) / 1000000;
-    uint64_t now_ms = uv_now(&s->w->loop);
-
-    uv_timer_start(&s->curl->deadline, on_deadline, due_ms > now_ms ? due_ms - now_ms : 0, 0);
+    engine__slot_arm(s, &s->curl->deadline, on_deadline, limit_us);
 }
 
 /* Writes into the error buffer of s what libcurl says of a transfer whose
@@ -602,7 +596,7 @@ void engine__curl_uv_abort(struct worker *w, struct slot *s)
  * make it as large as at the start again. */
 void engine__curl_uv_users_changed(struct worker *w, uint32_t n)
 {
-    long max = n < w->curl->users ? (n > 0 ? (long)n : 1) : (long)w->e->max_concurrency + 16;
+    long max = n < w->curl->users ? (n > 0 ? (long)n : 1) : (long)w->max_concurrency + 16;
 
     w->curl->users = n;
     curl_multi_setopt(w->curl->multi, CURLMOPT_MAXCONNECTS, max);

@@ -19,8 +19,9 @@
 #include <strings.h>
 
 #include "core/xalloc.h"
-#include "engine/h1_wire.h"
-#include "engine/internal.h"
+#include "engine/h1/wire.h"
+#include "engine/transport.h"
+#include "engine/h1/h1.h"
 
 struct lookup {
     pthread_mutex_t lock;

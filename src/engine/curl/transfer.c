@@ -16,10 +16,8 @@
 #include "config/config.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
-#include "engine/classify.h"
-#include "engine/curl_transport.h"
-#include "engine/internal.h"
-#include "engine/workload.h"
+#include "engine/transport.h"
+#include "engine/curl/internal.h"
 
 #define WORDS_MAX 320
 
@@ -48,7 +46,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
     size_t n = size * nmemb;
 
     cs->body_bytes += n;
-    if (cs->body_bytes > s->w->e->config->target.max_body_bytes) {
+    if (cs->body_bytes > s->w->config->target.max_body_bytes) {
         /* Counted and cut, never buffered: returning less than n aborts. */
         cs->is_body_cut = 1;
         return 0;
@@ -154,7 +152,7 @@ static void take_header(struct slot *s, const char *line, size_t n)
     const char *url = NULL;
     int is_cookie = s->jar && n > 11 && strncasecmp(line, "set-cookie:", 11) == 0;
     int is_location =
-        s->w->e->config->target.follow_redirects && n > 9 && strncasecmp(line, "location:", 9) == 0;
+        s->w->config->target.follow_redirects && n > 9 && strncasecmp(line, "location:", 9) == 0;
     size_t i = is_cookie ? 11 : 9;
 
     if (!is_cookie && !is_location)
@@ -264,7 +262,7 @@ static struct curl_slot *new_handle(struct worker *w)
     /* TLS and HTTP version: [target] insecure to http_version, streams. */
     engine__curl_tls_setup_easy(w, e);
     /* Where connections go: connect_to, unix_socket, ip, proxy. */
-    set_route(w, e, &w->e->config->target);
+    set_route(w, e, &w->config->target);
     /* A name lookup that outlives its transfer (a DNS server that never
      * answers) is left to finish on libcurl's resolver thread; without this
      * libcurl joins that thread when the transfer ends or the handle is
@@ -366,13 +364,13 @@ static void set_request(struct slot *s, const struct scene_req *q)
 /* The options that depend on the request kind, set when the kind changes. */
 static void set_kind(struct slot *s, size_t kind)
 {
-    const struct workload_kind *k = workload_kind(s->w->e->workload, kind);
+    const struct workload_kind *k = workload_kind(s->w->workload, kind);
     CURL *e = s->curl->easy;
 
     set_method(e, k->method, k->body, k->body_len);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->curl->kind_headers[kind]);
     /* A kind renamed for server_name has its own line, which carries the
-     * connect_to route of its URL's host (curl_tls.c). */
+     * connect_to route of its URL's host (curl/tls.c). */
     if (s->w->curl->renames && s->w->curl->renames[kind].connect_to)
         curl_easy_setopt(e, CURLOPT_CONNECT_TO, s->w->curl->renames[kind].connect_to);
     else if (s->w->curl->renames)
@@ -394,7 +392,7 @@ void engine__curl_slot_set_deadlines(struct slot *s)
     curl_easy_setopt(s->curl->easy, CURLOPT_TIMEOUT_MS,
                      left_ms(s, engine__slot_timeout_us(s)) + CURL_BACKSTOP_MS);
     curl_easy_setopt(s->curl->easy, CURLOPT_CONNECTTIMEOUT_MS,
-                     left_ms(s, s->w->e->config->target.connect_timeout_us) + CURL_BACKSTOP_MS);
+                     left_ms(s, s->w->config->target.connect_timeout_us) + CURL_BACKSTOP_MS);
 }
 
 void engine__curl_slot_expired(struct slot *s)
@@ -466,7 +464,7 @@ static void set_request_headers(struct slot *s, const char *url, struct curl_sli
 {
     struct curl_slot *cs = s->curl;
 
-    if (workload_kind(s->w->e->workload, s->kind)->sigv4)
+    if (workload_kind(s->w->workload, s->kind)->sigv4)
         head = sign(s, url, head);
     if (s->jar) {
         if (!cs->cookie_line)
@@ -505,7 +503,7 @@ static void start(struct slot *s)
         /* A redirect's hop goes where its Location said, as is. */
         snprintf(url, CURL_URL_MAX, "%s", s->redirect.url);
     } else {
-        len = workload_url(w->e->workload, s->kind, s->seq, s->vu, &w->rng, url, CURL_URL_MAX);
+        len = workload_url(w->workload, s->kind, s->seq, s->vu, &w->rng, url, CURL_URL_MAX);
         /* workload_new refused templates that could expand past the buffer. */
         assert(len >= 0);
         (void)len;
@@ -530,7 +528,7 @@ static void start(struct slot *s)
         }
         cs->last_kind = SIZE_MAX;
         set_request_headers(s, url, cs->cross_headers);
-    } else if (workload_kind(w->e->workload, s->kind)->sigv4 || s->jar) {
+    } else if (workload_kind(w->workload, s->kind)->sigv4 || s->jar) {
         set_request_headers(s, url, w->curl->kind_headers[s->kind]);
     }
     curl_easy_setopt(cs->easy, CURLOPT_URL, url);
@@ -617,7 +615,7 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
         words[0] = '\0';
         if (r->outcome != TRANSFER_OK && r->outcome != TRANSFER_BODY_CUT)
             engine__curl_code_words(code, r->connected, cs->error, words, words_cap);
-        route_failed(&s->w->e->config->target, code, r, words, words_cap);
+        route_failed(&s->w->config->target, code, r, words, words_cap);
         /* The lookup's time is set once the name resolved (an address
          * literal too); 0 on a connection never made means the lookup was
          * still on, or had not begun: a deadline that ended before libcurl
@@ -675,7 +673,7 @@ static enum resend_cause resend_cause(struct slot *s, long os_errno)
     if (version == 0)
         version = s->w->curl->last_version;
     if (version == 0)
-        version = s->w->e->config->target.http_version == CONFIG_HTTP_1_1 ? 1 : 2;
+        version = s->w->config->target.http_version == CONFIG_HTTP_1_1 ? 1 : 2;
     /* libcurl's words on a count of sends again run out are no words of
      * the stream's. */
     if (strncmp(cs->error, CURL_RETRIES_SPENT, strlen(CURL_RETRIES_SPENT)) == 0)
@@ -886,12 +884,15 @@ void engine__curl_slot_done(struct slot *s, CURLcode code)
 
 const struct transport_ops transport_curl = {
     .name = "curl",
+    .global_init = engine__curl_uv_global_init,
+    .global_cleanup = engine__curl_uv_global_cleanup,
+    .version = engine__curl_version,
     .init = engine__curl_uv_init,
     .close = engine__curl_uv_close,
     .fini = engine__curl_uv_fini,
     .prepare = prepare,
     .slot_init = slot_init,
-    .engine__slot_free = slot_fini,
+    .slot_free = slot_fini,
     .start = start,
     .abort = abort_transfer,
     .is_unsent = is_unsent,

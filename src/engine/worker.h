@@ -1,0 +1,108 @@
+/*
+ * A worker (worker.c): a thread with its own uv_loop_t, its slots, its
+ * transport's state and its interval. The open model's part of it is in
+ * open.c (engine/open.h).
+ */
+#ifndef BRINK_ENGINE_WORKER_H
+#define BRINK_ENGINE_WORKER_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "engine/closer.h"
+#include "engine/deadline.h"
+#include "engine/interval.h"
+#include "engine/pace.h"
+#include "engine/schedule.h"
+#include "engine/sigv4.h"
+
+struct config;
+struct control;
+struct curl_worker;
+struct engine;
+struct h1_worker;
+struct script;
+struct slot;
+struct workload;
+
+struct worker {
+    struct engine *e;
+    /* What its transport reads of the run, read-only (engine__worker_new). */
+    const struct config *config;
+    const struct workload *workload;
+    void *tp_setup;           /* what transport_ops.setup built, shared by every worker */
+    uint64_t start_ns;        /* uv_hrtime at the run's start */
+    uint32_t max_concurrency; /* users at most, all workers */
+    uint32_t id;
+    pthread_t thread;
+    uv_loop_t loop;
+    /* Each transport's state, behind its own pointer; NULL for the others. */
+    struct curl_worker *curl; /* its multi handle and sockets (curl/internal.h) */
+    struct h1_worker *h1;     /* its buffers and pending completions (h1/http1.c) */
+    uv_timer_t tick_timer;    /* interval boundaries */
+    uv_timer_t end_timer;     /* duration and drain deadlines (worker 0 only) */
+    uv_idle_t filling;        /* closed model: users a pass's slice left unstarted, next pass */
+    uv_async_t wake;          /* control state changed */
+    uv_prepare_t pace_pass;   /* each loop pass: a new connect budget */
+    struct pace pace;         /* new connections begun in this pass */
+    struct closer closer;     /* connections closed in this pass, and those waiting */
+    struct slot **slots;
+    uint32_t n_slots;
+    uint32_t slots_cap; /* room in slots */
+    uint32_t share;     /* slots [0, share) may run */
+    int is_paused;
+    int is_stopping;
+    int is_done;
+    int is_started; /* its thread was created */
+    int has_run;    /* its loop ran to the end (its handles are closed) */
+    uint32_t in_flight;
+    uint32_t fds_used;
+    uint32_t conns_open; /* connections open (engine__worker_conn_opened, _closed) */
+    uint64_t rng;
+    uint64_t next_tick_ns; /* the boundary the tick timer waits for */
+    /* Open model: its part of the rate and of the cap, and its schedule. */
+    struct deadline sched_deadline; /* the next intended start */
+    struct schedule sched;
+    int is_open;
+    double rate_per_s;
+    uint32_t cap;
+    uint64_t owed_at_start; /* requests due and not started when the interval began */
+    struct script *script;  /* a scenario run: this worker's Lua state */
+    struct interval iv;
+    /* aws_sigv4: the day's signing key, and where requests are signed
+     * (allocated at the first). */
+    struct sigv4_cache sigv4_cache;
+    struct sigv4_out *sigv4_out;
+};
+
+/* Worker i's part of a total split over n workers: the first (total % n)
+ * get one more. Concurrency and drops are split the same way. */
+static inline uint64_t engine__share(uint64_t total, uint32_t n, uint32_t i)
+{
+    return total / n + (i < total % n ? 1 : 0);
+}
+
+/* worker.c */
+int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
+                       struct worker **out);
+int engine__worker_start(struct worker *w, char *err, size_t err_len);
+/* Runs the worker's loop on the calling thread until the worker is done:
+ * what its thread does, and what in-process tests call instead. */
+void engine__worker_run(struct worker *w);
+void engine__worker_join(struct worker *w);
+void engine__worker_free(struct worker *w);
+/* Re-reads the control state and acts on it (engine.lock not held). */
+void engine__worker_apply_control(struct worker *w);
+/* Starts requests on idle slots that may run; ends the worker when nothing
+ * is left to do. */
+void engine__worker_fill(struct worker *w);
+/* After s finished a transfer: its next request, or the end of the worker. */
+void engine__worker_next(struct worker *w, struct slot *s);
+/* Ends the worker when nothing is in flight and nothing more may start. */
+void engine__worker_check_finished(struct worker *w);
+/* Adds slots until it has n. */
+void engine__worker_grow_slots(struct worker *w, uint32_t n);
+
+#endif
