@@ -263,7 +263,7 @@ static int dress(struct slot *s, struct scene_req *q, char *why, size_t why_len)
     if (q->is_signed && sign(s, q, workload_kind(e->workload, 0)->sigv4, why, why_len) < 0)
         return -EINVAL;
     if (e->tp->script_ready)
-        return e->tp->script_ready(s, q, why, why_len);
+        return e->tp->script_ready(s, q, s->redirect.hops, why, why_len);
     return 0;
 }
 

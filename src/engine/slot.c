@@ -112,10 +112,27 @@ int engine__slot_start(struct slot *s, uint64_t intended_ns)
     return 0;
 }
 
+/* Hands the request of s to its transport: its first hop, or the next. */
+static void hand(struct slot *s)
+{
+    s->rq = (struct transport_request){
+        .kind = s->kind,
+        .seq = s->seq,
+        .vu = s->vu,
+        .start_ns = s->start_ns,
+        .script = s->req,
+        .hops = s->redirect.hops,
+        .hop_url = s->redirect.url,
+        .hop_is_get = s->redirect.is_get,
+        .hop_is_cross = s->redirect.is_cross,
+        .has_jar = s->jar != NULL,
+    };
+    s->w->e->tp->start(s, &s->rq);
+}
+
 void engine__slot_send(struct slot *s, uint64_t intended_ns)
 {
     struct worker *w = s->w;
-    struct engine *e = w->e;
 
     s->start_ns = engine__worker_now_ns(w);
     s->is_scheduled = intended_ns != SLOT_NOW;
@@ -128,7 +145,7 @@ void engine__slot_send(struct slot *s, uint64_t intended_ns)
     w->in_flight++;
     w->iv.total.started++;
     w->iv.kinds[s->kind].started++;
-    e->tp->start(s);
+    hand(s);
 }
 
 static void count(struct kind_stats *k, uint64_t latency_us, int cls, uint64_t in, uint64_t out)
@@ -208,7 +225,7 @@ static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, 
         engine__interval_count_status(&w->iv, (uint16_t)r->http_status, 1);
     if (s->req && engine__scene_hop(s, words, words_len) < 0)
         return -2;
-    w->e->tp->start(s);
+    hand(s);
     return 1;
 }
 

@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "engine/capture.h"
+#include "engine/request.h"
 
 struct cookie_jar;
 struct curl_slot;
@@ -83,7 +84,8 @@ struct slot {
     struct scene_req *req;
     struct scene_req req_store;
     int is_sleeping;
-    int is_iteration_start; /* the next request is its iteration's first */
+    int is_iteration_start;      /* the next request is its iteration's first */
+    struct transport_request rq; /* the one in flight, as its transport got it */
     /* Each transport's state, behind its own pointer; NULL for the others. */
     struct curl_slot *curl; /* its easy handle (curl/internal.h) */
     struct h1_slot *h1;     /* its connection, timer and reply parser (h1/http1.c) */

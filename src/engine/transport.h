@@ -18,6 +18,7 @@
 #include "engine/classify.h"
 #include "engine/closer.h"
 #include "engine/pace.h"
+#include "engine/request.h"
 #include "engine/sigv4.h"
 #include "engine/slot.h"
 #include "engine/worker.h"
@@ -64,13 +65,16 @@ struct transport_ops {
     void (*prepare)(struct worker *w, uint32_t n);
     void (*slot_init)(struct slot *s);
     void (*slot_free)(struct slot *s);
-    /* A scenario script's request q is about to go from s (at each hop):
-     * returns 0 when the transport can send it, having made what it sends
-     * from it, or -EINVAL with why (a script error at the first hop, the
-     * hop's failure after). NULL: it sends any request as it is. */
-    int (*script_ready)(struct slot *s, struct scene_req *q, char *why, size_t why_len);
-    /* Sends the request s->kind, s->seq of s (its URL expanded here). */
-    void (*start)(struct slot *s);
+    /* A scenario script's request q is about to go from s, as its hop
+     * hops (0: the request itself): returns 0 when the transport can send
+     * it, having made what it sends from it, or -EINVAL with why (a script
+     * error at the first hop, the hop's failure after). NULL: it sends any
+     * request as it is. */
+    int (*script_ready)(struct slot *s, struct scene_req *q, uint32_t hops, char *why,
+                        size_t why_len);
+    /* Sends the request rq of s (its URL expanded here); rq stays valid
+     * until its transfer ends. */
+    void (*start)(struct slot *s, const struct transport_request *rq);
     /* Aborts the transfer of s mid-stream: its connection closes. */
     void (*abort)(struct slot *s);
     /* Whether the transfer of s has sent nothing yet, nor begun a

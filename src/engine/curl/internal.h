@@ -116,13 +116,14 @@ struct curl_slot {
     int open_errno;      /* why our opensocket callback failed, 0 if it did not */
     long buffer_size;    /* CURLOPT_BUFFERSIZE, raised after a large body */
     struct curl_head head;
-    struct curl_slist *req_headers; /* a scenario script's request's header lines, or NULL */
-    struct slot *s;                 /* the slot it belongs to */
-    int is_queued;                  /* waits for a pass's connect budget, not yet in the multi */
-    struct dlist_node queue;        /* in its worker's queue */
-    uv_timer_t deadline;            /* its connect's, then its request's deadline (curl/uv.c) */
-    uint64_t added_ns;              /* when it was handed to libcurl, since the run started */
-    uint64_t added_at_act;          /* its worker's acts then: libcurl takes it up in the next */
+    struct curl_slist *req_headers;     /* a scenario script's request's header lines, or NULL */
+    struct slot *s;                     /* the slot it belongs to */
+    const struct transport_request *rq; /* the one in flight, or the last */
+    int is_queued;           /* waits for a pass's connect budget, not yet in the multi */
+    struct dlist_node queue; /* in its worker's queue */
+    uv_timer_t deadline;     /* its connect's, then its request's deadline (curl/uv.c) */
+    uint64_t added_ns;       /* when it was handed to libcurl, since the run started */
+    uint64_t added_at_act;   /* its worker's acts then: libcurl takes it up in the next */
     char error[CURL_ERROR_SIZE];
     /* aws_sigv4: the signature's lines of the transfer in flight, and the
      * list nodes that put them before its kind's header list. */

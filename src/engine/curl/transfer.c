@@ -52,8 +52,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
         return 0;
     }
     /* A scenario script's request keeps it, for the script. */
-    if (s->req && s->req->cap.wants_body)
-        capture_add(&s->req->cap.body, data, n);
+    if (cs->rq->script && cs->rq->script->cap.wants_body)
+        capture_add(&cs->rq->script->cap.body, data, n);
     return n;
 }
 
@@ -150,7 +150,7 @@ static void keep_header(struct capture *cap, const char *line, size_t n)
 static void take_header(struct slot *s, const char *line, size_t n)
 {
     const char *url = NULL;
-    int is_cookie = s->jar && n > 11 && strncasecmp(line, "set-cookie:", 11) == 0;
+    int is_cookie = s->curl->rq->has_jar && n > 11 && strncasecmp(line, "set-cookie:", 11) == 0;
     int is_location =
         s->w->config->target.follow_redirects && n > 9 && strncasecmp(line, "location:", 9) == 0;
     size_t i = is_cookie ? 11 : 9;
@@ -186,12 +186,12 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
     size_t n = size * nmemb;
 
     /* A script's request keeps its reply's headers for the script instead. */
-    if (!s->req)
+    if (!cs->rq->script)
         take_header(s, line, n);
     cs->head.why = check_header(&cs->head, line, n);
     learn_version(s, line, n);
-    if (s->req && !cs->head.why)
-        keep_header(&s->req->cap, line, n);
+    if (cs->rq->script && !cs->head.why)
+        keep_header(&cs->rq->script->cap, line, n);
     /* Returning less than n aborts the transfer (CURLE_WRITE_ERROR). */
     return cs->head.why ? 0 : n;
 }
@@ -382,7 +382,7 @@ static void set_kind(struct slot *s, size_t kind)
  * would mean no limit to libcurl). */
 static long left_ms(const struct slot *s, uint64_t limit_us)
 {
-    uint64_t waited_us = (engine__worker_now_ns(s->w) - s->start_ns) / 1000;
+    uint64_t waited_us = (engine__worker_now_ns(s->w) - s->curl->rq->start_ns) / 1000;
 
     return limit_us > waited_us + 1000 ? (long)((limit_us - waited_us + 999) / 1000) : 1L;
 }
@@ -464,9 +464,9 @@ static void set_request_headers(struct slot *s, const char *url, struct curl_sli
 {
     struct curl_slot *cs = s->curl;
 
-    if (workload_kind(s->w->workload, s->kind)->sigv4)
+    if (workload_kind(s->w->workload, cs->rq->kind)->sigv4)
         head = sign(s, url, head);
-    if (s->jar) {
+    if (cs->rq->has_jar) {
         if (!cs->cookie_line)
             cs->cookie_line = xmalloc(ENGINE_COOKIE_LINE_MAX);
         if (engine__slot_cookie_line(s, url, cs->cookie_line, ENGINE_COOKIE_LINE_MAX) > 0) {
@@ -484,52 +484,53 @@ static void add(struct slot *s)
         xalloc_die("curl_multi_add_handle failed");
 }
 
-static void start(struct slot *s)
+static void start(struct slot *s, const struct transport_request *rq)
 {
     struct worker *w = s->w;
     struct curl_slot *cs = s->curl;
     char *url = w->curl->url;
     int len;
 
-    if (s->req) {
-        set_request(s, s->req);
-        curl_easy_setopt(cs->easy, CURLOPT_URL, s->req->url);
+    cs->rq = rq;
+    if (rq->script) {
+        set_request(s, rq->script);
+        curl_easy_setopt(cs->easy, CURLOPT_URL, rq->script->url);
         cs->is_retried = 0;
         reset_transfer(cs);
         add(s);
         return;
     }
-    if (s->redirect.hops) {
+    if (rq->hops) {
         /* A redirect's hop goes where its Location said, as is. */
-        snprintf(url, CURL_URL_MAX, "%s", s->redirect.url);
+        snprintf(url, CURL_URL_MAX, "%s", rq->hop_url);
     } else {
-        len = workload_url(w->workload, s->kind, s->seq, s->vu, &w->rng, url, CURL_URL_MAX);
+        len = workload_url(w->workload, rq->kind, rq->seq, rq->vu, &w->rng, url, CURL_URL_MAX);
         /* workload_new refused templates that could expand past the buffer. */
         assert(len >= 0);
         (void)len;
-        engine__curl_tls_rename(w, s->kind, url, CURL_URL_MAX);
+        engine__curl_tls_rename(w, rq->kind, url, CURL_URL_MAX);
     }
-    if (s->kind != cs->last_kind)
-        set_kind(s, s->kind);
-    if (s->redirect.is_get) {
+    if (rq->kind != cs->last_kind)
+        set_kind(s, rq->kind);
+    if (rq->hop_is_get) {
         /* 303, or a POST moved by 301 or 302: a GET without a body. The
          * kind's options come back at its next request. */
         curl_easy_setopt(cs->easy, CURLOPT_HTTPGET, 1L);
         curl_easy_setopt(cs->easy, CURLOPT_CUSTOMREQUEST, NULL);
         cs->last_kind = SIZE_MAX;
     }
-    if (s->redirect.is_cross) {
+    if (rq->hop_is_cross) {
         /* The kind's lines without its credentials, for this hop only. */
         curl_slist_free_all(cs->cross_headers);
         cs->cross_headers = NULL;
-        for (struct curl_slist *l = w->curl->kind_headers[s->kind]; l; l = l->next) {
+        for (struct curl_slist *l = w->curl->kind_headers[rq->kind]; l; l = l->next) {
             if (!engine__is_credential(l->data))
                 cs->cross_headers = curl_slist_append(cs->cross_headers, l->data);
         }
         cs->last_kind = SIZE_MAX;
         set_request_headers(s, url, cs->cross_headers);
-    } else if (workload_kind(w->workload, s->kind)->sigv4 || s->jar) {
-        set_request_headers(s, url, w->curl->kind_headers[s->kind]);
+    } else if (workload_kind(w->workload, rq->kind)->sigv4 || rq->has_jar) {
+        set_request_headers(s, url, w->curl->kind_headers[rq->kind]);
     }
     curl_easy_setopt(cs->easy, CURLOPT_URL, url);
     cs->is_retried = 0;

@@ -436,7 +436,7 @@ static int is_expired(const struct slot *s, uint64_t now_ns)
     /* Within a millisecond of it counts: libcurl's deadlines are whole ms,
      * and one that ends before the transfer began to resolve its host
      * would read as a dns failure. */
-    return now_ns - s->start_ns + 1000000 >= limit_us * 1000;
+    return now_ns - s->curl->rq->start_ns + 1000000 >= limit_us * 1000;
 }
 
 /* s waited in the queue past its connect deadline (unlinked). */
@@ -516,7 +516,7 @@ static void on_deadline(uv_timer_t *t)
     }
     curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
     connected = engine__curl_slot_connected(cs->easy);
-    if (connected && engine__worker_now_ns(w) - s->start_ns < timeout_us * 1000) {
+    if (connected && engine__worker_now_ns(w) - s->curl->rq->start_ns < timeout_us * 1000) {
         arm_deadline(s, timeout_us);
         return;
     }

@@ -591,8 +591,9 @@ static void on_timeout(uv_timer_t *t)
     if (h->is_looking_up) {
         /* complete() makes the timeout a dns failure, as libcurl's is. */
         dlist_remove(&s->w->h1->waiting, &h->in_line);
-        snprintf(what, sizeof(what), "no answer to the name lookup within %llu ms",
-                 (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
+        snprintf(
+            what, sizeof(what), "no answer to the name lookup within %llu ms",
+            (unsigned long long)((engine__worker_now_ns(s->w) - s->h1->rq->start_ns) / 1000000));
         engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
@@ -604,33 +605,35 @@ static void on_timeout(uv_timer_t *t)
         return;
     }
     if (h->conn && h->conn->tls && !h->conn->is_tls_ready) {
-        snprintf(what, sizeof(what), "TLS handshake not done within %llu ms",
-                 (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
+        snprintf(
+            what, sizeof(what), "TLS handshake not done within %llu ms",
+            (unsigned long long)((engine__worker_now_ns(s->w) - s->h1->rq->start_ns) / 1000000));
         engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
     snprintf(what, sizeof(what), "no reply within %llu ms",
-             (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
+             (unsigned long long)((engine__worker_now_ns(s->w) - s->h1->rq->start_ns) / 1000000));
     engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
 }
 
 /* ---- The ops table ---------------------------------------------------- */
 
-static void start(struct slot *s)
+static void start(struct slot *s, const struct transport_request *rq)
 {
     struct h1_slot *h = s->h1;
-    int is_head = s->req ? s->req->is_head : h1_setup_of(s->w)->kinds[s->kind].is_head;
+    int is_head = rq->script ? rq->script->is_head : h1_setup_of(s->w)->kinds[rq->kind].is_head;
 
+    h->rq = rq;
     h->is_starting = 1;
     h->is_retried = 0;
     h->bytes_out = 0;
     h->was_connected = h->conn != NULL;
     h1_resp_begin(&h->resp, is_head, config_of(s)->target.max_body_bytes);
-    if (s->req)
-        h->resp.cap = &s->req->cap;
+    if (rq->script)
+        h->resp.cap = &rq->script->cap;
     else if (h->capture.wants)
         h1_resp_capture(&h->resp, &h->capture);
-    if (!s->req && s->redirect.hops && !engine__h1_is_same_origin(s)) {
+    if (!rq->script && rq->hops && !engine__h1_is_same_origin(s)) {
         engine__h1_fail(s, TRANSFER_OTHER, 0, ENGINE_H1_OTHER_ORIGIN);
     } else if (s->w->h1->is_h2) {
         engine__h2_start(s);
@@ -694,11 +697,11 @@ static void slot_init(struct slot *s)
 
     h->s = s;
     uv_timer_init(&s->w->loop, &h->timer);
-    if (s->jar || s->w->config->target.follow_redirects) {
+    if (s->w->config->target.cookies || s->w->config->target.follow_redirects) {
         h->value = xmalloc(H1_VALUE_MAX);
         h->capture =
             (struct h1_capture){.fn = on_value, .arg = s, .buf = h->value, .cap = H1_VALUE_MAX};
-        if (s->jar)
+        if (s->w->config->target.cookies)
             h->capture.wants |= 1u << H1_HEADER_SET_COOKIE;
         if (s->w->config->target.follow_redirects)
             h->capture.wants |= 1u << H1_HEADER_LOCATION;

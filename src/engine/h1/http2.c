@@ -644,7 +644,7 @@ void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errn
 void engine__h2_timeout(struct slot *s)
 {
     char what[WORDS_MAX];
-    unsigned long long ms = (engine__worker_now_ns(s->w) - s->start_ns) / 1000000;
+    unsigned long long ms = (engine__worker_now_ns(s->w) - s->h1->rq->start_ns) / 1000000;
 
     if (s->h1->stream_id)
         snprintf(what, sizeof(what), "no reply within %llu ms", ms);

@@ -81,6 +81,7 @@ struct tls_write {
 struct h1_slot {
     uv_timer_t timer; /* the request's (or the connect's) deadline */
     struct slot *s;
+    const struct transport_request *rq; /* the one in flight, or the last */
     struct h1_conn *conn;
     struct h1_resp resp;
     uint64_t bytes_out;
@@ -157,7 +158,8 @@ void engine__h1_request(struct slot *s, const char **head, size_t *len, const un
                         size_t *body_len);
 /* transport_ops.script_ready: a script's request goes to [target] url's
  * origin (h1 connects to one only); its head, serialised into q. */
-int engine__h1_script_ready(struct slot *s, struct scene_req *q, char *why, size_t why_len);
+int engine__h1_script_ready(struct slot *s, struct scene_req *q, uint32_t hops, char *why,
+                            size_t why_len);
 /* Whether the redirect s follows stays on its kind's origin. */
 int engine__h1_is_same_origin(const struct slot *s);
 

@@ -23,10 +23,11 @@
  * connections go to: h1 connects to one origin only. */
 int engine__h1_is_same_origin(const struct slot *s)
 {
-    const struct h1_kind *k = &h1_setup_of(s->w)->kinds[s->kind];
-    const char *url = s->redirect.url;
+    const struct h1_kind *k = &h1_setup_of(s->w)->kinds[s->h1->rq->kind];
+    const char *url = s->h1->rq->hop_url;
 
-    return strncasecmp(url, workload_kind(s->w->workload, s->kind)->url, k->origin_len) == 0 &&
+    return strncasecmp(url, workload_kind(s->w->workload, s->h1->rq->kind)->url, k->origin_len) ==
+               0 &&
            strchr("/?", url[k->origin_len]) != NULL;
 }
 
@@ -36,9 +37,9 @@ int engine__h1_is_same_origin(const struct slot *s)
 static const char *hop_head(struct slot *s, const struct h1_kind *k, size_t *len)
 {
     struct h1_worker *hw = s->w->h1;
-    const char *method = engine__slot_method(s), *target = s->redirect.url + k->origin_len;
-    const char *suffix = s->redirect.is_get ? k->suffix_get : k->suffix;
-    size_t suffix_len = s->redirect.is_get ? k->suffix_get_len : k->suffix_len;
+    const char *method = engine__slot_method(s), *target = s->h1->rq->hop_url + k->origin_len;
+    const char *suffix = s->h1->rq->hop_is_get ? k->suffix_get : k->suffix;
+    size_t suffix_len = s->h1->rq->hop_is_get ? k->suffix_get_len : k->suffix_len;
     size_t m = strlen(method), t = strlen(target), at = 0;
 
     memcpy(hw->head, method, m);
@@ -59,7 +60,7 @@ static const char *hop_head(struct slot *s, const struct h1_kind *k, size_t *len
 static void keep_url(struct slot *s, const struct h1_kind *k, const char *target, size_t n)
 {
     struct h1_slot *h = s->h1;
-    const char *origin = workload_kind(s->w->workload, s->kind)->url;
+    const char *origin = workload_kind(s->w->workload, s->h1->rq->kind)->url;
     size_t need = k->origin_len + n + 1;
 
     if (need > h->url_cap) {
@@ -95,7 +96,7 @@ static const char *extend_head(struct slot *s, const struct h1_kind *k, const ch
         memcmp(end, version, sizeof(version) - 1) != 0)
         return head;
     target++;
-    if (workload_kind(s->w->workload, s->kind)->sigv4)
+    if (workload_kind(s->w->workload, s->h1->rq->kind)->sigv4)
         o = engine__slot_sign(s, target, (size_t)(end - target), k->host);
     if (!hw->signed_head)
         hw->signed_head = xmalloc(cap);
@@ -103,7 +104,7 @@ static const char *extend_head(struct slot *s, const struct h1_kind *k, const ch
     at = *len - 2;
     memcpy(hw->signed_head, head, at);
     keep_url(s, k, target, (size_t)(end - target));
-    if (s->jar) {
+    if (s->h1->rq->has_jar) {
         size_t n;
 
         n = engine__slot_cookie_line(s, s->h1->url, hw->signed_head + at, cap - at - 4);
@@ -125,29 +126,30 @@ void engine__h1_request(struct slot *s, const char **head, size_t *len, const un
     struct h1_worker *hw = s->w->h1;
     const struct h1_kind *k;
 
-    if (s->req) {
+    if (s->h1->rq->script) {
         /* A script's request: its head was serialised (and signed) when it
          * was made. */
-        *head = s->req->head_buf.at;
-        *len = s->req->head_buf.len;
-        *body = s->req->body;
-        *body_len = s->req->body_len;
+        *head = s->h1->rq->script->head_buf.at;
+        *len = s->h1->rq->script->head_buf.len;
+        *body = s->h1->rq->script->body;
+        *body_len = s->h1->rq->script->body_len;
         return;
     }
-    k = &h1_setup_of(s->w)->kinds[s->kind];
-    if (s->redirect.hops)
+    k = &h1_setup_of(s->w)->kinds[s->h1->rq->kind];
+    if (s->h1->rq->hops)
         *head = hop_head(s, k, len);
     else
-        *head = h1_head(k, s->w->workload, s->kind, s->seq, s->vu, &s->w->rng, hw->head,
-                        hw->head_cap, len);
-    if (workload_kind(s->w->workload, s->kind)->sigv4 || s->jar ||
+        *head = h1_head(k, s->w->workload, s->h1->rq->kind, s->h1->rq->seq, s->h1->rq->vu,
+                        &s->w->rng, hw->head, hw->head_cap, len);
+    if (workload_kind(s->w->workload, s->h1->rq->kind)->sigv4 || s->h1->rq->has_jar ||
         s->w->config->target.follow_redirects)
         *head = extend_head(s, k, *head, len);
     *body = k->body;
     *body_len = engine__slot_has_body(s) ? k->body_len : 0;
 }
 
-int engine__h1_script_ready(struct slot *s, struct scene_req *q, char *why, size_t why_len)
+int engine__h1_script_ready(struct slot *s, struct scene_req *q, uint32_t hops, char *why,
+                            size_t why_len)
 {
     const struct h1_setup *p = h1_setup_of(s->w);
     struct h1_origin o;
@@ -158,7 +160,7 @@ int engine__h1_script_ready(struct slot *s, struct scene_req *q, char *why, size
         return -EINVAL;
     }
     if (strcmp(o.authority, p->authority) != 0 || o.is_tls != p->is_tls) {
-        if (s->redirect.hops)
+        if (hops)
             msg_set(why, why_len, "%s", ENGINE_H1_OTHER_ORIGIN);
         else
             msg_set(why, why_len,
