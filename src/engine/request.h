@@ -13,9 +13,9 @@
 struct scene_req;
 
 struct transport_request {
-    size_t kind;      /* its request kind: what the transport made of it at set-up */
-    uint64_t seq;     /* its {seq}: unique per kind across the run */
-    uint32_t vu;      /* its user across the run: {vu} */
+    size_t kind;       /* its request kind: what the transport made of it at set-up */
+    uint64_t seq;      /* its {seq}: unique per kind across the run */
+    uint32_t vu;       /* its user across the run: {vu} */
     uint64_t start_ns; /* when it started, ns since the run started: deadlines count from here */
     /* A scenario script's request: its method, URL, lines and body, and
      * where the reply is kept for the script; NULL: its kind's. */

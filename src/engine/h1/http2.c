@@ -573,6 +573,7 @@ int engine__h2_ready(struct slot *s, struct h1_conn *c)
     c->s = NULL;
     h->conn = NULL;
     c->h2 = hc;
+    c->proto = &engine__h1_http2;
     hc->c = c;
     hc->session = session_new(hc);
     /* A request that fails here completes, and its next one may take a
@@ -589,7 +590,7 @@ int engine__h2_ready(struct slot *s, struct h1_conn *c)
     engine__h2_mark_dirty(hc);
     /* What came with the handshake's last flight (a read may hold both). */
     if (c->tls)
-        engine__h2_tls_pump(hc);
+        engine__h1_conn_deliver(c);
     return 0;
 }
 

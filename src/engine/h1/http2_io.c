@@ -1,7 +1,7 @@
 /*
  * The reads and writes of h1's HTTP/2 connections (h1/http2.c has the
- * rest): a read goes whole into nghttp2_session_mem_recv (after TLS, if
- * any), the streams it ended completed after it; frames go out once per
+ * rest): the bytes of a read (decrypted by h1/conn.c) go whole into
+ * nghttp2_session_mem_recv, the streams they ended completed after it; frames go out once per
  * loop pass and connection (one write, one TLS record run, for every
  * stream with something to send), from the worker's prepare handle. A
  * failed read or write, or bytes nghttp2 refuses, lose the connection.
@@ -46,48 +46,57 @@ static void read_ended(struct h2_conn *hc, ssize_t nread, enum transfer_outcome 
         engine__h2_conn_lost(hc, TRANSFER_RECV, (int)-nread, "read");
 }
 
-/* Decrypts what c's TLS holds into hc's session. */
-void engine__h2_tls_pump(struct h2_conn *hc)
-{
-    struct h1_conn *c = hc->c;
-    char *plain = hc->w->h1->rbuf, why[H1_TLS_WHY_MAX];
-    enum h1_tls_state st;
-    size_t got;
+/* ---- The protocol's side of the connection (h1/conn.c) --------------- */
 
-    do {
-        st = h1_tls_read(c->tls, plain, READ_BUFFER, &got, why, sizeof(why));
-        if (got && take(hc, plain, got) < 0)
-            return;
-    } while (st == H1_TLS_FULL && !hc->is_dead);
-    engine__h2_complete_done(hc->w->h1->h2);
-    if (hc->is_dead || st == H1_TLS_WANT)
-        return;
-    if (st == H1_TLS_CLOSED)
-        read_ended(hc, UV_EOF, TRANSFER_OK, "");
-    else
-        read_ended(hc, 0, TRANSFER_TLS, why);
-    engine__h2_complete_done(hc->w->h1->h2);
+static void http2_data(struct h1_conn *c, const char *data, size_t n)
+{
+    if (!c->h2->is_dead)
+        take(c->h2, data, n);
 }
 
-void engine__h2_on_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf)
+/* The streams that ended during the read completed after it (nghttp2 is
+ * not re-entered). */
+static void http2_read_done(struct h1_conn *c)
+{
+    engine__h2_complete_done(engine__h1_worker_of((uv_handle_t *)&c->tcp)->h1->h2);
+}
+
+static void http2_ended(struct h1_conn *c, int err, const char *tls_why)
 {
     struct h2_conn *hc = c->h2;
+    struct h2_worker *x;
 
-    if (hc->is_dead)
+    if (!hc || hc->is_dead)
         return;
-    if (nread < 0) {
-        read_ended(hc, nread, TRANSFER_OK, "");
-        engine__h2_complete_done(hc->w->h1->h2);
-        return;
-    }
-    if (!c->tls) {
-        if (take(hc, buf->base, (size_t)nread) == 0)
-            engine__h2_complete_done(hc->w->h1->h2);
-        return;
-    }
-    h1_tls_feed(c->tls, buf->base, (size_t)nread);
-    engine__h2_tls_pump(hc);
+    x = hc->w->h1->h2;
+    if (tls_why)
+        read_ended(hc, 0, TRANSFER_TLS, tls_why);
+    else
+        read_ended(hc, err, TRANSFER_OK, "");
+    engine__h2_complete_done(x);
 }
+
+/* A write of frames that fails is seen by flush (below) when it is
+ * immediate; one that failed later leaves the connection to its read,
+ * which ends with the server's bytes (ended). */
+static void http2_write_failed(struct h1_conn *c, int status)
+{
+    (void)c;
+    (void)status;
+}
+
+static void http2_closed(struct h1_conn *c)
+{
+    engine__h2_conn_free(c->h2);
+}
+
+const struct h1_proto engine__h1_http2 = {
+    .data = http2_data,
+    .read_done = http2_read_done,
+    .ended = http2_ended,
+    .write_failed = http2_write_failed,
+    .closed = http2_closed,
+};
 
 /* Every frame hc's session has to send, in one write (one run of TLS
  * records). */

@@ -51,8 +51,31 @@ struct h1_worker {
     int is_h2;
 };
 
+struct h1_conn;
+
+/*
+ * The protocol an h1 connection carries, chosen once it is up (h1/conn.c):
+ * HTTP/1.1 (engine__h1_http1) or HTTP/2 (engine__h1_http2). data takes the
+ * server's bytes (decrypted), read_done (NULL: none) follows the bytes of
+ * one read, even when they closed the connection; ended says the server's bytes ended: err UV_EOF
+ * (a FIN, or close_notify), a UV read error, or TLS failing with tls_why (not NULL); write_failed a
+ * write that failed after the handshake; closed (NULL: none) the socket's close. Each may close the
+ * connection.
+ */
+struct h1_proto {
+    void (*data)(struct h1_conn *c, const char *data, size_t n);
+    void (*read_done)(struct h1_conn *c);
+    void (*ended)(struct h1_conn *c, int err, const char *tls_why);
+    void (*write_failed)(struct h1_conn *c, int status);
+    void (*closed)(struct h1_conn *c);
+};
+
+extern const struct h1_proto engine__h1_http1;
+extern const struct h1_proto engine__h1_http2;
+
 struct h1_conn {
     uv_tcp_t tcp;
+    const struct h1_proto *proto; /* once it is up, else NULL */
     uv_connect_t connect;
     uv_write_t write;
     struct slot *s;         /* NULL once the slot let go of it */
@@ -135,21 +158,33 @@ static inline struct h1_setup *h1_setup_of(const struct worker *w)
     return w->tp_setup;
 }
 
-/* http1.c */
+/* http1.c: HTTP/1.1, and a request's completion and deadline. */
 /* Ends the request of s with outcome; what names the step that failed. */
 void engine__h1_fail(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what);
-/* Closes c; its slot (if any) lets go of it. */
-void engine__h1_conn_close(struct h1_conn *c);
+/* Takes h out of its worker's completions waiting for the next pass. */
+void engine__h1_unlink_pending(struct h1_worker *hw, struct h1_slot *h);
 /* Arms the timer of s to fire limit_us after the request started. */
 void engine__h1_arm_timer(struct slot *s, uint64_t limit_us);
-/* c, the connection of s, is established: TLS begins, or the request goes out. */
-void engine__h1_connected(struct slot *s, struct h1_conn *c);
+/* The connection of s carries HTTP/1.1 and is up: its request goes out. */
+void engine__h1_http1_up(struct slot *s);
 
+/* conn.c: the connection, whatever protocol it carries. */
+/* Closes c; its slot (if any) lets go of it. */
+void engine__h1_conn_close(struct h1_conn *c);
+/* c, the connection of s, is established: TLS begins, or it is up. */
+void engine__h1_connected(struct slot *s, struct h1_conn *c);
 /* Writes n bytes on c: at once, else from a copy behind the queued
  * writes. Returns 0 or a UV error. */
 int engine__h1_write(struct h1_conn *c, const char *data, size_t n);
 /* Writes what c's TLS has to send (engine__h1_write). */
 int engine__h1_tls_flush(struct h1_conn *c);
+/* Sends a request's head and body on c (through its TLS, if any): 0, a
+ * UV error, or H1_SEND_TLS with why when TLS refused them. */
+#define H1_SEND_TLS 1
+int engine__h1_conn_send(struct h1_conn *c, const char *head, size_t len, const unsigned char *body,
+                         size_t body_len, char *why, size_t why_len);
+/* Hands what c's TLS holds, decrypted, to its protocol. */
+void engine__h1_conn_deliver(struct h1_conn *c);
 
 /* h1/request.c */
 /* The request s sends now, as HTTP/1.1 text: its head (in the worker's
@@ -226,10 +261,6 @@ void engine__h2_conn_lost(struct h2_conn *hc, enum transfer_outcome outcome, int
                           const char *words);
 
 /* h1/http2_io.c: the reads and writes of HTTP/2 connections. */
-/* A read of an HTTP/2 connection (its uv_read_cb). */
-void engine__h2_on_read(struct h1_conn *c, ssize_t nread, const uv_buf_t *buf);
-/* Decrypts what the TLS of hc's connection holds into its session. */
-void engine__h2_tls_pump(struct h2_conn *hc);
 /* Writes the frames of every connection marked dirty (the worker's
  * uv_prepare_t, each loop pass). */
 void engine__h2_on_flush(uv_prepare_t *p);

@@ -1,0 +1,204 @@
+/*
+ * The h1 transport: brink's own HTTP/1.1 and HTTP/2 client on libuv TCP,
+ * for load on one origin where libcurl's generality costs more CPU than the
+ * server under test. Its operations (transport.h) are here; a connection
+ * (h1/conn.c) goes where h1/connect.c says (a name looked up off the loop
+ * by h1/lookup.c, connect_to, a unix socket, addresses in turn, within
+ * each pass's connect budget), speaks TLS for https:// (h1/tls.c), and
+ * carries HTTP/1.1 (h1/http1.c: a connection per slot) or HTTP/2
+ * (h1/http2.c, h1/http2_io.c: connections the worker's slots share),
+ * chosen once it is up. What a request sends is made in h1/request.c from
+ * what h1/setup.c serialised once per kind. Worker thread only.
+ */
+#include <stdlib.h>
+
+#include "config/config.h"
+#include "core/dlist.h"
+#include "core/xalloc.h"
+#include "engine/transport.h"
+
+#include "engine/h1/internal.h"
+
+/* ---- The ops table ---------------------------------------------------- */
+
+static void start(struct slot *s, const struct transport_request *rq)
+{
+    struct h1_slot *h = s->h1;
+    int is_head = rq->script ? rq->script->is_head : h1_setup_of(s->w)->kinds[rq->kind].is_head;
+
+    h->rq = rq;
+    h->is_starting = 1;
+    h->is_retried = 0;
+    h->bytes_out = 0;
+    h->was_connected = h->conn != NULL;
+    h1_resp_begin(&h->resp, is_head, s->w->config->target.max_body_bytes);
+    if (rq->script)
+        h->resp.cap = &rq->script->cap;
+    else if (h->capture.wants)
+        h1_resp_capture(&h->resp, &h->capture);
+    if (!rq->script && rq->hops && !engine__h1_is_same_origin(s)) {
+        engine__h1_fail(s, TRANSFER_OTHER, 0, ENGINE_H1_OTHER_ORIGIN);
+    } else if (s->w->h1->is_h2) {
+        engine__h2_start(s);
+    } else if (h->conn) {
+        engine__h1_http1_up(s);
+    } else {
+        engine__h1_conn_open(s);
+    }
+    h->is_starting = 0;
+}
+
+static void abort_transfer(struct slot *s)
+{
+    struct h1_slot *h = s->h1;
+
+    uv_timer_stop(&h->timer);
+    if (h->is_pending)
+        engine__h1_unlink_pending(s->w->h1, h);
+    if (h->is_looking_up)
+        dlist_remove(&s->w->h1->waiting, &h->in_line);
+    h->is_looking_up = 0;
+    if (h->is_queued)
+        engine__h1_unlink_queued(s->w->h1, h);
+    if (h->h2)
+        engine__h2_leave(s, TRANSFER_OTHER, 0, NULL);
+    /* Closing mid-request is what a client that goes away does. */
+    if (h->conn)
+        engine__h1_conn_close(h->conn);
+}
+
+static int is_unsent(struct slot *s)
+{
+    return s->h1->is_looking_up || s->h1->is_queued || (s->h1->h2 && !s->h1->stream_id);
+}
+
+/* s is no longer one of the users: its own connection closes (HTTP/2's
+ * are the worker's, shared, and stay). */
+static void retire(struct slot *s)
+{
+    if (s->h1->conn)
+        engine__h1_conn_close(s->h1->conn);
+}
+
+/* A header value of the reply to the request of the slot arg: a
+ * Set-Cookie goes into its jar. */
+static void on_value(void *arg, enum h1_header which, int status, const char *v, size_t n)
+{
+    struct slot *s = arg;
+
+    (void)status;
+    if (which == H1_HEADER_SET_COOKIE && s->h1->url)
+        engine__slot_cookie_set(s, s->h1->url, v, n);
+    else if (which == H1_HEADER_LOCATION && s->h1->url)
+        engine__slot_location(s, s->h1->url, v, n);
+}
+
+static void slot_init(struct slot *s)
+{
+    struct h1_slot *h = xcalloc(1, sizeof(*h));
+
+    h->s = s;
+    uv_timer_init(&s->w->loop, &h->timer);
+    if (s->w->config->target.cookies || s->w->config->target.follow_redirects) {
+        h->value = xmalloc(H1_VALUE_MAX);
+        h->capture =
+            (struct h1_capture){.fn = on_value, .arg = s, .buf = h->value, .cap = H1_VALUE_MAX};
+        if (s->w->config->target.cookies)
+            h->capture.wants |= 1u << H1_HEADER_SET_COOKIE;
+        if (s->w->config->target.follow_redirects)
+            h->capture.wants |= 1u << H1_HEADER_LOCATION;
+    }
+    s->h1 = h;
+}
+
+static void slot_fini(struct slot *s)
+{
+    /* Its timer was closed with the worker's handles (h1_close). */
+    if (s->h1) {
+        free(s->h1->url);
+        free(s->h1->value);
+    }
+    free(s->h1);
+}
+
+static int h1_init(struct worker *w, char *err, size_t err_len)
+{
+    struct h1_worker *hw = xcalloc(1, sizeof(*hw));
+    const struct h1_setup *p = h1_setup_of(w);
+
+    /* First: a file that does not load leaves nothing to close. */
+    if (p->is_tls) {
+        int rc = h1_tls_new(&w->config->target, p->tls_name, err, err_len, &hw->tls);
+
+        if (rc != 0) {
+            free(hw);
+            return rc;
+        }
+        hw->tls_in = xmalloc(TLS_READ_BUFFER);
+    }
+    uv_idle_init(&w->loop, &hw->idle);
+    uv_async_init(&w->loop, &hw->resolved, engine__h1_on_resolved);
+    uv_idle_init(&w->loop, &hw->paced);
+    hw->has_addrs = h1_setup_of(w)->has_addrs;
+    hw->addrs = h1_setup_of(w)->addrs;
+    hw->head_cap = h1_setup_of(w)->head_max;
+    hw->head = xmalloc(hw->head_cap);
+    hw->rbuf = xmalloc(READ_BUFFER);
+    w->h1 = hw;
+    if (p->h2 != CONFIG_HTTP_1_1)
+        engine__h2_init(w);
+    return 0;
+}
+
+static void h1_close(struct worker *w)
+{
+    for (uint32_t i = 0; i < w->n_slots; i++) {
+        struct h1_slot *h = w->slots[i]->h1;
+
+        if (h->conn)
+            engine__h1_conn_close(h->conn);
+        uv_close((uv_handle_t *)&h->timer, NULL);
+    }
+    engine__h2_close(w);
+    w->h1->pending = NULL;
+    dlist_init(&w->h1->waiting);
+    dlist_init(&w->h1->queued);
+    uv_close((uv_handle_t *)&w->h1->idle, NULL);
+    uv_close((uv_handle_t *)&w->h1->paced, NULL);
+    /* A lookup still running finishes alone; it sends nothing from here. */
+    engine__lookup_release(w->h1->lookup);
+    w->h1->lookup = NULL;
+    uv_close((uv_handle_t *)&w->h1->resolved, NULL);
+}
+
+static void h1_fini(struct worker *w)
+{
+    if (!w->h1)
+        return;
+    free(w->h1->head);
+    free(w->h1->signed_head);
+    free(w->h1->rbuf);
+    free(w->h1->tls_in);
+    h1_tls_free(w->h1->tls);
+    engine__h2_fini(w);
+    free(w->h1);
+    w->h1 = NULL;
+}
+
+const struct transport_ops transport_h1 = {
+    .name = "h1",
+    .version = engine__tls_version,
+    .accepts = engine__h1_accepts,
+    .setup = engine__h1_setup_new,
+    .teardown = engine__h1_setup_free,
+    .init = h1_init,
+    .close = h1_close,
+    .fini = h1_fini,
+    .slot_init = slot_init,
+    .slot_free = slot_fini,
+    .script_ready = engine__h1_script_ready,
+    .start = start,
+    .abort = abort_transfer,
+    .is_unsent = is_unsent,
+    .retire = retire,
+};
