@@ -36,7 +36,6 @@
 #include "record/record.h"
 #include "record/wire.h"
 #include "signals.h"
-#include "version.h"
 
 /* After the coordinator is gone, how long the engine may take to abort
  * what is in flight before the agent exits without it. */

@@ -33,9 +33,7 @@
 #include "engine/engine.h"
 #include "record/record.h"
 #include "record/wire.h"
-#include "recording.h"
 #include "signals.h"
-#include "version.h"
 
 /* ----------------------------------------------------------- handshake */
 
@@ -288,7 +286,8 @@ static void take_tick(struct coord *c, struct agent *a, struct tick *t)
         snprintf(text, sizeof(text), "%s: %s", a->name, t->events[i].text);
         tick_copy_text(t->events[i].text, sizeof(t->events[i].text), text);
     }
-    recording_push_agent(c->p->recording, t);
+    if (c->p->on_agent_tick)
+        c->p->on_agent_tick(c->p->on_agent_tick_arg, t);
     /* Its probes (on = agents) and a script's gauges stay its own in the
      * merge: NAME@AGENT (the config checked that every probe's fits). A
      * script's checks and counters keep their names, so the merge adds

@@ -19,7 +19,7 @@ struct chan;
 struct config;
 struct config_override;
 struct coord;
-struct recording;
+struct tick;
 
 /* How long the agents have to say they are ready. */
 #define COORD_READY_TIMEOUT_MS 30000
@@ -34,9 +34,13 @@ struct coord_params {
     size_t n_overrides;
     uint64_t seed;
     int start_ramp;
-    struct chan *chan;           /* merged ticks out, commands in */
-    struct board *board;         /* the probes' samples copied into merged ticks; may be NULL */
-    struct recording *recording; /* each agent's ticks go here too; may be NULL */
+    struct chan *chan;   /* merged ticks out, commands in */
+    struct board *board; /* the probes' samples copied into merged ticks; may be NULL */
+    /* Each agent's own tick (t->agent set) as it comes, before the merge:
+     * the command records it. Called on the coordinator's thread, t
+     * borrowed for the call; NULL: not wanted. */
+    void (*on_agent_tick)(void *arg, const struct tick *t);
+    void *on_agent_tick_arg;
 };
 
 /*

@@ -535,6 +535,12 @@ struct run_threads {
     struct coord *coord;   /* by agents ([agents] hosts) */
 };
 
+/* The coordinator's hook: each agent's own tick into the session file. */
+static void push_agent_tick(void *rec, const struct tick *t)
+{
+    recording_push_agent(rec, t);
+}
+
 /* Probes first, so a probe that cannot start leaves no load running. Returns
  * 0 or the exit status (the reason printed), or -EINTR when a stop came
  * while the agents were starting or a script was being set up (nothing
@@ -550,7 +556,8 @@ static int start_threads(const struct run_args *a, const struct config *c, struc
                               .start_ramp = a->is_ramp,
                               .chan = ch,
                               .board = th->board,
-                              .recording = rec};
+                              .on_agent_tick = rec ? push_agent_tick : NULL,
+                              .on_agent_tick_arg = rec};
     /* With agents, the probes on = agents run there (brink agent). */
     struct probes_params pp = {.config = c,
                                .which = c->agents.n_hosts ? PROBES_COORDINATOR : PROBES_ALL,
