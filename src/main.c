@@ -20,6 +20,7 @@
 #include "report_cmd.h"
 #include "run.h"
 #include "sessions.h"
+#include "signals.h"
 #include "script/script.h"
 #include "target/target.h"
 #include "version.h"
@@ -152,6 +153,8 @@ int main(int argc, char **argv)
     char err[OPTS_ERR_MAX];
     int rc;
 
+    /* A stop reaches a script that never yields (run, demo, agent). */
+    signals_on_stop(script_interrupt_all);
     if (argc < 2) {
         print_usage(stderr);
         return BRINK_EXIT_USAGE;

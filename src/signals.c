@@ -7,8 +7,6 @@
 
 #include "core/clock.h"
 
-#include "script/script.h"
-
 atomic_int signals_stops;
 atomic_int signals_hangup;
 
@@ -23,6 +21,9 @@ static struct {
     int is_started;
 } sig = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* Set before any thread starts, read by the handlers and the thread. */
+static signals_stop_fn *on_stop;
+
 static void count(int s)
 {
     /* A dropped SSH session stops the load too; the console also stops
@@ -32,7 +33,13 @@ static void count(int s)
     signals_stops++;
     /* A script that never yields holds its thread (setup() holds the
      * main one): the stop reaches it through its hook. */
-    script_interrupt_all();
+    if (on_stop)
+        on_stop();
+}
+
+void signals_on_stop(signals_stop_fn *fn)
+{
+    on_stop = fn;
 }
 
 /* Only for a thread that was started before signals_install and so takes

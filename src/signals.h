@@ -21,6 +21,15 @@ extern atomic_int signals_stops;
 /* Set by SIGHUP: the terminal is gone. */
 extern atomic_int signals_hangup;
 
+/* What a stop also does, on whatever thread takes the signal (a handler,
+ * perhaps): async-signal-safe. */
+typedef void signals_stop_fn(void);
+
+/* Sets what every stop (SIGINT, SIGTERM, SIGHUP) also calls: main's
+ * script_interrupt_all, so that a script that never yields hears it. Main
+ * thread, before signals_install; NULL: nothing. */
+void signals_on_stop(signals_stop_fn *fn);
+
 /* Ends the process (it must not return): runs on the signal thread, while
  * the main thread may be stuck anywhere, so it touches only what is safe
  * to reach from there (see run.c's last_resort). */
