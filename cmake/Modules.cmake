@@ -15,6 +15,10 @@ set(BRINK_ALLOWED_metrics brink_core PkgConfig::MHD Threads::Threads m)
 set(BRINK_ALLOWED_script  brink_core brink_config PkgConfig::LUA PkgConfig::JANSSON OpenSSL::Crypto)
 set(BRINK_ALLOWED_target  brink_core brink_cli PkgConfig::MHD PkgConfig::UV PkgConfig::JANSSON OpenSSL::Crypto PkgConfig::GNUTLS
                           PkgConfig::NGHTTP2)
+# brink agent and the coordinator of brink run --agents: the engine and the
+# probes run for a coordinator, their ticks on the wire (record). Never the
+# commands (the executable) nor a terminal.
+set(BRINK_ALLOWED_agents  brink_core brink_cli brink_config brink_ramp brink_engine brink_probes brink_record)
 
 # brink_module(NAME SOURCES file... DEPS lib...)
 # Creates the static library brink_NAME from src/NAME, public include root src/.

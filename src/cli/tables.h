@@ -66,7 +66,7 @@ enum cli_target_id {
 };
 
 /* The values of each --format, in the order of the command's own enum
- * (run_output.h, report_cmd.c): one list for the parsers and completions. */
+ * (cmd/run_output.h, cmd/report_cmd.c): one list for the parsers and completions. */
 extern const char *const cli_run_formats[];
 extern const char *const cli_report_formats[];
 extern const char *const cli_compare_formats[];

@@ -2,8 +2,9 @@
 # The module layering (cmake/Modules.cmake), checked on the sources: the console never
 # includes libuv or libcurl; nothing but the console includes curses; core
 # includes no I/O library; in the engine only the curl transport's files
-# include libcurl. The link graph (cmake/Modules.cmake) enforces the
-# same for libraries.
+# include libcurl; the folders are modules, but for the executables' (cmd,
+# gendoc). The link graph (cmake/Modules.cmake) enforces the same for
+# libraries.
 # Usage: sh test_layering.sh BRINK SRCDIR
 src=$2
 . "$src/tests/e2e/lib.sh"
@@ -21,7 +22,7 @@ forbid() {
 }
 
 forbid "ui includes neither libuv nor libcurl" "ui" 'uv\.h|curl/'
-forbid "only ui includes curses" "core config ramp engine probes record report script target" 'n?curses(w)?\.h|ncursesw/|term\.h'
+forbid "only ui includes curses" "core config ramp engine probes record report script target agents" 'n?curses(w)?\.h|ncursesw/|term\.h'
 forbid "core includes no I/O library" "core" 'uv\.h|curl/|jansson\.h|ini\.h|microhttpd\.h'
 forbid "cli (the option tables) includes no I/O library" "cli" 'uv\.h|curl/|jansson\.h|ini\.h|microhttpd\.h|n?curses'
 forbid "config includes no event loop, HTTP or JSON library" "config" 'uv\.h|curl/|jansson\.h'
@@ -35,13 +36,50 @@ hits=$(grep -lE '#include *[<"](curl/|engine/curl_transport\.h)' src/engine/* |
     grep -v '^src/engine/curl_[a-z_]*\.[ch]$')
 if [ -z "$hits" ]; then ok "only the curl transport's files include libcurl"; else not_ok "only the curl transport's files include libcurl" "$hits"; fi
 
-# Every module's library must come from cmake/Modules.cmake's table.
+# The map: src/ holds folders only. Every header is included by its folder
+# (the include root is src/), and only the brink executable (src/cmd)
+# includes a command's header: a module never reaches the commands.
+hits=$(find src -maxdepth 1 -type f ! -name CMakeLists.txt)
+if [ -z "$hits" ]; then ok "no source file lies loose in src/"; else not_ok "no source file lies loose in src/" "$hits"; fi
+hits=$(grep -rnE '#include *"([^/"]+|cmd/[^"]*)"' src --include='*.[ch]' |
+    grep -vE '^src/cmd/[a-z_]+\.[ch]:[0-9]+:#include *"(cmd/[a-z_]+\.h|brink_commit\.h)"')
+if [ -z "$hits" ]; then ok "only src/cmd includes the commands' headers, by folder"; else not_ok "only src/cmd includes the commands' headers, by folder" "$hits"; fi
+
+# The agent and the coordinator are the module agents: they run the engine
+# for a coordinator, with no terminal and no command of the executable.
+if [ -f src/agents/agent.c ] && [ -f src/agents/coordinator.c ]; then
+    forbid "agents includes neither curses nor a command's header" "agents" 'n?curses(w)?\.h|ncursesw/|term\.h|cmd/'
+else
+    not_ok "agents includes neither curses nor a command's header" "no src/agents/agent.c and coordinator.c"
+fi
+rule=$(sed -n 's/^set(BRINK_ALLOWED_agents *//p' cmake/Modules.cmake)
+if grep -q '^brink_module(agents$' src/agents/CMakeLists.txt 2>/dev/null && [ -n "$rule" ] &&
+    ! printf '%s' "$rule" | grep -qE 'NCURSESW|brink_(ui|report|metrics|target)\b'; then
+    ok "agents is a module whose rule links no terminal, report, metrics or target"
+else
+    not_ok "agents is a module whose rule links no terminal, report, metrics or target" "rule: ${rule:-none}"
+fi
+
+# Every module's library must come from cmake/Modules.cmake's table; the
+# executables' folders (brink's commands, the man page generator) are known
+# here, have no rule (nothing links them) and make their executable.
+executables="cmd:brink gendoc:brink-gendoc"
+for e in $executables; do
+    d=${e%%:*} exe=${e#*:}
+    if grep -q "^add_executable($exe " "src/$d/CMakeLists.txt" 2>/dev/null &&
+        ! grep -q "^set(BRINK_ALLOWED_$d " cmake/Modules.cmake; then
+        ok "src/$d makes the executable $exe and is no module"
+    else
+        not_ok "src/$d makes the executable $exe and is no module" "src/$d/CMakeLists.txt: add_executable($exe ...), and no BRINK_ALLOWED_$d"
+    fi
+done
 for d in src/*/; do
     m=$(basename "$d")
-    if grep -q "^set(BRINK_ALLOWED_$m " cmake/Modules.cmake; then
+    case " $executables " in *" $m:"*) continue ;; esac
+    if grep -q "^set(BRINK_ALLOWED_$m " cmake/Modules.cmake && grep -q "^brink_module($m\b" "$d/CMakeLists.txt"; then
         ok "module $m has a layering rule"
     else
-        not_ok "module $m has a layering rule" "add BRINK_ALLOWED_$m to cmake/Modules.cmake"
+        not_ok "module $m has a layering rule" "add BRINK_ALLOWED_$m to cmake/Modules.cmake, brink_module($m ...) to $d/CMakeLists.txt"
     fi
 done
 
