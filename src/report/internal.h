@@ -54,8 +54,8 @@ int report__finish(FILE *out);
 #define REPORT_RESENT_MAX (REPORT_NUM_MAX * (RESEND__COUNT + 1) + 64)
 char *report__fmt_resent(const uint64_t resent[RESEND__COUNT], char *buf);
 
-/* compare (format_compare.c, html_compare.c): the sessions' step tables
- * side by side, by level. */
+/* levels.c, for compare (format_compare.c, html_compare.c): the sessions'
+ * step tables side by side, by level. */
 struct report__level {
     enum load_model model;
     double level;
