@@ -1,5 +1,5 @@
 /* The state of a summary, shared by its two halves: summary.c adds ticks
- * and answers the other formats, summary_print.c writes the text report. */
+ * and answers the other formats, format_text_summary.c writes the text report. */
 #ifndef PROG_REPORT_SUMMARY_INTERNAL_H
 #define PROG_REPORT_SUMMARY_INTERNAL_H
 
