@@ -96,7 +96,5 @@ void report__trails_add(struct report__trails *tr, const struct tick *t);
 uint32_t report__trails_n_lost(const struct report__trails *tr);
 /* The i-th lost agent, 0 and *out (name borrowed from tr), or -ENOENT. */
 int report__trails_lost(const struct report__trails *tr, uint32_t i, struct summary_lost *out);
-/* One line per lost agent, indented, for the text report's agents lines. */
-void report__trails_print(FILE *out, const struct report__trails *tr);
 
 #endif

@@ -1,21 +1,103 @@
+/*
+ * The summary: a run's totals, added up tick by tick, and the calls every
+ * format of the report reads them through. Computes, never prints.
+ */
 #include "report/summary.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cookies.h"
 #include "core/errclass.h"
 #include "core/hist.h"
-#include "core/sanitize.h"
 #include "core/tick.h"
-#include "core/units.h"
 #include "core/xalloc.h"
 #include "report/internal.h"
-#include "report/summary_internal.h"
+
+#define SUMMARY_MAX_EVENTS 100 /* events kept for the report; the rest are only counted */
+#define SUMMARY_MAX_STATUS 64  /* distinct HTTP codes kept; the rest go to status_other */
+#define SUMMARY_MAX_SPANS 8    /* spans of partial ticks kept */
+
+/* One request kind's totals over the run, or those of all kinds (summary.total). */
+struct kind_totals {
+    char name[TICK_NAME_MAX];
+    uint64_t completed;
+    uint64_t bytes_in;
+    uint64_t bytes_out;
+    uint64_t errors[ERR__COUNT];
+    uint64_t timed;     /* requests its histogram should cover: successes, or failures */
+    uint64_t hist_gaps; /* interval histograms that were damaged or missing */
+    struct hist *hist;  /* the interval histograms merged */
+};
+
+/* A server counter over the run, matched by name across ticks. */
+struct probe_totals {
+    char name[TICK_NAME_MAX];
+    int has_value;
+    double last;
+    double max;
+    uint64_t failing_ticks; /* ticks that ended with it failing or stale */
+    char last_error[TICK_TEXT_MAX];
+    enum tick_mark mark; /* a probe, or a script's check, counter or gauge */
+    double sum;          /* a check's failures, a counter's additions, over the run */
+    uint64_t passed;     /* a check's passes over the run */
+};
+
+struct summary {
+    uint64_t n_ticks;
+    uint64_t duration_us; /* sum of the ticks' durations */
+    unsigned models_seen; /* bit 1 << enum load_model for each model seen */
+    uint32_t min_target_concurrency;
+    uint32_t max_target_concurrency;
+    uint32_t max_actual_concurrency;
+    double max_target_rate_per_s; /* over open-model ticks */
+    uint32_t max_in_flight;       /* the most in flight at a tick's end, open ticks */
+    uint32_t in_flight_cap;       /* the largest max_in_flight of open ticks */
+    uint64_t connections_opened;
+    char transport[8];        /* of the latest tick that named one */
+    char http_version[12];    /* of the latest tick that named one */
+    uint32_t max_connections; /* the most open at a tick's end */
+    uint64_t dropped;
+    uint64_t aborted;
+    uint64_t bodies_cut;
+    uint64_t cookies_dropped;
+    uint64_t marks_dropped;
+    uint64_t resent[RESEND__COUNT];
+    struct kind_totals total;
+    struct kind_totals service;  /* open model: service times (actual start to end) */
+    struct kind_totals failed;   /* the latency of failed requests, all kinds */
+    struct kind_totals send_lag; /* open model: intended start to send, brink's own delay */
+    struct summary_schedule sched;
+    struct hist *phases[PHASE__COUNT]; /* where the time went, merged */
+    uint64_t phase_gaps;               /* phase histograms damaged */
+    uint32_t n_kinds;
+    struct kind_totals kinds[TICK_MAX_KINDS];
+    uint64_t unmatched_completed; /* completed requests of kinds past the table */
+    char first_error[ERR__COUNT][TICK_TEXT_MAX];
+    uint32_t n_status;
+    struct tick_status status[SUMMARY_MAX_STATUS]; /* sorted by code */
+    uint64_t status_other;
+    uint32_t n_events;
+    struct tick_event events[SUMMARY_MAX_EVENTS];
+    uint64_t events_more; /* events not kept: past the table, or dropped by a tick */
+    uint32_t n_probes;
+    struct probe_totals probes[TICK_MAX_PROBES];
+    struct hist *scratch; /* one decoded interval histogram */
+    /* A run with agents: how many, and the ticks some agent was missing
+     * from, as spans of ticks (the first SUMMARY_MAX_SPANS). */
+    uint32_t n_agents;
+    uint64_t partial_ticks;
+    uint32_t n_spans;
+    struct {
+        uint64_t from_us, to_us; /* the first tick's start, the last one's end */
+        uint64_t last_seq;
+        char lost[TICK_TEXT_MAX]; /* the agents missing at its first tick */
+    } spans[SUMMARY_MAX_SPANS];
+    uint64_t spans_more;
+    struct report__trails trails; /* each agent's last tick, and when it was lost */
+};
 
 struct summary *summary_new(void)
 {
@@ -407,10 +489,81 @@ int summary_totals(const struct summary *s, int kind, struct summary_totals *out
         return -ENOENT;
     out->name = k->name;
     out->completed = k->completed;
+    out->timed = k->timed;
     out->bytes_in = k->bytes_in;
     out->bytes_out = k->bytes_out;
     out->errors = k->errors;
     out->hist_gaps = k->hist_gaps;
     out->hist = k->hist;
     return 0;
+}
+
+void summary_run(const struct summary *s, struct summary_run *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->models_seen = s->models_seen;
+    out->min_target_concurrency = s->min_target_concurrency;
+    out->max_target_concurrency = s->max_target_concurrency;
+    out->max_actual_concurrency = s->max_actual_concurrency;
+    out->max_target_rate_per_s = s->max_target_rate_per_s;
+    out->max_in_flight = s->max_in_flight;
+    out->in_flight_cap = s->in_flight_cap;
+    memcpy(out->transport, s->transport, sizeof(out->transport));
+    memcpy(out->http_version, s->http_version, sizeof(out->http_version));
+    out->dropped = s->dropped;
+    out->aborted = s->aborted;
+    out->bodies_cut = s->bodies_cut;
+    out->cookies_dropped = s->cookies_dropped;
+    out->marks_dropped = s->marks_dropped;
+    out->unmatched_completed = s->unmatched_completed;
+}
+
+const char *summary_first_error(const struct summary *s, enum errclass c)
+{
+    return s->first_error[c];
+}
+
+const struct tick_event *summary_events(const struct summary *s, uint32_t *n)
+{
+    *n = s->n_events;
+    return s->events;
+}
+
+uint64_t summary_events_more(const struct summary *s)
+{
+    return s->events_more;
+}
+
+int summary_probe(const struct summary *s, uint32_t i, struct summary_probe *out)
+{
+    const struct probe_totals *p;
+
+    if (i >= s->n_probes)
+        return -ENOENT;
+    p = &s->probes[i];
+    out->name = p->name;
+    out->mark = p->mark;
+    out->has_value = p->has_value;
+    out->last = p->last;
+    out->max = p->max;
+    out->sum = p->sum;
+    out->passed = p->passed;
+    out->failing_ticks = p->failing_ticks;
+    out->last_error = p->last_error;
+    return 0;
+}
+
+int summary_span(const struct summary *s, uint32_t i, struct summary_span *out)
+{
+    if (i >= s->n_spans)
+        return -ENOENT;
+    out->from_us = s->spans[i].from_us;
+    out->to_us = s->spans[i].to_us;
+    out->lost = s->spans[i].lost;
+    return 0;
+}
+
+uint64_t summary_spans_more(const struct summary *s)
+{
+    return s->spans_more;
 }
