@@ -72,7 +72,7 @@ int report__find_level(const struct steps *st, const struct report__level *key,
 
 struct summary_lost;
 
-/* lost.c: each agent of a run with agents as its merged ticks' rows tell
+/* summary_lost.c: each agent of a run with agents as its merged ticks' rows tell
  * (by row index, at most TICK_MAX_AGENTS): its last tick in the merge
  * and, once lost, when and until when it may have gone on. */
 struct report__trail {

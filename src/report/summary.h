@@ -1,5 +1,5 @@
 /*
- * summary: a run's totals built from its ticks (summary.c, lost.c), read
+ * summary: a run's totals built from its ticks (summary.c, summary_lost.c), read
  * by every format of the final report through the calls below; plus two of
  * those formats, declared here for their callers: the text report
  * (summary_print, format_text_summary.c) and the one-line progress of each
