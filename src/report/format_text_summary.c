@@ -338,14 +338,13 @@ static void print_events(FILE *out, const struct summary *s)
 static void print_probes(FILE *out, const struct summary *s)
 {
     char name[NAME_SHOWN_MAX], last[NUM_MAX], max[NUM_MAX], n[NUM_MAX], why[MESSAGE_SHOWN_MAX];
-    struct summary_probe probe;
-    const struct summary_probe *p = &probe;
+    const struct summary_probe *p;
 
-    if (summary_probe(s, 0, &probe) != 0)
+    if (summary_probe(s, 0) == NULL)
         return;
     fputs("server counters:\n", out);
-    for (uint32_t i = 0; summary_probe(s, i, &probe) == 0; i++) {
-        fprintf(out, "  %s", report__shown(p->name, TICK_NAME_MAX, name, sizeof(name)));
+    for (uint32_t i = 0; (p = summary_probe(s, i)) != NULL; i++) {
+        fprintf(out, "  %s", report__shown(p->name, sizeof(p->name), name, sizeof(name)));
         if (p->has_value && p->mark == TICK_MARK_CHECK)
             fprintf(out, ": passed %s, failed %s", report__fmt_grouped(p->passed, last),
                     report__fmt_total(p->sum, max));
@@ -359,7 +358,7 @@ static void print_probes(FILE *out, const struct summary *s)
         if (p->failing_ticks)
             fprintf(out, "; failing or stale in %s ticks (%s)",
                     report__fmt_grouped(p->failing_ticks, n),
-                    report__shown(p->last_error, TICK_TEXT_MAX, why, sizeof(why)));
+                    report__shown(p->last_error, sizeof(p->last_error), why, sizeof(why)));
         fputc('\n', out);
     }
 }

@@ -20,6 +20,14 @@
 #define SUMMARY_MAX_STATUS 64  /* distinct HTTP codes kept; the rest go to status_other */
 #define SUMMARY_MAX_SPANS 8    /* spans of partial ticks kept */
 
+/* summary.h spells out the sizes of struct tick's names it copies. */
+_Static_assert(sizeof(((struct summary_run *)0)->transport) ==
+                   sizeof(((struct tick *)0)->transport),
+               "summary_run.transport is tick.transport's size");
+_Static_assert(sizeof(((struct summary_run *)0)->http_version) ==
+                   sizeof(((struct tick *)0)->http_version),
+               "summary_run.http_version is tick.http_version's size");
+
 /* One request kind's totals over the run, or those of all kinds (summary.total). */
 struct kind_totals {
     char name[TICK_NAME_MAX];
@@ -32,38 +40,12 @@ struct kind_totals {
     struct hist *hist;  /* the interval histograms merged */
 };
 
-/* A server counter over the run, matched by name across ticks. */
-struct probe_totals {
-    char name[TICK_NAME_MAX];
-    int has_value;
-    double last;
-    double max;
-    uint64_t failing_ticks; /* ticks that ended with it failing or stale */
-    char last_error[TICK_TEXT_MAX];
-    enum tick_mark mark; /* a probe, or a script's check, counter or gauge */
-    double sum;          /* a check's failures, a counter's additions, over the run */
-    uint64_t passed;     /* a check's passes over the run */
-};
-
 struct summary {
     uint64_t n_ticks;
-    uint64_t duration_us; /* sum of the ticks' durations */
-    unsigned models_seen; /* bit 1 << enum load_model for each model seen */
-    uint32_t min_target_concurrency;
-    uint32_t max_target_concurrency;
-    uint32_t max_actual_concurrency;
-    double max_target_rate_per_s; /* over open-model ticks */
-    uint32_t max_in_flight;       /* the most in flight at a tick's end, open ticks */
-    uint32_t in_flight_cap;       /* the largest max_in_flight of open ticks */
+    uint64_t duration_us;   /* sum of the ticks' durations */
+    struct summary_run run; /* the load, and what could not be counted */
     uint64_t connections_opened;
-    char transport[8];        /* of the latest tick that named one */
-    char http_version[12];    /* of the latest tick that named one */
     uint32_t max_connections; /* the most open at a tick's end */
-    uint64_t dropped;
-    uint64_t aborted;
-    uint64_t bodies_cut;
-    uint64_t cookies_dropped;
-    uint64_t marks_dropped;
     uint64_t resent[RESEND__COUNT];
     struct kind_totals total;
     struct kind_totals service;  /* open model: service times (actual start to end) */
@@ -74,7 +56,6 @@ struct summary {
     uint64_t phase_gaps;               /* phase histograms damaged */
     uint32_t n_kinds;
     struct kind_totals kinds[TICK_MAX_KINDS];
-    uint64_t unmatched_completed; /* completed requests of kinds past the table */
     char first_error[ERR__COUNT][TICK_TEXT_MAX];
     uint32_t n_status;
     struct tick_status status[SUMMARY_MAX_STATUS]; /* sorted by code */
@@ -83,7 +64,7 @@ struct summary {
     struct tick_event events[SUMMARY_MAX_EVENTS];
     uint64_t events_more; /* events not kept: past the table, or dropped by a tick */
     uint32_t n_probes;
-    struct probe_totals probes[TICK_MAX_PROBES];
+    struct summary_probe probes[TICK_MAX_PROBES];
     struct hist *scratch; /* one decoded interval histogram */
     /* A run with agents: how many, and the ticks some agent was missing
      * from, as spans of ticks (the first SUMMARY_MAX_SPANS). */
@@ -218,39 +199,39 @@ static void add_events(struct summary *s, const struct tick *t)
  * and what was in flight (its concurrency fields hold no user's choice). */
 static void add_run_figures(struct summary *s, const struct tick *t)
 {
-    int is_first_closed = !(s->models_seen & (1u << LOAD_CLOSED));
+    int is_first_closed = !(s->run.models_seen & (1u << LOAD_CLOSED));
 
     if (t->model == LOAD_CLOSED) {
-        if (is_first_closed || t->target_concurrency < s->min_target_concurrency)
-            s->min_target_concurrency = t->target_concurrency;
-        if (t->target_concurrency > s->max_target_concurrency)
-            s->max_target_concurrency = t->target_concurrency;
-        if (t->actual_concurrency > s->max_actual_concurrency)
-            s->max_actual_concurrency = t->actual_concurrency;
+        if (is_first_closed || t->target_concurrency < s->run.min_target_concurrency)
+            s->run.min_target_concurrency = t->target_concurrency;
+        if (t->target_concurrency > s->run.max_target_concurrency)
+            s->run.max_target_concurrency = t->target_concurrency;
+        if (t->actual_concurrency > s->run.max_actual_concurrency)
+            s->run.max_actual_concurrency = t->actual_concurrency;
     } else if (t->model == LOAD_OPEN) {
-        if (t->target_rate_per_s > s->max_target_rate_per_s)
-            s->max_target_rate_per_s = t->target_rate_per_s;
-        if (t->in_flight > s->max_in_flight)
-            s->max_in_flight = t->in_flight;
-        if (t->max_in_flight > s->in_flight_cap)
-            s->in_flight_cap = t->max_in_flight;
+        if (t->target_rate_per_s > s->run.max_target_rate_per_s)
+            s->run.max_target_rate_per_s = t->target_rate_per_s;
+        if (t->in_flight > s->run.max_in_flight)
+            s->run.max_in_flight = t->in_flight;
+        if (t->max_in_flight > s->run.in_flight_cap)
+            s->run.in_flight_cap = t->max_in_flight;
     }
     if (t->model == LOAD_CLOSED || t->model == LOAD_OPEN)
-        s->models_seen |= 1u << t->model;
+        s->run.models_seen |= 1u << t->model;
     s->n_ticks++;
     s->duration_us += t->duration_us;
     s->connections_opened += t->connections_opened;
     if (t->http_version[0]) {
-        memcpy(s->http_version, t->http_version, sizeof(s->http_version));
-        memcpy(s->transport, t->transport, sizeof(s->transport));
+        memcpy(s->run.http_version, t->http_version, sizeof(s->run.http_version));
+        memcpy(s->run.transport, t->transport, sizeof(s->run.transport));
     }
     if (t->connections > s->max_connections)
         s->max_connections = t->connections;
-    s->dropped += t->dropped;
-    s->aborted += t->aborted;
-    s->bodies_cut += t->bodies_cut;
-    s->cookies_dropped += t->cookies_dropped;
-    s->marks_dropped += t->marks_dropped;
+    s->run.dropped += t->dropped;
+    s->run.aborted += t->aborted;
+    s->run.bodies_cut += t->bodies_cut;
+    s->run.cookies_dropped += t->cookies_dropped;
+    s->run.marks_dropped += t->marks_dropped;
     for (int c = 0; c < RESEND__COUNT; c++)
         s->resent[c] += t->resent[c];
 }
@@ -274,7 +255,7 @@ static void add_schedule(struct summary *s, const struct tick *t)
         sc->ticks_not_kept++;
 }
 
-static struct probe_totals *probe_named(struct summary *s, const char *name)
+static struct summary_probe *probe_named(struct summary *s, const char *name)
 {
     int i = tick_name_row(s->probes, sizeof(s->probes[0]), &s->n_probes, TICK_MAX_PROBES, name);
 
@@ -287,7 +268,7 @@ static void add_probes(struct summary *s, const struct tick *t)
 
     for (uint32_t i = 0; i < n; i++) {
         const struct tick_probe *tp = &t->probes[i];
-        struct probe_totals *p = probe_named(s, tp->name);
+        struct summary_probe *p = probe_named(s, tp->name);
 
         if (!p)
             continue;
@@ -392,7 +373,7 @@ int summary_add_tick(struct summary *s, const struct tick *t)
         struct kind_totals *k = kind_named(s, t->kinds[i].name);
 
         if (k == NULL) {
-            s->unmatched_completed += t->kinds[i].completed;
+            s->run.unmatched_completed += t->kinds[i].completed;
             continue;
         }
         if (add_kind(k, t, &t->kinds[i], t->kinds[i].ok, s->scratch) != 0)
@@ -500,22 +481,7 @@ int summary_totals(const struct summary *s, int kind, struct summary_totals *out
 
 void summary_run(const struct summary *s, struct summary_run *out)
 {
-    memset(out, 0, sizeof(*out));
-    out->models_seen = s->models_seen;
-    out->min_target_concurrency = s->min_target_concurrency;
-    out->max_target_concurrency = s->max_target_concurrency;
-    out->max_actual_concurrency = s->max_actual_concurrency;
-    out->max_target_rate_per_s = s->max_target_rate_per_s;
-    out->max_in_flight = s->max_in_flight;
-    out->in_flight_cap = s->in_flight_cap;
-    memcpy(out->transport, s->transport, sizeof(out->transport));
-    memcpy(out->http_version, s->http_version, sizeof(out->http_version));
-    out->dropped = s->dropped;
-    out->aborted = s->aborted;
-    out->bodies_cut = s->bodies_cut;
-    out->cookies_dropped = s->cookies_dropped;
-    out->marks_dropped = s->marks_dropped;
-    out->unmatched_completed = s->unmatched_completed;
+    *out = s->run;
 }
 
 const char *summary_first_error(const struct summary *s, enum errclass c)
@@ -534,23 +500,9 @@ uint64_t summary_events_more(const struct summary *s)
     return s->events_more;
 }
 
-int summary_probe(const struct summary *s, uint32_t i, struct summary_probe *out)
+const struct summary_probe *summary_probe(const struct summary *s, uint32_t i)
 {
-    const struct probe_totals *p;
-
-    if (i >= s->n_probes)
-        return -ENOENT;
-    p = &s->probes[i];
-    out->name = p->name;
-    out->mark = p->mark;
-    out->has_value = p->has_value;
-    out->last = p->last;
-    out->max = p->max;
-    out->sum = p->sum;
-    out->passed = p->passed;
-    out->failing_ticks = p->failing_ticks;
-    out->last_error = p->last_error;
-    return 0;
+    return i < s->n_probes ? &s->probes[i] : NULL;
 }
 
 int summary_span(const struct summary *s, uint32_t i, struct summary_span *out)

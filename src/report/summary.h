@@ -178,18 +178,19 @@ uint64_t summary_events_more(const struct summary *s);
 /* A server counter over the run (a probe, or a script's check, counter or
  * gauge), matched by name across ticks. */
 struct summary_probe {
-    const char *name;       /* raw, borrowed from s */
-    enum tick_mark mark;    /* as its first tick said */
-    int has_value;          /* some tick had a value; else last, max, sum and passed are 0 */
-    double last;            /* the latest value */
-    double max;             /* the largest value */
-    double sum;             /* a check's failures, a counter's additions, over the run */
-    uint64_t passed;        /* a check's passes over the run */
-    uint64_t failing_ticks; /* ticks that ended with it failing or stale */
-    const char *last_error; /* raw, borrowed from s: the latest failing tick's error */
+    char name[TICK_NAME_MAX]; /* raw */
+    int has_value;            /* some tick had a value; else last, max, sum and passed are 0 */
+    double last;              /* the latest value */
+    double max;               /* the largest value */
+    uint64_t failing_ticks;   /* ticks that ended with it failing or stale */
+    char last_error[TICK_TEXT_MAX]; /* raw: the latest failing tick's error */
+    enum tick_mark mark;            /* a probe, or a script's check, counter or gauge */
+    double sum;                     /* a check's failures, a counter's additions, over the run */
+    uint64_t passed;                /* a check's passes over the run */
 };
-/* The i-th server counter, in order of first sight: 0 and *out, or -ENOENT. */
-int summary_probe(const struct summary *s, uint32_t i, struct summary_probe *out);
+/* The i-th server counter, in order of first sight (borrowed from s: valid
+ * until the next summary_add_tick or summary_free), or NULL past the last. */
+const struct summary_probe *summary_probe(const struct summary *s, uint32_t i);
 
 /* A run with agents: a span of consecutive merged ticks that missed an
  * agent's, and which agents the first of them missed. */

@@ -944,7 +944,7 @@ static void figures_read_through_summary_h_are_the_ticks_added_up(void **state)
     struct summary *s = summary_new();
     struct tick *a = new_tick(0, 1000), *b = new_tick(1000, 1000);
     struct summary_run r;
-    struct summary_probe p;
+    const struct summary_probe *p;
     struct summary_span sp;
     struct summary_totals k;
     const struct tick_event *ev;
@@ -1004,17 +1004,19 @@ static void figures_read_through_summary_h_are_the_ticks_added_up(void **state)
     assert_string_equal(ev[0].text, "hello");
     assert_int_equal(summary_events_more(s), 2);
 
-    assert_int_equal(summary_probe(s, 0, &p), 0);
-    assert_string_equal(p.name, "queue");
-    assert_true(p.has_value);
-    assert_true(p.last == 7 && p.max == 9);
-    assert_int_equal(p.failing_ticks, 0);
-    assert_int_equal(summary_probe(s, 1, &p), 0);
-    assert_string_equal(p.name, "conns");
-    assert_false(p.has_value);
-    assert_int_equal(p.failing_ticks, 1);
-    assert_string_equal(p.last_error, "refused");
-    assert_int_equal(summary_probe(s, 2, &p), -ENOENT);
+    p = summary_probe(s, 0);
+    assert_non_null(p);
+    assert_string_equal(p->name, "queue");
+    assert_true(p->has_value);
+    assert_true(p->last == 7 && p->max == 9);
+    assert_int_equal(p->failing_ticks, 0);
+    p = summary_probe(s, 1);
+    assert_non_null(p);
+    assert_string_equal(p->name, "conns");
+    assert_false(p->has_value);
+    assert_int_equal(p->failing_ticks, 1);
+    assert_string_equal(p->last_error, "refused");
+    assert_null(summary_probe(s, 2));
 
     /* a2 was missing from tick 0 (its is_in 0): one span of partial ticks. */
     assert_int_equal(summary_span(s, 0, &sp), 0);
