@@ -54,8 +54,8 @@ int report__finish(FILE *out);
 #define REPORT_RESENT_MAX (REPORT_NUM_MAX * (RESEND__COUNT + 1) + 64)
 char *report__fmt_resent(const uint64_t resent[RESEND__COUNT], char *buf);
 
-/* compare (format_compare.c, html_compare.c): the sessions' step tables
- * side by side, by level. */
+/* levels.c, for compare (format_compare.c, html_compare.c): the sessions'
+ * step tables side by side, by level. */
 struct report__level {
     enum load_model model;
     double level;
@@ -72,7 +72,7 @@ int report__find_level(const struct steps *st, const struct report__level *key,
 
 struct summary_lost;
 
-/* lost.c: each agent of a run with agents as its merged ticks' rows tell
+/* summary_lost.c: each agent of a run with agents as its merged ticks' rows tell
  * (by row index, at most TICK_MAX_AGENTS): its last tick in the merge
  * and, once lost, when and until when it may have gone on. */
 struct report__trail {
@@ -96,7 +96,5 @@ void report__trails_add(struct report__trails *tr, const struct tick *t);
 uint32_t report__trails_n_lost(const struct report__trails *tr);
 /* The i-th lost agent, 0 and *out (name borrowed from tr), or -ENOENT. */
 int report__trails_lost(const struct report__trails *tr, uint32_t i, struct summary_lost *out);
-/* One line per lost agent, indented, for the text report's agents lines. */
-void report__trails_print(FILE *out, const struct report__trails *tr);
 
 #endif

@@ -1,21 +1,84 @@
+/*
+ * The summary: a run's totals, added up tick by tick, and the calls every
+ * format of the report reads them through. Computes, never prints.
+ */
 #include "report/summary.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cookies.h"
 #include "core/errclass.h"
 #include "core/hist.h"
-#include "core/sanitize.h"
 #include "core/tick.h"
-#include "core/units.h"
 #include "core/xalloc.h"
 #include "report/internal.h"
-#include "report/summary_internal.h"
+
+#define SUMMARY_MAX_EVENTS 100 /* events kept for the report; the rest are only counted */
+#define SUMMARY_MAX_STATUS 64  /* distinct HTTP codes kept; the rest go to status_other */
+#define SUMMARY_MAX_SPANS 8    /* spans of partial ticks kept */
+
+/* summary.h spells out the sizes of struct tick's names it copies. */
+_Static_assert(sizeof(((struct summary_run *)0)->transport) ==
+                   sizeof(((struct tick *)0)->transport),
+               "summary_run.transport is tick.transport's size");
+_Static_assert(sizeof(((struct summary_run *)0)->http_version) ==
+                   sizeof(((struct tick *)0)->http_version),
+               "summary_run.http_version is tick.http_version's size");
+
+/* One request kind's totals over the run, or those of all kinds (summary.total). */
+struct kind_totals {
+    char name[TICK_NAME_MAX];
+    uint64_t completed;
+    uint64_t bytes_in;
+    uint64_t bytes_out;
+    uint64_t errors[ERR__COUNT];
+    uint64_t timed;     /* requests its histogram should cover: successes, or failures */
+    uint64_t hist_gaps; /* interval histograms that were damaged or missing */
+    struct hist *hist;  /* the interval histograms merged */
+};
+
+struct summary {
+    uint64_t n_ticks;
+    uint64_t duration_us;   /* sum of the ticks' durations */
+    struct summary_run run; /* the load, and what could not be counted */
+    uint64_t connections_opened;
+    uint32_t max_connections; /* the most open at a tick's end */
+    uint64_t resent[RESEND__COUNT];
+    struct kind_totals total;
+    struct kind_totals service;  /* open model: service times (actual start to end) */
+    struct kind_totals failed;   /* the latency of failed requests, all kinds */
+    struct kind_totals send_lag; /* open model: intended start to send, brink's own delay */
+    struct summary_schedule sched;
+    struct hist *phases[PHASE__COUNT]; /* where the time went, merged */
+    uint64_t phase_gaps;               /* phase histograms damaged */
+    uint32_t n_kinds;
+    struct kind_totals kinds[TICK_MAX_KINDS];
+    char first_error[ERR__COUNT][TICK_TEXT_MAX];
+    uint32_t n_status;
+    struct tick_status status[SUMMARY_MAX_STATUS]; /* sorted by code */
+    uint64_t status_other;
+    uint32_t n_events;
+    struct tick_event events[SUMMARY_MAX_EVENTS];
+    uint64_t events_more; /* events not kept: past the table, or dropped by a tick */
+    uint32_t n_probes;
+    struct summary_probe probes[TICK_MAX_PROBES];
+    struct hist *scratch; /* one decoded interval histogram */
+    /* A run with agents: how many, and the ticks some agent was missing
+     * from, as spans of ticks (the first SUMMARY_MAX_SPANS). */
+    uint32_t n_agents;
+    uint64_t partial_ticks;
+    uint32_t n_spans;
+    struct {
+        uint64_t from_us, to_us; /* the first tick's start, the last one's end */
+        uint64_t last_seq;
+        char lost[TICK_TEXT_MAX]; /* the agents missing at its first tick */
+    } spans[SUMMARY_MAX_SPANS];
+    uint64_t spans_more;
+    struct report__trails trails; /* each agent's last tick, and when it was lost */
+};
 
 struct summary *summary_new(void)
 {
@@ -136,39 +199,39 @@ static void add_events(struct summary *s, const struct tick *t)
  * and what was in flight (its concurrency fields hold no user's choice). */
 static void add_run_figures(struct summary *s, const struct tick *t)
 {
-    int is_first_closed = !(s->models_seen & (1u << LOAD_CLOSED));
+    int is_first_closed = !(s->run.models_seen & (1u << LOAD_CLOSED));
 
     if (t->model == LOAD_CLOSED) {
-        if (is_first_closed || t->target_concurrency < s->min_target_concurrency)
-            s->min_target_concurrency = t->target_concurrency;
-        if (t->target_concurrency > s->max_target_concurrency)
-            s->max_target_concurrency = t->target_concurrency;
-        if (t->actual_concurrency > s->max_actual_concurrency)
-            s->max_actual_concurrency = t->actual_concurrency;
+        if (is_first_closed || t->target_concurrency < s->run.min_target_concurrency)
+            s->run.min_target_concurrency = t->target_concurrency;
+        if (t->target_concurrency > s->run.max_target_concurrency)
+            s->run.max_target_concurrency = t->target_concurrency;
+        if (t->actual_concurrency > s->run.max_actual_concurrency)
+            s->run.max_actual_concurrency = t->actual_concurrency;
     } else if (t->model == LOAD_OPEN) {
-        if (t->target_rate_per_s > s->max_target_rate_per_s)
-            s->max_target_rate_per_s = t->target_rate_per_s;
-        if (t->in_flight > s->max_in_flight)
-            s->max_in_flight = t->in_flight;
-        if (t->max_in_flight > s->in_flight_cap)
-            s->in_flight_cap = t->max_in_flight;
+        if (t->target_rate_per_s > s->run.max_target_rate_per_s)
+            s->run.max_target_rate_per_s = t->target_rate_per_s;
+        if (t->in_flight > s->run.max_in_flight)
+            s->run.max_in_flight = t->in_flight;
+        if (t->max_in_flight > s->run.in_flight_cap)
+            s->run.in_flight_cap = t->max_in_flight;
     }
     if (t->model == LOAD_CLOSED || t->model == LOAD_OPEN)
-        s->models_seen |= 1u << t->model;
+        s->run.models_seen |= 1u << t->model;
     s->n_ticks++;
     s->duration_us += t->duration_us;
     s->connections_opened += t->connections_opened;
     if (t->http_version[0]) {
-        memcpy(s->http_version, t->http_version, sizeof(s->http_version));
-        memcpy(s->transport, t->transport, sizeof(s->transport));
+        memcpy(s->run.http_version, t->http_version, sizeof(s->run.http_version));
+        memcpy(s->run.transport, t->transport, sizeof(s->run.transport));
     }
     if (t->connections > s->max_connections)
         s->max_connections = t->connections;
-    s->dropped += t->dropped;
-    s->aborted += t->aborted;
-    s->bodies_cut += t->bodies_cut;
-    s->cookies_dropped += t->cookies_dropped;
-    s->marks_dropped += t->marks_dropped;
+    s->run.dropped += t->dropped;
+    s->run.aborted += t->aborted;
+    s->run.bodies_cut += t->bodies_cut;
+    s->run.cookies_dropped += t->cookies_dropped;
+    s->run.marks_dropped += t->marks_dropped;
     for (int c = 0; c < RESEND__COUNT; c++)
         s->resent[c] += t->resent[c];
 }
@@ -192,7 +255,7 @@ static void add_schedule(struct summary *s, const struct tick *t)
         sc->ticks_not_kept++;
 }
 
-static struct probe_totals *probe_named(struct summary *s, const char *name)
+static struct summary_probe *probe_named(struct summary *s, const char *name)
 {
     int i = tick_name_row(s->probes, sizeof(s->probes[0]), &s->n_probes, TICK_MAX_PROBES, name);
 
@@ -205,7 +268,7 @@ static void add_probes(struct summary *s, const struct tick *t)
 
     for (uint32_t i = 0; i < n; i++) {
         const struct tick_probe *tp = &t->probes[i];
-        struct probe_totals *p = probe_named(s, tp->name);
+        struct summary_probe *p = probe_named(s, tp->name);
 
         if (!p)
             continue;
@@ -310,7 +373,7 @@ int summary_add_tick(struct summary *s, const struct tick *t)
         struct kind_totals *k = kind_named(s, t->kinds[i].name);
 
         if (k == NULL) {
-            s->unmatched_completed += t->kinds[i].completed;
+            s->run.unmatched_completed += t->kinds[i].completed;
             continue;
         }
         if (add_kind(k, t, &t->kinds[i], t->kinds[i].ok, s->scratch) != 0)
@@ -407,10 +470,52 @@ int summary_totals(const struct summary *s, int kind, struct summary_totals *out
         return -ENOENT;
     out->name = k->name;
     out->completed = k->completed;
+    out->timed = k->timed;
     out->bytes_in = k->bytes_in;
     out->bytes_out = k->bytes_out;
     out->errors = k->errors;
     out->hist_gaps = k->hist_gaps;
     out->hist = k->hist;
     return 0;
+}
+
+void summary_run(const struct summary *s, struct summary_run *out)
+{
+    *out = s->run;
+}
+
+const char *summary_first_error(const struct summary *s, enum errclass c)
+{
+    return s->first_error[c];
+}
+
+const struct tick_event *summary_events(const struct summary *s, uint32_t *n)
+{
+    *n = s->n_events;
+    return s->events;
+}
+
+uint64_t summary_events_more(const struct summary *s)
+{
+    return s->events_more;
+}
+
+const struct summary_probe *summary_probe(const struct summary *s, uint32_t i)
+{
+    return i < s->n_probes ? &s->probes[i] : NULL;
+}
+
+int summary_span(const struct summary *s, uint32_t i, struct summary_span *out)
+{
+    if (i >= s->n_spans)
+        return -ENOENT;
+    out->from_us = s->spans[i].from_us;
+    out->to_us = s->spans[i].to_us;
+    out->lost = s->spans[i].lost;
+    return 0;
+}
+
+uint64_t summary_spans_more(const struct summary *s)
+{
+    return s->spans_more;
 }

@@ -1,7 +1,9 @@
 /*
- * summary: a run's totals built from its ticks, printed as the final report
- * of a headless run and of `brink report`, plus the one-line progress of
- * each tick. Reads ticks only, so it serves a live run and a
+ * summary: a run's totals built from its ticks (summary.c, summary_lost.c), read
+ * by every format of the final report through the calls below; plus two of
+ * those formats, declared here for their callers: the text report
+ * (summary_print, format_text_summary.c) and the one-line progress of each
+ * tick (format_progress.c). Reads ticks only, so it serves a live run and a
  * recording alike. One thread at a time; no curses, no libcurl.
  */
 #ifndef BRINK_REPORT_SUMMARY_H
@@ -11,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/errclass.h"
 #include "core/tick.h"
 
 struct hist;
@@ -84,6 +87,8 @@ int summary_print_tick(const struct tick *t, FILE *out);
 struct summary_totals {
     const char *name;   /* "total", or the kind's raw name (sanitize before display) */
     uint64_t completed; /* requests finished with any outcome */
+    uint64_t timed;     /* requests hist should cover: successes, or for SUMMARY_FAILED,
+                           SUMMARY_SERVICE and SUMMARY_SEND_LAG all it counts */
     uint64_t bytes_in;
     uint64_t bytes_out;
     const uint64_t *errors;  /* ERR__COUNT counts, by class */
@@ -140,6 +145,64 @@ uint32_t summary_n_kinds(const struct summary *s);
 /* Fills out for kind (SUMMARY_TOTAL, SUMMARY_SERVICE or 0 .. summary_n_kinds - 1); returns 0,
  * or -ENOENT when there is no such kind. */
 int summary_totals(const struct summary *s, int kind, struct summary_totals *out);
+
+/* The run's load and what it could not count, over its ticks. */
+struct summary_run {
+    unsigned models_seen;            /* bit 1 << enum load_model for each model seen */
+    uint32_t min_target_concurrency; /* over closed-model ticks */
+    uint32_t max_target_concurrency;
+    uint32_t max_actual_concurrency;
+    double max_target_rate_per_s; /* over open-model ticks */
+    uint32_t max_in_flight;       /* the most in flight at an open tick's end */
+    uint32_t in_flight_cap;       /* the largest max_in_flight of open ticks */
+    char transport[8];            /* raw, of the latest tick that named one (as struct tick's) */
+    char http_version[12];        /* raw, of the latest tick that named one (as struct tick's) */
+    uint64_t dropped;
+    uint64_t aborted;
+    uint64_t bodies_cut;
+    uint64_t cookies_dropped;
+    uint64_t marks_dropped;
+    uint64_t unmatched_completed; /* completed requests of kinds past the first TICK_MAX_KINDS */
+};
+void summary_run(const struct summary *s, struct summary_run *out);
+
+/* The run's first error message of class c (raw, borrowed from s); "" when
+ * none came. */
+const char *summary_first_error(const struct summary *s, enum errclass c);
+
+/* The run's events in order, the first 100: *n rows (borrowed from s); and
+ * those not kept (past the table, or dropped by a tick). */
+const struct tick_event *summary_events(const struct summary *s, uint32_t *n);
+uint64_t summary_events_more(const struct summary *s);
+
+/* A server counter over the run (a probe, or a script's check, counter or
+ * gauge), matched by name across ticks. */
+struct summary_probe {
+    char name[TICK_NAME_MAX]; /* raw */
+    int has_value;            /* some tick had a value; else last, max, sum and passed are 0 */
+    double last;              /* the latest value */
+    double max;               /* the largest value */
+    uint64_t failing_ticks;   /* ticks that ended with it failing or stale */
+    char last_error[TICK_TEXT_MAX]; /* raw: the latest failing tick's error */
+    enum tick_mark mark;            /* a probe, or a script's check, counter or gauge */
+    double sum;                     /* a check's failures, a counter's additions, over the run */
+    uint64_t passed;                /* a check's passes over the run */
+};
+/* The i-th server counter, in order of first sight (borrowed from s: valid
+ * until the next summary_add_tick or summary_free), or NULL past the last. */
+const struct summary_probe *summary_probe(const struct summary *s, uint32_t i);
+
+/* A run with agents: a span of consecutive merged ticks that missed an
+ * agent's, and which agents the first of them missed. */
+struct summary_span {
+    uint64_t from_us; /* the first tick's start */
+    uint64_t to_us;   /* the last one's end */
+    const char *lost; /* raw, borrowed from s: "a2, a3" */
+};
+/* The i-th span of partial ticks (the first 8 are kept): 0 and *out, or
+ * -ENOENT; and the spans past those. */
+int summary_span(const struct summary *s, uint32_t i, struct summary_span *out);
+uint64_t summary_spans_more(const struct summary *s);
 
 /* A lost agent of a run with agents (docs/agents.md): what it may have
  * done after its last tick in the merge, which no figure of the run holds. */

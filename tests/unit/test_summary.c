@@ -936,6 +936,98 @@ static void a_run_without_phases_prints_no_phase_table(void **state)
     summary_free(s);
 }
 
+/* Issue 32: the text format reads the summary only through summary.h, so
+ * the figures it prints are those calls' answers: each one as the ticks
+ * added it up, borrowed strings raw, and -ENOENT past the last row. */
+static void figures_read_through_summary_h_are_the_ticks_added_up(void **state)
+{
+    struct summary *s = summary_new();
+    struct tick *a = new_tick(0, 1000), *b = new_tick(1000, 1000);
+    struct summary_run r;
+    const struct summary_probe *p;
+    struct summary_span sp;
+    struct summary_totals k;
+    const struct tick_event *ev;
+    uint32_t n;
+
+    (void)state;
+    put_latencies(a, &a->total, 1000, 1009, 1);
+    a->total.completed += 3;
+    a->total.errors[ERR_TIMEOUT] = 3;
+    tick_copy_text(a->first_error[ERR_TIMEOUT], TICK_TEXT_MAX, "no reply \x1b[2J");
+    snprintf(a->http_version, sizeof(a->http_version), "h2");
+    snprintf(a->transport, sizeof(a->transport), "curl");
+    a->dropped = 2;
+    a->cookies_dropped = 1;
+    a->marks_dropped = 4;
+    a->target_concurrency = 10;
+    set_probe(a, 0, "queue", PROBE_OK, 9, "");
+    a->n_events = 1;
+    a->events[0].at_ms = 500;
+    a->events[0].kind = EV_NOTICE;
+    tick_copy_text(a->events[0].text, TICK_TEXT_MAX, "hello");
+    a->events_dropped = 2;
+    a->n_agents = 2;
+    tick_copy_text(a->agents[0].name, TICK_NAME_MAX, "a1");
+    a->agents[0].is_in = 1;
+    tick_copy_text(a->agents[1].name, TICK_NAME_MAX, "a2");
+    b->bodies_cut = 5;
+    b->aborted = 6;
+    set_probe(b, 0, "queue", PROBE_OK, 7, "");
+    set_probe(b, 1, "conns", PROBE_FAILING, -1, "refused");
+    add_and_free(s, a);
+    add_and_free(s, b);
+
+    summary_run(s, &r);
+    assert_int_equal(r.models_seen, 1u << LOAD_CLOSED);
+    assert_int_equal(r.min_target_concurrency, 10);
+    assert_int_equal(r.max_target_concurrency, 40);
+    assert_int_equal(r.max_actual_concurrency, 40);
+    assert_string_equal(r.http_version, "h2");
+    assert_string_equal(r.transport, "curl");
+    assert_int_equal(r.dropped, 2);
+    assert_int_equal(r.aborted, 6);
+    assert_int_equal(r.bodies_cut, 5);
+    assert_int_equal(r.cookies_dropped, 1);
+    assert_int_equal(r.marks_dropped, 4);
+    assert_int_equal(r.unmatched_completed, 0);
+
+    assert_string_equal(summary_first_error(s, ERR_TIMEOUT), "no reply \x1b[2J");
+    assert_string_equal(summary_first_error(s, ERR_RESET), "");
+    assert_int_equal(summary_totals(s, SUMMARY_TOTAL, &k), 0);
+    assert_int_equal(k.completed, 13);
+    assert_int_equal(k.timed, 10);
+
+    ev = summary_events(s, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].at_ms, 500);
+    assert_string_equal(ev[0].text, "hello");
+    assert_int_equal(summary_events_more(s), 2);
+
+    p = summary_probe(s, 0);
+    assert_non_null(p);
+    assert_string_equal(p->name, "queue");
+    assert_true(p->has_value);
+    assert_true(p->last == 7 && p->max == 9);
+    assert_int_equal(p->failing_ticks, 0);
+    p = summary_probe(s, 1);
+    assert_non_null(p);
+    assert_string_equal(p->name, "conns");
+    assert_false(p->has_value);
+    assert_int_equal(p->failing_ticks, 1);
+    assert_string_equal(p->last_error, "refused");
+    assert_null(summary_probe(s, 2));
+
+    /* a2 was missing from tick 0 (its is_in 0): one span of partial ticks. */
+    assert_int_equal(summary_span(s, 0, &sp), 0);
+    assert_int_equal(sp.from_us, 0);
+    assert_int_equal(sp.to_us, 1000000);
+    assert_string_equal(sp.lost, "a2");
+    assert_int_equal(summary_span(s, 1, &sp), -ENOENT);
+    assert_int_equal(summary_spans_more(s), 0);
+    summary_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -970,6 +1062,7 @@ int main(void)
         cmocka_unit_test(tiny_error_share_never_reads_as_zero),
         cmocka_unit_test(progress_line_of_an_empty_paused_interval_has_dashes),
         cmocka_unit_test(progress_line_is_cut_to_the_buffer),
+        cmocka_unit_test(figures_read_through_summary_h_are_the_ticks_added_up),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

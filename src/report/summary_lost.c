@@ -7,11 +7,9 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "core/tick.h"
-#include "core/units.h"
 #include "report/internal.h"
 #include "report/summary.h"
 
@@ -76,31 +74,4 @@ int report__trails_lost(const struct report__trails *tr, uint32_t i, struct summ
     out->requests =
         tick_agent_uncounted(a->rate_per_s, a->in_flight, out->until_us - out->last_end_us);
     return 0;
-}
-
-void report__trails_print(FILE *out, const struct report__trails *tr)
-{
-    char name[REPORT_NAME_MAX], at[UNITS_FMT_MAX], from[UNITS_FMT_MAX], to[UNITS_FMT_MAX];
-    char span[UNITS_FMT_MAX], rate[REPORT_NUM_MAX], n[REPORT_NUM_MAX];
-    struct summary_lost l;
-
-    for (uint32_t i = 0; report__trails_lost(tr, i, &l) == 0; i++) {
-        report__shown(l.name, TICK_NAME_MAX, name, sizeof(name));
-        units_format_duration(l.lost_at_us, at, sizeof(at));
-        if (!l.has_tick) {
-            fprintf(out,
-                    "  %s lost at %s before any tick of it was merged: what it sent is "
-                    "counted nowhere\n",
-                    name, at);
-            continue;
-        }
-        fprintf(out,
-                "  %s lost at %s: it may have run %s after its last tick (%s to %s) at %s req/s "
-                "with %u in flight: up to about %s requests counted nowhere\n",
-                name, at, units_format_duration(l.until_us - l.last_end_us, span, sizeof(span)),
-                units_format_duration(l.last_end_us, from, sizeof(from)),
-                units_format_duration(l.until_us, to, sizeof(to)),
-                report__fmt_rate(l.rate_per_s, rate), l.in_flight,
-                report__fmt_grouped(l.requests, n));
-    }
 }
