@@ -125,7 +125,8 @@ static void on_request_bytes(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf
 
     (void)buf;
     if (n < 0) {
-        c->is_closed_by_peer = 1;
+        if (!c->is_closing)
+            c->srv->n_peer_closed++;
         conn_close(c, 0);
         return;
     }
@@ -221,9 +222,10 @@ void script_server_start(struct script_server *srv, uv_loop_t *loop, int fd,
 
 void script_server_free(struct script_server *srv)
 {
-    for (uint32_t i = 0; i < srv->n_conns; i++)
+    for (uint32_t i = 0; i < srv->n_conns; i++) {
         free(srv->conns[i]);
-    srv->n_conns = 0;
+        srv->conns[i] = NULL;
+    }
 }
 
 /* ---- Replies that are long to write out ------------------------------- */
@@ -321,4 +323,5 @@ struct server_script script_server_broken[] = {
      4, 0},
 };
 
-const size_t script_server_n_broken = sizeof(script_server_broken) / sizeof(script_server_broken[0]);
+const size_t script_server_n_broken =
+    sizeof(script_server_broken) / sizeof(script_server_broken[0]);

@@ -16,11 +16,11 @@
 
 #include <uv.h>
 
-#define SCRIPT_SERVER_OK (-1)            /* the class of a run with no error */
-#define SCRIPT_SERVER_MAX_CONNS 1024     /* connections a run opens at most here */
-#define SCRIPT_SERVER_REQUEST_MAX 4096   /* bytes of one request head */
-#define SCRIPT_SERVER_WATCHDOG_MS 20000  /* a run not over by then is stopped */
-#define HEAD200 "HTTP/1.1 200 OK\r\n"         /* a reply's status line */
+#define SCRIPT_SERVER_OK (-1)           /* the class of a run with no error */
+#define SCRIPT_SERVER_MAX_CONNS 1024    /* connections a run opens at most here */
+#define SCRIPT_SERVER_REQUEST_MAX 4096  /* bytes of one request head */
+#define SCRIPT_SERVER_WATCHDOG_MS 20000 /* a run not over by then is stopped */
+#define HEAD200 "HTTP/1.1 200 OK\r\n"   /* a reply's status line */
 
 /* What the server does once it wrote a reply (or instead of one). */
 enum after {
@@ -56,7 +56,6 @@ struct server_conn {
     size_t drip_at;
     int has_drip;
     int is_closing;
-    int is_closed_by_peer; /* the client closed it (EOF or an error on read) */
     uv_write_t write;
 };
 
@@ -77,6 +76,7 @@ struct script_server {
     uint64_t bytes_read;    /* request bytes read */
     uint64_t bytes_written; /* reply bytes written */
     uint64_t n_crossed; /* requests that came on a connection it then closed or reset (_ON_NEXT) */
+    uint32_t n_peer_closed; /* connections the client closed */
     int is_closed;
     int watchdog_fired;
 };
@@ -89,7 +89,7 @@ void script_server_start(struct script_server *srv, uv_loop_t *loop, int fd,
                          const struct server_script *sc);
 /* Closes every connection, the listener and the server's own handles. */
 void script_server_close(struct script_server *srv);
-/* Frees the connections, once the loop has ended. */
+/* Frees the connections, once the loop has ended (its counts stay). */
 void script_server_free(struct script_server *srv);
 /* Makes sc's reply if sc has a make() and no reply yet, and sets its len;
  * script_server_unmake frees a made reply. */

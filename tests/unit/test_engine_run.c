@@ -164,15 +164,15 @@ static void a_server_that_never_answers_is_a_timeout(void **state)
 static void a_close_in_the_middle_of_the_body_is_closed_early(void **state)
 {
     struct server_script sc = {"partial body",
-                        HEAD200 "Content-Length: 100\r\n\r\nabc",
-                        0,
-                        NULL,
-                        0,
-                        CLOSE,
-                        ERR_CLOSED_EARLY,
-                        NULL,
-                        0,
-                        0};
+                               HEAD200 "Content-Length: 100\r\n\r\nabc",
+                               0,
+                               NULL,
+                               0,
+                               CLOSE,
+                               ERR_CLOSED_EARLY,
+                               NULL,
+                               0,
+                               0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 3), 0);
@@ -181,15 +181,15 @@ static void a_close_in_the_middle_of_the_body_is_closed_early(void **state)
 static void a_keep_alive_connection_closed_between_requests_is_no_error(void **state)
 {
     struct server_script sc = {"closed between requests",
-                        HEAD200 "Content-Length: 2\r\n\r\nok",
-                        0,
-                        NULL,
-                        0,
-                        CLOSE,
-                        OK,
-                        NULL,
-                        0,
-                        0};
+                               HEAD200 "Content-Length: 2\r\n\r\nok",
+                               0,
+                               NULL,
+                               0,
+                               CLOSE,
+                               OK,
+                               NULL,
+                               0,
+                               0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 5), 0);
@@ -198,16 +198,16 @@ static void a_keep_alive_connection_closed_between_requests_is_no_error(void **s
 static void a_chunked_body_split_at_every_byte_is_whole(void **state)
 {
     struct server_script sc = {"chunked, one byte at a time",
-                        HEAD200 "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n10\r\n"
-                                "0123456789abcdef\r\n0\r\n\r\n",
-                        0,
-                        NULL,
-                        1,
-                        KEEP,
-                        OK,
-                        NULL,
-                        0,
-                        0};
+                               HEAD200 "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n10\r\n"
+                                       "0123456789abcdef\r\n0\r\n\r\n",
+                               0,
+                               NULL,
+                               1,
+                               KEEP,
+                               OK,
+                               NULL,
+                               0,
+                               0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 3), 0);
@@ -216,16 +216,16 @@ static void a_chunked_body_split_at_every_byte_is_whole(void **state)
 static void interim_replies_before_the_reply_are_skipped(void **state)
 {
     struct server_script sc = {"1xx",
-                        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\n"
-                        "Link: </s.css>\r\n\r\n" HEAD200 "Content-Length: 2\r\n\r\nok",
-                        0,
-                        NULL,
-                        0,
-                        KEEP,
-                        OK,
-                        NULL,
-                        0,
-                        0};
+                               "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\n"
+                               "Link: </s.css>\r\n\r\n" HEAD200 "Content-Length: 2\r\n\r\nok",
+                               0,
+                               NULL,
+                               0,
+                               KEEP,
+                               OK,
+                               NULL,
+                               0,
+                               0};
 
     (void)state;
     assert_int_equal(check_script(&sc, 3), 0);
@@ -242,15 +242,15 @@ static void interim_replies_before_the_reply_are_skipped(void **state)
 static void a_crossed_close_is_sent_again_a_reset_is_not(void **state)
 {
     struct server_script sc = {"reset on next",
-                        HEAD200 "Content-Length: 2\r\n\r\nok",
-                        0,
-                        NULL,
-                        0,
-                        RESET_ON_NEXT,
-                        ERR_RESET,
-                        NULL,
-                        4,
-                        0};
+                               HEAD200 "Content-Length: 2\r\n\r\nok",
+                               0,
+                               NULL,
+                               0,
+                               RESET_ON_NEXT,
+                               ERR_RESET,
+                               NULL,
+                               4,
+                               0};
     static const enum after closes[] = {CLOSE_ON_NEXT, SHUT_RESET_ON_NEXT};
     struct outcome o;
 
