@@ -224,9 +224,19 @@ void engine__slot_location(struct slot *s, const char *url, const char *v, size_
     (void)n;
 }
 
+/* Bytes of "scheme://authority" at the start of url, 0 when it has none. */
+static size_t origin_len(const char *url)
+{
+    const char *p = strstr(url, "://");
+
+    return p ? (size_t)(p + 3 - url) + strcspn(p + 3, "/?#") : 0;
+}
+
 int engine__same_origin(const char *a, const char *b)
 {
-    return strcasecmp(a, b) == 0;
+    size_t n = origin_len(a);
+
+    return n > 0 && n == origin_len(b) && strncasecmp(a, b, n) == 0;
 }
 
 int engine__is_credential(const char *line)
