@@ -1,6 +1,6 @@
 /*
  * What the ticks of a test run of the engine said, summed: the outcome the
- * transport tests check. Included by test_transports.c and test_h1_tls.c
+ * transport tests check. Included by test_engine_run.c and test_h1_tls.c
  * only.
  */
 #ifndef BRINK_TESTS_OUTCOME_FIXTURE_H

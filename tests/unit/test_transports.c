@@ -1,17 +1,19 @@
 /*
- * The engine's runtime in process, in the libuv style: one worker of a
- * real engine (each transport in turn) runs its loop on the test's thread
- * against a scripted server on the same loop, bound to 127.0.0.1 port 0.
- * Each script is the byte stream the server writes for every request and
- * what it does with the connection after; the run's ticks come back
- * through the engine's channel, and every handle is closed before the
- * loop is (engine__worker_free checks uv_loop_close).
+ * Each transport alone, against a fake engine: this file implements the
+ * calls transport.h declares (and nothing else of the engine: the test
+ * links the transports and the pieces they share, not brink_engine),
+ * records what the transport tells it, and builds the struct worker and
+ * struct slot a transport reads itself: a uv loop, the config and the
+ * workload from config text, tp_setup from the transport's own setup. The
+ * scripted server (script_server.h) runs on the same loop and counts what
+ * it read and wrote: the ground truth of the transport's byte counts.
  *
- * The table of broken replies is the one of issue 22: both transports
- * must put each in the same class, with a message that names the problem.
+ * The contract checked (transport.h): a started transfer ends in exactly
+ * one engine__slot_done, made from a loop callback, never from inside
+ * start; an aborted one ends without it, its connection closed; every
+ * connection opened is closed once the transport is closed.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,591 +21,643 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <strings.h>
 
 #include <cmocka.h>
 
 #include "config/config.h"
-#include "core/chan.h"
+#include "core/container.h"
 #include "core/errclass.h"
+#include "core/msg.h"
 #include "core/tick.h"
 #include "core/xalloc.h"
-#include "engine/engine.h"
-#include "engine/h1/wire.h"
-#include "engine/internal.h"
+#include "engine/classify.h"
+#include "engine/transport.h"
+#include "engine/workload.h"
 #include "outcome_fixture.h"
+#include "script_server.h"
 
 #define ERR_MAX 512
-#define OK (-1)           /* the class of a run with no error */
-#define WATCHDOG_MS 20000 /* a run that has not ended by then is stopped */
-#define MAX_CONNS 1024    /* connections a run opens at most here */
-#define REQUEST_MAX 4096  /* bytes of one request head */
+#define OK SCRIPT_SERVER_OK
+#define GOOD_REPLY HEAD200 "Content-Length: 2\r\n\r\nok"
 
-/* What the server does once it wrote a reply (or instead of one). */
-enum after {
-    KEEP,               /* keeps the connection for the next request */
-    CLOSE,              /* closes it (FIN) once the reply is written */
-    CLOSE_ON_NEXT,      /* keeps it, and closes it (FIN) when the next request comes */
-    RESET_ON_NEXT,      /* keeps it, and resets it when the next request comes */
-    SHUT_RESET_ON_NEXT, /* the same with a FIN first, as a race with a close does */
-    RESET,              /* resets it instead of replying */
-    STALL,              /* never replies */
+/* What one run of a transport told the fake engine. */
+struct record {
+    uint64_t started; /* transfers started (transport_ops.start) */
+    uint64_t done;    /* engine__slot_done calls */
+    uint64_t ok;      /* of them, successes */
+    uint64_t errors[ERR__COUNT];
+    char first_words[ERR__COUNT][TICK_TEXT_MAX]; /* classify_message, as the engine makes it */
+    uint64_t bytes_in, bytes_out;
+    long status;                    /* of the last done */
+    enum transfer_outcome outcome;  /* of the last done */
+    uint64_t stray_done;            /* for a slot not in flight (aborted, or done twice) */
+    uint64_t done_in_start;         /* made from inside start */
+    uint64_t phases[PHASE__COUNT];  /* samples, by phase */
+    uint64_t opened, closed;        /* engine__worker_conn_opened, _closed */
+    uint64_t closed_before_opened;  /* a close with no connection open */
+    uint64_t resent[RESEND__COUNT]; /* engine__slot_may_resend's yes */
 };
 
-struct script {
-    const char *name;
-    const char *reply; /* written once per request; NULL: made by make() */
-    size_t len;        /* 0: strlen(reply) */
-    void (*make)(struct script *sc);
-    int is_drip; /* one byte per loop pass */
-    enum after after;
-    int want;            /* the class of every request, OK for none */
-    const char *needle;  /* in the class's first message, any case */
-    uint32_t users;      /* concurrency; 0: 1 */
-    uint32_t timeout_ms; /* [target] timeout; 0: 5 s, far above any other outcome */
+/* A fake engine with one worker: the worker the transport reads, and the
+ * run's own handles. */
+struct run {
+    struct worker w;
+    const struct transport_ops *tp;
+    struct config c;
+    struct script_server srv;
+    uv_prepare_t pass; /* each loop pass: the pace's and the closer's new pass */
+    uv_prepare_t step; /* each loop pass: the case's own check (abort) */
+    uv_timer_t end;    /* closes the transport, from a timer as the engine does */
+    uint64_t n;        /* requests to send */
+    int is_starting;   /* inside transport_ops.start */
+    int is_ending;     /* end armed */
+    int is_over;       /* the transport is closed: the server goes too */
+    int is_aborted;    /* the abort case's abort happened */
+    void (*on_step)(struct run *r);
+    struct record rec;
 };
 
-struct conn {
-    uv_tcp_t tcp;
-    struct server *srv;
-    char req[REQUEST_MAX];
-    size_t req_len;
-    uint32_t n_requests;
-    uv_idle_t drip;
-    size_t drip_at;
-    int has_drip;
-    int is_closing;
-    uv_write_t write;
-};
-
-struct server {
-    uv_tcp_t listener;
-    uv_prepare_t done_check;
-    uv_timer_t watchdog;
-    struct worker *w;
-    const struct script *sc;
-    struct conn *conns[MAX_CONNS];
-    uint32_t n_conns;
-    uint64_t n_crossed; /* requests that came on a connection it then closed or reset (_ON_NEXT) */
-    int is_closed;
-    int watchdog_fired;
-};
-
-/* ---- The scripted server ---------------------------------------------- */
-
-static void conn_close(struct conn *c, int is_reset)
+static struct run *run_of(const struct worker *w)
 {
-    if (c->is_closing)
-        return;
-    c->is_closing = 1;
-    /* Freed once the loop has ended (the server keeps every one). */
-    if (c->has_drip)
-        uv_close((uv_handle_t *)&c->drip, NULL);
-    if (is_reset)
-        uv_tcp_close_reset(&c->tcp, NULL);
+    return container_of((struct worker *)w, struct run, w);
+}
+
+/* ---- The fake engine: transport.h's calls ----------------------------- */
+
+void engine__worker_phase(struct worker *w, enum tick_phase p, uint64_t us)
+{
+    (void)us;
+    run_of(w)->rec.phases[p]++;
+}
+
+void engine__worker_conn_opened(struct worker *w)
+{
+    w->conns_open++;
+    run_of(w)->rec.opened++;
+}
+
+void engine__worker_conn_closed(struct worker *w)
+{
+    struct record *rec = &run_of(w)->rec;
+
+    if (w->conns_open == 0)
+        rec->closed_before_opened++;
     else
-        uv_close((uv_handle_t *)&c->tcp, NULL);
+        w->conns_open--;
+    rec->closed++;
 }
 
-static void on_written(uv_write_t *req, int status)
+uint64_t engine__worker_now_ns(const struct worker *w)
 {
-    struct conn *c = container_of(req, struct conn, write);
-
-    if (status == 0 && c->srv->sc->after == CLOSE)
-        conn_close(c, 0);
+    return uv_hrtime() - w->start_ns;
 }
 
-static void on_drip(uv_idle_t *i)
+void engine__worker_event(struct worker *w, enum event_kind kind, uint64_t at_ns, const char *text)
 {
-    struct conn *c = container_of(i, struct conn, drip);
-    const struct script *sc = c->srv->sc;
-    uv_buf_t b = uv_buf_init((char *)sc->reply + c->drip_at, 1);
-
-    if (uv_try_write((uv_stream_t *)&c->tcp, &b, 1) == 1)
-        c->drip_at++;
-    if (c->drip_at == sc->len) {
-        uv_idle_stop(i);
-        if (sc->after == CLOSE)
-            conn_close(c, 0);
-    }
+    (void)w;
+    (void)kind;
+    (void)at_ns;
+    (void)text;
 }
 
-static void answer(struct conn *c)
+void engine__slot_arm(const struct slot *s, uv_timer_t *t, uv_timer_cb cb, uint64_t limit_us)
 {
-    const struct script *sc = c->srv->sc;
-    uv_buf_t b = uv_buf_init((char *)sc->reply, (unsigned)sc->len);
+    uint64_t took_ns = engine__worker_now_ns(s->w) - s->start_ns;
+    uint64_t left_ns = limit_us * 1000 > took_ns ? limit_us * 1000 - took_ns : 0;
 
-    c->n_requests++;
-    if (c->n_requests > 1 && (sc->after == SHUT_RESET_ON_NEXT || sc->after == RESET_ON_NEXT ||
-                              sc->after == CLOSE_ON_NEXT))
-        c->srv->n_crossed++;
-    if (sc->after == SHUT_RESET_ON_NEXT && c->n_requests > 1) {
-        int fd = -1;
-
-        uv_fileno((uv_handle_t *)&c->tcp, &fd);
-        shutdown(fd, SHUT_WR);
-        conn_close(c, 1);
-        return;
-    }
-    if (sc->after == RESET || (sc->after == RESET_ON_NEXT && c->n_requests > 1)) {
-        conn_close(c, 1);
-        return;
-    }
-    if (sc->after == CLOSE_ON_NEXT && c->n_requests > 1) {
-        conn_close(c, 0);
-        return;
-    }
-    if (sc->after == STALL)
-        return;
-    if (sc->is_drip) {
-        c->drip_at = 0;
-        uv_idle_start(&c->drip, on_drip);
-        return;
-    }
-    /* The script's bytes outlive the run: no copy needed. */
-    uv_write(&c->write, (uv_stream_t *)&c->tcp, &b, 1, on_written);
+    uv_timer_start(t, cb, (left_ns + 999999) / 1000000, 0);
 }
 
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+uint64_t engine__slot_timeout_us(const struct slot *s)
 {
-    struct conn *c = container_of((uv_tcp_t *)h, struct conn, tcp);
-
-    (void)suggested;
-    *buf = uv_buf_init(c->req + c->req_len, (unsigned)(sizeof(c->req) - c->req_len));
+    return workload_kind(s->w->workload, s->kind)->timeout_us;
 }
 
-/* The end of the first request head in c's buffer, or NULL. */
-static char *head_end(struct conn *c)
+uint64_t engine__slot_connect_limit_us(const struct slot *s)
 {
-    for (size_t i = 0; i + 4 <= c->req_len; i++) {
-        if (memcmp(c->req + i, "\r\n\r\n", 4) == 0)
-            return c->req + i;
+    uint64_t connect_us = s->w->config->target.connect_timeout_us;
+    uint64_t limit_us = engine__slot_timeout_us(s);
+
+    return connect_us < limit_us ? connect_us : limit_us;
+}
+
+void engine__slot_queued_words(const struct slot *s, char *buf, size_t cap)
+{
+    (void)s;
+    snprintf(buf, cap, "queued behind a burst of new connections");
+}
+
+static void start(struct run *r, struct slot *s);
+static void end_soon(struct run *r);
+
+void engine__slot_done(struct slot *s, const struct transfer_result *done, uint64_t bytes_in,
+                       uint64_t bytes_out, const char *words)
+{
+    struct run *r = run_of(s->w);
+    struct record *rec = &r->rec;
+    struct transfer_result judged = *done;
+    int cls;
+
+    if (r->is_starting)
+        rec->done_in_start++;
+    if (!s->is_in_flight) {
+        rec->stray_done++;
+        return;
     }
+    s->is_in_flight = 0;
+    s->w->in_flight--;
+    rec->done++;
+    rec->bytes_in += bytes_in;
+    rec->bytes_out += bytes_out;
+    rec->status = done->http_status;
+    rec->outcome = done->outcome;
+    /* Judged as the engine judges it: against the kind's expected statuses. */
+    judged.expect = &workload_kind(s->w->workload, s->kind)->expect;
+    cls = classify_transfer(&judged);
+    if (cls < 0) {
+        rec->ok++;
+    } else {
+        if (!rec->errors[cls]++)
+            classify_message(&judged, words, rec->first_words[cls], TICK_TEXT_MAX);
+    }
+    if (rec->started < r->n && !r->is_aborted)
+        start(r, s);
+    else if (s->w->in_flight == 0)
+        end_soon(r);
+}
+
+const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_t url_len,
+                                          const char *host)
+{
+    /* No kind here has aws_sigv4: the transports never ask. */
+    (void)s;
+    (void)url;
+    (void)url_len;
+    (void)host;
+    fail_msg("engine__slot_sign called for a kind without aws_sigv4");
     return NULL;
 }
 
-static void on_request_bytes(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
+void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, size_t n)
 {
-    struct conn *c = container_of((uv_tcp_t *)stream, struct conn, tcp);
-    char *end;
+    (void)s;
+    (void)url;
+    (void)v;
+    (void)n;
+}
 
+size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size_t cap)
+{
+    (void)s;
+    (void)url;
     (void)buf;
-    if (n < 0) {
-        conn_close(c, 0);
+    (void)cap;
+    return 0;
+}
+
+void engine__slot_location(struct slot *s, const char *url, const char *v, size_t n)
+{
+    (void)s;
+    (void)url;
+    (void)v;
+    (void)n;
+}
+
+/* Bytes of "scheme://authority" at the start of url, 0 when it has none. */
+static size_t origin_len(const char *url)
+{
+    const char *p = strstr(url, "://");
+
+    return p ? (size_t)(p + 3 - url) + strcspn(p + 3, "/?#") : 0;
+}
+
+int engine__same_origin(const char *a, const char *b)
+{
+    size_t n = origin_len(a);
+
+    return n > 0 && n == origin_len(b) && strncasecmp(a, b, n) == 0;
+}
+
+int engine__is_credential(const char *line)
+{
+    return strncasecmp(line, "Authorization:", 14) == 0 || strncasecmp(line, "Cookie:", 7) == 0;
+}
+
+const char *engine__slot_method(const struct slot *s)
+{
+    return workload_kind(s->w->workload, s->kind)->method;
+}
+
+int engine__slot_has_body(const struct slot *s)
+{
+    return workload_kind(s->w->workload, s->kind)->body != NULL;
+}
+
+int engine__slot_may_resend(struct slot *s, enum resend_cause cause)
+{
+    /* The requests here are GETs, which may go again whenever retry is on. */
+    if (!s->w->config->target.retry)
+        return 0;
+    run_of(s->w)->rec.resent[cause]++;
+    return 1;
+}
+
+/* ---- The fake engine's worker ----------------------------------------- */
+
+static void start(struct run *r, struct slot *s)
+{
+    struct worker *w = &r->w;
+
+    s->kind = 0;
+    s->seq = r->rec.started++;
+    s->start_ns = engine__worker_now_ns(w);
+    s->intended_ns = s->start_ns;
+    s->is_in_flight = 1;
+    w->in_flight++;
+    s->rq = (struct transport_request){
+        .kind = s->kind, .seq = s->seq, .vu = s->vu, .start_ns = s->start_ns};
+    r->is_starting = 1;
+    r->tp->start(s, &s->rq);
+    r->is_starting = 0;
+}
+
+static void on_pass(uv_prepare_t *p)
+{
+    struct run *r = container_of(p, struct run, pass);
+
+    pace_new_pass(&r->w.pace);
+    closer_new_pass(&r->w.closer);
+}
+
+static void on_step(uv_prepare_t *p)
+{
+    struct run *r = container_of(p, struct run, step);
+
+    if (r->on_step && !r->is_ending)
+        r->on_step(r);
+}
+
+/* Closes the transport and the run's handles; the loop then ends. */
+static void on_end(uv_timer_t *t)
+{
+    struct run *r = container_of(t, struct run, end);
+
+    r->tp->close(&r->w);
+    uv_close((uv_handle_t *)&r->pass, NULL);
+    uv_close((uv_handle_t *)&r->step, NULL);
+    uv_close((uv_handle_t *)&r->end, NULL);
+    closer_close_all(&r->w.closer);
+    r->is_over = 1;
+}
+
+static void end_soon(struct run *r)
+{
+    if (r->is_ending)
         return;
+    r->is_ending = 1;
+    uv_timer_start(&r->end, on_end, 0, 0);
+}
+
+/* Aborts every transfer in flight, as the engine's stop does. */
+static void abort_all(struct run *r)
+{
+    for (uint32_t i = 0; i < r->w.n_slots; i++) {
+        struct slot *s = r->w.slots[i];
+
+        if (!s->is_in_flight)
+            continue;
+        r->tp->abort(s);
+        s->is_in_flight = 0;
+        r->w.in_flight--;
     }
-    c->req_len += (size_t)n;
-    /* The requests are GETs without a body: a head ends each. */
-    while (!c->is_closing && (end = head_end(c)) != NULL) {
-        size_t used = (size_t)(end + 4 - c->req);
-
-        memmove(c->req, c->req + used, c->req_len - used);
-        c->req_len -= used;
-        answer(c);
-    }
-    if (c->req_len == sizeof(c->req))
-        conn_close(c, 0);
 }
 
-static void on_connection(uv_stream_t *listener, int status)
+static int is_run_over(void *arg)
 {
-    struct server *srv = container_of((uv_tcp_t *)listener, struct server, listener);
-    struct conn *c;
-
-    assert_int_equal(status, 0);
-    assert_true(srv->n_conns < MAX_CONNS);
-    c = xcalloc(1, sizeof(*c));
-    c->srv = srv;
-    uv_tcp_init(listener->loop, &c->tcp);
-    assert_int_equal(uv_accept(listener, (uv_stream_t *)&c->tcp), 0);
-    if (srv->sc->is_drip) {
-        uv_idle_init(listener->loop, &c->drip);
-        c->has_drip = 1;
-    }
-    srv->conns[srv->n_conns++] = c;
-    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_request_bytes);
+    return ((struct run *)arg)->is_over;
 }
 
-static void server_close(struct server *srv)
+static void on_watchdog(void *arg)
 {
-    if (srv->is_closed)
-        return;
-    srv->is_closed = 1;
-    for (uint32_t i = 0; i < srv->n_conns; i++)
-        conn_close(srv->conns[i], 0);
-    uv_close((uv_handle_t *)&srv->listener, NULL);
-    uv_close((uv_handle_t *)&srv->done_check, NULL);
-    uv_close((uv_handle_t *)&srv->watchdog, NULL);
+    struct run *r = arg;
+
+    abort_all(r);
+    end_soon(r);
 }
 
-/* Once the worker is done the server goes too, so that the loop ends. */
-static void on_done_check(uv_prepare_t *p)
+/* The config and workload of a run of n requests of sc on users users. */
+static struct workload *load(struct config *c, const struct server_script *sc, uint16_t port,
+                             const char *transport, uint32_t users, uint64_t n)
 {
-    struct server *srv = container_of(p, struct server, done_check);
-
-    if (srv->w->is_done)
-        server_close(srv);
-}
-
-static void on_watchdog(uv_timer_t *t)
-{
-    struct server *srv = container_of(t, struct server, watchdog);
-
-    srv->watchdog_fired = 1;
-    engine__request_stop(srv->w->e, "test watchdog", 1);
-}
-
-/* A listening socket on 127.0.0.1, port 0; its port in *port. */
-static int listen_loopback(uint16_t *port)
-{
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    socklen_t len = sizeof(a);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-    assert_true(fd >= 0);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    assert_int_equal(listen(fd, 64), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    *port = ntohs(a.sin_port);
-    return fd;
-}
-
-/* ---- A run ------------------------------------------------------------ */
-
-/* What a run's ticks said. */
-/* Runs n requests of sc->users users over transport against the script sc. */
-static void run(const struct script *sc, const char *transport, uint32_t n, struct outcome *out)
-{
-    struct config c;
-    struct chan *ch = chan_new(256, 16);
-    struct engine_params p = {.config = &c, .chan = ch, .seed = 1};
-    struct server srv = {.sc = sc};
-    struct engine *e = NULL;
+    struct workload *wl = NULL;
     char text[512], err[ERR_MAX] = "";
-    uint16_t port;
-    int fd = listen_loopback(&port);
 
     snprintf(text, sizeof(text),
              "[target]\nurl = http://127.0.0.1:%u/\ntransport = %s\ntimeout = %ums\n"
-             "[load]\nconcurrency = %u\nrequests = %u\n",
-             port, transport, sc->timeout_ms ? sc->timeout_ms : 5000, sc->users ? sc->users : 1, n);
-    config_init(&c);
-    assert_int_equal(config_load_string(&c, "t.ini", text, NULL, stderr), 0);
-    assert_int_equal(engine__build(&p, err, sizeof(err), &e), 0);
-    srv.w = e->workers[0];
-    uv_tcp_init(&srv.w->loop, &srv.listener);
-    assert_int_equal(uv_tcp_open(&srv.listener, fd), 0);
-    assert_int_equal(uv_listen((uv_stream_t *)&srv.listener, 64, on_connection), 0);
-    uv_prepare_init(&srv.w->loop, &srv.done_check);
-    uv_prepare_start(&srv.done_check, on_done_check);
-    uv_timer_init(&srv.w->loop, &srv.watchdog);
-    uv_timer_start(&srv.watchdog, on_watchdog, WATCHDOG_MS, 0);
-
-    engine__worker_run(srv.w);
-    for (uint32_t i = 0; i < srv.n_conns; i++)
-        free(srv.conns[i]);
-
-    outcome_collect(ch, out);
-    out->crossed = srv.n_crossed;
-    assert_false(srv.watchdog_fired);
-    engine_free(e);
-    chan_free(ch);
-    config_free(&c);
+             "[load]\nconcurrency = %u\nrequests = %llu\n",
+             port, transport, sc->timeout_ms ? sc->timeout_ms : 5000, users, (unsigned long long)n);
+    config_init(c);
+    assert_int_equal(config_load_string(c, "t.ini", text, NULL, stderr), 0);
+    if (workload_new(c, 1, err, sizeof(err), &wl) != 0)
+        fail_msg("workload_new: %s", err);
+    return wl;
 }
 
-static const char *const transports[] = {"curl", "h1"};
-
-/* Whether o, from n requests of sc, is what sc wants; says why not. */
-static int is_as_wanted(const struct script *sc, const char *transport, uint32_t n,
-                        const struct outcome *o)
+/*
+ * Runs n requests of sc on tp, sc->users at a time, against the scripted
+ * server, until every one is done (or on_step ends it); r->rec and r->srv
+ * then hold what the transport said and what the server saw.
+ */
+static void run(struct run *r, const struct transport_ops *tp, const struct server_script *sc,
+                uint64_t n, void (*step)(struct run *r))
 {
-    uint64_t errors = 0;
-    const char *first = sc->want == OK ? "" : o->first_error[sc->want];
+    uint32_t users = sc->users ? sc->users : 1;
+    struct worker *w = &r->w;
+    struct workload *wl;
+    char err[ERR_MAX] = "", why[320] = "";
+    uint16_t port;
+    int fd = script_server_listen(&port);
 
-    for (int k = 0; k < ERR__COUNT; k++)
-        errors += o->errors[k];
-    if (o->completed == n && (sc->want == OK ? o->ok == n : o->errors[sc->want] == n) &&
+    memset(r, 0, sizeof(*r));
+    r->tp = tp;
+    r->n = n;
+    r->on_step = step;
+    wl = load(&r->c, sc, port, tp->name, users, n);
+    if (tp->accepts && tp->accepts(&r->c, wl, why, sizeof(why)) != 0)
+        fail_msg("%s refuses the run: %s", tp->name, why);
+
+    w->config = &r->c;
+    w->workload = wl;
+    w->tp_setup = tp->setup ? tp->setup(&r->c, wl) : NULL;
+    w->start_ns = uv_hrtime();
+    w->max_concurrency = users;
+    w->rng = 1;
+    assert_int_equal(uv_loop_init(&w->loop), 0);
+    pace_init(&w->pace);
+    closer_init(&w->loop, &w->closer);
+    uv_prepare_init(&w->loop, &r->pass);
+    uv_prepare_start(&r->pass, on_pass);
+    uv_unref((uv_handle_t *)&r->pass);
+    uv_prepare_init(&w->loop, &r->step);
+    uv_prepare_start(&r->step, on_step);
+    uv_timer_init(&w->loop, &r->end);
+    if (tp->init(w, err, sizeof(err)) != 0)
+        fail_msg("%s init: %s", tp->name, err);
+    w->slots = xcalloc(users, sizeof(*w->slots));
+    for (uint32_t i = 0; i < users; i++) {
+        struct slot *s = xcalloc(1, sizeof(*s));
+
+        s->w = w;
+        s->index = i;
+        s->vu = i;
+        w->slots[w->n_slots++] = s;
+        tp->slot_init(s);
+    }
+    w->share = users;
+
+    r->srv.is_over = is_run_over;
+    r->srv.on_watchdog = on_watchdog;
+    r->srv.arg = r;
+    script_server_start(&r->srv, &w->loop, fd, sc);
+    for (uint32_t i = 0; i < users && r->rec.started < n; i++)
+        start(r, w->slots[i]);
+    uv_run(&w->loop, UV_RUN_DEFAULT);
+
+    for (uint32_t i = 0; i < w->n_slots; i++) {
+        tp->slot_free(w->slots[i]);
+        free(w->slots[i]);
+    }
+    free(w->slots);
+    tp->fini(w);
+    /* Every handle, the transport's included, was closed. */
+    assert_int_equal(uv_loop_close(&w->loop), 0);
+    script_server_free(&r->srv);
+    if (tp->teardown)
+        tp->teardown(w->tp_setup);
+    workload_free(wl);
+    config_free(&r->c);
+    assert_false(r->srv.watchdog_fired);
+}
+
+static const struct transport_ops *const transports[] = {&transport_curl, &transport_h1};
+#define N_TRANSPORTS (sizeof(transports) / sizeof(transports[0]))
+
+/* What every run must show, whatever its replies: one done per transfer
+ * started, from a loop callback, and every connection closed by the end. */
+static void check_contract(const struct run *r)
+{
+    const struct record *rec = &r->rec;
+
+    assert_int_equal(rec->done_in_start, 0);
+    assert_int_equal(rec->stray_done, 0);
+    assert_int_equal(rec->closed_before_opened, 0);
+    assert_int_equal(rec->closed, rec->opened);
+    assert_int_equal(r->w.conns_open, 0);
+}
+
+/* ---- A good reply ----------------------------------------------------- */
+
+static void a_good_reply_is_one_done_with_its_bytes_and_phases(void **state)
+{
+    struct server_script sc = {"good", GOOD_REPLY, 0, NULL, 0, KEEP, OK, NULL, 0, 0};
+    struct run r;
+
+    (void)state;
+    script_server_make(&sc);
+    for (size_t i = 0; i < N_TRANSPORTS; i++) {
+        run(&r, transports[i], &sc, 3, NULL);
+        check_contract(&r);
+        assert_int_equal(r.rec.started, 3);
+        assert_int_equal(r.rec.done, 3);
+        assert_int_equal(r.rec.ok, 3);
+        assert_int_equal(r.rec.status, 200);
+        assert_int_equal(r.rec.outcome, TRANSFER_OK);
+        /* The server's count is the ground truth. */
+        assert_int_equal(r.srv.n_requests, 3);
+        assert_int_equal(r.rec.bytes_in, r.srv.bytes_written);
+        assert_int_equal(r.rec.bytes_in, 3 * sc.len);
+        assert_int_equal(r.rec.bytes_out, r.srv.bytes_read);
+        /* One kept-alive connection, connected once; a first byte for each. */
+        assert_int_equal(r.srv.n_conns, 1);
+        assert_int_equal(r.rec.opened, 1);
+        assert_int_equal(r.rec.closed, 1);
+        assert_int_equal(r.rec.phases[PHASE_CONNECT], 1);
+        assert_int_equal(r.rec.phases[PHASE_TTFB], 3);
+        assert_int_equal(r.rec.phases[PHASE_TLS], 0);
+    }
+}
+
+/* ---- The issue-22 table ----------------------------------------------- */
+
+/* Whether r, from n requests of sc, is what sc wants (as test_engine_run
+ * wants it of the real engine); says why not. */
+static int is_as_wanted(const struct server_script *sc, const struct run *r, uint64_t n)
+{
+    const struct record *rec = &r->rec;
+    const char *first = sc->want == OK ? "" : rec->first_words[sc->want];
+
+    if (rec->done == n && (sc->want == OK ? rec->ok == n : rec->errors[sc->want] == n) &&
         (!sc->needle || contains_any_case(first, sc->needle)) &&
         !contains_any_case(first, "out of memory"))
         return 1;
-    print_error("%s on %s: %llu completed, %llu ok, %llu failed; want %s for all %u%s%s\n",
-                sc->name, transport, (unsigned long long)o->completed, (unsigned long long)o->ok,
-                (unsigned long long)errors, sc->want == OK ? "ok" : errclass_name(sc->want), n,
-                sc->needle ? ", with a message naming " : "", sc->needle ? sc->needle : "");
+    print_error("%s on %s: %llu done, %llu ok; want %s for all %llu%s%s\n", sc->name, r->tp->name,
+                (unsigned long long)rec->done, (unsigned long long)rec->ok,
+                sc->want == OK ? "ok" : errclass_name(sc->want), (unsigned long long)n,
+                sc->needle ? ", with words naming " : "", sc->needle ? sc->needle : "");
     for (int k = 0; k < ERR__COUNT; k++) {
-        if (o->errors[k])
-            print_error("  %s %llu: %s\n", errclass_name(k), (unsigned long long)o->errors[k],
-                        o->first_error[k]);
+        if (rec->errors[k])
+            print_error("  %s %llu: %s\n", errclass_name(k), (unsigned long long)rec->errors[k],
+                        rec->first_words[k]);
     }
     return 0;
 }
 
-/* Runs n requests of sc on both transports; returns how many runs were not
- * as sc wants (each said on stderr). */
-static int check_script(struct script *sc, uint32_t n)
+static void each_broken_reply_is_the_class_the_engine_gives_it(void **state)
 {
-    struct outcome o;
-    int failed = 0;
-
-    if (sc->make && !sc->reply)
-        sc->make(sc);
-    if (sc->reply && !sc->len)
-        sc->len = strlen(sc->reply);
-    for (size_t i = 0; i < sizeof(transports) / sizeof(transports[0]); i++) {
-        run(sc, transports[i], n, &o);
-        assert_string_equal(o.transport, transports[i]);
-        failed += !is_as_wanted(sc, transports[i], n, &o);
-    }
-    return failed;
-}
-
-/* ---- Replies that are long to write out ------------------------------- */
-
-static void make_many_headers(struct script *sc)
-{
-    size_t cap = 100 * (8192 + 64) + 256, len = 0;
-    char *buf = xmalloc(cap);
-
-    len += (size_t)snprintf(buf + len, cap - len, "HTTP/1.1 200 OK\r\n");
-    for (int i = 0; i < 100; i++) {
-        len += (size_t)snprintf(buf + len, cap - len, "X-H%d: ", i);
-        memset(buf + len, 'a', 8192);
-        len += 8192;
-        len += (size_t)snprintf(buf + len, cap - len, "\r\n");
-    }
-    len += (size_t)snprintf(buf + len, cap - len, "Content-Length: 2\r\n\r\nok");
-    sc->reply = buf;
-    sc->len = len;
-}
-
-static void make_endless_continue(struct script *sc)
-{
-    static const char interim[] = "HTTP/1.1 100 Continue\r\n\r\n";
-    size_t n = 2 * H1_HEADERS_MAX_BYTES / (sizeof(interim) - 1);
-    char *buf = xmalloc(n * (sizeof(interim) - 1));
-
-    for (size_t i = 0; i < n; i++)
-        memcpy(buf + i * (sizeof(interim) - 1), interim, sizeof(interim) - 1);
-    sc->reply = buf;
-    sc->len = n * (sizeof(interim) - 1);
-}
-
-static void make_endless_header_line(struct script *sc)
-{
-    static const char start[] = "HTTP/1.1 200 OK\r\nX-Long: ";
-    size_t n = 400 * 1024;
-    char *buf = xmalloc(n);
-
-    memset(buf, 'a', n);
-    memcpy(buf, start, sizeof(start) - 1);
-    sc->reply = buf;
-    sc->len = n;
-}
-
-/* ---- Broken replies (issue 22, A to C) -------------------------------- */
-
-#define HEAD200 "HTTP/1.1 200 OK\r\n"
-
-static struct script broken[] = {
-    {"a bad chunk size", HEAD200 "Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", 0,
-     NULL, 0, KEEP, ERR_MALFORMED, "chunk", 0, 0},
-    {"an oversized chunk size",
-     HEAD200 "Transfer-Encoding: chunked\r\n\r\n1FFFFFFFFFFFFFFFF\r\nabc\r\n0\r\n\r\n", 0, NULL, 0,
-     KEEP, ERR_MALFORMED, "chunk", 0, 0},
-    {"100 headers of 8 KiB", NULL, 0, make_many_headers, 0, KEEP, ERR_MALFORMED, "header", 0, 0},
-    {"an endless run of 100 Continue", NULL, 0, make_endless_continue, 0, KEEP, ERR_MALFORMED,
-     "header", 0, 0},
-    {"Content-Length twice with different values",
-     HEAD200 "Content-Length: 2\r\nContent-Length: 3\r\n\r\nok!", 0, NULL, 0, KEEP, ERR_MALFORMED,
-     "content-length", 0, 0},
-    {"Content-Length together with chunked",
-     HEAD200 "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", 0, NULL,
-     0, KEEP, ERR_MALFORMED, "content-length", 0, 0},
-    {"a header line that never ends", NULL, 0, make_endless_header_line, 0, KEEP, ERR_MALFORMED,
-     "header", 0, 0},
-    {"a control character first in a header value",
-     HEAD200 "X-Evil: \x07"
-             "b\r\nContent-Length: 2\r\n\r\nok",
-     0, NULL, 0, KEEP, ERR_MALFORMED, "control character", 0, 0},
-    /* The server closes each connection after its reply, and the close
-     * reaches brink only with its next request: sent again once on a
-     * fresh connection, which answers (issue 22, B). With several users,
-     * libcurl's own retry takes the next cached connection, as dead. A
-     * reset instead is an error: a_crossed_close_is_sent_again_a_reset_is_not. */
-    {"a server that closes after every reply", HEAD200 "Content-Length: 2\r\n\r\nok", 0, NULL, 0,
-     CLOSE_ON_NEXT, OK, NULL, 4, 0},
-    {"a server whose close after every reply races the next request",
-     HEAD200 "Content-Length: 2\r\n\r\nok", 0, NULL, 0, SHUT_RESET_ON_NEXT, OK, NULL, 4, 0},
-};
-
-static void each_broken_reply_is_the_same_class_on_both_transports(void **state)
-{
+    struct run r;
     int failed = 0;
 
     (void)state;
-    for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
-        failed += check_script(&broken[i], broken[i].users ? 200 : 3);
-        if (broken[i].make) {
-            free((char *)broken[i].reply);
-            broken[i].reply = NULL;
+    for (size_t i = 0; i < script_server_n_broken; i++) {
+        struct server_script *sc = &script_server_broken[i];
+        uint64_t n = sc->users ? 200 : 3;
+
+        script_server_make(sc);
+        for (size_t t = 0; t < N_TRANSPORTS; t++) {
+            run(&r, transports[t], sc, n, NULL);
+            check_contract(&r);
+            assert_int_equal(r.rec.started, n);
+            failed += !is_as_wanted(sc, &r, n);
         }
+        script_server_unmake(sc);
     }
     assert_int_equal(failed, 0);
 }
 
-/* ---- The runtime against misbehaving servers -------------------------- */
+/* ---- Abort and timeout ------------------------------------------------ */
 
-static void a_reset_instead_of_a_reply_is_reset(void **state)
+/* Aborts the one transfer once the server has its request. */
+static void abort_once_sent(struct run *r)
 {
-    struct script sc = {"reset", NULL, 0, NULL, 0, RESET, ERR_RESET, "reset", 0, 0};
-
-    (void)state;
-    assert_int_equal(check_script(&sc, 3), 0);
-}
-
-static void a_server_that_never_answers_is_a_timeout(void **state)
-{
-    struct script sc = {"stall", NULL, 0, NULL, 0, STALL, ERR_TIMEOUT, "time", 0, 300};
-
-    (void)state;
-    assert_int_equal(check_script(&sc, 2), 0);
-}
-
-static void a_close_in_the_middle_of_the_body_is_closed_early(void **state)
-{
-    struct script sc = {"partial body",
-                        HEAD200 "Content-Length: 100\r\n\r\nabc",
-                        0,
-                        NULL,
-                        0,
-                        CLOSE,
-                        ERR_CLOSED_EARLY,
-                        NULL,
-                        0,
-                        0};
-
-    (void)state;
-    assert_int_equal(check_script(&sc, 3), 0);
-}
-
-static void a_keep_alive_connection_closed_between_requests_is_no_error(void **state)
-{
-    struct script sc = {"closed between requests",
-                        HEAD200 "Content-Length: 2\r\n\r\nok",
-                        0,
-                        NULL,
-                        0,
-                        CLOSE,
-                        OK,
-                        NULL,
-                        0,
-                        0};
-
-    (void)state;
-    assert_int_equal(check_script(&sc, 5), 0);
-}
-
-static void a_chunked_body_split_at_every_byte_is_whole(void **state)
-{
-    struct script sc = {"chunked, one byte at a time",
-                        HEAD200 "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n10\r\n"
-                                "0123456789abcdef\r\n0\r\n\r\n",
-                        0,
-                        NULL,
-                        1,
-                        KEEP,
-                        OK,
-                        NULL,
-                        0,
-                        0};
-
-    (void)state;
-    assert_int_equal(check_script(&sc, 3), 0);
-}
-
-static void interim_replies_before_the_reply_are_skipped(void **state)
-{
-    struct script sc = {"1xx",
-                        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\n"
-                        "Link: </s.css>\r\n\r\n" HEAD200 "Content-Length: 2\r\n\r\nok",
-                        0,
-                        NULL,
-                        0,
-                        KEEP,
-                        OK,
-                        NULL,
-                        0,
-                        0};
-
-    (void)state;
-    assert_int_equal(check_script(&sc, 3), 0);
-}
-
-/*
- * Each kept-alive connection ends when its next request comes: with a FIN
- * (or a FIN then a reset, as a close that crosses the request does), the
- * request goes again, once, counted as closed_idle, and none fails; with a
- * reset alone (no FIN before it), the request is a reset error and never
- * goes again (issue 29). The server's count of requests it ended a
- * connection at is the ground truth of both.
- */
-static void a_crossed_close_is_sent_again_a_reset_is_not(void **state)
-{
-    struct script sc = {"reset on next",
-                        HEAD200 "Content-Length: 2\r\n\r\nok",
-                        0,
-                        NULL,
-                        0,
-                        RESET_ON_NEXT,
-                        ERR_RESET,
-                        NULL,
-                        4,
-                        0};
-    static const enum after closes[] = {CLOSE_ON_NEXT, SHUT_RESET_ON_NEXT};
-    struct outcome o;
-
-    (void)state;
-    sc.len = strlen(sc.reply);
-    for (size_t i = 0; i < sizeof(transports) / sizeof(transports[0]); i++) {
-        sc.after = RESET_ON_NEXT;
-        run(&sc, transports[i], 200, &o);
-        assert_true(o.crossed > 0);
-        assert_int_equal(o.completed, 200);
-        assert_int_equal(o.errors[ERR_RESET], o.crossed);
-        assert_int_equal(o.ok + o.errors[ERR_RESET], 200);
-        assert_int_equal(o.resent[RESEND_CLOSED_IDLE] + o.resent[RESEND_REFUSED_STREAM], 0);
-        for (size_t k = 0; k < sizeof(closes) / sizeof(closes[0]); k++) {
-            sc.after = closes[k];
-            run(&sc, transports[i], 200, &o);
-            assert_true(o.crossed > 0);
-            assert_int_equal(o.ok, 200);
-            assert_int_equal(o.resent[RESEND_CLOSED_IDLE], o.crossed);
-        }
+    if (!r->is_aborted && r->srv.n_requests == 1) {
+        r->is_aborted = 1;
+        abort_all(r);
+        return;
     }
+    /* Polled until the server saw the connection close (the watchdog
+     * bounds it). */
+    if (r->is_aborted && r->srv.n_peer_closed == 1)
+        end_soon(r);
+}
+
+static void an_aborted_transfer_ends_without_done_and_closes_its_connection(void **state)
+{
+    struct server_script sc = {"stall", NULL, 0, NULL, 0, STALL, OK, NULL, 0, 0};
+    struct run r;
+
+    (void)state;
+    for (size_t i = 0; i < N_TRANSPORTS; i++) {
+        run(&r, transports[i], &sc, 1, abort_once_sent);
+        assert_true(r.is_aborted);
+        assert_int_equal(r.rec.started, 1);
+        assert_int_equal(r.rec.done, 0);
+        assert_int_equal(r.rec.stray_done, 0);
+        assert_int_equal(r.srv.n_conns, 1);
+        assert_int_equal(r.srv.n_peer_closed, 1);
+        check_contract(&r);
+        assert_int_equal(r.rec.opened, 1);
+    }
+}
+
+static void a_server_that_never_answers_is_one_timeout(void **state)
+{
+    struct server_script sc = {"stall", NULL, 0, NULL, 0, STALL, ERR_TIMEOUT, "time", 0, 300};
+    struct run r;
+
+    (void)state;
+    for (size_t i = 0; i < N_TRANSPORTS; i++) {
+        run(&r, transports[i], &sc, 1, NULL);
+        check_contract(&r);
+        assert_int_equal(r.rec.done, 1);
+        assert_int_equal(r.rec.outcome, TRANSFER_TIMEOUT);
+        assert_int_equal(r.rec.errors[ERR_TIMEOUT], 1);
+        assert_true(contains_any_case(r.rec.first_words[ERR_TIMEOUT], "time"));
+    }
+}
+
+/* ---- Which runs a transport takes ------------------------------------- */
+
+/* What tp->accepts says of the run of text: 0, or its error and why. */
+static int accepts(const struct transport_ops *tp, const char *text, char *why, size_t why_len)
+{
+    struct config c;
+    struct workload *wl = NULL;
+    char err[ERR_MAX] = "";
+    int rc;
+
+    config_init(&c);
+    assert_int_equal(config_load_string(&c, "t.ini", text, NULL, stderr), 0);
+    if (workload_new(&c, 1, err, sizeof(err), &wl) != 0)
+        fail_msg("workload_new: %s", err);
+    why[0] = '\0';
+    rc = tp->accepts(&c, wl, why, why_len);
+    workload_free(wl);
+    config_free(&c);
+    return rc;
+}
+
+static void h1_refuses_two_origins_and_a_proxy_and_says_why(void **state)
+{
+    char why[320];
+
+    (void)state;
+    assert_int_equal(accepts(&transport_h1,
+                             "[target]\nurl = http://127.0.0.1:1/\n"
+                             "[request a]\nurl = http://127.0.0.1:1/a\n"
+                             "[request b]\nurl = http://127.0.0.1:2/b\n",
+                             why, sizeof(why)),
+                     -EINVAL);
+    assert_true(contains_any_case(why, "request kind b"));
+    assert_true(contains_any_case(why, "host differs"));
+    assert_int_equal(accepts(&transport_h1,
+                             "[target]\nurl = http://127.0.0.1:1/\nproxy = http://127.0.0.1:2\n",
+                             why, sizeof(why)),
+                     -EINVAL);
+    assert_true(contains_any_case(why, "proxy"));
+    /* One origin, no proxy: h1's. */
+    assert_int_equal(accepts(&transport_h1,
+                             "[target]\nurl = http://127.0.0.1:1/\n"
+                             "[request a]\nurl = http://127.0.0.1:1/a\n"
+                             "[request b]\nurl = /b\n",
+                             why, sizeof(why)),
+                     0);
+    /* libcurl carries any run. */
+    assert_null(transport_curl.accepts);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(each_broken_reply_is_the_same_class_on_both_transports),
-        cmocka_unit_test(a_reset_instead_of_a_reply_is_reset),
-        cmocka_unit_test(a_server_that_never_answers_is_a_timeout),
-        cmocka_unit_test(a_close_in_the_middle_of_the_body_is_closed_early),
-        cmocka_unit_test(a_keep_alive_connection_closed_between_requests_is_no_error),
-        cmocka_unit_test(a_crossed_close_is_sent_again_a_reset_is_not),
-        cmocka_unit_test(a_chunked_body_split_at_every_byte_is_whole),
-        cmocka_unit_test(interim_replies_before_the_reply_are_skipped),
+        cmocka_unit_test(a_good_reply_is_one_done_with_its_bytes_and_phases),
+        cmocka_unit_test(each_broken_reply_is_the_class_the_engine_gives_it),
+        cmocka_unit_test(an_aborted_transfer_ends_without_done_and_closes_its_connection),
+        cmocka_unit_test(a_server_that_never_answers_is_one_timeout),
+        cmocka_unit_test(h1_refuses_two_origins_and_a_proxy_and_says_why),
     };
     char err[ERR_MAX];
     int rc;
 
-    if (engine_global_init(err, sizeof(err)) != 0) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
+    for (size_t i = 0; i < N_TRANSPORTS; i++) {
+        if (transports[i]->global_init && transports[i]->global_init(err, sizeof(err)) != 0) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
     }
     rc = cmocka_run_group_tests(tests, NULL, NULL);
-    engine_global_cleanup();
+    for (size_t i = 0; i < N_TRANSPORTS; i++) {
+        if (transports[i]->global_cleanup)
+            transports[i]->global_cleanup();
+    }
     return rc;
 }

@@ -172,8 +172,8 @@ int engine__h1_tls_flush(struct h1_conn *c)
     return rc;
 }
 
-int engine__h1_conn_send(struct h1_conn *c, const char *head, size_t len,
-                         const unsigned char *body, size_t body_len, char *why, size_t why_len)
+int engine__h1_conn_send(struct h1_conn *c, const char *head, size_t len, const unsigned char *body,
+                         size_t body_len, char *why, size_t why_len)
 {
     uv_buf_t bufs[2];
     int rc;
