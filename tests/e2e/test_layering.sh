@@ -1,8 +1,8 @@
 #!/bin/sh
 # The module layering (cmake/Modules.cmake), checked on the sources: the console never
 # includes libuv or libcurl; nothing but the console includes curses; core
-# includes no I/O library; in the engine only the curl transport's files
-# include libcurl; the folders are modules, but for the executables' (cmd,
+# includes no I/O library; in the engine the transports, each in its folder,
+# include of the engine transport.h alone; the folders are modules, but for the executables' (cmd,
 # gendoc). The link graph (cmake/Modules.cmake) enforces the same for
 # libraries.
 # Usage: sh test_layering.sh BRINK SRCDIR
@@ -30,11 +30,23 @@ forbid "record and report do not speak HTTP" "record report" 'curl/'
 forbid "script (Lua) has no event loop or HTTP library: requests go through the engine" "script" 'uv\.h|curl/'
 forbid "ramp is a pure state machine" "ramp" 'uv\.h|curl/|jansson\.h|pthread\.h'
 
-# The transport seam: in the engine, only the curl transport's files
-# (curl_*) include libcurl, and only through curl_transport.h.
-hits=$(grep -lE '#include *[<"](curl/|engine/curl_transport\.h)' src/engine/* |
-    grep -v '^src/engine/curl_[a-z_]*\.[ch]$')
-if [ -z "$hits" ]; then ok "only the curl transport's files include libcurl"; else not_ok "only the curl transport's files include libcurl" "$hits"; fi
+# The transport contract (src/engine/transport.h): each transport lives in
+# a folder of its own (src/engine/h1, src/engine/curl) whose files include
+# of the engine transport.h alone, besides their own folder's headers; no
+# other file of the engine includes a transport's headers or its library
+# (libcurl, nghttp2, libhttp-parser, OpenSSL's TLS).
+hits=""
+for d in h1 curl; do
+    [ -f src/engine/$d/transport.c ] || [ -f src/engine/$d/transfer.c ] || hits="${hits}no transport in src/engine/$d "
+    h=$(grep -nE '#include *"engine/' src/engine/$d/*.[ch] |
+        grep -vE "#include *\"engine/(transport\.h|$d/[a-z0-9_]+\.h)\"")
+    hits="$hits$h"
+done
+if [ -z "$hits" ]; then ok "the transports include of the engine transport.h alone"; else not_ok "the transports include of the engine transport.h alone" "$hits"; fi
+hits=$(grep -nE '#include *[<"](curl/|nghttp2/|http_parser\.h|openssl/ssl\.h|engine/(h1|curl)/)' src/engine/*.[ch])
+if [ -z "$hits" ]; then ok "the engine's core includes no transport and no transport's library"; else not_ok "the engine's core includes no transport and no transport's library" "$hits"; fi
+hits=$(grep -lE '#include *[<"]curl/' src/engine/h1/*.[ch])
+if [ -z "$hits" ]; then ok "h1 does not include libcurl"; else not_ok "h1 does not include libcurl" "$hits"; fi
 
 # The map: src/ holds folders only. Every header is included by its folder
 # (the include root is src/), and only the brink executable (src/cmd)
