@@ -56,7 +56,24 @@ struct session {
     char brink[32];
     char *command_line;
     char *urls[RECORD_URLS_MAX];
+    /* How the run ended when that was not its end or a stop ("script
+     * failed before the start: ...", "the engine did not stop"), as its
+     * trailer says; "" otherwise, or for merged files. */
+    char ending[TICK_TEXT_MAX + 16];
 };
+
+/* Notes in s how the session of r ended, when it ended otherwise than by
+ * its end or a stop. */
+static void session_ending(struct session *s, struct record_reader *r)
+{
+    const struct record_trailer *tr = record_read_trailer(r);
+
+    if (!tr || (tr->is_complete && (strcmp(tr->reason, "done") == 0 ||
+                                    strcmp(tr->reason, "stopped") == 0 || !tr->reason[0])))
+        return;
+    snprintf(s->ending, sizeof(s->ending), "%s%s",
+             tr->is_complete ? "" : "incomplete: ", tr->reason[0] ? tr->reason : "no reason given");
+}
 
 /* Copies the run's facts of header h into s->meta. */
 static void session_meta(struct session *s, const struct record_header *h)
@@ -274,6 +291,8 @@ static int read_session(const char *cmd, const char *const *paths, size_t n, int
     steps_finish(s->steps);
     if (rc == 0)
         reading_notices(&rd);
+    if (rc == 0 && !merge)
+        session_ending(s, rd.r[0]);
     if (rc < 0 && !merge) {
         char shown[256];
 
@@ -332,6 +351,11 @@ static int print(enum format f, const struct session *s, const char *label, FILE
     case FMT_TEXT:
         if (summary_print(s->summary, out) != 0 || format_steps_text(s->steps, out) != 0)
             return -EIO;
+        if (s->ending[0]) {
+            char shown[sizeof(s->ending)];
+
+            fprintf(out, "\nended: %s\n", msg_show(s->ending, shown, sizeof(shown)));
+        }
         verdicts_print("report", &v, s->steps, out);
         return ferror(out) ? -EIO : 0;
     case FMT_JSON: return format_json(s->summary, s->steps, &v, &s->meta, out);

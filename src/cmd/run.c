@@ -533,6 +533,7 @@ struct run_threads {
     struct probes *probes;
     struct engine *engine; /* the load made here, or */
     struct coord *coord;   /* by agents ([agents] hosts) */
+    char failure[512];     /* why the [scenario] script failed before the load */
 };
 
 /* The coordinator's hook: each agent's own tick into the session file. */
@@ -601,6 +602,11 @@ static int start_threads(const struct run_args *a, const struct config *c, struc
     if (rc == 0 || rc == -EINTR)
         return rc;
     msg_print(stderr, "%s", err);
+    /* The script failed there: run_load keeps the session to say so. */
+    if (rc == -ENOEXEC) {
+        snprintf(th->failure, sizeof(th->failure), "%s", err);
+        return rc;
+    }
     /* Limits and probe settings are the operator's to fix: usage errors. */
     return rc == -EMFILE || rc == -EPERM || rc == -EINVAL ? BRINK_EXIT_USAGE : BRINK_EXIT_RUNTIME;
 }
@@ -678,6 +684,18 @@ static int run_load(const struct run_args *a, const struct config *c)
         close_session(1, "stopped before the start");
         metrics_stop(k.metrics);
         rc = BRINK_EXIT_RUNTIME;
+        goto out_free;
+    }
+    if (rc == -ENOEXEC) {
+        /* The script ran and failed before the load: its session says why
+         * (brink report reads it), as a stop's does. */
+        char reason[600];
+
+        snprintf(reason, sizeof(reason), "script failed before the start: %s",
+                 strncmp(th.failure, "brink: ", 7) == 0 ? th.failure + 7 : th.failure);
+        close_session(1, reason);
+        metrics_stop(k.metrics);
+        rc = BRINK_EXIT_USAGE;
         goto out_free;
     }
     if (rc != 0) {

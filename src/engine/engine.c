@@ -422,8 +422,12 @@ int engine__build(const struct engine_params *p, char *err, size_t err_len, stru
         return -EMFILE;
     }
     rc = workload_new(c, e->seed, err, err_len, &e->workload);
-    if (rc == 0)
+    if (rc == 0) {
         rc = engine__scene_init(e, err, err_len);
+        /* The script's own failure, apart from the run's settings. */
+        if (rc == -EINVAL)
+            rc = -ENOEXEC;
+    }
     if (rc == 0)
         rc = choose_transport(e, err, err_len);
     if (rc != 0) {

@@ -55,7 +55,10 @@ struct engine_params {
  * threads, which start the load at once. Signals should be blocked in the
  * calling thread while this runs, so the workers inherit a blocked mask.
  * Returns 0 and *out, or a negative errno with one line in err (nothing is
- * left running).
+ * left running): -ENOEXEC when the [scenario] script failed before the
+ * load (a syntax error, an error or a limit at its top level or in
+ * setup(): the script ran, the run did not); -EINTR when a stop
+ * interrupted it.
  */
 int engine_start(const struct engine_params *p, char *err, size_t err_len, struct engine **out);
 

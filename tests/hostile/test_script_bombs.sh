@@ -6,7 +6,8 @@
 # [scenario] budget = 200ms (10 s for the memory bombs) and memory = 16MiB
 # ends by itself within its duration + 2 s (a run that overruns is killed
 # by timeout and fails), peaks under the cap + 50 MB, exits as documented,
-# and its session says which iterations failed and why. Then each bomb
+# and its session says which iterations failed and why (for the set-up
+# bombs, that the script failed before the start, where). Then each bomb
 # again with a budget of an hour: SIGTERM, sent once the bomb has burnt
 # 0.5 s of CPU, ends the run within 2 s with a complete session (for the
 # set-up bombs an empty one, "stopped before the start").
@@ -142,6 +143,14 @@ check "setup: the message names setup, the file and line" 1 \
     "$(grep -c '^brink: setup.lua: setup: setup.lua:2: ran for more than 200ms without yielding' "$tmp/setup.err")"
 check "top: the message names the file and line" 1 \
     "$(grep -c '^brink: top.lua:2: ran for more than 200ms without yielding' "$tmp/top.err")"
+# The script ran and failed before the load: its session says why.
+for b in setup top; do
+    check "$b: the session is complete" 1 "$(tail -n 1 "$tmp/$b.jsonl" | grep -c '"complete":true')"
+done
+check "setup: brink report says the script failed in setup, where and why" 1 \
+    "$("$brink" report "$tmp/setup.jsonl" | grep -c '^ended: script failed before the start: setup.lua: setup: setup.lua:2: ran for more than 200ms without yielding')"
+check "top: brink report says the script failed at its top level, where and why" 1 \
+    "$("$brink" report "$tmp/top.jsonl" | grep -c '^ended: script failed before the start: top.lua:2: ran for more than 200ms without yielding')"
 
 # cpu_ms PID: user + system CPU time of PID so far, in ms (clock ticks of 10 ms).
 cpu_ms() {
@@ -178,6 +187,12 @@ for b in $bombs_term; do
         not_ok "$b: SIGTERM ends it within 2 s" "${wall_ms} ms, exit $status; $(head -c 300 "$tmp/$b-term.err")"
     fi
     check "$b: the session is complete" 1 "$(tail -n 1 "$tmp/$b-term.jsonl" | grep -c '"complete":true')"
+    case $b in
+    setup | top)
+        check "$b: brink report says it stopped before the start" 1 \
+            "$("$brink" report "$tmp/$b-term.jsonl" | grep -c '^ended: stopped before the start$')"
+        ;;
+    esac
 done
 
 stop_target
