@@ -8,7 +8,8 @@
 #               release build, then every benchmark in bench/
 #   make install  release build installed under PREFIX (default /usr/local),
 #               DESTDIR honoured: binary, man pages, completions, examples
-#   make deb    a Debian package (CPack) in $(DEB_BUILD)/package/
+#   make deb    a Debian package (CPack) of the release build in
+#               $(DEB_BUILD)/package/
 JOBS ?= 2
 RELEASE := build/release
 PREFIX ?= /usr/local
@@ -50,14 +51,11 @@ install:
 	@cmake --build $(RELEASE) -j$(JOBS)
 	DESTDIR=$(DESTDIR) cmake --install $(RELEASE)
 
-# Installed under /usr, as a package is; dpkg-shlibdeps (dpkg-dev) names
+# The release build (as make release leaves it) packaged by CPack,
+# installed under /usr, as a package is; dpkg-shlibdeps (dpkg-dev) names
 # the libraries it needs, so that apt install ./brink_*.deb pulls them.
-# Only what the package holds is built (no tests, no benchmarks).
-deb:
-	@cmake -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
-		-DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON >/dev/null
-	@cmake --build $(DEB_BUILD) -j$(JOBS) --target brink brink_docs
-	cd $(DEB_BUILD) && cpack -G DEB
+deb: release
+	cd $(RELEASE) && cpack -G DEB -D CPACK_PACKAGING_INSTALL_PREFIX=/usr -B $(abspath $(DEB_BUILD))/package
 	@ls $(DEB_BUILD)/package/brink_*.deb
 
 clean:

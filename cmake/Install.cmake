@@ -6,23 +6,28 @@
 include(GNUInstallDirs)
 
 # zsh looks in site-functions under /usr/local; Debian's zsh looks in
-# vendor-completions under /usr (a package's place). Decided at each
-# configure, so that make install PREFIX=... follows the prefix.
+# vendor-completions under /usr (a package's place). Decided when
+# installing, by the prefix installed into, so that one build tree serves
+# make install PREFIX=... and make deb (CPack installs the release build
+# into a staging folder's usr/).
 set(BRINK_ZSH_DIR "" CACHE STRING "where the zsh completion goes (empty: by the prefix)")
-if(BRINK_ZSH_DIR)
-    set(brink_zsh_dir ${BRINK_ZSH_DIR})
-elseif(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
-    set(brink_zsh_dir ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
-else()
-    set(brink_zsh_dir ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
-endif()
 
 install(TARGETS brink RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${BRINK_DOC_DIR}/brink.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${BRINK_DOC_DIR}/brink-config.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
 install(FILES ${BRINK_DOC_DIR}/brink.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME brink)
-install(FILES ${BRINK_DOC_DIR}/_brink DESTINATION ${brink_zsh_dir})
+if(BRINK_ZSH_DIR)
+    install(FILES ${BRINK_DOC_DIR}/_brink DESTINATION ${BRINK_ZSH_DIR})
+else()
+    install(CODE "
+        set(brink_zsh_dir site-functions)
+        if(CMAKE_INSTALL_PREFIX MATCHES \"(^|/)usr/?$\")
+            set(brink_zsh_dir vendor-completions)
+        endif()
+        file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_DATADIR}/zsh/\${brink_zsh_dir}\"
+             TYPE FILE FILES \"${BRINK_DOC_DIR}/_brink\")")
+endif()
 install(DIRECTORY config/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples FILES_MATCHING PATTERN "*.ini")
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

@@ -6,8 +6,10 @@
 # container to install into), /usr/bin/brink --version runs, and the package
 # is removed again, leaving no /usr/bin/brink. Needs root, and refuses to
 # touch a machine where a brink package or /usr/bin/brink already is.
-# Builds brink once more (release, without tests): a few minutes.
+# make deb packages the release build BRINK is in (RELEASE=its folder, as
+# scripts/test-all's build/release): nothing is compiled again.
 # Usage: sh test_deb.sh BRINK SRCDIR
+brink=$1
 src=$2
 . "$src/tests/e2e/lib.sh"
 
@@ -20,6 +22,10 @@ if dpkg-query -W -f='${Status}' brink 2>/dev/null | grep -q 'ok installed'; then
     exit 1
 fi
 [ -e /usr/bin/brink ] && { echo "FAIL /usr/bin/brink exists and is no package's; not touching it"; exit 1; }
+release=$(cd "$(dirname "$brink")" && pwd)
+grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$release/CMakeCache.txt" 2>/dev/null &&
+    grep -q '^SANITIZE:STRING=$' "$release/CMakeCache.txt" ||
+    { echo "FAIL $release is not a release build without sanitizers (the package is made of it)"; exit 1; }
 
 tmp=$(mktemp -d)
 installed=""
@@ -30,7 +36,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-make -C "$src" deb DEB_BUILD="$tmp/build" >"$tmp/make.log" 2>&1
+make -C "$src" deb RELEASE="$release" DEB_BUILD="$tmp/build" >"$tmp/make.log" 2>&1
 check "make deb exits 0" 0 $?
 deb=$(ls "$tmp"/build/package/brink_*.deb 2>/dev/null | head -n 1)
 [ -n "$deb" ] || { not_ok "make deb wrote a package" "$(tail -n 5 "$tmp/make.log")"; finish; exit 1; }

@@ -7,7 +7,8 @@
 # The target takes 1 ms of a worker per /bytes request, so every request is
 # suspended and resumed; 250 connections over its two pool threads once
 # left one thread's 127 connections unread after the drop (docs/target.md).
-# Labelled heavy: 250 users need the release build.
+# Each step holds two ticks (250 ms: the run's length is no part of what is
+# checked). Labelled heavy: 250 users need the release build.
 # Usage: sh test_target_drop.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -38,7 +39,7 @@ bytes_served() {
 }
 
 for transport in h1 curl; do
-    printf '[target]\nurl = %s/bytes/13\ntransport = %s\n\n[load]\ntick = 500ms\n\n[ramp]\nsteps = 250, 25\nhold = 1s\nwarmup = 0\nstop_when = none\n' \
+    printf '[target]\nurl = %s/bytes/13\ntransport = %s\n\n[load]\ntick = 250ms\n\n[ramp]\nsteps = 250, 25\nhold = 500ms\nwarmup = 0\nstop_when = none\n' \
         "$url" "$transport" >"$tmp/drop.ini"
     bad_flight="" bad_abort="" bad_count="" bad_status=""
     before=$(bytes_served)
