@@ -42,8 +42,11 @@
 # (requests, wall time, CPU, and brink's report line).
 #
 # Usage: sh bench/vs-wrk.sh   (BRINK=path to a release brink binary, default
-# build/release/brink; BENCH_SECONDS=D; BENCH_CONNS="16 64" and BENCH_FILES=13
-# to measure some points only)
+# build/release/brink; BENCH_SECONDS=D; BENCH_REPS=N (default 3);
+# BENCH_CONNS="16 64" and BENCH_FILES=13 to measure some points only;
+# BRINK_BEFORE=path to a second binary, measured in the same repetitions,
+# alternating with the first: its rows read "curl<" and "h1<", so that a
+# change is judged within one run, not across two a busy machine may part)
 # The set-up it shares with the other benchmarks is in bench/lib.sh.
 set -u
 prog=vs-wrk
@@ -51,13 +54,17 @@ cd "$(dirname "$0")/.." || exit 1
 . ./bench/lib.sh
 
 seconds=${BENCH_SECONDS:-5}
-reps=3
+reps=${BENCH_REPS:-3}
+before=${BRINK_BEFORE:-}
 conns=${BENCH_CONNS:-"1 16 64 256"}
 files=${BENCH_FILES:-"13 133k"}
 
-case "$seconds" in
-'' | *[!0-9]*) die "BENCH_SECONDS must be a whole number of seconds, got '$seconds'" ;;
+case "$seconds$reps" in
+'' | *[!0-9]*) die "BENCH_SECONDS and BENCH_REPS must be whole numbers, got '$seconds' and '$reps'" ;;
 esac
+[ -z "$before" ] || [ -x "$before" ] || die "BRINK_BEFORE: $before is no executable"
+clients="curl h1"
+[ -n "$before" ] && clients="curl curl< h1 h1<"
 
 scripts/install-deps bench || exit 1
 find_brink
@@ -102,17 +109,21 @@ run_wrk() {
 }
 
 # run_brink URL C T: appends "rps cpu_us_per_req reported_rps" to
-# $tmp/T.C.$file (rps = requests / wall time) for transport T; logs one line
-# to stderr.
+# $tmp/T.C.$file (rps = requests / wall time) for client T: transport curl
+# or h1 of brink, or of BRINK_BEFORE's binary for "curl<" and "h1<"; logs
+# one line to stderr.
 run_brink() {
     out=$tmp/run.out
+    bin=$brink tp=$3
+    case $3 in *"<") bin=$before tp=${3%"<"} ;; esac
     timeout -k 5 $limit taskset -c 1 /usr/bin/time -o "$tmp/time" -f '%e %U %S' \
-        "$brink" run --headless --config "$tmp/$3.ini" --url "$1" --concurrency "$2" \
+        "$bin" run --headless --config "$tmp/$tp.ini" --url "$1" --concurrency "$2" \
         --duration "${seconds}s" --threads 1 >"$out" 2>"$tmp/run.err"
     rc=$?
     first=$(head -n 1 "$out")
+    # "duration 5.01s, 38,156 requests, ok 7,614 req/s, failed 0.0/s, ..."
     n=$(echo "$first" | awk '$1 == "duration" { gsub(",", "", $3); print $3 }')
-    rep=$(echo "$first" | awk '$1 == "duration" { gsub(",", "", $5); print $5 }')
+    rep=$(echo "$first" | awk '$1 == "duration" && $5 == "ok" { gsub(",", "", $6); print $6 }')
     client_times
     errline=$(grep -m 1 '^errors:' "$out")
     statuses=$(grep -m 1 '^HTTP statuses:' "$out")
@@ -137,8 +148,9 @@ median() {
 print_machine
 echo "nginx: $(nginx -v 2>&1 | sed 's/^nginx version: //'), one worker on core 0; clients on core 1"
 echo "wrk: $(wrk -v 2>&1 | head -n 1 | awk '{ print $2 }'); brink: $brink ($("$brink" --version 2>/dev/null | head -n 1))"
+[ -z "$before" ] || echo "before (rows curl< and h1<): $before ($("$before" --version 2>/dev/null | head -n 1))"
 echo "runs: ${seconds}s each, $reps alternating repetitions, medians shown"
-echo "  (progress on stderr; expect about $((3 * 4 * 2 * reps * seconds)) s)" >&2
+echo "  (progress on stderr; expect about $((($(echo $clients | wc -w) + 1) * $(echo $conns | wc -w) * $(echo $files | wc -w) * reps * seconds)) s)" >&2
 for t in curl h1; do
     printf '[target]\ntransport = %s\n' "$t" >"$tmp/$t.ini"
 done
@@ -148,8 +160,9 @@ for file in $files; do
         r=1
         while [ $r -le $reps ]; do
             run_wrk "http://127.0.0.1:$nginx_port/$file" "$c"
-            run_brink "http://127.0.0.1:$nginx_port/$file" "$c" curl
-            run_brink "http://127.0.0.1:$nginx_port/$file" "$c" h1
+            for t in $clients; do
+                run_brink "http://127.0.0.1:$nginx_port/$file" "$c" "$t"
+            done
             r=$((r + 1))
         done
     done
@@ -162,7 +175,7 @@ for file in $files; do
     for c in $conns; do
         w_rps=$(median "$tmp/wrk.$c.$file" 1)
         w_cpu=$(median "$tmp/wrk.$c.$file" 2)
-        for t in curl h1; do
+        for t in $clients; do
             b_rps=$(median "$tmp/$t.$c.$file" 1)
             b_cpu=$(median "$tmp/$t.$c.$file" 2)
             b_rep=$(median "$tmp/$t.$c.$file" 3)
