@@ -436,6 +436,7 @@ int replay_main(int argc, char **argv)
         rc = lines(path) < 0 ? BRINK_EXIT_RUNTIME : BRINK_EXIT_OK;
     }
     print_notices(&p.ix);
+    steps_finish(st);
     if (format_final(s, st, stdout) != 0)
         rc = BRINK_EXIT_RUNTIME;
     /* Judged as the run was; a replay only shows it (its status stays 0). */

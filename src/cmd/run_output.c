@@ -145,6 +145,7 @@ static int write_report(struct run_output *o, const struct summary *sum, struct 
     int rc;
 
     memset(v, 0, sizeof(*v));
+    steps_finish(st);
     if (o->format == RUN_FORMAT_TEXT) {
         rc = format_final(sum, st, o->out);
         if (rules) {
@@ -153,7 +154,6 @@ static int write_report(struct run_output *o, const struct summary *sum, struct 
         }
         return rc;
     }
-    steps_finish(st);
     if (rules) {
         verdicts_judge(rules, st, v);
         /* stdout holds the document alone: the verdict's lines go with the

@@ -393,11 +393,10 @@ int format_steps_text(const struct steps *st, FILE *out)
     return report__finish(out);
 }
 
-int format_final(const struct summary *sum, struct steps *st, FILE *out)
+int format_final(const struct summary *sum, const struct steps *st, FILE *out)
 {
     if (summary_print(sum, out) != 0)
         return -EIO;
-    steps_finish(st);
     if (steps_count(st) + steps_rows_not_kept(st) < 2) {
         print_marks(out, st);
         return report__finish(out);

@@ -60,11 +60,11 @@ struct tick;
 int format_steps_text(const struct steps *st, FILE *out);
 
 /*
- * The final report of a run or a replay: summary_print, then (after
- * steps_finish) the step table when the run held more than one level (a
- * plan, or the operator's changes). Returns 0 or -EIO.
+ * The final report of a run or a replay: summary_print, then the step
+ * table when the run held more than one level (a plan, or the operator's
+ * changes). The caller has finished st (steps_finish). Returns 0 or -EIO.
  */
-int format_final(const struct summary *sum, struct steps *st, FILE *out);
+int format_final(const struct summary *sum, const struct steps *st, FILE *out);
 
 /*
  * One JSON document (UTF-8, RFC 8259): the run's totals and per-kind totals

@@ -18,6 +18,7 @@
 #include "core/dlist.h"
 #include "engine/transport.h"
 
+struct config_target;
 struct worker;
 struct slot;
 
@@ -193,22 +194,46 @@ uint32_t engine__curl_tls_streams(const struct worker *w);
  * this libcurl cannot reuse an h2c connection. */
 int engine__curl_tls_reuses(const struct worker *w);
 
-/* curl/transfer.c: the transfer of s ended with code (CURLMSG_DONE, handle
+/* curl/outcome.c: the transfer of s ended with code (CURLMSG_DONE, handle
  * removed). */
 void engine__curl_slot_done(struct slot *s, CURLcode code);
 /* CURLOPT_PREREQFUNCTION, clientp the slot: libcurl is about to send the
  * request, perhaps again on its own (engine__curl_slot_prereq in
- * curl/transfer.c says when brink lets it). */
+ * curl/outcome.c says when brink lets it). */
 int engine__curl_slot_prereq(void *clientp, char *conn_primary_ip, char *conn_local_ip,
                              int conn_primary_port, int conn_local_port);
-/* s waited in the connect queue past its connect deadline (never added). */
-void engine__curl_slot_expired(struct slot *s);
-/* Frees the handles made ahead that no slot took (before the share goes). */
-void engine__curl_slot_free_spare(struct worker *w);
 /* Whether e's connect phase is over, as h1 and libcurl's own
  * connect_timeout count it: a connection made or reused and, for https,
  * its TLS handshake done. */
 int engine__curl_slot_connected(CURL *e);
+
+/*
+ * Receive buffers. libcurl's default 16 KiB makes large bodies cost many more
+ * reads; 512 KiB measured best for 133 KiB files. But a buffer is allocated
+ * per handle, and libcurl frees and allocates it again between transfers, so
+ * with small bodies a large buffer only makes the allocator wander over more
+ * and more pages (RSS grew steadily at c=200). So every user starts with the
+ * default and moves up once it has seen a large body; only a worker's first
+ * 64 users get the largest size, which keeps memory bounded at any
+ * concurrency.
+ */
+#define BUFFER_DEFAULT (16L * 1024)
+#define BUFFER_LARGE_BODY (32u * 1024)
+/* curl/transfer.c: the receive buffer of the slot of index once it saw a
+ * large body. */
+long engine__curl_large_buffer_for(uint32_t index);
+/* Clears what the last transfer of cs left, for the next one (or a retry). */
+void engine__curl_reset_transfer(struct curl_slot *cs);
+/* Hands the transfer of s to the worker's multi handle (engine__curl_uv_add). */
+void engine__curl_add(struct slot *s);
+/* A connect that failed for a reason [target] unix_socket or ip made:
+ * words (cap bytes) say so where libcurl's name neither. */
+void engine__curl_route_failed(const struct config_target *t, CURLcode code,
+                               struct transfer_result *r, char *words, size_t cap);
+/* s waited in the connect queue past its connect deadline (never added). */
+void engine__curl_slot_expired(struct slot *s);
+/* Frees the handles made ahead that no slot took (before the share goes). */
+void engine__curl_slot_free_spare(struct worker *w);
 /* Sets libcurl's deadlines of s's transfer, its backstops: what is left of
  * them since its start, and CURL_BACKSTOP_MS. */
 void engine__curl_slot_set_deadlines(struct slot *s);
