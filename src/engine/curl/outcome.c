@@ -48,7 +48,6 @@ int engine__curl_slot_connected(CURL *e)
     return tls_us > 0 || sent_us > 0;
 }
 
-
 static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uint64_t *bytes_in,
                    uint64_t *bytes_out, char *words, size_t words_cap)
 {
