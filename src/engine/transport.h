@@ -165,9 +165,6 @@ int engine__same_origin(const char *a, const char *b);
 /* Whether a header line ("Name: value") is one a redirect to another
  * origin leaves behind: Authorization or Cookie, as browsers and curl. */
 int engine__is_credential(const char *line);
-/* Why h1 ends a request whose redirect leaves its origin. */
-#define ENGINE_H1_OTHER_ORIGIN                                                                     \
-    "redirect to another origin (h1 follows its own only; transport = curl follows any)"
 /* The URL, method and body the request of s sends now: its kind's, or
  * those of the redirect it follows (a hop turned into GET has no body). */
 const char *engine__slot_method(const struct slot *s);

@@ -85,7 +85,8 @@ static void write_failed(struct h1_conn *c, int status)
             engine__h1_fail(c->s, TRANSFER_TLS, -status, "write during the TLS handshake");
         return;
     }
-    c->proto->write_failed(c, status);
+    if (c->proto->write_failed)
+        c->proto->write_failed(c, status);
 }
 
 static void on_write(uv_write_t *req, int status)
@@ -231,7 +232,7 @@ void engine__h1_conn_deliver(struct h1_conn *c)
     case H1_TLS_WANT:
         /* Reading may have written (a reply to a key update). */
         rc = engine__h1_tls_flush(c);
-        if (rc < 0)
+        if (rc < 0 && c->proto->write_failed)
             c->proto->write_failed(c, rc);
         return;
     case H1_TLS_CLOSED: c->proto->ended(c, UV_EOF, NULL); return;

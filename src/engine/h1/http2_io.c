@@ -76,15 +76,6 @@ static void http2_ended(struct h1_conn *c, int err, const char *tls_why)
     engine__h2_complete_done(x);
 }
 
-/* A write of frames that fails is seen by flush (below) when it is
- * immediate; one that failed later leaves the connection to its read,
- * which ends with the server's bytes (ended). */
-static void http2_write_failed(struct h1_conn *c, int status)
-{
-    (void)c;
-    (void)status;
-}
-
 static void http2_closed(struct h1_conn *c)
 {
     engine__h2_conn_free(c->h2);
@@ -94,7 +85,6 @@ const struct h1_proto engine__h1_http2 = {
     .data = http2_data,
     .read_done = http2_read_done,
     .ended = http2_ended,
-    .write_failed = http2_write_failed,
     .closed = http2_closed,
 };
 

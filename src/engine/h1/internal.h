@@ -26,6 +26,9 @@
 #define READ_BUFFER (256u * 1024)    /* one read takes a 133 KiB reply whole */
 #define TLS_READ_BUFFER (64u * 1024) /* TLS records read at once, before decryption */
 #define WORDS_MAX 96
+/* Why h1 ends a request whose redirect leaves its origin. */
+#define ENGINE_H1_OTHER_ORIGIN                                                                     \
+    "redirect to another origin (h1 follows its own only; transport = curl follows any)"
 #define H1_VALUE_MAX 8192 /* bytes of a Set-Cookie value read whole; longer ones are ignored */
 
 struct h1_worker {
@@ -56,11 +59,13 @@ struct h1_conn;
 /*
  * The protocol an h1 connection carries, chosen once it is up (h1/conn.c):
  * HTTP/1.1 (engine__h1_http1) or HTTP/2 (engine__h1_http2). data takes the
- * server's bytes (decrypted), read_done (NULL: none) follows the bytes of
- * one read, even when they closed the connection; ended says the server's bytes ended: err UV_EOF
- * (a FIN, or close_notify), a UV read error, or TLS failing with tls_why (not NULL); write_failed a
- * write that failed after the handshake; closed (NULL: none) the socket's close. Each may close the
- * connection.
+ * server's bytes (decrypted); read_done (NULL: none) follows the bytes of
+ * one read, even when they closed the connection; ended says the server's
+ * bytes ended: err UV_EOF (a FIN, or close_notify), a UV read error, or TLS
+ * failing with tls_why (not NULL); write_failed (NULL: none, as HTTP/2,
+ * which sees a failed write of its frames in its flush, a later one at its
+ * read's end) a write that failed after the handshake; closed (NULL: none)
+ * the socket's close. Each may close the connection.
  */
 struct h1_proto {
     void (*data)(struct h1_conn *c, const char *data, size_t n);
