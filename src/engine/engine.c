@@ -1,7 +1,7 @@
 /*
- * The engine's lifetime and its control state: start and join the workers,
- * turn commands from the channel into what the workers should do, and say
- * what was applied (clamped values included) in the event log.
+ * The engine's lifetime: build it (its transport chosen, its control state
+ * and merger made), start and join the workers, free it. Commands are
+ * worker 0's to read (worker.c) and control.c's to apply.
  */
 #include "engine/engine.h"
 
@@ -106,278 +106,12 @@ static uint32_t raise_fd_limit(void)
     return rl.rlim_cur > UINT32_MAX ? UINT32_MAX : (uint32_t)rl.rlim_cur;
 }
 
-void engine__wake_all(struct engine *e)
-{
-    for (uint32_t i = 0; i < e->n_workers; i++)
-        uv_async_send(&e->workers[i]->wake);
-}
-
 /* The channel's wake: from the console's thread, safe per libuv's docs. */
 static void on_command(void *arg)
 {
     struct engine *e = arg;
 
     uv_async_send(&e->workers[0]->wake);
-}
-
-static uint64_t now_ns(const struct engine *e)
-{
-    return uv_hrtime() - e->start_ns;
-}
-
-/* Clamps a requested concurrency and says why when it had to. */
-static uint32_t clamp_concurrency(const struct engine *e, int64_t want, char *why, size_t len)
-{
-    why[0] = '\0';
-    if (want < 1) {
-        snprintf(why, len, " (asked %lld; at least 1, pause to stop sending)", (long long)want);
-        return 1;
-    }
-    if ((uint64_t)want > e->max_concurrency) {
-        snprintf(why, len, " (asked %lld; the fd limit %u allows %u)", (long long)want,
-                 e->fds_limit, e->max_concurrency);
-        return e->max_concurrency;
-    }
-    return (uint32_t)want;
-}
-
-/* Clamps a requested rate and says why when it had to. */
-static double clamp_rate(double want, char *why, size_t len)
-{
-    why[0] = '\0';
-    if (!(want >= ENGINE_RATE_MIN_PER_S)) {
-        snprintf(why, len, " (asked %.6g/s; at least %g/s, pause to stop sending)", want,
-                 ENGINE_RATE_MIN_PER_S);
-        return ENGINE_RATE_MIN_PER_S;
-    }
-    if (want > ENGINE_RATE_MAX_PER_S) {
-        snprintf(why, len, " (asked %.6g/s; at most %g/s)", want, ENGINE_RATE_MAX_PER_S);
-        return ENGINE_RATE_MAX_PER_S;
-    }
-    return want;
-}
-
-/* A rate command, or a concurrency key under the open model (lock held). */
-static void apply_rate(struct engine *e, const struct command *cmd, char *text, size_t len)
-{
-    struct control *c = &e->control;
-    double before = c->rate_per_s, want = before;
-    char why[96];
-
-    switch (cmd->kind) {
-    case CMD_SET_RATE: want = cmd->rate_per_s; break;
-    case CMD_SET_CONCURRENCY: want = (double)cmd->n; break;
-    case CMD_STEP: want = before + (double)cmd->n * e->config->load.rate_step_per_s; break;
-    case CMD_DOUBLE: want = before * 2; break;
-    case CMD_HALVE: want = before / 2; break;
-    default: break;
-    }
-    c->rate_per_s = clamp_rate(want, why, sizeof(why));
-    snprintf(text, len, "%s: rate %.6g/s -> %.6g/s%s%s", cmd_kind_name(cmd->kind), before,
-             c->rate_per_s, why, c->model == LOAD_OPEN ? "" : " (used when the model is open)");
-}
-
-/* Switches the load model (lock held). An open model without a rate yet
- * starts at the rate the closed one was getting, so the switch does not
- * change the load by itself. */
-static void apply_model(struct engine *e, const struct command *cmd, char *text, size_t len)
-{
-    struct control *c = &e->control;
-    enum load_model before = c->model;
-    enum load_model want = cmd->n == CMD_MODEL_SWITCH
-                               ? (before == LOAD_OPEN ? LOAD_CLOSED : LOAD_OPEN)
-                           : cmd->n == LOAD_OPEN ? LOAD_OPEN
-                                                 : LOAD_CLOSED;
-    char why[96];
-
-    c->model = want;
-    if (want == LOAD_OPEN && c->rate_per_s <= 0) {
-        double last = engine__merger_last_rate(e->merger);
-
-        c->rate_per_s =
-            clamp_rate(last > 0 ? last : e->config->load.rate_step_per_s, why, sizeof(why));
-    }
-    if (want == LOAD_OPEN)
-        snprintf(text, len, "set_model: %s -> open at %.6g/s, at most %u in flight%s",
-                 load_model_name(before), c->rate_per_s, c->max_in_flight,
-                 e->think_ms ? " (think_time not applied)" : "");
-    else
-        snprintf(text, len, "set_model: %s -> closed at concurrency %u", load_model_name(before),
-                 c->concurrency);
-}
-
-/* Applies one command to the control state (lock held); text says what. */
-static void apply(struct engine *e, const struct command *cmd, char *text, size_t len)
-{
-    struct control *c = &e->control;
-    uint32_t before = c->concurrency;
-    int64_t want = before;
-    char why[96] = "";
-
-    if (c->model == LOAD_OPEN && (cmd->kind == CMD_SET_CONCURRENCY || cmd->kind == CMD_STEP ||
-                                  cmd->kind == CMD_DOUBLE || cmd->kind == CMD_HALVE)) {
-        apply_rate(e, cmd, text, len);
-        return;
-    }
-    switch (cmd->kind) {
-    case CMD_SET_RATE: apply_rate(e, cmd, text, len); return;
-    case CMD_SET_MODEL: apply_model(e, cmd, text, len); return;
-    case CMD_SET_CONCURRENCY: want = cmd->n; break;
-    case CMD_STEP: want = (int64_t)before + cmd->n * (int64_t)e->config->load.step; break;
-    case CMD_DOUBLE: want = (int64_t)before * 2; break;
-    case CMD_HALVE: want = before > 1 ? before / 2 : 1; break;
-    case CMD_PAUSE:
-        c->is_paused = 1;
-        snprintf(text, len, "pause: no new requests, %u in flight finish", before);
-        return;
-    case CMD_RESUME:
-        c->is_paused = 0;
-        if (c->model == LOAD_OPEN)
-            snprintf(text, len, "resume at %.6g/s", c->rate_per_s);
-        else
-            snprintf(text, len, "resume at concurrency %u", before);
-        return;
-    case CMD_DROP: {
-        /* More than the users there can be would only wrap the counters. */
-        uint32_t n = cmd->n < 0                    ? 0
-                     : cmd->n > e->max_concurrency ? e->max_concurrency
-                                                   : (uint32_t)cmd->n;
-
-        for (uint32_t i = 0; i < e->n_workers; i++)
-            e->drop_pending[i] += (uint32_t)engine__share(n, e->n_workers, i);
-        snprintf(text, len, "drop %u connections in flight", n);
-        return;
-    }
-    case CMD_MARK: snprintf(text, len, "%s", cmd->note); return;
-    case CMD_STOP:
-        if (c->is_stopping) {
-            c->is_aborting = 1;
-            snprintf(text, len, "stop again: abort the requests in flight");
-        } else {
-            c->is_stopping = 1;
-            snprintf(text, len, "stop: drain the requests in flight (up to %d ms)",
-                     ENGINE_DRAIN_MS);
-        }
-        return;
-    case CMD_RAMP:
-    case CMD_RAMP_NEXT:
-        /* engine__plan_command took them. */
-        return;
-    case CMD_REPLAY_PAUSE:
-    case CMD_REPLAY_SEEK:
-    case CMD_REPLAY_SPEED:
-    case CMD_REPLAY_EVENT:
-        snprintf(text, len, "%s: only a replay moves in time; ignored", cmd_kind_name(cmd->kind));
-        return;
-    case CMD__COUNT: break;
-    }
-    c->concurrency = clamp_concurrency(e, want, why, sizeof(why));
-    snprintf(text, len, "%s: concurrency %u -> %u%s", cmd_kind_name(cmd->kind), before,
-             c->concurrency, why);
-}
-
-static enum run_state state_of(const struct control *c)
-{
-    if (c->is_stopping)
-        return RUN_STOPPING;
-    return c->is_paused ? RUN_PAUSED : RUN_RUNNING;
-}
-
-/* Tells the merger what ticks should show of the control state (lock held). */
-static void publish_control(struct engine *e)
-{
-    const struct control *c = &e->control;
-
-    engine__merger_set_state(e->merger, state_of(c), c->concurrency);
-    if (c->is_stopping) {
-        engine__merger_set_stop(e->merger, now_ns(e));
-        engine__scene_stop(e);
-    }
-    engine__merger_set_load(e->merger, c->model, c->rate_per_s, c->max_in_flight);
-}
-
-/* Applies cmd and logs what it did; the caller wakes the workers. */
-static void apply_one(struct engine *e, const struct command *cmd)
-{
-    char text[TICK_TEXT_MAX];
-
-    pthread_mutex_lock(&e->lock);
-    apply(e, cmd, text, sizeof(text));
-    publish_control(e);
-    pthread_mutex_unlock(&e->lock);
-    engine__merger_event(e->merger, cmd->kind == CMD_MARK ? EV_MARK : EV_COMMAND, now_ns(e), text);
-}
-
-void engine__set_level(struct engine *e, double level, const char *who)
-{
-    char text[2 * TICK_TEXT_MAX], applied[TICK_TEXT_MAX]; /* the event cuts text */
-    struct command cmd = {.kind = CMD_SET_CONCURRENCY, .n = (int64_t)level};
-    const char *what;
-    uint32_t before;
-    double before_rate;
-    int was_paused, has_moved;
-
-    pthread_mutex_lock(&e->lock);
-    if (e->control.model == LOAD_OPEN)
-        cmd = (struct command){.kind = CMD_SET_RATE, .rate_per_s = level};
-    before = e->control.concurrency;
-    before_rate = e->control.rate_per_s;
-    /* A level asked for is a level to run at: a paused run resumes. */
-    was_paused = e->control.is_paused;
-    e->control.is_paused = 0;
-    apply(e, &cmd, applied, sizeof(applied));
-    has_moved = e->control.concurrency != before || e->control.rate_per_s != before_rate;
-    publish_control(e);
-    pthread_mutex_unlock(&e->lock);
-    /* The plan said its step already; a level that did not move needs no line. */
-    if (!was_paused && !has_moved)
-        return;
-    /* who, not the command's name ("set_concurrency: "), says who asked. */
-    what = strstr(applied, ": ") ? strstr(applied, ": ") + 2 : applied;
-    snprintf(text, sizeof(text), "%s: %s%s", who, what, was_paused ? " (resumed)" : "");
-    engine__merger_event(e->merger, EV_COMMAND, now_ns(e), text);
-}
-
-void engine__drain_commands(struct engine *e)
-{
-    struct command cmd;
-    int n = 0;
-
-    n += engine__plan_apply_todo(e);
-    while (chan_recv(e->chan, &cmd)) {
-        if (engine__plan_command(e, &cmd)) {
-            n++;
-            continue;
-        }
-        apply_one(e, &cmd);
-        n++;
-    }
-    if (n)
-        engine__wake_all(e);
-}
-
-void engine__request_stop(struct engine *e, const char *why, int abort_now)
-{
-    char text[TICK_TEXT_MAX];
-    int changed = 0;
-
-    pthread_mutex_lock(&e->lock);
-    if (abort_now && !e->control.is_aborting) {
-        e->control.is_stopping = 1;
-        e->control.is_aborting = 1;
-        changed = 1;
-    } else if (!e->control.is_stopping) {
-        e->control.is_stopping = 1;
-        changed = 1;
-    }
-    publish_control(e);
-    pthread_mutex_unlock(&e->lock);
-    if (!changed)
-        return;
-    snprintf(text, sizeof(text), "%s: %s", why,
-             abort_now ? "aborting the requests in flight" : "draining the requests in flight");
-    engine__merger_event(e->merger, EV_NOTICE, now_ns(e), text);
-    engine__wake_all(e);
 }
 
 static void stop_started(struct engine *e)
@@ -449,11 +183,12 @@ int engine__build(const struct engine_params *p, char *err, size_t err_len, stru
     e->n_workers = c->load.threads;
     e->drop_pending = xcalloc(e->n_workers, sizeof(*e->drop_pending));
     e->workers = xcalloc(e->n_workers, sizeof(*e->workers));
-    e->merger = engine__merger_new(e->n_workers, e->workload, e->scene_kinds, e->chan, e->tick_ns);
+    e->merger =
+        engine__merger_new(e->n_workers, e->workload, engine__scene_names(e), e->chan, e->tick_ns);
     engine__merger_set_fds_limit(e->merger, e->fds_limit);
     engine__merger_set_transport(e->merger, e->tp->name);
     engine__merger_set_bound(e->merger, c->load.duration_us, c->load.requests);
-    publish_control(e); /* no worker runs yet: no lock needed */
+    engine__control_publish(e); /* no worker runs yet: no lock needed */
     if (e->control.model == LOAD_OPEN && e->think_ms)
         engine__merger_event(
             e->merger, EV_NOTICE, 0,

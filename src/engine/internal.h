@@ -22,6 +22,7 @@
 #include "core/container.h"
 #include "core/errclass.h"
 #include "core/tick.h"
+#include "engine/control.h"
 #include "engine/engine.h"
 #include "engine/interval.h"
 #include "engine/merger.h"
@@ -31,18 +32,6 @@
 #include "engine/transport.h"
 #include "engine/worker.h"
 #include "ramp/ramp.h"
-
-/* Control state: what the commands asked for. Guarded by engine.lock. */
-struct control {
-    uint32_t concurrency; /* total target across workers */
-    int is_paused;
-    int is_stopping;
-    int is_aborting;     /* a second stop, or the drain timed out */
-    uint64_t stop_at_ns; /* since the run started; when the drain gives up */
-    enum load_model model;
-    double rate_per_s;      /* open model: total arrivals per second (kept while closed) */
-    uint32_t max_in_flight; /* open model: total cap, within the fd limit */
-};
 
 struct engine {
     const struct config *config;
@@ -83,15 +72,6 @@ struct engine {
  * a worker with engine__worker_run, then engine_free. */
 int engine__build(const struct engine_params *p, char *err, size_t err_len, struct engine **out);
 
-/* engine.c: commands, from worker 0's wake. */
-void engine__drain_commands(struct engine *e);
-/* Wakes every worker to re-read the control state (any thread). */
-void engine__wake_all(struct engine *e);
-/* Sets the load to level: the concurrency, or under the open model the
- * rate (clamped, said in an event that names who asked), resuming a paused
- * run. engine.lock not held; the caller wakes the workers. */
-void engine__set_level(struct engine *e, double level, const char *who);
-
 /* plan.c: the ramp plan. engine__plan_init creates it and hooks it to the merger,
  * starting it when start is set (before the workers start); with none set
  * there is no plan (e->ramp NULL: a coordinator judges it); engine__plan_command
@@ -105,7 +85,4 @@ int engine__plan_command(struct engine *e, const struct command *cmd);
 /* Returns whether there was anything to do. */
 int engine__plan_apply_todo(struct engine *e);
 void engine__plan_detach(struct engine *e);
-/* Called by worker 0 when the duration is reached or the drain times out. */
-void engine__request_stop(struct engine *e, const char *why, int abort_now);
-
 #endif

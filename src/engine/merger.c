@@ -31,7 +31,7 @@ struct merger {
     struct chan *chan;
     const struct workload *wl;
     size_t n_kinds;
-    const struct scene_kinds *scene_kinds; /* a scenario run's kinds, else NULL */
+    const struct kind_names *names; /* a scenario run's kinds, else NULL */
     uint32_t n_workers;
     uint64_t tick_ns;
     uint64_t *next_seq; /* per worker: the first interval it has not handed in */
@@ -69,16 +69,15 @@ struct merger {
 };
 
 struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl,
-                                  const struct scene_kinds *kinds, struct chan *ch,
-                                  uint64_t tick_ns)
+                                  const struct kind_names *names, struct chan *ch, uint64_t tick_ns)
 {
     struct merger *m = xcalloc(1, sizeof(*m));
 
     pthread_mutex_init(&m->lock, NULL);
     m->chan = ch;
     m->wl = wl;
-    m->scene_kinds = kinds;
-    m->n_kinds = kinds ? TICK_MAX_KINDS : workload_n_kinds(wl);
+    m->names = names;
+    m->n_kinds = names ? TICK_MAX_KINDS : workload_n_kinds(wl);
     m->n_workers = n_workers;
     m->tick_ns = tick_ns;
     m->next_seq = xcalloc(n_workers, sizeof(*m->next_seq));
@@ -409,11 +408,11 @@ static struct tick *build(struct merger *m, struct pending *p, int is_last)
     t->bound = m->bound;
     memcpy(t->resent, iv->resent, sizeof(t->resent));
     fill_kind(t, &t->total, &iv->total, m->run_total);
-    t->n_kinds = m->scene_kinds ? engine__scene_n_kinds(m->scene_kinds) : (uint32_t)m->n_kinds;
+    t->n_kinds =
+        m->names ? atomic_load_explicit(&m->names->n, memory_order_acquire) : (uint32_t)m->n_kinds;
     for (size_t i = 0; i < t->n_kinds; i++) {
         tick_copy_text(t->kinds[i].name, TICK_NAME_MAX,
-                       m->scene_kinds ? engine__scene_kind_name(m->scene_kinds, (uint32_t)i)
-                                      : workload_kind(m->wl, i)->name);
+                       m->names ? m->names->names[i] : workload_kind(m->wl, i)->name);
         fill_kind(t, &t->kinds[i], &iv->kinds[i], m->run_kinds[i]);
     }
     memcpy(t->first_error, iv->first_error, sizeof(t->first_error));

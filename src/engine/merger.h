@@ -2,6 +2,7 @@
 #ifndef BRINK_ENGINE_MERGER_H
 #define BRINK_ENGINE_MERGER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -10,16 +11,23 @@
 
 struct board;
 struct chan;
-struct scene_kinds;
 struct workload;
+
+/* The names a scenario run's requests give their kinds, in the order
+ * first seen (scene.c adds them, the merger reads them): each name is
+ * written before n counts it. */
+struct kind_names {
+    atomic_uint n;
+    char names[TICK_MAX_KINDS][TICK_NAME_MAX];
+};
 
 /* The merger: collects each worker's interval k and publishes tick k once
  * all running workers have delivered it. Thread-safe. */
 struct merger;
-/* kinds: a scenario run's request kinds (their names come as the script
+/* names: a scenario run's request kinds (their names come as the script
  * makes them, at most TICK_MAX_KINDS), NULL: wl's. */
 struct merger *engine__merger_new(uint32_t n_workers, const struct workload *wl,
-                                  const struct scene_kinds *kinds, struct chan *ch,
+                                  const struct kind_names *names, struct chan *ch,
                                   uint64_t tick_ns);
 void engine__merger_free(struct merger *m);
 /* Worker w delivers its interval; is_final marks its last one. */

@@ -27,16 +27,8 @@ static struct slot *idle_slot(struct worker *w, struct slot *hint)
     }
     if (w->n_slots >= w->cap)
         return NULL;
-    engine__worker_grow_slots(w, w->n_slots + 1);
+    engine__slot_grow(w, w->n_slots + 1);
     return w->slots[w->n_slots - 1];
-}
-
-void engine__open_on_deadline(struct deadline *d)
-{
-    struct worker *w = container_of(d, struct worker, sched_deadline);
-
-    engine__open_pump(w, NULL);
-    engine__worker_check_finished(w);
 }
 
 /* Wakes the worker at the next intended start, to the microsecond (a
@@ -60,7 +52,7 @@ static void arm(struct worker *w, uint64_t now_ns)
 
 void engine__open_pump(struct worker *w, struct slot *hint)
 {
-    uint64_t now = engine__worker_now_ns(w), n;
+    uint64_t now = engine__now_ns(w), n;
     uint64_t t0 = uv_hrtime();
     int is_capped = 0;
 
@@ -141,14 +133,14 @@ void engine__open_prepare(struct worker *w)
                  "set up %llu connections' handles in %llu ms before the first request (worker %u)",
                  (unsigned long long)(n - w->n_slots),
                  (unsigned long long)((uv_hrtime() - t0) / 1000000), w->id);
-        engine__merger_event(e->merger, EV_NOTICE, engine__worker_now_ns(w), text);
+        engine__merger_event(e->merger, EV_NOTICE, engine__now_ns(w), text);
     }
 }
 
 void engine__open_apply(struct worker *w, const struct control *c, int was_paused)
 {
     struct engine *e = w->e;
-    uint64_t now = engine__worker_now_ns(w);
+    uint64_t now = engine__now_ns(w);
     int is_open = c->model == LOAD_OPEN;
     double rate;
 

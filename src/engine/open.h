@@ -6,7 +6,6 @@
 #include <stdint.h>
 
 struct control;
-struct deadline;
 struct slot;
 struct worker;
 
@@ -23,7 +22,5 @@ void engine__open_apply(struct worker *w, const struct control *c, int was_pause
 void engine__open_pump(struct worker *w, struct slot *hint);
 /* Fills the schedule's figures of the interval ending at now_ns. */
 void engine__open_interval_end(struct worker *w, uint64_t now_ns);
-/* The worker's sched_deadline fired: starts what is due. */
-void engine__open_on_deadline(struct deadline *d);
 
 #endif

@@ -33,9 +33,8 @@
 
 struct scene_kinds {
     pthread_mutex_t lock;
-    atomic_uint n; /* names published; each written before n counts it */
-    char names[TICK_MAX_KINDS][TICK_NAME_MAX];
-    char *origin; /* "scheme://authority" of [target] url: where a path goes */
+    struct kind_names kinds; /* the ticks' (merger.h) */
+    char *origin;            /* "scheme://authority" of [target] url: where a path goes */
     /* The checks, counters and gauges the ticks show, by their tick names,
      * in the order first seen: at most marks_room, what the probes leave
      * of a tick's rows; has_said[is_check]: a name past it was said. */
@@ -77,7 +76,7 @@ int engine__scene_init(struct engine *e, char *err, size_t err_len)
         return rc;
     k = xcalloc(1, sizeof(*k));
     pthread_mutex_init(&k->lock, NULL);
-    atomic_init(&k->n, 0);
+    atomic_init(&k->kinds.n, 0);
     atomic_init(&k->n_marks, 0);
     k->marks_room = TICK_MAX_PROBES - e->config->n_probes;
     k->origin = origin_of(e->config->target.url.value ? e->config->target.url.value : "");
@@ -95,12 +94,6 @@ void engine__scene_free(struct engine *e)
         free(e->scene_kinds);
         e->scene_kinds = NULL;
     }
-}
-
-void engine__scene_stop(struct engine *e)
-{
-    if (e->script)
-        script_setup_stop(e->script);
 }
 
 void engine__scene_set_deadline(struct engine *e, uint64_t deadline_ns)
@@ -148,20 +141,15 @@ void engine__scene_slot_free(struct slot *s)
 
 /* ---- Request kinds ---------------------------------------------------- */
 
-uint32_t engine__scene_n_kinds(const struct scene_kinds *k)
+const struct kind_names *engine__scene_names(const struct engine *e)
 {
-    return atomic_load_explicit(&((struct scene_kinds *)k)->n, memory_order_acquire);
-}
-
-const char *engine__scene_kind_name(const struct scene_kinds *k, uint32_t i)
-{
-    return k->names[i];
+    return e->scene_kinds ? &e->scene_kinds->kinds : NULL;
 }
 
 static int find_kind(const struct scene_kinds *k, uint32_t n, const char *name)
 {
     for (uint32_t i = 0; i < n; i++) {
-        if (strcmp(k->names[i], name) == 0)
+        if (strcmp(k->kinds.names[i], name) == 0)
             return (int)i;
     }
     return -1;
@@ -172,29 +160,29 @@ static int find_kind(const struct scene_kinds *k, uint32_t n, const char *name)
 static size_t kind_of(struct worker *w, const char *name)
 {
     struct scene_kinds *k = w->e->scene_kinds;
-    uint32_t n = engine__scene_n_kinds(k);
+    uint32_t n = atomic_load_explicit(&k->kinds.n, memory_order_acquire);
     int i = find_kind(k, n, name);
     char text[TICK_TEXT_MAX], shown[TICK_NAME_MAX];
 
     if (i >= 0)
         return (size_t)i;
     pthread_mutex_lock(&k->lock);
-    n = atomic_load_explicit(&k->n, memory_order_relaxed);
+    n = atomic_load_explicit(&k->kinds.n, memory_order_relaxed);
     i = find_kind(k, n, name);
     if (i < 0 && n < TICK_MAX_KINDS - 1) {
-        snprintf(k->names[n], TICK_NAME_MAX, "%s", name);
-        atomic_store_explicit(&k->n, n + 1, memory_order_release);
+        snprintf(k->kinds.names[n], TICK_NAME_MAX, "%s", name);
+        atomic_store_explicit(&k->kinds.n, n + 1, memory_order_release);
         i = (int)n;
     } else if (i < 0) {
         i = TICK_MAX_KINDS - 1;
         if (n < TICK_MAX_KINDS) {
-            snprintf(k->names[n], TICK_NAME_MAX, "%s", OTHER_KIND);
-            atomic_store_explicit(&k->n, n + 1, memory_order_release);
+            snprintf(k->kinds.names[n], TICK_NAME_MAX, "%s", OTHER_KIND);
+            atomic_store_explicit(&k->kinds.n, n + 1, memory_order_release);
             snprintf(text, sizeof(text),
                      "request name %s: past %d names; it and every later new name count as "
                      "\"" OTHER_KIND "\"",
                      msg_show(name, shown, sizeof(shown)), TICK_MAX_KINDS - 1);
-            engine__merger_event(w->e->merger, EV_NOTICE, engine__worker_now_ns(w), text);
+            engine__merger_event(w->e->merger, EV_NOTICE, engine__now_ns(w), text);
         }
     }
     pthread_mutex_unlock(&k->lock);
@@ -381,7 +369,7 @@ static void count_error(struct slot *s)
     if (!iv->first_error[ERR_SCRIPT][0]) {
         snprintf(iv->first_error[ERR_SCRIPT], TICK_TEXT_MAX, "user %u: %s", s->vu + 1,
                  script_user_error(s->user));
-        iv->first_error_ns[ERR_SCRIPT] = engine__worker_now_ns(s->w);
+        iv->first_error_ns[ERR_SCRIPT] = engine__now_ns(s->w);
     }
 }
 
@@ -470,9 +458,9 @@ static void go_on(struct slot *s, enum script_step step)
     int rc = follow(s, step, SLOT_NOW);
 
     if (rc == 1)
-        engine__worker_next(s->w, s);
+        s->w->next(s->w, s);
     else if (rc < 0)
-        engine__worker_check_finished(s->w);
+        s->w->check_finished(s->w);
 }
 
 void engine__scene_reply(struct slot *s, const struct transfer_result *r, int cls,
@@ -503,12 +491,12 @@ static void on_sleep(uv_timer_t *t)
     s->is_sleeping = 0;
     if (!script_user_is_busy(s->user)) {
         /* The pause after an iteration that sent nothing. */
-        engine__worker_next(w, s);
+        w->next(w, s);
         return;
     }
     if (w->is_paused || w->is_stopping || w->is_done || (!w->is_open && s->index >= w->share)) {
         /* It may not run now: it goes on where it stands when it may. */
-        engine__worker_check_finished(w);
+        w->check_finished(w);
         return;
     }
     go_on(s, script_user_resume(s->user));
@@ -546,7 +534,7 @@ static void say_dropped(struct worker *w, struct scene_kinds *k, int is_check, c
              "%s: %" PRIu32 "%s name \"%s\" dropped: at most %" PRIu32 " names%s",
              is_check ? "checks" : "counters", n, ordinal_suffix(n),
              msg_show(name, shown, sizeof(shown)), k->marks_room, room);
-    engine__merger_event(w->e->merger, EV_NOTICE, engine__worker_now_ns(w), text);
+    engine__merger_event(w->e->merger, EV_NOTICE, engine__now_ns(w), text);
 }
 
 static int find_mark(const struct scene_kinds *k, uint32_t n, const char *name)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 struct engine;
+struct kind_names;
 struct scene_kinds;
 struct slot;
 struct transfer_result;
@@ -16,10 +17,12 @@ struct worker;
  * workers): -EINVAL with "FILE:LINE: why" in err for a syntax error. */
 int engine__scene_init(struct engine *e, char *err, size_t err_len);
 void engine__scene_free(struct engine *e);
-/* The run stops, or will at deadline_ns (clock_now_ns): a script still
- * running is stopped within 10 ms, even on a worker whose loop it holds.
- * No-ops without a script. Any thread. */
-void engine__scene_stop(struct engine *e);
+/* The names of the request kinds its script makes, for the merger; NULL
+ * when the run has no script. */
+const struct kind_names *engine__scene_names(const struct engine *e);
+/* The run will stop at deadline_ns (clock_now_ns): a script still running
+ * then is stopped within 10 ms, even on a worker whose loop it holds (a
+ * stop now is control.c's). No-op without a script. Any thread. */
 void engine__scene_set_deadline(struct engine *e, uint64_t deadline_ns);
 /* The worker's state and the slot's user (main thread, before the worker
  * runs, or the worker's). */
@@ -44,9 +47,6 @@ int engine__scene_hop(struct slot *s, char *why, size_t why_len);
  * reply (status, or cls's name when it failed) and goes on. */
 void engine__scene_reply(struct slot *s, const struct transfer_result *r, int cls,
                          uint64_t latency_us);
-/* The tick's request kinds of a scenario run: their number and names. */
-uint32_t engine__scene_n_kinds(const struct scene_kinds *k);
-const char *engine__scene_kind_name(const struct scene_kinds *k, uint32_t i);
 /* Copies the worker's checks and counters into its interval and starts
  * them over (at the interval's end). */
 void engine__scene_interval_end(struct worker *w);

@@ -94,11 +94,13 @@ struct slot {
 /* slot.c */
 struct slot *engine__slot_new(struct worker *w, uint32_t index);
 void engine__slot_free(struct slot *s);
+/* Adds slots to w until it has n. */
+void engine__slot_grow(struct worker *w, uint32_t n);
 #define SLOT_NOW UINT64_MAX /* engine__slot_start: no intended time, the closed model */
 /* How long one call starts requests for, new slots included (a libcurl
  * easy handle costs tens of µs): 19,000 users or arrivals at once held the
  * loop, its ticks and its deadlines, for a second. What is left starts on
- * the next loop pass (open.c, engine__worker_fill). */
+ * the next loop pass (open.c, worker.c's fill). */
 #define ENGINE_START_SLICE_NS 10000000ULL
 /* Set-up before the first request that is worth an event (open.c). */
 #define ENGINE_PREPARE_NOTE_NS 50000000ULL
@@ -109,10 +111,15 @@ void engine__slot_free(struct slot *s);
  * (SLOT_NOW: now); latency counts from then. Returns 0 or -EAGAIN when no
  * request may start (limit reached). */
 int engine__slot_start(struct slot *s, uint64_t intended_ns);
+/* request.c: the request of a slot as it goes out (and transport.h's
+ * calls about it). */
 /* Sends the request s is set up for (s->kind, and s->req for a script's),
  * meant to start at intended_ns (SLOT_NOW: now): the part of
  * engine__slot_start after the ticket and the kind. */
 void engine__slot_send(struct slot *s, uint64_t intended_ns);
+/* Hands the request of s to its transport: its first hop, or the next
+ * (engine__slot_done's redirects). */
+void engine__slot_hand(struct slot *s);
 /* Takes a ticket when the run is limited to a number of requests; 0 when
  * none is left. */
 int engine__take_ticket(struct engine *e);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "core/chan.h"
 #include "core/clock.h"
 #include "core/hist.h"
 #include "core/msg.h"
@@ -20,7 +21,7 @@
 
 uint64_t engine__worker_now_ns(const struct worker *w)
 {
-    return uv_hrtime() - w->start_ns;
+    return engine__now_ns(w);
 }
 
 void engine__worker_event(struct worker *w, enum event_kind kind, uint64_t at_ns, const char *text)
@@ -143,13 +144,13 @@ static void finish(struct worker *w)
         return;
     w->is_done = 1;
     end_thinking(w);
-    submit(w, engine__worker_now_ns(w), 1);
+    submit(w, engine__now_ns(w), 1);
     uv_timer_stop(&w->tick_timer);
     deadline_disarm(&w->sched_deadline);
     uv_timer_start(&w->end_timer, on_teardown, 0, 0);
 }
 
-void engine__worker_check_finished(struct worker *w)
+static void check_finished(struct worker *w)
 {
     if (w->in_flight == 0 && (w->is_stopping || !tickets_left(w)))
         finish(w);
@@ -163,7 +164,7 @@ static void on_think(uv_timer_t *t)
     s->is_thinking = 0;
     if (!w->is_open && may_run(w, s) && engine__slot_start(s, SLOT_NOW) == 0)
         return;
-    engine__worker_check_finished(w);
+    check_finished(w);
 }
 
 /* Starts the think pause of s, which just had its reply. */
@@ -176,7 +177,7 @@ static void think(struct worker *w, struct slot *s)
     uv_timer_start(&s->think_timer, on_think, w->e->think_ms, 0);
 }
 
-void engine__worker_next(struct worker *w, struct slot *s)
+static void next(struct worker *w, struct slot *s)
 {
     if (w->is_open) {
         engine__open_pump(w, s);
@@ -190,16 +191,18 @@ void engine__worker_next(struct worker *w, struct slot *s)
     } else if (is_retired(w, s)) {
         retire(w, s);
     }
-    engine__worker_check_finished(w);
+    check_finished(w);
 }
+
+static void fill(struct worker *w);
 
 static void on_filling(uv_idle_t *i)
 {
     uv_idle_stop(i);
-    engine__worker_fill(container_of(i, struct worker, filling));
+    fill(container_of(i, struct worker, filling));
 }
 
-void engine__worker_fill(struct worker *w)
+static void fill(struct worker *w)
 {
     if (w->is_done)
         return;
@@ -217,7 +220,7 @@ void engine__worker_fill(struct worker *w)
                 return;
             }
             if (i == w->n_slots)
-                engine__worker_grow_slots(w, i + 1);
+                engine__slot_grow(w, i + 1);
             s = w->slots[i];
             if (s->is_in_flight || s->is_thinking || s->is_sleeping)
                 continue;
@@ -225,23 +228,7 @@ void engine__worker_fill(struct worker *w)
                 break;
         }
     }
-    engine__worker_check_finished(w);
-}
-
-void engine__worker_grow_slots(struct worker *w, uint32_t n)
-{
-    if (n <= w->n_slots)
-        return;
-    if (n > w->slots_cap) {
-        /* The open model grows its pool one slot at a time: room for twice
-         * as many keeps a burst of n new slots from copying n * n / 2. */
-        w->slots_cap = n > 2 * w->slots_cap ? n : 2 * w->slots_cap;
-        w->slots = xrealloc(w->slots, w->slots_cap * sizeof(*w->slots));
-    }
-    while (w->n_slots < n) {
-        w->slots[w->n_slots] = engine__slot_new(w, w->n_slots);
-        w->n_slots++;
-    }
+    check_finished(w);
 }
 
 /* Aborts up to n transfers in flight (only those unsent, when is_unsent),
@@ -331,7 +318,24 @@ void engine__worker_apply_control(struct worker *w)
         abort_in_flight(w, drop, 0, 0);
     if (c.is_aborting)
         abort_in_flight(w, w->in_flight, 1, 0);
-    engine__worker_fill(w);
+    fill(w);
+}
+
+/* Worker 0 reads the commands: what the ramp plan asked, then the
+ * channel's (the plan takes its own); any applied wakes every worker. */
+static void drain_commands(struct engine *e)
+{
+    struct command cmd;
+    int n = 0;
+
+    n += engine__plan_apply_todo(e);
+    while (chan_recv(e->chan, &cmd)) {
+        if (!engine__plan_command(e, &cmd))
+            engine__control_apply(e, &cmd);
+        n++;
+    }
+    if (n)
+        engine__wake_all(e);
 }
 
 static void on_wake(uv_async_t *a)
@@ -340,8 +344,17 @@ static void on_wake(uv_async_t *a)
 
     /* libuv coalesces wakes, so one call may stand for several commands. */
     if (w->id == 0)
-        engine__drain_commands(w->e);
+        drain_commands(w->e);
     engine__worker_apply_control(w);
+}
+
+/* The open model's schedule says a request is due. */
+static void on_sched_deadline(struct deadline *d)
+{
+    struct worker *w = container_of(d, struct worker, sched_deadline);
+
+    engine__open_pump(w, NULL);
+    check_finished(w);
 }
 
 static void on_pace_pass(uv_prepare_t *p)
@@ -362,7 +375,7 @@ static void arm_tick(struct worker *w)
     /* libuv counts timers from its cached loop time, which may be a few ms
      * old: refresh it so the timer is due at the boundary, not before. */
     uv_update_time(&w->loop);
-    now = engine__worker_now_ns(w);
+    now = engine__now_ns(w);
     delay_ms = w->next_tick_ns > now ? (w->next_tick_ns - now + 999999) / 1000000 : 0;
     uv_timer_start(&w->tick_timer, on_tick, delay_ms, 0);
 }
@@ -370,7 +383,7 @@ static void arm_tick(struct worker *w)
 static void on_tick(uv_timer_t *t)
 {
     struct worker *w = container_of(t, struct worker, tick_timer);
-    uint64_t now = engine__worker_now_ns(w);
+    uint64_t now = engine__now_ns(w);
     uint64_t tick_ns = w->e->tick_ns;
     uint64_t seq;
 
@@ -426,6 +439,8 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
     int rc;
 
     w->e = e;
+    w->next = next;
+    w->check_finished = check_finished;
     w->config = e->config;
     w->workload = e->workload;
     w->tp_setup = e->tp_setup;
@@ -449,7 +464,7 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
     uv_prepare_init(&w->loop, &w->pace_pass);
     uv_prepare_start(&w->pace_pass, on_pace_pass);
     uv_unref((uv_handle_t *)&w->pace_pass);
-    rc = deadline_init(&w->loop, &w->sched_deadline, engine__open_on_deadline, err, err_len);
+    rc = deadline_init(&w->loop, &w->sched_deadline, on_sched_deadline, err, err_len);
     if (rc == 0)
         rc = engine__scene_worker_init(w, err, err_len);
     if (rc == 0)

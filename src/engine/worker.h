@@ -29,6 +29,14 @@ struct workload;
 
 struct worker {
     struct engine *e;
+    /* The worker's decisions, for the files below it (slot.c, scene.c),
+     * which call up through these and never worker.c itself (worker.c sets
+     * them). next: s is free (its reply came, its iteration ended): its
+     * next request, its think time, or the worker's end. check_finished:
+     * ends the worker when nothing is in flight and nothing more may
+     * start. */
+    void (*next)(struct worker *w, struct slot *s);
+    void (*check_finished)(struct worker *w);
     /* What its transport reads of the run, read-only (engine__worker_new). */
     const struct config *config;
     const struct workload *workload;
@@ -84,6 +92,12 @@ static inline uint64_t engine__share(uint64_t total, uint32_t n, uint32_t i)
     return total / n + (i < total % n ? 1 : 0);
 }
 
+/* ns since the run started, on the monotonic clock (the engine's clock). */
+static inline uint64_t engine__now_ns(const struct worker *w)
+{
+    return uv_hrtime() - w->start_ns;
+}
+
 /* worker.c */
 int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
                        struct worker **out);
@@ -95,14 +109,5 @@ void engine__worker_join(struct worker *w);
 void engine__worker_free(struct worker *w);
 /* Re-reads the control state and acts on it (engine.lock not held). */
 void engine__worker_apply_control(struct worker *w);
-/* Starts requests on idle slots that may run; ends the worker when nothing
- * is left to do. */
-void engine__worker_fill(struct worker *w);
-/* After s finished a transfer: its next request, or the end of the worker. */
-void engine__worker_next(struct worker *w, struct slot *s);
-/* Ends the worker when nothing is in flight and nothing more may start. */
-void engine__worker_check_finished(struct worker *w);
-/* Adds slots until it has n. */
-void engine__worker_grow_slots(struct worker *w, uint32_t n);
 
 #endif
