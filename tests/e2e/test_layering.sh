@@ -4,7 +4,8 @@
 # includes no I/O library; in the engine the transports, each in its folder,
 # include of the engine transport.h alone; the folders are modules, but for the executables' (cmd,
 # gendoc). The link graph (cmake/Modules.cmake) enforces the same for
-# libraries.
+# libraries, and the engine's call graph (tests/e2e/call_graph.py over its
+# objects, with nm) has no cycle.
 # Usage: sh test_layering.sh BRINK SRCDIR
 src=$2
 . "$src/tests/e2e/lib.sh"
@@ -71,6 +72,27 @@ if grep -q '^brink_module(agents$' src/agents/CMakeLists.txt 2>/dev/null && [ -n
 else
     not_ok "agents is a module whose rule links no terminal, report, metrics or target" "rule: ${rule:-none}"
 fi
+
+# The engine's call graph, read from its objects with nm: no file of the
+# core calls one that calls it (each transport folder counts as one file:
+# the core calls a transport only through transport_ops, and a transport
+# calls back only what transport.h declares). What goes up (a slot free
+# for its next request, a stop) goes through a callback.
+objects=${BRINK_ENGINE_OBJECTS:-}
+if [ -z "$objects" ] || [ ! -s "$objects" ]; then
+    not_ok "the engine's files call each other in no cycle" "BRINK_ENGINE_OBJECTS=${objects:-unset}: the build's src/engine/objects.txt"
+elif graph=$(python3 tests/e2e/call_graph.py "$objects" 2>&1); then
+    ok "the engine's files call each other in no cycle ($(printf '%s\n' "$graph" | grep -c ' -> ') calls between files)"
+else
+    not_ok "the engine's files call each other in no cycle" "$(printf '%s\n' "$graph" | grep -vE ' -> ')"
+fi
+for call in "worker.c -> slot.c" "slot.c -> scene.c" "scene.c -> request.c" "h1/ -> slot.c" "engine.c -> worker.c"; do
+    if printf '%s\n' "${graph:-}" | grep -qxF "$call"; then
+        ok "the call graph has $call"
+    else
+        not_ok "the call graph has $call" "nm found no such call: the graph is not the engine's"
+    fi
+done
 
 # Every module's library must come from cmake/Modules.cmake's table; the
 # executables' folders (brink's commands, the man page generator) are known
