@@ -37,7 +37,9 @@
 #
 # Usage: sh bench/vs-h2load.sh   (BRINK=path to a release brink binary,
 # default build/release/brink; BENCH_SECONDS=D (default 5); BENCH_REPS=N;
-# BENCH_CONNS=C; BENCH_STREAMS=S)
+# BENCH_CONNS=C; BENCH_STREAMS=S; BRINK_BEFORE=path to a second binary,
+# measured in the same repetitions, alternating with the first: its rows
+# read "curl<" and "h1<", so that a change is judged within one run)
 set -u
 prog=vs-h2load
 cd "$(dirname "$0")/.." || exit 1
@@ -47,12 +49,15 @@ seconds=${BENCH_SECONDS:-5}
 reps=${BENCH_REPS:-3}
 conns=${BENCH_CONNS:-64}
 streams=${BENCH_STREAMS:-10}
+before=${BRINK_BEFORE:-}
 
 for v in "$seconds" "$reps" "$conns" "$streams"; do
     case "$v" in
     '' | *[!0-9]*) die "BENCH_SECONDS, BENCH_REPS, BENCH_CONNS and BENCH_STREAMS must be whole numbers, got '$v'" ;;
     esac
 done
+
+[ -z "$before" ] || [ -x "$before" ] || die "BRINK_BEFORE: $before is no executable"
 
 scripts/install-deps bench || exit 1
 command -v h2load >/dev/null 2>&1 || die "h2load is missing (Debian's nghttp2-client)"
@@ -83,10 +88,13 @@ run_h2load() {
     echo "  h2load $key: $ok succeeded, $bad failed, wall ${el}s, cpu ${us}u ${sy}s, nginx ${ngx}%, h2load says $rps req/s, exit $rc" >&2
 }
 
-# run_brink TRANSPORT: one brink run with $tmp/brink.TRANSPORT.ini; appends
-# to $tmp/brink.TRANSPORT.
+# run_brink T: one brink run of transport T with $tmp/brink.T.ini, or for
+# "curl<" and "h1<" BRINK_BEFORE's binary with that transport's; appends to
+# $tmp/brink.T.
 run_brink() {
-    bench_client "$brink" run --headless --config "$tmp/brink.$1.ini" --url "$url" \
+    bin=$brink tp=$1
+    case $1 in *"<") bin=$before tp=${1%"<"} ;; esac
+    bench_client "$bin" run --headless --config "$tmp/brink.$tp.ini" --url "$url" \
         --concurrency $((conns * streams)) --duration "${seconds}s" --threads 1 --fail-on none \
         --no-record
     bench_brink_report "h2 $1"
@@ -100,6 +108,7 @@ print_machine
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine moves every figure)"
 echo "nginx: $(nginx -v 2>&1 | sed 's/^nginx version: //'), one worker on core 0; clients on core 1"
 echo "h2load: $(h2load --version 2>&1 | head -n 1 | awk '{ print $2 }'); brink: $brink ($("$brink" --version 2>/dev/null | head -n 1))"
+[ -z "$before" ] || echo "before (rows curl< and h1<): $before ($("$before" --version 2>/dev/null | head -n 1))"
 echo "runs: ${seconds}s each, $reps repetitions, medians shown; $conns connections, $streams streams each"
 
 # The url is only for brink check; the run gives its own with --url. A
@@ -110,6 +119,7 @@ for t in curl h1; do
         "$t" "$streams" "$ca" >"$tmp/brink.$t.ini"
     if "$brink" check "$tmp/brink.$t.ini" >/dev/null 2>"$tmp/check.err"; then
         transports="$transports $t"
+        [ -z "$before" ] || transports="$transports $t<"
     else
         echo "transport = $t: brink refuses HTTP/2 here: $(head -n 1 "$tmp/check.err")" >>"$tmp/notes"
     fi
@@ -130,7 +140,9 @@ echo
 printf '%-30s %12s %12s %12s %13s %12s %6s %6s\n' \
     "protocol" "h2load req/s" "brink req/s" brink/h2load "h2load us/req" "brink us/req" "ngx% h" "ngx% b"
 # A transport that was not run shows "-" in its columns, not 0.
-for t in curl h1; do
+rows="curl h1"
+[ -z "$before" ] || rows="curl curl< h1 h1<"
+for t in $rows; do
     ran=0
     case " $transports " in *" $t "*) ran=1 ;; esac
     awk -v hr="$(bench_median "$tmp/h2load.h2" 1)" -v br="$(bench_median "$tmp/brink.$t" 1)" \
