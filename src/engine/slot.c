@@ -22,18 +22,25 @@
 #include "engine/internal.h"
 #include "engine/workload.h"
 
+/* The slot whose view a transport handed back (transport.h). */
+static struct slot *slot_of(const struct transport_slot *ts)
+{
+    return container_of(ts, struct slot, view);
+}
+
 struct slot *engine__slot_new(struct worker *w, uint32_t index)
 {
     struct slot *s = xcalloc(1, sizeof(*s));
 
     s->w = w;
-    s->index = index;
-    s->vu = index * w->e->n_workers + w->id;
+    s->view.w = &w->view;
+    s->view.index = index;
+    s->view.vu = index * w->e->n_workers + w->view.id;
     /* Closed with the worker's own handles (worker.c), before s is freed. */
-    uv_timer_init(&w->loop, &s->think_timer);
+    uv_timer_init(&w->view.loop, &s->think_timer);
     if (w->e->config->target.cookies)
         s->jar = cookie_jar_new();
-    w->e->tp->slot_init(s);
+    w->e->tp->slot_init(&s->view);
     engine__scene_slot_init(s);
     return s;
 }
@@ -42,7 +49,7 @@ void engine__slot_free(struct slot *s)
 {
     if (!s)
         return;
-    s->w->e->tp->slot_free(s);
+    s->w->e->tp->slot_free(&s->view);
     engine__scene_slot_free(s);
     cookie_jar_free(s->jar);
     free(s->redirect.url);
@@ -66,31 +73,37 @@ int engine__take_ticket(struct engine *e)
     return n < e->request_limit;
 }
 
-void engine__slot_arm(const struct slot *s, uv_timer_t *t, uv_timer_cb cb, uint64_t limit_us)
+void engine__slot_arm(const struct transport_slot *ts, uv_timer_t *t, uv_timer_cb cb, uint64_t limit_us)
 {
+    const struct slot *s = slot_of(ts);
     uint64_t due_ms = (s->w->start_ns + s->start_ns + limit_us * 1000 + 999999) / 1000000;
-    uint64_t now_ms = uv_now(&s->w->loop);
+    uint64_t now_ms = uv_now(&s->w->view.loop);
 
     uv_timer_start(t, cb, due_ms > now_ms ? due_ms - now_ms : 0, 0);
 }
 
-uint64_t engine__slot_timeout_us(const struct slot *s)
+uint64_t engine__slot_timeout_us(const struct transport_slot *ts)
 {
+    const struct slot *s = slot_of(ts);
+
     return s->req ? s->req->timeout_us : workload_kind(s->w->e->workload, s->kind)->timeout_us;
 }
 
-uint64_t engine__slot_connect_limit_us(const struct slot *s)
+uint64_t engine__slot_connect_limit_us(const struct transport_slot *ts)
 {
+    const struct slot *s = slot_of(ts);
     uint64_t connect_us = s->w->e->config->target.connect_timeout_us;
-    uint64_t limit_us = engine__slot_timeout_us(s);
+    uint64_t limit_us = engine__slot_timeout_us(ts);
 
     return connect_us < limit_us ? connect_us : limit_us;
 }
 
-void engine__slot_queued_words(const struct slot *s, char *buf, size_t cap)
+void engine__slot_queued_words(const struct transport_slot *ts, char *buf, size_t cap)
 {
+    const struct slot *s = slot_of(ts);
+
     msg_set(buf, cap, "not connected within %llu ms: queued behind a burst of new connections",
-            (unsigned long long)((engine__worker_now_ns(s->w) - s->start_ns) / 1000000));
+            (unsigned long long)((engine__worker_now_ns(&s->w->view) - s->start_ns) / 1000000));
 }
 
 int engine__slot_start(struct slot *s, uint64_t intended_ns)
@@ -99,12 +112,12 @@ int engine__slot_start(struct slot *s, uint64_t intended_ns)
     struct engine *e = w->e;
 
     /* One request at a time, and none while the user thinks. */
-    assert(!s->is_in_flight && !s->is_thinking);
+    assert(!s->view.is_in_flight && !s->is_thinking);
     if (e->script)
         return engine__scene_start(s, intended_ns);
     if (!engine__take_ticket(e))
         return -EAGAIN;
-    s->kind = workload_pick(e->workload, &w->rng);
+    s->kind = workload_pick(e->workload, &w->view.rng);
     /* Relaxed: the value only has to be unique, and the kind's counter is
      * touched once per request (a shared cache line, but one add). */
     s->seq = atomic_fetch_add_explicit(&e->kind_seq[s->kind], 1, memory_order_relaxed);
@@ -115,10 +128,10 @@ int engine__slot_start(struct slot *s, uint64_t intended_ns)
 /* Hands the request of s to its transport: its first hop, or the next. */
 static void hand(struct slot *s)
 {
-    s->rq = (struct transport_request){
+    s->view.rq = (struct transport_request){
         .kind = s->kind,
         .seq = s->seq,
-        .vu = s->vu,
+        .vu = s->view.vu,
         .start_ns = s->start_ns,
         .script = s->req,
         .hops = s->redirect.hops,
@@ -127,17 +140,17 @@ static void hand(struct slot *s)
         .hop_is_cross = s->redirect.is_cross,
         .has_jar = s->jar != NULL,
     };
-    s->w->e->tp->start(s, &s->rq);
+    s->w->e->tp->start(&s->view, &s->view.rq);
 }
 
 void engine__slot_send(struct slot *s, uint64_t intended_ns)
 {
     struct worker *w = s->w;
 
-    s->start_ns = engine__worker_now_ns(w);
+    s->start_ns = engine__worker_now_ns(&w->view);
     s->is_scheduled = intended_ns != SLOT_NOW;
     s->intended_ns = s->is_scheduled && intended_ns < s->start_ns ? intended_ns : s->start_ns;
-    s->is_in_flight = 1;
+    s->view.is_in_flight = 1;
     s->redirect.hops = 0;
     s->redirect.has_next = 0;
     s->redirect.is_get = 0;
@@ -208,9 +221,9 @@ static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, 
         s->redirect.is_cross = 1;
     /* Browsers turn a 303, and a POST moved by 301 or 302, into a GET
      * without a body; 307 and 308 keep the method and the body. */
-    if ((r->http_status == 303 && strcmp(engine__slot_method(s), "HEAD") != 0) ||
+    if ((r->http_status == 303 && strcmp(engine__slot_method(&s->view), "HEAD") != 0) ||
         ((r->http_status == 301 || r->http_status == 302) &&
-         strcmp(engine__slot_method(s), "POST") == 0))
+         strcmp(engine__slot_method(&s->view), "POST") == 0))
         s->redirect.is_get = 1;
     url = s->redirect.url;
     s->redirect.url = s->redirect.next;
@@ -229,9 +242,10 @@ static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, 
     return 1;
 }
 
-void engine__slot_done(struct slot *s, const struct transfer_result *done, uint64_t bytes_in,
+void engine__slot_done(struct transport_slot *ts, const struct transfer_result *done, uint64_t bytes_in,
                        uint64_t bytes_out, const char *words)
 {
+    struct slot *s = slot_of(ts);
     struct worker *w = s->w;
     struct interval *iv = &w->iv;
     /* Judged here, for every transport, against the statuses its kind
@@ -264,9 +278,9 @@ void engine__slot_done(struct slot *s, const struct transfer_result *done, uint6
      * from the intended start, so a request the schedule had to hold back
      * is charged for its wait (coordinated omission); the service time of
      * a success, from the actual start, goes to its own histogram. */
-    now_ns = engine__worker_now_ns(w);
+    now_ns = engine__worker_now_ns(&w->view);
     latency_us = (now_ns - s->intended_ns) / 1000;
-    s->is_in_flight = 0;
+    s->view.is_in_flight = 0;
     w->in_flight--;
     cls = classify_transfer(r);
     if (cls >= 0) {
@@ -292,12 +306,13 @@ void engine__slot_done(struct slot *s, const struct transfer_result *done, uint6
     engine__worker_next(w, s);
 }
 
-const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_t url_len,
+const struct sigv4_out *engine__slot_sign(struct transport_slot *ts, const char *url, size_t url_len,
                                           const char *host)
 {
+    struct slot *s = slot_of(ts);
     struct worker *w = s->w;
     const struct workload_kind *k = workload_kind(w->e->workload, s->kind);
-    struct sigv4_request rq = {.method = engine__slot_method(s),
+    struct sigv4_request rq = {.method = engine__slot_method(&s->view),
                                .url = url,
                                .url_len = url_len,
                                .host = host,
@@ -307,7 +322,7 @@ const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_
     char empty[SIGV4_HASH_HEX];
 
     /* A hop turned into GET carries no body. */
-    if (!engine__slot_has_body(s) && k->body) {
+    if (!engine__slot_has_body(&s->view) && k->body) {
         sigv4_payload_hash(NULL, 0, empty);
         rq.payload_hash = empty;
     }
@@ -321,14 +336,17 @@ const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_
     return w->sigv4_out;
 }
 
-void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, size_t n)
+void engine__slot_cookie_set(struct transport_slot *ts, const char *url, const char *v, size_t n)
 {
+    struct slot *s = slot_of(ts);
+
     if (s->jar && cookie_jar_set(s->jar, v, n, url, (int64_t)time(NULL)) == -ENOSPC)
         s->w->iv.cookies_dropped++;
 }
 
-size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size_t cap)
+size_t engine__slot_cookie_line(struct transport_slot *ts, const char *url, char *buf, size_t cap)
 {
+    struct slot *s = slot_of(ts);
     static const char name[] = "Cookie: ";
     size_t n;
 
@@ -342,8 +360,10 @@ size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size
     return n + sizeof(name) - 1;
 }
 
-const char *engine__slot_method(const struct slot *s)
+const char *engine__slot_method(const struct transport_slot *ts)
 {
+    const struct slot *s = slot_of(ts);
+
     if (s->redirect.is_get)
         return "GET";
     return s->req ? s->req->method : workload_kind(s->w->e->workload, s->kind)->method;
@@ -362,21 +382,24 @@ static int is_idempotent(const char *method)
     return 0;
 }
 
-int engine__slot_may_resend(struct slot *s, enum resend_cause cause)
+int engine__slot_may_resend(struct transport_slot *ts, enum resend_cause cause)
 {
+    struct slot *s = slot_of(ts);
     const struct config_target *t = &s->w->e->config->target;
 
     /* A refused stream was never processed, the server says: any method
      * may go again. A crossed close cannot say so. */
     if (!t->retry || (cause == RESEND_CLOSED_IDLE && !t->retry_non_idempotent &&
-                      !is_idempotent(engine__slot_method(s))))
+                      !is_idempotent(engine__slot_method(&s->view))))
         return 0;
     s->w->iv.resent[cause]++;
     return 1;
 }
 
-int engine__slot_has_body(const struct slot *s)
+int engine__slot_has_body(const struct transport_slot *ts)
 {
+    const struct slot *s = slot_of(ts);
+
     return !s->redirect.is_get && workload_kind(s->w->e->workload, s->kind)->body != NULL;
 }
 
@@ -403,8 +426,9 @@ int engine__is_credential(const char *line)
     return (strncasecmp(line, "Authorization:", 14) == 0) || strncasecmp(line, "Cookie:", 7) == 0;
 }
 
-void engine__slot_location(struct slot *s, const char *url, const char *v, size_t n)
+void engine__slot_location(struct transport_slot *ts, const char *url, const char *v, size_t n)
 {
+    struct slot *s = slot_of(ts);
     char *out;
     size_t at, base;
 

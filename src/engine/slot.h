@@ -12,11 +12,10 @@
 
 #include "engine/capture.h"
 #include "engine/request.h"
+#include "engine/transport.h"
 
 struct cookie_jar;
-struct curl_slot;
 struct engine;
-struct h1_slot;
 struct script_user;
 struct status_set;
 struct worker;
@@ -24,9 +23,10 @@ struct worker;
 /* A virtual user: one request at a time, over one connection it keeps. */
 struct slot {
     struct worker *w;
-    uint32_t index; /* in its worker */
-    uint32_t vu;    /* across the run */
-    int is_in_flight;
+    /* What its transport sees of it (transport.h): its index in its worker,
+     * its vu across the run, whether in flight, the request in flight as
+     * its transport got it (view.rq), and the transport's own state. */
+    struct transport_slot view;
     size_t kind;  /* of the request in flight */
     uint64_t seq; /* of the request in flight: its {seq}, from the engine's kind_seq */
     uint64_t start_ns;
@@ -58,11 +58,7 @@ struct slot {
     struct scene_req *req;
     struct scene_req req_store;
     int is_sleeping;
-    int is_iteration_start;      /* the next request is its iteration's first */
-    struct transport_request rq; /* the one in flight, as its transport got it */
-    /* Each transport's state, behind its own pointer; NULL for the others. */
-    struct curl_slot *curl; /* its easy handle (curl/internal.h) */
-    struct h1_slot *h1;     /* its connection, timer and reply parser (h1/http1.c) */
+    int is_iteration_start; /* the next request is its iteration's first */
 };
 
 /* slot.c */
