@@ -154,12 +154,14 @@ void engine__worker_http_version(struct transport_worker *w, const char *version
 uint64_t engine__worker_now_ns(const struct transport_worker *w);
 /* An event for the operator in the next tick (which protocol ALPN picked,
  * what this libcurl cannot do), at_ns since the run started. Any worker. */
-void engine__worker_event(struct transport_worker *w, enum event_kind kind, uint64_t at_ns, const char *text);
+void engine__worker_event(struct transport_worker *w, enum event_kind kind, uint64_t at_ns,
+                          const char *text);
 /* Arms t (a timer of the worker's loop) to call cb limit_us after the
  * request of s started. libuv counts a timer from its loop time, ms read
  * once per pass, which a long pass (a burst) leaves far behind: the due
  * time is counted on the monotonic clock instead. */
-void engine__slot_arm(const struct transport_slot *s, uv_timer_t *t, uv_timer_cb cb, uint64_t limit_us);
+void engine__slot_arm(const struct transport_slot *s, uv_timer_t *t, uv_timer_cb cb,
+                      uint64_t limit_us);
 
 /* How long the request of s may take: its kind's timeout, or its script's. */
 uint64_t engine__slot_timeout_us(const struct transport_slot *s);
