@@ -506,7 +506,8 @@ static void on_sleep(uv_timer_t *t)
         engine__worker_next(w, s);
         return;
     }
-    if (w->is_paused || w->is_stopping || w->is_done || (!w->is_open && s->view.index >= w->share)) {
+    if (w->is_paused || w->is_stopping || w->is_done ||
+        (!w->is_open && s->view.index >= w->share)) {
         /* It may not run now: it goes on where it stands when it may. */
         engine__worker_check_finished(w);
         return;

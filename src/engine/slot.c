@@ -73,7 +73,8 @@ int engine__take_ticket(struct engine *e)
     return n < e->request_limit;
 }
 
-void engine__slot_arm(const struct transport_slot *ts, uv_timer_t *t, uv_timer_cb cb, uint64_t limit_us)
+void engine__slot_arm(const struct transport_slot *ts, uv_timer_t *t, uv_timer_cb cb,
+                      uint64_t limit_us)
 {
     const struct slot *s = slot_of(ts);
     uint64_t due_ms = (s->w->start_ns + s->start_ns + limit_us * 1000 + 999999) / 1000000;
@@ -242,8 +243,8 @@ static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, 
     return 1;
 }
 
-void engine__slot_done(struct transport_slot *ts, const struct transfer_result *done, uint64_t bytes_in,
-                       uint64_t bytes_out, const char *words)
+void engine__slot_done(struct transport_slot *ts, const struct transfer_result *done,
+                       uint64_t bytes_in, uint64_t bytes_out, const char *words)
 {
     struct slot *s = slot_of(ts);
     struct worker *w = s->w;
@@ -306,8 +307,8 @@ void engine__slot_done(struct transport_slot *ts, const struct transfer_result *
     engine__worker_next(w, s);
 }
 
-const struct sigv4_out *engine__slot_sign(struct transport_slot *ts, const char *url, size_t url_len,
-                                          const char *host)
+const struct sigv4_out *engine__slot_sign(struct transport_slot *ts, const char *url,
+                                          size_t url_len, const char *host)
 {
     struct slot *s = slot_of(ts);
     struct worker *w = s->w;

@@ -31,7 +31,8 @@ uint64_t engine__worker_now_ns(const struct transport_worker *tw)
     return uv_hrtime() - w->start_ns;
 }
 
-void engine__worker_event(struct transport_worker *tw, enum event_kind kind, uint64_t at_ns, const char *text)
+void engine__worker_event(struct transport_worker *tw, enum event_kind kind, uint64_t at_ns,
+                          const char *text)
 {
     struct worker *w = worker_of(tw);
 

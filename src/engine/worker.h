@@ -30,11 +30,11 @@ struct worker {
     struct transport_worker view;
     uint64_t start_ns; /* uv_hrtime at the run's start */
     pthread_t thread;
-    uv_timer_t tick_timer;    /* interval boundaries */
-    uv_timer_t end_timer;     /* duration and drain deadlines (worker 0 only) */
-    uv_idle_t filling;        /* closed model: users a pass's slice left unstarted, next pass */
-    uv_async_t wake;          /* control state changed */
-    uv_prepare_t pace_pass;   /* each loop pass: a new connect budget */
+    uv_timer_t tick_timer;  /* interval boundaries */
+    uv_timer_t end_timer;   /* duration and drain deadlines (worker 0 only) */
+    uv_idle_t filling;      /* closed model: users a pass's slice left unstarted, next pass */
+    uv_async_t wake;        /* control state changed */
+    uv_prepare_t pace_pass; /* each loop pass: a new connect budget */
     struct slot **slots;
     uint32_t n_slots;
     uint32_t slots_cap; /* room in slots */
@@ -45,7 +45,7 @@ struct worker {
     int is_started; /* its thread was created */
     int has_run;    /* its loop ran to the end (its handles are closed) */
     uint32_t in_flight;
-    uint32_t conns_open; /* connections open (engine__worker_conn_opened, _closed) */
+    uint32_t conns_open;   /* connections open (engine__worker_conn_opened, _closed) */
     uint64_t next_tick_ns; /* the boundary the tick timer waits for */
     /* Open model: its part of the rate and of the cap, and its schedule. */
     struct deadline sched_deadline; /* the next intended start */
