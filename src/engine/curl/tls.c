@@ -145,9 +145,10 @@ static void route_of(const struct config_target *t, const char *host, size_t hos
  */
 static int make_rename(struct transport_worker *w, size_t i, char *err, size_t err_len)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     const struct workload_kind *k = workload_kind(w->workload, i);
     const char *name = w->config->target.server_name.value;
-    struct curl_rename *r = &curl_worker_of(w)->renames[i];
+    struct curl_rename *r = &cw->renames[i];
     struct authority a;
     char port[8], line[AUTHORITY_MAX + CONFIG_HOST_MAX + 16];
     size_t user_len, cap;
@@ -181,10 +182,9 @@ static int make_rename(struct transport_worker *w, size_t i, char *err, size_t e
     r->connect_to = curl_slist_append(NULL, line);
     if (!has_host_header(k)) {
         snprintf(line, sizeof(line), "Host: %.*s", (int)(k->url + a.end - a.host), a.host);
-        curl_worker_of(w)->kind_headers[i] =
-            curl_slist_append(curl_worker_of(w)->kind_headers[i], line);
+        cw->kind_headers[i] = curl_slist_append(cw->kind_headers[i], line);
     }
-    if (!r->connect_to || !curl_worker_of(w)->kind_headers[i]) {
+    if (!r->connect_to || !cw->kind_headers[i]) {
         snprintf(err, err_len, "brink: engine: out of memory for server_name");
         return -ENOMEM;
     }
@@ -248,53 +248,53 @@ static void check_h2c(struct transport_worker *w)
 
 int engine__curl_tls_init(struct transport_worker *w, char *err, size_t err_len)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     const struct config_target *t = &w->config->target;
     const char *env = getenv("SSL_CERT_FILE");
 
     /* libcurl reads no environment variable for its trust store (only the
      * curl tool does), so brink honours SSL_CERT_FILE itself. */
     if (t->ca_file.value)
-        curl_worker_of(w)->ca_file = xstrdup(t->ca_file.value);
+        cw->ca_file = xstrdup(t->ca_file.value);
     else if (env && env[0])
-        curl_worker_of(w)->ca_file = xstrdup(env);
+        cw->ca_file = xstrdup(env);
     if (t->tls_resume) {
         /* One worker's handles run on its thread alone: the share needs no
          * lock functions. */
-        curl_worker_of(w)->share = curl_share_init();
-        if (!curl_worker_of(w)->share ||
-            curl_share_setopt(curl_worker_of(w)->share, CURLSHOPT_SHARE,
-                              CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+        cw->share = curl_share_init();
+        if (!cw->share || curl_share_setopt(cw->share, CURLSHOPT_SHARE,
+                                            CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
             snprintf(err, err_len, "brink: engine: curl_share_init failed");
             return -ENOMEM;
         }
     }
     check_h2c(w);
     if (t->http_version != CONFIG_HTTP_1_1) {
-        curl_multi_setopt(curl_worker_of(w)->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+        curl_multi_setopt(cw->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
         /* A transfer joins a connection with fewer streams than this in
          * flight, else opens one: users / streams connections carry the load. */
-        curl_multi_setopt(curl_worker_of(w)->multi, CURLMOPT_MAX_CONCURRENT_STREAMS,
-                          (long)t->streams);
+        curl_multi_setopt(cw->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, (long)t->streams);
     }
     return make_renames(w, err, err_len);
 }
 
 void engine__curl_tls_fini(struct transport_worker *w)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     size_t n_kinds = workload_n_kinds(w->workload);
 
-    for (size_t i = 0; curl_worker_of(w)->renames && i < n_kinds; i++) {
-        free(curl_worker_of(w)->renames[i].to);
-        curl_slist_free_all(curl_worker_of(w)->renames[i].connect_to);
+    for (size_t i = 0; cw->renames && i < n_kinds; i++) {
+        free(cw->renames[i].to);
+        curl_slist_free_all(cw->renames[i].connect_to);
     }
-    free(curl_worker_of(w)->renames);
-    curl_worker_of(w)->renames = NULL;
+    free(cw->renames);
+    cw->renames = NULL;
     /* Every easy handle was cleaned up: the share is no longer in use. */
-    if (curl_worker_of(w)->share)
-        curl_share_cleanup(curl_worker_of(w)->share);
-    curl_worker_of(w)->share = NULL;
-    free(curl_worker_of(w)->ca_file);
-    curl_worker_of(w)->ca_file = NULL;
+    if (cw->share)
+        curl_share_cleanup(cw->share);
+    cw->share = NULL;
+    free(cw->ca_file);
+    cw->ca_file = NULL;
 }
 
 uint32_t engine__curl_tls_streams(const struct transport_worker *w)
@@ -324,18 +324,18 @@ int engine__curl_tls_reuses(const struct transport_worker *w)
  */
 void engine__curl_tls_before_add(struct transport_worker *w)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     uint32_t streams = engine__curl_tls_streams(w);
     long want;
 
     if (streams <= 1)
         return;
-    want =
-        (long)((engine__worker_in_flight(w) - curl_worker_of(w)->queued.n + streams - 1) / streams);
+    want = (long)((engine__worker_in_flight(w) - cw->queued.n + streams - 1) / streams);
     if (want < 1)
         want = 1;
-    if (want != curl_worker_of(w)->host_conns_max) {
-        curl_multi_setopt(curl_worker_of(w)->multi, CURLMOPT_MAX_HOST_CONNECTIONS, want);
-        curl_worker_of(w)->host_conns_max = want;
+    if (want != cw->host_conns_max) {
+        curl_multi_setopt(cw->multi, CURLMOPT_MAX_HOST_CONNECTIONS, want);
+        cw->host_conns_max = want;
     }
 }
 

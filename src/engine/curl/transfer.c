@@ -284,10 +284,12 @@ static void prepare(struct transport_worker *w, uint32_t n)
 
 void engine__curl_slot_free_spare(struct transport_worker *w)
 {
-    while (curl_worker_of(w)->n_spare > 0)
-        free_handle(curl_worker_of(w)->spare[--curl_worker_of(w)->n_spare]);
-    free(curl_worker_of(w)->spare);
-    curl_worker_of(w)->spare = NULL;
+    struct curl_worker *cw = curl_worker_of(w);
+
+    while (cw->n_spare > 0)
+        free_handle(cw->spare[--cw->n_spare]);
+    free(cw->spare);
+    cw->spare = NULL;
 }
 
 static void slot_init(struct transport_slot *s)
@@ -534,15 +536,16 @@ static void abort_transfer(struct transport_slot *s)
 
 static int is_unsent(struct transport_slot *s)
 {
+    struct curl_slot *cs = curl_slot_of(s);
     long port = 0;
     curl_off_t lookup_us = 0;
 
-    if (curl_slot_of(s)->is_queued)
+    if (cs->is_queued)
         return 1;
     /* Still resolving: no lookup time yet, and no connection (a reused one
      * has its port). */
-    curl_easy_getinfo(curl_slot_of(s)->easy, CURLINFO_PRIMARY_PORT, &port);
-    curl_easy_getinfo(curl_slot_of(s)->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
+    curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
+    curl_easy_getinfo(cs->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
     return port == 0 && lookup_us == 0;
 }
 

@@ -43,15 +43,17 @@ static void on_sock_closed(uv_handle_t *h)
  * caller closes it). */
 static void sock_close(struct transport_worker *w, struct sock *k)
 {
-    if (k->is_ours && (size_t)k->fd < curl_worker_of(w)->socks_cap &&
-        curl_worker_of(w)->socks[k->fd] == k)
-        curl_worker_of(w)->socks[k->fd] = NULL;
+    struct curl_worker *cw = curl_worker_of(w);
+
+    if (k->is_ours && (size_t)k->fd < cw->socks_cap && cw->socks[k->fd] == k)
+        cw->socks[k->fd] = NULL;
     if (!uv_is_closing((uv_handle_t *)&k->poll))
         uv_close((uv_handle_t *)&k->poll, on_sock_closed);
 }
 
 static struct sock *sock_new(struct transport_worker *w, curl_socket_t fd, int is_ours)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     struct sock *k = xcalloc(1, sizeof(*k));
 
     k->w = w;
@@ -62,21 +64,19 @@ static struct sock *sock_new(struct transport_worker *w, curl_socket_t fd, int i
         return NULL;
     }
     if (is_ours) {
-        if ((size_t)fd >= curl_worker_of(w)->socks_cap) {
-            size_t cap = curl_worker_of(w)->socks_cap ? curl_worker_of(w)->socks_cap : 1024;
+        if ((size_t)fd >= cw->socks_cap) {
+            size_t cap = cw->socks_cap ? cw->socks_cap : 1024;
 
             while (cap <= (size_t)fd)
                 cap *= 2;
-            curl_worker_of(w)->socks =
-                xrealloc(curl_worker_of(w)->socks, cap * sizeof(*curl_worker_of(w)->socks));
-            memset(curl_worker_of(w)->socks + curl_worker_of(w)->socks_cap, 0,
-                   (cap - curl_worker_of(w)->socks_cap) * sizeof(*curl_worker_of(w)->socks));
-            curl_worker_of(w)->socks_cap = cap;
+            cw->socks = xrealloc(cw->socks, cap * sizeof(*cw->socks));
+            memset(cw->socks + cw->socks_cap, 0, (cap - cw->socks_cap) * sizeof(*cw->socks));
+            cw->socks_cap = cap;
         }
         /* A stale entry is a socket libcurl closed without telling us. */
-        if (curl_worker_of(w)->socks[fd])
-            sock_close(w, curl_worker_of(w)->socks[fd]);
-        curl_worker_of(w)->socks[fd] = k;
+        if (cw->socks[fd])
+            sock_close(w, cw->socks[fd]);
+        cw->socks[fd] = k;
     }
     return k;
 }
@@ -110,15 +110,16 @@ static void check_multi_info(struct transport_worker *w)
  * a connect costs now, and no connect promised at an add is pending after. */
 static void act(struct transport_worker *w, curl_socket_t fd, int flags)
 {
-    uint32_t opened = curl_worker_of(w)->opened;
+    struct curl_worker *cw = curl_worker_of(w);
+    uint32_t opened = cw->opened;
     uint64_t t0 = uv_hrtime();
     int running;
 
-    curl_multi_socket_action(curl_worker_of(w)->multi, fd, flags, &running);
-    curl_worker_of(w)->acts++;
-    if (curl_worker_of(w)->opened != opened)
-        pace_took(&w->pace, curl_worker_of(w)->opened - opened, uv_hrtime() - t0);
-    curl_worker_of(w)->promised = 0;
+    curl_multi_socket_action(cw->multi, fd, flags, &running);
+    cw->acts++;
+    if (cw->opened != opened)
+        pace_took(&w->pace, cw->opened - opened, uv_hrtime() - t0);
+    cw->promised = 0;
 }
 
 static void on_poll(uv_poll_t *p, int status, int events)
@@ -295,69 +296,68 @@ static int on_close_socket(void *clientp, curl_socket_t fd)
 /* The header lists of the request kinds, built once per worker. */
 static void build_kind_headers(struct transport_worker *w)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     const struct workload *wl = w->workload;
     size_t n_kinds = workload_n_kinds(wl);
 
-    curl_worker_of(w)->kind_headers = xcalloc(n_kinds, sizeof(*curl_worker_of(w)->kind_headers));
+    cw->kind_headers = xcalloc(n_kinds, sizeof(*cw->kind_headers));
     for (size_t i = 0; i < n_kinds; i++) {
         const struct workload_kind *k = workload_kind(wl, i);
 
         for (size_t j = 0; j < k->n_headers; j++)
-            curl_worker_of(w)->kind_headers[i] =
-                curl_slist_append(curl_worker_of(w)->kind_headers[i], k->headers[j]);
+            cw->kind_headers[i] = curl_slist_append(cw->kind_headers[i], k->headers[j]);
         /* A body must not wait a second for "100 Continue". */
         if (k->body)
-            curl_worker_of(w)->kind_headers[i] =
-                curl_slist_append(curl_worker_of(w)->kind_headers[i], "Expect:");
+            cw->kind_headers[i] = curl_slist_append(cw->kind_headers[i], "Expect:");
     }
 }
 
 void engine__curl_uv_fini(struct transport_worker *w)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     size_t n_kinds = workload_n_kinds(w->workload);
 
-    if (!curl_worker_of(w))
+    if (!cw)
         return;
     /* Before the share goes (tls_fini): the handles still name it. */
     engine__curl_slot_free_spare(w);
     engine__curl_tls_fini(w);
-    for (size_t i = 0; curl_worker_of(w)->kind_headers && i < n_kinds; i++)
-        curl_slist_free_all(curl_worker_of(w)->kind_headers[i]);
-    free(curl_worker_of(w)->kind_headers);
-    curl_slist_free_all(curl_worker_of(w)->connect_to);
-    free(curl_worker_of(w));
+    for (size_t i = 0; cw->kind_headers && i < n_kinds; i++)
+        curl_slist_free_all(cw->kind_headers[i]);
+    free(cw->kind_headers);
+    curl_slist_free_all(cw->connect_to);
+    free(cw);
     w->priv = NULL;
 }
 
 int engine__curl_uv_init(struct transport_worker *w, char *err, size_t err_len)
 {
     CURLM *multi = curl_multi_init();
+    struct curl_worker *cw;
     int rc;
 
     if (!multi) {
         snprintf(err, err_len, "brink: engine: curl_multi_init failed");
         return -ENOMEM;
     }
-    w->priv = xcalloc(1, sizeof(struct curl_worker));
-    curl_worker_of(w)->multi = multi;
-    curl_multi_setopt(curl_worker_of(w)->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-    curl_multi_setopt(curl_worker_of(w)->multi, CURLMOPT_SOCKETDATA, w);
-    curl_multi_setopt(curl_worker_of(w)->multi, CURLMOPT_TIMERFUNCTION, on_timer);
-    curl_multi_setopt(curl_worker_of(w)->multi, CURLMOPT_TIMERDATA, w);
+    cw = w->priv = xcalloc(1, sizeof(*cw));
+    cw->multi = multi;
+    curl_multi_setopt(cw->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(cw->multi, CURLMOPT_SOCKETDATA, w);
+    curl_multi_setopt(cw->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(cw->multi, CURLMOPT_TIMERDATA, w);
     /* The default cache follows the number of handles added, which drops
      * every time a slot's transfer ends and would close idle keep-alive
      * connections; hold one per possible virtual user instead. */
-    curl_multi_setopt(curl_worker_of(w)->multi, CURLMOPT_MAXCONNECTS,
-                      (long)w->max_concurrency + 16);
-    uv_timer_init(&w->loop, &curl_worker_of(w)->timer);
-    uv_idle_init(&w->loop, &curl_worker_of(w)->now);
-    uv_idle_init(&w->loop, &curl_worker_of(w)->paced);
-    curl_worker_of(w)->paced.data = w;
+    curl_multi_setopt(cw->multi, CURLMOPT_MAXCONNECTS, (long)w->max_concurrency + 16);
+    uv_timer_init(&w->loop, &cw->timer);
+    uv_idle_init(&w->loop, &cw->now);
+    uv_idle_init(&w->loop, &cw->paced);
+    cw->paced.data = w;
     build_kind_headers(w);
     /* libcurl reads the lines as they are written in the config. */
     for (uint32_t i = 0; i < w->config->target.n_connect_to; i++)
-        curl_worker_of(w)->connect_to =
-            curl_slist_append(curl_worker_of(w)->connect_to, w->config->target.connect_to[i].value);
+        cw->connect_to = curl_slist_append(cw->connect_to, w->config->target.connect_to[i].value);
     rc = engine__curl_tls_init(w, err, err_len);
     if (rc != 0) {
         /* The caller closes only its own handles on a failed init. */
@@ -370,18 +370,19 @@ int engine__curl_uv_init(struct transport_worker *w, char *err, size_t err_len)
 /* Options every easy handle of the worker shares, set once per slot. */
 void engine__curl_uv_setup_easy(struct transport_worker *w, struct transport_slot *s)
 {
-    CURL *e = curl_slot_of(s)->easy;
+    struct curl_slot *cs = curl_slot_of(s);
+    CURL *e = cs->easy;
 
     curl_easy_setopt(e, CURLOPT_PRIVATE, s);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, curl_slot_of(s)->error);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, cs->error);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, s);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, w);
     curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, engine__curl_slot_prereq);
     curl_easy_setopt(e, CURLOPT_PREREQDATA, s);
-    uv_timer_init(&w->loop, &curl_slot_of(s)->deadline);
+    uv_timer_init(&w->loop, &cs->deadline);
 }
 
 /* Adds the transfer of s to the multi handle; is_connect: it needs a new
@@ -393,16 +394,15 @@ void engine__curl_uv_setup_easy(struct transport_worker *w, struct transport_slo
  * connect afresh. */
 static int add_now(struct transport_worker *w, struct transport_slot *s, int is_connect)
 {
-    long is_fresh = is_connect || curl_slot_of(s)->is_retried || !engine__curl_tls_reuses(w);
+    struct curl_slot *cs = curl_slot_of(s);
+    long is_fresh = is_connect || cs->is_retried || !engine__curl_tls_reuses(w);
 
-    curl_easy_setopt(curl_slot_of(s)->easy, CURLOPT_FRESH_CONNECT, is_fresh);
-    curl_slot_of(s)->added_ns = engine__worker_now_ns(w);
-    curl_slot_of(s)->added_at_act = curl_worker_of(w)->acts;
+    curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, is_fresh);
+    cs->added_ns = engine__worker_now_ns(w);
+    cs->added_at_act = curl_worker_of(w)->acts;
     engine__curl_slot_set_deadlines(s);
     engine__curl_tls_before_add(w);
-    return curl_multi_add_handle(curl_worker_of(w)->multi, curl_slot_of(s)->easy) == CURLM_OK
-               ? 0
-               : -ENOMEM;
+    return curl_multi_add_handle(curl_worker_of(w)->multi, cs->easy) == CURLM_OK ? 0 : -ENOMEM;
 }
 
 /* Whether the transfer of s, about to be added, needs a new connection:
@@ -573,6 +573,7 @@ static void on_paced(uv_idle_t *i)
 
 int engine__curl_uv_add(struct transport_worker *w, struct transport_slot *s)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     int is_connect = needs_connect(w);
 
     arm_deadline(s, engine__slot_connect_limit_us(s));
@@ -580,25 +581,27 @@ int engine__curl_uv_add(struct transport_worker *w, struct transport_slot *s)
         if (oldest_queued(w) || pace_left(&w->pace) == 0 || closer_is_busy(&w->closer)) {
             /* Behind those queued before it: a burst opens in its order. */
             curl_slot_of(s)->is_queued = 1;
-            dlist_push_tail(&curl_worker_of(w)->queued, &curl_slot_of(s)->queue);
-            return uv_idle_start(&curl_worker_of(w)->paced, on_paced) == 0 ? 0 : -ENOMEM;
+            dlist_push_tail(&cw->queued, &curl_slot_of(s)->queue);
+            return uv_idle_start(&cw->paced, on_paced) == 0 ? 0 : -ENOMEM;
         }
         pace_begun(&w->pace, 1);
-        curl_worker_of(w)->promised++;
+        cw->promised++;
     }
     return add_now(w, s, is_connect);
 }
 
 void engine__curl_uv_abort(struct transport_worker *w, struct transport_slot *s)
 {
-    uv_timer_stop(&curl_slot_of(s)->deadline);
-    if (curl_slot_of(s)->is_queued) {
+    struct curl_slot *cs = curl_slot_of(s);
+
+    uv_timer_stop(&cs->deadline);
+    if (cs->is_queued) {
         unlink_queued(w, s);
         return;
     }
     /* Removing a transfer that has not finished makes libcurl close its
      * connection: the server sees a client that went away mid-stream. */
-    curl_multi_remove_handle(curl_worker_of(w)->multi, curl_slot_of(s)->easy);
+    curl_multi_remove_handle(curl_worker_of(w)->multi, cs->easy);
 }
 
 /* The connections are the multi handle's, in its cache: with fewer users
@@ -608,36 +611,39 @@ void engine__curl_uv_abort(struct transport_worker *w, struct transport_slot *s)
  * make it as large as at the start again. */
 void engine__curl_uv_users_changed(struct transport_worker *w, uint32_t n)
 {
-    long max = n < curl_worker_of(w)->users ? (n > 0 ? (long)n : 1) : (long)w->max_concurrency + 16;
+    struct curl_worker *cw = curl_worker_of(w);
+    long max = n < cw->users ? (n > 0 ? (long)n : 1) : (long)w->max_concurrency + 16;
 
-    curl_worker_of(w)->users = n;
-    curl_multi_setopt(curl_worker_of(w)->multi, CURLMOPT_MAXCONNECTS, max);
+    cw->users = n;
+    curl_multi_setopt(cw->multi, CURLMOPT_MAXCONNECTS, max);
 }
 
 void engine__curl_uv_close(struct transport_worker *w)
 {
+    struct curl_worker *cw = curl_worker_of(w);
+
     /* Connections live in the multi handle's cache: cleaning it up closes
      * them through on_close_socket, which closes their poll handles. */
     for (uint32_t i = 0; i < engine__worker_n_slots(w); i++) {
         struct transport_slot *s = engine__worker_slot(w, i);
 
         if (s->is_in_flight && !curl_slot_of(s)->is_queued)
-            curl_multi_remove_handle(curl_worker_of(w)->multi, curl_slot_of(s)->easy);
+            curl_multi_remove_handle(cw->multi, curl_slot_of(s)->easy);
         uv_close((uv_handle_t *)&curl_slot_of(s)->deadline, NULL);
     }
-    dlist_init(&curl_worker_of(w)->queued);
-    curl_multi_cleanup(curl_worker_of(w)->multi);
-    curl_worker_of(w)->multi = NULL;
-    for (size_t fd = 0; fd < curl_worker_of(w)->socks_cap; fd++) {
-        if (curl_worker_of(w)->socks[fd])
-            sock_close(w, curl_worker_of(w)->socks[fd]);
+    dlist_init(&cw->queued);
+    curl_multi_cleanup(cw->multi);
+    cw->multi = NULL;
+    for (size_t fd = 0; fd < cw->socks_cap; fd++) {
+        if (cw->socks[fd])
+            sock_close(w, cw->socks[fd]);
     }
-    free(curl_worker_of(w)->socks);
-    curl_worker_of(w)->socks = NULL;
-    curl_worker_of(w)->socks_cap = 0;
-    uv_close((uv_handle_t *)&curl_worker_of(w)->timer, NULL);
-    uv_close((uv_handle_t *)&curl_worker_of(w)->now, NULL);
-    uv_close((uv_handle_t *)&curl_worker_of(w)->paced, NULL);
+    free(cw->socks);
+    cw->socks = NULL;
+    cw->socks_cap = 0;
+    uv_close((uv_handle_t *)&cw->timer, NULL);
+    uv_close((uv_handle_t *)&cw->now, NULL);
+    uv_close((uv_handle_t *)&cw->paced, NULL);
 }
 
 int engine__curl_uv_global_init(char *err, size_t err_len)

@@ -85,6 +85,7 @@ static int unix_connect(uv_tcp_t *tcp, const struct sockaddr_un *sun)
  * error of the connect (the connection is then closing). */
 static int conn_try(struct transport_slot *s, uint32_t i)
 {
+    struct h1_slot *h = h1_slot_of(s);
     struct transport_worker *w = s->w;
     struct h1_conn *c = xcalloc(1, sizeof(*c));
     const struct sockaddr_storage *a = &h1_worker_of(w)->addrs.at[i];
@@ -103,9 +104,9 @@ static int conn_try(struct transport_slot *s, uint32_t i)
     w->fds_used++;
     c->begun_ns = t0;
     c->s = s;
-    h1_slot_of(s)->conn = c;
-    h1_slot_of(s)->addr_i = i;
-    h1_slot_of(s)->n_tried++;
+    h->conn = c;
+    h->addr_i = i;
+    h->n_tried++;
     if (rc < 0) {
         engine__h1_conn_close(c);
         return rc;

@@ -70,9 +70,11 @@ void engine__h2_mark_dirty(struct h2_conn *hc)
 
 static void attach(struct transport_slot *s, struct h2_conn *hc)
 {
-    h1_slot_of(s)->h2 = hc;
-    h1_slot_of(s)->stream_id = 0;
-    dlist_push_tail(&hc->slots, &h1_slot_of(s)->in_h2);
+    struct h1_slot *h = h1_slot_of(s);
+
+    h->h2 = hc;
+    h->stream_id = 0;
+    dlist_push_tail(&hc->slots, &h->in_h2);
     set_free(hc);
 }
 

@@ -23,11 +23,11 @@
  * connections go to: h1 connects to one origin only. */
 int engine__h1_is_same_origin(const struct transport_slot *s)
 {
-    const struct h1_kind *k = &h1_setup_of(s->w)->kinds[h1_slot_of(s)->rq->kind];
-    const char *url = h1_slot_of(s)->rq->hop_url;
+    struct h1_slot *h = h1_slot_of(s);
+    const struct h1_kind *k = &h1_setup_of(s->w)->kinds[h->rq->kind];
+    const char *url = h->rq->hop_url;
 
-    return strncasecmp(url, workload_kind(s->w->workload, h1_slot_of(s)->rq->kind)->url,
-                       k->origin_len) == 0 &&
+    return strncasecmp(url, workload_kind(s->w->workload, h->rq->kind)->url, k->origin_len) == 0 &&
            strchr("/?", url[k->origin_len]) != NULL;
 }
 

@@ -69,8 +69,9 @@ static void abort_transfer(struct transport_slot *s)
 
 static int is_unsent(struct transport_slot *s)
 {
-    return h1_slot_of(s)->is_looking_up || h1_slot_of(s)->is_queued ||
-           (h1_slot_of(s)->h2 && !h1_slot_of(s)->stream_id);
+    struct h1_slot *h = h1_slot_of(s);
+
+    return h->is_looking_up || h->is_queued || (h->h2 && !h->stream_id);
 }
 
 /* s is no longer one of the users: its own connection closes (HTTP/2's
@@ -114,12 +115,14 @@ static void slot_init(struct transport_slot *s)
 
 static void slot_fini(struct transport_slot *s)
 {
+    struct h1_slot *h = h1_slot_of(s);
+
     /* Its timer was closed with the worker's handles (h1_close). */
-    if (h1_slot_of(s)) {
-        free(h1_slot_of(s)->url);
-        free(h1_slot_of(s)->value);
+    if (h) {
+        free(h->url);
+        free(h->value);
     }
-    free(h1_slot_of(s));
+    free(h);
 }
 
 static int h1_init(struct transport_worker *w, char *err, size_t err_len)
@@ -153,6 +156,8 @@ static int h1_init(struct transport_worker *w, char *err, size_t err_len)
 
 static void h1_close(struct transport_worker *w)
 {
+    struct h1_worker *hw = h1_worker_of(w);
+
     for (uint32_t i = 0; i < engine__worker_n_slots(w); i++) {
         struct h1_slot *h = h1_slot_of(engine__worker_slot(w, i));
 
@@ -161,15 +166,15 @@ static void h1_close(struct transport_worker *w)
         uv_close((uv_handle_t *)&h->timer, NULL);
     }
     engine__h2_close(w);
-    h1_worker_of(w)->pending = NULL;
-    dlist_init(&h1_worker_of(w)->waiting);
-    dlist_init(&h1_worker_of(w)->queued);
-    uv_close((uv_handle_t *)&h1_worker_of(w)->idle, NULL);
-    uv_close((uv_handle_t *)&h1_worker_of(w)->paced, NULL);
+    hw->pending = NULL;
+    dlist_init(&hw->waiting);
+    dlist_init(&hw->queued);
+    uv_close((uv_handle_t *)&hw->idle, NULL);
+    uv_close((uv_handle_t *)&hw->paced, NULL);
     /* A lookup still running finishes alone; it sends nothing from here. */
-    engine__lookup_release(h1_worker_of(w)->lookup);
-    h1_worker_of(w)->lookup = NULL;
-    uv_close((uv_handle_t *)&h1_worker_of(w)->resolved, NULL);
+    engine__lookup_release(hw->lookup);
+    hw->lookup = NULL;
+    uv_close((uv_handle_t *)&hw->resolved, NULL);
 }
 
 static void h1_fini(struct transport_worker *w)
