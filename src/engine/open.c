@@ -17,12 +17,12 @@
  * else a new one (the pool grows only as far as the load needs). */
 static struct slot *idle_slot(struct worker *w, struct slot *hint)
 {
-    if (hint && !hint->is_in_flight && !hint->is_sleeping && hint->index < w->cap)
+    if (hint && !hint->view.is_in_flight && !hint->is_sleeping && hint->view.index < w->cap)
         return hint;
     /* Every slot busy (a burst growing the pool): no scan, which would make
      * a burst of n starts cost n * n / 2 looks. */
     for (uint32_t i = 0; w->in_flight < w->n_slots && i < w->n_slots && i < w->cap; i++) {
-        if (!w->slots[i]->is_in_flight && !w->slots[i]->is_sleeping)
+        if (!w->slots[i]->view.is_in_flight && !w->slots[i]->is_sleeping)
             return w->slots[i];
     }
     if (w->n_slots >= w->cap)
@@ -119,7 +119,7 @@ void engine__open_prepare(struct worker *w)
         if (workload_kind(e->workload, i)->timeout_us > longest_us)
             longest_us = workload_kind(e->workload, i)->timeout_us;
     }
-    cap = engine__share(c.max_in_flight, e->n_workers, w->id);
+    cap = engine__share(c.max_in_flight, e->n_workers, w->view.id);
     if (longest_us > ENGINE_PREPARE_AHEAD_US)
         longest_us = ENGINE_PREPARE_AHEAD_US;
     ahead = c.rate_per_s * (double)cap / c.max_in_flight * (double)longest_us / 1e6;
@@ -127,12 +127,12 @@ void engine__open_prepare(struct worker *w)
     if (n <= w->n_slots)
         return;
     t0 = uv_hrtime();
-    e->tp->prepare(w, (uint32_t)(n - w->n_slots));
+    e->tp->prepare(&w->view, (uint32_t)(n - w->n_slots));
     if (uv_hrtime() - t0 >= ENGINE_PREPARE_NOTE_NS) {
         snprintf(text, sizeof(text),
                  "set up %llu connections' handles in %llu ms before the first request (worker %u)",
                  (unsigned long long)(n - w->n_slots),
-                 (unsigned long long)((uv_hrtime() - t0) / 1000000), w->id);
+                 (unsigned long long)((uv_hrtime() - t0) / 1000000), w->view.id);
         engine__merger_event(e->merger, EV_NOTICE, engine__now_ns(w), text);
     }
 }
@@ -144,7 +144,7 @@ void engine__open_apply(struct worker *w, const struct control *c, int was_pause
     int is_open = c->model == LOAD_OPEN;
     double rate;
 
-    w->cap = (uint32_t)engine__share(c->max_in_flight, e->n_workers, w->id);
+    w->cap = (uint32_t)engine__share(c->max_in_flight, e->n_workers, w->view.id);
     /* The rate follows the cap's split, so a worker without a slot gets no
      * arrivals it could never send. */
     rate = c->max_in_flight ? c->rate_per_s * w->cap / c->max_in_flight : 0;

@@ -34,39 +34,46 @@ int engine__take_ticket(struct engine *e)
     return n < e->request_limit;
 }
 
-void engine__slot_arm(const struct slot *s, uv_timer_t *t, uv_timer_cb cb, uint64_t limit_us)
+void engine__slot_arm(const struct transport_slot *ts, uv_timer_t *t, uv_timer_cb cb,
+                      uint64_t limit_us)
 {
+    const struct slot *s = engine__slot_of(ts);
     uint64_t due_ms = (s->w->start_ns + s->start_ns + limit_us * 1000 + 999999) / 1000000;
-    uint64_t now_ms = uv_now(&s->w->loop);
+    uint64_t now_ms = uv_now(&s->w->view.loop);
 
     uv_timer_start(t, cb, due_ms > now_ms ? due_ms - now_ms : 0, 0);
 }
 
-uint64_t engine__slot_timeout_us(const struct slot *s)
+uint64_t engine__slot_timeout_us(const struct transport_slot *ts)
 {
+    const struct slot *s = engine__slot_of(ts);
+
     return s->req ? s->req->timeout_us : workload_kind(s->w->e->workload, s->kind)->timeout_us;
 }
 
-uint64_t engine__slot_connect_limit_us(const struct slot *s)
+uint64_t engine__slot_connect_limit_us(const struct transport_slot *ts)
 {
+    const struct slot *s = engine__slot_of(ts);
     uint64_t connect_us = s->w->e->config->target.connect_timeout_us;
-    uint64_t limit_us = engine__slot_timeout_us(s);
+    uint64_t limit_us = engine__slot_timeout_us(ts);
 
     return connect_us < limit_us ? connect_us : limit_us;
 }
 
-void engine__slot_queued_words(const struct slot *s, char *buf, size_t cap)
+void engine__slot_queued_words(const struct transport_slot *ts, char *buf, size_t cap)
 {
+    const struct slot *s = engine__slot_of(ts);
+
     msg_set(buf, cap, "not connected within %llu ms: queued behind a burst of new connections",
             (unsigned long long)((engine__now_ns(s->w) - s->start_ns) / 1000000));
 }
 
 void engine__slot_hand(struct slot *s)
 {
-    s->rq = (struct transport_request){
+    s->view.rq = (struct transport_request){
         .kind = s->kind,
         .seq = s->seq,
-        .vu = s->vu,
+        .vu = s->view.vu,
         .start_ns = s->start_ns,
         .script = s->req,
         .hops = s->redirect.hops,
@@ -75,7 +82,7 @@ void engine__slot_hand(struct slot *s)
         .hop_is_cross = s->redirect.is_cross,
         .has_jar = s->jar != NULL,
     };
-    s->w->e->tp->start(s, &s->rq);
+    s->w->e->tp->start(&s->view, &s->view.rq);
 }
 
 void engine__slot_send(struct slot *s, uint64_t intended_ns)
@@ -85,7 +92,7 @@ void engine__slot_send(struct slot *s, uint64_t intended_ns)
     s->start_ns = engine__now_ns(w);
     s->is_scheduled = intended_ns != SLOT_NOW;
     s->intended_ns = s->is_scheduled && intended_ns < s->start_ns ? intended_ns : s->start_ns;
-    s->is_in_flight = 1;
+    s->view.is_in_flight = 1;
     s->redirect.hops = 0;
     s->redirect.has_next = 0;
     s->redirect.is_get = 0;
@@ -96,12 +103,13 @@ void engine__slot_send(struct slot *s, uint64_t intended_ns)
     engine__slot_hand(s);
 }
 
-const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_t url_len,
-                                          const char *host)
+const struct sigv4_out *engine__slot_sign(struct transport_slot *ts, const char *url,
+                                          size_t url_len, const char *host)
 {
+    struct slot *s = engine__slot_of(ts);
     struct worker *w = s->w;
     const struct workload_kind *k = workload_kind(w->e->workload, s->kind);
-    struct sigv4_request rq = {.method = engine__slot_method(s),
+    struct sigv4_request rq = {.method = engine__slot_method(&s->view),
                                .url = url,
                                .url_len = url_len,
                                .host = host,
@@ -111,7 +119,7 @@ const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_
     char empty[SIGV4_HASH_HEX];
 
     /* A hop turned into GET carries no body. */
-    if (!engine__slot_has_body(s) && k->body) {
+    if (!engine__slot_has_body(&s->view) && k->body) {
         sigv4_payload_hash(NULL, 0, empty);
         rq.payload_hash = empty;
     }
@@ -125,14 +133,17 @@ const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_
     return w->sigv4_out;
 }
 
-void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, size_t n)
+void engine__slot_cookie_set(struct transport_slot *ts, const char *url, const char *v, size_t n)
 {
+    struct slot *s = engine__slot_of(ts);
+
     if (s->jar && cookie_jar_set(s->jar, v, n, url, (int64_t)time(NULL)) == -ENOSPC)
         s->w->iv.cookies_dropped++;
 }
 
-size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size_t cap)
+size_t engine__slot_cookie_line(struct transport_slot *ts, const char *url, char *buf, size_t cap)
 {
+    struct slot *s = engine__slot_of(ts);
     static const char name[] = "Cookie: ";
     size_t n;
 
@@ -146,8 +157,10 @@ size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size
     return n + sizeof(name) - 1;
 }
 
-const char *engine__slot_method(const struct slot *s)
+const char *engine__slot_method(const struct transport_slot *ts)
 {
+    const struct slot *s = engine__slot_of(ts);
+
     if (s->redirect.is_get)
         return "GET";
     return s->req ? s->req->method : workload_kind(s->w->e->workload, s->kind)->method;
@@ -166,21 +179,24 @@ static int is_idempotent(const char *method)
     return 0;
 }
 
-int engine__slot_may_resend(struct slot *s, enum resend_cause cause)
+int engine__slot_may_resend(struct transport_slot *ts, enum resend_cause cause)
 {
+    struct slot *s = engine__slot_of(ts);
     const struct config_target *t = &s->w->e->config->target;
 
     /* A refused stream was never processed, the server says: any method
      * may go again. A crossed close cannot say so. */
     if (!t->retry || (cause == RESEND_CLOSED_IDLE && !t->retry_non_idempotent &&
-                      !is_idempotent(engine__slot_method(s))))
+                      !is_idempotent(engine__slot_method(&s->view))))
         return 0;
     s->w->iv.resent[cause]++;
     return 1;
 }
 
-int engine__slot_has_body(const struct slot *s)
+int engine__slot_has_body(const struct transport_slot *ts)
 {
+    const struct slot *s = engine__slot_of(ts);
+
     return !s->redirect.is_get && workload_kind(s->w->e->workload, s->kind)->body != NULL;
 }
 
@@ -207,8 +223,9 @@ int engine__is_credential(const char *line)
     return (strncasecmp(line, "Authorization:", 14) == 0) || strncasecmp(line, "Cookie:", 7) == 0;
 }
 
-void engine__slot_location(struct slot *s, const char *url, const char *v, size_t n)
+void engine__slot_location(struct transport_slot *ts, const char *url, const char *v, size_t n)
 {
+    struct slot *s = engine__slot_of(ts);
     char *out;
     size_t at, base;
 

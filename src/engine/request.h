@@ -10,7 +10,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct scene_req;
+#include "engine/capture.h"
+
+struct status_set;
+
+/* A scenario script's request on a slot (scene.c): what the transports
+ * send instead of its kind's, and where the reply is kept for the script. */
+struct scene_req {
+    const char *method;
+    const char *url; /* absolute, NUL-terminated (in url_buf, or the hop's s->redirect.url) */
+    const char *const *headers;
+    size_t n_headers;
+    const unsigned char *body; /* NULL: none */
+    size_t body_len;
+    uint64_t timeout_us;
+    const struct status_set *expect;
+    int is_head;
+    uint32_t follow_redirects; /* hops it follows: its own, else [target]'s */
+    /* The lines every hop sends ([target]'s, then the script's), before
+     * the hop's own: the jar's Cookie and the signature. */
+    const char **base;
+    size_t n_base;
+    const char **lines; /* room for the header lines a hop sends */
+    int is_signed;      /* signed with [target] aws_sigv4 at each hop */
+    int has_cookie;     /* the script set a Cookie header: the jar adds none */
+    char *cookie_line;  /* the jar's "Cookie: ..." (ENGINE_COOKIE_LINE_MAX), at the first */
+    struct capture_buf url_buf;
+    struct capture_buf head_buf; /* h1: the serialised head */
+    struct capture cap;          /* the reply, for the script */
+};
 
 struct transport_request {
     size_t kind;       /* its request kind: what the transport made of it at set-up */

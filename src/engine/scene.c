@@ -106,7 +106,7 @@ int engine__scene_worker_init(struct worker *w, char *err, size_t err_len)
 {
     if (!w->e->script)
         return 0;
-    return script_open(w->e->script, w->id, err, err_len, &w->script);
+    return script_open(w->e->script, w->view.id, err, err_len, &w->script);
 }
 
 void engine__scene_worker_free(struct worker *w)
@@ -119,7 +119,7 @@ void engine__scene_slot_init(struct slot *s)
 {
     if (!s->w->script)
         return;
-    s->user = script_user_new(s->w->script, s->vu);
+    s->user = script_user_new(s->w->script, s->view.vu);
     s->req_store.lines = xcalloc(LINES_MAX, sizeof(*s->req_store.lines));
     s->req_store.base = xcalloc(BASE_MAX, sizeof(*s->req_store.base));
 }
@@ -243,7 +243,7 @@ static int dress(struct slot *s, struct scene_req *q, char *why, size_t why_len)
     if (s->jar && (!q->has_cookie || s->redirect.is_cross)) {
         if (!q->cookie_line)
             q->cookie_line = xmalloc(ENGINE_COOKIE_LINE_MAX);
-        if (engine__slot_cookie_line(s, q->url, q->cookie_line, ENGINE_COOKIE_LINE_MAX) > 0)
+        if (engine__slot_cookie_line(&s->view, q->url, q->cookie_line, ENGINE_COOKIE_LINE_MAX) > 0)
             q->lines[n++] = q->cookie_line;
     }
     q->headers = q->lines;
@@ -251,7 +251,7 @@ static int dress(struct slot *s, struct scene_req *q, char *why, size_t why_len)
     if (q->is_signed && sign(s, q, workload_kind(e->workload, 0)->sigv4, why, why_len) < 0)
         return -EINVAL;
     if (e->tp->script_ready)
-        return e->tp->script_ready(s, q, s->redirect.hops, why, why_len);
+        return e->tp->script_ready(&s->view, q, s->redirect.hops, why, why_len);
     return 0;
 }
 
@@ -329,7 +329,7 @@ int engine__scene_hop(struct slot *s, char *why, size_t why_len)
 /* Each "Name: value" line of the reply's head kept for the script that
  * is named name (n bytes): fn gets its value, blanks trimmed. */
 static void each_line(struct slot *s, const char *name, size_t n,
-                      void (*fn)(struct slot *, const char *, const char *, size_t))
+                      void (*fn)(struct transport_slot *, const char *, const char *, size_t))
 {
     const struct capture_buf *h = &s->req->cap.head;
     const char *p = h->at, *end = h->at + h->len;
@@ -341,7 +341,7 @@ static void each_line(struct slot *s, const char *name, size_t n,
         if ((size_t)(eol - p) > n && line_names(p, name, n)) {
             while (v < eol && (*v == ' ' || *v == '\t'))
                 v++;
-            fn(s, s->req->url, v, (size_t)(eol - v));
+            fn(&s->view, s->req->url, v, (size_t)(eol - v));
         }
         p = nl ? nl + 1 : NULL;
     }
@@ -367,7 +367,7 @@ static void count_error(struct slot *s)
     iv->total.completed++;
     iv->total.errors[ERR_SCRIPT]++;
     if (!iv->first_error[ERR_SCRIPT][0]) {
-        snprintf(iv->first_error[ERR_SCRIPT], TICK_TEXT_MAX, "user %u: %s", s->vu + 1,
+        snprintf(iv->first_error[ERR_SCRIPT], TICK_TEXT_MAX, "user %u: %s", s->view.vu + 1,
                  script_user_error(s->user));
         iv->first_error_ns[ERR_SCRIPT] = engine__now_ns(s->w);
     }
@@ -378,7 +378,7 @@ static void on_sleep(uv_timer_t *t);
 static void pause_for(struct slot *s, uint64_t ms)
 {
     /* The loop's clock was read before this pass's callbacks ran. */
-    uv_update_time(&s->w->loop);
+    uv_update_time(&s->w->view.loop);
     s->is_sleeping = 1;
     uv_timer_start(&s->think_timer, on_sleep, ms, 0);
 }
@@ -494,7 +494,8 @@ static void on_sleep(uv_timer_t *t)
         w->next(w, s);
         return;
     }
-    if (w->is_paused || w->is_stopping || w->is_done || (!w->is_open && s->index >= w->share)) {
+    if (w->is_paused || w->is_stopping || w->is_done ||
+        (!w->is_open && s->view.index >= w->share)) {
         /* It may not run now: it goes on where it stands when it may. */
         w->check_finished(w);
         return;

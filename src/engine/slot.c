@@ -31,13 +31,14 @@ struct slot *engine__slot_new(struct worker *w, uint32_t index)
     struct slot *s = xcalloc(1, sizeof(*s));
 
     s->w = w;
-    s->index = index;
-    s->vu = index * w->e->n_workers + w->id;
+    s->view.w = &w->view;
+    s->view.index = index;
+    s->view.vu = index * w->e->n_workers + w->view.id;
     /* Closed with the worker's own handles (worker.c), before s is freed. */
-    uv_timer_init(&w->loop, &s->think_timer);
+    uv_timer_init(&w->view.loop, &s->think_timer);
     if (w->e->config->target.cookies)
         s->jar = cookie_jar_new();
-    w->e->tp->slot_init(s);
+    w->e->tp->slot_init(&s->view);
     engine__scene_slot_init(s);
     return s;
 }
@@ -46,7 +47,7 @@ void engine__slot_free(struct slot *s)
 {
     if (!s)
         return;
-    s->w->e->tp->slot_free(s);
+    s->w->e->tp->slot_free(&s->view);
     engine__scene_slot_free(s);
     cookie_jar_free(s->jar);
     free(s->redirect.url);
@@ -76,12 +77,12 @@ int engine__slot_start(struct slot *s, uint64_t intended_ns)
     struct engine *e = w->e;
 
     /* One request at a time, and none while the user thinks. */
-    assert(!s->is_in_flight && !s->is_thinking);
+    assert(!s->view.is_in_flight && !s->is_thinking);
     if (e->script)
         return engine__scene_start(s, intended_ns);
     if (!engine__take_ticket(e))
         return -EAGAIN;
-    s->kind = workload_pick(e->workload, &w->rng);
+    s->kind = workload_pick(e->workload, &w->view.rng);
     /* Relaxed: the value only has to be unique, and the kind's counter is
      * touched once per request (a shared cache line, but one add). */
     s->seq = atomic_fetch_add_explicit(&e->kind_seq[s->kind], 1, memory_order_relaxed);
@@ -149,9 +150,9 @@ static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, 
         s->redirect.is_cross = 1;
     /* Browsers turn a 303, and a POST moved by 301 or 302, into a GET
      * without a body; 307 and 308 keep the method and the body. */
-    if ((r->http_status == 303 && strcmp(engine__slot_method(s), "HEAD") != 0) ||
+    if ((r->http_status == 303 && strcmp(engine__slot_method(&s->view), "HEAD") != 0) ||
         ((r->http_status == 301 || r->http_status == 302) &&
-         strcmp(engine__slot_method(s), "POST") == 0))
+         strcmp(engine__slot_method(&s->view), "POST") == 0))
         s->redirect.is_get = 1;
     url = s->redirect.url;
     s->redirect.url = s->redirect.next;
@@ -170,9 +171,10 @@ static int follow(struct slot *s, const struct transfer_result *r, uint64_t in, 
     return 1;
 }
 
-void engine__slot_done(struct slot *s, const struct transfer_result *done, uint64_t bytes_in,
-                       uint64_t bytes_out, const char *words)
+void engine__slot_done(struct transport_slot *ts, const struct transfer_result *done,
+                       uint64_t bytes_in, uint64_t bytes_out, const char *words)
 {
+    struct slot *s = engine__slot_of(ts);
     struct worker *w = s->w;
     struct interval *iv = &w->iv;
     /* Judged here, for every transport, against the statuses its kind
@@ -207,7 +209,7 @@ void engine__slot_done(struct slot *s, const struct transfer_result *done, uint6
      * a success, from the actual start, goes to its own histogram. */
     now_ns = engine__now_ns(w);
     latency_us = (now_ns - s->intended_ns) / 1000;
-    s->is_in_flight = 0;
+    s->view.is_in_flight = 0;
     w->in_flight--;
     cls = classify_transfer(r);
     if (cls >= 0) {

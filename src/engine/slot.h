@@ -10,49 +10,24 @@
 
 #include <uv.h>
 
+#include "core/container.h"
 #include "engine/capture.h"
 #include "engine/request.h"
+#include "engine/transport.h"
 
 struct cookie_jar;
-struct curl_slot;
 struct engine;
-struct h1_slot;
 struct script_user;
 struct status_set;
 struct worker;
 
-/* A scenario script's request on a slot (scene.c): what the transports
- * send instead of its kind's, and where the reply is kept for the script. */
-struct scene_req {
-    const char *method;
-    const char *url; /* absolute, NUL-terminated (in url_buf, or the hop's s->redirect.url) */
-    const char *const *headers;
-    size_t n_headers;
-    const unsigned char *body; /* NULL: none */
-    size_t body_len;
-    uint64_t timeout_us;
-    const struct status_set *expect;
-    int is_head;
-    uint32_t follow_redirects; /* hops it follows: its own, else [target]'s */
-    /* The lines every hop sends ([target]'s, then the script's), before
-     * the hop's own: the jar's Cookie and the signature. */
-    const char **base;
-    size_t n_base;
-    const char **lines; /* room for the header lines a hop sends */
-    int is_signed;      /* signed with [target] aws_sigv4 at each hop */
-    int has_cookie;     /* the script set a Cookie header: the jar adds none */
-    char *cookie_line;  /* the jar's "Cookie: ..." (ENGINE_COOKIE_LINE_MAX), at the first */
-    struct capture_buf url_buf;
-    struct capture_buf head_buf; /* h1: the serialised head */
-    struct capture cap;          /* the reply, for the script */
-};
-
 /* A virtual user: one request at a time, over one connection it keeps. */
 struct slot {
     struct worker *w;
-    uint32_t index; /* in its worker */
-    uint32_t vu;    /* across the run */
-    int is_in_flight;
+    /* What its transport sees of it (transport.h): its index in its worker,
+     * its vu across the run, whether in flight, the request in flight as
+     * its transport got it (view.rq), and the transport's own state. */
+    struct transport_slot view;
     size_t kind;  /* of the request in flight */
     uint64_t seq; /* of the request in flight: its {seq}, from the engine's kind_seq */
     uint64_t start_ns;
@@ -84,12 +59,14 @@ struct slot {
     struct scene_req *req;
     struct scene_req req_store;
     int is_sleeping;
-    int is_iteration_start;      /* the next request is its iteration's first */
-    struct transport_request rq; /* the one in flight, as its transport got it */
-    /* Each transport's state, behind its own pointer; NULL for the others. */
-    struct curl_slot *curl; /* its easy handle (curl/internal.h) */
-    struct h1_slot *h1;     /* its connection, timer and reply parser (h1/http1.c) */
+    int is_iteration_start; /* the next request is its iteration's first */
 };
+
+/* The slot whose view a transport handed back (transport.h). */
+static inline struct slot *engine__slot_of(const struct transport_slot *ts)
+{
+    return container_of(ts, struct slot, view);
+}
 
 /* slot.c */
 struct slot *engine__slot_new(struct worker *w, uint32_t index);

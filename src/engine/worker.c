@@ -19,19 +19,53 @@
 #include "engine/internal.h"
 #include "engine/workload.h"
 
-uint64_t engine__worker_now_ns(const struct worker *w)
+/* The worker whose view a transport handed back (transport.h). */
+static struct worker *worker_of(const struct transport_worker *tw)
 {
-    return engine__now_ns(w);
+    return container_of(tw, struct worker, view);
 }
 
-void engine__worker_event(struct worker *w, enum event_kind kind, uint64_t at_ns, const char *text)
+uint64_t engine__worker_now_ns(const struct transport_worker *tw)
 {
+    return engine__now_ns(worker_of(tw));
+}
+
+void engine__worker_event(struct transport_worker *tw, enum event_kind kind, uint64_t at_ns,
+                          const char *text)
+{
+    struct worker *w = worker_of(tw);
+
     engine__merger_event(w->e->merger, kind, at_ns, text);
+}
+
+uint32_t engine__worker_in_flight(const struct transport_worker *tw)
+{
+    return worker_of(tw)->in_flight;
+}
+
+int engine__worker_is_done(const struct transport_worker *tw)
+{
+    return worker_of(tw)->is_done;
+}
+
+uint32_t engine__worker_n_slots(const struct transport_worker *tw)
+{
+    return worker_of(tw)->n_slots;
+}
+
+struct transport_slot *engine__worker_slot(struct transport_worker *tw, uint32_t i)
+{
+    return &worker_of(tw)->slots[i]->view;
+}
+
+void engine__worker_http_version(struct transport_worker *tw, const char *version)
+{
+    worker_of(tw)->iv.http_version = version;
 }
 
 static int may_run(const struct worker *w, const struct slot *s)
 {
-    return !w->is_paused && !w->is_stopping && !w->is_done && s->index < w->share;
+    return !w->is_paused && !w->is_stopping && !w->is_done && s->view.index < w->share;
 }
 
 /* Whether s is a user the closed model's share has left out: it stops, and
@@ -39,13 +73,13 @@ static int may_run(const struct worker *w, const struct slot *s)
  * end closes every connection. */
 static int is_retired(const struct worker *w, const struct slot *s)
 {
-    return !w->is_open && !w->is_stopping && !w->is_done && s->index >= w->share;
+    return !w->is_open && !w->is_stopping && !w->is_done && s->view.index >= w->share;
 }
 
 static void retire(struct worker *w, struct slot *s)
 {
     if (w->e->tp->retire)
-        w->e->tp->retire(s);
+        w->e->tp->retire(&s->view);
 }
 
 static int tickets_left(const struct worker *w)
@@ -55,19 +89,25 @@ static int tickets_left(const struct worker *w)
     return !e->request_limit || atomic_load(&e->tickets) < e->request_limit;
 }
 
-void engine__worker_phase(struct worker *w, enum tick_phase p, uint64_t us)
+void engine__worker_phase(struct transport_worker *tw, enum tick_phase p, uint64_t us)
 {
+    struct worker *w = worker_of(tw);
+
     hist_record(w->iv.phases[p], hist_coarse_round(us, TICK_PHASE_SUB_BITS));
 }
 
-void engine__worker_conn_opened(struct worker *w)
+void engine__worker_conn_opened(struct transport_worker *tw)
 {
+    struct worker *w = worker_of(tw);
+
     w->conns_open++;
     w->iv.connections_opened++;
 }
 
-void engine__worker_conn_closed(struct worker *w)
+void engine__worker_conn_closed(struct transport_worker *tw)
 {
+    struct worker *w = worker_of(tw);
+
     w->conns_open--;
 }
 
@@ -82,7 +122,7 @@ static void submit(struct worker *w, uint64_t end_ns, int is_final)
     if (w->is_paused || w->is_stopping)
         iv->active = 0;
     iv->in_flight = w->in_flight;
-    iv->fds_used = w->fds_used;
+    iv->fds_used = w->view.fds_used;
     iv->connections = w->conns_open;
     if (w->is_open) {
         /* The pool and its cap, not the closed model's users. */
@@ -91,7 +131,7 @@ static void submit(struct worker *w, uint64_t end_ns, int is_final)
     }
     engine__open_interval_end(w, end_ns);
     engine__scene_interval_end(w);
-    engine__merger_submit(w->e->merger, w->id, iv, is_final);
+    engine__merger_submit(w->e->merger, w->view.id, iv, is_final);
 }
 
 /* Closes the handles the worker itself owns (the transport's are its own). */
@@ -103,7 +143,7 @@ static void close_own_handles(struct worker *w)
     uv_close((uv_handle_t *)&w->end_timer, NULL);
     uv_close((uv_handle_t *)&w->filling, NULL);
     uv_close((uv_handle_t *)&w->pace_pass, NULL);
-    closer_close_all(&w->closer);
+    closer_close_all(&w->view.closer);
     deadline_close(&w->sched_deadline);
     uv_close((uv_handle_t *)&w->wake, NULL);
 }
@@ -114,9 +154,9 @@ static void on_teardown(uv_timer_t *t)
 {
     struct worker *w = container_of(t, struct worker, end_timer);
 
-    if (w->id == 0)
+    if (w->view.id == 0)
         engine__plan_detach(w->e);
-    w->e->tp->close(w);
+    w->e->tp->close(&w->view);
     close_own_handles(w);
 }
 
@@ -172,7 +212,7 @@ static void think(struct worker *w, struct slot *s)
 {
     /* The loop's clock was read before this pass's callbacks ran: refresh
      * it so the pause counts from the reply, not from earlier. */
-    uv_update_time(&w->loop);
+    uv_update_time(&w->view.loop);
     s->is_thinking = 1;
     uv_timer_start(&s->think_timer, on_think, w->e->think_ms, 0);
 }
@@ -222,7 +262,7 @@ static void fill(struct worker *w)
             if (i == w->n_slots)
                 engine__slot_grow(w, i + 1);
             s = w->slots[i];
-            if (s->is_in_flight || s->is_thinking || s->is_sleeping)
+            if (s->view.is_in_flight || s->is_thinking || s->is_sleeping)
                 continue;
             if (engine__slot_start(s, SLOT_NOW) != 0)
                 break;
@@ -241,10 +281,10 @@ static uint32_t abort_in_flight(struct worker *w, uint32_t n, int is_stop, int i
     for (uint32_t i = w->n_slots; i-- > 0 && done < n;) {
         struct slot *s = w->slots[i];
 
-        if (!s->is_in_flight || (is_unsent && !w->e->tp->is_unsent(s)))
+        if (!s->view.is_in_flight || (is_unsent && !w->e->tp->is_unsent(&s->view)))
             continue;
-        w->e->tp->abort(s);
-        s->is_in_flight = 0;
+        w->e->tp->abort(&s->view);
+        s->view.is_in_flight = 0;
         w->in_flight--;
         if (is_stop)
             w->iv.aborted++;
@@ -276,9 +316,9 @@ static void users_changed(struct worker *w)
     if (w->is_open)
         return;
     if (w->e->tp->users_changed)
-        w->e->tp->users_changed(w, w->share);
+        w->e->tp->users_changed(&w->view, w->share);
     for (uint32_t i = w->share; i < w->n_slots; i++) {
-        if (!w->slots[i]->is_in_flight && is_retired(w, w->slots[i]))
+        if (!w->slots[i]->view.is_in_flight && is_retired(w, w->slots[i]))
             retire(w, w->slots[i]);
     }
 }
@@ -294,11 +334,11 @@ void engine__worker_apply_control(struct worker *w)
         return;
     pthread_mutex_lock(&e->lock);
     c = e->control;
-    drop = e->drop_pending[w->id];
-    e->drop_pending[w->id] = 0;
+    drop = e->drop_pending[w->view.id];
+    e->drop_pending[w->view.id] = 0;
     pthread_mutex_unlock(&e->lock);
 
-    w->share = (uint32_t)engine__share(c.concurrency, e->n_workers, w->id);
+    w->share = (uint32_t)engine__share(c.concurrency, e->n_workers, w->view.id);
     w->is_paused = c.is_paused;
     if (c.is_stopping && !w->is_stopping) {
         w->is_stopping = 1;
@@ -343,7 +383,7 @@ static void on_wake(uv_async_t *a)
     struct worker *w = container_of(a, struct worker, wake);
 
     /* libuv coalesces wakes, so one call may stand for several commands. */
-    if (w->id == 0)
+    if (w->view.id == 0)
         drain_commands(w->e);
     engine__worker_apply_control(w);
 }
@@ -361,8 +401,8 @@ static void on_pace_pass(uv_prepare_t *p)
 {
     struct worker *w = container_of(p, struct worker, pace_pass);
 
-    pace_new_pass(&w->pace);
-    closer_new_pass(&w->closer);
+    pace_new_pass(&w->view.pace);
+    closer_new_pass(&w->view.closer);
 }
 
 static void on_tick(uv_timer_t *t);
@@ -374,7 +414,7 @@ static void arm_tick(struct worker *w)
 
     /* libuv counts timers from its cached loop time, which may be a few ms
      * old: refresh it so the timer is due at the boundary, not before. */
-    uv_update_time(&w->loop);
+    uv_update_time(&w->view.loop);
     now = engine__now_ns(w);
     delay_ms = w->next_tick_ns > now ? (w->next_tick_ns - now + 999999) / 1000000 : 0;
     uv_timer_start(&w->tick_timer, on_tick, delay_ms, 0);
@@ -415,13 +455,13 @@ void engine__worker_run(struct worker *w)
     engine__open_prepare(w);
     w->next_tick_ns = w->e->tick_ns;
     arm_tick(w);
-    if (w->id == 0 && c->load.duration_us) {
+    if (w->view.id == 0 && c->load.duration_us) {
         uv_timer_start(&w->end_timer, on_end, c->load.duration_us / 1000, 0);
         /* The timer cannot fire while a script holds this loop. */
         engine__scene_set_deadline(w->e, clock_now_ns() + c->load.duration_us * 1000);
     }
     engine__worker_apply_control(w);
-    uv_run(&w->loop, UV_RUN_DEFAULT);
+    uv_run(&w->view.loop, UV_RUN_DEFAULT);
     w->has_run = 1;
 }
 
@@ -441,39 +481,39 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
     w->e = e;
     w->next = next;
     w->check_finished = check_finished;
-    w->config = e->config;
-    w->workload = e->workload;
-    w->tp_setup = e->tp_setup;
+    w->view.config = e->config;
+    w->view.workload = e->workload;
+    w->view.setup = e->tp_setup;
     w->start_ns = e->start_ns;
-    w->max_concurrency = e->max_concurrency;
-    w->id = id;
-    w->rng = e->seed ^ (0x9e3779b97f4a7c15ULL * (id + 1));
-    rc = uv_loop_init(&w->loop);
+    w->view.max_concurrency = e->max_concurrency;
+    w->view.id = id;
+    w->view.rng = e->seed ^ (0x9e3779b97f4a7c15ULL * (id + 1));
+    rc = uv_loop_init(&w->view.loop);
     if (rc != 0) {
         snprintf(err, err_len, "brink: engine: uv_loop_init: %s", msg_errno(-rc).text);
         free(w);
         return rc;
     }
-    uv_timer_init(&w->loop, &w->tick_timer);
-    uv_timer_init(&w->loop, &w->end_timer);
-    uv_idle_init(&w->loop, &w->filling);
-    uv_async_init(&w->loop, &w->wake, on_wake);
+    uv_timer_init(&w->view.loop, &w->tick_timer);
+    uv_timer_init(&w->view.loop, &w->end_timer);
+    uv_idle_init(&w->view.loop, &w->filling);
+    uv_async_init(&w->view.loop, &w->wake, on_wake);
     /* Once per loop pass, before it polls; it does not keep the loop alive. */
-    pace_init(&w->pace);
-    closer_init(&w->loop, &w->closer);
-    uv_prepare_init(&w->loop, &w->pace_pass);
+    pace_init(&w->view.pace);
+    closer_init(&w->view.loop, &w->view.closer);
+    uv_prepare_init(&w->view.loop, &w->pace_pass);
     uv_prepare_start(&w->pace_pass, on_pace_pass);
     uv_unref((uv_handle_t *)&w->pace_pass);
-    rc = deadline_init(&w->loop, &w->sched_deadline, on_sched_deadline, err, err_len);
+    rc = deadline_init(&w->view.loop, &w->sched_deadline, on_sched_deadline, err, err_len);
     if (rc == 0)
         rc = engine__scene_worker_init(w, err, err_len);
     if (rc == 0)
-        rc = e->tp->init(w, err, err_len);
+        rc = e->tp->init(&w->view, err, err_len);
     if (rc != 0) {
         /* Nothing has run: close the handles and let the loop finish them. */
         close_own_handles(w);
-        uv_run(&w->loop, UV_RUN_DEFAULT);
-        uv_loop_close(&w->loop);
+        uv_run(&w->view.loop, UV_RUN_DEFAULT);
+        uv_loop_close(&w->view.loop);
         engine__scene_worker_free(w);
         free(w);
         return rc;
@@ -508,21 +548,21 @@ void engine__worker_free(struct worker *w)
         return;
     if (!w->has_run) {
         /* Its loop never ran: close its handles here, on this thread. */
-        w->e->tp->close(w);
+        w->e->tp->close(&w->view);
         close_own_handles(w);
-        uv_run(&w->loop, UV_RUN_DEFAULT);
+        uv_run(&w->view.loop, UV_RUN_DEFAULT);
     }
     for (uint32_t i = 0; i < w->n_slots; i++)
         engine__slot_free(w->slots[i]);
     free(w->slots);
     engine__scene_worker_free(w);
-    w->e->tp->fini(w);
+    w->e->tp->fini(&w->view);
     engine__interval_free(&w->iv);
     free(w->sigv4_out);
-    rc = uv_loop_close(&w->loop);
+    rc = uv_loop_close(&w->view.loop);
     /* Every handle was closed in on_teardown; a busy loop here is a leak. */
     if (rc != 0)
-        fprintf(stderr, "brink: engine: worker %u loop still busy at exit: %s\n", w->id,
+        fprintf(stderr, "brink: engine: worker %u loop still busy at exit: %s\n", w->view.id,
                 msg_errno(-rc).text);
     free(w);
 }

@@ -11,21 +11,16 @@
 
 #include <uv.h>
 
-#include "engine/closer.h"
 #include "engine/deadline.h"
 #include "engine/interval.h"
-#include "engine/pace.h"
 #include "engine/schedule.h"
 #include "engine/sigv4.h"
+#include "engine/transport.h"
 
-struct config;
 struct control;
-struct curl_worker;
 struct engine;
-struct h1_worker;
 struct script;
 struct slot;
-struct workload;
 
 struct worker {
     struct engine *e;
@@ -37,25 +32,17 @@ struct worker {
      * start. */
     void (*next)(struct worker *w, struct slot *s);
     void (*check_finished)(struct worker *w);
-    /* What its transport reads of the run, read-only (engine__worker_new). */
-    const struct config *config;
-    const struct workload *workload;
-    void *tp_setup;           /* what transport_ops.setup built, shared by every worker */
-    uint64_t start_ns;        /* uv_hrtime at the run's start */
-    uint32_t max_concurrency; /* users at most, all workers */
-    uint32_t id;
+    /* What its transport sees of it (transport.h): its loop, the run's
+     * config, workload and setup, its id, its pace, closer, rng and
+     * fds_used, and the transport's own state. */
+    struct transport_worker view;
+    uint64_t start_ns; /* uv_hrtime at the run's start */
     pthread_t thread;
-    uv_loop_t loop;
-    /* Each transport's state, behind its own pointer; NULL for the others. */
-    struct curl_worker *curl; /* its multi handle and sockets (curl/internal.h) */
-    struct h1_worker *h1;     /* its buffers and pending completions (h1/http1.c) */
-    uv_timer_t tick_timer;    /* interval boundaries */
-    uv_timer_t end_timer;     /* duration and drain deadlines (worker 0 only) */
-    uv_idle_t filling;        /* closed model: users a pass's slice left unstarted, next pass */
-    uv_async_t wake;          /* control state changed */
-    uv_prepare_t pace_pass;   /* each loop pass: a new connect budget */
-    struct pace pace;         /* new connections begun in this pass */
-    struct closer closer;     /* connections closed in this pass, and those waiting */
+    uv_timer_t tick_timer;  /* interval boundaries */
+    uv_timer_t end_timer;   /* duration and drain deadlines (worker 0 only) */
+    uv_idle_t filling;      /* closed model: users a pass's slice left unstarted, next pass */
+    uv_async_t wake;        /* control state changed */
+    uv_prepare_t pace_pass; /* each loop pass: a new connect budget */
     struct slot **slots;
     uint32_t n_slots;
     uint32_t slots_cap; /* room in slots */
@@ -66,9 +53,7 @@ struct worker {
     int is_started; /* its thread was created */
     int has_run;    /* its loop ran to the end (its handles are closed) */
     uint32_t in_flight;
-    uint32_t fds_used;
-    uint32_t conns_open; /* connections open (engine__worker_conn_opened, _closed) */
-    uint64_t rng;
+    uint32_t conns_open;   /* connections open (engine__worker_conn_opened, _closed) */
     uint64_t next_tick_ns; /* the boundary the tick timer waits for */
     /* Open model: its part of the rate and of the cap, and its schedule. */
     struct deadline sched_deadline; /* the next intended start */

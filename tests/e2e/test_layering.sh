@@ -2,7 +2,8 @@
 # The module layering (cmake/Modules.cmake), checked on the sources: the console never
 # includes libuv or libcurl; nothing but the console includes curses; core
 # includes no I/O library; in the engine the transports, each in its folder,
-# include of the engine transport.h alone; the folders are modules, but for the executables' (cmd,
+# include of the engine transport.h alone and see the worker and slot only
+# through its views; the folders are modules, but for the executables' (cmd,
 # gendoc). The link graph (cmake/Modules.cmake) enforces the same for
 # libraries, and the engine's call graph (tests/e2e/call_graph.py over its
 # objects, with nm) has no cycle.
@@ -46,6 +47,29 @@ done
 if [ -z "$hits" ]; then ok "the transports include of the engine transport.h alone"; else not_ok "the transports include of the engine transport.h alone" "$hits"; fi
 hits=$(grep -nE '#include *[<"](curl/|nghttp2/|http_parser\.h|openssl/ssl\.h|engine/(h1|curl)/)' src/engine/*.[ch])
 if [ -z "$hits" ]; then ok "the engine's core includes no transport and no transport's library"; else not_ok "the engine's core includes no transport and no transport's library" "$hits"; fi
+# A transport sees its worker and slot through the views transport.h
+# defines (struct transport_worker, struct transport_slot), never the
+# engine's structs: transport.h brings in neither slot.h nor worker.h (nor
+# does any engine header it includes, all the way down), and no file of a
+# transport names struct worker or struct slot.
+seen="" todo="src/engine/transport.h" hits=""
+while [ -n "$todo" ]; do
+    next=""
+    for f in $todo; do
+        case " $seen " in *" $f "*) continue ;; esac
+        seen="$seen $f"
+        for inc in $(sed -n 's/^#include *"\(engine\/[a-z0-9_/]*\.h\)".*/\1/p' "$f"); do
+            case $inc in
+            engine/slot.h | engine/worker.h | engine/internal.h) hits="$hits$f includes $inc " ;;
+            *) next="$next src/$inc" ;;
+            esac
+        done
+    done
+    todo=$next
+done
+if [ -z "$hits" ]; then ok "transport.h includes neither slot.h nor worker.h"; else not_ok "transport.h includes neither slot.h nor worker.h" "$hits"; fi
+hits=$(grep -nE '\bstruct (worker|slot)\b' src/engine/h1/*.[ch] src/engine/curl/*.[ch])
+if [ -z "$hits" ]; then ok "the transports name neither struct worker nor struct slot"; else not_ok "the transports name neither struct worker nor struct slot" "$hits"; fi
 hits=$(grep -lE '#include *[<"]curl/' src/engine/h1/*.[ch])
 if [ -z "$hits" ]; then ok "h1 does not include libcurl"; else not_ok "h1 does not include libcurl" "$hits"; fi
 

@@ -71,7 +71,7 @@ static void run(const struct server_script *sc, const char *transport, uint32_t 
     assert_int_equal(engine__build(&p, err, sizeof(err), &e), 0);
     w = e->workers[0];
     srv.arg = w;
-    script_server_start(&srv, &w->loop, fd, sc);
+    script_server_start(&srv, &w->view.loop, fd, sc);
 
     engine__worker_run(w);
     script_server_free(&srv);

@@ -372,9 +372,9 @@ static void run(uint16_t port, const char *extra, uint32_t n, struct outcome *ou
     if (build(port, extra, n, ch, &c, &e, err) != 0)
         fail_msg("%s", err);
     wd.w = e->workers[0];
-    uv_prepare_init(&wd.w->loop, &wd.done_check);
+    uv_prepare_init(&wd.w->view.loop, &wd.done_check);
     uv_prepare_start(&wd.done_check, on_done_check);
-    uv_timer_init(&wd.w->loop, &wd.timer);
+    uv_timer_init(&wd.w->view.loop, &wd.timer);
     uv_timer_start(&wd.timer, on_watchdog, WATCHDOG_MS, 0);
     engine__worker_run(wd.w);
 

@@ -2,9 +2,10 @@
  * Each transport alone, against a fake engine: this file implements the
  * calls transport.h declares (and nothing else of the engine: the test
  * links the transports and the pieces they share, not brink_engine),
- * records what the transport tells it, and builds the struct worker and
- * struct slot a transport reads itself: a uv loop, the config and the
- * workload from config text, tp_setup from the transport's own setup. The
+ * records what the transport tells it, and builds the views a transport
+ * reads itself (struct transport_worker and struct transport_slot), never
+ * the engine's struct worker or struct slot: a uv loop, the config and the
+ * workload from config text, setup from the transport's own setup. The
  * scripted server (script_server.h) runs on the same loop and counts what
  * it read and wrote: the ground truth of the transport's byte counts.
  *
@@ -57,12 +58,18 @@ struct record {
     uint64_t opened, closed;        /* engine__worker_conn_opened, _closed */
     uint64_t closed_before_opened;  /* a close with no connection open */
     uint64_t resent[RESEND__COUNT]; /* engine__slot_may_resend's yes */
+    const char *http_version;       /* engine__worker_http_version's last; NULL: none */
 };
 
-/* A fake engine with one worker: the worker the transport reads, and the
- * run's own handles. */
+/* A fake engine with one worker: the views the transport reads, what the
+ * engine keeps of them, and the run's own handles. */
 struct run {
-    struct worker w;
+    struct transport_worker w;
+    struct transport_slot *slots;
+    uint32_t n_slots;
+    uint32_t in_flight;
+    uint32_t conns_open;
+    uint64_t start_ns; /* uv_hrtime at the run's start */
     const struct transport_ops *tp;
     struct config c;
     struct script_server srv;
@@ -78,42 +85,69 @@ struct run {
     struct record rec;
 };
 
-static struct run *run_of(const struct worker *w)
+static struct run *run_of(const struct transport_worker *w)
 {
-    return container_of((struct worker *)w, struct run, w);
+    return container_of(w, struct run, w);
 }
 
 /* ---- The fake engine: transport.h's calls ----------------------------- */
 
-void engine__worker_phase(struct worker *w, enum tick_phase p, uint64_t us)
+uint32_t engine__worker_in_flight(const struct transport_worker *w)
+{
+    return run_of(w)->in_flight;
+}
+
+int engine__worker_is_done(const struct transport_worker *w)
+{
+    return run_of(w)->is_ending;
+}
+
+uint32_t engine__worker_n_slots(const struct transport_worker *w)
+{
+    return run_of(w)->n_slots;
+}
+
+struct transport_slot *engine__worker_slot(struct transport_worker *w, uint32_t i)
+{
+    assert_true(i < run_of(w)->n_slots);
+    return &run_of(w)->slots[i];
+}
+
+void engine__worker_http_version(struct transport_worker *w, const char *version)
+{
+    run_of(w)->rec.http_version = version;
+}
+
+void engine__worker_phase(struct transport_worker *w, enum tick_phase p, uint64_t us)
 {
     (void)us;
     run_of(w)->rec.phases[p]++;
 }
 
-void engine__worker_conn_opened(struct worker *w)
+void engine__worker_conn_opened(struct transport_worker *w)
 {
-    w->conns_open++;
+    run_of(w)->conns_open++;
     run_of(w)->rec.opened++;
 }
 
-void engine__worker_conn_closed(struct worker *w)
+void engine__worker_conn_closed(struct transport_worker *w)
 {
-    struct record *rec = &run_of(w)->rec;
+    struct run *r = run_of(w);
 
-    if (w->conns_open == 0)
-        rec->closed_before_opened++;
+    if (r->conns_open == 0)
+        r->rec.closed_before_opened++;
     else
-        w->conns_open--;
-    rec->closed++;
+        r->conns_open--;
+    r->rec.closed++;
 }
 
-uint64_t engine__worker_now_ns(const struct worker *w)
+uint64_t engine__worker_now_ns(const struct transport_worker *w)
 {
-    return uv_hrtime() - w->start_ns;
+    return uv_hrtime() - run_of(w)->start_ns;
 }
 
-void engine__worker_event(struct worker *w, enum event_kind kind, uint64_t at_ns, const char *text)
+void engine__worker_event(struct transport_worker *w, enum event_kind kind, uint64_t at_ns,
+                          const char *text)
 {
     (void)w;
     (void)kind;
@@ -121,20 +155,21 @@ void engine__worker_event(struct worker *w, enum event_kind kind, uint64_t at_ns
     (void)text;
 }
 
-void engine__slot_arm(const struct slot *s, uv_timer_t *t, uv_timer_cb cb, uint64_t limit_us)
+void engine__slot_arm(const struct transport_slot *s, uv_timer_t *t, uv_timer_cb cb,
+                      uint64_t limit_us)
 {
-    uint64_t took_ns = engine__worker_now_ns(s->w) - s->start_ns;
+    uint64_t took_ns = engine__worker_now_ns(s->w) - s->rq.start_ns;
     uint64_t left_ns = limit_us * 1000 > took_ns ? limit_us * 1000 - took_ns : 0;
 
     uv_timer_start(t, cb, (left_ns + 999999) / 1000000, 0);
 }
 
-uint64_t engine__slot_timeout_us(const struct slot *s)
+uint64_t engine__slot_timeout_us(const struct transport_slot *s)
 {
-    return workload_kind(s->w->workload, s->kind)->timeout_us;
+    return workload_kind(s->w->workload, s->rq.kind)->timeout_us;
 }
 
-uint64_t engine__slot_connect_limit_us(const struct slot *s)
+uint64_t engine__slot_connect_limit_us(const struct transport_slot *s)
 {
     uint64_t connect_us = s->w->config->target.connect_timeout_us;
     uint64_t limit_us = engine__slot_timeout_us(s);
@@ -142,17 +177,17 @@ uint64_t engine__slot_connect_limit_us(const struct slot *s)
     return connect_us < limit_us ? connect_us : limit_us;
 }
 
-void engine__slot_queued_words(const struct slot *s, char *buf, size_t cap)
+void engine__slot_queued_words(const struct transport_slot *s, char *buf, size_t cap)
 {
     (void)s;
     snprintf(buf, cap, "queued behind a burst of new connections");
 }
 
-static void start(struct run *r, struct slot *s);
+static void start(struct run *r, struct transport_slot *s);
 static void end_soon(struct run *r);
 
-void engine__slot_done(struct slot *s, const struct transfer_result *done, uint64_t bytes_in,
-                       uint64_t bytes_out, const char *words)
+void engine__slot_done(struct transport_slot *s, const struct transfer_result *done,
+                       uint64_t bytes_in, uint64_t bytes_out, const char *words)
 {
     struct run *r = run_of(s->w);
     struct record *rec = &r->rec;
@@ -166,14 +201,14 @@ void engine__slot_done(struct slot *s, const struct transfer_result *done, uint6
         return;
     }
     s->is_in_flight = 0;
-    s->w->in_flight--;
+    r->in_flight--;
     rec->done++;
     rec->bytes_in += bytes_in;
     rec->bytes_out += bytes_out;
     rec->status = done->http_status;
     rec->outcome = done->outcome;
     /* Judged as the engine judges it: against the kind's expected statuses. */
-    judged.expect = &workload_kind(s->w->workload, s->kind)->expect;
+    judged.expect = &workload_kind(s->w->workload, s->rq.kind)->expect;
     cls = classify_transfer(&judged);
     if (cls < 0) {
         rec->ok++;
@@ -183,11 +218,11 @@ void engine__slot_done(struct slot *s, const struct transfer_result *done, uint6
     }
     if (rec->started < r->n && !r->is_aborted)
         start(r, s);
-    else if (s->w->in_flight == 0)
+    else if (r->in_flight == 0)
         end_soon(r);
 }
 
-const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_t url_len,
+const struct sigv4_out *engine__slot_sign(struct transport_slot *s, const char *url, size_t url_len,
                                           const char *host)
 {
     /* No kind here has aws_sigv4: the transports never ask. */
@@ -199,7 +234,7 @@ const struct sigv4_out *engine__slot_sign(struct slot *s, const char *url, size_
     return NULL;
 }
 
-void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, size_t n)
+void engine__slot_cookie_set(struct transport_slot *s, const char *url, const char *v, size_t n)
 {
     (void)s;
     (void)url;
@@ -207,7 +242,7 @@ void engine__slot_cookie_set(struct slot *s, const char *url, const char *v, siz
     (void)n;
 }
 
-size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size_t cap)
+size_t engine__slot_cookie_line(struct transport_slot *s, const char *url, char *buf, size_t cap)
 {
     (void)s;
     (void)url;
@@ -216,7 +251,7 @@ size_t engine__slot_cookie_line(struct slot *s, const char *url, char *buf, size
     return 0;
 }
 
-void engine__slot_location(struct slot *s, const char *url, const char *v, size_t n)
+void engine__slot_location(struct transport_slot *s, const char *url, const char *v, size_t n)
 {
     (void)s;
     (void)url;
@@ -244,17 +279,17 @@ int engine__is_credential(const char *line)
     return strncasecmp(line, "Authorization:", 14) == 0 || strncasecmp(line, "Cookie:", 7) == 0;
 }
 
-const char *engine__slot_method(const struct slot *s)
+const char *engine__slot_method(const struct transport_slot *s)
 {
-    return workload_kind(s->w->workload, s->kind)->method;
+    return workload_kind(s->w->workload, s->rq.kind)->method;
 }
 
-int engine__slot_has_body(const struct slot *s)
+int engine__slot_has_body(const struct transport_slot *s)
 {
-    return workload_kind(s->w->workload, s->kind)->body != NULL;
+    return workload_kind(s->w->workload, s->rq.kind)->body != NULL;
 }
 
-int engine__slot_may_resend(struct slot *s, enum resend_cause cause)
+int engine__slot_may_resend(struct transport_slot *s, enum resend_cause cause)
 {
     /* The requests here are GETs, which may go again whenever retry is on. */
     if (!s->w->config->target.retry)
@@ -265,18 +300,12 @@ int engine__slot_may_resend(struct slot *s, enum resend_cause cause)
 
 /* ---- The fake engine's worker ----------------------------------------- */
 
-static void start(struct run *r, struct slot *s)
+static void start(struct run *r, struct transport_slot *s)
 {
-    struct worker *w = &r->w;
-
-    s->kind = 0;
-    s->seq = r->rec.started++;
-    s->start_ns = engine__worker_now_ns(w);
-    s->intended_ns = s->start_ns;
     s->is_in_flight = 1;
-    w->in_flight++;
+    r->in_flight++;
     s->rq = (struct transport_request){
-        .kind = s->kind, .seq = s->seq, .vu = s->vu, .start_ns = s->start_ns};
+        .kind = 0, .seq = r->rec.started++, .vu = s->vu, .start_ns = engine__worker_now_ns(&r->w)};
     r->is_starting = 1;
     r->tp->start(s, &s->rq);
     r->is_starting = 0;
@@ -322,14 +351,14 @@ static void end_soon(struct run *r)
 /* Aborts every transfer in flight, as the engine's stop does. */
 static void abort_all(struct run *r)
 {
-    for (uint32_t i = 0; i < r->w.n_slots; i++) {
-        struct slot *s = r->w.slots[i];
+    for (uint32_t i = 0; i < r->n_slots; i++) {
+        struct transport_slot *s = &r->slots[i];
 
         if (!s->is_in_flight)
             continue;
         r->tp->abort(s);
         s->is_in_flight = 0;
-        r->w.in_flight--;
+        r->in_flight--;
     }
 }
 
@@ -373,7 +402,7 @@ static void run(struct run *r, const struct transport_ops *tp, const struct serv
                 uint64_t n, void (*step)(struct run *r))
 {
     uint32_t users = sc->users ? sc->users : 1;
-    struct worker *w = &r->w;
+    struct transport_worker *w = &r->w;
     struct workload *wl;
     char err[ERR_MAX] = "", why[320] = "";
     uint16_t port;
@@ -389,8 +418,8 @@ static void run(struct run *r, const struct transport_ops *tp, const struct serv
 
     w->config = &r->c;
     w->workload = wl;
-    w->tp_setup = tp->setup ? tp->setup(&r->c, wl) : NULL;
-    w->start_ns = uv_hrtime();
+    w->setup = tp->setup ? tp->setup(&r->c, wl) : NULL;
+    r->start_ns = uv_hrtime();
     w->max_concurrency = users;
     w->rng = 1;
     assert_int_equal(uv_loop_init(&w->loop), 0);
@@ -404,37 +433,33 @@ static void run(struct run *r, const struct transport_ops *tp, const struct serv
     uv_timer_init(&w->loop, &r->end);
     if (tp->init(w, err, sizeof(err)) != 0)
         fail_msg("%s init: %s", tp->name, err);
-    w->slots = xcalloc(users, sizeof(*w->slots));
+    r->slots = xcalloc(users, sizeof(*r->slots));
     for (uint32_t i = 0; i < users; i++) {
-        struct slot *s = xcalloc(1, sizeof(*s));
+        struct transport_slot *s = &r->slots[r->n_slots++];
 
         s->w = w;
         s->index = i;
         s->vu = i;
-        w->slots[w->n_slots++] = s;
         tp->slot_init(s);
     }
-    w->share = users;
 
     r->srv.is_over = is_run_over;
     r->srv.on_watchdog = on_watchdog;
     r->srv.arg = r;
     script_server_start(&r->srv, &w->loop, fd, sc);
     for (uint32_t i = 0; i < users && r->rec.started < n; i++)
-        start(r, w->slots[i]);
+        start(r, &r->slots[i]);
     uv_run(&w->loop, UV_RUN_DEFAULT);
 
-    for (uint32_t i = 0; i < w->n_slots; i++) {
-        tp->slot_free(w->slots[i]);
-        free(w->slots[i]);
-    }
-    free(w->slots);
+    for (uint32_t i = 0; i < r->n_slots; i++)
+        tp->slot_free(&r->slots[i]);
+    free(r->slots);
     tp->fini(w);
     /* Every handle, the transport's included, was closed. */
     assert_int_equal(uv_loop_close(&w->loop), 0);
     script_server_free(&r->srv);
     if (tp->teardown)
-        tp->teardown(w->tp_setup);
+        tp->teardown(w->setup);
     workload_free(wl);
     config_free(&r->c);
     assert_false(r->srv.watchdog_fired);
@@ -453,7 +478,7 @@ static void check_contract(const struct run *r)
     assert_int_equal(rec->stray_done, 0);
     assert_int_equal(rec->closed_before_opened, 0);
     assert_int_equal(rec->closed, rec->opened);
-    assert_int_equal(r->w.conns_open, 0);
+    assert_int_equal(r->conns_open, 0);
 }
 
 /* ---- A good reply ----------------------------------------------------- */
@@ -485,6 +510,13 @@ static void a_good_reply_is_one_done_with_its_bytes_and_phases(void **state)
         assert_int_equal(r.rec.phases[PHASE_CONNECT], 1);
         assert_int_equal(r.rec.phases[PHASE_TTFB], 3);
         assert_int_equal(r.rec.phases[PHASE_TLS], 0);
+        /* The protocol of the replies, for the interval (through the
+         * call, not the worker's interval): libcurl names each one, h1
+         * names only h2. */
+        if (transports[i] == &transport_curl)
+            assert_string_equal(r.rec.http_version, "http/1.1");
+        else
+            assert_null(r.rec.http_version);
     }
 }
 

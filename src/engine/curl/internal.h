@@ -1,6 +1,6 @@
 /*
  * The curl transport, shared by its files only (curl_*.c): the state it
- * keeps behind a worker's and a slot's curl pointer, the libcurl <-> libuv
+ * keeps behind a worker's and a slot's view (priv), the libcurl <-> libuv
  * glue (curl/uv.c), the TLS and HTTP version options (curl/tls.c) and the
  * map from libcurl's codes to brink's outcomes (curl/code.c). The only engine header that includes
  * <curl/curl.h>. Every function runs on the worker's thread, as the transport's ops do.
@@ -19,8 +19,6 @@
 #include "engine/transport.h"
 
 struct config_target;
-struct worker;
-struct slot;
 
 #define CURL_URL_MAX 65536 /* bytes of an expanded URL, NUL included */
 /* libcurl's words when its count of sends again ran out (curl/transfer.c,
@@ -40,7 +38,7 @@ struct slot;
 /* One open socket of a worker, polled by libuv on behalf of libcurl. */
 struct sock {
     uv_poll_t poll;
-    struct worker *w;
+    struct transport_worker *w;
     curl_socket_t fd;
     int is_ours;            /* opened through our opensocket callback: kept across transfers */
     int is_polling;         /* libcurl wants events on it */
@@ -118,7 +116,7 @@ struct curl_slot {
     long buffer_size;    /* CURLOPT_BUFFERSIZE, raised after a large body */
     struct curl_head head;
     struct curl_slist *req_headers;     /* a scenario script's request's header lines, or NULL */
-    struct slot *s;                     /* the slot it belongs to */
+    struct transport_slot *s;           /* the slot it belongs to */
     const struct transport_request *rq; /* the one in flight, or the last */
     int is_queued;           /* waits for a pass's connect budget, not yet in the multi */
     struct dlist_node queue; /* in its worker's queue */
@@ -140,33 +138,44 @@ struct curl_slot {
     struct curl_slist *cross_headers;
 };
 
+/* The libcurl state behind a worker's and a slot's view (their priv). */
+static inline struct curl_worker *curl_worker_of(const struct transport_worker *w)
+{
+    return w->priv;
+}
+
+static inline struct curl_slot *curl_slot_of(const struct transport_slot *s)
+{
+    return s->priv;
+}
+
 /* uv.c: libcurl's global state, once per process, and its version. */
 int engine__curl_uv_global_init(char *err, size_t err_len);
 void engine__curl_uv_global_cleanup(void);
 const char *engine__curl_version(void);
 
 /* uv.c: the libcurl <-> libuv glue. */
-int engine__curl_uv_init(struct worker *w, char *err, size_t err_len);
-void engine__curl_uv_close(struct worker *w);
-void engine__curl_uv_fini(struct worker *w);
+int engine__curl_uv_init(struct transport_worker *w, char *err, size_t err_len);
+void engine__curl_uv_close(struct transport_worker *w);
+void engine__curl_uv_fini(struct transport_worker *w);
 /* Sets the options every easy handle of w shares on s's handle, and
  * readies s's deadline timer (closed by engine__curl_uv_close). */
-void engine__curl_uv_setup_easy(struct worker *w, struct slot *s);
+void engine__curl_uv_setup_easy(struct transport_worker *w, struct transport_slot *s);
 /* The protocol of the connection from local port: 2 (HTTP/2), 1 (HTTP/1.x)
  * or 0 (none of its replies read), as engine__curl_uv_port_version_set
  * last set it (version 0: forgotten, a new connection). */
-int engine__curl_uv_port_version(const struct worker *w, long port);
-void engine__curl_uv_port_version_set(struct worker *w, long port, int version);
+int engine__curl_uv_port_version(const struct transport_worker *w, long port);
+void engine__curl_uv_port_version_set(struct transport_worker *w, long port, int version);
 /* Adds s's configured transfer to the multi handle, at once, or in a later
  * loop pass when it needs a new connection and the pass's connect budget
  * is spent (its deadlines still count from its start), and arms its
  * deadline. */
-int engine__curl_uv_add(struct worker *w, struct slot *s);
+int engine__curl_uv_add(struct transport_worker *w, struct transport_slot *s);
 /* Aborts the transfer of s (the connection closes). */
-void engine__curl_uv_abort(struct worker *w, struct slot *s);
+void engine__curl_uv_abort(struct transport_worker *w, struct transport_slot *s);
 /* transport_ops.users_changed: the cache keeps as many idle connections
  * as the n users need once they are fewer. */
-void engine__curl_uv_users_changed(struct worker *w, uint32_t n);
+void engine__curl_uv_users_changed(struct transport_worker *w, uint32_t n);
 
 /* curl/tls.c: the TLS and HTTP version options ([target] insecure,
  * ca_file, client_cert, client_key, server_name, tls_min, tls_resume,
@@ -175,28 +184,28 @@ void engine__curl_uv_users_changed(struct worker *w, uint32_t n);
  * TLS session cache, HTTP/2 multiplexing on the multi handle and the
  * server_name renames (their Host headers added to kind_headers). Returns
  * 0, or -ENOMEM / -EINVAL with one line in err. */
-int engine__curl_tls_init(struct worker *w, char *err, size_t err_len);
+int engine__curl_tls_init(struct transport_worker *w, char *err, size_t err_len);
 /* Frees what engine__curl_tls_init made, once every easy handle is gone. */
-void engine__curl_tls_fini(struct worker *w);
+void engine__curl_tls_fini(struct transport_worker *w);
 /* Sets the TLS and HTTP version options on a new easy handle of w. */
-void engine__curl_tls_setup_easy(struct worker *w, CURL *e);
+void engine__curl_tls_setup_easy(struct transport_worker *w, CURL *e);
 /* Applies the rename of kind (if any) to url, in place (cap bytes). */
-void engine__curl_tls_rename(const struct worker *w, size_t kind, char *url, size_t cap);
+void engine__curl_tls_rename(const struct transport_worker *w, size_t kind, char *url, size_t cap);
 /* Before a transfer of w is added: caps the connections HTTP/2 opens to
  * one per streams transfers in flight. */
-void engine__curl_tls_before_add(struct worker *w);
+void engine__curl_tls_before_add(struct transport_worker *w);
 /* The HTTP version of the reply e received, as ALPN names it ("h2",
  * "http/1.1"; static), or NULL when none came. */
 const char *engine__curl_tls_http_version(CURL *e);
 /* Requests in flight one connection may carry: [target] streams. */
-uint32_t engine__curl_tls_streams(const struct worker *w);
+uint32_t engine__curl_tls_streams(const struct transport_worker *w);
 /* Whether w's transfers may reuse connections: [target] keepalive, unless
  * this libcurl cannot reuse an h2c connection. */
-int engine__curl_tls_reuses(const struct worker *w);
+int engine__curl_tls_reuses(const struct transport_worker *w);
 
 /* curl/outcome.c: the transfer of s ended with code (CURLMSG_DONE, handle
  * removed). */
-void engine__curl_slot_done(struct slot *s, CURLcode code);
+void engine__curl_slot_done(struct transport_slot *s, CURLcode code);
 /* CURLOPT_PREREQFUNCTION, clientp the slot: libcurl is about to send the
  * request, perhaps again on its own (engine__curl_slot_prereq in
  * curl/outcome.c says when brink lets it). */
@@ -225,18 +234,18 @@ long engine__curl_large_buffer_for(uint32_t index);
 /* Clears what the last transfer of cs left, for the next one (or a retry). */
 void engine__curl_reset_transfer(struct curl_slot *cs);
 /* Hands the transfer of s to the worker's multi handle (engine__curl_uv_add). */
-void engine__curl_add(struct slot *s);
+void engine__curl_add(struct transport_slot *s);
 /* A connect that failed for a reason [target] unix_socket or ip made:
  * words (cap bytes) say so where libcurl's name neither. */
 void engine__curl_route_failed(const struct config_target *t, CURLcode code,
                                struct transfer_result *r, char *words, size_t cap);
 /* s waited in the connect queue past its connect deadline (never added). */
-void engine__curl_slot_expired(struct slot *s);
+void engine__curl_slot_expired(struct transport_slot *s);
 /* Frees the handles made ahead that no slot took (before the share goes). */
-void engine__curl_slot_free_spare(struct worker *w);
+void engine__curl_slot_free_spare(struct transport_worker *w);
 /* Sets libcurl's deadlines of s's transfer, its backstops: what is left of
  * them since its start, and CURL_BACKSTOP_MS. */
-void engine__curl_slot_set_deadlines(struct slot *s);
+void engine__curl_slot_set_deadlines(struct transport_slot *s);
 
 /* curl/code.c: libcurl's result in brink's terms. */
 /* The outcome of a transfer that ended with code: os_errno is

@@ -48,10 +48,10 @@ int engine__curl_slot_connected(CURL *e)
     return tls_us > 0 || sent_us > 0;
 }
 
-static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uint64_t *bytes_in,
-                   uint64_t *bytes_out, char *words, size_t words_cap)
+static void gather(struct transport_slot *s, CURLcode code, struct transfer_result *r,
+                   uint64_t *bytes_in, uint64_t *bytes_out, char *words, size_t words_cap)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
     long header_bytes = 0, request_bytes = 0, os_errno = 0;
     curl_off_t upload = 0, lookup_us = 0;
 
@@ -65,7 +65,7 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
      * read timeout on a kept-alive connection. */
     r->connected = engine__curl_slot_connected(cs->easy);
     if (r->http_status > 0)
-        s->w->iv.http_version = engine__curl_tls_http_version(cs->easy);
+        engine__worker_http_version(s->w, engine__curl_tls_http_version(cs->easy));
     if (cs->head.why) {
         r->outcome = TRANSFER_MALFORMED;
         snprintf(words, words_cap, "curl: %s", cs->head.why);
@@ -122,9 +122,9 @@ static void gather(struct slot *s, CURLcode code, struct transfer_result *r, uin
  * (a connection that carried none) the worker's last one, else the
  * protocol asked for.
  */
-static enum resend_cause resend_cause(struct slot *s, long os_errno)
+static enum resend_cause resend_cause(struct transport_slot *s, long os_errno)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
     int version = engine__curl_uv_port_version(s->w, cs->send_port);
 
     if (os_errno != 0)
@@ -132,7 +132,7 @@ static enum resend_cause resend_cause(struct slot *s, long os_errno)
     if (!cs->is_send_reused)
         return RESEND_REFUSED_STREAM;
     if (version == 0)
-        version = s->w->curl->last_version;
+        version = curl_worker_of(s->w)->last_version;
     if (version == 0)
         version = s->w->config->target.http_version == CONFIG_HTTP_1_1 ? 1 : 2;
     /* libcurl's words on a count of sends again run out are no words of
@@ -146,9 +146,9 @@ static enum resend_cause resend_cause(struct slot *s, long os_errno)
  * (counted by cause) or held. Once, unless it too met a cached connection
  * the server had closed (several users leave several): the server read
  * none of them, so each goes on, counted, up to libcurl's own five. */
-static int may_resend(struct slot *s, long os_errno)
+static int may_resend(struct transport_slot *s, long os_errno)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
     enum resend_cause cause = resend_cause(s, os_errno);
     int is_dead_again = cs->is_retried && cs->is_send_reused && cause == RESEND_CLOSED_IDLE &&
                         cs->n_sends <= CURL_SENDS_MAX;
@@ -166,9 +166,9 @@ static int may_resend(struct slot *s, long os_errno)
 
 /* Notes the connection of the send s begins: its local port, and whether
  * libcurl made it for this transfer (then nothing is known of it yet). */
-static void note_send(struct slot *s, long local_port)
+static void note_send(struct transport_slot *s, long local_port)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
     long connects = 0;
 
     curl_easy_getinfo(cs->easy, CURLINFO_NUM_CONNECTS, &connects);
@@ -182,8 +182,8 @@ static void note_send(struct slot *s, long local_port)
 int engine__curl_slot_prereq(void *clientp, char *conn_primary_ip, char *conn_local_ip,
                              int conn_primary_port, int conn_local_port)
 {
-    struct slot *s = clientp;
-    struct curl_slot *cs = s->curl;
+    struct transport_slot *s = clientp;
+    struct curl_slot *cs = curl_slot_of(s);
     long os_errno = 0;
     int ok;
 
@@ -205,9 +205,9 @@ int engine__curl_slot_prereq(void *clientp, char *conn_primary_ip, char *conn_lo
  * (CURL_RETRIES_SPENT after one send of this transfer): brink's rule decides
  * instead, and when it lets the request go, brink sends it.
  */
-static int is_spent_resend(struct slot *s, CURLcode code)
+static int is_spent_resend(struct transport_slot *s, CURLcode code)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
     long os_errno = 0;
 
     if ((code != CURLE_SEND_ERROR && code != CURLE_RECV_ERROR) || cs->is_held || cs->n_sends > 1 ||
@@ -252,9 +252,9 @@ static void held_result(struct curl_slot *cs, struct transfer_result *r, char *w
  * stream 3 was not closed cleanly before end of the underlying stream") where it would
  * send an HTTP/1.1 request again: the same rule applies.
  */
-static int is_dead_reuse(struct slot *s, CURLcode code)
+static int is_dead_reuse(struct transport_slot *s, CURLcode code)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
     long new_conns = 1, header_bytes = 1, os_errno = 0;
 
     if (cs->is_retried || cs->is_held || cs->body_bytes > 0 || cs->head.n_blocks > 0)
@@ -277,9 +277,9 @@ static int is_dead_reuse(struct slot *s, CURLcode code)
  * a new connection. libcurl 7.88 does so itself for a stream refused with
  * RST_STREAM, not for this one.
  */
-static int is_goaway_refused(struct slot *s, CURLcode code)
+static int is_goaway_refused(struct transport_slot *s, CURLcode code)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
 
     return code == CURLE_HTTP2 && cs->error[0] == '\0' && !cs->is_retried && !cs->is_held &&
            cs->body_bytes == 0 && cs->head.n_blocks == 0 &&
@@ -293,9 +293,9 @@ static int is_goaway_refused(struct slot *s, CURLcode code)
  * byte of any transfer that got one (STARTTRANSFER is 0 until then), from
  * PRETRANSFER, when the request starts to go out.
  */
-static void record_phases(struct slot *s)
+static void record_phases(struct transport_slot *s)
 {
-    CURL *e = s->curl->easy;
+    CURL *e = curl_slot_of(s)->easy;
     long new_conns = 0;
     curl_off_t dns = 0, connect = 0, tls = 0, pre = 0, first = 0;
 
@@ -317,9 +317,9 @@ static void record_phases(struct slot *s)
         engine__worker_phase(s->w, PHASE_TLS, (uint64_t)(tls - connect));
 }
 
-void engine__curl_slot_done(struct slot *s, CURLcode code)
+void engine__curl_slot_done(struct transport_slot *s, CURLcode code)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
     struct transfer_result r = {0};
     uint64_t in = 0, out = 0;
     char words[WORDS_MAX];

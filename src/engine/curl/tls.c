@@ -143,11 +143,12 @@ static void route_of(const struct config_target *t, const char *host, size_t hos
  * CONNECT_TO sends the connection to the URL's host whatever it is, a name
  * included, and libcurl takes an explicit Host as HTTP/2's :authority too.
  */
-static int make_rename(struct worker *w, size_t i, char *err, size_t err_len)
+static int make_rename(struct transport_worker *w, size_t i, char *err, size_t err_len)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     const struct workload_kind *k = workload_kind(w->workload, i);
     const char *name = w->config->target.server_name.value;
-    struct curl_rename *r = &w->curl->renames[i];
+    struct curl_rename *r = &cw->renames[i];
     struct authority a;
     char port[8], line[AUTHORITY_MAX + CONFIG_HOST_MAX + 16];
     size_t user_len, cap;
@@ -181,22 +182,22 @@ static int make_rename(struct worker *w, size_t i, char *err, size_t err_len)
     r->connect_to = curl_slist_append(NULL, line);
     if (!has_host_header(k)) {
         snprintf(line, sizeof(line), "Host: %.*s", (int)(k->url + a.end - a.host), a.host);
-        w->curl->kind_headers[i] = curl_slist_append(w->curl->kind_headers[i], line);
+        cw->kind_headers[i] = curl_slist_append(cw->kind_headers[i], line);
     }
-    if (!r->connect_to || !w->curl->kind_headers[i]) {
+    if (!r->connect_to || !cw->kind_headers[i]) {
         snprintf(err, err_len, "brink: engine: out of memory for server_name");
         return -ENOMEM;
     }
     return 0;
 }
 
-static int make_renames(struct worker *w, char *err, size_t err_len)
+static int make_renames(struct transport_worker *w, char *err, size_t err_len)
 {
     size_t n_kinds = workload_n_kinds(w->workload);
 
     if (!w->config->target.server_name.value)
         return 0;
-    w->curl->renames = xcalloc(n_kinds, sizeof(*w->curl->renames));
+    curl_worker_of(w)->renames = xcalloc(n_kinds, sizeof(*curl_worker_of(w)->renames));
     for (size_t i = 0; i < n_kinds; i++) {
         int rc = make_rename(w, i, err, err_len);
 
@@ -206,9 +207,10 @@ static int make_renames(struct worker *w, char *err, size_t err_len)
     return 0;
 }
 
-void engine__curl_tls_rename(const struct worker *w, size_t kind, char *url, size_t cap)
+void engine__curl_tls_rename(const struct transport_worker *w, size_t kind, char *url, size_t cap)
 {
-    const struct curl_rename *r = w->curl->renames ? &w->curl->renames[kind] : NULL;
+    const struct curl_rename *r =
+        curl_worker_of(w)->renames ? &curl_worker_of(w)->renames[kind] : NULL;
     size_t len;
 
     if (!r || !r->to)
@@ -232,68 +234,70 @@ void engine__curl_tls_rename(const struct worker *w, size_t kind, char *url, siz
  * fixed in 8.0.0). There, h2c opens one connection per request, and the
  * run says so once.
  */
-static void check_h2c(struct worker *w)
+static void check_h2c(struct transport_worker *w)
 {
     if (w->config->target.http_version != CONFIG_HTTP_H2C ||
         curl_version_info(CURLVERSION_NOW)->version_num >= 0x080000)
         return;
-    w->curl->is_h2c_single_use = 1;
+    curl_worker_of(w)->is_h2c_single_use = 1;
     if (w->id == 0)
         engine__worker_event(
             w, EV_NOTICE, 0,
             "h2c: this libcurl (before 8.0.0) cannot reuse an h2c connection: one connection per request, no streams");
 }
 
-int engine__curl_tls_init(struct worker *w, char *err, size_t err_len)
+int engine__curl_tls_init(struct transport_worker *w, char *err, size_t err_len)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     const struct config_target *t = &w->config->target;
     const char *env = getenv("SSL_CERT_FILE");
 
     /* libcurl reads no environment variable for its trust store (only the
      * curl tool does), so brink honours SSL_CERT_FILE itself. */
     if (t->ca_file.value)
-        w->curl->ca_file = xstrdup(t->ca_file.value);
+        cw->ca_file = xstrdup(t->ca_file.value);
     else if (env && env[0])
-        w->curl->ca_file = xstrdup(env);
+        cw->ca_file = xstrdup(env);
     if (t->tls_resume) {
         /* One worker's handles run on its thread alone: the share needs no
          * lock functions. */
-        w->curl->share = curl_share_init();
-        if (!w->curl->share || curl_share_setopt(w->curl->share, CURLSHOPT_SHARE,
-                                                 CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+        cw->share = curl_share_init();
+        if (!cw->share || curl_share_setopt(cw->share, CURLSHOPT_SHARE,
+                                            CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
             snprintf(err, err_len, "brink: engine: curl_share_init failed");
             return -ENOMEM;
         }
     }
     check_h2c(w);
     if (t->http_version != CONFIG_HTTP_1_1) {
-        curl_multi_setopt(w->curl->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+        curl_multi_setopt(cw->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
         /* A transfer joins a connection with fewer streams than this in
          * flight, else opens one: users / streams connections carry the load. */
-        curl_multi_setopt(w->curl->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, (long)t->streams);
+        curl_multi_setopt(cw->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, (long)t->streams);
     }
     return make_renames(w, err, err_len);
 }
 
-void engine__curl_tls_fini(struct worker *w)
+void engine__curl_tls_fini(struct transport_worker *w)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     size_t n_kinds = workload_n_kinds(w->workload);
 
-    for (size_t i = 0; w->curl->renames && i < n_kinds; i++) {
-        free(w->curl->renames[i].to);
-        curl_slist_free_all(w->curl->renames[i].connect_to);
+    for (size_t i = 0; cw->renames && i < n_kinds; i++) {
+        free(cw->renames[i].to);
+        curl_slist_free_all(cw->renames[i].connect_to);
     }
-    free(w->curl->renames);
-    w->curl->renames = NULL;
+    free(cw->renames);
+    cw->renames = NULL;
     /* Every easy handle was cleaned up: the share is no longer in use. */
-    if (w->curl->share)
-        curl_share_cleanup(w->curl->share);
-    w->curl->share = NULL;
-    free(w->curl->ca_file);
-    w->curl->ca_file = NULL;
+    if (cw->share)
+        curl_share_cleanup(cw->share);
+    cw->share = NULL;
+    free(cw->ca_file);
+    cw->ca_file = NULL;
 }
 
-uint32_t engine__curl_tls_streams(const struct worker *w)
+uint32_t engine__curl_tls_streams(const struct transport_worker *w)
 {
     const struct config_target *t = &w->config->target;
 
@@ -303,9 +307,9 @@ uint32_t engine__curl_tls_streams(const struct worker *w)
     return t->streams;
 }
 
-int engine__curl_tls_reuses(const struct worker *w)
+int engine__curl_tls_reuses(const struct transport_worker *w)
 {
-    return w->config->target.keepalive && !w->curl->is_h2c_single_use;
+    return w->config->target.keepalive && !curl_worker_of(w)->is_h2c_single_use;
 }
 
 /*
@@ -318,19 +322,20 @@ int engine__curl_tls_reuses(const struct worker *w)
  * in flight / streams, rounded up, makes them wait in libcurl's pending
  * list instead, from which each finished transfer lets one go.
  */
-void engine__curl_tls_before_add(struct worker *w)
+void engine__curl_tls_before_add(struct transport_worker *w)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     uint32_t streams = engine__curl_tls_streams(w);
     long want;
 
     if (streams <= 1)
         return;
-    want = (long)((w->in_flight - w->curl->queued.n + streams - 1) / streams);
+    want = (long)((engine__worker_in_flight(w) - cw->queued.n + streams - 1) / streams);
     if (want < 1)
         want = 1;
-    if (want != w->curl->host_conns_max) {
-        curl_multi_setopt(w->curl->multi, CURLMOPT_MAX_HOST_CONNECTIONS, want);
-        w->curl->host_conns_max = want;
+    if (want != cw->host_conns_max) {
+        curl_multi_setopt(cw->multi, CURLMOPT_MAX_HOST_CONNECTIONS, want);
+        cw->host_conns_max = want;
     }
 }
 
@@ -350,7 +355,7 @@ const char *engine__curl_tls_http_version(CURL *e)
 
 /* ---- Per easy handle -------------------------------------------------- */
 
-static void set_trust(struct worker *w, CURL *e)
+static void set_trust(struct transport_worker *w, CURL *e)
 {
     const struct config_target *t = &w->config->target;
 
@@ -362,8 +367,8 @@ static void set_trust(struct worker *w, CURL *e)
         curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
         return;
     }
-    if (w->curl->ca_file)
-        curl_easy_setopt(e, CURLOPT_CAINFO, w->curl->ca_file);
+    if (curl_worker_of(w)->ca_file)
+        curl_easy_setopt(e, CURLOPT_CAINFO, curl_worker_of(w)->ca_file);
     /* The store then comes from one file (libcurl's default bundle when
      * none is named), which is what libcurl caches: see the top. */
     curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
@@ -371,7 +376,7 @@ static void set_trust(struct worker *w, CURL *e)
     curl_easy_setopt(e, CURLOPT_CA_CACHE_TIMEOUT, -1L);
 }
 
-void engine__curl_tls_setup_easy(struct worker *w, CURL *e)
+void engine__curl_tls_setup_easy(struct transport_worker *w, CURL *e)
 {
     const struct config_target *t = &w->config->target;
 
@@ -381,8 +386,8 @@ void engine__curl_tls_setup_easy(struct worker *w, CURL *e)
     if (t->client_key.value)
         curl_easy_setopt(e, CURLOPT_SSLKEY, t->client_key.value);
     curl_easy_setopt(e, CURLOPT_SSLVERSION, tls_versions[t->tls_min]);
-    if (w->curl->share)
-        curl_easy_setopt(e, CURLOPT_SHARE, w->curl->share);
+    if (curl_worker_of(w)->share)
+        curl_easy_setopt(e, CURLOPT_SHARE, curl_worker_of(w)->share);
     else
         curl_easy_setopt(e, CURLOPT_SSL_SESSIONID_CACHE, 0L);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, http_versions[t->http_version]);

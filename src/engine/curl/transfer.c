@@ -28,8 +28,8 @@ long engine__curl_large_buffer_for(uint32_t index)
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 {
-    struct slot *s = userp;
-    struct curl_slot *cs = s->curl;
+    struct transport_slot *s = userp;
+    struct curl_slot *cs = curl_slot_of(s);
     size_t n = size * nmemb;
 
     cs->body_bytes += n;
@@ -134,10 +134,11 @@ static void keep_header(struct capture *cap, const char *line, size_t n)
  * follows redirects itself, as h1 does: libcurl's FOLLOWLOCATION would keep
  * a custom method, and neither re-sign nor send the jar's cookies.
  */
-static void take_header(struct slot *s, const char *line, size_t n)
+static void take_header(struct transport_slot *s, const char *line, size_t n)
 {
     const char *url = NULL;
-    int is_cookie = s->curl->rq->has_jar && n > 11 && strncasecmp(line, "set-cookie:", 11) == 0;
+    int is_cookie =
+        curl_slot_of(s)->rq->has_jar && n > 11 && strncasecmp(line, "set-cookie:", 11) == 0;
     int is_location =
         s->w->config->target.follow_redirects && n > 9 && strncasecmp(line, "location:", 9) == 0;
     size_t i = is_cookie ? 11 : 9;
@@ -148,7 +149,7 @@ static void take_header(struct slot *s, const char *line, size_t n)
         i++;
     while (n > i && (line[n - 1] == '\r' || line[n - 1] == '\n'))
         n--;
-    curl_easy_getinfo(s->curl->easy, CURLINFO_EFFECTIVE_URL, &url);
+    curl_easy_getinfo(curl_slot_of(s)->easy, CURLINFO_EFFECTIVE_URL, &url);
     if (url && is_cookie)
         engine__slot_cookie_set(s, url, line + i, n - i);
     else if (url)
@@ -158,18 +159,19 @@ static void take_header(struct slot *s, const char *line, size_t n)
 /* Notes the protocol of the connection of s's send by a status line of
  * its reply (libcurl writes "HTTP/2 200"): what libcurl's send again of a
  * request on it means (resend_cause). */
-static void learn_version(struct slot *s, const char *line, size_t n)
+static void learn_version(struct transport_slot *s, const char *line, size_t n)
 {
     if (n >= 6 && memcmp(line, "HTTP/", 5) == 0) {
-        s->w->curl->last_version = line[5] == '2' ? 2 : 1;
-        engine__curl_uv_port_version_set(s->w, s->curl->send_port, s->w->curl->last_version);
+        curl_worker_of(s->w)->last_version = line[5] == '2' ? 2 : 1;
+        engine__curl_uv_port_version_set(s->w, curl_slot_of(s)->send_port,
+                                         curl_worker_of(s->w)->last_version);
     }
 }
 
 static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
 {
-    struct slot *s = userp;
-    struct curl_slot *cs = s->curl;
+    struct transport_slot *s = userp;
+    struct curl_slot *cs = curl_slot_of(s);
     size_t n = size * nmemb;
 
     /* A script's request keeps its reply's headers for the script instead. */
@@ -187,7 +189,7 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
 
 /* [target] connect_to, unix_socket, proxy and ip, on e: the same for
  * every request. */
-static void set_route(struct worker *w, CURL *e, const struct config_target *t)
+static void set_route(struct transport_worker *w, CURL *e, const struct config_target *t)
 {
     static const long resolve[] = {
         [CONFIG_IP_ANY] = CURL_IPRESOLVE_WHATEVER,
@@ -201,8 +203,8 @@ static void set_route(struct worker *w, CURL *e, const struct config_target *t)
     curl_easy_setopt(e, CURLOPT_PROXY, t->proxy.value ? t->proxy.value : "");
     if (t->proxy.value)
         curl_easy_setopt(e, CURLOPT_NOPROXY, "");
-    if (w->curl->connect_to)
-        curl_easy_setopt(e, CURLOPT_CONNECT_TO, w->curl->connect_to);
+    if (curl_worker_of(w)->connect_to)
+        curl_easy_setopt(e, CURLOPT_CONNECT_TO, curl_worker_of(w)->connect_to);
     if (t->unix_socket.value)
         curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, t->unix_socket.value);
     curl_easy_setopt(e, CURLOPT_IPRESOLVE, resolve[t->ip]);
@@ -232,7 +234,7 @@ void engine__curl_route_failed(const struct config_target *t, CURLcode code,
 /* A handle with every option that does not name its slot: what costs
  * (curl_easy_init, the options' copies), done before the run when the
  * worker prepared a pool (prepare), else when a slot is made. */
-static struct curl_slot *new_handle(struct worker *w)
+static struct curl_slot *new_handle(struct transport_worker *w)
 {
     struct curl_slot *cs = xcalloc(1, sizeof(*cs));
     CURL *e = curl_easy_init();
@@ -271,42 +273,44 @@ static void free_handle(struct curl_slot *cs)
 }
 
 /* Makes n handles ahead, for the slots the run will make (open.c). */
-static void prepare(struct worker *w, uint32_t n)
+static void prepare(struct transport_worker *w, uint32_t n)
 {
-    struct curl_worker *cw = w->curl;
+    struct curl_worker *cw = curl_worker_of(w);
 
     cw->spare = xrealloc(cw->spare, ((size_t)cw->n_spare + n) * sizeof(*cw->spare));
     for (uint32_t i = 0; i < n; i++)
         cw->spare[cw->n_spare++] = new_handle(w);
 }
 
-void engine__curl_slot_free_spare(struct worker *w)
+void engine__curl_slot_free_spare(struct transport_worker *w)
 {
-    while (w->curl->n_spare > 0)
-        free_handle(w->curl->spare[--w->curl->n_spare]);
-    free(w->curl->spare);
-    w->curl->spare = NULL;
+    struct curl_worker *cw = curl_worker_of(w);
+
+    while (cw->n_spare > 0)
+        free_handle(cw->spare[--cw->n_spare]);
+    free(cw->spare);
+    cw->spare = NULL;
 }
 
-static void slot_init(struct slot *s)
+static void slot_init(struct transport_slot *s)
 {
-    struct worker *w = s->w;
-    struct curl_worker *cw = w->curl;
+    struct transport_worker *w = s->w;
+    struct curl_worker *cw = curl_worker_of(w);
     struct curl_slot *cs = cw->n_spare ? cw->spare[--cw->n_spare] : new_handle(w);
 
-    s->curl = cs;
+    s->priv = cs;
     cs->s = s;
     engine__curl_uv_setup_easy(w, s);
     curl_easy_setopt(cs->easy, CURLOPT_WRITEDATA, s);
     curl_easy_setopt(cs->easy, CURLOPT_HEADERDATA, s);
 }
 
-static void slot_fini(struct slot *s)
+static void slot_fini(struct transport_slot *s)
 {
-    if (!s->curl)
+    if (!curl_slot_of(s))
         return;
-    free_handle(s->curl);
-    s->curl = NULL;
+    free_handle(curl_slot_of(s));
+    s->priv = NULL;
 }
 
 /* The method and body of a request, on e. */
@@ -330,9 +334,9 @@ static void set_method(CURL *e, const char *method, const unsigned char *body, s
 
 /* A scenario script's request: method, body and header lines of its own,
  * set for each request (the next plain kind sets its own again). */
-static void set_request(struct slot *s, const struct scene_req *q)
+static void set_request(struct transport_slot *s, const struct scene_req *q)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
 
     set_method(cs->easy, q->method, q->body, q->body_len);
     curl_slist_free_all(cs->req_headers);
@@ -343,46 +347,46 @@ static void set_request(struct slot *s, const struct scene_req *q)
     if (q->body)
         cs->req_headers = curl_slist_append(cs->req_headers, "Expect:");
     curl_easy_setopt(cs->easy, CURLOPT_HTTPHEADER, cs->req_headers);
-    if (s->w->curl->renames)
-        curl_easy_setopt(cs->easy, CURLOPT_CONNECT_TO, s->w->curl->connect_to);
+    if (curl_worker_of(s->w)->renames)
+        curl_easy_setopt(cs->easy, CURLOPT_CONNECT_TO, curl_worker_of(s->w)->connect_to);
     cs->last_kind = SIZE_MAX;
 }
 
 /* The options that depend on the request kind, set when the kind changes. */
-static void set_kind(struct slot *s, size_t kind)
+static void set_kind(struct transport_slot *s, size_t kind)
 {
     const struct workload_kind *k = workload_kind(s->w->workload, kind);
-    CURL *e = s->curl->easy;
+    CURL *e = curl_slot_of(s)->easy;
 
     set_method(e, k->method, k->body, k->body_len);
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->w->curl->kind_headers[kind]);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, curl_worker_of(s->w)->kind_headers[kind]);
     /* A kind renamed for server_name has its own line, which carries the
      * connect_to route of its URL's host (curl/tls.c). */
-    if (s->w->curl->renames && s->w->curl->renames[kind].connect_to)
-        curl_easy_setopt(e, CURLOPT_CONNECT_TO, s->w->curl->renames[kind].connect_to);
-    else if (s->w->curl->renames)
-        curl_easy_setopt(e, CURLOPT_CONNECT_TO, s->w->curl->connect_to);
-    s->curl->last_kind = kind;
+    if (curl_worker_of(s->w)->renames && curl_worker_of(s->w)->renames[kind].connect_to)
+        curl_easy_setopt(e, CURLOPT_CONNECT_TO, curl_worker_of(s->w)->renames[kind].connect_to);
+    else if (curl_worker_of(s->w)->renames)
+        curl_easy_setopt(e, CURLOPT_CONNECT_TO, curl_worker_of(s->w)->connect_to);
+    curl_slot_of(s)->last_kind = kind;
 }
 
 /* What is left of limit_us since s started, in whole ms, at least 1 (0
  * would mean no limit to libcurl). */
-static long left_ms(const struct slot *s, uint64_t limit_us)
+static long left_ms(const struct transport_slot *s, uint64_t limit_us)
 {
-    uint64_t waited_us = (engine__worker_now_ns(s->w) - s->curl->rq->start_ns) / 1000;
+    uint64_t waited_us = (engine__worker_now_ns(s->w) - curl_slot_of(s)->rq->start_ns) / 1000;
 
     return limit_us > waited_us + 1000 ? (long)((limit_us - waited_us + 999) / 1000) : 1L;
 }
 
-void engine__curl_slot_set_deadlines(struct slot *s)
+void engine__curl_slot_set_deadlines(struct transport_slot *s)
 {
-    curl_easy_setopt(s->curl->easy, CURLOPT_TIMEOUT_MS,
+    curl_easy_setopt(curl_slot_of(s)->easy, CURLOPT_TIMEOUT_MS,
                      left_ms(s, engine__slot_timeout_us(s)) + CURL_BACKSTOP_MS);
-    curl_easy_setopt(s->curl->easy, CURLOPT_CONNECTTIMEOUT_MS,
+    curl_easy_setopt(curl_slot_of(s)->easy, CURLOPT_CONNECTTIMEOUT_MS,
                      left_ms(s, s->w->config->target.connect_timeout_us) + CURL_BACKSTOP_MS);
 }
 
-void engine__curl_slot_expired(struct slot *s)
+void engine__curl_slot_expired(struct transport_slot *s)
 {
     struct transfer_result r = {.outcome = TRANSFER_TIMEOUT};
     char what[96], words[WORDS_MAX];
@@ -415,9 +419,9 @@ void engine__curl_reset_transfer(struct curl_slot *cs)
  * into s, in nodes of s chained before head. libcurl derives Host from the
  * URL, as sigv4_sign does when given none. Returns the new head.
  */
-static struct curl_slist *sign(struct slot *s, const char *url, struct curl_slist *head)
+static struct curl_slist *sign(struct transport_slot *s, const char *url, struct curl_slist *head)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
     const struct sigv4_out *o = engine__slot_sign(s, url, strlen(url), NULL);
     size_t need = 0, at = 0;
 
@@ -447,9 +451,9 @@ static struct curl_slist *sign(struct slot *s, const char *url, struct curl_slis
  * cookie engine stays off (no CURLOPT_COOKIEFILE), so the jar is the
  * only one, as with h1.
  */
-static void set_request_headers(struct slot *s, const char *url, struct curl_slist *head)
+static void set_request_headers(struct transport_slot *s, const char *url, struct curl_slist *head)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
 
     if (workload_kind(s->w->workload, cs->rq->kind)->sigv4)
         head = sign(s, url, head);
@@ -465,17 +469,17 @@ static void set_request_headers(struct slot *s, const char *url, struct curl_sli
     curl_easy_setopt(cs->easy, CURLOPT_HTTPHEADER, head);
 }
 
-void engine__curl_add(struct slot *s)
+void engine__curl_add(struct transport_slot *s)
 {
     if (engine__curl_uv_add(s->w, s) != 0)
         xalloc_die("curl_multi_add_handle failed");
 }
 
-static void start(struct slot *s, const struct transport_request *rq)
+static void start(struct transport_slot *s, const struct transport_request *rq)
 {
-    struct worker *w = s->w;
-    struct curl_slot *cs = s->curl;
-    char *url = w->curl->url;
+    struct transport_worker *w = s->w;
+    struct curl_slot *cs = curl_slot_of(s);
+    char *url = curl_worker_of(w)->url;
     int len;
 
     cs->rq = rq;
@@ -510,14 +514,14 @@ static void start(struct slot *s, const struct transport_request *rq)
         /* The kind's lines without its credentials, for this hop only. */
         curl_slist_free_all(cs->cross_headers);
         cs->cross_headers = NULL;
-        for (struct curl_slist *l = w->curl->kind_headers[rq->kind]; l; l = l->next) {
+        for (struct curl_slist *l = curl_worker_of(w)->kind_headers[rq->kind]; l; l = l->next) {
             if (!engine__is_credential(l->data))
                 cs->cross_headers = curl_slist_append(cs->cross_headers, l->data);
         }
         cs->last_kind = SIZE_MAX;
         set_request_headers(s, url, cs->cross_headers);
     } else if (workload_kind(w->workload, rq->kind)->sigv4 || rq->has_jar) {
-        set_request_headers(s, url, w->curl->kind_headers[rq->kind]);
+        set_request_headers(s, url, curl_worker_of(w)->kind_headers[rq->kind]);
     }
     curl_easy_setopt(cs->easy, CURLOPT_URL, url);
     cs->is_retried = 0;
@@ -525,22 +529,23 @@ static void start(struct slot *s, const struct transport_request *rq)
     engine__curl_add(s);
 }
 
-static void abort_transfer(struct slot *s)
+static void abort_transfer(struct transport_slot *s)
 {
     engine__curl_uv_abort(s->w, s);
 }
 
-static int is_unsent(struct slot *s)
+static int is_unsent(struct transport_slot *s)
 {
+    struct curl_slot *cs = curl_slot_of(s);
     long port = 0;
     curl_off_t lookup_us = 0;
 
-    if (s->curl->is_queued)
+    if (cs->is_queued)
         return 1;
     /* Still resolving: no lookup time yet, and no connection (a reused one
      * has its port). */
-    curl_easy_getinfo(s->curl->easy, CURLINFO_PRIMARY_PORT, &port);
-    curl_easy_getinfo(s->curl->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
+    curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
+    curl_easy_getinfo(cs->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
     return port == 0 && lookup_us == 0;
 }
 

@@ -41,16 +41,19 @@ static void on_sock_closed(uv_handle_t *h)
 
 /* Forgets k and closes its poll handle; the fd stays open (libcurl or the
  * caller closes it). */
-static void sock_close(struct worker *w, struct sock *k)
+static void sock_close(struct transport_worker *w, struct sock *k)
 {
-    if (k->is_ours && (size_t)k->fd < w->curl->socks_cap && w->curl->socks[k->fd] == k)
-        w->curl->socks[k->fd] = NULL;
+    struct curl_worker *cw = curl_worker_of(w);
+
+    if (k->is_ours && (size_t)k->fd < cw->socks_cap && cw->socks[k->fd] == k)
+        cw->socks[k->fd] = NULL;
     if (!uv_is_closing((uv_handle_t *)&k->poll))
         uv_close((uv_handle_t *)&k->poll, on_sock_closed);
 }
 
-static struct sock *sock_new(struct worker *w, curl_socket_t fd, int is_ours)
+static struct sock *sock_new(struct transport_worker *w, curl_socket_t fd, int is_ours)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     struct sock *k = xcalloc(1, sizeof(*k));
 
     k->w = w;
@@ -61,33 +64,33 @@ static struct sock *sock_new(struct worker *w, curl_socket_t fd, int is_ours)
         return NULL;
     }
     if (is_ours) {
-        if ((size_t)fd >= w->curl->socks_cap) {
-            size_t cap = w->curl->socks_cap ? w->curl->socks_cap : 1024;
+        if ((size_t)fd >= cw->socks_cap) {
+            size_t cap = cw->socks_cap ? cw->socks_cap : 1024;
 
             while (cap <= (size_t)fd)
                 cap *= 2;
-            w->curl->socks = xrealloc(w->curl->socks, cap * sizeof(*w->curl->socks));
-            memset(w->curl->socks + w->curl->socks_cap, 0,
-                   (cap - w->curl->socks_cap) * sizeof(*w->curl->socks));
-            w->curl->socks_cap = cap;
+            cw->socks = xrealloc(cw->socks, cap * sizeof(*cw->socks));
+            memset(cw->socks + cw->socks_cap, 0, (cap - cw->socks_cap) * sizeof(*cw->socks));
+            cw->socks_cap = cap;
         }
         /* A stale entry is a socket libcurl closed without telling us. */
-        if (w->curl->socks[fd])
-            sock_close(w, w->curl->socks[fd]);
-        w->curl->socks[fd] = k;
+        if (cw->socks[fd])
+            sock_close(w, cw->socks[fd]);
+        cw->socks[fd] = k;
     }
     return k;
 }
 
-static void check_multi_info(struct worker *w)
+static void check_multi_info(struct transport_worker *w)
 {
     CURLMsg *msg;
     int left;
 
-    while (!w->is_done && (msg = curl_multi_info_read(w->curl->multi, &left)) != NULL) {
+    while (!engine__worker_is_done(w) &&
+           (msg = curl_multi_info_read(curl_worker_of(w)->multi, &left)) != NULL) {
         CURL *easy;
         CURLcode code;
-        struct slot *s = NULL;
+        struct transport_slot *s = NULL;
 
         if (msg->msg != CURLMSG_DONE)
             continue;
@@ -95,8 +98,8 @@ static void check_multi_info(struct worker *w)
         code = msg->data.result;
         curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&s);
         /* msg is invalid once its handle is removed: read it first. */
-        curl_multi_remove_handle(w->curl->multi, easy);
-        uv_timer_stop(&s->curl->deadline);
+        curl_multi_remove_handle(curl_worker_of(w)->multi, easy);
+        uv_timer_stop(&curl_slot_of(s)->deadline);
         engine__curl_slot_done(s, code);
     }
 }
@@ -105,23 +108,24 @@ static void check_multi_info(struct worker *w)
  * the transfers added since the last call inside it (every call runs the
  * timers due), connects included, so its time per connect opened is what
  * a connect costs now, and no connect promised at an add is pending after. */
-static void act(struct worker *w, curl_socket_t fd, int flags)
+static void act(struct transport_worker *w, curl_socket_t fd, int flags)
 {
-    uint32_t opened = w->curl->opened;
+    struct curl_worker *cw = curl_worker_of(w);
+    uint32_t opened = cw->opened;
     uint64_t t0 = uv_hrtime();
     int running;
 
-    curl_multi_socket_action(w->curl->multi, fd, flags, &running);
-    w->curl->acts++;
-    if (w->curl->opened != opened)
-        pace_took(&w->pace, w->curl->opened - opened, uv_hrtime() - t0);
-    w->curl->promised = 0;
+    curl_multi_socket_action(cw->multi, fd, flags, &running);
+    cw->acts++;
+    if (cw->opened != opened)
+        pace_took(&w->pace, cw->opened - opened, uv_hrtime() - t0);
+    cw->promised = 0;
 }
 
 static void on_poll(uv_poll_t *p, int status, int events)
 {
     struct sock *k = container_of(p, struct sock, poll);
-    struct worker *w = k->w;
+    struct transport_worker *w = k->w;
     int flags = 0;
 
     if (status < 0) {
@@ -148,7 +152,7 @@ static void on_poll(uv_poll_t *p, int status, int events)
 
 static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
 {
-    struct worker *w = userp;
+    struct transport_worker *w = userp;
     struct sock *k = socketp;
     int events = 0;
 
@@ -162,18 +166,18 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *
         } else {
             /* Not ours (the resolver's wake-up pipe): libcurl closes it
              * itself, so the poll handle must go now. */
-            curl_multi_assign(w->curl->multi, fd, NULL);
+            curl_multi_assign(curl_worker_of(w)->multi, fd, NULL);
             sock_close(w, k);
         }
         return 0;
     }
     if (!k) {
-        k = (size_t)fd < w->curl->socks_cap ? w->curl->socks[fd] : NULL;
+        k = (size_t)fd < curl_worker_of(w)->socks_cap ? curl_worker_of(w)->socks[fd] : NULL;
         if (!k)
             k = sock_new(w, fd, 0);
         if (!k)
             return -1;
-        curl_multi_assign(w->curl->multi, fd, k);
+        curl_multi_assign(curl_worker_of(w)->multi, fd, k);
     }
     if (what & CURL_POLL_IN)
         events |= UV_READABLE;
@@ -189,7 +193,7 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *
     return uv_poll_start(&k->poll, events, on_poll) == 0 ? 0 : -1;
 }
 
-static void curl_timeout(struct worker *w)
+static void curl_timeout(struct transport_worker *w)
 {
     act(w, CURL_SOCKET_TIMEOUT, 0);
     check_multi_info(w);
@@ -197,22 +201,22 @@ static void curl_timeout(struct worker *w)
 
 static void on_curl_timer(uv_timer_t *t)
 {
-    curl_timeout(container_of(t->loop, struct worker, loop));
+    curl_timeout(container_of(t->loop, struct transport_worker, loop));
 }
 
 static void on_curl_now(uv_idle_t *i)
 {
     uv_idle_stop(i);
-    curl_timeout(container_of(i->loop, struct worker, loop));
+    curl_timeout(container_of(i->loop, struct transport_worker, loop));
 }
 
 static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 {
-    struct worker *w = userp;
+    struct transport_worker *w = userp;
 
     (void)multi;
-    uv_timer_stop(&w->curl->timer);
-    uv_idle_stop(&w->curl->now);
+    uv_timer_stop(&curl_worker_of(w)->timer);
+    uv_idle_stop(&curl_worker_of(w)->now);
     if (timeout_ms < 0)
         return 0;
     /*
@@ -223,30 +227,32 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
      * curl's example would cap one virtual user at 1000 requests/s.
      */
     if (timeout_ms == 0)
-        return uv_idle_start(&w->curl->now, on_curl_now) == 0 ? 0 : -1;
-    return uv_timer_start(&w->curl->timer, on_curl_timer, (uint64_t)timeout_ms, 0) == 0 ? 0 : -1;
+        return uv_idle_start(&curl_worker_of(w)->now, on_curl_now) == 0 ? 0 : -1;
+    return uv_timer_start(&curl_worker_of(w)->timer, on_curl_timer, (uint64_t)timeout_ms, 0) == 0
+               ? 0
+               : -1;
 }
 
 static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *addr)
 {
-    struct slot *s = clientp;
-    struct worker *w = s->w;
+    struct transport_slot *s = clientp;
+    struct transport_worker *w = s->w;
     int fd;
 
     (void)purpose;
     fd = socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
     if (fd < 0) {
         /* Kept for the classifier: EMFILE is brink's limit, not the server's. */
-        s->curl->open_errno = errno;
+        curl_slot_of(s)->open_errno = errno;
         return CURL_SOCKET_BAD;
     }
     if (!sock_new(w, fd, 1)) {
-        s->curl->open_errno = ENOMEM;
+        curl_slot_of(s)->open_errno = ENOMEM;
         close(fd);
         return CURL_SOCKET_BAD;
     }
     w->fds_used++;
-    w->curl->opened++;
+    curl_worker_of(w)->opened++;
     engine__worker_conn_opened(w);
     return fd;
 }
@@ -256,7 +262,7 @@ static curl_socket_t on_open_socket(void *clientp, curlsocktype purpose, struct 
 static void close_sock_now(struct closing *x)
 {
     struct sock *k = container_of(x, struct sock, closing);
-    struct worker *w = k->w;
+    struct transport_worker *w = k->w;
     int fd = k->fd;
 
     if (!uv_is_closing((uv_handle_t *)&k->poll))
@@ -271,15 +277,16 @@ static void close_sock_now(struct closing *x)
  * out no event for it, and its number is not reused while it waits. */
 static int on_close_socket(void *clientp, curl_socket_t fd)
 {
-    struct worker *w = clientp;
-    struct sock *k = (size_t)fd < w->curl->socks_cap ? w->curl->socks[fd] : NULL;
+    struct transport_worker *w = clientp;
+    struct sock *k =
+        (size_t)fd < curl_worker_of(w)->socks_cap ? curl_worker_of(w)->socks[fd] : NULL;
 
     if (!k) {
         w->fds_used--;
         engine__worker_conn_closed(w);
         return close(fd);
     }
-    w->curl->socks[fd] = NULL;
+    curl_worker_of(w)->socks[fd] = NULL;
     k->is_polling = 0;
     uv_poll_stop(&k->poll);
     closer_close(&w->closer, &k->closing, close_sock_now);
@@ -287,68 +294,70 @@ static int on_close_socket(void *clientp, curl_socket_t fd)
 }
 
 /* The header lists of the request kinds, built once per worker. */
-static void build_kind_headers(struct worker *w)
+static void build_kind_headers(struct transport_worker *w)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     const struct workload *wl = w->workload;
     size_t n_kinds = workload_n_kinds(wl);
 
-    w->curl->kind_headers = xcalloc(n_kinds, sizeof(*w->curl->kind_headers));
+    cw->kind_headers = xcalloc(n_kinds, sizeof(*cw->kind_headers));
     for (size_t i = 0; i < n_kinds; i++) {
         const struct workload_kind *k = workload_kind(wl, i);
 
         for (size_t j = 0; j < k->n_headers; j++)
-            w->curl->kind_headers[i] = curl_slist_append(w->curl->kind_headers[i], k->headers[j]);
+            cw->kind_headers[i] = curl_slist_append(cw->kind_headers[i], k->headers[j]);
         /* A body must not wait a second for "100 Continue". */
         if (k->body)
-            w->curl->kind_headers[i] = curl_slist_append(w->curl->kind_headers[i], "Expect:");
+            cw->kind_headers[i] = curl_slist_append(cw->kind_headers[i], "Expect:");
     }
 }
 
-void engine__curl_uv_fini(struct worker *w)
+void engine__curl_uv_fini(struct transport_worker *w)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     size_t n_kinds = workload_n_kinds(w->workload);
 
-    if (!w->curl)
+    if (!cw)
         return;
     /* Before the share goes (tls_fini): the handles still name it. */
     engine__curl_slot_free_spare(w);
     engine__curl_tls_fini(w);
-    for (size_t i = 0; w->curl->kind_headers && i < n_kinds; i++)
-        curl_slist_free_all(w->curl->kind_headers[i]);
-    free(w->curl->kind_headers);
-    curl_slist_free_all(w->curl->connect_to);
-    free(w->curl);
-    w->curl = NULL;
+    for (size_t i = 0; cw->kind_headers && i < n_kinds; i++)
+        curl_slist_free_all(cw->kind_headers[i]);
+    free(cw->kind_headers);
+    curl_slist_free_all(cw->connect_to);
+    free(cw);
+    w->priv = NULL;
 }
 
-int engine__curl_uv_init(struct worker *w, char *err, size_t err_len)
+int engine__curl_uv_init(struct transport_worker *w, char *err, size_t err_len)
 {
     CURLM *multi = curl_multi_init();
+    struct curl_worker *cw;
     int rc;
 
     if (!multi) {
         snprintf(err, err_len, "brink: engine: curl_multi_init failed");
         return -ENOMEM;
     }
-    w->curl = xcalloc(1, sizeof(*w->curl));
-    w->curl->multi = multi;
-    curl_multi_setopt(w->curl->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-    curl_multi_setopt(w->curl->multi, CURLMOPT_SOCKETDATA, w);
-    curl_multi_setopt(w->curl->multi, CURLMOPT_TIMERFUNCTION, on_timer);
-    curl_multi_setopt(w->curl->multi, CURLMOPT_TIMERDATA, w);
+    cw = w->priv = xcalloc(1, sizeof(*cw));
+    cw->multi = multi;
+    curl_multi_setopt(cw->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(cw->multi, CURLMOPT_SOCKETDATA, w);
+    curl_multi_setopt(cw->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(cw->multi, CURLMOPT_TIMERDATA, w);
     /* The default cache follows the number of handles added, which drops
      * every time a slot's transfer ends and would close idle keep-alive
      * connections; hold one per possible virtual user instead. */
-    curl_multi_setopt(w->curl->multi, CURLMOPT_MAXCONNECTS, (long)w->max_concurrency + 16);
-    uv_timer_init(&w->loop, &w->curl->timer);
-    uv_idle_init(&w->loop, &w->curl->now);
-    uv_idle_init(&w->loop, &w->curl->paced);
-    w->curl->paced.data = w;
+    curl_multi_setopt(cw->multi, CURLMOPT_MAXCONNECTS, (long)w->max_concurrency + 16);
+    uv_timer_init(&w->loop, &cw->timer);
+    uv_idle_init(&w->loop, &cw->now);
+    uv_idle_init(&w->loop, &cw->paced);
+    cw->paced.data = w;
     build_kind_headers(w);
     /* libcurl reads the lines as they are written in the config. */
     for (uint32_t i = 0; i < w->config->target.n_connect_to; i++)
-        w->curl->connect_to =
-            curl_slist_append(w->curl->connect_to, w->config->target.connect_to[i].value);
+        cw->connect_to = curl_slist_append(cw->connect_to, w->config->target.connect_to[i].value);
     rc = engine__curl_tls_init(w, err, err_len);
     if (rc != 0) {
         /* The caller closes only its own handles on a failed init. */
@@ -359,20 +368,21 @@ int engine__curl_uv_init(struct worker *w, char *err, size_t err_len)
 }
 
 /* Options every easy handle of the worker shares, set once per slot. */
-void engine__curl_uv_setup_easy(struct worker *w, struct slot *s)
+void engine__curl_uv_setup_easy(struct transport_worker *w, struct transport_slot *s)
 {
-    CURL *e = s->curl->easy;
+    struct curl_slot *cs = curl_slot_of(s);
+    CURL *e = cs->easy;
 
     curl_easy_setopt(e, CURLOPT_PRIVATE, s);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, s->curl->error);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, cs->error);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, s);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, w);
     curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, engine__curl_slot_prereq);
     curl_easy_setopt(e, CURLOPT_PREREQDATA, s);
-    uv_timer_init(&w->loop, &s->curl->deadline);
+    uv_timer_init(&w->loop, &cs->deadline);
 }
 
 /* Adds the transfer of s to the multi handle; is_connect: it needs a new
@@ -382,67 +392,69 @@ void engine__curl_uv_setup_easy(struct worker *w, struct slot *s)
  * cost a scan, and every pass that added some hundreds of ms. A retry
  * after a dead reused connection, and a run that reuses none, always
  * connect afresh. */
-static int add_now(struct worker *w, struct slot *s, int is_connect)
+static int add_now(struct transport_worker *w, struct transport_slot *s, int is_connect)
 {
-    long is_fresh = is_connect || s->curl->is_retried || !engine__curl_tls_reuses(w);
+    struct curl_slot *cs = curl_slot_of(s);
+    long is_fresh = is_connect || cs->is_retried || !engine__curl_tls_reuses(w);
 
-    curl_easy_setopt(s->curl->easy, CURLOPT_FRESH_CONNECT, is_fresh);
-    s->curl->added_ns = engine__worker_now_ns(w);
-    s->curl->added_at_act = w->curl->acts;
+    curl_easy_setopt(cs->easy, CURLOPT_FRESH_CONNECT, is_fresh);
+    cs->added_ns = engine__worker_now_ns(w);
+    cs->added_at_act = curl_worker_of(w)->acts;
     engine__curl_slot_set_deadlines(s);
     engine__curl_tls_before_add(w);
-    return curl_multi_add_handle(w->curl->multi, s->curl->easy) == CURLM_OK ? 0 : -ENOMEM;
+    return curl_multi_add_handle(curl_worker_of(w)->multi, cs->easy) == CURLM_OK ? 0 : -ENOMEM;
 }
 
 /* Whether the transfer of s, about to be added, needs a new connection:
  * every transfer libcurl runs holds a stream of one (one stream a
  * connection but with HTTP/2's streams), and it takes a free one (of the
  * sockets open, or promised this pass) before it opens another. */
-static int needs_connect(const struct worker *w)
+static int needs_connect(const struct transport_worker *w)
 {
     uint64_t streams = engine__curl_tls_streams(w);
     /* Sockets waiting for their close (closer.h) carry nothing. */
     uint64_t conns = w->fds_used - closer_waiting(&w->closer);
 
-    return w->in_flight - w->curl->queued.n > (conns + w->curl->promised) * streams;
+    return engine__worker_in_flight(w) - curl_worker_of(w)->queued.n >
+           (conns + curl_worker_of(w)->promised) * streams;
 }
 
-static void unlink_queued(struct worker *w, struct slot *s)
+static void unlink_queued(struct transport_worker *w, struct transport_slot *s)
 {
-    dlist_remove(&w->curl->queued, &s->curl->queue);
-    s->curl->is_queued = 0;
+    dlist_remove(&curl_worker_of(w)->queued, &curl_slot_of(s)->queue);
+    curl_slot_of(s)->is_queued = 0;
 }
 
 /* The oldest queued slot, or NULL. */
-static struct slot *oldest_queued(const struct worker *w)
+static struct transport_slot *oldest_queued(const struct transport_worker *w)
 {
-    struct dlist_node *x = w->curl->queued.head;
+    struct dlist_node *x = curl_worker_of(w)->queued.head;
 
     return x ? container_of(x, struct curl_slot, queue)->s : NULL;
 }
 
-static struct slot *pop_queued(struct worker *w)
+static struct transport_slot *pop_queued(struct transport_worker *w)
 {
-    struct slot *s = oldest_queued(w);
+    struct transport_slot *s = oldest_queued(w);
 
     unlink_queued(w, s);
     return s;
 }
 
-static int is_expired(const struct slot *s, uint64_t now_ns)
+static int is_expired(const struct transport_slot *s, uint64_t now_ns)
 {
     uint64_t limit_us = engine__slot_connect_limit_us(s);
 
     /* Within a millisecond of it counts: libcurl's deadlines are whole ms,
      * and one that ends before the transfer began to resolve its host
      * would read as a dns failure. */
-    return now_ns - s->curl->rq->start_ns + 1000000 >= limit_us * 1000;
+    return now_ns - curl_slot_of(s)->rq->start_ns + 1000000 >= limit_us * 1000;
 }
 
 /* s waited in the queue past its connect deadline (unlinked). */
-static void expire(struct slot *s)
+static void expire(struct transport_slot *s)
 {
-    uv_timer_stop(&s->curl->deadline);
+    uv_timer_stop(&curl_slot_of(s)->deadline);
     engine__curl_slot_expired(s);
 }
 
@@ -451,17 +463,17 @@ static void expire(struct slot *s)
 static void on_deadline(uv_timer_t *t);
 
 /* Arms the deadline of s limit_us after its start. */
-static void arm_deadline(struct slot *s, uint64_t limit_us)
+static void arm_deadline(struct transport_slot *s, uint64_t limit_us)
 {
-    engine__slot_arm(s, &s->curl->deadline, on_deadline, limit_us);
+    engine__slot_arm(s, &curl_slot_of(s)->deadline, on_deadline, limit_us);
 }
 
 /* Writes into the error buffer of s what libcurl says of a transfer whose
  * deadline passed where it stands: resolving, connecting, in the TLS
  * handshake, or connected (counted, as libcurl counts, from the add). */
-static void timeout_words(struct slot *s, long port, int connected, curl_off_t lookup_us)
+static void timeout_words(struct transport_slot *s, long port, int connected, curl_off_t lookup_us)
 {
-    struct curl_slot *cs = s->curl;
+    struct curl_slot *cs = curl_slot_of(s);
     unsigned long long after_ms = (engine__worker_now_ns(s->w) - cs->added_ns) / 1000000;
 
     if (port > 0 && !connected)
@@ -496,32 +508,32 @@ static void timeout_words(struct slot *s, long port, int connected, curl_off_t l
 static void on_deadline(uv_timer_t *t)
 {
     struct curl_slot *cs = container_of(t, struct curl_slot, deadline);
-    struct slot *s = cs->s;
-    struct worker *w = s->w;
+    struct transport_slot *s = cs->s;
+    struct transport_worker *w = s->w;
     uint64_t timeout_us = engine__slot_timeout_us(s);
     long port = 0;
     int connected;
     curl_off_t lookup_us = 0;
 
-    if (!s->is_in_flight || w->is_done)
+    if (!s->is_in_flight || engine__worker_is_done(w))
         return;
     if (cs->is_queued) {
         unlink_queued(w, s);
         engine__curl_slot_expired(s);
         return;
     }
-    if (cs->added_at_act == w->curl->acts) {
+    if (cs->added_at_act == curl_worker_of(w)->acts) {
         uv_timer_start(t, on_deadline, 1, 0);
         return;
     }
     curl_easy_getinfo(cs->easy, CURLINFO_PRIMARY_PORT, &port);
     connected = engine__curl_slot_connected(cs->easy);
-    if (connected && engine__worker_now_ns(w) - s->curl->rq->start_ns < timeout_us * 1000) {
+    if (connected && engine__worker_now_ns(w) - curl_slot_of(s)->rq->start_ns < timeout_us * 1000) {
         arm_deadline(s, timeout_us);
         return;
     }
     curl_easy_getinfo(cs->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
-    curl_multi_remove_handle(w->curl->multi, cs->easy);
+    curl_multi_remove_handle(curl_worker_of(w)->multi, cs->easy);
     timeout_words(s, port, connected, lookup_us);
     engine__curl_slot_done(s, CURLE_OPERATION_TIMEDOUT);
 }
@@ -536,14 +548,14 @@ static void on_deadline(uv_timer_t *t)
  */
 static void on_paced(uv_idle_t *i)
 {
-    struct worker *w = i->data;
+    struct transport_worker *w = i->data;
     uint64_t now = engine__worker_now_ns(w);
 
-    while (!w->is_done && oldest_queued(w) && is_expired(oldest_queued(w), now))
+    while (!engine__worker_is_done(w) && oldest_queued(w) && is_expired(oldest_queued(w), now))
         expire(pop_queued(w));
-    while (!w->is_done && oldest_queued(w) && pace_left(&w->pace) > 0 &&
+    while (!engine__worker_is_done(w) && oldest_queued(w) && pace_left(&w->pace) > 0 &&
            !closer_is_busy(&w->closer)) {
-        struct slot *s = pop_queued(w);
+        struct transport_slot *s = pop_queued(w);
 
         if (is_expired(s, engine__worker_now_ns(w))) {
             expire(s);
@@ -551,42 +563,45 @@ static void on_paced(uv_idle_t *i)
         }
 
         pace_begun(&w->pace, 1);
-        w->curl->promised++;
+        curl_worker_of(w)->promised++;
         if (add_now(w, s, 1) != 0)
             xalloc_die("curl_multi_add_handle failed");
     }
-    if (!oldest_queued(w) || w->is_done)
+    if (!oldest_queued(w) || engine__worker_is_done(w))
         uv_idle_stop(i);
 }
 
-int engine__curl_uv_add(struct worker *w, struct slot *s)
+int engine__curl_uv_add(struct transport_worker *w, struct transport_slot *s)
 {
+    struct curl_worker *cw = curl_worker_of(w);
     int is_connect = needs_connect(w);
 
     arm_deadline(s, engine__slot_connect_limit_us(s));
     if (is_connect) {
         if (oldest_queued(w) || pace_left(&w->pace) == 0 || closer_is_busy(&w->closer)) {
             /* Behind those queued before it: a burst opens in its order. */
-            s->curl->is_queued = 1;
-            dlist_push_tail(&w->curl->queued, &s->curl->queue);
-            return uv_idle_start(&w->curl->paced, on_paced) == 0 ? 0 : -ENOMEM;
+            curl_slot_of(s)->is_queued = 1;
+            dlist_push_tail(&cw->queued, &curl_slot_of(s)->queue);
+            return uv_idle_start(&cw->paced, on_paced) == 0 ? 0 : -ENOMEM;
         }
         pace_begun(&w->pace, 1);
-        w->curl->promised++;
+        cw->promised++;
     }
     return add_now(w, s, is_connect);
 }
 
-void engine__curl_uv_abort(struct worker *w, struct slot *s)
+void engine__curl_uv_abort(struct transport_worker *w, struct transport_slot *s)
 {
-    uv_timer_stop(&s->curl->deadline);
-    if (s->curl->is_queued) {
+    struct curl_slot *cs = curl_slot_of(s);
+
+    uv_timer_stop(&cs->deadline);
+    if (cs->is_queued) {
         unlink_queued(w, s);
         return;
     }
     /* Removing a transfer that has not finished makes libcurl close its
      * connection: the server sees a client that went away mid-stream. */
-    curl_multi_remove_handle(w->curl->multi, s->curl->easy);
+    curl_multi_remove_handle(curl_worker_of(w)->multi, cs->easy);
 }
 
 /* The connections are the multi handle's, in its cache: with fewer users
@@ -594,36 +609,41 @@ void engine__curl_uv_abort(struct worker *w, struct slot *s)
  * it holds more closes its oldest idle one (libcurl's rule), so those of
  * the users that left go as the transfers of the rest end. More users
  * make it as large as at the start again. */
-void engine__curl_uv_users_changed(struct worker *w, uint32_t n)
+void engine__curl_uv_users_changed(struct transport_worker *w, uint32_t n)
 {
-    long max = n < w->curl->users ? (n > 0 ? (long)n : 1) : (long)w->max_concurrency + 16;
+    struct curl_worker *cw = curl_worker_of(w);
+    long max = n < cw->users ? (n > 0 ? (long)n : 1) : (long)w->max_concurrency + 16;
 
-    w->curl->users = n;
-    curl_multi_setopt(w->curl->multi, CURLMOPT_MAXCONNECTS, max);
+    cw->users = n;
+    curl_multi_setopt(cw->multi, CURLMOPT_MAXCONNECTS, max);
 }
 
-void engine__curl_uv_close(struct worker *w)
+void engine__curl_uv_close(struct transport_worker *w)
 {
+    struct curl_worker *cw = curl_worker_of(w);
+
     /* Connections live in the multi handle's cache: cleaning it up closes
      * them through on_close_socket, which closes their poll handles. */
-    for (uint32_t i = 0; i < w->n_slots; i++) {
-        if (w->slots[i]->is_in_flight && !w->slots[i]->curl->is_queued)
-            curl_multi_remove_handle(w->curl->multi, w->slots[i]->curl->easy);
-        uv_close((uv_handle_t *)&w->slots[i]->curl->deadline, NULL);
+    for (uint32_t i = 0; i < engine__worker_n_slots(w); i++) {
+        struct transport_slot *s = engine__worker_slot(w, i);
+
+        if (s->is_in_flight && !curl_slot_of(s)->is_queued)
+            curl_multi_remove_handle(cw->multi, curl_slot_of(s)->easy);
+        uv_close((uv_handle_t *)&curl_slot_of(s)->deadline, NULL);
     }
-    dlist_init(&w->curl->queued);
-    curl_multi_cleanup(w->curl->multi);
-    w->curl->multi = NULL;
-    for (size_t fd = 0; fd < w->curl->socks_cap; fd++) {
-        if (w->curl->socks[fd])
-            sock_close(w, w->curl->socks[fd]);
+    dlist_init(&cw->queued);
+    curl_multi_cleanup(cw->multi);
+    cw->multi = NULL;
+    for (size_t fd = 0; fd < cw->socks_cap; fd++) {
+        if (cw->socks[fd])
+            sock_close(w, cw->socks[fd]);
     }
-    free(w->curl->socks);
-    w->curl->socks = NULL;
-    w->curl->socks_cap = 0;
-    uv_close((uv_handle_t *)&w->curl->timer, NULL);
-    uv_close((uv_handle_t *)&w->curl->now, NULL);
-    uv_close((uv_handle_t *)&w->curl->paced, NULL);
+    free(cw->socks);
+    cw->socks = NULL;
+    cw->socks_cap = 0;
+    uv_close((uv_handle_t *)&cw->timer, NULL);
+    uv_close((uv_handle_t *)&cw->now, NULL);
+    uv_close((uv_handle_t *)&cw->paced, NULL);
 }
 
 int engine__curl_uv_global_init(char *err, size_t err_len)
@@ -647,21 +667,21 @@ const char *engine__curl_version(void)
     return curl_version_info(CURLVERSION_NOW)->version;
 }
 
-int engine__curl_uv_port_version(const struct worker *w, long port)
+int engine__curl_uv_port_version(const struct transport_worker *w, long port)
 {
     uint8_t bit;
 
     if (port <= 0 || port > 65535)
         return 0;
     bit = (uint8_t)(1u << (port & 7));
-    if (w->curl->h2_ports[port >> 3] & bit)
+    if (curl_worker_of(w)->h2_ports[port >> 3] & bit)
         return 2;
-    return (w->curl->h1_ports[port >> 3] & bit) ? 1 : 0;
+    return (curl_worker_of(w)->h1_ports[port >> 3] & bit) ? 1 : 0;
 }
 
-void engine__curl_uv_port_version_set(struct worker *w, long port, int version)
+void engine__curl_uv_port_version_set(struct transport_worker *w, long port, int version)
 {
-    struct curl_worker *c = w->curl;
+    struct curl_worker *c = curl_worker_of(w);
     uint8_t bit;
 
     if (port <= 0 || port > 65535)

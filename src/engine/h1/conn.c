@@ -65,7 +65,7 @@ static void close_now(struct closing *x)
 void engine__h1_conn_close(struct h1_conn *c)
 {
     if (c->s)
-        c->s->h1->conn = NULL;
+        h1_slot_of(c->s)->conn = NULL;
     c->s = NULL;
     if (c->is_let_go)
         return;
@@ -200,7 +200,7 @@ int engine__h1_conn_send(struct h1_conn *c, const char *head, size_t len, const 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     struct h1_conn *c = container_of((uv_tcp_t *)h, struct h1_conn, tcp);
-    struct h1_worker *hw = engine__h1_worker_of(h)->h1;
+    struct h1_worker *hw = h1_worker_of(engine__h1_worker_of(h));
 
     (void)suggested;
     if (c->tls)
@@ -211,7 +211,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 
 void engine__h1_conn_deliver(struct h1_conn *c)
 {
-    struct h1_worker *hw = engine__h1_worker_of((uv_handle_t *)&c->tcp)->h1;
+    struct h1_worker *hw = h1_worker_of(engine__h1_worker_of((uv_handle_t *)&c->tcp));
     char why[H1_TLS_WHY_MAX];
     enum h1_tls_state st;
     size_t got;
@@ -241,18 +241,18 @@ void engine__h1_conn_deliver(struct h1_conn *c)
 }
 
 /* The connection is up: its protocol is chosen, once. */
-static void up(struct slot *s, struct h1_conn *c)
+static void up(struct transport_slot *s, struct h1_conn *c)
 {
-    if (s->h1->h2 && engine__h2_ready(s, c) == 0)
+    if (h1_slot_of(s)->h2 && engine__h2_ready(s, c) == 0)
         return;
     c->proto = &engine__h1_http1;
     engine__h1_http1_up(s);
 }
 
 /* The handshake of s's connection goes as far as the bytes read allow. */
-static void handshake_step(struct slot *s)
+static void handshake_step(struct transport_slot *s)
 {
-    struct h1_conn *c = s->h1->conn;
+    struct h1_conn *c = h1_slot_of(s)->conn;
     char why[H1_TLS_WHY_MAX];
     enum h1_tls_state st = h1_tls_handshake(c->tls, why, sizeof(why));
     int rc;
@@ -316,17 +316,17 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 /* ---- Connected -------------------------------------------------------- */
 
 /* c, the connection of s, is established: TLS begins, or it is up. */
-void engine__h1_connected(struct slot *s, struct h1_conn *c)
+void engine__h1_connected(struct transport_slot *s, struct h1_conn *c)
 {
     int status;
 
     engine__worker_phase(s->w, PHASE_CONNECT, (uv_hrtime() - c->begun_ns) / 1000);
-    s->w->h1->addr_at = s->h1->addr_i;
+    h1_worker_of(s->w)->addr_at = h1_slot_of(s)->addr_i;
     c->is_connected = 1;
     if (engine__h1_addr_of(s)->ss_family != AF_UNIX)
         uv_tcp_nodelay(&c->tcp, 1);
-    if (s->w->h1->tls) {
-        c->tls = h1_tls_conn_new(s->w->h1->tls);
+    if (h1_worker_of(s->w)->tls) {
+        c->tls = h1_tls_conn_new(h1_worker_of(s->w)->tls);
         c->tls_start_ns = uv_hrtime();
     }
     status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);

@@ -24,11 +24,11 @@ static int is_address_error(int err)
            err == UV_EADDRNOTAVAIL || err == UV_EAFNOSUPPORT;
 }
 
-static void connect_from(struct slot *s, uint32_t i);
+static void connect_from(struct transport_slot *s, uint32_t i);
 
 /* What a failed connect of s says: "connect", and the path of a unix
  * socket, which the errno's words alone would not name. */
-static const char *connect_what(const struct slot *s, char *buf, size_t cap)
+static const char *connect_what(const struct transport_slot *s, char *buf, size_t cap)
 {
     const struct sockaddr_storage *a = engine__h1_addr_of(s);
 
@@ -43,14 +43,14 @@ static const char *connect_what(const struct slot *s, char *buf, size_t cap)
 static void on_connect(uv_connect_t *req, int status)
 {
     struct h1_conn *c = container_of(req, struct h1_conn, connect);
-    struct slot *s = c->s;
+    struct transport_slot *s = c->s;
 
     if (status == UV_ECANCELED || !s)
         return;
     if (status < 0) {
-        if (is_address_error(status) && s->h1->n_tried < s->w->h1->addrs.n) {
+        if (is_address_error(status) && h1_slot_of(s)->n_tried < h1_worker_of(s->w)->addrs.n) {
             engine__h1_conn_close(c);
-            connect_from(s, s->h1->addr_i + 1);
+            connect_from(s, h1_slot_of(s)->addr_i + 1);
             return;
         }
         engine__h1_fail(s, TRANSFER_CONNECT, -status, "connect");
@@ -83,11 +83,12 @@ static int unix_connect(uv_tcp_t *tcp, const struct sockaddr_un *sun)
 /* Starts a connection of s to the target's address i. Returns 0 when it
  * is under way, 1 when it is already established (a unix socket), or the
  * error of the connect (the connection is then closing). */
-static int conn_try(struct slot *s, uint32_t i)
+static int conn_try(struct transport_slot *s, uint32_t i)
 {
-    struct worker *w = s->w;
+    struct h1_slot *h = h1_slot_of(s);
+    struct transport_worker *w = s->w;
     struct h1_conn *c = xcalloc(1, sizeof(*c));
-    const struct sockaddr_storage *a = &w->h1->addrs.at[i];
+    const struct sockaddr_storage *a = &h1_worker_of(w)->addrs.at[i];
     uint64_t t0 = uv_hrtime();
     int rc;
 
@@ -103,9 +104,9 @@ static int conn_try(struct slot *s, uint32_t i)
     w->fds_used++;
     c->begun_ns = t0;
     c->s = s;
-    s->h1->conn = c;
-    s->h1->addr_i = i;
-    s->h1->n_tried++;
+    h->conn = c;
+    h->addr_i = i;
+    h->n_tried++;
     if (rc < 0) {
         engine__h1_conn_close(c);
         return rc;
@@ -117,23 +118,23 @@ static int conn_try(struct slot *s, uint32_t i)
 
 /* Connects s to the target's address i (modulo their number), or to the
  * next ones while a connect fails at once for want of an address. */
-static void connect_from(struct slot *s, uint32_t i)
+static void connect_from(struct transport_slot *s, uint32_t i)
 {
-    uint32_t n = s->w->h1->addrs.n;
+    uint32_t n = h1_worker_of(s->w)->addrs.n;
     char what[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
     int rc;
 
     while ((rc = conn_try(s, i % n)) < 0) {
         /* No socket (EMFILE) or no local port (EADDRNOTAVAIL on every
          * address) are brink's own limits, which classify.c shows apart. */
-        if (!is_address_error(rc) || s->h1->n_tried >= n) {
+        if (!is_address_error(rc) || h1_slot_of(s)->n_tried >= n) {
             engine__h1_fail(s, TRANSFER_CONNECT, -rc, connect_what(s, what, sizeof(what)));
             return;
         }
         i++;
     }
     if (rc == 1) {
-        engine__h1_connected(s, s->h1->conn);
+        engine__h1_connected(s, h1_slot_of(s)->conn);
         return;
     }
     /* The deadline counts from the request's start, whatever address. */
@@ -143,11 +144,11 @@ static void connect_from(struct slot *s, uint32_t i)
 /* s needs the target's addresses: it waits for the worker's lookup (the
  * one running, else a new one) within its connect deadline, as libcurl
  * counts its lookups in the connect timeout. */
-static void wait_for_addrs(struct slot *s)
+static void wait_for_addrs(struct transport_slot *s)
 {
-    struct h1_worker *hw = s->w->h1;
+    struct h1_worker *hw = h1_worker_of(s->w);
     const struct h1_setup *p = h1_setup_of(s->w);
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
     int rc;
 
     if (!hw->lookup) {
@@ -203,10 +204,10 @@ void engine__h1_on_resolved(uv_async_t *a)
 
 /* The pass's budget of new connections is spent: s connects in a later
  * pass, behind those queued before it, within its connect deadline. */
-static void queue_connect(struct slot *s)
+static void queue_connect(struct transport_slot *s)
 {
-    struct h1_worker *hw = s->w->h1;
-    struct h1_slot *h = s->h1;
+    struct h1_worker *hw = h1_worker_of(s->w);
+    struct h1_slot *h = h1_slot_of(s);
 
     h->is_queued = 1;
     dlist_push_tail(&hw->queued, &h->in_line);
@@ -226,7 +227,7 @@ void engine__h1_unlink_queued(struct h1_worker *hw, struct h1_slot *h)
 void engine__h1_on_paced(uv_idle_t *i)
 {
     struct h1_worker *hw = container_of(i, struct h1_worker, paced);
-    struct worker *w = engine__h1_worker_of((uv_handle_t *)i);
+    struct transport_worker *w = engine__h1_worker_of((uv_handle_t *)i);
 
     while (hw->queued.head && pace_left(&w->pace) > 0 && !closer_is_busy(&w->closer)) {
         struct h1_slot *h = container_of(hw->queued.head, struct h1_slot, in_line);
@@ -239,11 +240,11 @@ void engine__h1_on_paced(uv_idle_t *i)
         uv_idle_stop(i);
 }
 
-void engine__h1_conn_open(struct slot *s)
+void engine__h1_conn_open(struct transport_slot *s)
 {
-    struct h1_worker *hw = s->w->h1;
+    struct h1_worker *hw = h1_worker_of(s->w);
 
-    s->h1->n_tried = 0;
+    h1_slot_of(s)->n_tried = 0;
     if (!hw->has_addrs)
         wait_for_addrs(s);
     else if (hw->queued.head || pace_left(&s->w->pace) == 0 || closer_is_busy(&s->w->closer))

@@ -30,16 +30,17 @@
 
 #include "engine/h1/internal.h"
 
-static const struct config *config_of(const struct slot *s)
+static const struct config *config_of(const struct transport_slot *s)
 {
     return s->w->config;
 }
 
 /* ---- Completion ------------------------------------------------------- */
 
-static void complete(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *words)
+static void complete(struct transport_slot *s, enum transfer_outcome outcome, int os_errno,
+                     const char *words)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
     struct transfer_result r = {0};
     char tagged[WORDS_MAX + 8];
 
@@ -91,10 +92,11 @@ void engine__h1_unlink_pending(struct h1_worker *hw, struct h1_slot *h)
 
 /* The transfer of s failed: complete it now, or, inside start, on the next
  * loop pass (engine__slot_done would start the next request inside this one). */
-void engine__h1_fail(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what)
+void engine__h1_fail(struct transport_slot *s, enum transfer_outcome outcome, int os_errno,
+                     const char *what)
 {
-    struct h1_slot *h = s->h1;
-    struct h1_worker *hw = s->w->h1;
+    struct h1_slot *h = h1_slot_of(s);
+    struct h1_worker *hw = h1_worker_of(s->w);
 
     /* strerror's words, so that classify does not repeat them. */
     if (os_errno)
@@ -132,9 +134,9 @@ void engine__h1_fail(struct slot *s, enum transfer_outcome outcome, int os_errno
  * The head is filled in again: the same {seq} and {vu}, new {rand} and
  * {uuid}.
  */
-static int retried(struct slot *s, int err)
+static int retried(struct transport_slot *s, int err)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
 
     if (h->is_retried || !h->conn || h->conn->n_sent < 2 || h->resp.raw_bytes > 0 ||
         (err != UV_EOF && err != UV_EPIPE) || !engine__slot_may_resend(s, RESEND_CLOSED_IDLE))
@@ -147,9 +149,9 @@ static int retried(struct slot *s, int err)
 
 static void on_timeout(uv_timer_t *t);
 
-static void send_request(struct slot *s)
+static void send_request(struct transport_slot *s)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
     struct h1_conn *c = h->conn;
     char why[H1_TLS_WHY_MAX];
     const unsigned char *body;
@@ -169,21 +171,21 @@ static void send_request(struct slot *s)
         engine__h1_fail(s, TRANSFER_SEND, -rc, "write");
 }
 
-static void replied(struct slot *s, size_t used, size_t n)
+static void replied(struct transport_slot *s, size_t used, size_t n)
 {
-    struct h1_conn *c = s->h1->conn;
+    struct h1_conn *c = h1_slot_of(s)->conn;
 
     /* Bytes after the reply, or a request still being written, leave the
      * connection in no state to carry another request. */
-    if (!config_of(s)->target.keepalive || !h1_resp_keeps_alive(&s->h1->resp) || used != n ||
-        c->is_writing)
+    if (!config_of(s)->target.keepalive || !h1_resp_keeps_alive(&h1_slot_of(s)->resp) ||
+        used != n || c->is_writing)
         engine__h1_conn_close(c);
     complete(s, TRANSFER_OK, 0, "");
 }
 
-static void on_data(struct slot *s, const char *data, size_t n)
+static void on_data(struct transport_slot *s, const char *data, size_t n)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
     size_t used;
 
     if (h->resp.raw_bytes == 0)
@@ -196,9 +198,9 @@ static void on_data(struct slot *s, const char *data, size_t n)
     }
 }
 
-static void on_read_error(struct slot *s, ssize_t nread)
+static void on_read_error(struct transport_slot *s, ssize_t nread)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
 
     if (nread != UV_EOF) {
         if (!retried(s, (int)nread))
@@ -255,9 +257,9 @@ const struct h1_proto engine__h1_http1 = {
     .write_failed = http1_write_failed,
 };
 
-void engine__h1_http1_up(struct slot *s)
+void engine__h1_http1_up(struct transport_slot *s)
 {
-    s->h1->was_connected = 1;
+    h1_slot_of(s)->was_connected = 1;
     engine__h1_arm_timer(s, engine__slot_timeout_us(s));
     send_request(s);
 }
@@ -265,15 +267,15 @@ void engine__h1_http1_up(struct slot *s)
 /* ---- Deadlines -------------------------------------------------------- */
 
 /* Arms the timer of s to fire limit_us after the request started. */
-void engine__h1_arm_timer(struct slot *s, uint64_t limit_us)
+void engine__h1_arm_timer(struct transport_slot *s, uint64_t limit_us)
 {
-    engine__slot_arm(s, &s->h1->timer, on_timeout, limit_us);
+    engine__slot_arm(s, &h1_slot_of(s)->timer, on_timeout, limit_us);
 }
 
 static void on_timeout(uv_timer_t *t)
 {
     struct h1_slot *h = container_of(t, struct h1_slot, timer);
-    struct slot *s = h->s;
+    struct transport_slot *s = h->s;
     char what[WORDS_MAX];
 
     if (!s->is_in_flight || h->is_pending)
@@ -284,28 +286,29 @@ static void on_timeout(uv_timer_t *t)
     }
     if (h->is_looking_up) {
         /* complete() makes the timeout a dns failure, as libcurl's is. */
-        dlist_remove(&s->w->h1->waiting, &h->in_line);
-        snprintf(
-            what, sizeof(what), "no answer to the name lookup within %llu ms",
-            (unsigned long long)((engine__worker_now_ns(s->w) - s->h1->rq->start_ns) / 1000000));
+        dlist_remove(&h1_worker_of(s->w)->waiting, &h->in_line);
+        snprintf(what, sizeof(what), "no answer to the name lookup within %llu ms",
+                 (unsigned long long)((engine__worker_now_ns(s->w) - h1_slot_of(s)->rq->start_ns) /
+                                      1000000));
         engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
     if (h->is_queued) {
         /* Never connected: connect_timeout, with brink's own reason. */
-        engine__h1_unlink_queued(s->w->h1, h);
+        engine__h1_unlink_queued(h1_worker_of(s->w), h);
         engine__slot_queued_words(s, what, sizeof(what));
         engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
     if (h->conn && h->conn->tls && !h->conn->is_tls_ready) {
-        snprintf(
-            what, sizeof(what), "TLS handshake not done within %llu ms",
-            (unsigned long long)((engine__worker_now_ns(s->w) - s->h1->rq->start_ns) / 1000000));
+        snprintf(what, sizeof(what), "TLS handshake not done within %llu ms",
+                 (unsigned long long)((engine__worker_now_ns(s->w) - h1_slot_of(s)->rq->start_ns) /
+                                      1000000));
         engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
         return;
     }
     snprintf(what, sizeof(what), "no reply within %llu ms",
-             (unsigned long long)((engine__worker_now_ns(s->w) - s->h1->rq->start_ns) / 1000000));
+             (unsigned long long)((engine__worker_now_ns(s->w) - h1_slot_of(s)->rq->start_ns) /
+                                  1000000));
     engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
 }

@@ -37,16 +37,16 @@
 #define H2_CONN_WINDOW (16u << 20)  /* bytes all of a connection's replies may */
 #define H2_REPLY_LINE 15            /* bytes of "HTTP/2 NNN \r\n\r\n", counted as HTTP/1.1's */
 
-static struct h2_worker *h2_of(const struct slot *s)
+static struct h2_worker *h2_of(const struct transport_slot *s)
 {
-    return s->w->h1->h2;
+    return h1_worker_of(s->w)->h2;
 }
 
 /* ---- Membership ------------------------------------------------------- */
 
 static void set_free(struct h2_conn *hc)
 {
-    struct h2_worker *x = hc->w->h1->h2;
+    struct h2_worker *x = h1_worker_of(hc->w)->h2;
     int want = !hc->is_dead && !hc->is_goaway && !hc->is_spent && hc->slots.n < x->streams;
 
     if (want == hc->is_free)
@@ -60,7 +60,7 @@ static void set_free(struct h2_conn *hc)
 
 void engine__h2_mark_dirty(struct h2_conn *hc)
 {
-    struct h2_worker *x = hc->w->h1->h2;
+    struct h2_worker *x = h1_worker_of(hc->w)->h2;
 
     if (hc->is_dirty || !hc->session || hc->is_dead)
         return;
@@ -68,19 +68,21 @@ void engine__h2_mark_dirty(struct h2_conn *hc)
     dlist_push_tail(&x->dirty, &hc->in_dirty);
 }
 
-static void attach(struct slot *s, struct h2_conn *hc)
+static void attach(struct transport_slot *s, struct h2_conn *hc)
 {
-    s->h1->h2 = hc;
-    s->h1->stream_id = 0;
-    dlist_push_tail(&hc->slots, &s->h1->in_h2);
+    struct h1_slot *h = h1_slot_of(s);
+
+    h->h2 = hc;
+    h->stream_id = 0;
+    dlist_push_tail(&hc->slots, &h->in_h2);
     set_free(hc);
 }
 
 /* s lets go of its connection; a connection the server said goodbye to
  * closes with its last stream. */
-static void detach(struct slot *s)
+static void detach(struct transport_slot *s)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
     struct h2_conn *hc = h->h2;
 
     if (h->stream_id && hc->session)
@@ -93,12 +95,12 @@ static void detach(struct slot *s)
         engine__h2_conn_lost(hc, TRANSFER_OK, 0, "");
 }
 
-static struct h2_conn *conn_new(struct worker *w)
+static struct h2_conn *conn_new(struct transport_worker *w)
 {
     struct h2_conn *hc = xcalloc(1, sizeof(*hc));
 
     hc->w = w;
-    dlist_push_tail(&w->h1->h2->all, &hc->in_all);
+    dlist_push_tail(&h1_worker_of(w)->h2->all, &hc->in_all);
     set_free(hc);
     return hc;
 }
@@ -107,7 +109,7 @@ static struct h2_conn *conn_new(struct worker *w)
  * carries it, else when its socket has closed (engine__h2_conn_free). */
 static void conn_retire(struct h2_conn *hc)
 {
-    struct h2_worker *x = hc->w->h1->h2;
+    struct h2_worker *x = h1_worker_of(hc->w)->h2;
 
     hc->is_dead = 1;
     set_free(hc);
@@ -154,9 +156,9 @@ static ssize_t read_body(nghttp2_session *session, int32_t stream_id, uint8_t *b
 }
 
 /* Sends the request of s on a new stream of its open connection. */
-static void submit(struct slot *s)
+static void submit(struct transport_slot *s)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
     struct h2_conn *hc = h->h2;
     struct h2_worker *x = h2_of(s);
     nghttp2_data_provider body = {.read_callback = read_body};
@@ -193,10 +195,10 @@ static void submit(struct slot *s)
 
 /* The request of s takes a stream: on a connection with one free, unless
  * is_fresh asks for a new connection. */
-static void start_on(struct slot *s, int is_fresh)
+static void start_on(struct transport_slot *s, int is_fresh)
 {
     struct h2_worker *x = h2_of(s);
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
     struct h2_conn *hc;
 
     h->has_end = 0;
@@ -218,7 +220,7 @@ static void start_on(struct slot *s, int is_fresh)
     engine__h1_conn_open(s);
 }
 
-void engine__h2_start(struct slot *s)
+void engine__h2_start(struct transport_slot *s)
 {
     start_on(s, 0);
 }
@@ -229,7 +231,7 @@ void engine__h2_start(struct slot *s)
  * end (nghttp2 is not re-entered). */
 static void stream_ended(struct h1_slot *h, enum transfer_outcome outcome, const char *words)
 {
-    struct h2_worker *x = h->s->w->h1->h2;
+    struct h2_worker *x = h1_worker_of(h->s->w)->h2;
 
     detach(h->s);
     h->outcome = outcome;
@@ -243,9 +245,9 @@ static void stream_ended(struct h1_slot *h, enum transfer_outcome outcome, const
 
 /* Whether a request that got nothing of its reply goes once more, on a
  * new connection, for cause (counted by engine__slot_may_resend). */
-static int retried(struct slot *s, enum resend_cause cause)
+static int retried(struct transport_slot *s, enum resend_cause cause)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
 
     if (h->is_retried || h->resp.raw_bytes > 0 || !s->is_in_flight ||
         !engine__slot_may_resend(s, cause))
@@ -260,7 +262,7 @@ void engine__h2_complete_done(struct h2_worker *x)
 {
     while (x->done) {
         struct h1_slot *h = x->done;
-        struct slot *s = h->s;
+        struct transport_slot *s = h->s;
         struct transfer_result r = {0};
         char words[WORDS_MAX];
 
@@ -279,7 +281,7 @@ void engine__h2_complete_done(struct h2_worker *x)
         r.outcome = TRANSFER_OK;
         r.http_status = h->resp.status;
         r.connected = 1;
-        s->w->iv.http_version = "h2";
+        engine__worker_http_version(s->w, "h2");
         engine__slot_done(s, &r, h->resp.raw_bytes, h->bytes_out, "");
     }
 }
@@ -321,7 +323,7 @@ void engine__h2_conn_lost(struct h2_conn *hc, enum transfer_outcome outcome, int
     set_free(hc);
     while ((x = dlist_pop_head(&hc->slots)) != NULL) {
         struct h1_slot *h = container_of(x, struct h1_slot, in_h2);
-        struct slot *s = h->s;
+        struct transport_slot *s = h->s;
         enum transfer_outcome o = outcome;
         int was_processed = hc->is_goaway && h->stream_id <= hc->last_stream_id;
         int cause = lost_cause(hc, h, o, os_errno);
@@ -521,7 +523,7 @@ static int on_close(nghttp2_session *session, int32_t id, uint32_t code, void *u
 /* ---- Connections opening and open ------------------------------------- */
 
 /* Says once per run which version the server picked by ALPN. */
-static void tell(struct worker *w, int is_h2)
+static void tell(struct transport_worker *w, int is_h2)
 {
     if (!h1_setup_of(w)->is_tls || atomic_exchange(&h1_setup_of(w)->h2_told, 1))
         return;
@@ -539,7 +541,7 @@ static nghttp2_session *session_new(struct h2_conn *hc)
     };
     nghttp2_session *session;
 
-    if (nghttp2_session_client_new(&session, hc->w->h1->h2->callbacks, hc) != 0)
+    if (nghttp2_session_client_new(&session, h1_worker_of(hc->w)->h2->callbacks, hc) != 0)
         xalloc_die("nghttp2");
     nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, settings,
                             sizeof(settings) / sizeof(settings[0]));
@@ -547,9 +549,9 @@ static nghttp2_session *session_new(struct h2_conn *hc)
     return session;
 }
 
-int engine__h2_ready(struct slot *s, struct h1_conn *c)
+int engine__h2_ready(struct transport_slot *s, struct h1_conn *c)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
     struct h2_conn *hc = h->h2;
     int is_h2 = !c->tls || h1_tls_is_h2(c->tls);
     struct dlist_node *x, *next;
@@ -559,7 +561,7 @@ int engine__h2_ready(struct slot *s, struct h1_conn *c)
     if (!is_h2) {
         /* HTTP/1.1 from here on: s on c, every other request on a
          * connection of its own. */
-        s->w->h1->is_h2 = 0;
+        h1_worker_of(s->w)->is_h2 = 0;
         detach(s);
         while ((x = dlist_pop_head(&hc->slots)) != NULL) {
             struct h1_slot *o = container_of(x, struct h1_slot, in_h2);
@@ -610,9 +612,10 @@ static void hand_over(struct h2_conn *hc)
     engine__h1_conn_open(to->s);
 }
 
-void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what)
+void engine__h2_leave(struct transport_slot *s, enum transfer_outcome outcome, int os_errno,
+                      const char *what)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
     struct h2_conn *hc = h->h2;
     struct dlist_node *x;
 
@@ -642,12 +645,12 @@ void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errn
     conn_retire(hc);
 }
 
-void engine__h2_timeout(struct slot *s)
+void engine__h2_timeout(struct transport_slot *s)
 {
     char what[WORDS_MAX];
-    unsigned long long ms = (engine__worker_now_ns(s->w) - s->h1->rq->start_ns) / 1000000;
+    unsigned long long ms = (engine__worker_now_ns(s->w) - h1_slot_of(s)->rq->start_ns) / 1000000;
 
-    if (s->h1->stream_id)
+    if (h1_slot_of(s)->stream_id)
         snprintf(what, sizeof(what), "no reply within %llu ms", ms);
     else
         snprintf(what, sizeof(what), "no HTTP/2 connection open within %llu ms", ms);
@@ -656,7 +659,7 @@ void engine__h2_timeout(struct slot *s)
 
 /* ---- The worker ------------------------------------------------------- */
 
-void engine__h2_init(struct worker *w)
+void engine__h2_init(struct transport_worker *w)
 {
     struct h2_worker *x = xcalloc(1, sizeof(*x));
     nghttp2_session_callbacks *cb;
@@ -676,13 +679,13 @@ void engine__h2_init(struct worker *w)
     dlist_init(&x->dirty);
     uv_prepare_init(&w->loop, &x->flush);
     uv_prepare_start(&x->flush, engine__h2_on_flush);
-    w->h1->h2 = x;
-    w->h1->is_h2 = 1;
+    h1_worker_of(w)->h2 = x;
+    h1_worker_of(w)->is_h2 = 1;
 }
 
-void engine__h2_close(struct worker *w)
+void engine__h2_close(struct transport_worker *w)
 {
-    struct h2_worker *x = w->h1->h2;
+    struct h2_worker *x = h1_worker_of(w)->h2;
     struct dlist_node *n;
 
     if (!x)
@@ -712,9 +715,9 @@ void engine__h2_close(struct worker *w)
     uv_close((uv_handle_t *)&x->flush, NULL);
 }
 
-void engine__h2_fini(struct worker *w)
+void engine__h2_fini(struct transport_worker *w)
 {
-    struct h2_worker *x = w->h1->h2;
+    struct h2_worker *x = h1_worker_of(w)->h2;
 
     if (!x)
         return;
@@ -722,5 +725,5 @@ void engine__h2_fini(struct worker *w)
     h2_head_free(&x->head);
     free(x->out);
     free(x);
-    w->h1->h2 = NULL;
+    h1_worker_of(w)->h2 = NULL;
 }

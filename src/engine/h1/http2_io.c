@@ -28,7 +28,7 @@ static int take(struct h2_conn *hc, const char *data, size_t n)
         return 0;
     }
     snprintf(words, sizeof(words), "HTTP/2: %s", nghttp2_strerror((int)rc));
-    engine__h2_complete_done(hc->w->h1->h2);
+    engine__h2_complete_done(h1_worker_of(hc->w)->h2);
     engine__h2_conn_lost(hc, TRANSFER_MALFORMED, 0, words);
     return -1;
 }
@@ -58,7 +58,7 @@ static void http2_data(struct h1_conn *c, const char *data, size_t n)
  * not re-entered). */
 static void http2_read_done(struct h1_conn *c)
 {
-    engine__h2_complete_done(engine__h1_worker_of((uv_handle_t *)&c->tcp)->h1->h2);
+    engine__h2_complete_done(h1_worker_of(engine__h1_worker_of((uv_handle_t *)&c->tcp))->h2);
 }
 
 static void http2_ended(struct h1_conn *c, int err, const char *tls_why)
@@ -68,7 +68,7 @@ static void http2_ended(struct h1_conn *c, int err, const char *tls_why)
 
     if (!hc || hc->is_dead)
         return;
-    x = hc->w->h1->h2;
+    x = h1_worker_of(hc->w)->h2;
     if (tls_why)
         read_ended(hc, 0, TRANSFER_TLS, tls_why);
     else
@@ -92,7 +92,7 @@ const struct h1_proto engine__h1_http2 = {
  * records). */
 static void flush(struct h2_conn *hc)
 {
-    struct h2_worker *x = hc->w->h1->h2;
+    struct h2_worker *x = h1_worker_of(hc->w)->h2;
     struct h1_conn *c = hc->c;
     char why[H1_TLS_WHY_MAX];
     size_t n = 0;

@@ -83,13 +83,13 @@ struct h1_conn {
     const struct h1_proto *proto; /* once it is up, else NULL */
     uv_connect_t connect;
     uv_write_t write;
-    struct slot *s;         /* NULL once the slot let go of it */
-    char *copy;             /* what an asynchronous write still sends */
-    uint32_t n_sent;        /* requests sent on it */
-    uint64_t begun_ns;      /* uv_hrtime when its connect began */
-    int is_counted;         /* engine__worker_conn_opened counted it: closing uncounts it */
-    int is_let_go;          /* engine__h1_conn_close took it: closed, or waiting to be */
-    struct closing closing; /* its close, in the worker's closer (closer.h) */
+    struct transport_slot *s; /* NULL once the slot let go of it */
+    char *copy;               /* what an asynchronous write still sends */
+    uint32_t n_sent;          /* requests sent on it */
+    uint64_t begun_ns;        /* uv_hrtime when its connect began */
+    int is_counted;           /* engine__worker_conn_opened counted it: closing uncounts it */
+    int is_let_go;            /* engine__h1_conn_close took it: closed, or waiting to be */
+    struct closing closing;   /* its close, in the worker's closer (closer.h) */
     int is_connected;
     int is_writing;            /* writes in progress (TLS may queue several) */
     struct h1_tls_conn *tls;   /* https, once connected, else NULL */
@@ -108,7 +108,7 @@ struct tls_write {
 
 struct h1_slot {
     uv_timer_t timer; /* the request's (or the connect's) deadline */
-    struct slot *s;
+    struct transport_slot *s;
     const struct transport_request *rq; /* the one in flight, or the last */
     struct h1_conn *conn;
     struct h1_resp resp;
@@ -147,37 +147,49 @@ struct h1_slot {
     struct h1_slot *next_done;
 };
 
-static inline struct worker *engine__h1_worker_of(uv_handle_t *h)
+/* The h1 state behind a worker's and a slot's view (their priv). */
+static inline struct h1_worker *h1_worker_of(const struct transport_worker *w)
 {
-    return container_of(h->loop, struct worker, loop);
+    return w->priv;
+}
+
+static inline struct h1_slot *h1_slot_of(const struct transport_slot *s)
+{
+    return s->priv;
+}
+
+static inline struct transport_worker *engine__h1_worker_of(uv_handle_t *h)
+{
+    return container_of(h->loop, struct transport_worker, loop);
 }
 
 /* The address of the target that s connects to, or did. */
-static inline const struct sockaddr_storage *engine__h1_addr_of(const struct slot *s)
+static inline const struct sockaddr_storage *engine__h1_addr_of(const struct transport_slot *s)
 {
-    return &s->w->h1->addrs.at[s->h1->addr_i];
+    return &h1_worker_of(s->w)->addrs.at[h1_slot_of(s)->addr_i];
 }
 
-static inline struct h1_setup *h1_setup_of(const struct worker *w)
+static inline struct h1_setup *h1_setup_of(const struct transport_worker *w)
 {
-    return w->tp_setup;
+    return w->setup;
 }
 
 /* http1.c: HTTP/1.1, and a request's completion and deadline. */
 /* Ends the request of s with outcome; what names the step that failed. */
-void engine__h1_fail(struct slot *s, enum transfer_outcome outcome, int os_errno, const char *what);
+void engine__h1_fail(struct transport_slot *s, enum transfer_outcome outcome, int os_errno,
+                     const char *what);
 /* Takes h out of its worker's completions waiting for the next pass. */
 void engine__h1_unlink_pending(struct h1_worker *hw, struct h1_slot *h);
 /* Arms the timer of s to fire limit_us after the request started. */
-void engine__h1_arm_timer(struct slot *s, uint64_t limit_us);
+void engine__h1_arm_timer(struct transport_slot *s, uint64_t limit_us);
 /* The connection of s carries HTTP/1.1 and is up: its request goes out. */
-void engine__h1_http1_up(struct slot *s);
+void engine__h1_http1_up(struct transport_slot *s);
 
 /* conn.c: the connection, whatever protocol it carries. */
 /* Closes c; its slot (if any) lets go of it. */
 void engine__h1_conn_close(struct h1_conn *c);
 /* c, the connection of s, is established: TLS begins, or it is up. */
-void engine__h1_connected(struct slot *s, struct h1_conn *c);
+void engine__h1_connected(struct transport_slot *s, struct h1_conn *c);
 /* Writes n bytes on c: at once, else from a copy behind the queued
  * writes. Returns 0 or a UV error. */
 int engine__h1_write(struct h1_conn *c, const char *data, size_t n);
@@ -194,14 +206,14 @@ void engine__h1_conn_deliver(struct h1_conn *c);
 /* h1/request.c */
 /* The request s sends now, as HTTP/1.1 text: its head (in the worker's
  * buffers, or the script's) and body (borrowed). */
-void engine__h1_request(struct slot *s, const char **head, size_t *len, const unsigned char **body,
-                        size_t *body_len);
+void engine__h1_request(struct transport_slot *s, const char **head, size_t *len,
+                        const unsigned char **body, size_t *body_len);
 /* transport_ops.script_ready: a script's request goes to [target] url's
  * origin (h1 connects to one only); its head, serialised into q. */
-int engine__h1_script_ready(struct slot *s, struct scene_req *q, uint32_t hops, char *why,
+int engine__h1_script_ready(struct transport_slot *s, struct scene_req *q, uint32_t hops, char *why,
                             size_t why_len);
 /* Whether the redirect s follows stays on its kind's origin. */
-int engine__h1_is_same_origin(const struct slot *s);
+int engine__h1_is_same_origin(const struct transport_slot *s);
 
 /* HTTP/2 (h1/http2.c, h1/http2_io.c): the worker's connections, and one. */
 struct h2_worker {
@@ -218,7 +230,7 @@ struct h2_worker {
 };
 
 struct h2_conn {
-    struct worker *w;
+    struct transport_worker *w;
     struct h1_conn *c;        /* its socket and TLS once open, else NULL */
     nghttp2_session *session; /* once open */
     struct h1_slot *opener;   /* while it opens: the slot whose connect it is */
@@ -235,23 +247,23 @@ struct h2_conn {
 };
 
 /* h1/http2.c: HTTP/2 on h1's connections (http_version = 2 or h2c). */
-void engine__h2_init(struct worker *w);
-void engine__h2_close(struct worker *w);
-void engine__h2_fini(struct worker *w);
+void engine__h2_init(struct transport_worker *w);
+void engine__h2_close(struct transport_worker *w);
+void engine__h2_fini(struct transport_worker *w);
 /* Sends the request of s on a stream: of a connection with one free
  * (open or opening), else of a new one. */
-void engine__h2_start(struct slot *s);
+void engine__h2_start(struct transport_slot *s);
 /* c, the connection s opened, is up (TLS done): returns 0 when HTTP/2
  * took it, with every request waiting for it; 1 when the server picked
  * http/1.1 by ALPN: s sends its request on c as HTTP/1.1. */
-int engine__h2_ready(struct slot *s, struct h1_conn *c);
+int engine__h2_ready(struct transport_slot *s, struct h1_conn *c);
 /* s lets go of its connection and stream: it failed with outcome and
  * words (NULL: it was aborted). An opening connection goes on for the
  * requests waiting for it, unless the failure is the connection's. */
-void engine__h2_leave(struct slot *s, enum transfer_outcome outcome, int os_errno,
+void engine__h2_leave(struct transport_slot *s, enum transfer_outcome outcome, int os_errno,
                       const char *words);
 /* The deadline of s passed while it waits for a connection or a reply. */
-void engine__h2_timeout(struct slot *s);
+void engine__h2_timeout(struct transport_slot *s);
 /* Frees the HTTP/2 state of a closed connection (NULL: nothing). */
 void engine__h2_conn_free(struct h2_conn *hc);
 /* hc has frames to write: they go in this loop pass (engine__h2_on_flush). */
@@ -273,7 +285,7 @@ void engine__h2_on_flush(uv_prepare_t *p);
 /* h1/connect.c */
 /* Opens a connection for s: at once, after the worker's lookup, or in a
  * later pass when this one's connect budget is spent. */
-void engine__h1_conn_open(struct slot *s);
+void engine__h1_conn_open(struct transport_slot *s);
 /* Takes h out of its worker's connect queue. */
 void engine__h1_unlink_queued(struct h1_worker *hw, struct h1_slot *h);
 /* The worker's lookup ended (its uv_async_t); a new loop pass (its paced idle). */

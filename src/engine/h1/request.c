@@ -21,25 +21,26 @@
 
 /* Whether the redirect s follows stays on the origin its kind's
  * connections go to: h1 connects to one origin only. */
-int engine__h1_is_same_origin(const struct slot *s)
+int engine__h1_is_same_origin(const struct transport_slot *s)
 {
-    const struct h1_kind *k = &h1_setup_of(s->w)->kinds[s->h1->rq->kind];
-    const char *url = s->h1->rq->hop_url;
+    struct h1_slot *h = h1_slot_of(s);
+    const struct h1_kind *k = &h1_setup_of(s->w)->kinds[h->rq->kind];
+    const char *url = h->rq->hop_url;
 
-    return strncasecmp(url, workload_kind(s->w->workload, s->h1->rq->kind)->url, k->origin_len) ==
-               0 &&
+    return strncasecmp(url, workload_kind(s->w->workload, h->rq->kind)->url, k->origin_len) == 0 &&
            strchr("/?", url[k->origin_len]) != NULL;
 }
 
 /* The head of the redirect s follows, in the worker's head buffer: the
  * hop's method and target, then the kind's headers (without its
  * Content-Length when the hop goes as GET). */
-static const char *hop_head(struct slot *s, const struct h1_kind *k, size_t *len)
+static const char *hop_head(struct transport_slot *s, const struct h1_kind *k, size_t *len)
 {
-    struct h1_worker *hw = s->w->h1;
-    const char *method = engine__slot_method(s), *target = s->h1->rq->hop_url + k->origin_len;
-    const char *suffix = s->h1->rq->hop_is_get ? k->suffix_get : k->suffix;
-    size_t suffix_len = s->h1->rq->hop_is_get ? k->suffix_get_len : k->suffix_len;
+    struct h1_worker *hw = h1_worker_of(s->w);
+    const char *method = engine__slot_method(s),
+               *target = h1_slot_of(s)->rq->hop_url + k->origin_len;
+    const char *suffix = h1_slot_of(s)->rq->hop_is_get ? k->suffix_get : k->suffix;
+    size_t suffix_len = h1_slot_of(s)->rq->hop_is_get ? k->suffix_get_len : k->suffix_len;
     size_t m = strlen(method), t = strlen(target), at = 0;
 
     memcpy(hw->head, method, m);
@@ -57,10 +58,11 @@ static const char *hop_head(struct slot *s, const struct h1_kind *k, size_t *len
 
 /* Keeps the URL of the request in flight for the cookie jar: the kind's
  * origin and the head's target. */
-static void keep_url(struct slot *s, const struct h1_kind *k, const char *target, size_t n)
+static void keep_url(struct transport_slot *s, const struct h1_kind *k, const char *target,
+                     size_t n)
 {
-    struct h1_slot *h = s->h1;
-    const char *origin = workload_kind(s->w->workload, s->h1->rq->kind)->url;
+    struct h1_slot *h = h1_slot_of(s);
+    const char *origin = workload_kind(s->w->workload, h1_slot_of(s)->rq->kind)->url;
     size_t need = k->origin_len + n + 1;
 
     if (need > h->url_cap) {
@@ -79,11 +81,11 @@ static void keep_url(struct slot *s, const struct h1_kind *k, const char *target
  * the head carries. Returns head itself when it has no request line to
  * read, or nothing was added.
  */
-static const char *extend_head(struct slot *s, const struct h1_kind *k, const char *head,
+static const char *extend_head(struct transport_slot *s, const struct h1_kind *k, const char *head,
                                size_t *len)
 {
     static const char version[] = " HTTP/1.1\r\n";
-    struct h1_worker *hw = s->w->h1;
+    struct h1_worker *hw = h1_worker_of(s->w);
     size_t cap = h1_setup_of(s->w)->head_max + SIGV4_LINES_MAX + ENGINE_COOKIE_LINE_MAX + 4, at;
     const char *target = memchr(head, ' ', *len), *end = NULL;
     const struct sigv4_out *o = NULL;
@@ -96,7 +98,7 @@ static const char *extend_head(struct slot *s, const struct h1_kind *k, const ch
         memcmp(end, version, sizeof(version) - 1) != 0)
         return head;
     target++;
-    if (workload_kind(s->w->workload, s->h1->rq->kind)->sigv4)
+    if (workload_kind(s->w->workload, h1_slot_of(s)->rq->kind)->sigv4)
         o = engine__slot_sign(s, target, (size_t)(end - target), k->host);
     if (!hw->signed_head)
         hw->signed_head = xmalloc(cap);
@@ -104,10 +106,10 @@ static const char *extend_head(struct slot *s, const struct h1_kind *k, const ch
     at = *len - 2;
     memcpy(hw->signed_head, head, at);
     keep_url(s, k, target, (size_t)(end - target));
-    if (s->h1->rq->has_jar) {
+    if (h1_slot_of(s)->rq->has_jar) {
         size_t n;
 
-        n = engine__slot_cookie_line(s, s->h1->url, hw->signed_head + at, cap - at - 4);
+        n = engine__slot_cookie_line(s, h1_slot_of(s)->url, hw->signed_head + at, cap - at - 4);
         if (n) {
             memcpy(hw->signed_head + at + n, "\r\n", 2);
             at += n + 2;
@@ -120,35 +122,35 @@ static const char *extend_head(struct slot *s, const struct h1_kind *k, const ch
     return hw->signed_head;
 }
 
-void engine__h1_request(struct slot *s, const char **head, size_t *len, const unsigned char **body,
-                        size_t *body_len)
+void engine__h1_request(struct transport_slot *s, const char **head, size_t *len,
+                        const unsigned char **body, size_t *body_len)
 {
-    struct h1_worker *hw = s->w->h1;
+    struct h1_worker *hw = h1_worker_of(s->w);
     const struct h1_kind *k;
 
-    if (s->h1->rq->script) {
+    if (h1_slot_of(s)->rq->script) {
         /* A script's request: its head was serialised (and signed) when it
          * was made. */
-        *head = s->h1->rq->script->head_buf.at;
-        *len = s->h1->rq->script->head_buf.len;
-        *body = s->h1->rq->script->body;
-        *body_len = s->h1->rq->script->body_len;
+        *head = h1_slot_of(s)->rq->script->head_buf.at;
+        *len = h1_slot_of(s)->rq->script->head_buf.len;
+        *body = h1_slot_of(s)->rq->script->body;
+        *body_len = h1_slot_of(s)->rq->script->body_len;
         return;
     }
-    k = &h1_setup_of(s->w)->kinds[s->h1->rq->kind];
-    if (s->h1->rq->hops)
+    k = &h1_setup_of(s->w)->kinds[h1_slot_of(s)->rq->kind];
+    if (h1_slot_of(s)->rq->hops)
         *head = hop_head(s, k, len);
     else
-        *head = h1_head(k, s->w->workload, s->h1->rq->kind, s->h1->rq->seq, s->h1->rq->vu,
-                        &s->w->rng, hw->head, hw->head_cap, len);
-    if (workload_kind(s->w->workload, s->h1->rq->kind)->sigv4 || s->h1->rq->has_jar ||
-        s->w->config->target.follow_redirects)
+        *head = h1_head(k, s->w->workload, h1_slot_of(s)->rq->kind, h1_slot_of(s)->rq->seq,
+                        h1_slot_of(s)->rq->vu, &s->w->rng, hw->head, hw->head_cap, len);
+    if (workload_kind(s->w->workload, h1_slot_of(s)->rq->kind)->sigv4 ||
+        h1_slot_of(s)->rq->has_jar || s->w->config->target.follow_redirects)
         *head = extend_head(s, k, *head, len);
     *body = k->body;
     *body_len = engine__slot_has_body(s) ? k->body_len : 0;
 }
 
-int engine__h1_script_ready(struct slot *s, struct scene_req *q, uint32_t hops, char *why,
+int engine__h1_script_ready(struct transport_slot *s, struct scene_req *q, uint32_t hops, char *why,
                             size_t why_len)
 {
     const struct h1_setup *p = h1_setup_of(s->w);

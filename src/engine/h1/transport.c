@@ -21,9 +21,9 @@
 
 /* ---- The ops table ---------------------------------------------------- */
 
-static void start(struct slot *s, const struct transport_request *rq)
+static void start(struct transport_slot *s, const struct transport_request *rq)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
     int is_head = rq->script ? rq->script->is_head : h1_setup_of(s->w)->kinds[rq->kind].is_head;
 
     h->rq = rq;
@@ -38,7 +38,7 @@ static void start(struct slot *s, const struct transport_request *rq)
         h1_resp_capture(&h->resp, &h->capture);
     if (!rq->script && rq->hops && !engine__h1_is_same_origin(s)) {
         engine__h1_fail(s, TRANSFER_OTHER, 0, ENGINE_H1_OTHER_ORIGIN);
-    } else if (s->w->h1->is_h2) {
+    } else if (h1_worker_of(s->w)->is_h2) {
         engine__h2_start(s);
     } else if (h->conn) {
         engine__h1_http1_up(s);
@@ -48,18 +48,18 @@ static void start(struct slot *s, const struct transport_request *rq)
     h->is_starting = 0;
 }
 
-static void abort_transfer(struct slot *s)
+static void abort_transfer(struct transport_slot *s)
 {
-    struct h1_slot *h = s->h1;
+    struct h1_slot *h = h1_slot_of(s);
 
     uv_timer_stop(&h->timer);
     if (h->is_pending)
-        engine__h1_unlink_pending(s->w->h1, h);
+        engine__h1_unlink_pending(h1_worker_of(s->w), h);
     if (h->is_looking_up)
-        dlist_remove(&s->w->h1->waiting, &h->in_line);
+        dlist_remove(&h1_worker_of(s->w)->waiting, &h->in_line);
     h->is_looking_up = 0;
     if (h->is_queued)
-        engine__h1_unlink_queued(s->w->h1, h);
+        engine__h1_unlink_queued(h1_worker_of(s->w), h);
     if (h->h2)
         engine__h2_leave(s, TRANSFER_OTHER, 0, NULL);
     /* Closing mid-request is what a client that goes away does. */
@@ -67,33 +67,35 @@ static void abort_transfer(struct slot *s)
         engine__h1_conn_close(h->conn);
 }
 
-static int is_unsent(struct slot *s)
+static int is_unsent(struct transport_slot *s)
 {
-    return s->h1->is_looking_up || s->h1->is_queued || (s->h1->h2 && !s->h1->stream_id);
+    struct h1_slot *h = h1_slot_of(s);
+
+    return h->is_looking_up || h->is_queued || (h->h2 && !h->stream_id);
 }
 
 /* s is no longer one of the users: its own connection closes (HTTP/2's
  * are the worker's, shared, and stay). */
-static void retire(struct slot *s)
+static void retire(struct transport_slot *s)
 {
-    if (s->h1->conn)
-        engine__h1_conn_close(s->h1->conn);
+    if (h1_slot_of(s)->conn)
+        engine__h1_conn_close(h1_slot_of(s)->conn);
 }
 
 /* A header value of the reply to the request of the slot arg: a
  * Set-Cookie goes into its jar. */
 static void on_value(void *arg, enum h1_header which, int status, const char *v, size_t n)
 {
-    struct slot *s = arg;
+    struct transport_slot *s = arg;
 
     (void)status;
-    if (which == H1_HEADER_SET_COOKIE && s->h1->url)
-        engine__slot_cookie_set(s, s->h1->url, v, n);
-    else if (which == H1_HEADER_LOCATION && s->h1->url)
-        engine__slot_location(s, s->h1->url, v, n);
+    if (which == H1_HEADER_SET_COOKIE && h1_slot_of(s)->url)
+        engine__slot_cookie_set(s, h1_slot_of(s)->url, v, n);
+    else if (which == H1_HEADER_LOCATION && h1_slot_of(s)->url)
+        engine__slot_location(s, h1_slot_of(s)->url, v, n);
 }
 
-static void slot_init(struct slot *s)
+static void slot_init(struct transport_slot *s)
 {
     struct h1_slot *h = xcalloc(1, sizeof(*h));
 
@@ -108,20 +110,22 @@ static void slot_init(struct slot *s)
         if (s->w->config->target.follow_redirects)
             h->capture.wants |= 1u << H1_HEADER_LOCATION;
     }
-    s->h1 = h;
+    s->priv = h;
 }
 
-static void slot_fini(struct slot *s)
+static void slot_fini(struct transport_slot *s)
 {
+    struct h1_slot *h = h1_slot_of(s);
+
     /* Its timer was closed with the worker's handles (h1_close). */
-    if (s->h1) {
-        free(s->h1->url);
-        free(s->h1->value);
+    if (h) {
+        free(h->url);
+        free(h->value);
     }
-    free(s->h1);
+    free(h);
 }
 
-static int h1_init(struct worker *w, char *err, size_t err_len)
+static int h1_init(struct transport_worker *w, char *err, size_t err_len)
 {
     struct h1_worker *hw = xcalloc(1, sizeof(*hw));
     const struct h1_setup *p = h1_setup_of(w);
@@ -144,45 +148,47 @@ static int h1_init(struct worker *w, char *err, size_t err_len)
     hw->head_cap = h1_setup_of(w)->head_max;
     hw->head = xmalloc(hw->head_cap);
     hw->rbuf = xmalloc(READ_BUFFER);
-    w->h1 = hw;
+    w->priv = hw;
     if (p->h2 != CONFIG_HTTP_1_1)
         engine__h2_init(w);
     return 0;
 }
 
-static void h1_close(struct worker *w)
+static void h1_close(struct transport_worker *w)
 {
-    for (uint32_t i = 0; i < w->n_slots; i++) {
-        struct h1_slot *h = w->slots[i]->h1;
+    struct h1_worker *hw = h1_worker_of(w);
+
+    for (uint32_t i = 0; i < engine__worker_n_slots(w); i++) {
+        struct h1_slot *h = h1_slot_of(engine__worker_slot(w, i));
 
         if (h->conn)
             engine__h1_conn_close(h->conn);
         uv_close((uv_handle_t *)&h->timer, NULL);
     }
     engine__h2_close(w);
-    w->h1->pending = NULL;
-    dlist_init(&w->h1->waiting);
-    dlist_init(&w->h1->queued);
-    uv_close((uv_handle_t *)&w->h1->idle, NULL);
-    uv_close((uv_handle_t *)&w->h1->paced, NULL);
+    hw->pending = NULL;
+    dlist_init(&hw->waiting);
+    dlist_init(&hw->queued);
+    uv_close((uv_handle_t *)&hw->idle, NULL);
+    uv_close((uv_handle_t *)&hw->paced, NULL);
     /* A lookup still running finishes alone; it sends nothing from here. */
-    engine__lookup_release(w->h1->lookup);
-    w->h1->lookup = NULL;
-    uv_close((uv_handle_t *)&w->h1->resolved, NULL);
+    engine__lookup_release(hw->lookup);
+    hw->lookup = NULL;
+    uv_close((uv_handle_t *)&hw->resolved, NULL);
 }
 
-static void h1_fini(struct worker *w)
+static void h1_fini(struct transport_worker *w)
 {
-    if (!w->h1)
+    if (!h1_worker_of(w))
         return;
-    free(w->h1->head);
-    free(w->h1->signed_head);
-    free(w->h1->rbuf);
-    free(w->h1->tls_in);
-    h1_tls_free(w->h1->tls);
+    free(h1_worker_of(w)->head);
+    free(h1_worker_of(w)->signed_head);
+    free(h1_worker_of(w)->rbuf);
+    free(h1_worker_of(w)->tls_in);
+    h1_tls_free(h1_worker_of(w)->tls);
     engine__h2_fini(w);
-    free(w->h1);
-    w->h1 = NULL;
+    free(h1_worker_of(w));
+    w->priv = NULL;
 }
 
 const struct transport_ops transport_h1 = {
