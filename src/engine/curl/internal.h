@@ -1,9 +1,13 @@
 /*
- * The curl transport, shared by its files only (curl_*.c): the state it
- * keeps behind a worker's and a slot's view (priv), the libcurl <-> libuv
- * glue (curl/uv.c), the TLS and HTTP version options (curl/tls.c) and the
- * map from libcurl's codes to brink's outcomes (curl/code.c). The only engine header that includes
- * <curl/curl.h>. Every function runs on the worker's thread, as the transport's ops do.
+ * The curl transport, shared by the files of curl/ only: the state it
+ * keeps behind a worker's and a slot's view (priv). Its files call one
+ * way, from the top: transfer.c (a slot's easy handle, the request set on
+ * it, the ops table), outcome.c (how a transfer ended, and the sends
+ * again), uv.c (the libcurl <-> libuv glue, which reports a transfer's end
+ * through the done callback outcome.c's caller hands it at init), then
+ * tls.c (the TLS and HTTP version options) and code.c (libcurl's codes in
+ * brink's outcomes). The only engine header that includes <curl/curl.h>.
+ * Every function runs on the worker's thread, as the transport's ops do.
  */
 #ifndef BRINK_ENGINE_CURL_TRANSPORT_H
 #define BRINK_ENGINE_CURL_TRANSPORT_H
@@ -59,8 +63,17 @@ struct curl_rename {
 
 /* A worker's libcurl state: its multi handle, the loop handles that drive
  * it, and the sockets libcurl opened. */
+/* Room for a transfer's words ("curl N: ..."). */
+#define CURL_WORDS_MAX 320
+
+/* How a transfer ended, for the glue (uv.c) to report: outcome.c's
+ * engine__curl_slot_done, handed down at init so that uv.c calls nothing
+ * above it. */
+typedef void (*engine__curl_done_fn)(struct transport_slot *s, CURLcode code);
+
 struct curl_worker {
     CURLM *multi;
+    engine__curl_done_fn done;        /* a transfer ended (the handle removed) */
     CURLSH *share;                    /* TLS sessions of its handles; NULL: tls_resume = no */
     char *ca_file;                    /* the trust store's file, owned; NULL: libcurl's default */
     struct curl_rename *renames;      /* per kind; NULL: no server_name to apply */
@@ -155,7 +168,8 @@ void engine__curl_uv_global_cleanup(void);
 const char *engine__curl_version(void);
 
 /* uv.c: the libcurl <-> libuv glue. */
-int engine__curl_uv_init(struct transport_worker *w, char *err, size_t err_len);
+int engine__curl_uv_init(struct transport_worker *w, engine__curl_done_fn done, char *err,
+                         size_t err_len);
 void engine__curl_uv_close(struct transport_worker *w);
 void engine__curl_uv_fini(struct transport_worker *w);
 /* Sets the options every easy handle of w shares on s's handle, and
@@ -171,6 +185,17 @@ void engine__curl_uv_port_version_set(struct transport_worker *w, long port, int
  * is spent (its deadlines still count from its start), and arms its
  * deadline. */
 int engine__curl_uv_add(struct transport_worker *w, struct transport_slot *s);
+/* engine__curl_uv_add, or the process dies: out of memory. */
+void engine__curl_add(struct transport_slot *s);
+/* Sets libcurl's deadlines of s's transfer, its backstops: what is left of
+ * them since its start, and CURL_BACKSTOP_MS. */
+void engine__curl_slot_set_deadlines(struct transport_slot *s);
+/* s waited in the connect queue past its connect deadline (never added). */
+void engine__curl_slot_expired(struct transport_slot *s);
+/* Whether e's connect phase is over, as h1 and libcurl's own
+ * connect_timeout count it: a connection made or reused and, for https,
+ * its TLS handshake done. */
+int engine__curl_slot_connected(CURL *e);
 /* Aborts the transfer of s (the connection closes). */
 void engine__curl_uv_abort(struct transport_worker *w, struct transport_slot *s);
 /* transport_ops.users_changed: the cache keeps as many idle connections
@@ -211,10 +236,6 @@ void engine__curl_slot_done(struct transport_slot *s, CURLcode code);
  * curl/outcome.c says when brink lets it). */
 int engine__curl_slot_prereq(void *clientp, char *conn_primary_ip, char *conn_local_ip,
                              int conn_primary_port, int conn_local_port);
-/* Whether e's connect phase is over, as h1 and libcurl's own
- * connect_timeout count it: a connection made or reused and, for https,
- * its TLS handshake done. */
-int engine__curl_slot_connected(CURL *e);
 
 /*
  * Receive buffers. libcurl's default 16 KiB makes large bodies cost many more
@@ -228,24 +249,15 @@ int engine__curl_slot_connected(CURL *e);
  */
 #define BUFFER_DEFAULT (16L * 1024)
 #define BUFFER_LARGE_BODY (32u * 1024)
-/* curl/transfer.c: the receive buffer of the slot of index once it saw a
+/* curl/outcome.c: the receive buffer of the slot of index once it saw a
  * large body. */
 long engine__curl_large_buffer_for(uint32_t index);
 /* Clears what the last transfer of cs left, for the next one (or a retry). */
 void engine__curl_reset_transfer(struct curl_slot *cs);
-/* Hands the transfer of s to the worker's multi handle (engine__curl_uv_add). */
-void engine__curl_add(struct transport_slot *s);
 /* A connect that failed for a reason [target] unix_socket or ip made:
  * words (cap bytes) say so where libcurl's name neither. */
 void engine__curl_route_failed(const struct config_target *t, CURLcode code,
                                struct transfer_result *r, char *words, size_t cap);
-/* s waited in the connect queue past its connect deadline (never added). */
-void engine__curl_slot_expired(struct transport_slot *s);
-/* Frees the handles made ahead that no slot took (before the share goes). */
-void engine__curl_slot_free_spare(struct transport_worker *w);
-/* Sets libcurl's deadlines of s's transfer, its backstops: what is left of
- * them since its start, and CURL_BACKSTOP_MS. */
-void engine__curl_slot_set_deadlines(struct transport_slot *s);
 
 /* curl/code.c: libcurl's result in brink's terms. */
 /* The outcome of a transfer that ended with code: os_errno is

@@ -3,7 +3,8 @@
  * error words, the connection it went on and when it sent, made into one
  * transfer_result (code.c maps the codes); the sends again libcurl makes
  * on its own, let through only where brink's rules allow them (docs/config.md,
- * "Requests sent again"); the phases; and the slot's engine__slot_done.
+ * "Requests sent again"), a send again being reset and added here; the
+ * phases; and the slot's engine__slot_done. Below transfer.c, above uv.c.
  * Worker thread only.
  */
 #include <errno.h>
@@ -17,8 +18,6 @@
 #include "engine/transport.h"
 #include "engine/curl/internal.h"
 
-#define WORDS_MAX 320
-
 /* Whether the transfer went over TLS; asked only where it matters. */
 static int is_tls(struct curl_slot *cs, CURLcode code)
 {
@@ -30,22 +29,45 @@ static int is_tls(struct curl_slot *cs, CURLcode code)
     return scheme && strcasecmp(scheme, "https") == 0;
 }
 
-int engine__curl_slot_connected(CURL *e)
+long engine__curl_large_buffer_for(uint32_t index)
 {
-    const char *scheme = NULL;
-    curl_off_t tls_us = 0, sent_us = 0;
-    long port = 0;
+    return index < 64 ? 512L * 1024 : 64L * 1024;
+}
 
-    /* The remote port is known once a connection was made or reused. */
-    curl_easy_getinfo(e, CURLINFO_PRIMARY_PORT, &port);
-    curl_easy_getinfo(e, CURLINFO_SCHEME, &scheme);
-    if (port <= 0 || !scheme || strcasecmp(scheme, "https") != 0)
-        return port > 0;
-    /* The handshake's end, or, on a reused connection (whose handshake
-     * time is 0), the request under way. */
-    curl_easy_getinfo(e, CURLINFO_APPCONNECT_TIME_T, &tls_us);
-    curl_easy_getinfo(e, CURLINFO_PRETRANSFER_TIME_T, &sent_us);
-    return tls_us > 0 || sent_us > 0;
+/* A connect that failed for a reason set_route made: libcurl's words name
+ * neither the unix socket nor the family that ip left out. */
+void engine__curl_route_failed(const struct config_target *t, CURLcode code,
+                               struct transfer_result *r, char *words, size_t cap)
+{
+    if (code != CURLE_COULDNT_CONNECT || r->connected)
+        return;
+    if (t->unix_socket.value) {
+        msg_set(words, cap, "curl %d: cannot connect to unix socket %s", (int)code,
+                t->unix_socket.value);
+    } else if (t->ip != CONFIG_IP_ANY && r->os_errno == 0) {
+        /* No connect was tried (no errno): every address was of the
+         * other family, or there was none. */
+        r->outcome = TRANSFER_DNS;
+        msg_set(words, cap, "curl %d: no IPv%c address to connect to (ip = %c)", (int)code,
+                t->ip == CONFIG_IP_4 ? '4' : '6', t->ip == CONFIG_IP_4 ? '4' : '6');
+    }
+}
+
+/* Clears what the last transfer of s left, for the next one (or a retry). */
+void engine__curl_reset_transfer(struct curl_slot *cs)
+{
+    cs->body_bytes = 0;
+    cs->is_body_cut = 0;
+    cs->open_errno = 0;
+    cs->n_sends = 0;
+    cs->is_held = 0;
+    cs->is_held_refused = 0;
+    cs->held_errno = 0;
+    cs->send_port = 0;
+    cs->send_connects = 0;
+    cs->is_send_reused = 0;
+    cs->error[0] = '\0';
+    cs->head = (struct curl_head){.content_length = -1};
 }
 
 static void gather(struct transport_slot *s, CURLcode code, struct transfer_result *r,
@@ -322,7 +344,7 @@ void engine__curl_slot_done(struct transport_slot *s, CURLcode code)
     struct curl_slot *cs = curl_slot_of(s);
     struct transfer_result r = {0};
     uint64_t in = 0, out = 0;
-    char words[WORDS_MAX];
+    char words[CURL_WORDS_MAX];
 
     if (is_spent_resend(s, code) || is_dead_reuse(s, code) || is_goaway_refused(s, code)) {
         cs->is_retried = 1;

@@ -19,13 +19,6 @@
 #include "engine/transport.h"
 #include "engine/curl/internal.h"
 
-#define WORDS_MAX 320
-
-long engine__curl_large_buffer_for(uint32_t index)
-{
-    return index < 64 ? 512L * 1024 : 64L * 1024;
-}
-
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 {
     struct transport_slot *s = userp;
@@ -210,25 +203,6 @@ static void set_route(struct transport_worker *w, CURL *e, const struct config_t
     curl_easy_setopt(e, CURLOPT_IPRESOLVE, resolve[t->ip]);
 }
 
-/* A connect that failed for a reason set_route made: libcurl's words name
- * neither the unix socket nor the family that ip left out. */
-void engine__curl_route_failed(const struct config_target *t, CURLcode code,
-                               struct transfer_result *r, char *words, size_t cap)
-{
-    if (code != CURLE_COULDNT_CONNECT || r->connected)
-        return;
-    if (t->unix_socket.value) {
-        msg_set(words, cap, "curl %d: cannot connect to unix socket %s", (int)code,
-                t->unix_socket.value);
-    } else if (t->ip != CONFIG_IP_ANY && r->os_errno == 0) {
-        /* No connect was tried (no errno): every address was of the
-         * other family, or there was none. */
-        r->outcome = TRANSFER_DNS;
-        msg_set(words, cap, "curl %d: no IPv%c address to connect to (ip = %c)", (int)code,
-                t->ip == CONFIG_IP_4 ? '4' : '6', t->ip == CONFIG_IP_4 ? '4' : '6');
-    }
-}
-
 /* ---- The ops table ---------------------------------------------------- */
 
 /* A handle with every option that does not name its slot: what costs
@@ -282,7 +256,8 @@ static void prepare(struct transport_worker *w, uint32_t n)
         cw->spare[cw->n_spare++] = new_handle(w);
 }
 
-void engine__curl_slot_free_spare(struct transport_worker *w)
+/* Frees the handles made ahead that no slot took. */
+static void free_spare(struct transport_worker *w)
 {
     struct curl_worker *cw = curl_worker_of(w);
 
@@ -301,6 +276,9 @@ static void slot_init(struct transport_slot *s)
     s->priv = cs;
     cs->s = s;
     engine__curl_uv_setup_easy(w, s);
+    /* libcurl is about to send: brink says whether it may (outcome.c). */
+    curl_easy_setopt(cs->easy, CURLOPT_PREREQFUNCTION, engine__curl_slot_prereq);
+    curl_easy_setopt(cs->easy, CURLOPT_PREREQDATA, s);
     curl_easy_setopt(cs->easy, CURLOPT_WRITEDATA, s);
     curl_easy_setopt(cs->easy, CURLOPT_HEADERDATA, s);
 }
@@ -369,51 +347,6 @@ static void set_kind(struct transport_slot *s, size_t kind)
     curl_slot_of(s)->last_kind = kind;
 }
 
-/* What is left of limit_us since s started, in whole ms, at least 1 (0
- * would mean no limit to libcurl). */
-static long left_ms(const struct transport_slot *s, uint64_t limit_us)
-{
-    uint64_t waited_us = (engine__worker_now_ns(s->w) - curl_slot_of(s)->rq->start_ns) / 1000;
-
-    return limit_us > waited_us + 1000 ? (long)((limit_us - waited_us + 999) / 1000) : 1L;
-}
-
-void engine__curl_slot_set_deadlines(struct transport_slot *s)
-{
-    curl_easy_setopt(curl_slot_of(s)->easy, CURLOPT_TIMEOUT_MS,
-                     left_ms(s, engine__slot_timeout_us(s)) + CURL_BACKSTOP_MS);
-    curl_easy_setopt(curl_slot_of(s)->easy, CURLOPT_CONNECTTIMEOUT_MS,
-                     left_ms(s, s->w->config->target.connect_timeout_us) + CURL_BACKSTOP_MS);
-}
-
-void engine__curl_slot_expired(struct transport_slot *s)
-{
-    struct transfer_result r = {.outcome = TRANSFER_TIMEOUT};
-    char what[96], words[WORDS_MAX];
-
-    /* Never connected: connect_timeout, with brink's own reason. */
-    engine__slot_queued_words(s, what, sizeof(what));
-    msg_set(words, sizeof(words), "curl: %s", what);
-    engine__slot_done(s, &r, 0, 0, words);
-}
-
-/* Clears what the last transfer of s left, for the next one (or a retry). */
-void engine__curl_reset_transfer(struct curl_slot *cs)
-{
-    cs->body_bytes = 0;
-    cs->is_body_cut = 0;
-    cs->open_errno = 0;
-    cs->n_sends = 0;
-    cs->is_held = 0;
-    cs->is_held_refused = 0;
-    cs->held_errno = 0;
-    cs->send_port = 0;
-    cs->send_connects = 0;
-    cs->is_send_reused = 0;
-    cs->error[0] = '\0';
-    cs->head = (struct curl_head){.content_length = -1};
-}
-
 /*
  * Signs the request of s to url (aws_sigv4): the signature's lines, copied
  * into s, in nodes of s chained before head. libcurl derives Host from the
@@ -467,12 +400,6 @@ static void set_request_headers(struct transport_slot *s, const char *url, struc
         }
     }
     curl_easy_setopt(cs->easy, CURLOPT_HTTPHEADER, head);
-}
-
-void engine__curl_add(struct transport_slot *s)
-{
-    if (engine__curl_uv_add(s->w, s) != 0)
-        xalloc_die("curl_multi_add_handle failed");
 }
 
 static void start(struct transport_slot *s, const struct transport_request *rq)
@@ -549,14 +476,28 @@ static int is_unsent(struct transport_slot *s)
     return port == 0 && lookup_us == 0;
 }
 
+/* The glue reports each transfer's end to outcome.c. */
+static int init(struct transport_worker *w, char *err, size_t err_len)
+{
+    return engine__curl_uv_init(w, engine__curl_slot_done, err, err_len);
+}
+
+static void fini(struct transport_worker *w)
+{
+    /* Before the share goes (engine__curl_uv_fini): the handles name it. */
+    if (curl_worker_of(w))
+        free_spare(w);
+    engine__curl_uv_fini(w);
+}
+
 const struct transport_ops transport_curl = {
     .name = "curl",
     .global_init = engine__curl_uv_global_init,
     .global_cleanup = engine__curl_uv_global_cleanup,
     .version = engine__curl_version,
-    .init = engine__curl_uv_init,
+    .init = init,
     .close = engine__curl_uv_close,
-    .fini = engine__curl_uv_fini,
+    .fini = fini,
     .prepare = prepare,
     .slot_init = slot_init,
     .slot_free = slot_fini,

@@ -21,15 +21,20 @@
  * curl_multi_socket_action call, and reports none before that call returns:
  * thousands of deadlines due together (a burst) came in 100 ms late and
  * more. Its own deadlines stay set, CURL_BACKSTOP_MS later.
+ *
+ * A transfer's end goes up through curl_worker.done (outcome.c's, handed
+ * to engine__curl_uv_init), so the glue calls no file above it.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "config/config.h"
+#include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/curl/internal.h"
 #include "engine/transport.h"
@@ -100,7 +105,7 @@ static void check_multi_info(struct transport_worker *w)
         /* msg is invalid once its handle is removed: read it first. */
         curl_multi_remove_handle(curl_worker_of(w)->multi, easy);
         uv_timer_stop(&curl_slot_of(s)->deadline);
-        engine__curl_slot_done(s, code);
+        curl_worker_of(w)->done(s, code);
     }
 }
 
@@ -319,8 +324,6 @@ void engine__curl_uv_fini(struct transport_worker *w)
 
     if (!cw)
         return;
-    /* Before the share goes (tls_fini): the handles still name it. */
-    engine__curl_slot_free_spare(w);
     engine__curl_tls_fini(w);
     for (size_t i = 0; cw->kind_headers && i < n_kinds; i++)
         curl_slist_free_all(cw->kind_headers[i]);
@@ -330,7 +333,8 @@ void engine__curl_uv_fini(struct transport_worker *w)
     w->priv = NULL;
 }
 
-int engine__curl_uv_init(struct transport_worker *w, char *err, size_t err_len)
+int engine__curl_uv_init(struct transport_worker *w, engine__curl_done_fn done, char *err,
+                         size_t err_len)
 {
     CURLM *multi = curl_multi_init();
     struct curl_worker *cw;
@@ -342,6 +346,7 @@ int engine__curl_uv_init(struct transport_worker *w, char *err, size_t err_len)
     }
     cw = w->priv = xcalloc(1, sizeof(*cw));
     cw->multi = multi;
+    cw->done = done;
     curl_multi_setopt(cw->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
     curl_multi_setopt(cw->multi, CURLMOPT_SOCKETDATA, w);
     curl_multi_setopt(cw->multi, CURLMOPT_TIMERFUNCTION, on_timer);
@@ -380,9 +385,13 @@ void engine__curl_uv_setup_easy(struct transport_worker *w, struct transport_slo
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, s);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, w);
-    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, engine__curl_slot_prereq);
-    curl_easy_setopt(e, CURLOPT_PREREQDATA, s);
     uv_timer_init(&w->loop, &cs->deadline);
+}
+
+void engine__curl_add(struct transport_slot *s)
+{
+    if (engine__curl_uv_add(s->w, s) != 0)
+        xalloc_die("curl_multi_add_handle failed");
 }
 
 /* Adds the transfer of s to the multi handle; is_connect: it needs a new
@@ -460,6 +469,52 @@ static void expire(struct transport_slot *s)
 
 /* ---- Deadlines -------------------------------------------------------- */
 
+int engine__curl_slot_connected(CURL *e)
+{
+    const char *scheme = NULL;
+    curl_off_t tls_us = 0, sent_us = 0;
+    long port = 0;
+
+    /* The remote port is known once a connection was made or reused. */
+    curl_easy_getinfo(e, CURLINFO_PRIMARY_PORT, &port);
+    curl_easy_getinfo(e, CURLINFO_SCHEME, &scheme);
+    if (port <= 0 || !scheme || strcasecmp(scheme, "https") != 0)
+        return port > 0;
+    /* The handshake's end, or, on a reused connection (whose handshake
+     * time is 0), the request under way. */
+    curl_easy_getinfo(e, CURLINFO_APPCONNECT_TIME_T, &tls_us);
+    curl_easy_getinfo(e, CURLINFO_PRETRANSFER_TIME_T, &sent_us);
+    return tls_us > 0 || sent_us > 0;
+}
+
+/* What is left of limit_us since s started, in whole ms, at least 1 (0
+ * would mean no limit to libcurl). */
+static long left_ms(const struct transport_slot *s, uint64_t limit_us)
+{
+    uint64_t waited_us = (engine__worker_now_ns(s->w) - curl_slot_of(s)->rq->start_ns) / 1000;
+
+    return limit_us > waited_us + 1000 ? (long)((limit_us - waited_us + 999) / 1000) : 1L;
+}
+
+void engine__curl_slot_set_deadlines(struct transport_slot *s)
+{
+    curl_easy_setopt(curl_slot_of(s)->easy, CURLOPT_TIMEOUT_MS,
+                     left_ms(s, engine__slot_timeout_us(s)) + CURL_BACKSTOP_MS);
+    curl_easy_setopt(curl_slot_of(s)->easy, CURLOPT_CONNECTTIMEOUT_MS,
+                     left_ms(s, s->w->config->target.connect_timeout_us) + CURL_BACKSTOP_MS);
+}
+
+void engine__curl_slot_expired(struct transport_slot *s)
+{
+    struct transfer_result r = {.outcome = TRANSFER_TIMEOUT};
+    char what[96], words[CURL_WORDS_MAX];
+
+    /* Never connected: connect_timeout, with brink's own reason. */
+    engine__slot_queued_words(s, what, sizeof(what));
+    msg_set(words, sizeof(words), "curl: %s", what);
+    engine__slot_done(s, &r, 0, 0, words);
+}
+
 static void on_deadline(uv_timer_t *t);
 
 /* Arms the deadline of s limit_us after its start. */
@@ -535,7 +590,7 @@ static void on_deadline(uv_timer_t *t)
     curl_easy_getinfo(cs->easy, CURLINFO_NAMELOOKUP_TIME_T, &lookup_us);
     curl_multi_remove_handle(curl_worker_of(w)->multi, cs->easy);
     timeout_words(s, port, connected, lookup_us);
-    engine__curl_slot_done(s, CURLE_OPERATION_TIMEDOUT);
+    curl_worker_of(w)->done(s, CURLE_OPERATION_TIMEDOUT);
 }
 
 /*
