@@ -58,7 +58,7 @@ static int send_line(struct agent *a, const char *line, size_t len)
     return 0;
 }
 
-int coord__send_msg(struct agent *a, const struct wire_msg *m)
+int agents__send_msg(struct agent *a, const struct wire_msg *m)
 {
     size_t len;
     char *line = wire_encode(m, &len);
@@ -84,7 +84,7 @@ static int add_words(char *copy, char **argv, int *argc)
     return 0;
 }
 
-void coord__close_fd(int *fd)
+void agents__close_fd(int *fd)
 {
     if (*fd >= 0)
         close(*fd);
@@ -92,7 +92,7 @@ void coord__close_fd(int *fd)
 }
 
 /* `SSH... HOST BRINK... agent`, its stdin, stdout and stderr pipes ours. */
-int coord__spawn_agent(const struct config *cfg, struct agent *a, char *err, size_t err_len)
+int agents__spawn_agent(const struct config *cfg, struct agent *a, char *err, size_t err_len)
 {
     char *ssh = xstrdup(cfg->agents.ssh.value ? cfg->agents.ssh.value : "ssh -o BatchMode=yes");
     char *brink = xstrdup(cfg->agents.brink.value ? cfg->agents.brink.value : "brink");
@@ -165,9 +165,9 @@ fail : {
             msg_show(a->name, shown, sizeof(shown)), argv[0], msg_errno(-rc).text);
 }
     for (int i = 0; i < 2; i++) {
-        coord__close_fd(&in[i]);
-        coord__close_fd(&out[i]);
-        coord__close_fd(&er[i]);
+        agents__close_fd(&in[i]);
+        agents__close_fd(&out[i]);
+        agents__close_fd(&er[i]);
     }
     free(ssh);
     free(brink);
@@ -189,12 +189,12 @@ static void keep_stderr(struct agent *a)
 }
 
 /* Reads what an agent's stderr has; stops at its end. */
-void coord__read_stderr(struct agent *a)
+void agents__read_stderr(struct agent *a)
 {
     if (a->fd_err < 0)
         return;
     if (linebuf_fill(&a->err, a->fd_err) <= 0) {
-        coord__close_fd(&a->fd_err);
+        agents__close_fd(&a->fd_err);
         /* A last line without its newline still counts. */
         if (a->err.len > a->err.pos) {
             a->err.buf[a->err.len] = '\0';
@@ -207,7 +207,7 @@ void coord__read_stderr(struct agent *a)
 }
 
 /* What an agent said last on stderr, sanitised, for a message. */
-const char *coord__said(const struct agent *a, char *buf, size_t cap)
+const char *agents__said(const struct agent *a, char *buf, size_t cap)
 {
     char clean[STDERR_KEEP * 4];
 
@@ -220,7 +220,7 @@ const char *coord__said(const struct agent *a, char *buf, size_t cap)
     return buf;
 }
 
-void coord__reap(struct agent *a, int *status)
+void agents__reap(struct agent *a, int *status)
 {
     *status = -1;
     if (a->pid > 0 && waitpid(a->pid, status, WNOHANG) == a->pid)
@@ -242,7 +242,7 @@ static int check_kind(const struct tick_kind *k, char *why, size_t why_len)
     return -1;
 }
 
-int coord__check_tick(const struct tick *t, char *why, size_t why_len)
+int agents__check_tick(const struct tick *t, char *why, size_t why_len)
 {
     if (check_kind(&t->total, why, why_len) != 0)
         return -EINVAL;

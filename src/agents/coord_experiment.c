@@ -57,7 +57,7 @@ void coord_split(uint64_t total, const double *weights, size_t n, uint64_t *shar
     }
 }
 
-const double *coord__weights_of(const struct coord *c, double *w)
+const double *agents__weights_of(const struct coord *c, double *w)
 {
     for (uint32_t i = 0; i < c->n; i++)
         w[i] = c->agents[i].weight;
@@ -135,7 +135,7 @@ static void add_override(struct wire_msg *m, const char *section, const char *ke
 }
 
 /* What every agent gets: the file, its files, the command line. */
-int coord__build_config(const struct coord *c, struct wire_msg *m, char *err, size_t err_len)
+int agents__build_config(const struct coord *c, struct wire_msg *m, char *err, size_t err_len)
 {
     const struct config *cfg = c->p->config;
     char real[PATH_MAX], shown[256];
@@ -190,8 +190,8 @@ int coord__build_config(const struct coord *c, struct wire_msg *m, char *err, si
  * the coordinator sets); the run's duration as the coordinator settled it.
  * The plan itself stays with the coordinator (coord_plan.c). The overrides
  * added are removed by drop_share. */
-int coord__add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char *err,
-                     size_t err_len)
+int agents__add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char *err,
+                      size_t err_len)
 {
     const struct config *cfg = c->p->config;
     const struct config_load *l = &cfg->load;
@@ -201,7 +201,7 @@ int coord__add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char
     uint64_t users = l->concurrency;
     double rate = l->rate_per_s;
 
-    coord__weights_of(c, w);
+    agents__weights_of(c, w);
     for (uint32_t k = 0; k < c->n; k++)
         sum += w[k];
     f = w[i] / sum;
@@ -237,7 +237,7 @@ int coord__add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char
     return 0;
 }
 
-void coord__drop_share(struct wire_msg *m, uint32_t n_base)
+void agents__drop_share(struct wire_msg *m, uint32_t n_base)
 {
     while (m->n_overrides > n_base) {
         struct wire_override *o = &m->overrides[--m->n_overrides];

@@ -100,75 +100,75 @@ struct coord {
 
 /* Sends cmd to every running agent; a concurrency, rate or drop is the
  * run's total, split by the weights (at least one user each). */
-void coord__send_split(struct coord *c, const struct command *cmd);
+void agents__send_split(struct coord *c, const struct command *cmd);
 
 /* An event of the coordinator's at at_ms: into t, or (t NULL) into the
  * next merged tick. */
-void coord__add_event_at(struct coord *c, struct tick *t, enum event_kind kind, uint64_t at_ms,
-                         const char *text);
+void agents__add_event_at(struct coord *c, struct tick *t, enum event_kind kind, uint64_t at_ms,
+                          const char *text);
 
 /* ---- coord_lost.c: a lost agent */
 
 /* The run's total level after cmd is sent (want_users, want_rate), and
  * whether it stops the run. */
-void coord__note_level(struct coord *c, const struct command *cmd);
+void agents__note_level(struct coord *c, const struct command *cmd);
 /* The run's level split again over the agents still running (after a
  * loss), with an event; not once the run stops, nor when none is left. */
-void coord__resplit(struct coord *c);
+void agents__resplit(struct coord *c);
 /* Lost agent a: what it may have done after its last tick in the merge,
  * as an event in t (NULL: the next merged tick). */
-void coord__say_gap(struct coord *c, struct agent *a, struct tick *t);
+void agents__say_gap(struct coord *c, struct agent *a, struct tick *t);
 
 /* ---- coord_plan.c: the [ramp] plan */
 
 /* The plan of the config, started when brink run --ramp asked (before the
  * agents get their shares: the first step's level is their start). */
-void coord__plan_init(struct coord *c);
-void coord__plan_free(struct coord *c);
+void agents__plan_init(struct coord *c);
+void agents__plan_free(struct coord *c);
 /* Judges merged tick t (its figures final, before it is published): stamps
  * its plan state and detections, and sends what the plan asks next. */
-void coord__plan_tick(struct coord *c, struct tick *t);
+void agents__plan_tick(struct coord *c, struct tick *t);
 /* The console's ramp keys (taken: 1), and manual changes, which pause the
  * plan (0: the caller still sends them). */
-int coord__plan_command(struct coord *c, const struct command *cmd);
+int agents__plan_command(struct coord *c, const struct command *cmd);
 
 /* ---- coord_agents.c: an agent's process and pipes */
 
 /* Sends m as one line within SEND_TIMEOUT_MS; -EPIPE once the link is gone. */
-int coord__send_msg(struct agent *a, const struct wire_msg *m);
+int agents__send_msg(struct agent *a, const struct wire_msg *m);
 
 /* Starts `SSH... HOST BRINK... agent` with its stdin, stdout and stderr
  * pipes ours. 0, or the exit status with err set. */
-int coord__spawn_agent(const struct config *cfg, struct agent *a, char *err, size_t err_len);
+int agents__spawn_agent(const struct config *cfg, struct agent *a, char *err, size_t err_len);
 
-void coord__close_fd(int *fd);
+void agents__close_fd(int *fd);
 
 /* Reads what the agent's stderr has (its last line kept); stops at its end. */
-void coord__read_stderr(struct agent *a);
+void agents__read_stderr(struct agent *a);
 
 /* What the agent said last on stderr, sanitised, for a message: buf. */
-const char *coord__said(const struct agent *a, char *buf, size_t cap);
+const char *agents__said(const struct agent *a, char *buf, size_t cap);
 
 /* Its exit, if it has ended: a->pid becomes 0. */
-void coord__reap(struct agent *a, int *status);
+void agents__reap(struct agent *a, int *status);
 
 /* Whether an agent's tick t can be merged: its outcomes (ok and failed by
  * class) are at most its completed requests, in the total and each kind.
  * 0, or -EINVAL with why ("kind home: 9 ok and 0 failed of 5 completed"). */
-int coord__check_tick(const struct tick *t, char *why, size_t why_len);
+int agents__check_tick(const struct tick *t, char *why, size_t why_len);
 
 /* ---- coord_experiment.c: what the agents are sent */
 
 /* w[i] = agent i's weight; returns w. */
-const double *coord__weights_of(const struct coord *c, double *w);
+const double *agents__weights_of(const struct coord *c, double *w);
 
 /* The configuration every agent gets: the file, its files, the command line. */
-int coord__build_config(const struct coord *c, struct wire_msg *m, char *err, size_t err_len);
+int agents__build_config(const struct coord *c, struct wire_msg *m, char *err, size_t err_len);
 
-/* Agent i's share appended to m's overrides; coord__drop_share removes
+/* Agent i's share appended to m's overrides; agents__drop_share removes
  * what was added past n_base. */
-int coord__add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char *err,
-                     size_t err_len);
-void coord__drop_share(struct wire_msg *m, uint32_t n_base);
+int agents__add_share(const struct coord *c, uint32_t i, struct wire_msg *m, char *err,
+                      size_t err_len);
+void agents__drop_share(struct wire_msg *m, uint32_t n_base);
 
 #endif

@@ -30,7 +30,7 @@ static void notice_at(struct coord *c, struct tick *t, uint64_t at_ms, const cha
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    coord__add_event_at(c, t, EV_NOTICE, at_ms, text);
+    agents__add_event_at(c, t, EV_NOTICE, at_ms, text);
 }
 
 /* What lost agent a may have done that no tick of it says, into t's
@@ -38,7 +38,7 @@ static void notice_at(struct coord *c, struct tick *t, uint64_t at_ms, const cha
  * when it was lost (or, on a link that hung, until it stops by itself), at
  * that row's rate, with what it had in flight. The reports say the same
  * from the same rows (cut at the run's end, when it came first). */
-void coord__say_gap(struct coord *c, struct agent *a, struct tick *t)
+void agents__say_gap(struct coord *c, struct agent *a, struct tick *t)
 {
     char at[UNITS_FMT_MAX], from[UNITS_FMT_MAX], until[UNITS_FMT_MAX], span[UNITS_FMT_MAX];
     uint64_t end_us = a->row_end_us;
@@ -65,7 +65,7 @@ void coord__say_gap(struct coord *c, struct agent *a, struct tick *t)
 
 /* The run's total level after cmd, as the agents will have it: each
  * doubles or halves its own share (at least one user each). */
-void coord__note_level(struct coord *c, const struct command *cmd)
+void agents__note_level(struct coord *c, const struct command *cmd)
 {
     uint32_t live = 0;
 
@@ -94,7 +94,7 @@ void coord__note_level(struct coord *c, const struct command *cmd)
 /* An agent was lost: the run's level goes to the agents left, split by
  * their weights, so the run keeps the level its plan or its operator set.
  * Not once the run stops, nor when none is left. */
-void coord__resplit(struct coord *c)
+void agents__resplit(struct coord *c)
 {
     struct command cmd = {.kind = CMD_SET_CONCURRENCY, .n = (int64_t)llround(c->want_users)};
     char level[48];
@@ -114,5 +114,5 @@ void coord__resplit(struct coord *c)
     notice_at(c, NULL, now_ms(c),
               "the lost agent's share goes to the %u left: %s in all, split by their weights", live,
               level);
-    coord__send_split(c, &cmd);
+    agents__send_split(c, &cmd);
 }

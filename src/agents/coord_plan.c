@@ -31,11 +31,11 @@ static void send_level(struct coord *c, double level)
     if (c->is_paused) {
         struct command resume = {.kind = CMD_RESUME};
 
-        coord__send_split(c, &resume);
+        agents__send_split(c, &resume);
     }
     if (c->is_open_model)
         cmd = (struct command){.kind = CMD_SET_RATE, .rate_per_s = level};
-    coord__send_split(c, &cmd);
+    agents__send_split(c, &cmd);
 }
 
 /* Does what the plan asked: its events into t (NULL: the next merged
@@ -45,7 +45,7 @@ static void apply_out(struct coord *c, const struct ramp_out *out, struct tick *
     char text[TICK_TEXT_MAX + 64];
 
     for (uint32_t i = 0; i < out->n_events; i++)
-        coord__add_event_at(c, t, out->events[i].kind, out->events[i].at_ms, out->events[i].text);
+        agents__add_event_at(c, t, out->events[i].kind, out->events[i].at_ms, out->events[i].text);
     if (out->set_level)
         send_level(c, out->level);
     if (out->stop && !c->has_plan_stopped) {
@@ -53,12 +53,12 @@ static void apply_out(struct coord *c, const struct ramp_out *out, struct tick *
 
         c->has_plan_stopped = 1;
         snprintf(text, sizeof(text), "%s: draining the requests in flight", out->stop_why);
-        coord__add_event_at(c, t, EV_NOTICE, t ? tick_end_ms(t) : now_ms(c), text);
-        coord__send_split(c, &stop);
+        agents__add_event_at(c, t, EV_NOTICE, t ? tick_end_ms(t) : now_ms(c), text);
+        agents__send_split(c, &stop);
     }
 }
 
-void coord__plan_init(struct coord *c)
+void agents__plan_init(struct coord *c)
 {
     const struct config *cfg = c->p->config;
     uint64_t think_us = (cfg->load.think_time_us + 999) / 1000 * 1000; /* as the engine has it */
@@ -70,7 +70,7 @@ void coord__plan_init(struct coord *c)
         return;
     memset(&out, 0, sizeof(out));
     ramp_start(c->ramp, 0, &out);
-    /* The first step's level is each agent's starting share (coord__add_share),
+    /* The first step's level is each agent's starting share (agents__add_share),
      * so the load does not start at [load]'s level first. */
     c->has_first_level = out.set_level;
     c->first_level = out.level;
@@ -78,13 +78,13 @@ void coord__plan_init(struct coord *c)
     apply_out(c, &out, NULL);
 }
 
-void coord__plan_free(struct coord *c)
+void agents__plan_free(struct coord *c)
 {
     ramp_free(c->ramp);
     c->ramp = NULL;
 }
 
-void coord__plan_tick(struct coord *c, struct tick *t)
+void agents__plan_tick(struct coord *c, struct tick *t)
 {
     struct ramp_out out;
 
@@ -92,7 +92,7 @@ void coord__plan_tick(struct coord *c, struct tick *t)
     apply_out(c, &out, t);
 }
 
-int coord__plan_command(struct coord *c, const struct command *cmd)
+int agents__plan_command(struct coord *c, const struct command *cmd)
 {
     const char *what = ramp_manual_change(cmd->kind);
     struct ramp_out out;

@@ -39,9 +39,9 @@
 
 static void close_agent(struct agent *a)
 {
-    coord__close_fd(&a->fd_in);
-    coord__close_fd(&a->fd_out);
-    coord__close_fd(&a->fd_err);
+    agents__close_fd(&a->fd_in);
+    agents__close_fd(&a->fd_out);
+    agents__close_fd(&a->fd_err);
 }
 
 static void ping(struct agent *a, uint64_t now)
@@ -49,7 +49,7 @@ static void ping(struct agent *a, uint64_t now)
     struct wire_msg m = {.type = WIRE_PING, .t_ns = now};
 
     a->ping_ns = now;
-    coord__send_msg(a, &m);
+    agents__send_msg(a, &m);
 }
 
 /*
@@ -84,13 +84,13 @@ static int take_early(struct coord *c, struct agent *a, const char *line, size_t
             uint32_t base = mine.n_overrides;
 
             snprintf(hello.brink, sizeof(hello.brink), "%s", BRINK_VERSION);
-            rc = coord__add_share(c, (uint32_t)(a - c->agents), &mine, err, err_len);
-            if (rc == 0 && (coord__send_msg(a, &hello) != 0 || coord__send_msg(a, &mine) != 0)) {
+            rc = agents__add_share(c, (uint32_t)(a - c->agents), &mine, err, err_len);
+            if (rc == 0 && (agents__send_msg(a, &hello) != 0 || agents__send_msg(a, &mine) != 0)) {
                 msg_set(err, err_len, "brink: run: agent %s: the link closed during the hello",
                         shown);
                 rc = BRINK_EXIT_RUNTIME;
             }
-            coord__drop_share(&mine, base);
+            agents__drop_share(&mine, base);
             ping(a, clock_now_ns());
             a->phase = PH_READY;
         }
@@ -148,7 +148,7 @@ static int handshake(struct coord *c, const struct wire_msg *cfg, char *err, siz
                 msg_set(err, err_len, "brink: run: agent %s: not ready within %d s (%s; %s)",
                         msg_show(a->name, shown, sizeof(shown)), COORD_READY_TIMEOUT_MS / 1000,
                         a->phase == PH_HELLO ? "no hello" : "no ready",
-                        coord__said(a, s, sizeof(s)));
+                        agents__said(a, s, sizeof(s)));
                 break;
             }
             return BRINK_EXIT_RUNTIME;
@@ -175,7 +175,7 @@ static int handshake(struct coord *c, const struct wire_msg *cfg, char *err, siz
             int too_long, rc;
 
             if (pf[2 * i + 1].revents)
-                coord__read_stderr(a);
+                agents__read_stderr(a);
             if (!pf[2 * i].revents)
                 continue;
             if (linebuf_fill(&a->out, a->fd_out) <= 0) {
@@ -188,11 +188,11 @@ static int handshake(struct coord *c, const struct wire_msg *cfg, char *err, siz
 
                     if (poll(&e, 1, 50) <= 0)
                         break;
-                    coord__read_stderr(a);
+                    agents__read_stderr(a);
                 }
-                coord__reap(a, &status);
+                agents__reap(a, &status);
                 msg_set(err, err_len, "brink: run: agent %s: exited before it was ready (%s)",
-                        msg_show(a->name, shown, sizeof(shown)), coord__said(a, s, sizeof(s)));
+                        msg_show(a->name, shown, sizeof(shown)), agents__said(a, s, sizeof(s)));
                 return BRINK_EXIT_RUNTIME;
             }
             while ((line = linebuf_next(&a->out, &len, &too_long)) != NULL) {
@@ -207,8 +207,8 @@ static int handshake(struct coord *c, const struct wire_msg *cfg, char *err, siz
 
 /* ------------------------------------------------------------- the run */
 
-void coord__add_event_at(struct coord *c, struct tick *t, enum event_kind kind, uint64_t at_ms,
-                         const char *text)
+void agents__add_event_at(struct coord *c, struct tick *t, enum event_kind kind, uint64_t at_ms,
+                          const char *text)
 {
     if (!t && !c->pending_events)
         c->pending_events = tick_new(0);
@@ -225,8 +225,8 @@ static void add_event(struct coord *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    coord__add_event_at(c, NULL, EV_NOTICE, now > c->start_ns ? (now - c->start_ns) / 1000000 : 0,
-                        text);
+    agents__add_event_at(c, NULL, EV_NOTICE, now > c->start_ns ? (now - c->start_ns) / 1000000 : 0,
+                         text);
 }
 
 static uint64_t run_us(const struct coord *c)
@@ -252,13 +252,13 @@ static void lose(struct coord *c, struct agent *a, const char *why, int is_close
     a->lost_at_us = run_us(c);
     a->lost_until_us = a->lost_at_us + (is_closed ? 0 : LOST_RUNS_ON_MS * 1000ull);
     c->needs_resplit = 1;
-    coord__reap(a, &status);
+    agents__reap(a, &status);
     if (a->pid > 0)
         kill(a->pid, SIGTERM);
-    coord__close_fd(&a->fd_in);
-    coord__close_fd(&a->fd_out);
+    agents__close_fd(&a->fd_in);
+    agents__close_fd(&a->fd_out);
     add_event(c, "agent %s lost: %s (%s); the run goes on with the others", a->name, why,
-              coord__said(a, s, sizeof(s)));
+              agents__said(a, s, sizeof(s)));
 }
 
 /* Agent a sent what the coordinator refuses (a line not of the protocol, a
@@ -322,7 +322,7 @@ static void take_line(struct coord *c, struct agent *a, const char *line, size_t
         refuse(c, a, text);
         return;
     }
-    if (m.type == WIRE_TICK && coord__check_tick(m.tick, why, sizeof(why)) != 0) {
+    if (m.type == WIRE_TICK && agents__check_tick(m.tick, why, sizeof(why)) != 0) {
         char text[320];
 
         snprintf(text, sizeof(text), "its tick %llu was refused: %s",
@@ -351,7 +351,7 @@ static void forward(struct coord *c, const struct command *in)
         add_event(c, "mark: %s", cmd.note);
         return;
     }
-    if (cmd.kind >= CMD_REPLAY_PAUSE || coord__plan_command(c, &cmd))
+    if (cmd.kind >= CMD_REPLAY_PAUSE || agents__plan_command(c, &cmd))
         return;
     /* A step is a change of the whole run's level: one level, split. */
     if (cmd.kind == CMD_STEP && c->is_open_model) {
@@ -365,10 +365,10 @@ static void forward(struct coord *c, const struct command *in)
         cmd.kind = CMD_SET_RATE;
         cmd.rate_per_s = (double)cmd.n;
     }
-    coord__send_split(c, &cmd);
+    agents__send_split(c, &cmd);
 }
 
-void coord__send_split(struct coord *c, const struct command *in)
+void agents__send_split(struct coord *c, const struct command *in)
 {
     double w[CONFIG_MAX_AGENTS], sum = 0;
     uint64_t shares[CONFIG_MAX_AGENTS];
@@ -376,9 +376,9 @@ void coord__send_split(struct coord *c, const struct command *in)
 
     if (cmd.kind == CMD_PAUSE || cmd.kind == CMD_RESUME)
         c->is_paused = cmd.kind == CMD_PAUSE;
-    coord__note_level(c, &cmd);
+    agents__note_level(c, &cmd);
     /* The agents still running share the level: a lost one's weight is 0. */
-    coord__weights_of(c, w);
+    agents__weights_of(c, w);
     for (uint32_t i = 0; i < c->n; i++) {
         if (c->agents[i].phase != PH_RUNNING)
             w[i] = 0;
@@ -402,7 +402,7 @@ void coord__send_split(struct coord *c, const struct command *in)
             m.cmd.rate_per_s = fmax(ENGINE_RATE_MIN_PER_S, cmd.rate_per_s * w[i] / sum);
         if (cmd.kind == CMD_DROP && m.cmd.n == 0)
             continue;
-        if (coord__send_msg(a, &m) != 0)
+        if (agents__send_msg(a, &m) != 0)
             lose(c, a, "its link refused a command", 0);
     }
 }
@@ -539,7 +539,7 @@ static void merge_next(struct coord *c)
         struct agent *a = &c->agents[i];
 
         if (a->phase == PH_LOST && a->n_queued == 0 && !a->has_said_gap)
-            coord__say_gap(c, a, t);
+            agents__say_gap(c, a, t);
     }
     if (c->p->board)
         fill_probes(c->p->board, t);
@@ -549,7 +549,7 @@ static void merge_next(struct coord *c)
         c->want_users = t->target_concurrency;
         c->want_rate = t->target_rate_per_s;
     }
-    coord__plan_tick(c, t);
+    agents__plan_tick(c, t);
     sort_events(t);
     chan_publish(c->p->chan, t);
 }
@@ -584,7 +584,7 @@ static void read_agent(struct coord *c, struct agent *a)
 
             if (poll(&e, 1, 20) <= 0)
                 break;
-            coord__read_stderr(a);
+            agents__read_stderr(a);
         }
         /* Ticks it sent before it went still count. */
         while ((line = linebuf_next(&a->out, &len, &too_long)) != NULL)
@@ -642,12 +642,12 @@ static void *run(void *arg)
             struct agent *a = &c->agents[i];
 
             if (pf[2 + 2 * i].revents)
-                coord__read_stderr(a);
+                agents__read_stderr(a);
             if (pf[1 + 2 * i].revents && a->fd_out >= 0)
                 read_agent(c, a);
         }
         if (c->needs_resplit)
-            coord__resplit(c);
+            agents__resplit(c);
         now = clock_now_ns();
         if (now - c->last_ping_ns > PING_EVERY_MS * 1000000ull) {
             c->last_ping_ns = now;
@@ -659,11 +659,11 @@ static void *run(void *arg)
         while (merge_ready(c, now))
             merge_next(c);
         if (c->needs_resplit)
-            coord__resplit(c);
+            agents__resplit(c);
     }
     for (uint32_t i = 0; i < c->n; i++) {
         if (c->agents[i].phase == PH_LOST && !c->agents[i].has_said_gap)
-            coord__say_gap(c, &c->agents[i], NULL);
+            agents__say_gap(c, &c->agents[i], NULL);
     }
     /* Events of the last moments (an agent lost at the end) in a last tick. */
     if (c->pending_events && c->next_seq > 0) {
@@ -702,7 +702,7 @@ static void stop_agents(struct coord *c)
         for (uint32_t i = 0; i < c->n; i++) {
             int status;
 
-            coord__reap(&c->agents[i], &status);
+            agents__reap(&c->agents[i], &status);
             left += c->agents[i].pid > 0;
         }
         if (!left)
@@ -744,14 +744,14 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
         linebuf_init(&a->out, RECORD_LINE_MAX + LINE_SLACK);
         linebuf_init(&a->err, 4096);
     }
-    coord__plan_init(c);
+    agents__plan_init(c);
     c->want_users =
         c->has_first_level && !c->is_open_model ? c->first_level : p->config->load.concurrency;
     c->want_rate =
         c->has_first_level && c->is_open_model ? c->first_level : p->config->load.rate_per_s;
-    rc = coord__build_config(c, &cfg, err, err_len);
+    rc = agents__build_config(c, &cfg, err, err_len);
     for (uint32_t i = 0; i < c->n && rc == 0; i++)
-        rc = coord__spawn_agent(p->config, &c->agents[i], err, err_len);
+        rc = agents__spawn_agent(p->config, &c->agents[i], err, err_len);
     if (rc == 0)
         rc = handshake(c, &cfg, err, err_len);
     wire_msg_free(&cfg);
@@ -773,7 +773,7 @@ int coord_start(const struct coord_params *p, char *err, size_t err_len, struct 
                         (unsigned long long)(a->clock.best_rtt_ns / 2000000),
                         (unsigned long long)(c->tick_ns / 2000000));
                 rc = BRINK_EXIT_RUNTIME;
-            } else if (coord__send_msg(a, &start) != 0) {
+            } else if (agents__send_msg(a, &start) != 0) {
                 msg_set(err, err_len, "brink: run: agent %s: the link closed at the start",
                         msg_show(a->name, shown, sizeof(shown)));
                 rc = BRINK_EXIT_RUNTIME;
@@ -832,11 +832,11 @@ int coord_failed(const struct coord *c, char *err, size_t err_len)
     if (first->lost_why[0]) {
         msg_set(err, err_len,
                 "brink: run: no agent ran the load: agent %s was lost at the start: %s (%s)", shown,
-                msg_show(first->lost_why, why, sizeof(why)), coord__said(first, s, sizeof(s)));
+                msg_show(first->lost_why, why, sizeof(why)), agents__said(first, s, sizeof(s)));
         return BRINK_EXIT_RUNTIME;
     }
     msg_set(err, err_len, "brink: run: no agent ran the load: agent %s ended at the start (%s)",
-            shown, coord__said(first, s, sizeof(s)));
+            shown, agents__said(first, s, sizeof(s)));
     return BRINK_EXIT_RUNTIME;
 }
 
@@ -868,10 +868,10 @@ void coord_free(struct coord *c)
     }
     if (c->has_thread)
         return;
-    coord__close_fd(&c->wake[0]);
-    coord__close_fd(&c->wake[1]);
+    agents__close_fd(&c->wake[0]);
+    agents__close_fd(&c->wake[1]);
     tick_free(c->pending_events);
     tick_merge_free(c->merge);
-    coord__plan_free(c);
+    agents__plan_free(c);
     free(c);
 }
