@@ -11,8 +11,7 @@ failed=0
 # hundreds of times (json_get, the servers), and a shim took a second a
 # call on a busy machine. The same interpreter runs either way.
 py_bin=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
-if [ -n "$py_bin" ] && [ "$(command -v python3)" != "$py_bin" ] &&
-    [ "$(dirname "$py_bin")/python3" -ef "$py_bin" ]; then
+if [ "${py_bin##*/}" = python3 ] && [ "$(command -v python3)" != "$py_bin" ]; then
     PATH=$(dirname "$py_bin"):$PATH
     export PATH
 fi
