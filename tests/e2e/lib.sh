@@ -5,6 +5,17 @@
 passed=0
 failed=0
 
+# python3 as PATH finds it, but run directly: where PATH finds a version
+# manager's shim (pyenv's is a bash script forking a dozen processes), the
+# interpreter's own directory goes first. The suites start python3
+# hundreds of times (json_get, the servers), and a shim took a second a
+# call on a busy machine. The same interpreter runs either way.
+py_bin=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if [ "${py_bin##*/}" = python3 ] && [ "$(command -v python3)" != "$py_bin" ]; then
+    PATH=$(dirname "$py_bin"):$PATH
+    export PATH
+fi
+
 # now_ms: milliseconds since the epoch (GNU date), for deadlines.
 now_ms() {
     date +%s%3N

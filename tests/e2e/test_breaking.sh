@@ -6,7 +6,10 @@
 # every step it ran in the report's step table, and the detections must come
 # back in a replay of the session. With 4 workers and no queue limit, the
 # knee (200 requests/s whatever the users) is found at 8 users; brink demo
-# --ramp finds its target's breaking point as the README says.
+# --ramp finds its target's breaking point as the README says. The queue,
+# siblings and rates plans run on 500 ms ticks: each step is still a
+# warm-up tick and two measured ones, in half the time. The knee keeps 1 s
+# ticks: its verdict compares throughputs, which shorter ticks make noisier.
 # Usage: sh test_breaking.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -49,10 +52,13 @@ cat >"$tmp/queue.ini" <<INI
 [target]
 url = $url/bytes/100
 
+[load]
+tick = 500ms
+
 [ramp]
 steps = 1, 8, 16, 32, 64
-hold = 2s
-warmup = 1s
+hold = 1s
+warmup = 500ms
 stop_when = error_rate > 1%, p99 > 2s
 action = stop
 INI
@@ -88,9 +94,10 @@ check "queue: no step after the failed one ran" "" "$(step_row queue 4/5)"
 grep -q '^breaking point: highest step that passed 2 (c=8, .*; first failed 3 (c=16): error_rate' "$tmp/queue.out" &&
     ok "queue: the report's breaking point names steps 2 and 3" ||
     not_ok "queue: the report's breaking point names steps 2 and 3" "$(grep '^breaking' "$tmp/queue.out")"
-# Every step the plan ran shows its figures: requests and a p99.
+# Every step the plan ran shows its figures: requests and a p99 (a step of
+# 500 ms ticks may last "999ms").
 "$brink" report "$tmp/queue.jsonl" >"$tmp/queue.report" 2>&1
-n=$(sed -n '/^steps:/,/^breaking point:/p' "$tmp/queue.report" | grep -cE '^  [1-5]/5 +c=[0-9]+ +[0-9.]+[mu]?s +[0-9.]+s +[0-9,]+ +[0-9,.]+')
+n=$(sed -n '/^steps:/,/^breaking point:/p' "$tmp/queue.report" | grep -cE '^  [1-5]/5 +c=[0-9]+ +[0-9.]+[mu]?s +[0-9.]+m?s +[0-9,]+ +[0-9,.]+')
 check "queue: brink report of the session lists the 3 steps with figures" 3 "$n"
 "$brink" replay --headless "$tmp/queue.jsonl" >/dev/null 2>"$tmp/queue.replay"
 for d in 'breaking point: step 3 \(c=16\)' 'first http_5xx at concurrency 16' 'ramp step 2/5 \(c=8\) passed'; do
@@ -120,14 +127,17 @@ url = /stats
 pointer = /node_get_fsm_siblings_100
 interval = 200ms
 
+[load]
+tick = 500ms
+
 [ramp]
 steps = 1, 8, 16, 32, 64
-hold = 2s
-warmup = 1s
+hold = 1s
+warmup = 500ms
 stop_when = probe.siblings > 20, error_rate > 5%
 action = back
 INI
-run sib "$tmp/sib.ini" --ramp --duration 18s
+run sib "$tmp/sib.ini" --ramp --duration 9s
 check "siblings: exit status (a step failed)" 3 "$status"
 grep -q 'breaking point: step 4 (c=32) failed: probe siblings' "$tmp/sib.err" &&
     ok "siblings: the breaking step is 4 (c=32), by the sibling probe" ||
@@ -193,11 +203,12 @@ url = $url/bytes/100
 mode = rate
 rate = 25
 max_in_flight = 64
+tick = 500ms
 
 [ramp]
 steps = 25/s, 100/s, 400/s
-hold = 2s
-warmup = 1s
+hold = 1s
+warmup = 500ms
 stop_when = rate_shortfall > 10%
 action = stop
 INI
@@ -218,10 +229,11 @@ done
 # ends a step, a manual change pauses the plan; steps hold 30 s, so only
 # next moves it on. Each command waits for the progress lines to show the
 # last one applied; stop ends the run (--duration 60s bounds it if a wait
-# fails).
+# fails). The knee's plan on 500 ms ticks, with that hold.
+sed -e 's/^hold = .*/hold = 30s/' -e 's/^\[ramp\]$/[load]\ntick = 500ms\n\n&/' "$tmp/knee.ini" >"$tmp/cmd.ini"
 trap '' PIPE
 mkfifo "$tmp/cmd"
-"$brink" run --headless --no-record --config "$tmp/knee.ini" --concurrency 3 --duration 60s \
+"$brink" run --headless --no-record --config "$tmp/cmd.ini" --concurrency 3 --duration 60s \
     <"$tmp/cmd" >"$tmp/cmd.out" 2>"$tmp/cmd.err" &
 run_pid=$!
 exec 3>"$tmp/cmd"

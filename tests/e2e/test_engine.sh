@@ -189,7 +189,7 @@ rm -f "$tmp/thinkcmds" "$tmp/think_cmds.out" "$tmp/think_cmds.err"
 mkfifo "$tmp/thinkcmds"
 base=$(truth requests_by_endpoint bytes)
 # --duration 0: until the stop below (a run with no end stops after 10 s).
-timeout 60 "$brink" run --headless --config "$tmp/think_long.ini" --concurrency 2 --duration 0 <"$tmp/thinkcmds" \
+timeout 60 "$brink" run --headless --config "$tmp/think_long.ini" --concurrency 2 --duration 0 --tick 250ms <"$tmp/thinkcmds" \
     >"$tmp/think_cmds.out" 2>"$tmp/think_cmds.err" &
 run_pid=$!
 exec 5>"$tmp/thinkcmds"
@@ -254,13 +254,15 @@ check "a cut body is not an error" 1 "$(grep -c '^errors: none$' "$tmp/cut.out")
 
 # --- commands on stdin -------------------------------------------------------------
 # A fifo feeds commands; each is sent once the progress shows the state it
-# acts on, and its effect is awaited in the progress lines.
+# acts on, and its effect is awaited in the progress lines, one a tick
+# (250 ms here and for the thinking users above: the checks count ticks,
+# not seconds).
 # The files a background run writes are removed first: its shell truncates
 # them only once it runs, and the previous transport's lines would answer
 # the waits below (a signal then reaches brink before its handlers).
 rm -f "$tmp/cmds" "$tmp/cmds2" "$tmp"/live.* "$tmp"/drop.* "$tmp"/sig.* "$tmp"/hup.*
 mkfifo "$tmp/cmds" "$tmp/cmds2"
-timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/400" --concurrency 2 --duration 0 <"$tmp/cmds" \
+timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/400" --concurrency 2 --duration 0 --tick 250ms <"$tmp/cmds" \
     >"$tmp/live.out" 2>"$tmp/live.err" &
 run_pid=$!
 exec 3>"$tmp/cmds"
@@ -282,7 +284,7 @@ check "the report lists the mark" 1 "$(grep -c 'mark: after resume' "$tmp/live.o
 check "the report lists the change of concurrency" 1 "$(grep -c 'concurrency 2 -> 7' "$tmp/live.out")"
 
 # --- drop N: the target sees N clients go away mid-request ---------------------------
-timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/5000" --concurrency 6 --duration 0 <"$tmp/cmds2" \
+timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/5000" --concurrency 6 --duration 0 --tick 250ms <"$tmp/cmds2" \
     >"$tmp/drop.out" 2>"$tmp/drop.err" &
 run_pid=$!
 exec 4>"$tmp/cmds2"
@@ -313,7 +315,7 @@ check "Ctrl-C still prints the final report" 1 "$(grep -c '^latency percentiles:
 # --- SIGHUP headless stops the load at once, as the console does ------------------
 # Requests that would take 20 s are in flight: a drain would wait for them,
 # SIGHUP aborts them (the second stop's event) without waiting.
-timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/20000" --timeout 60s \
+timeout 60 "$brink" run --headless --config "$tmp/transport.ini" --url "$url/delay/20000" --timeout 60s --tick 250ms \
     --concurrency 2 </dev/null >"$tmp/hup.out" 2>"$tmp/hup.err" &
 run_pid=$!
 wait_for "$tmp/hup.err" '^t=[0-9]+s c=2 inflight=2 ' 10

@@ -20,7 +20,7 @@ tls_make_certs && tls_nginx_start && tls_garbage_start hello || exit 1
 ca=$tls_dir/ca.pem
 unset SSL_CERT_FILE
 
-# run NAME PORT [KEY = VALUE lines...]: a 1 s run of $users users against
+# run NAME PORT [KEY = VALUE lines...]: a 500 ms run of $users users against
 # $scheme://$host:PORT/13 with the transport under test; sets requests,
 # errors ("class=N ...", or none) and connects from the session's report.
 run() {
@@ -32,7 +32,7 @@ run() {
         printf '[target]\nurl = %s://%s:%s/13\ntransport = %s\ntimeout = 2s\n' \
             "$scheme" "$host" "$port" "$transport"
         for line in "$@"; do printf '%s\n' "$line"; done
-        printf '[load]\nconcurrency = %s\nduration = 1s\n[thresholds]\nfail_on = none\n' "$users"
+        printf '[load]\nconcurrency = %s\nduration = 500ms\n[thresholds]\nfail_on = none\n' "$users"
     } >"$d/$name.ini"
     timeout 60 "$brink" run --headless --config "$d/$name.ini" --record "$d/$name.jsonl" \
         >"$d/$name.out" 2>"$d/$name.err" </dev/null
