@@ -3,12 +3,12 @@
  * TLS on it (h1/tls.h: the handshake on the worker's loop after the
  * connect, within the connect deadline; records through memory BIOs),
  * writes that keep their order, reads that land in the worker's one read
- * buffer (decrypted, with TLS), and its close within a pass's budget
- * (closer.h). Once the connection is up (connected, and with TLS its
- * handshake done) its protocol is chosen, once: HTTP/2 when the transport
- * offers it and ALPN (or h2c's prior knowledge) agrees (h1/http2.c), else
- * HTTP/1.1 (h1/http1.c). From then on every byte the server sends, the end
- * of its bytes and a failed write go to that protocol through c->proto.
+ * buffer (decrypted, with TLS); h1/close.c closes it. Once the connection
+ * is up (connected, and with TLS its handshake done) its protocol is
+ * chosen, once, from the tables the transport set on the worker: HTTP/2
+ * when the transport offers it and ALPN (or h2c's prior knowledge) agrees,
+ * else HTTP/1.1. From then on every byte the server sends, the end of its
+ * bytes and a failed write go to that protocol through c->proto.
  * Until then the connection belongs to the slot that opened it (c->s),
  * whose request fails if the connect or the handshake does. Worker thread
  * only.
@@ -21,58 +21,6 @@
 #include "engine/transport.h"
 
 #include "engine/h1/internal.h"
-
-/* ---- Close ------------------------------------------------------------ */
-
-static void on_conn_closed(uv_handle_t *h)
-{
-    struct h1_conn *c = container_of((uv_tcp_t *)h, struct h1_conn, tcp);
-
-    engine__h1_worker_of(h)->fds_used--;
-    if (c->proto && c->proto->closed)
-        c->proto->closed(c);
-    h1_tls_conn_free(c->tls);
-    if (c->is_counted)
-        engine__worker_conn_closed(engine__h1_worker_of(h));
-    free(c->copy);
-    free(c);
-}
-
-/* The close of c its turn came to (closer.h): close_notify when the
- * socket takes it at once, never waited for; then the socket. */
-static void close_now(struct closing *x)
-{
-    struct h1_conn *c = container_of(x, struct h1_conn, closing);
-
-    if (c->tls && c->is_tls_ready && !c->is_writing) {
-        const char *data;
-        size_t n;
-
-        h1_tls_close_notify(c->tls);
-        n = h1_tls_out(c->tls, &data);
-        if (n) {
-            uv_buf_t b = uv_buf_init((char *)data, (unsigned)n);
-
-            (void)uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
-        }
-    }
-    uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
-}
-
-/* Closes c, now or within a later pass's budget; its slot (if any) lets go
- * of it at once, and it reads nothing more. Pending requests on it end
- * with UV_ECANCELED, which their callbacks ignore. */
-void engine__h1_conn_close(struct h1_conn *c)
-{
-    if (c->s)
-        h1_slot_of(c->s)->conn = NULL;
-    c->s = NULL;
-    if (c->is_let_go)
-        return;
-    c->is_let_go = 1;
-    uv_read_stop((uv_stream_t *)&c->tcp);
-    closer_close(&engine__h1_worker_of((uv_handle_t *)&c->tcp)->closer, &c->closing, close_now);
-}
 
 /* ---- Writes ----------------------------------------------------------- */
 
@@ -243,10 +191,11 @@ void engine__h1_conn_deliver(struct h1_conn *c)
 /* The connection is up: its protocol is chosen, once. */
 static void up(struct transport_slot *s, struct h1_conn *c)
 {
-    if (h1_slot_of(s)->h2 && engine__h2_ready(s, c) == 0)
+    struct h1_worker *hw = h1_worker_of(s->w);
+
+    if (h1_slot_of(s)->h2 && hw->http2->up(s, c) == 0)
         return;
-    c->proto = &engine__h1_http1;
-    engine__h1_http1_up(s);
+    hw->http1->up(s, c);
 }
 
 /* The handshake of s's connection goes as far as the bytes read allow. */

@@ -3,7 +3,7 @@
  * lookup of the target's name (off the loop, h1/lookup.c), the connect budget
  * of each loop pass (pace.h), the target's addresses tried in turn while
  * nobody listens at one, and unix sockets, connected by hand. Once a
- * connection is up, h1/http1.c takes over (engine__h1_connected).
+ * connection is established, h1/conn.c takes over (engine__h1_connected).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -213,12 +213,6 @@ static void queue_connect(struct transport_slot *s)
     dlist_push_tail(&hw->queued, &h->in_line);
     engine__h1_arm_timer(s, engine__slot_connect_limit_us(s));
     uv_idle_start(&hw->paced, engine__h1_on_paced);
-}
-
-void engine__h1_unlink_queued(struct h1_worker *hw, struct h1_slot *h)
-{
-    dlist_remove(&hw->queued, &h->in_line);
-    h->is_queued = 0;
 }
 
 /* A new pass: the queued connects its budget allows, oldest first. A connect

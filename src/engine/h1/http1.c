@@ -8,8 +8,7 @@
  * the curl transport maps libcurl's, so classify.c puts them in the same
  * classes. As with curl, a request whose reused connection the server had
  * closed before any byte of the reply is sent again once on a fresh one
- * (retried). Here too are a request's completion and its deadline, whichever
- * protocol carried it. Worker thread only.
+ * (retried). Worker thread only.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,91 +32,6 @@
 static const struct config *config_of(const struct transport_slot *s)
 {
     return s->w->config;
-}
-
-/* ---- Completion ------------------------------------------------------- */
-
-static void complete(struct transport_slot *s, enum transfer_outcome outcome, int os_errno,
-                     const char *words)
-{
-    struct h1_slot *h = h1_slot_of(s);
-    struct transfer_result r = {0};
-    char tagged[WORDS_MAX + 8];
-
-    uv_timer_stop(&h->timer);
-    r.outcome = outcome;
-    r.os_errno = os_errno;
-    r.http_status = h->resp.status;
-    r.connected = h->was_connected;
-    /* A deadline that passed while the name was being looked up is the DNS
-     * server's silence, not the target's. */
-    if (h->is_looking_up && outcome == TRANSFER_TIMEOUT)
-        r.outcome = TRANSFER_DNS;
-    h->is_looking_up = 0;
-    /* The words name the transport, as libcurl's name theirs. */
-    if (words[0])
-        snprintf(tagged, sizeof(tagged), "h1: %s", words);
-    else
-        tagged[0] = '\0';
-    engine__slot_done(s, &r, h->resp.raw_bytes, h->bytes_out, tagged);
-}
-
-static void on_idle(uv_idle_t *i)
-{
-    struct h1_worker *hw = container_of(i, struct h1_worker, idle);
-    struct h1_slot *h = hw->pending;
-
-    /* Completions started from here queue on a fresh list. */
-    hw->pending = NULL;
-    uv_idle_stop(i);
-    while (h) {
-        struct h1_slot *next = h->next;
-
-        h->is_pending = 0;
-        complete(h->s, h->outcome, h->os_errno, h->words);
-        h = next;
-    }
-}
-
-void engine__h1_unlink_pending(struct h1_worker *hw, struct h1_slot *h)
-{
-    for (struct h1_slot **p = &hw->pending; *p; p = &(*p)->next) {
-        if (*p == h) {
-            *p = h->next;
-            break;
-        }
-    }
-    h->is_pending = 0;
-}
-
-/* The transfer of s failed: complete it now, or, inside start, on the next
- * loop pass (engine__slot_done would start the next request inside this one). */
-void engine__h1_fail(struct transport_slot *s, enum transfer_outcome outcome, int os_errno,
-                     const char *what)
-{
-    struct h1_slot *h = h1_slot_of(s);
-    struct h1_worker *hw = h1_worker_of(s->w);
-
-    /* strerror's words, so that classify does not repeat them. */
-    if (os_errno)
-        msg_set(h->words, sizeof(h->words), "%s: %s", what, msg_errno(os_errno).text);
-    else
-        msg_set(h->words, sizeof(h->words), "%s", what);
-    if (h->h2)
-        engine__h2_leave(s, outcome, os_errno, what);
-    if (h->conn)
-        engine__h1_conn_close(h->conn);
-    if (!h->is_starting) {
-        complete(s, outcome, os_errno, h->words);
-        return;
-    }
-    uv_timer_stop(&h->timer);
-    h->outcome = outcome;
-    h->os_errno = os_errno;
-    h->is_pending = 1;
-    h->next = hw->pending;
-    hw->pending = h;
-    uv_idle_start(&hw->idle, on_idle);
 }
 
 /* ---- Requests --------------------------------------------------------- */
@@ -146,8 +60,6 @@ static int retried(struct transport_slot *s, int err)
     engine__h1_conn_open(s);
     return 1;
 }
-
-static void on_timeout(uv_timer_t *t);
 
 static void send_request(struct transport_slot *s)
 {
@@ -180,7 +92,7 @@ static void replied(struct transport_slot *s, size_t used, size_t n)
     if (!config_of(s)->target.keepalive || !h1_resp_keeps_alive(&h1_slot_of(s)->resp) ||
         used != n || c->is_writing)
         engine__h1_conn_close(c);
-    complete(s, TRANSFER_OK, 0, "");
+    engine__h1_complete(s, TRANSFER_OK, 0, "");
 }
 
 static void on_data(struct transport_slot *s, const char *data, size_t n)
@@ -209,7 +121,7 @@ static void on_read_error(struct transport_slot *s, ssize_t nread)
     }
     if (h1_resp_eof(&h->resp) == H1_DONE) {
         engine__h1_conn_close(h->conn);
-        complete(s, TRANSFER_OK, 0, "");
+        engine__h1_complete(s, TRANSFER_OK, 0, "");
     } else if (!retried(s, UV_EOF)) {
         engine__h1_fail(s, h->resp.raw_bytes ? TRANSFER_CLOSED_PARTIAL : TRANSFER_CLOSED_EMPTY, 0,
                         h->resp.raw_bytes ? "the connection closed in the middle of the reply"
@@ -251,12 +163,6 @@ static void http1_write_failed(struct h1_conn *c, int status)
         engine__h1_fail(c->s, TRANSFER_SEND, -status, "write");
 }
 
-const struct h1_proto engine__h1_http1 = {
-    .data = http1_data,
-    .ended = http1_ended,
-    .write_failed = http1_write_failed,
-};
-
 void engine__h1_http1_up(struct transport_slot *s)
 {
     h1_slot_of(s)->was_connected = 1;
@@ -264,51 +170,17 @@ void engine__h1_http1_up(struct transport_slot *s)
     send_request(s);
 }
 
-/* ---- Deadlines -------------------------------------------------------- */
-
-/* Arms the timer of s to fire limit_us after the request started. */
-void engine__h1_arm_timer(struct transport_slot *s, uint64_t limit_us)
+/* c, the connection s opened, is up: it carries HTTP/1.1 from here on. */
+static int http1_up(struct transport_slot *s, struct h1_conn *c)
 {
-    engine__slot_arm(s, &h1_slot_of(s)->timer, on_timeout, limit_us);
+    c->proto = &engine__h1_http1;
+    engine__h1_http1_up(s);
+    return 0;
 }
 
-static void on_timeout(uv_timer_t *t)
-{
-    struct h1_slot *h = container_of(t, struct h1_slot, timer);
-    struct transport_slot *s = h->s;
-    char what[WORDS_MAX];
-
-    if (!s->is_in_flight || h->is_pending)
-        return;
-    if (h->h2 && !h->conn && !h->is_looking_up && !h->is_queued) {
-        engine__h2_timeout(s);
-        return;
-    }
-    if (h->is_looking_up) {
-        /* complete() makes the timeout a dns failure, as libcurl's is. */
-        dlist_remove(&h1_worker_of(s->w)->waiting, &h->in_line);
-        snprintf(what, sizeof(what), "no answer to the name lookup within %llu ms",
-                 (unsigned long long)((engine__worker_now_ns(s->w) - h1_slot_of(s)->rq->start_ns) /
-                                      1000000));
-        engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
-        return;
-    }
-    if (h->is_queued) {
-        /* Never connected: connect_timeout, with brink's own reason. */
-        engine__h1_unlink_queued(h1_worker_of(s->w), h);
-        engine__slot_queued_words(s, what, sizeof(what));
-        engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
-        return;
-    }
-    if (h->conn && h->conn->tls && !h->conn->is_tls_ready) {
-        snprintf(what, sizeof(what), "TLS handshake not done within %llu ms",
-                 (unsigned long long)((engine__worker_now_ns(s->w) - h1_slot_of(s)->rq->start_ns) /
-                                      1000000));
-        engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
-        return;
-    }
-    snprintf(what, sizeof(what), "no reply within %llu ms",
-             (unsigned long long)((engine__worker_now_ns(s->w) - h1_slot_of(s)->rq->start_ns) /
-                                  1000000));
-    engine__h1_fail(s, TRANSFER_TIMEOUT, 0, what);
-}
+const struct h1_proto engine__h1_http1 = {
+    .data = http1_data,
+    .ended = http1_ended,
+    .write_failed = http1_write_failed,
+    .up = http1_up,
+};

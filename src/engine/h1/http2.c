@@ -9,7 +9,8 @@
  * each within its own deadline. The request is the head h1 builds, read
  * into header fields (h2_head.h); the reply's fields go through the same
  * capture as HTTP/1.1's. Its reads and writes are in h1/http2_io.c (frames
- * once per loop pass and connection, reads whole into the session).
+ * once per loop pass and connection, reads whole into the session), which
+ * calls this file, never the other way.
  * Outcomes are those of the curl transport:
  * RST_STREAM is a reset, one with a code of a broken protocol
  * (PROTOCOL_ERROR, FLOW_CONTROL_ERROR, ...), a frame nghttp2 refuses or a
@@ -575,7 +576,7 @@ int engine__h2_ready(struct transport_slot *s, struct h1_conn *c)
     c->s = NULL;
     h->conn = NULL;
     c->h2 = hc;
-    c->proto = &engine__h1_http2;
+    c->proto = h1_worker_of(s->w)->http2;
     hc->c = c;
     hc->session = session_new(hc);
     /* A request that fails here completes, and its next one may take a
@@ -659,7 +660,7 @@ void engine__h2_timeout(struct transport_slot *s)
 
 /* ---- The worker ------------------------------------------------------- */
 
-void engine__h2_init(struct transport_worker *w)
+void engine__h2_init(struct transport_worker *w, uv_prepare_cb flush)
 {
     struct h2_worker *x = xcalloc(1, sizeof(*x));
     nghttp2_session_callbacks *cb;
@@ -678,7 +679,7 @@ void engine__h2_init(struct transport_worker *w)
     dlist_init(&x->free);
     dlist_init(&x->dirty);
     uv_prepare_init(&w->loop, &x->flush);
-    uv_prepare_start(&x->flush, engine__h2_on_flush);
+    uv_prepare_start(&x->flush, flush);
     h1_worker_of(w)->h2 = x;
     h1_worker_of(w)->is_h2 = 1;
 }

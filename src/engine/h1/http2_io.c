@@ -1,11 +1,12 @@
 /*
- * The reads and writes of h1's HTTP/2 connections (h1/http2.c has the
- * rest): the bytes of a read (decrypted by h1/conn.c) go whole into
- * nghttp2_session_mem_recv, the streams they ended completed after it; frames go out once per
- * loop pass and connection (one write, one TLS record run, for every
- * stream with something to send), from the worker's prepare handle. A
- * failed read or write, or bytes nghttp2 refuses, lose the connection.
- * Worker thread only.
+ * The reads and writes of h1's HTTP/2 connections, and the protocol's
+ * table (struct h1_proto) over h1/http2.c, which has the rest: the bytes
+ * of a read (decrypted by h1/conn.c) go whole into
+ * nghttp2_session_mem_recv, the streams they ended completed after it;
+ * frames go out once per loop pass and connection (one write, one TLS
+ * record run, for every stream with something to send), from the
+ * worker's prepare handle. A failed read or write, or bytes nghttp2
+ * refuses, lose the connection. Worker thread only.
  */
 #include <stdio.h>
 #include <string.h>
@@ -86,6 +87,9 @@ const struct h1_proto engine__h1_http2 = {
     .read_done = http2_read_done,
     .ended = http2_ended,
     .closed = http2_closed,
+    .up = engine__h2_ready,
+    .leave = engine__h2_leave,
+    .timeout = engine__h2_timeout,
 };
 
 /* Every frame hc's session has to send, in one write (one run of TLS

@@ -1,10 +1,16 @@
 /*
- * The h1 transport's private state and the functions its files share:
- * h1/http1.c (requests, replies, TLS on the socket, deadlines, the ops table),
- * h1/connect.c (where a connection goes: lookups, the connect budget,
- * addresses tried in turn, unix sockets), h1/request.c (the head a request
- * sends), h1/http2.c (HTTP/2 on the same connections) and h1/http2_io.c (its
- * reads and writes). Worker thread only.
+ * The h1 transport's private state and the functions its files share.
+ * Each file calls only those below it. Over h1/wire.c, h1/h2_head.c,
+ * h1/tls.c, h1/lookup.c, h1/request.c (the head a request sends) and
+ * h1/setup.c: h1/close.c (a connection's close); h1/slot.c (a request's
+ * completion, failure and deadline); h1/conn.c (a connection: socket, TLS,
+ * writes, reads, its protocol chosen once it is up); h1/connect.c (where a
+ * connection goes: lookups, the connect budget, addresses tried in turn,
+ * unix sockets); h1/http1.c (HTTP/1.1) and h1/http2.c (HTTP/2 on the same
+ * connections), neither calling the other, with h1/http2_io.c (HTTP/2's
+ * reads and writes) over h1/http2.c; h1/transport.c (the ops table) on
+ * top. What goes up goes through struct h1_proto or a callback. Worker
+ * thread only.
  */
 #ifndef BRINK_ENGINE_H1_INTERNAL_H
 #define BRINK_ENGINE_H1_INTERNAL_H
@@ -31,6 +37,8 @@
     "redirect to another origin (h1 follows its own only; transport = curl follows any)"
 #define H1_VALUE_MAX 8192 /* bytes of a Set-Cookie value read whole; longer ones are ignored */
 
+struct h1_proto;
+
 struct h1_worker {
     uv_idle_t idle;        /* completes what failed inside start, next pass */
     uv_async_t resolved;   /* the lookup of the target's name ended */
@@ -52,6 +60,10 @@ struct h1_worker {
      * when http_version = 1.1); is_h2 ends when a server picks http/1.1. */
     struct h2_worker *h2;
     int is_h2;
+    /* The protocols a connection may carry (h1/transport.c sets them):
+     * engine__h1_http1, and engine__h1_http2 (NULL when http_version = 1.1). */
+    const struct h1_proto *http1;
+    const struct h1_proto *http2;
 };
 
 struct h1_conn;
@@ -65,7 +77,12 @@ struct h1_conn;
  * failing with tls_why (not NULL); write_failed (NULL: none, as HTTP/2,
  * which sees a failed write of its frames in its flush, a later one at its
  * read's end) a write that failed after the handshake; closed (NULL: none)
- * the socket's close. Each may close the connection.
+ * the socket's close. Each may close the connection. What a slot asks of
+ * its protocol: up, that c, the connection s opened, is up (0: the
+ * protocol took c; 1: ALPN picked http/1.1, which takes it); leave (NULL:
+ * none), that s let go of its stream or its place in line for one (failed
+ * with outcome and words, or aborted: words NULL); timeout (NULL: none),
+ * that the deadline of s passed while it waits for a connection or a reply.
  */
 struct h1_proto {
     void (*data)(struct h1_conn *c, const char *data, size_t n);
@@ -73,6 +90,10 @@ struct h1_proto {
     void (*ended)(struct h1_conn *c, int err, const char *tls_why);
     void (*write_failed)(struct h1_conn *c, int status);
     void (*closed)(struct h1_conn *c);
+    int (*up)(struct transport_slot *s, struct h1_conn *c);
+    void (*leave)(struct transport_slot *s, enum transfer_outcome outcome, int os_errno,
+                  const char *words);
+    void (*timeout)(struct transport_slot *s);
 };
 
 extern const struct h1_proto engine__h1_http1;
@@ -174,7 +195,14 @@ static inline struct h1_setup *h1_setup_of(const struct transport_worker *w)
     return w->setup;
 }
 
-/* http1.c: HTTP/1.1, and a request's completion and deadline. */
+/* h1/close.c */
+/* Closes c; its slot (if any) lets go of it. */
+void engine__h1_conn_close(struct h1_conn *c);
+
+/* h1/slot.c: a request's completion and deadline, whatever protocol. */
+/* Completes the request of s with outcome (words: "" when none). */
+void engine__h1_complete(struct transport_slot *s, enum transfer_outcome outcome, int os_errno,
+                         const char *words);
 /* Ends the request of s with outcome; what names the step that failed. */
 void engine__h1_fail(struct transport_slot *s, enum transfer_outcome outcome, int os_errno,
                      const char *what);
@@ -182,12 +210,12 @@ void engine__h1_fail(struct transport_slot *s, enum transfer_outcome outcome, in
 void engine__h1_unlink_pending(struct h1_worker *hw, struct h1_slot *h);
 /* Arms the timer of s to fire limit_us after the request started. */
 void engine__h1_arm_timer(struct transport_slot *s, uint64_t limit_us);
+
+/* h1/http1.c */
 /* The connection of s carries HTTP/1.1 and is up: its request goes out. */
 void engine__h1_http1_up(struct transport_slot *s);
 
-/* conn.c: the connection, whatever protocol it carries. */
-/* Closes c; its slot (if any) lets go of it. */
-void engine__h1_conn_close(struct h1_conn *c);
+/* h1/conn.c: the connection, whatever protocol it carries. */
 /* c, the connection of s, is established: TLS begins, or it is up. */
 void engine__h1_connected(struct transport_slot *s, struct h1_conn *c);
 /* Writes n bytes on c: at once, else from a copy behind the queued
@@ -247,7 +275,9 @@ struct h2_conn {
 };
 
 /* h1/http2.c: HTTP/2 on h1's connections (http_version = 2 or h2c). */
-void engine__h2_init(struct transport_worker *w);
+/* flush writes the frames of every connection marked dirty, each loop
+ * pass (engine__h2_on_flush). */
+void engine__h2_init(struct transport_worker *w, uv_prepare_cb flush);
 void engine__h2_close(struct transport_worker *w);
 void engine__h2_fini(struct transport_worker *w);
 /* Sends the request of s on a stream: of a connection with one free
@@ -287,7 +317,11 @@ void engine__h2_on_flush(uv_prepare_t *p);
  * later pass when this one's connect budget is spent. */
 void engine__h1_conn_open(struct transport_slot *s);
 /* Takes h out of its worker's connect queue. */
-void engine__h1_unlink_queued(struct h1_worker *hw, struct h1_slot *h);
+static inline void engine__h1_unlink_queued(struct h1_worker *hw, struct h1_slot *h)
+{
+    dlist_remove(&hw->queued, &h->in_line);
+    h->is_queued = 0;
+}
 /* The worker's lookup ended (its uv_async_t); a new loop pass (its paced idle). */
 void engine__h1_on_resolved(uv_async_t *a);
 void engine__h1_on_paced(uv_idle_t *i);

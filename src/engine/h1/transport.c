@@ -149,8 +149,11 @@ static int h1_init(struct transport_worker *w, char *err, size_t err_len)
     hw->head = xmalloc(hw->head_cap);
     hw->rbuf = xmalloc(READ_BUFFER);
     w->priv = hw;
-    if (p->h2 != CONFIG_HTTP_1_1)
-        engine__h2_init(w);
+    hw->http1 = &engine__h1_http1;
+    if (p->h2 != CONFIG_HTTP_1_1) {
+        hw->http2 = &engine__h1_http2;
+        engine__h2_init(w, engine__h2_on_flush);
+    }
     return 0;
 }
 
