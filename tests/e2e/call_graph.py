@@ -5,12 +5,14 @@ Usage: call_graph.py OBJECTS [SOURCE_ROOT]
 
 OBJECTS lists the engine's object files, one path per line (the build
 writes it: src/engine/objects.txt). A file calls another when one of its
-undefined symbols is defined there. Each file of the engine's core is a
-node, and each transport folder (h1/, curl/) one node: what a transport's
-files do among themselves is theirs. Prints one line per edge
-("worker.c -> slot.c") and then, for each cycle, "cycle: a.c b.c ...";
-exits 1 when there is a cycle or when the graph is too small to be the
-engine's (fewer than 10 files or no edge: nm read nothing).
+undefined symbols is defined there. Two graphs must have no cycle: the
+files', and the one where each transport folder (h1/, curl/) is one node
+(so that no file of the core calls a transport that calls it back, through
+whichever of its files). Prints one line per edge of the second
+("worker.c -> slot.c", "h1/ -> slot.c"), one per call between two files of
+a folder ("in h1/: conn.c -> tls.c"), and then, for each cycle, "cycle:
+a.c b.c ..."; exits 1 when there is a cycle or when the graph is too small
+to be the engine's (fewer than 10 files or no edge: nm read nothing).
 """
 import os
 import subprocess
@@ -81,20 +83,28 @@ def main():
     with open(sys.argv[1]) as f:
         objects = [line.strip() for line in f if line.strip()]
     defined, wanted = read(objects)
-    graph = {}
+    graph, files = {}, {}
     for src, syms in wanted.items():
         a = node_of(src)
         graph.setdefault(a, set())
+        files.setdefault(src, set())
         for s in syms:
-            b = node_of(defined.get(s, src))
-            if b != a:
-                graph[a].add(b)
+            d = defined.get(s, src)
+            if d != src:
+                files[src].add(d)
+            if node_of(d) != a:
+                graph[a].add(node_of(d))
     n_edges = 0
     for a in sorted(graph):
         for b in sorted(graph[a]):
             print(f"{a} -> {b}")
             n_edges += 1
+    for a in sorted(files):
+        for b in sorted(files[a]):
+            if "/" in a and node_of(a) == node_of(b):
+                print(f"in {node_of(a)}: {a.split('/', 1)[1]} -> {b.split('/', 1)[1]}")
     bad = cycles(graph)
+    bad += [c for c in cycles(files) if c not in bad]
     for c in bad:
         print("cycle: " + " ".join(c))
     if len(objects) < 10 or n_edges == 0:
