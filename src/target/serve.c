@@ -295,8 +295,8 @@ enum serve_next target__serve_admit(struct target *t, const struct req_in *in, s
     }
     service_us = s.service_us[r->ep] + r->service_extra_us;
     if (service_us > 0) {
-        if (target__capacity_admit(t->cap, s.workers, s.queue_max, service_us, clock_now_ns(),
-                                   wait_us) != 0) {
+        if (target__capacity_admit(t->cap, s.workers, s.queue_max, service_us, s.contention_sigma,
+                                   s.contention_kappa, clock_now_ns(), wait_us) != 0) {
             target__store_abort(t, r);
             r->fault = FAULT_NONE;
             target__reply_text(&r->reply, 503, "queue full: %u requests wait for %u workers\n",
