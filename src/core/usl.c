@@ -288,10 +288,9 @@ double usl_throughput(const struct usl_fit *fit, double users)
 
 char *usl_format(const struct usl_fit *fit, char *buf, size_t len)
 {
-    int n = snprintf(
-        buf, len,
-        "USL fit: sigma %.3g, kappa %.3g, lambda %.4g req/s per user (r2 %.3f, %zu steps): ",
-        fit->sigma, fit->kappa, fit->lambda, fit->r2, fit->steps);
+    int n = snprintf(buf, len,
+                     "USL fit: sigma %.3g, kappa %.3g, lambda %.4g req/s (r2 %.3f, %zu steps): ",
+                     fit->sigma, fit->kappa, fit->lambda, fit->r2, fit->steps);
 
     if (n < 0 || (size_t)n >= len)
         return buf;

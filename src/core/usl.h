@@ -61,9 +61,10 @@ int usl_fit(const struct usl_point *pts, size_t n, struct usl_fit *fit, char *wh
 double usl_throughput(const struct usl_fit *fit, double users);
 
 /* The fit in one line (ASCII, C-locale numbers), for events and reports:
- * "USL fit: sigma 0.0512, kappa 0.00098, lambda 198 req/s per user (r2 0.998,
- * 8 steps): peak c=31 at 2880 req/s"; past the colon "no peak (kappa 0):
- * ceiling 3870 req/s" or "linear, no ceiling". buf holds USL_TEXT_MAX. */
+ * "USL fit: sigma 0.0512, kappa 0.00098, lambda 198 req/s (r2 0.998, 8 steps):
+ * peak c=31 at 2880 req/s" (lambda: one user's throughput); past the colon
+ * "no peak (kappa 0): ceiling 3870 req/s" or "linear, no ceiling". At most
+ * 120 characters, so an event has room for more. buf holds USL_TEXT_MAX. */
 char *usl_format(const struct usl_fit *fit, char *buf, size_t len);
 
 /* The reason in one line, usl_fit's why prefixed: "USL fit: none: ...". */

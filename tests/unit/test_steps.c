@@ -825,7 +825,7 @@ static void the_steps_fit_the_universal_scalability_law(void **state)
     assert_int_equal(format_steps_text(st, f), 0);
     text = sink_text(f);
     assert_non_null(strstr(text, "\ncapacity: USL fit: sigma 0.0499, kappa 0.001, lambda 199.9 "
-                                 "req/s per user (r2 1.000, 9 steps): peak c=31 at 1807 req/s\n"));
+                                 "req/s (r2 1.000, 9 steps): peak c=31 at 1807 req/s\n"));
     free(text);
     doc = json_report(st);
     assert_true(fabs(usl_figure(doc, "sigma") - 0.05) < 0.001);
@@ -898,8 +898,8 @@ static void compare_says_which_run_scales_better(void **state)
     assert_printable_ascii(text);
     assert_non_null(strstr(text, "\ncapacity (the Universal Scalability Law fitted to each):\n"
                                  "  coherent: USL fit: sigma 0.0499, kappa 0.001,"));
-    assert_non_null(strstr(text, "\n  amdahl: USL fit: sigma 0.05, kappa 0, lambda 200.1 req/s per "
-                                 "user (r2 1.000, 9 steps): no peak (kappa 0): ceiling 4000 "
+    assert_non_null(strstr(text, "\n  amdahl: USL fit: sigma 0.05, kappa 0, lambda 200.1 req/s "
+                                 "(r2 1.000, 9 steps): no peak (kappa 0): ceiling 4000 "
                                  "req/s\n"));
     assert_non_null(strstr(text, "\n  amdahl scales better: 2.21x coherent's capacity (4,000 vs "
                                  "1,807 req/s, no peak vs peak at c=31)\n"));
