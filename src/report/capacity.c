@@ -18,7 +18,7 @@
  * held and judged as what it was (not cut short, not another level's). */
 static int fit_row(const struct step_row *r)
 {
-    return r->model == LOAD_CLOSED && r->duration_us > 0 && r->verdict != VERDICT_CUT &&
+    return r->model == LOAD_CLOSED && r->held_ticks > 0 && r->verdict != VERDICT_CUT &&
            r->verdict != VERDICT_OFF_LEVEL;
 }
 
@@ -38,7 +38,7 @@ int report__usl(const struct steps *st, struct usl_fit *fit, char *why, size_t l
         levels += r->level != last;
         last = r->level;
         pts[n].users = r->level;
-        pts[n].throughput = steps_row_ok_rate(r);
+        pts[n].throughput = steps_row_held_ok_rate(r);
         pts[n].failed = r->verdict == VERDICT_FAIL;
         n++;
     }

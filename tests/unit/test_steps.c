@@ -767,8 +767,11 @@ static void compare_aligns_levels_and_leaves_blanks(void **state)
 }
 
 /* A staircase of one tick per level whose successes follow the Universal
- * Scalability Law (lambda 200, sigma, kappa), as a ramp plan's steps. */
-static void usl_staircase(struct steps *st, double sigma, double kappa, size_t n_levels)
+ * Scalability Law (lambda 200, sigma, kappa), as a ramp plan's steps; with
+ * drain, the run's drain after it (its completions fold into the last
+ * row: the fit must not count them as throughput). */
+static void usl_staircase_drained(struct steps *st, double sigma, double kappa, size_t n_levels,
+                                  int drain)
 {
     static const uint32_t levels[] = {1, 2, 4, 8, 16, 24, 32, 48, 64};
 
@@ -785,7 +788,19 @@ static void usl_staircase(struct steps *st, double sigma, double kappa, size_t n
         t->plan.verdict = VERDICT_PASS;
         feed(st, NULL, t);
     }
+    if (drain) {
+        struct tick *t = new_tick(n_levels, levels[n_levels - 1], 500, 1000);
+
+        t->state = RUN_DONE;
+        t->drain_us = t->duration_us;
+        feed(st, NULL, t);
+    }
     steps_finish(st);
+}
+
+static void usl_staircase(struct steps *st, double sigma, double kappa, size_t n_levels)
+{
+    usl_staircase_drained(st, sigma, kappa, n_levels, 0);
 }
 
 static json_t *json_report(const struct steps *st)
@@ -834,6 +849,15 @@ static void the_steps_fit_the_universal_scalability_law(void **state)
     assert_true(fabs(usl_figure(doc, "peak_users") - 30.82) < 0.1);
     assert_true(usl_figure(doc, "peak_throughput") > 1700);
     assert_true(usl_figure(doc, "r2") > 0.9999);
+    json_decref(doc);
+    /* The same with the run's drain after the last step: the same fit. */
+    steps_free(st);
+    st = steps_new();
+    usl_staircase_drained(st, 0.05, 0.001, 9, 1);
+    assert_true(steps_row_ok_rate(steps_row(st, 8)) > 2000);
+    doc = json_report(st);
+    assert_true(fabs(usl_figure(doc, "sigma") - 0.05) < 0.001);
+    assert_true(fabs(usl_figure(doc, "kappa") - 0.001) < 0.00002);
     assert_true(json_is_null(
         json_object_get(json_object_get(json_object_get(doc, "capacity"), "usl"), "ceiling")));
     assert_int_equal(json_integer_value(json_object_get(
