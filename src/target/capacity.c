@@ -7,8 +7,9 @@
  * so latency grows with the queue as it would in a real server.
  *
  * Contention stretches each service time by the requests in service at its
- * admission, as the Universal Scalability Law says a shared resource does
- * (sigma: a serialised share; kappa: each request's cost to every other).
+ * admission (or the connections open, when more: the users), as the
+ * Universal Scalability Law says a shared resource does (sigma: a
+ * serialised share; kappa: each request's cost to every other).
  * Each such time is drawn uniformly from half to one and a half times the
  * law's: equal times would keep the users that joined at one moment in
  * step, their answers in bursts a measuring window cuts at random.
@@ -65,10 +66,10 @@ static uint64_t contended_us(struct capacity *c, uint64_t service_us, double sig
 }
 
 int target__capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max,
-                           uint64_t service_us, double sigma, double kappa, uint64_t now_ns,
-                           uint64_t *wait_us)
+                           uint64_t service_us, double sigma, double kappa, uint64_t conns,
+                           uint64_t now_ns, uint64_t *wait_us)
 {
-    uint64_t start;
+    uint64_t start, n;
     unsigned best = 0;
 
     if (workers < 1)
@@ -90,9 +91,10 @@ int target__capacity_admit(struct capacity *c, unsigned workers, unsigned queue_
     for (unsigned i = 1; i < workers; i++)
         if (c->free_at_ns[i] < c->free_at_ns[best])
             best = i;
-    if (sigma > 0 || kappa > 0)
-        service_us = contended_us(c, service_us, sigma, kappa,
-                                  c->in_system < workers ? c->in_system + 1 : workers);
+    if (sigma > 0 || kappa > 0) {
+        n = c->in_system + 1 > conns ? c->in_system + 1 : conns;
+        service_us = contended_us(c, service_us, sigma, kappa, n < workers ? n : workers);
+    }
     start = c->free_at_ns[best] > now_ns ? c->free_at_ns[best] : now_ns;
     c->free_at_ns[best] = start + service_us * 1000u;
     c->in_system++;
