@@ -14,8 +14,10 @@
 #define KAPPA_PER_DECADE 10
 #define F_SIGNIFICANT 4.0 /* a nested law is kept unless F reaches this */
 #define SEARCH_ROUNDS 400
-#define REACH 1.5     /* a peak past 1.5 x the highest level is not seen */
-#define MIN_TERM 0.05 /* contention under 5% of linear at the top is not seen */
+#define OUTLIER_MIN 0.15 /* a step off the law by more than this share ... */
+#define OUTLIER_MADS 5.0 /* ... and this many times the median step's is left out */
+#define REACH 1.5        /* a peak past 1.5 x the highest level is not seen */
+#define MIN_TERM 0.05    /* contention under 5% of linear at the top is not seen */
 
 /* The points kept, and which parameters are free. */
 struct problem {
@@ -236,7 +238,8 @@ static int sigma_shows(double sigma, double top)
     return sigma * (top - 1.0) >= MIN_TERM;
 }
 
-int usl_fit(const struct usl_point *pts, size_t n, struct usl_fit *fit, char *why, size_t len)
+static int fit_law(const struct usl_point *pts, size_t n, struct usl_fit *fit, char *why,
+                   size_t len)
 {
     struct problem full = {pts, n, 1, 1}, amdahl = {pts, n, 1, 0}, linear = {pts, n, 0, 0},
                    coherent = {pts, n, 0, 1};
@@ -281,6 +284,67 @@ int usl_fit(const struct usl_point *pts, size_t n, struct usl_fit *fit, char *wh
     return 0;
 }
 
+/* Whether step k is far off the law fit, fitted to the others, while they
+ * follow it: more than OUTLIER_MIN from the law's throughput (a share of
+ * it) and more than OUTLIER_MADS times the others' median distance. *ratio
+ * is how many times. */
+static int far_off(const struct usl_point *pts, size_t n, size_t k, const struct usl_fit *fit,
+                   double *ratio)
+{
+    double d[USL_LOO_MAX], e = fabs(pts[k].throughput / usl_throughput(fit, pts[k].users) - 1.0);
+    size_t m = 0, j;
+
+    for (size_t i = 0; i < n; i++) {
+        double x;
+
+        if (i == k || !usable(&pts[i]))
+            continue;
+        x = fabs(pts[i].throughput / usl_throughput(fit, pts[i].users) - 1.0);
+        for (j = m++; j > 0 && d[j - 1] > x; j--) /* kept sorted */
+            d[j] = d[j - 1];
+        d[j] = x;
+    }
+    *ratio = d[m / 2] > 0 ? e / d[m / 2] : INFINITY;
+    return e > OUTLIER_MIN && *ratio > OUTLIER_MADS;
+}
+
+int usl_fit(const struct usl_point *pts, size_t n, struct usl_fit *fit, char *why, size_t len)
+{
+    struct usl_point kept[USL_LOO_MAX];
+    struct usl_fit without;
+    char why_not[USL_TEXT_MAX];
+    double ratio, best = 0, lo, hi;
+    size_t used;
+
+    if (fit_law(pts, n, fit, why, len) != 0)
+        return -1;
+    used = fit->steps;
+    if (n > USL_LOO_MAX || used < USL_MIN_LEVELS + 2)
+        return 0;
+    /* Each step left out in turn: the one farthest off the law the others
+     * fit, if any is far off, goes. */
+    memcpy(kept, pts, n * sizeof(*pts));
+    lo = INFINITY;
+    hi = top_level(pts, n);
+    for (size_t k = 0; k < n; k++)
+        lo = usable(&pts[k]) ? fmin(lo, pts[k].users) : lo;
+    for (size_t k = 0; k < n; k++) {
+        /* The lowest and highest levels hold lambda and the bend: never. */
+        if (!usable(&pts[k]) || pts[k].users == lo || pts[k].users == hi)
+            continue;
+        kept[k].throughput = 0;
+        if (fit_law(kept, n, &without, why_not, sizeof(why_not)) == 0 &&
+            far_off(pts, n, k, &without, &ratio) && ratio > best) {
+            best = ratio;
+            *fit = without;
+            fit->left_out = 1;
+            fit->left_out_users = pts[k].users;
+        }
+        kept[k].throughput = pts[k].throughput;
+    }
+    return 0;
+}
+
 double usl_throughput(const struct usl_fit *fit, double users)
 {
     return fit->lambda * shape(fit->sigma, fit->kappa, users);
@@ -288,10 +352,14 @@ double usl_throughput(const struct usl_fit *fit, double users)
 
 char *usl_format(const struct usl_fit *fit, char *buf, size_t len)
 {
-    int n = snprintf(buf, len,
-                     "USL fit: sigma %.3g, kappa %.3g, lambda %.4g req/s (r2 %.3f, %zu steps): ",
-                     fit->sigma, fit->kappa, fit->lambda, fit->r2, fit->steps);
+    char out[32] = "";
+    int n;
 
+    if (fit->left_out)
+        snprintf(out, sizeof(out), ", c=%.0f out", fit->left_out_users);
+    n = snprintf(buf, len,
+                 "USL fit: sigma %.3g, kappa %.3g, lambda %.4g req/s (r2 %.3f, %zu steps%s): ",
+                 fit->sigma, fit->kappa, fit->lambda, fit->r2, fit->steps, out);
     if (n < 0 || (size_t)n >= len)
         return buf;
     if (fit->has_peak)

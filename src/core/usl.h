@@ -18,6 +18,14 @@
  * under 5% of linear throughput there): kappa 0 (no peak: Amdahl, a
  * ceiling lambda / sigma), and then sigma 0 too (linear).
  *
+ * One step far off the law that the others follow (a pause of the client
+ * or the server during it, a neighbour's burst) would pull the whole fit:
+ * each step but the lowest and highest levels (which hold lambda and the
+ * bend) is left out in turn and the law fitted to the others; the step
+ * farthest off the law they fit, if it is more than 15% off and more than
+ * 5 times as far as their median, is left out (one at most; with 6 to
+ * USL_LOO_MAX steps).
+ *
  * Pure computation: no I/O, no allocation, thread-safe.
  */
 #ifndef BRINK_CORE_USL_H
@@ -27,6 +35,7 @@
 
 #define USL_MIN_LEVELS 4 /* distinct levels the fit needs */
 #define USL_TEXT_MAX 200 /* usl_format's line, with its NUL */
+#define USL_LOO_MAX 16   /* with more points than this, none is left out */
 
 /* One step of the staircase. */
 struct usl_point {
@@ -46,6 +55,8 @@ struct usl_fit {
     double peak_throughput; /* X(N*), when has_peak */
     int has_ceiling;        /* no peak, sigma > 0: throughput tends to ceiling */
     double ceiling;         /* lambda / sigma, when has_ceiling */
+    int left_out;           /* a step far off the law the others follow was left out */
+    double left_out_users;  /* its level */
 };
 
 /*
@@ -63,8 +74,10 @@ double usl_throughput(const struct usl_fit *fit, double users);
 /* The fit in one line (ASCII, C-locale numbers), for events and reports:
  * "USL fit: sigma 0.0512, kappa 0.00098, lambda 198 req/s (r2 0.998, 8 steps):
  * peak c=31 at 2880 req/s" (lambda: one user's throughput); past the colon
- * "no peak (kappa 0): ceiling 3870 req/s" or "linear, no ceiling". At most
- * 120 characters, so an event has room for more. buf holds USL_TEXT_MAX. */
+ * "no peak (kappa 0): ceiling 3870 req/s" or "linear, no ceiling"; a step
+ * left out is named after the steps ("8 steps, c=32 out"). About 120
+ * characters at most, so an event has room for more. buf holds
+ * USL_TEXT_MAX. */
 char *usl_format(const struct usl_fit *fit, char *buf, size_t len);
 
 /* The reason in one line, usl_fit's why prefixed: "USL fit: none: ...". */

@@ -398,6 +398,8 @@ static void put_capacity(FILE *out, const struct steps *st)
     put_double(out, f.has_ceiling ? f.ceiling : NAN);
     fputs(",\"r2\":", out);
     put_double(out, f.r2);
+    fputs(",\"left_out\":", out);
+    put_double(out, f.left_out ? f.left_out_users : NAN);
     fprintf(out, ",\"steps\":%zu}}", f.steps);
 }
 

@@ -140,6 +140,32 @@ static void retrograde_curve(void **state)
     assert_non_null(strstr(text, "steps): peak c=6 at "));
 }
 
+/* One step 30% low (a pause during it): left out, the rest fits the law;
+ * kept in, it would pull sigma and kappa off. */
+static void a_step_far_off_the_law_is_left_out(void **state)
+{
+    struct usl_point p[N_LEVELS];
+    struct usl_fit f;
+    char why[WHY_MAX], text[USL_TEXT_MAX];
+
+    (void)state;
+    staircase(p, 50, 0.05, 0.001, 0.02, 5);
+    p[6].throughput *= 0.7; /* c=32 */
+    assert_int_equal(usl_fit(p, N_LEVELS, &f, why, sizeof(why)), 0);
+    assert_true(f.left_out);
+    assert_true(f.left_out_users == 32);
+    assert_int_equal(f.steps, N_LEVELS - 1);
+    within(f.sigma, 0.05, 0.2);
+    within(f.kappa, 0.001, 0.2);
+    assert_true(f.r2 > 0.99);
+    assert_non_null(strstr(usl_format(&f, text, sizeof(text)), ", 8 steps, c=32 out): peak c=3"));
+    /* Steps that follow it leave none out. */
+    staircase(p, 50, 0.05, 0.001, 0.03, 5);
+    assert_int_equal(usl_fit(p, N_LEVELS, &f, why, sizeof(why)), 0);
+    assert_false(f.left_out);
+    assert_int_equal(f.steps, N_LEVELS);
+}
+
 static void refused(const struct usl_point *p, size_t n, const char *want_why)
 {
     struct usl_fit f;
@@ -234,11 +260,17 @@ static void throughput_of_the_fit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(exact_curve_recovered), cmocka_unit_test(noisy_curve_within_bounds),
-        cmocka_unit_test(amdahl_has_no_peak),    cmocka_unit_test(linear_has_no_ceiling),
-        cmocka_unit_test(retrograde_curve),      cmocka_unit_test(too_few_levels_refused),
-        cmocka_unit_test(empty_steps_left_out),  cmocka_unit_test(failed_only_refused),
-        cmocka_unit_test(no_spread_refused),     cmocka_unit_test(throughput_of_the_fit),
+        cmocka_unit_test(exact_curve_recovered),
+        cmocka_unit_test(noisy_curve_within_bounds),
+        cmocka_unit_test(amdahl_has_no_peak),
+        cmocka_unit_test(linear_has_no_ceiling),
+        cmocka_unit_test(retrograde_curve),
+        cmocka_unit_test(too_few_levels_refused),
+        cmocka_unit_test(empty_steps_left_out),
+        cmocka_unit_test(failed_only_refused),
+        cmocka_unit_test(no_spread_refused),
+        cmocka_unit_test(throughput_of_the_fit),
+        cmocka_unit_test(a_step_far_off_the_law_is_left_out),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
