@@ -10,9 +10,10 @@
  * admission (or the connections open, when more: the users), as the
  * Universal Scalability Law says a shared resource does (sigma: a
  * serialised share; kappa: each request's cost to every other).
- * Each such time is drawn uniformly from half to one and a half times the
- * law's: equal times would keep the users that joined at one moment in
- * step, their answers in bursts a measuring window cuts at random.
+ * Each such time is drawn uniformly from 0.75 to 1.25 times the law's:
+ * equal times would keep the users that joined at one moment in step,
+ * their answers in bursts a measuring window cuts at random (wider draws
+ * would add noise of their own to a short step of few users).
  */
 #include "target/internal.h"
 
@@ -55,12 +56,12 @@ static uint64_t waiting(const struct capacity *c, unsigned workers)
 }
 
 /* service_us stretched by contention with n requests in service, times a
- * draw in [0.5, 1.5) (under the lock). */
+ * draw in [0.75, 1.25) (under the lock). */
 static uint64_t contended_us(struct capacity *c, uint64_t service_us, double sigma, double kappa,
                              uint64_t n)
 {
     double d = (double)n, f = 1.0 + sigma * (d - 1.0) + kappa * d * (d - 1.0);
-    double jitter = 0.5 + (double)rng_below(&c->rng, 1u << 20) / (double)(1u << 20);
+    double jitter = 0.75 + 0.5 * (double)rng_below(&c->rng, 1u << 20) / (double)(1u << 20);
 
     return (uint64_t)((double)service_us * f * jitter + 0.5);
 }

@@ -324,8 +324,8 @@ void target__capacity_free(struct capacity *c);
 /* Admits a request needing service_us of a worker: returns 0 and the time
  * in µs until it is served, or -EBUSY when the queue is full. With
  * contention (sigma, kappa not both 0) the service time is service_us x
- * (1 + sigma (n - 1) + kappa n (n - 1)) on average (each drawn from half
- * to one and a half times that), n the requests in service with it (itself
+ * (1 + sigma (n - 1) + kappa n (n - 1)) on average (each drawn from 0.75
+ * to 1.25 times that), n the requests in service with it (itself
  * included) or the conns open when more, at most workers: n users that
  * each wait for their answer then get the Universal Scalability Law's
  * throughput. (A user keeps its connection between two requests: counting
