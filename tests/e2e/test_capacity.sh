@@ -8,7 +8,7 @@
 # counts are the ones the target served (its /_control). With kappa 0 the
 # fit says there is no peak and the ceiling lambda / sigma (1,000 req/s).
 # Each staircase is 1.25 s a level (ticks of 250 ms: a warm-up of 500 ms,
-# a hold of 750 ms): 8 levels twice and 5 for Amdahl, about 30 s in all.
+# a hold of 750 ms): 8 levels twice and 6 for Amdahl, about 32 s in all.
 # Usage: sh test_capacity.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -78,7 +78,7 @@ done
 # Amdahl's law: no coherency, no peak; the ceiling lambda / sigma.
 transport=h1
 control '{"contention": {"kappa": 0}}'
-staircase amdahl h1 "1, 4, 16, 32, 64"
+staircase amdahl h1 "1, 2, 4, 16, 32, 64"
 check "kappa 0: the staircase passes" 0 "$status"
 set -- $(usl amdahl)
 check "kappa 0: the fit has no coherency and no peak" "0 None" "$2 $3"
