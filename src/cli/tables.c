@@ -431,7 +431,9 @@ const struct opts_table cli_compare = {
             "one column group per session (req/s, p50, p99, errors), blank where a\n"
             "session did not run that level. Each --label names a session in order;\n"
             "more labels than sessions is a usage error. last is the newest session\n"
-            "(brink sessions). --format html writes one page instead: each session's\n"
+            "(brink sessions). Under the table, each session's capacity (the\n"
+            "Universal Scalability Law fitted to its steps) and which scales better.\n"
+            "--format html writes one page instead: each session's\n"
             "change against the first, the step tables side by side, and their\n"
             "curves and latency distributions overlaid (docs/report.md).\n",
     .status = status_text,

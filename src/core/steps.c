@@ -113,6 +113,11 @@ double steps_row_rate_se(const struct step_row *r)
     return var > 0 ? sqrt(var / n) : 0;
 }
 
+double steps_row_held_ok_rate(const struct step_row *r)
+{
+    return r->held_ticks ? r->rate_sum / (double)r->held_ticks : 0;
+}
+
 /* ---- levels ---- */
 
 static int level_cmp(enum load_model m, double level, const struct step_row *r)

@@ -194,5 +194,9 @@ double steps_row_ok_rate(const struct step_row *r);
 /* The standard error of that rate, from the spread of its held ticks'
  * rates; 0 with fewer than two. */
 double steps_row_rate_se(const struct step_row *r);
+/* The mean of its held ticks' successes per second (0 for none): the
+ * rate while the level held, without the run's drain that a last row's
+ * completions include (the capacity fit's throughput). */
+double steps_row_held_ok_rate(const struct step_row *r);
 
 #endif

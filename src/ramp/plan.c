@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "core/steps.h"
 #include "core/units.h"
+#include "core/usl.h"
 #include "core/xalloc.h"
 #include "ramp/ramp.h"
 #include "ramp/verdict.h"
@@ -39,10 +40,12 @@ struct ramp {
     struct steps *steps;     /* every tick's figures, by step or level held */
     uint64_t rows_seen;      /* closed rows of steps looked at for the knee */
     struct knee_point points[POINTS_MAX];
+    int failed[POINTS_MAX]; /* each point's step failed its conditions (for the USL fit) */
     size_t n_points;
     int knee_found;
-    int pct_over;     /* a percentile limit was crossed in this step */
-    uint64_t stop_us; /* where the plan stopped the run (its end), µs; 0: it has not */
+    double knee_users; /* the knee's level, once found */
+    int pct_over;      /* a percentile limit was crossed in this step */
+    uint64_t stop_us;  /* where the plan stopped the run (its end), µs; 0: it has not */
 };
 
 static const struct config_ramp empty_plan;
@@ -163,7 +166,7 @@ static enum plan_verdict judge(const struct ramp *r, const struct step_row *f, c
 
 /* ---- the knee and the percentile limits ---- */
 
-static void add_point(struct ramp *r, struct tick *t, const struct step_row *f)
+static void add_point(struct ramp *r, struct tick *t, const struct step_row *f, int failed)
 {
     struct knee_why why;
     char a[UNITS_FMT_MAX], b[UNITS_FMT_MAX];
@@ -173,8 +176,10 @@ static void add_point(struct ramp *r, struct tick *t, const struct step_row *f)
         return;
     if (r->n_points == POINTS_MAX) {
         memmove(r->points, r->points + 1, (POINTS_MAX - 1) * sizeof(r->points[0]));
+        memmove(r->failed, r->failed + 1, (POINTS_MAX - 1) * sizeof(r->failed[0]));
         r->n_points--;
     }
+    r->failed[r->n_points] = failed;
     r->points[r->n_points++] = row_point(f);
     if (r->knee_found || r->model == LOAD_OPEN)
         return;
@@ -182,6 +187,7 @@ static void add_point(struct ramp *r, struct tick *t, const struct step_row *f)
     if (k < 0 || (size_t)k != r->n_points - 1)
         return;
     r->knee_found = 1;
+    r->knee_users = r->points[k].users;
     tick_event(
         t, EV_DETECTION,
         "knee: c=%.0f adds no throughput over c=%.0f (ok %.0f vs %.0f req/s, %.0f%% of linear); mean latency %s, Little's law predicts %s",
@@ -340,12 +346,42 @@ static void say_breaking_point(struct ramp *r, struct tick *t, const char *why)
         r->step + 1, lv, why, r->last_good_step + 1, good, r->last_good_rate, p99);
 }
 
+/* At the plan's end, what its steps say of the server's capacity: the
+ * Universal Scalability Law fitted to them (or why it cannot be), with the
+ * knee where one was found, so the two are read together. Closed model
+ * only: rates are no users. */
+static void say_capacity(struct ramp *r, struct tick *t)
+{
+    struct usl_point pts[POINTS_MAX];
+    struct usl_fit fit;
+    char why[USL_TEXT_MAX], line[USL_TEXT_MAX], knee[64] = "";
+
+    if (r->model == LOAD_OPEN)
+        return;
+    for (size_t i = 0; i < r->n_points; i++) {
+        pts[i].users = r->points[i].users;
+        pts[i].throughput = r->points[i].throughput;
+        pts[i].failed = r->failed[i];
+    }
+    if (usl_fit(pts, r->n_points, &fit, why, sizeof(why)) != 0) {
+        tick_event(t, EV_DETECTION, "capacity: %s", usl_format_refused(why, line, sizeof(line)));
+        return;
+    }
+    if (r->knee_found && fit.has_peak)
+        snprintf(knee, sizeof(knee), "; knee c=%.0f (%.0f%% of N*)", r->knee_users,
+                 100 * r->knee_users / fit.peak_users);
+    else if (r->knee_found)
+        snprintf(knee, sizeof(knee), "; knee c=%.0f", r->knee_users);
+    tick_event(t, EV_DETECTION, "capacity: %s%s", usl_format(&fit, line, sizeof(line)), knee);
+}
+
 /* The step's action after a failure. */
 static void act_on_failure(struct ramp *r, struct tick *t, const char *why, struct ramp_out *out)
 {
     char lv[32];
 
     say_breaking_point(r, t, why);
+    say_capacity(r, t);
     switch (r->cfg->action) {
     case CONFIG_ACTION_STOP:
         r->phase = PLAN_OFF;
@@ -400,7 +436,7 @@ static void end_step(struct ramp *r, struct tick *t, struct ramp_out *out)
     } else {
         v = judge(r, f, why, sizeof(why));
         t->plan.verdict = v;
-        add_point(r, t, f);
+        add_point(r, t, f, v == VERDICT_FAIL);
         units_format_duration(f->p99_us, p99, sizeof(p99));
         if (v == VERDICT_FAIL) {
             tick_copy_text(t->plan.why, sizeof(t->plan.why), why);
@@ -426,6 +462,7 @@ static void end_step(struct ramp *r, struct tick *t, struct ramp_out *out)
     snprintf(out->stop_why, sizeof(out->stop_why), "ramp: the last step ended");
     tick_event(t, EV_DETECTION, "ramp done: all %u steps ran, none failed its conditions",
                n_steps(r));
+    say_capacity(r, t);
 }
 
 void ramp_next(struct ramp *r, uint64_t at_ms, struct ramp_out *out)
@@ -470,7 +507,7 @@ static void add_to_table(struct ramp *r, struct tick *t)
 
         r->pct_over = 0;
         if (row && row->plan_step == 0 && row->model == LOAD_CLOSED)
-            add_point(r, t, row);
+            add_point(r, t, row, 0);
     }
 }
 

@@ -14,7 +14,9 @@
  *
  * Detections, plan or not: the knee (throughput stops growing with users
  * while latency grows as Little's law predicts), and a percentile crossing
- * its stop_when limit. (The first error of each class and probe alerts are
+ * its stop_when limit. When a closed-model plan ends (its last step, or a
+ * failed one), the Universal Scalability Law fitted to its steps
+ * (core/usl.h), citing the knee. (The first error of each class and probe alerts are
  * detected where they happen: the merger and the probes.)
  */
 #ifndef BRINK_RAMP_RAMP_H

@@ -206,6 +206,7 @@ int format_compare(const struct steps *const *tables, const char *const *labels,
         }
     }
     put_resent(out, tables, labels, n);
+    report__print_usl_compare(out, tables, labels, n);
     free(l.buf);
     free(keys);
     return report__finish(out);

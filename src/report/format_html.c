@@ -16,6 +16,7 @@
 #include "core/redact.h"
 #include "core/steps.h"
 #include "core/units.h"
+#include "core/usl.h"
 #include "core/xalloc.h"
 #include "report/formats.h"
 #include "report/html_internal.h"
@@ -351,29 +352,68 @@ static void mark_steps(struct html_chart *c, const struct html_run *run, const s
     html__chart_ring(c, broke->level, y, "breaking", "breaking point");
 }
 
-/* A chart of one rate per step: successes or failures, on its own scale. */
+#define USL_CURVE_POINTS 100 /* the fitted curve's values, 1 user to the chart's end */
+
+/* The Universal Scalability Law fitted to the steps (report__usl), as a
+ * curve from 1 user to hi; 0 when there is no fit (cv then empty). */
+static int usl_curve(const struct steps *st, double hi, struct usl_fit *fit, struct curve *cv)
+{
+    char why[USL_TEXT_MAX];
+
+    if (report__usl(st, fit, why, sizeof(why)) != 1) {
+        curve_init(cv, 0);
+        return 0;
+    }
+    curve_init(cv, USL_CURVE_POINTS);
+    for (size_t i = 0; i < USL_CURVE_POINTS; i++) {
+        cv->x[i] = 1 + (hi - 1) * (double)i / (USL_CURVE_POINTS - 1);
+        cv->y[i] = usl_throughput(fit, cv->x[i]);
+        cv->has[i] = 1;
+    }
+    return 1;
+}
+
+/* A chart of one rate per step: successes or failures, on its own scale;
+ * over the successes, the Universal Scalability Law fitted to them (dashed)
+ * and its peak N* marked. */
 static void step_rate_chart(FILE *out, const struct html_run *run, const struct steps *st,
                             enum step_measure m)
 {
-    int is_ok = m == S_OK_PER_S;
+    int is_ok = m == S_OK_PER_S, has_fit;
     struct html_chart c;
-    struct curve cv;
-    struct html_series s;
+    struct curve cv, fc;
+    struct html_series s[2];
+    struct usl_fit fit;
+    char label[REPORT_NUM_MAX + 8];
 
     step_curve(st, m, &cv);
-    s = curve_series(&cv, is_ok ? "ok/s" : "failed/s", is_ok ? HTML_C_OK : HTML_C_FAILED,
-                     HTML_V_FIXED3);
-    s.is_dots = 1;
+    s[0] = curve_series(&cv, is_ok ? "ok/s" : "failed/s", is_ok ? HTML_C_OK : HTML_C_FAILED,
+                        HTML_V_FIXED3);
+    s[0].is_dots = 1;
     step_chart(&c, out, is_ok ? "steps-throughput" : "steps-failures",
                is_ok ? "Successes against load" : "Failures against load",
                is_ok ? "successful requests/s, one point per step"
                      : "failed requests/s, one point per step",
                st, max_level(st));
-    html__chart_fit(&c, &s, 1, NAN);
+    has_fit = is_ok && usl_curve(st, c.x_hi, &fit, &fc);
+    if (has_fit) {
+        s[1] = curve_series(&fc, "usl", 1, HTML_V_G9);
+        s[1].is_dashed = s[1].has_xs = 1;
+    }
+    html__chart_fit(&c, s, 1 + (size_t)has_fit, NAN);
     html__chart_open(&c, NULL);
-    html__chart_series(&c, &s);
+    html__chart_series(&c, &s[0]);
+    if (has_fit)
+        html__chart_series(&c, &s[1]);
+    if (has_fit && fit.has_peak && fit.peak_users <= c.x_hi) {
+        snprintf(label, sizeof(label), "N* %.0f", fit.peak_users);
+        html__chart_vline(&c, fit.peak_users, "usl-peak", label,
+                          "the peak the Universal Scalability Law fitted puts here");
+    }
     mark_steps(&c, run, st, m);
-    html__chart_close(&c, &s, 1);
+    html__chart_close(&c, s, 1 + (size_t)has_fit);
+    if (is_ok)
+        curve_free(&fc);
     curve_free(&cv);
 }
 

@@ -16,6 +16,7 @@
 #include "core/tick.h"
 #include "report/internal.h"
 #include "core/steps.h"
+#include "core/usl.h"
 #include "report/summary.h"
 
 /* The length of the valid UTF-8 sequence at s (at most n bytes), or 0 when
@@ -363,6 +364,45 @@ static void put_phases(FILE *out, const struct summary *sum)
     fputc('}', out);
 }
 
+/* ,"capacity":{"usl":{...}}: the Universal Scalability Law fitted to the
+ * steps (report__usl); usl null and usl_refused the reason when the steps
+ * cannot support it, usl null alone when the run asked nothing of it. A
+ * figure the law does not have (no peak, no ceiling) is null. */
+static void put_capacity(FILE *out, const struct steps *st)
+{
+    struct usl_fit f;
+    char why[USL_TEXT_MAX];
+    int rc = report__usl(st, &f, why, sizeof(why));
+
+    fputs(",\n\"capacity\":{\"usl\":", out);
+    if (rc != 1) {
+        fputs("null", out);
+        if (rc == 0) {
+            fputs(",\"usl_refused\":", out);
+            put_string(out, why, sizeof(why));
+        }
+        fputc('}', out);
+        return;
+    }
+    fputs("{\"lambda\":", out);
+    put_double(out, f.lambda);
+    fputs(",\"sigma\":", out);
+    put_double(out, f.sigma);
+    fputs(",\"kappa\":", out);
+    put_double(out, f.kappa);
+    fputs(",\"peak_users\":", out);
+    put_double(out, f.has_peak ? f.peak_users : NAN);
+    fputs(",\"peak_throughput\":", out);
+    put_double(out, f.has_peak ? f.peak_throughput : NAN);
+    fputs(",\"ceiling\":", out);
+    put_double(out, f.has_ceiling ? f.ceiling : NAN);
+    fputs(",\"r2\":", out);
+    put_double(out, f.r2);
+    fputs(",\"left_out\":", out);
+    put_double(out, f.left_out ? f.left_out_users : NAN);
+    fprintf(out, ",\"steps\":%zu}}", f.steps);
+}
+
 /* ,"thresholds":{"conditions":N,"failed":["why",...],"steps_failed":N} */
 static void put_verdicts(FILE *out, const struct report_verdicts *v)
 {
@@ -465,6 +505,7 @@ int format_json(const struct summary *sum, const struct steps *st, const struct 
     }
     fputc(']', out);
     put_steps(out, st);
+    put_capacity(out, st);
     put_agents(out, sum);
     if (v)
         put_verdicts(out, v);

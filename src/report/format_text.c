@@ -384,6 +384,7 @@ int format_steps_text(const struct steps *st, FILE *out)
             print_line(out, st, &l, steps_row(st, i));
     }
     print_breaking_point(out, st);
+    report__print_usl(out, st);
     if (steps_rows_not_kept(st))
         fprintf(out, "  and %s more steps (%s requests), not kept\n",
                 report__fmt_grouped(steps_rows_not_kept(st), n),

@@ -353,6 +353,14 @@ void html__chart_series(struct html_chart *c, const struct html_series *s)
         if (s->has[i])
             write_value(c->out, s->y[i], s->fmt);
     }
+    if (s->has_xs) {
+        fputs("\" data-xs=\"", c->out);
+        for (size_t i = 0; i < s->n; i++) {
+            if (i)
+                fputc(',', c->out);
+            write_value(c->out, s->x[i], HTML_V_G9);
+        }
+    }
     fputs("\" d=\"", c->out);
     for (size_t i = 0; i < s->n; i++) {
         if (!s->has[i] || !isfinite(s->y[i])) {

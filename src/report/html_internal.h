@@ -69,6 +69,7 @@ struct html_series {
     const unsigned char *has;
     enum html_value_fmt fmt;
     int is_dots; /* circles, one per value (step charts), besides the line */
+    int has_xs;  /* data-xs: each value's x, for a curve whose x are not the points' (a fit) */
 };
 
 /* A label's box in the view box's units, estimated from its length. */

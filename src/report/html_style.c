@@ -29,6 +29,7 @@ const char html__css[] =
     ".ev-alert line{stroke:#d35400}.ev-first_error line{stroke:#e67e22}\n"
     ".threshold line{stroke:#c0392b;stroke-dasharray:6 3}.threshold text{fill:#c0392b}\n"
     ".knee line{stroke:#2471a3;stroke-dasharray:4 3}.knee text{fill:#2471a3}\n"
+    ".usl-peak line{stroke:#7d3c98;stroke-dasharray:2 3}.usl-peak text{fill:#7d3c98}\n"
     ".breaking circle{fill:none;stroke:#c0392b;stroke-width:2}.breaking text{fill:#c0392b}\n"
     ".legend{margin:.2em 0 0 74px;color:#444}.key{display:inline-block;width:18px;height:0;"
     "border-top:3px solid;vertical-align:middle;margin:0 4px 0 10px}.key.dash{border-top-style:dashed}\n"

@@ -70,6 +70,22 @@ struct report__level *report__union_levels(const struct steps *const *tables, si
 int report__find_level(const struct steps *st, const struct report__level *key,
                        struct step_row *out);
 
+/* capacity.c: the Universal Scalability Law fitted to st's closed-model
+ * steps (those cut short or at another level than their plan's left out).
+ * 1 and *fit; 0 and why (one line) when the steps cannot support a fit; -1
+ * when the run asked nothing of it (no plan, fewer than USL_MIN_LEVELS
+ * levels held by hand). */
+struct usl_fit;
+int report__usl(const struct steps *st, struct usl_fit *fit, char *why, size_t len);
+/* "capacity: USL fit: ..." (or its refusal) as a line of the text report;
+ * nothing for -1. */
+void report__print_usl(FILE *out, const struct steps *st);
+/* compare's capacity lines: each session's fit (or refusal), then which
+ * scales better (the higher peak throughput, or ceiling; linear above
+ * both) and by how much. Nothing when no session asked it anything. */
+void report__print_usl_compare(FILE *out, const struct steps *const *tables,
+                               const char *const *labels, size_t n);
+
 struct summary_lost;
 
 /* summary_lost.c: each agent of a run with agents as its merged ticks' rows tell

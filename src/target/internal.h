@@ -322,9 +322,18 @@ extern const char faults_hostile_header[]; /* the same without CR or LF */
 struct capacity *target__capacity_new(void);
 void target__capacity_free(struct capacity *c);
 /* Admits a request needing service_us of a worker: returns 0 and the time
- * in µs until it is served, or -EBUSY when the queue is full. */
+ * in µs until it is served, or -EBUSY when the queue is full. With
+ * contention (sigma, kappa not both 0) the service time is service_us x
+ * (1 + sigma (n - 1) + kappa n (n - 1)) on average (each drawn from 0.75
+ * to 1.25 times that), n the requests in service with it (itself
+ * included) or the conns open when more, at most workers: n users that
+ * each wait for their answer then get the Universal Scalability Law's
+ * throughput. (A user keeps its connection between two requests: counting
+ * requests alone would leave it out while its next one is on the way, and
+ * understate the contention by that share of its time.) */
 int target__capacity_admit(struct capacity *c, unsigned workers, unsigned queue_max,
-                           uint64_t service_us, uint64_t now_ns, uint64_t *wait_us);
+                           uint64_t service_us, double sigma, double kappa, uint64_t conns,
+                           uint64_t now_ns, uint64_t *wait_us);
 /* The request admitted earlier has left the system. */
 void target__capacity_leave(struct capacity *c);
 /* Requests waiting for a worker now. */

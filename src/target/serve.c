@@ -263,6 +263,14 @@ static uint64_t paused_wait_us(const struct target *t, const struct settings *s,
     return (answer - now + 999) / 1000;
 }
 
+/* The connections open now (never below 0). */
+static uint64_t open_conns(struct target *t)
+{
+    long long n = atomic_load(&t->stats.active_connections);
+
+    return n > 0 ? (uint64_t)n : 0;
+}
+
 enum serve_next target__serve_admit(struct target *t, const struct req_in *in, struct req *r,
                                     uint64_t *wait_us)
 {
@@ -295,7 +303,8 @@ enum serve_next target__serve_admit(struct target *t, const struct req_in *in, s
     }
     service_us = s.service_us[r->ep] + r->service_extra_us;
     if (service_us > 0) {
-        if (target__capacity_admit(t->cap, s.workers, s.queue_max, service_us, clock_now_ns(),
+        if (target__capacity_admit(t->cap, s.workers, s.queue_max, service_us, s.contention_sigma,
+                                   s.contention_kappa, open_conns(t), clock_now_ns(),
                                    wait_us) != 0) {
             target__store_abort(t, r);
             r->fault = FAULT_NONE;

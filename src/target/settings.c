@@ -73,7 +73,7 @@ void settings_default(struct settings *s)
 }
 
 /* A plain numeric key: where it lives in struct settings and its range. */
-enum field_kind { F_UNSIGNED, F_U32, F_U64, F_MS_AS_US, F_BOOL };
+enum field_kind { F_UNSIGNED, F_U32, F_U64, F_MS_AS_US, F_DOUBLE, F_BOOL };
 
 struct field {
     const char *section; /* NULL at top level */
@@ -108,6 +108,8 @@ static const struct field fields[] = {
     FIELD("multipart", "backpressure_ms", F_U32, mp_backpressure_ms, 1, 60000, 0),
     FIELD("pause", "every_ms", F_U32, pause_every_ms, 0, 3600000, 0),
     FIELD("pause", "for_ms", F_U32, pause_for_ms, 0, 3600000, 0),
+    FIELD("contention", "sigma", F_DOUBLE, contention_sigma, 0, 1, 0),
+    FIELD("contention", "kappa", F_DOUBLE, contention_kappa, 0, 1, 0),
 };
 
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -172,13 +174,15 @@ static int set_field(struct settings *s, const struct field *f, const json_t *v,
         *(int *)p = json_is_true(v);
         return 0;
     }
-    if (number(v, where, f->min, f->max, f->kind != F_MS_AS_US, &x, err, err_len))
+    if (number(v, where, f->min, f->max, f->kind != F_MS_AS_US && f->kind != F_DOUBLE, &x, err,
+               err_len))
         return -EINVAL;
     switch (f->kind) {
     case F_UNSIGNED: *(unsigned *)p = (unsigned)x; break;
     case F_U32: *(uint32_t *)p = (uint32_t)x; break;
     case F_U64: *(uint64_t *)p = (uint64_t)x; break;
     case F_MS_AS_US: *(uint32_t *)p = (uint32_t)llround(x * 1000.0); break;
+    case F_DOUBLE: *(double *)p = x; break;
     case F_BOOL: break;
     }
     return 0;
@@ -321,7 +325,7 @@ static int apply_key(struct settings *s, const char *key, const json_t *v, int a
     char buf[SHOWN_MAX];
     double x;
 
-    if (!strcmp(key, "kv") || !strcmp(key, "multipart"))
+    if (!strcmp(key, "kv") || !strcmp(key, "multipart") || !strcmp(key, "contention"))
         return apply_section(s, key, v, at_start, err, err_len);
     if (!strcmp(key, "pause")) {
         if (apply_section(s, key, v, at_start, err, err_len))
@@ -476,6 +480,9 @@ char *settings_to_json(const struct settings *s)
     json_object_set_new(doc, "pause",
                         json_pack("{s:i, s:i}", "every_ms", (int)s->pause_every_ms, "for_ms",
                                   (int)s->pause_for_ms));
+    json_object_set_new(
+        doc, "contention",
+        json_pack("{s:f, s:f}", "sigma", s->contention_sigma, "kappa", s->contention_kappa));
     json_object_set_new(doc, "multipart",
                         json_pack("{s:i, s:i}", "backpressure_siblings",
                                   (int)s->mp_backpressure_siblings, "backpressure_ms",

@@ -68,6 +68,8 @@ struct settings {
     uint32_t mp_backpressure_ms;            /* one delay step */
     uint32_t pause_every_ms;                /* the whole server pauses once per this; 0 never */
     uint32_t pause_for_ms;                  /* for this long, at the end of each period */
+    double contention_sigma;                /* service times stretched as the USL says, */
+    double contention_kappa;                /* by the requests in service: see capacity.c */
     /* A FIN after every reply, without Connection: close (plain HTTP). */
     int close_after_reply;
     /* A forced fault requested by the document (control): applied to the next

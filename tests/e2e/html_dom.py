@@ -20,6 +20,9 @@ Usage:
       sessions: the change of B against A (ok/s, failed/s, p50, p90, p99,
       max, errors), the step tables side by side by level and the latency
       distributions overlaid, each figure the one of its session's JSON report
+  python3 html_dom.py capacity DOM JSON   a staircase's page: the steps'
+      successes, the Universal Scalability Law's curve over them and its
+      peak N* marked, each the JSON's (steps, capacity.usl)
   python3 html_dom.py labels DOM   a page with its labels' boxes (a <pre
       id="boxes">, written by a script run in the browser): no two labels of
       a chart meet
@@ -305,10 +308,41 @@ def report(dom_path, csv_path, json_path, session_path, truth_requests=None, tru
         drawn = [float(a["data-x"]) for a in marks if a.get("class") == "ev knee"]
         check("%s: the knee is marked where the session recorded it (%s)" % (fid, knee),
               drawn == ([knee] if knee is not None else []), "drawn at %s" % drawn)
+    usl_curve(dom, doc)
     step_rows = [a for t, a, fig in dom.elements if t == "tr"]
     check("the step table has a row per step", sum(1 for _ in step_rows) >= len(steps) + 1, "")
     kinds_table(dom, doc)
     percentiles(dom, doc)
+
+
+def usl_curve(dom, doc):
+    """Over the steps' successes, the Universal Scalability Law of the JSON's
+    capacity.usl: its curve from 1 user on, each value the law's at its x,
+    and its peak N* marked (none of either without a fit)."""
+    usl = doc["capacity"]["usl"]
+    paths = [a for t, a, fig in dom.elements
+             if fig == "steps-throughput" and t == "path" and a.get("data-series") == "usl"]
+    peaks = [float(a["data-x"]) for t, a, fig in dom.elements
+             if fig == "steps-throughput" and t == "g" and a.get("class") == "ev usl-peak"]
+    if usl is None:
+        check("steps-throughput: no fitted curve without a fit (%s)" % doc["capacity"].get("usl_refused"),
+              not paths and not peaks, "%d curves, peaks %s" % (len(paths), peaks))
+        return
+    check("steps-throughput: one fitted curve", len(paths) == 1, "%d curves" % len(paths))
+    if len(paths) != 1:
+        return
+    xs = [float(v) for v in paths[0]["data-xs"].split(",")]
+    law = lambda n: usl["lambda"] * n / (1 + usl["sigma"] * (n - 1) + usl["kappa"] * n * (n - 1))
+    check("steps-throughput: the fitted curve runs from 1 user past the last step (%s to %s)"
+          % (xs[0], xs[-1]), xs[0] == 1 and xs[-1] >= max(s["level"] for s in doc["steps"]), "")
+    compare_values("steps-throughput: the fitted curve is the law of JSON capacity.usl "
+                   "(lambda %.4g, sigma %.4g, kappa %.4g)" % (usl["lambda"], usl["sigma"], usl["kappa"]),
+                   [float(v) for v in paths[0]["data-v"].split(",")], [law(x) for x in xs],
+                   lambda w: abs(w) * 1e-6)
+    want = [usl["peak_users"]] if usl["peak_users"] is not None and usl["peak_users"] <= xs[-1] else []
+    check("steps-throughput: N* marked at JSON capacity.usl.peak_users %s" % usl["peak_users"],
+          len(peaks) == len(want) and all(same(p, w, w * 1e-6) for p, w in zip(peaks, want)),
+          "marked at %s" % peaks)
 
 
 def cell_value(cell):
@@ -433,9 +467,28 @@ def compare(dom_path, labels):
               "got %s (figures %s)" % (got, sorted(figs)))
 
 
+def capacity(dom_path, json_path):
+    """The steps' successes and the law fitted over them, each the JSON's."""
+    dom = load(dom_path)
+    with open(json_path) as f:
+        doc = json.load(f)
+    steps = doc["steps"]
+    st = series(dom, "steps-throughput", "circle").get("ok/s", [])
+    compare_values("steps-throughput: one point per step at its level", [x for x, _ in st],
+                   [float(s["level"]) for s in steps], lambda w: 0)
+    compare_values("steps-throughput: ok/s per step, as JSON steps ok over duration_us",
+                   [v for _, v in st], [s["ok"] * 1e6 / s["duration_us"] for s in steps],
+                   lambda w: 0.0005)
+    check("the session has a fit with a peak", (doc["capacity"]["usl"] or {}).get("peak_users"),
+          "%s" % doc["capacity"])
+    usl_curve(dom, doc)
+
+
 def main():
     mode = sys.argv[1]
-    if mode == "report":
+    if mode == "capacity":
+        capacity(sys.argv[2], sys.argv[3])
+    elif mode == "report":
         report(*sys.argv[2:8])
     elif mode == "hostile":
         hostile(sys.argv[2], sys.argv[3:])

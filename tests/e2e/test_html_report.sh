@@ -7,7 +7,10 @@
 # step) gives; successes and failures on charts apart, and the header's
 # request and failed counts those the target served and refused (its
 # /_control ground truth). A screenshot is kept in the build directory
-# (artefacts/html-report.png). Then a session of hostile strings (the
+# (artefacts/html-report.png). A staircase against a target of known law
+# (contention) shows the Universal Scalability Law fitted over its steps'
+# successes, the curve and its peak those of the JSON's capacity.usl. Then
+# a session of hostile strings (the
 # target's hostile_stats and hostile_header, and HTML and script written
 # into the session's own strings) must give a page with no live markup, and
 # compare --format html overlays the two sessions, labelled. A merged run
@@ -112,6 +115,24 @@ if [ -s "$artefacts/html-report.png" ] && [ "$(head -c 4 "$artefacts/html-report
 else
     not_ok "screenshot saved" "$(tail -n 3 "$tmp/chrome.err")"
 fi
+stop_target
+
+# ---- 1b. capacity: a staircase against a target of known law ----------------
+# sigma 0.05, kappa 0.001: a peak near 31 users, within the staircase.
+must_start_target
+curl -s -o /dev/null -X POST --data '{"workers": 64, "service_ms": {"bytes": 10},
+    "contention": {"sigma": 0.05, "kappa": 0.001}}' "$url/_control"
+printf '[target]\nurl = %s/bytes/100\n[load]\ntick = 250ms\n[ramp]\nsteps = %s\nwarmup = 250ms\nhold = 500ms\n' \
+    "$url" "1, 2, 4, 8, 16, 32, 48" >"$tmp/usl.ini"
+timeout 60 "$brink" run --headless --config "$tmp/usl.ini" --record "$tmp/usl.jsonl" --ramp \
+    --duration 20s >"$tmp/usl.out" 2>"$tmp/usl.err" </dev/null
+check "capacity: the staircase runs" 0 "$?"
+report usl html
+report usl json
+dom usl
+python3 "$src/tests/e2e/html_dom.py" capacity "$tmp/usl.dom" "$tmp/usl.json" >"$tmp/usl.check" &&
+    ok "capacity: the points, the fitted curve and N* are the JSON's" ||
+    not_ok "capacity: the points, the fitted curve and N* are the JSON's" "$(grep -A1 FAIL "$tmp/usl.check" | head -n 6)"
 stop_target
 
 # ---- 2. hostile strings ----------------------------------------------------

@@ -422,6 +422,8 @@ static struct tick *fail_third_step(struct fixture *f)
     assert_string_equal(t->plan.why, "error_rate 5.00% > 1.00% (5 of 100 failed)");
     assert_true(has_event(t, EV_DETECTION, "breaking point: step 3 (c=30) failed: error_rate"));
     assert_true(has_event(t, EV_DETECTION, "last good: step 2 (c=20, ok 100 req/s, p99"));
+    /* Three levels are too few for the Universal Scalability Law. */
+    assert_true(has_event(t, EV_DETECTION, "capacity: USL fit: none: 3 levels with successes"));
     return t;
 }
 
@@ -681,6 +683,36 @@ static void plan_reports_the_knee_it_meets(void **state)
     ramp_free(f.r);
 }
 
+/* At the plan's end, the Universal Scalability Law fitted to its steps,
+ * citing the knee: a server of sigma 0.05, kappa 0.001 peaks at c=31. */
+static void plan_ends_with_the_capacity_its_steps_fit(void **state)
+{
+    static const double steps[] = {1, 2, 4, 8, 16, 24, 32, 48, 64};
+    struct fixture f;
+    struct tick *t = NULL;
+
+    (void)state;
+    plan_setup(&f, steps, 9);
+    f.cfg.warmup_us = 0;
+    f.cfg.hold_us = 1000000;
+    start(&f);
+    for (int s = 0; s < 9; s++) {
+        double n = steps[s], x = 200 * n / (1 + 0.05 * (n - 1) + 0.001 * n * (n - 1));
+
+        if (t)
+            tick_free(t);
+        t = feed(&f, (uint64_t)(x + 0.5), 0, (uint64_t)(n / x * 1e6), NAN, RUN_RUNNING);
+        assert_false(has_event(t, EV_DETECTION, "capacity:") && s < 8);
+    }
+    assert_true(f.stopped);
+    assert_true(has_event(t, EV_DETECTION, "ramp done: all 9 steps ran"));
+    assert_true(has_event(t, EV_DETECTION,
+                          "capacity: USL fit: sigma 0.0499, kappa 0.001, lambda 199.9 req/s (r2 "
+                          "1.000, 9 steps): peak c=31 at 1807 req/s; knee c="));
+    tick_free(t);
+    ramp_free(f.r);
+}
+
 static void rates_are_levels_under_the_open_model(void **state)
 {
     static const double steps[] = {100, 400};
@@ -794,6 +826,7 @@ int main(void)
         cmocka_unit_test(next_ends_the_step_now),
         cmocka_unit_test(run_ending_mid_step_cuts_it),
         cmocka_unit_test(plan_reports_the_knee_it_meets),
+        cmocka_unit_test(plan_ends_with_the_capacity_its_steps_fit),
         cmocka_unit_test(rates_are_levels_under_the_open_model),
         cmocka_unit_test(levels_held_by_hand_are_steps_for_the_knee),
         cmocka_unit_test(no_plan_says_so),

@@ -6,6 +6,7 @@
  * HdrHistogram text and the comparison.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -765,6 +766,172 @@ static void compare_aligns_levels_and_leaves_blanks(void **state)
     steps_free(b);
 }
 
+/* A staircase of one tick per level whose successes follow the Universal
+ * Scalability Law (lambda 200, sigma, kappa), as a ramp plan's steps; with
+ * drain, the run's drain after it (its completions fold into the last
+ * row: the fit must not count them as throughput). */
+static void usl_staircase_drained(struct steps *st, double sigma, double kappa, size_t n_levels,
+                                  int drain)
+{
+    static const uint32_t levels[] = {1, 2, 4, 8, 16, 24, 32, 48, 64};
+
+    for (size_t i = 0; i < n_levels; i++) {
+        double n = levels[i];
+        struct tick *t =
+            new_tick(i, levels[i],
+                     (uint64_t)(200 * n / (1 + sigma * (n - 1) + kappa * n * (n - 1)) + 0.5), 1000);
+
+        t->plan.phase = PLAN_MEASURE;
+        t->plan.step = (uint32_t)i + 1;
+        t->plan.n_steps = (uint32_t)n_levels;
+        t->plan.level = n;
+        t->plan.verdict = VERDICT_PASS;
+        feed(st, NULL, t);
+    }
+    if (drain) {
+        struct tick *t = new_tick(n_levels, levels[n_levels - 1], 500, 1000);
+
+        t->state = RUN_DONE;
+        t->drain_us = t->duration_us;
+        feed(st, NULL, t);
+    }
+    steps_finish(st);
+}
+
+static void usl_staircase(struct steps *st, double sigma, double kappa, size_t n_levels)
+{
+    usl_staircase_drained(st, sigma, kappa, n_levels, 0);
+}
+
+static json_t *json_report(const struct steps *st)
+{
+    struct summary *sum = summary_new();
+    FILE *f = sink_open();
+    json_error_t err;
+    json_t *doc;
+    char *text;
+
+    assert_int_equal(format_json(sum, st, NULL, NULL, f), 0);
+    text = sink_text(f);
+    doc = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+    if (doc == NULL)
+        fail_msg("invalid JSON at %d: %s\n%s", err.position, err.text, text);
+    free(text);
+    summary_free(sum);
+    return doc;
+}
+
+static double usl_figure(json_t *doc, const char *key)
+{
+    return json_number_value(
+        json_object_get(json_object_get(json_object_get(doc, "capacity"), "usl"), key));
+}
+
+/* The fit under the step table and in JSON under capacity.usl. */
+static void the_steps_fit_the_universal_scalability_law(void **state)
+{
+    struct steps *st = steps_new();
+    FILE *f = sink_open();
+    json_t *doc;
+    char *text;
+
+    (void)state;
+    usl_staircase(st, 0.05, 0.001, 9);
+    assert_int_equal(format_steps_text(st, f), 0);
+    text = sink_text(f);
+    assert_non_null(strstr(text, "\ncapacity: USL fit: sigma 0.0499, kappa 0.001, lambda 199.9 "
+                                 "req/s (r2 1.000, 9 steps): peak c=31 at 1807 req/s\n"));
+    free(text);
+    doc = json_report(st);
+    assert_true(fabs(usl_figure(doc, "sigma") - 0.05) < 0.001);
+    assert_true(fabs(usl_figure(doc, "kappa") - 0.001) < 0.00002);
+    assert_true(fabs(usl_figure(doc, "lambda") - 200) < 1);
+    assert_true(fabs(usl_figure(doc, "peak_users") - 30.82) < 0.1);
+    assert_true(usl_figure(doc, "peak_throughput") > 1700);
+    assert_true(usl_figure(doc, "r2") > 0.9999);
+    json_decref(doc);
+    /* The same with the run's drain after the last step: the same fit. */
+    steps_free(st);
+    st = steps_new();
+    usl_staircase_drained(st, 0.05, 0.001, 9, 1);
+    assert_true(steps_row_ok_rate(steps_row(st, 8)) > 2000);
+    doc = json_report(st);
+    assert_true(fabs(usl_figure(doc, "sigma") - 0.05) < 0.001);
+    assert_true(fabs(usl_figure(doc, "kappa") - 0.001) < 0.00002);
+    assert_true(json_is_null(
+        json_object_get(json_object_get(json_object_get(doc, "capacity"), "usl"), "ceiling")));
+    assert_int_equal(json_integer_value(json_object_get(
+                         json_object_get(json_object_get(doc, "capacity"), "usl"), "steps")),
+                     9);
+    json_decref(doc);
+    steps_free(st);
+}
+
+/* A plan of three levels: the fit is refused, and the reports say why; a
+ * run at two levels held by hand asked nothing of it. */
+static void a_fit_the_steps_cannot_support_is_refused(void **state)
+{
+    struct steps *st = steps_new(), *by_hand = steps_new();
+    FILE *f = sink_open();
+    json_t *doc, *cap;
+    char *text;
+
+    (void)state;
+    usl_staircase(st, 0.05, 0.001, 3);
+    assert_int_equal(format_steps_text(st, f), 0);
+    text = sink_text(f);
+    assert_non_null(strstr(text, "\ncapacity: USL fit: none: 3 levels with successes: the fit "
+                                 "needs 4 levels, from 1 user up to well past the knee\n"));
+    free(text);
+    doc = json_report(st);
+    cap = json_object_get(doc, "capacity");
+    assert_true(json_is_null(json_object_get(cap, "usl")));
+    assert_string_equal(json_string_value(json_object_get(cap, "usl_refused")),
+                        "3 levels with successes: the fit needs 4 levels, from 1 user up to well "
+                        "past the knee");
+    json_decref(doc);
+    three_steps(by_hand, NULL);
+    f = sink_open();
+    assert_int_equal(format_steps_text(by_hand, f), 0);
+    text = sink_text(f);
+    assert_null(strstr(text, "capacity"));
+    free(text);
+    doc = json_report(by_hand);
+    cap = json_object_get(doc, "capacity");
+    assert_true(json_is_null(json_object_get(cap, "usl")));
+    assert_null(json_object_get(cap, "usl_refused"));
+    json_decref(doc);
+    steps_free(st);
+    steps_free(by_hand);
+}
+
+/* compare: each session's fit, and which scales better by how much. */
+static void compare_says_which_run_scales_better(void **state)
+{
+    struct steps *a = steps_new(), *b = steps_new();
+    const struct steps *tables[2] = {a, b};
+    const char *labels[2] = {"coherent", "amdahl"};
+    FILE *f = sink_open();
+    char *text;
+
+    (void)state;
+    usl_staircase(a, 0.05, 0.001, 9);
+    usl_staircase(b, 0.05, 0, 9);
+    assert_int_equal(format_compare(tables, labels, 2, f), 0);
+    text = sink_text(f);
+    assert_printable_ascii(text);
+    assert_non_null(strstr(text, "\ncapacity (the Universal Scalability Law fitted to each):\n"
+                                 "  coherent: USL fit: sigma 0.0499, kappa 0.001,"));
+    assert_non_null(strstr(text, "\n  amdahl: USL fit: sigma 0.05, kappa 0, lambda 200.1 req/s "
+                                 "(r2 1.000, 9 steps): no peak (kappa 0): ceiling 4000 "
+                                 "req/s\n"));
+    assert_non_null(strstr(text, "\n  amdahl scales better: 2.21x coherent's capacity (4,000 vs "
+                                 "1,807 req/s, no peak vs peak at c=31)\n"));
+    free(text);
+    steps_free(a);
+    steps_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -787,6 +954,9 @@ int main(void)
         cmocka_unit_test(hdr_of_an_empty_histogram_has_header_and_footer),
         cmocka_unit_test(json_is_valid_and_holds_totals_steps_and_kinds),
         cmocka_unit_test(compare_aligns_levels_and_leaves_blanks),
+        cmocka_unit_test(the_steps_fit_the_universal_scalability_law),
+        cmocka_unit_test(a_fit_the_steps_cannot_support_is_refused),
+        cmocka_unit_test(compare_says_which_run_scales_better),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

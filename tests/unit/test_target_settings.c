@@ -82,6 +82,11 @@ static void errors_read_as_sentences(void **state)
         {"{\"pause\": {\"every_ms\": 1000, \"for_ms\": 1000}}",
          "pause: for_ms (1000) must be below every_ms (1000), or the server never runs"},
         {"{\"pause\": {\"often\": 1}}", "pause.often: unknown key"},
+        {"{\"contention\": {\"kappa\": -0.001}}",
+         "contention.kappa: expected a number 0..1, got -0.001"},
+        {"{\"contention\": {\"sigma\": 1.5}}", "contention.sigma: expected a number 0..1, got 1.5"},
+        {"{\"contention\": {\"alpha\": 0.1}}", "contention.alpha: unknown key"},
+        {"{\"contention\": 0.05}", "contention: expected an object"},
         {"[1, 2]", "expected a JSON object at the top level"},
         {"{\"workers\": 1, \"workers\": 2}", NULL}, /* jansson's duplicate message */
         {"{", NULL},                                /* jansson's syntax message */
@@ -261,6 +266,29 @@ static void the_settings_round_trip_through_json(void **state)
     assert_true(t.seed_set); /* the document names the seed */
 }
 
+/* The Universal Scalability Law's sigma and kappa, set through control and
+ * read back from the document that GET /_control shows. */
+static void contention_is_set_and_shown(void **state)
+{
+    struct settings s, t;
+    char err[256], *text;
+
+    (void)state;
+    settings_default(&s);
+    assert_true(s.contention_sigma == 0 && s.contention_kappa == 0);
+    assert_int_equal(apply(&s, "{\"contention\": {\"sigma\": 0.05, \"kappa\": 0.001}}", 0, err), 0);
+    assert_true(s.contention_sigma == 0.05 && s.contention_kappa == 0.001);
+    /* A document naming one leaves the other. */
+    assert_int_equal(apply(&s, "{\"contention\": {\"kappa\": 0}}", 0, err), 0);
+    assert_true(s.contention_sigma == 0.05 && s.contention_kappa == 0);
+    text = settings_to_json(&s);
+    assert_non_null(strstr(text, "\"contention\""));
+    settings_default(&t);
+    assert_int_equal(apply(&t, text, 1, err), 0);
+    free(text);
+    assert_true(t.contention_sigma == 0.05 && t.contention_kappa == 0);
+}
+
 static void names_map_both_ways(void **state)
 {
     (void)state;
@@ -286,6 +314,7 @@ int main(void)
         cmocka_unit_test(size_and_depth_are_capped),
         cmocka_unit_test(force_and_seed_are_one_shot_requests),
         cmocka_unit_test(the_settings_round_trip_through_json),
+        cmocka_unit_test(contention_is_set_and_shown),
         cmocka_unit_test(names_map_both_ways),
     };
 
