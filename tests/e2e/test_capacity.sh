@@ -7,8 +7,9 @@
 # the report's text and in its JSON (capacity.usl), and the requests the fit
 # counts are the ones the target served (its /_control). With kappa 0 the
 # fit says there is no peak and the ceiling lambda / sigma (1,000 req/s).
-# Each staircase is 1.25 s a level (ticks of 250 ms: a warm-up of 500 ms,
-# a hold of 750 ms): 8 levels twice and 6 for Amdahl, about 32 s in all.
+# Each staircase is 2 s a level (ticks of 250 ms: a warm-up of 500 ms,
+# a hold of 1.5 s, which halves the noise of 750 ms in the fitted
+# figures): 8 levels twice and 6 for Amdahl, about 45 s in all.
 # Usage: sh test_capacity.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -37,7 +38,7 @@ tick = 250ms
 [ramp]
 steps = $3
 warmup = 500ms
-hold = 750ms
+hold = 1500ms
 stop_when = error_rate > 1%
 INI
     timeout 60 "$brink" run --headless --config "$tmp/$1.ini" --ramp --duration 40s \
