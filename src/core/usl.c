@@ -304,6 +304,10 @@ static int far_off(const struct usl_point *pts, size_t n, size_t k, const struct
             d[j] = d[j - 1];
         d[j] = x;
     }
+    if (m == 0) {
+        *ratio = 0;
+        return 0;
+    }
     *ratio = d[m / 2] > 0 ? e / d[m / 2] : INFINITY;
     return e > OUTLIER_MIN && *ratio > OUTLIER_MADS;
 }

@@ -182,7 +182,7 @@ static int set_field(struct settings *s, const struct field *f, const json_t *v,
     case F_U32: *(uint32_t *)p = (uint32_t)x; break;
     case F_U64: *(uint64_t *)p = (uint64_t)x; break;
     case F_MS_AS_US: *(uint32_t *)p = (uint32_t)llround(x * 1000.0); break;
-    case F_DOUBLE: *(double *)p = x; break;
+    case F_DOUBLE: memcpy(p, &x, sizeof(x)); break;
     case F_BOOL: break;
     }
     return 0;
