@@ -145,11 +145,14 @@ static void int_range(const struct pack_opt *o, double *lo, double *hi)
 
 /* ---- pack ------------------------------------------------------------- */
 
-/* Argument arg as an integer that option o's size holds. */
+/* Argument arg as an integer that option o's size holds. Compared as an
+ * integer where it is one (Lua 5.4's 2^53 + 1 would round to 2^53). */
 static int64_t check_int(struct pack_state *ps, int arg)
 {
+    const long long exact_max = 1LL << 53;
+    const char *not_exact = "past which a Lua number is not exact";
     char why[160];
-    lua_Number d;
+    long long v = 0;
     double lo, hi;
 
     if (lua_type(ps->L, arg) != LUA_TNUMBER) {
@@ -157,24 +160,27 @@ static int64_t check_int(struct pack_state *ps, int arg)
                  luaL_typename(ps->L, arg));
         opt_error(ps, why);
     }
-    d = lua_tonumber(ps->L, arg);
-    if (d != d || d < -PACK_EXACT_MAX || d > PACK_EXACT_MAX) {
-        snprintf(why, sizeof(why),
-                 "argument %d: %.17g is beyond 2^53, past which a Lua number is not exact", arg,
-                 (double)d);
-        opt_error(ps, why);
-    }
-    if (d != (lua_Number)(int64_t)d) {
-        snprintf(why, sizeof(why), "argument %d: expected an integer, got %.17g", arg, (double)d);
+    if (compat_to_int(ps->L, arg, &v)) {
+        if (v < -exact_max || v > exact_max) {
+            snprintf(why, sizeof(why), "argument %d: %lld is beyond 2^53, %s", arg, v, not_exact);
+            opt_error(ps, why);
+        }
+    } else {
+        double d = (double)lua_tonumber(ps->L, arg);
+
+        if (d < -PACK_EXACT_MAX || d > PACK_EXACT_MAX)
+            snprintf(why, sizeof(why), "argument %d: %.17g is beyond 2^53, %s", arg, d, not_exact);
+        else
+            snprintf(why, sizeof(why), "argument %d: expected an integer, got %.17g", arg, d);
         opt_error(ps, why);
     }
     int_range(&ps->o, &lo, &hi);
-    if (d < lo || d > hi) {
-        snprintf(why, sizeof(why), "argument %d: %.17g does not fit: expected %.17g to %.17g", arg,
-                 (double)d, lo, hi);
+    if ((double)v < lo || (double)v > hi) {
+        snprintf(why, sizeof(why), "argument %d: %lld does not fit: expected %.17g to %.17g", arg,
+                 v, lo, hi);
         opt_error(ps, why);
     }
-    return (int64_t)d;
+    return (int64_t)v;
 }
 
 static void add_int(luaL_Buffer *b, uint64_t v, size_t size, int is_little)
@@ -369,7 +375,7 @@ static int unpack_one(struct pack_state *ps, const char *data, size_t len, size_
                      "data too short: no zero byte ends the string at position %zu (%zu bytes "
                      "left)",
                      *at + 1, len - *at);
-            opt_error(ps, why);
+            return opt_error(ps, why);
         }
         n = (size_t)(end - (data + *at));
         lua_pushlstring(ps->L, data + *at, n);

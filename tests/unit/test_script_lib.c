@@ -411,6 +411,13 @@ static void pack_refuses_what_does_not_fit_and_says_where(void **state)
               "format position 1 ('j'): argument 2: 9007199254740994 is beyond 2^53");
     lua_fails(L, "brink.pack('J', -1)", "expected 0 to 9007199254740992");
     lua_fails(L, "brink.pack('I4', 1.5)", "argument 2: expected an integer, got 1.5");
+    lua_fails(L, "brink.pack('I4', 1/0)", "argument 2: inf is beyond 2^53");
+    lua_fails(L, "brink.pack('i4', 0/0)", "argument 2: expected an integer, got ");
+    /* Lua 5.4's integers are compared as integers, not rounded to 2^53. */
+    lua_ok(L, "if math.type then\n"
+              "  local ok, e = pcall(brink.pack, 'j', math.tointeger(2^53) + 1)\n"
+              "  assert(not ok and e:find('9007199254740993 is beyond 2^53', 1, true), e)\n"
+              "end");
     lua_fails(L, "brink.pack('BI4', 1, '7')",
               "format position 2 ('I4'): argument 3: expected an integer, got string");
     lua_fails(L, "brink.pack('BI4', 1)",
