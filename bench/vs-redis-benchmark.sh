@@ -8,7 +8,8 @@
 # Setup: redis-server from Debian on a free port of 127.0.0.1, pinned to
 # core 0, without persistence (no RDB snapshots, no AOF), its keys
 # key:000000000000 ... key:000000009999 (K = BENCH_KEYS) each set to 100
-# 'x' (as redis-benchmark's SET writes them), so every GET finds its value.
+# bytes, so that every GET finds a value of that size (redis-benchmark's
+# SET, and brink's, write values of the same size).
 # Each client is pinned to core 1, C = 50 connections (BENCH_CONNS), no
 # pipelining, a random key of the range per request, one command per run:
 #   redis-benchmark -t CMD -d 100 -c C -P 1 -r K -n N --threads 1 --csv
@@ -16,8 +17,9 @@
 # where CMD.ini names a scenario written like config/redis.lua (a RESP
 # command built per request, the reply framed in Lua, a check on it) that
 # sends CMD only, on one brink.tcp connection per user. N is the requests
-# redis-benchmark made in D seconds in a calibration run, so that both run
-# about D seconds; the repetitions alternate redis-benchmark and brink.
+# redis-benchmark made in D seconds in a calibration run (the second of
+# two), so that both run about D seconds; the repetitions alternate
+# redis-benchmark and brink.
 #
 # Columns (medians of BENCH_REPS repetitions, default 3):
 #   rb req/s       redis-benchmark's requests/s, as it reports it
@@ -32,7 +34,7 @@
 #                  core was the limit, and req/s equalise: then compare CPU)
 # Runs with failures or a non-zero exit are listed under the table, as are
 # brink runs whose request count differs from the calls Redis counted
-# (INFO commandstats) during the run.
+# (INFO commandstats) during the run, or with a reply its check refused.
 #
 # Usage: sh bench/vs-redis-benchmark.sh   (BRINK=path to a release brink
 # binary, default build/release/brink; BENCH_SECONDS=D (default 5);
@@ -109,7 +111,8 @@ for cmd in $cmds; do
 -- -r names them (key: and 12 digits); written like config/redis.lua.
 local HOST, PORT, CMD, KEYS = "127.0.0.1", $port, "$cmd", $keys
 local value = string.rep("x", $size)
-local bulk = "\$" .. #value .. "\r\n" .. value .. "\r\n"
+local head = "\$" .. #value .. "\r\n"
+local bulk = head .. value .. "\r\n"
 
 local function command(...)
     local parts = {"*" .. select("#", ...) .. "\r\n"}
@@ -144,10 +147,12 @@ function iteration(user)
     if CMD == "GET" then
         user.redis:send(command("GET", key))
         local r = user.redis:receive{name = "GET", complete = bulk_reply}
-        brink.check(r.error ~= nil or r.data == bulk, "GET replied the value")
+        -- redis-benchmark's SET runs write other bytes of the same size.
+        brink.check(r.error ~= nil or (#r.data == #bulk and r.data:sub(1, #head) == head),
+                    "GET replied a value of $size bytes")
     else
         user.redis:send(command("SET", key, value))
-        local r = user.redis:receive{name = "SET", ["until"] = "\r\n"}
+        local r = user.redis:receive{name = "SET", upto = "\r\n"}
         brink.check(r.error ~= nil or r.data == "+OK\r\n", "SET replied +OK")
     end
 end
@@ -189,6 +194,10 @@ run_brink() {
     bench_brink_report "$1 $2"
     [ -n "$n" ] && [ "$n" != "$calls" ] &&
         echo "$1 $2: brink counted $n requests, Redis $calls calls of $1" >>"$tmp/problems"
+    # "run    check:GET replied the value  137,517       0  137,517"
+    bad=$(awk '$1 == "run" && $2 ~ /^check:/ { gsub(",", "", $(NF - 1)); s += $(NF - 1) }
+        END { print s + 0 }' "$tmp/run.out")
+    [ "$bad" -eq 0 ] || echo "$1 $2: $bad replies failed the scenario's check" >>"$tmp/problems"
     awk -v n="${n:-0}" -v el="$el" -v us="$us" -v sy="$sy" -v ngx="$ngx" 'BEGIN {
         printf "%.1f %.2f %s\n", (el > 0 ? n / el : 0), (n > 0 ? (us + sy) * 1e6 / n : 0), ngx }' \
         >>"$tmp/$2.$1"
@@ -202,7 +211,10 @@ echo "redis-benchmark: $(redis-benchmark --version 2>&1 | awk '{ print $2 }'); b
 [ -z "$before" ] || echo "before (rows brink<): $before ($("$before" --version 2>/dev/null | head -n 1))"
 echo "runs: ${seconds}s each, $reps alternating repetitions, medians shown; $conns connections, no pipelining, ${size}-byte values, $keys keys"
 
+# Two calibration runs per command: the first one after a start runs at
+# half the speed of the next ones, so the second one's req/s sets N.
 for cmd in $cmds; do
+    run_rb "$cmd" 0
     run_rb "$cmd" 0
     total=$(awk -v r="${rps:-0}" -v s="$seconds" 'BEGIN { printf "%d", r * s }')
     [ "$total" -gt 0 ] || total=$((conns * 2000))
