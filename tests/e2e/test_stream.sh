@@ -97,13 +97,18 @@ end
 LUA
 printf '[target]\nurl = %s/\n[load]\nconcurrency = 8\nduration = 2s\n[thresholds]\nfail_on = none\n[scenario]\nscript = mixed.lua\n' \
     "$url" >"$tmp/mixed.ini"
-# echoed: the echo lines the fault server answered so far.
-echoed() {
-    printf 'count\r\n' | python3 -c '
+# ask WORD: the fault server's answer to WORD (count: the echo lines it
+# answered so far; open: its echo connections open now).
+ask() {
+    printf '%s\r\n' "$1" | python3 -c '
 import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
 s.sendall(sys.stdin.buffer.read())
 print(s.makefile().readline().strip())' "$port"
+}
+
+echoed() {
+    ask count
 }
 
 # kv_requests: the requests brink target's kv endpoint counted.
@@ -149,4 +154,40 @@ mixed_run mixed
 mixed_run agents "$(printf '[agents]\nhosts = a1,a2\nssh = sh %s/tests/e2e/fake_ssh.sh\nbrink = %s' "$src" "$brink")"
 grep -q "^agents: 2, every tick whole" "$tmp/agents.out" &&
     ok "agents: two agents, every tick whole" || not_ok "agents: two agents, every tick whole" "$(grep -i agent "$tmp/agents.out" | head -3)"
+
+# -- Fewer users, fewer connections --------------------------------------
+# 8 users hold an echo connection each; "concurrency 2" on stdin leaves
+# the server 2 (polled while the run goes on, at most 10 s).
+cat >"$tmp/fewer.lua" <<LUA
+function iteration(user)
+    if not user.c then
+        user.c = brink.tcp{host = "127.0.0.1", port = $port}
+        user.c:send("echo\r\n")
+    end
+    user.c:send("x\r\n")
+    if user.c:receive{upto = "\r\n", name = "echo"}.error then user.c = nil end
+    brink.sleep(0.01)
+end
+LUA
+printf '[load]\nconcurrency = 8\nduration = 30s\n[thresholds]\nfail_on = none\n[scenario]\nscript = fewer.lua\n' >"$tmp/fewer.ini"
+mkfifo "$tmp/fewer.in"
+"$brink" run --headless --config "$tmp/fewer.ini" <"$tmp/fewer.in" >"$tmp/fewer.out" 2>&1 &
+run_pid=$!
+exec 3>"$tmp/fewer.in"
+wait_open() {
+    i=0
+    while [ "$(ask open)" != "$1" ] && [ $i -lt 100 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    ask open
+}
+check "fewer: 8 users hold 8 connections" 8 "$(wait_open 8)"
+echo "concurrency 2" >&3
+check "fewer: down to 2 users, the server has 2 connections" 2 "$(wait_open 2)"
+echo "q" >&3
+exec 3>&-
+wait "$run_pid"
+run_pid=""
+check "fewer: no connection left after the run" 0 "$(wait_open 0)"
 finish
