@@ -92,6 +92,7 @@ struct stream_slot {
     uint64_t sent_ns; /* uv_hrtime when the exchange's write began */
     uint64_t bytes_in, bytes_out;
     uint64_t read_base; /* the connection's n_read when the exchange began */
+    size_t scanned;     /* bytes of the connection's in that hold no upto: not searched again */
     /* A completion made inside start, done in the next pass. */
     int is_pending;
     struct stream_slot *next_pending;

@@ -124,9 +124,13 @@ static long framed(struct stream_slot *h, struct stream_conn *c, char *words, si
 
     switch (x->frame) {
     case SCRIPT_FRAME_UPTO:
-        at = find(c->in, n, x->upto, x->upto_len);
+        /* From where the last search could not have found it: a server
+         * that sends a byte at a time costs a pass over each byte once. */
+        at = find(c->in + h->scanned, n - h->scanned, x->upto, x->upto_len);
         if (at)
             return (long)(at - c->in) + (long)x->upto_len;
+        if (n >= x->upto_len)
+            h->scanned = n - x->upto_len + 1;
         break;
     case SCRIPT_FRAME_BYTES:
         if (c->in_len >= x->bytes)
@@ -291,6 +295,7 @@ static void stream_start(struct transport_slot *s, const struct transport_reques
     h->sent_ns = 0;
     h->bytes_in = 0;
     h->bytes_out = 0;
+    h->scanned = 0;
     h->q->reply_type = NULL;
     /* A connection an exchange left half open (none should) starts over. */
     if (c && (c->state != CONN_OPEN || c->is_closing)) {
