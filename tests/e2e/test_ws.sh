@@ -1,0 +1,74 @@
+#!/bin/sh
+# brink.ws against a WebSocket echo server on Debian's python3-websockets
+# (ws_echo_server.py, issue 33), with the shipped config/ws-echo.ini and
+# config/ws-echo.lua (its URL's port changed to the test's):
+# - a 3 s run at 16 users: every message came back as sent (the script's
+#   check never failed, no request failed), and brink's echo requests
+#   equal the messages the server received, exactly;
+# - against the server's --cut mode, which answers each message with half
+#   a frame and a TCP close: every request fails as closed_early, one per
+#   message the server received.
+# Usage: sh test_ws.sh BRINK SRCDIR
+brink=$1
+src=$2
+. "$src/tests/e2e/lib.sh"
+. "$src/tests/e2e/target_lib.sh"
+
+target_setup
+# Debian's interpreter, which has python3-websockets: the python3 first on
+# PATH may be a version manager's, without it.
+ws_python=/usr/bin/python3
+$ws_python -c 'import websockets' 2>/dev/null ||
+    { echo "FAIL $ws_python cannot import websockets: run scripts/install-deps"; exit 1; }
+
+# start_server [--cut]: ws_echo_server.py on a free port of 127.0.0.1; its
+# pid in $pid (stopped by target_cleanup), its port in $port.
+start_server() {
+    rm -f "$tmp/ws.port"
+    $ws_python "$src/tests/e2e/ws_echo_server.py" "$tmp/ws.port" "$@" >"$tmp/ws.log" 2>&1 &
+    pid=$!
+    port=$(wait_port "$tmp/ws.port" "$pid" ws_echo_server.py "$tmp/ws.log") || exit 1
+}
+
+# received: the messages the server received (its GET /count).
+received() {
+    curl -s --max-time 5 "http://127.0.0.1:$port/count"
+}
+
+# ws_run NAME ARGS...: the shipped experiment, the script's URL on $port.
+ws_run() {
+    name=$1
+    shift
+    cp "$src/config/ws-echo.ini" "$tmp/$name.ini"
+    sed "s|^local URL = \"ws://127.0.0.1:8765/echo\"\$|local URL = \"ws://127.0.0.1:$port/echo\"|" \
+        "$src/config/ws-echo.lua" >"$tmp/ws-echo.lua"
+    headless_run "$name" "$tmp/$name.ini" "$@"
+}
+
+# ---- 1. every message echoed and counted ----
+start_server
+check "the server counts from 0" 0 "$(received)"
+ws_run echo --duration 3s
+check "config/ws-echo.lua names its URL on one line, local URL = \"ws://127.0.0.1:8765/echo\"" 1 \
+    "$(grep -c "^local URL = \"ws://127.0.0.1:$port/echo\"\$" "$tmp/ws-echo.lua")"
+check "3 s at 16 users: exit 0" 0 "$status"
+check "3 s at 16 users: no request failed" "errors: none" "$(errors_line echo)"
+echoes=$(kind_requests "$tmp/echo.out" echo)
+check_ge "echo requests ran ($echoes)" 100 "$echoes"
+check "brink's echo requests are the messages the server received" "$echoes" "$(received)"
+checks_held "every echo was the message sent" "$tmp/echo.out" "echo is the message sent"
+stop_target
+
+# ---- 2. a server that closes in the middle of each echo ----
+start_server --cut
+ws_run cut --duration 2s
+check "cut mid-frame: exit 3, as a run over its error threshold" 3 "$status"
+cut=$(kind_requests "$tmp/cut.out" echo)
+check_ge "cut mid-frame: requests ran ($cut)" 10 "$cut"
+check "cut mid-frame: every one failed" "$cut $cut" \
+    "$(errors_line cut | sed -n 's/^errors: \([0-9,]*\) of \([0-9,]*\) requests.*/\1 \2/p' | tr -d ,)"
+check "cut mid-frame: every one as closed_early" "$cut" \
+    "$(error_row cut closed_early | awk '{ gsub(",", "", $2); print $2 }')"
+check "cut mid-frame: one per message the server received" "$cut" "$(received)"
+check "cut mid-frame: no echo reached the check" "" "$(check_counts "$tmp/cut.out" "echo is the message sent")"
+finish
