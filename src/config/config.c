@@ -219,7 +219,8 @@ static void resolve_requests(struct config_load_ctx *ctx)
                       "a script makes its own requests: remove the [request NAME] sections");
         return;
     }
-    if (!has_target && n_with_url == 0) {
+    /* A script may speak no HTTP at all (brink.tcp, brink.ws). */
+    if (!has_target && n_with_url == 0 && !c->scenario.script.value) {
         config__error(ctx, 0, "[target] url",
                       "no target: set [target] url or a url in each [request NAME]");
         return;

@@ -112,6 +112,8 @@ static int phase_matches(enum phase p, int connected)
 
 int classify_transfer(const struct transfer_result *r)
 {
+    if (is_complete(r) && r->is_exchange && r->http_status == 0)
+        return -1;
     if (is_complete(r))
         return by_status(r->http_status, r->expect);
     /* Whatever the step, a socket, pipe or file could not be opened here. */

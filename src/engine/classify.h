@@ -39,6 +39,10 @@ struct transfer_result {
      * expect), borrowed; NULL: 100 to 399, expect's default. The transports
      * leave it NULL and engine__slot_done sets it, so both judge statuses alike. */
     const struct status_set *expect;
+    /* An exchange of a script's connection (brink.tcp, brink.ws): a whole
+     * reply is a success, no status applies; unless a brink.ws upgrade
+     * was answered with an error status, which classifies as HTTP's. */
+    int is_exchange;
 };
 
 /* The class of r, or -1 when the request succeeded: a reply whose status is

@@ -25,7 +25,8 @@
 #define FD_RESERVE 64
 
 /* Every transport, in the order transport = auto tries them. */
-static const struct transport_ops *const transports[] = {&transport_h1, &transport_curl};
+static const struct transport_ops *const transports[] = {&transport_h1, &transport_curl,
+                                                         &transport_stream};
 #define N_TRANSPORTS (sizeof(transports) / sizeof(transports[0]))
 
 int engine_global_init(char *err, size_t err_len)
@@ -69,6 +70,13 @@ static int choose_transport(struct engine *e, char *err, size_t err_len)
     enum config_transport want = e->config->target.transport;
     const struct transport_ops *tp = want == CONFIG_TRANSPORT_CURL ? &transport_curl : NULL;
     char why[320];
+
+    if (e->script) {
+        e->sp = &transport_stream;
+        /* A script that speaks no HTTP: its exchanges carry the run. */
+        if (!e->config->target.url.value)
+            tp = &transport_stream;
+    }
 
     for (size_t i = 0; !tp && i < N_TRANSPORTS; i++) {
         const struct transport_ops *t = transports[i];

@@ -37,6 +37,10 @@ struct engine {
     const struct config *config;
     const struct transport_ops *tp;
     void *tp_setup; /* what tp->setup built for every worker; NULL: nothing */
+    /* A scenario run's exchanges over its users' connections (brink.tcp,
+     * brink.ws): transport_stream, which is tp too in a run without
+     * [target] url; NULL in a run without a script. It has no setup. */
+    const struct transport_ops *sp;
     struct chan *chan;
     struct workload *workload;
     struct merger *merger;
@@ -85,4 +89,20 @@ int engine__plan_command(struct engine *e, const struct command *cmd);
 /* Returns whether there was anything to do. */
 int engine__plan_apply_todo(struct engine *e);
 void engine__plan_detach(struct engine *e);
+/* The run's transports, each once: tp, then sp when it is another.
+ * Returns how many (1 or 2). */
+static inline size_t engine__transports(const struct engine *e, const struct transport_ops *out[2])
+{
+    out[0] = e->tp;
+    out[1] = e->sp;
+    return e->sp && e->sp != e->tp ? 2 : 1;
+}
+
+/* The transport the request of s goes by: sp for an exchange of a
+ * script's connection, else tp. */
+static inline const struct transport_ops *engine__slot_tp(const struct slot *s)
+{
+    return s->req && s->req->exchange ? s->w->e->sp : s->w->e->tp;
+}
+
 #endif

@@ -82,7 +82,7 @@ void engine__slot_hand(struct slot *s)
         .hop_is_cross = s->redirect.is_cross,
         .has_jar = s->jar != NULL,
     };
-    s->w->e->tp->start(&s->view, &s->view.rq);
+    engine__slot_tp(s)->start(&s->view, &s->view.rq);
 }
 
 void engine__slot_send(struct slot *s, uint64_t intended_ns)

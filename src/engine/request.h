@@ -12,6 +12,7 @@
 
 #include "engine/capture.h"
 
+struct script_exchange;
 struct status_set;
 
 /* A scenario script's request on a slot (scene.c): what the transports
@@ -38,6 +39,16 @@ struct scene_req {
     struct capture_buf url_buf;
     struct capture_buf head_buf; /* h1: the serialised head */
     struct capture cap;          /* the reply, for the script */
+    /* An exchange over a connection of the user (brink.tcp, brink.ws),
+     * which transport_stream carries, its reply's bytes kept in cap.body;
+     * NULL: an HTTP request. frame: for SCRIPT_FRAME_PATTERN and
+     * SCRIPT_FRAME_FUNCTION, the length of the whole reply at the start
+     * of the n bytes read at buf, 0 while more are needed, or -1 with why.
+     * reply_type: what a brink.ws reply is ("text", "binary", "pong";
+     * static), which the transport sets. */
+    const struct script_exchange *exchange;
+    long (*frame)(struct scene_req *q, const char *buf, size_t n, char *why, size_t why_len);
+    const char *reply_type;
 };
 
 struct transport_request {

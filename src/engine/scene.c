@@ -277,6 +277,7 @@ static int prepare(struct slot *s, const struct script_request *r, char *why, si
     q->method = r->method;
     q->url = q->url_buf.at;
     q->has_cookie = 0;
+    q->exchange = NULL;
     for (size_t i = 0; i < dflt->n_headers; i++)
         q->base[n++] = dflt->headers[i];
     for (size_t i = 0; i < r->n_headers; i++) {
@@ -301,6 +302,50 @@ static int prepare(struct slot *s, const struct script_request *r, char *why, si
     /* Signed when [target] aws_sigv4 says so, unless the request says no. */
     q->is_signed = r->aws_sigv4 != 0 && dflt->sigv4;
     return dress(s, q, why, why_len);
+}
+
+/* The script's framing of an exchange's reply (SCRIPT_FRAME_PATTERN,
+ * SCRIPT_FRAME_FUNCTION), for the transport. */
+static long frame_by_script(struct scene_req *q, const char *buf, size_t n, char *why,
+                            size_t why_len)
+{
+    struct slot *s = container_of(q, struct slot, req_store);
+
+    return script_user_frame(s->user, buf, n, why, why_len);
+}
+
+/* Sets s->req_store up for the script's exchange over one of its
+ * connections (brink.tcp, brink.ws): transport_stream carries it. */
+static void prepare_exchange(struct slot *s, const struct script_request *r)
+{
+    struct engine *e = s->w->e;
+    struct scene_req *q = &s->req_store;
+
+    q->exchange = r->exchange;
+    q->frame = frame_by_script;
+    q->reply_type = NULL;
+    q->method = NULL;
+    q->url = NULL;
+    q->n_headers = 0;
+    q->body = NULL;
+    q->body_len = 0;
+    q->timeout_us = r->timeout_us ? r->timeout_us : e->config->target.timeout_us;
+    q->expect = NULL;
+    q->is_head = 0;
+    q->follow_redirects = 0;
+    q->is_signed = 0;
+    capture_begin(&q->cap, 1);
+}
+
+/* The connections the script of s closed since its last step close now. */
+static void close_conns(struct slot *s)
+{
+    uint32_t closes = script_user_take_closes(s->user);
+
+    for (uint32_t i = 0; closes; i++, closes >>= 1) {
+        if (closes & 1)
+            s->w->e->sp->script_close(&s->view, i);
+    }
 }
 
 int engine__scene_hop(struct slot *s, char *why, size_t why_len)
@@ -349,7 +394,7 @@ static void each_line(struct slot *s, const char *name, size_t n,
 
 void engine__scene_take_head(struct slot *s, const struct transfer_result *r)
 {
-    if (r->http_status <= 0)
+    if (r->http_status <= 0 || s->req->exchange)
         return;
     if (s->jar)
         each_line(s, "Set-Cookie", 10, engine__slot_cookie_set);
@@ -395,11 +440,14 @@ static int follow(struct slot *s, enum script_step step, uint64_t intended_ns)
     char why[SCRIPT_WHY_MAX];
 
     for (;;) {
+        close_conns(s);
         switch (step) {
         case SCRIPT_STEP_REQUEST:
             if (script_user_take_clear(u) && s->jar)
                 cookie_jar_clear(s->jar);
-            if (prepare(s, script_user_request(u), why, sizeof(why)) < 0) {
+            if (script_user_request(u)->exchange) {
+                prepare_exchange(s, script_user_request(u));
+            } else if (prepare(s, script_user_request(u), why, sizeof(why)) < 0) {
                 step = script_user_refuse(u, why);
                 continue;
             }
@@ -477,6 +525,7 @@ void engine__scene_reply(struct slot *s, const struct transfer_result *r, int cl
         .latency_us = latency_us,
         .redirects = s->redirect.hops,
         .url = q->url,
+        .type = q->reply_type,
     };
 
     s->req = NULL;

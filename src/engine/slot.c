@@ -39,6 +39,8 @@ struct slot *engine__slot_new(struct worker *w, uint32_t index)
     if (w->e->config->target.cookies)
         s->jar = cookie_jar_new();
     w->e->tp->slot_init(&s->view);
+    if (w->e->sp && w->e->sp != w->e->tp)
+        w->e->sp->slot_init(&s->view);
     engine__scene_slot_init(s);
     return s;
 }
@@ -48,6 +50,8 @@ void engine__slot_free(struct slot *s)
     if (!s)
         return;
     s->w->e->tp->slot_free(&s->view);
+    if (s->w->e->sp && s->w->e->sp != s->w->e->tp)
+        s->w->e->sp->slot_free(&s->view);
     engine__scene_slot_free(s);
     cookie_jar_free(s->jar);
     free(s->redirect.url);

@@ -42,6 +42,7 @@ struct transport_worker {
     struct closer closer;     /* connections closed in this pass, and those waiting */
     uint32_t fds_used;        /* sockets the transport holds open (the interval's gauge) */
     void *priv;               /* the transport's own state: init makes it, fini frees it */
+    void *stream;             /* transport_stream's, in place of priv (a run may have both) */
 };
 
 /*
@@ -55,7 +56,8 @@ struct transport_slot {
     uint32_t vu;                /* across the run */
     int is_in_flight;           /* started, and not done nor aborted */
     struct transport_request rq;
-    void *priv; /* the transport's own state: slot_init makes it, slot_free frees it */
+    void *priv;   /* the transport's own state: slot_init makes it, slot_free frees it */
+    void *stream; /* transport_stream's, in place of priv (a run may have both) */
 };
 
 /*
@@ -119,10 +121,18 @@ struct transport_ops {
      * slots share. NULL: nothing to do. */
     void (*retire)(struct transport_slot *s);
     void (*users_changed)(struct transport_worker *w, uint32_t n);
+    /* The script of s closed its connection conn (brink.tcp, brink.ws;
+     * nothing of it in flight): it closes now. NULL: a transport that
+     * carries no script's connections. */
+    void (*script_close)(struct transport_slot *s, uint32_t conn);
 };
 
 extern const struct transport_ops transport_curl;
 extern const struct transport_ops transport_h1;
+/* A scenario script's exchanges over its users' own connections
+ * (brink.tcp, brink.ws: src/engine/stream/), beside the run's HTTP
+ * transport, or alone in a run without [target] url. */
+extern const struct transport_ops transport_stream;
 
 /*
  * The transports' hooks for where the time goes and for connections, on

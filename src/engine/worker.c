@@ -78,8 +78,23 @@ static int is_retired(const struct worker *w, const struct slot *s)
 
 static void retire(struct worker *w, struct slot *s)
 {
-    if (w->e->tp->retire)
-        w->e->tp->retire(&s->view);
+    const struct transport_ops *tp[2];
+    size_t n = engine__transports(w->e, tp);
+
+    for (size_t i = 0; i < n; i++) {
+        if (tp[i]->retire)
+            tp[i]->retire(&s->view);
+    }
+}
+
+/* Closes the handles and connections of every transport of w. */
+static void close_transports(struct worker *w)
+{
+    const struct transport_ops *tp[2];
+    size_t n = engine__transports(w->e, tp);
+
+    for (size_t i = 0; i < n; i++)
+        tp[i]->close(&w->view);
 }
 
 static int tickets_left(const struct worker *w)
@@ -156,7 +171,7 @@ static void on_teardown(uv_timer_t *t)
 
     if (w->view.id == 0)
         engine__plan_detach(w->e);
-    w->e->tp->close(&w->view);
+    close_transports(w);
     close_own_handles(w);
 }
 
@@ -281,9 +296,9 @@ static uint32_t abort_in_flight(struct worker *w, uint32_t n, int is_stop, int i
     for (uint32_t i = w->n_slots; i-- > 0 && done < n;) {
         struct slot *s = w->slots[i];
 
-        if (!s->view.is_in_flight || (is_unsent && !w->e->tp->is_unsent(&s->view)))
+        if (!s->view.is_in_flight || (is_unsent && !engine__slot_tp(s)->is_unsent(&s->view)))
             continue;
-        w->e->tp->abort(&s->view);
+        engine__slot_tp(s)->abort(&s->view);
         s->view.is_in_flight = 0;
         w->in_flight--;
         if (is_stop)
@@ -476,7 +491,7 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
 {
     struct worker *w = xcalloc(1, sizeof(*w));
     size_t n_kinds = e->scene_kinds ? TICK_MAX_KINDS : workload_n_kinds(e->workload);
-    int rc;
+    int rc, has_tp = 0;
 
     w->e = e;
     w->next = next;
@@ -509,10 +524,19 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
         rc = engine__scene_worker_init(w, err, err_len);
     if (rc == 0)
         rc = e->tp->init(&w->view, err, err_len);
+    if (rc == 0 && e->sp && e->sp != e->tp) {
+        rc = e->sp->init(&w->view, err, err_len);
+        /* The other's handles go with the worker's own. */
+        if (rc != 0)
+            e->tp->close(&w->view);
+        has_tp = rc != 0;
+    }
     if (rc != 0) {
         /* Nothing has run: close the handles and let the loop finish them. */
         close_own_handles(w);
         uv_run(&w->view.loop, UV_RUN_DEFAULT);
+        if (has_tp)
+            e->tp->fini(&w->view);
         uv_loop_close(&w->view.loop);
         engine__scene_worker_free(w);
         free(w);
@@ -548,7 +572,7 @@ void engine__worker_free(struct worker *w)
         return;
     if (!w->has_run) {
         /* Its loop never ran: close its handles here, on this thread. */
-        w->e->tp->close(&w->view);
+        close_transports(w);
         close_own_handles(w);
         uv_run(&w->view.loop, UV_RUN_DEFAULT);
     }
@@ -557,6 +581,8 @@ void engine__worker_free(struct worker *w)
     free(w->slots);
     engine__scene_worker_free(w);
     w->e->tp->fini(&w->view);
+    if (w->e->sp && w->e->sp != w->e->tp)
+        w->e->sp->fini(&w->view);
     engine__interval_free(&w->iv);
     free(w->sigv4_out);
     rc = uv_loop_close(&w->view.loop);

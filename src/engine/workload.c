@@ -654,7 +654,11 @@ static int build_default(struct workload *w, struct kind *k, const struct config
     k->pub.timeout_us = c->target.timeout_us;
     k->pub.weight = 1;
     k->pub.expect = c->target.expect;
-    rc = build_url(k, c->target.url.value, &at, err, err_len);
+    /* A script that speaks no HTTP has no [target] url: its kind 0 only
+     * lends its headers, timeout and expect to the script's requests. */
+    rc = !c->target.url.value && c->scenario.script.value
+             ? 0
+             : build_url(k, c->target.url.value, &at, err, err_len);
     publish(k);
     if (rc == 0)
         rc = build_sigv4(w, k, c->target.aws_sigv4.value, &at, err, err_len);

@@ -16,54 +16,16 @@
 #include "core/regfile.h"
 #include "core/xalloc.h"
 #include "script/guard.h"
+#include "script/internal.h"
 #include "script/lib.h"
 #include "script/lua_compat.h"
 #include "script/script.h"
 
 _Static_assert(SCRIPT_MARK_NAMES_MAX == SCRIPT_NAMES_MAX, "script.h says what lib.h keeps");
 
-struct script_setup {
-    char *path;
-    char *name; /* as messages call it */
-    char *dir;
-    uint64_t seed;
-    struct script_data_set *data;
-    struct script_limits limits;
-    struct script__stop stop; /* written by any thread, read by every state's hook */
-};
-
-struct script {
-    const struct script_setup *su;
-    lua_State *L;
-    struct script_lib lib;
-    struct script_guard guard;
-    uint32_t id;
-    struct script_user *current; /* the user running, during a resume */
-};
-
-struct script_user {
-    struct script *sc;
-    uint32_t vu;
-    int state_ref;  /* its table, in the registry */
-    int thread_ref; /* its coroutine, in the registry; LUA_NOREF: none */
-    lua_State *co;
-    int is_busy;
-    int is_clear; /* brink.cookies.clear() was called */
-    uint64_t iterations;
-    uint64_t rng;
-    enum script_step step;
-    uint64_t sleep_us;
-    struct script_request req;
-    int body_ref; /* the request's body string, kept alive until the resume */
-    char *head;   /* method, URL, name and header lines, one after another */
-    size_t head_len;
-    const char *lines[SCRIPT_HEADERS_MAX];
-    char error[SCRIPT_WHY_MAX];
-};
-
 static const char sc_key = 's'; /* the registry key of the struct script */
 
-static struct script *script_of(lua_State *L)
+struct script *script__of(lua_State *L)
 {
     struct script *sc;
 
@@ -272,7 +234,7 @@ static void release_body(struct script_user *u)
  * with the reply table. */
 static int l_request(lua_State *L)
 {
-    struct script_user *u = script_of(L)->current;
+    struct script_user *u = script__of(L)->current;
 
     if (!u || u->co != L)
         return fail(L, "brink.request: only inside iteration()");
@@ -307,7 +269,7 @@ static int l_request(lua_State *L)
 /* brink.sleep(seconds): think time, on the worker's timer. */
 static int l_sleep(lua_State *L)
 {
-    struct script_user *u = script_of(L)->current;
+    struct script_user *u = script__of(L)->current;
     double s = luaL_checknumber(L, 1);
 
     if (!u || u->co != L)
@@ -323,7 +285,7 @@ static int l_sleep(lua_State *L)
  * request (the engine holds the jar). */
 static int l_cookies_clear(lua_State *L)
 {
-    struct script_user *u = script_of(L)->current;
+    struct script_user *u = script__of(L)->current;
 
     if (!u || u->co != L)
         return luaL_error(L, "brink.cookies.clear: only inside iteration()");
@@ -424,6 +386,11 @@ static int state_new(struct script *sc, const struct script_setup *su, int may_l
     }
     lua_pushcfunction(L, l_request);
     lua_call(L, 1, 0);
+    script__stream_open(L);
+    lua_getglobal(L, "string");
+    lua_getfield(L, -1, "find");
+    sc->find_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pop(L, 1);
     snprintf(chunk, sizeof(chunk), "@%s", su->name);
     if (script__load_file(L, su->path, chunk, why, sizeof(why)) < 0) {
         msg_set(err, err_len, "brink: %s", why);
@@ -547,6 +514,8 @@ struct script_user *script_user_new(struct script *sc, uint32_t vu)
     u->vu = vu;
     u->thread_ref = LUA_NOREF;
     u->body_ref = LUA_NOREF;
+    u->frame_ref = LUA_NOREF;
+    u->mask_rng = ~(uint64_t)vu;
     u->head = xmalloc(SCRIPT_HEAD_MAX);
     script__rng_seed(&u->rng, sc->su->seed, vu);
     lua_newtable(L);
@@ -569,6 +538,8 @@ void script_user_free(struct script_user *u)
     if (!u)
         return;
     release_body(u);
+    script__stream_done(u);
+    script__stream_user_free(u);
     drop_thread(u);
     luaL_unref(u->sc->L, LUA_REGISTRYINDEX, u->state_ref);
     free(u->head);
@@ -597,6 +568,7 @@ static enum script_step run(struct script_user *u, int nargs)
         return u->step;
     u->is_busy = 0;
     release_body(u);
+    script__stream_done(u);
     if (rc == LUA_YIELD) {
         /* coroutine.yield() at the top of the iteration: nothing to do for
          * the engine, and nobody to resume it. */
@@ -679,6 +651,23 @@ enum script_step script_user_reply(struct script_user *u, const struct script_re
 
     release_body(u);
     lua_settop(co, 0);
+    if (u->req.exchange) {
+        script__stream_done(u);
+        lua_createtable(co, 0, 4);
+        lua_pushlstring(co, r->body ? r->body : "", r->body ? r->body_len : 0);
+        lua_setfield(co, -2, "data");
+        if (r->error) {
+            lua_pushstring(co, r->error);
+            lua_setfield(co, -2, "error");
+        }
+        if (r->type) {
+            lua_pushstring(co, r->type);
+            lua_setfield(co, -2, "type");
+        }
+        lua_pushnumber(co, (lua_Number)r->latency_us / 1e6);
+        lua_setfield(co, -2, "time");
+        return run(u, 1);
+    }
     lua_createtable(co, 0, 7);
     lua_pushinteger(co, r->status);
     lua_setfield(co, -2, "status");
@@ -704,6 +693,7 @@ enum script_step script_user_reply(struct script_user *u, const struct script_re
 enum script_step script_user_refuse(struct script_user *u, const char *why)
 {
     release_body(u);
+    script__stream_done(u);
     lua_settop(u->co, 0);
     lua_pushnil(u->co);
     lua_pushstring(u->co, why);
@@ -750,6 +740,7 @@ void script_user_cancel(struct script_user *u)
         return;
     u->is_busy = 0;
     release_body(u);
+    script__stream_done(u);
     drop_thread(u);
 }
 

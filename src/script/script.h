@@ -33,6 +33,10 @@ struct script_user;
 #define SCRIPT_HEADERS_MAX 64       /* header lines of one request */
 #define SCRIPT_HEAD_MAX (64u << 10) /* bytes of a request's method, URL and headers */
 #define SCRIPT_REDIRECTS_MAX 50     /* a request's follow_redirects, as [target]'s */
+#define SCRIPT_CONNS_MAX 16         /* brink.tcp and brink.ws connections a user holds */
+#define SCRIPT_SEND_MAX (16u << 20) /* bytes a connection's send queues before a receive */
+#define SCRIPT_REPLY_MAX (1u << 20) /* a receive's max, unless it says otherwise */
+#define SCRIPT_REPLY_MAX_MAX (256u << 20) /* the most a receive's max may be */
 
 /* What an iteration asks the engine for. */
 enum script_step {
@@ -40,6 +44,42 @@ enum script_step {
     SCRIPT_STEP_SLEEP,   /* wait script_user_sleep_us, then script_user_resume */
     SCRIPT_STEP_END,     /* the iteration returned */
     SCRIPT_STEP_ERROR,   /* the iteration failed: script_user_error says why */
+};
+
+/* Where a user's connection (brink.tcp, brink.ws) goes: set when the
+ * script makes it, the same for every exchange over it. */
+struct script_conn_spec {
+    const char *host; /* a name or an address literal (IPv6 without brackets) */
+    uint16_t port;
+    int is_tls;
+    int is_ws;
+    const char *path;           /* brink.ws: the upgrade's request target ("/echo") */
+    const char *const *headers; /* brink.ws: "Name: value" lines the upgrade sends */
+    size_t n_headers;
+    uint64_t connect_timeout_us; /* 0: [target] connect_timeout */
+};
+
+/* How a receive knows its reply is whole. */
+enum script_frame {
+    SCRIPT_FRAME_UNTIL,    /* up to and including the first `until` */
+    SCRIPT_FRAME_BYTES,    /* `bytes` bytes (0: none: the exchange only sends) */
+    SCRIPT_FRAME_PATTERN,  /* what a Lua pattern matches at the start (script_user_frame) */
+    SCRIPT_FRAME_FUNCTION, /* what the script's complete(buf) says (script_user_frame) */
+    SCRIPT_FRAME_MESSAGE,  /* brink.ws: one whole message, or a pong */
+};
+
+/* An exchange over a user's connection: what c:send queued, then the
+ * reply c:receive waits for. Valid until the user is resumed. */
+struct script_exchange {
+    uint32_t conn; /* the user's connection, 0 to SCRIPT_CONNS_MAX - 1 */
+    const struct script_conn_spec *spec;
+    const unsigned char *out; /* the bytes to write first (brink.ws: whole frames) */
+    size_t out_len;
+    enum script_frame frame;
+    const char *until; /* SCRIPT_FRAME_UNTIL: the delimiter */
+    size_t until_len;
+    size_t bytes; /* SCRIPT_FRAME_BYTES */
+    size_t max;   /* the most bytes a reply may have */
 };
 
 /* A request of a script: valid until the user is resumed. */
@@ -62,6 +102,9 @@ struct script_request {
     /* Redirects it follows (0 to SCRIPT_REDIRECTS_MAX; false: 0), or -1
      * (not given): [target] follow_redirects. */
     int follow_redirects;
+    /* An exchange over a connection of the user (brink.tcp, brink.ws):
+     * name and timeout_us apply, the HTTP fields do not; NULL: HTTP. */
+    const struct script_exchange *exchange;
 };
 
 /* What the engine hands back for a request. Borrowed for the call only. */
@@ -75,6 +118,7 @@ struct script_reply {
     uint64_t latency_us;
     uint32_t redirects; /* hops followed before this reply */
     const char *url;    /* the URL this reply answered (the last hop's), absolute */
+    const char *type;   /* an exchange's reply over brink.ws: "text", "binary" or "pong" */
 };
 
 /*
@@ -185,6 +229,17 @@ const struct script_request *script_user_request(const struct script_user *u);
 /* Whether u called brink.cookies.clear() since the last call (which
  * forgets it): the engine empties u's jar before its next request. */
 int script_user_take_clear(struct script_user *u);
+/* The connections of u the script closed (c:close(), or an object the
+ * collector took) since the last call, one bit each (1u << conn): they
+ * close before its next exchange; the call forgets them. */
+uint32_t script_user_take_closes(struct script_user *u);
+/* For an exchange of u framed by SCRIPT_FRAME_PATTERN or
+ * SCRIPT_FRAME_FUNCTION: the length of the whole reply at the start of
+ * the n bytes read so far at buf, 0 while more are needed, or -1 with why
+ * (the pattern or the function failed: "FILE:LINE: message"). Runs Lua,
+ * under the script's limits; the worker's thread, while u waits for the
+ * reply. */
+long script_user_frame(struct script_user *u, const char *buf, size_t n, char *why, size_t why_len);
 /* After SCRIPT_STEP_SLEEP: for how long, µs. */
 uint64_t script_user_sleep_us(const struct script_user *u);
 /* After SCRIPT_STEP_ERROR: "FILE:LINE: message", raw (sanitise before a terminal). */

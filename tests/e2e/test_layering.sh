@@ -38,7 +38,7 @@ forbid "ramp is a pure state machine" "ramp" 'uv\.h|curl/|jansson\.h|pthread\.h'
 # other file of the engine includes a transport's headers or its library
 # (libcurl, nghttp2, libhttp-parser, OpenSSL's TLS).
 hits=""
-for d in h1 curl; do
+for d in h1 curl stream; do
     [ -f src/engine/$d/transport.c ] || [ -f src/engine/$d/transfer.c ] || hits="${hits}no transport in src/engine/$d "
     h=$(grep -nE '#include *"engine/' src/engine/$d/*.[ch] |
         grep -vE "#include *\"engine/(transport\.h|$d/[a-z0-9_]+\.h)\"")
@@ -68,7 +68,7 @@ while [ -n "$todo" ]; do
     todo=$next
 done
 if [ -z "$hits" ]; then ok "transport.h includes neither slot.h nor worker.h"; else not_ok "transport.h includes neither slot.h nor worker.h" "$hits"; fi
-hits=$(grep -nE '\bstruct (worker|slot)\b' src/engine/h1/*.[ch] src/engine/curl/*.[ch])
+hits=$(grep -nE '\bstruct (worker|slot)\b' src/engine/h1/*.[ch] src/engine/curl/*.[ch] src/engine/stream/*.[ch])
 if [ -z "$hits" ]; then ok "the transports name neither struct worker nor struct slot"; else not_ok "the transports name neither struct worker nor struct slot" "$hits"; fi
 hits=$(grep -lE '#include *[<"]curl/' src/engine/h1/*.[ch])
 if [ -z "$hits" ]; then ok "h1 does not include libcurl"; else not_ok "h1 does not include libcurl" "$hits"; fi

@@ -309,17 +309,43 @@ static void the_default_expect_set_judges_as_no_set_did(void **state)
     status_set_add(&def, 100, 399);
     for (size_t c = 0; c < sizeof(outcomes) / sizeof(outcomes[0]); c++) {
         for (long status = 0; status < 1000; status++) {
-            struct transfer_result none = {outcomes[c], 0, status, 1, NULL};
-            struct transfer_result with = {outcomes[c], 0, status, 1, &def};
+            struct transfer_result none = {outcomes[c], 0, status, 1, NULL, 0};
+            struct transfer_result with = {outcomes[c], 0, status, 1, &def, 0};
 
             assert_int_equal(classify_transfer(&with), classify_transfer(&none));
         }
     }
 }
 
+/* An exchange of a script's connection (brink.tcp, brink.ws) has no
+ * status: a whole reply succeeds, failures classify as HTTP's do, and a
+ * brink.ws upgrade refused with an error status is that status's class. */
+static void an_exchange_succeeds_without_a_status(void **state)
+{
+    struct transfer_result r = {.outcome = TRANSFER_OK, .connected = 1, .is_exchange = 1};
+
+    (void)state;
+    assert_int_equal(classify_transfer(&r), -1);
+    r.http_status = 404;
+    assert_int_equal(classify_transfer(&r), ERR_HTTP_4XX);
+    r.http_status = 503;
+    assert_int_equal(classify_transfer(&r), ERR_HTTP_5XX);
+    r = (struct transfer_result){
+        .outcome = TRANSFER_CLOSED_PARTIAL, .connected = 1, .is_exchange = 1};
+    assert_int_equal(classify_transfer(&r), ERR_CLOSED_EARLY);
+    r = (struct transfer_result){
+        .outcome = TRANSFER_CONNECT, .os_errno = ECONNREFUSED, .is_exchange = 1};
+    assert_int_equal(classify_transfer(&r), ERR_REFUSED);
+    r = (struct transfer_result){.outcome = TRANSFER_TIMEOUT, .is_exchange = 1};
+    assert_int_equal(classify_transfer(&r), ERR_CONNECT_TIMEOUT);
+    /* Without the flag, a whole reply with no status is malformed HTTP. */
+    r = (struct transfer_result){.outcome = TRANSFER_OK, .connected = 1};
+    assert_int_equal(classify_transfer(&r), ERR_MALFORMED);
+}
+
 static void an_unexpected_status_names_the_status_and_the_expected_set(void **state)
 {
-    struct transfer_result r = {TRANSFER_OK, 0, 200, 1, NULL};
+    struct transfer_result r = {TRANSFER_OK, 0, 200, 1, NULL, 0};
     char buf[MSG_MAX];
 
     (void)state;
@@ -614,9 +640,9 @@ static void messages_are_one_line_and_fit_their_buffer(void **state)
         assert_true(strlen(buf) > 0);
         assert_null(strchr(buf, '\n'));
     }
-    classify_message(&(struct transfer_result){TRANSFER_OK, 0, 503, 1, NULL}, "", small, 5);
+    classify_message(&(struct transfer_result){TRANSFER_OK, 0, 503, 1, NULL, 0}, "", small, 5);
     assert_string_equal(small, "HTTP");
-    classify_message(&(struct transfer_result){TRANSFER_OK, 0, 503, 1, NULL}, "", small, 0);
+    classify_message(&(struct transfer_result){TRANSFER_OK, 0, 503, 1, NULL, 0}, "", small, 0);
     assert_string_equal(small, "HTTP");
 }
 
@@ -629,6 +655,7 @@ int main(void)
         cmocka_unit_test(every_failed_transfer_lands_in_exactly_one_class),
         cmocka_unit_test(statuses_are_judged_against_the_kinds_expect_set),
         cmocka_unit_test(the_default_expect_set_judges_as_no_set_did),
+        cmocka_unit_test(an_exchange_succeeds_without_a_status),
         cmocka_unit_test(an_unexpected_status_names_the_status_and_the_expected_set),
         cmocka_unit_test(a_refusal_shows_curls_words_and_the_errno),
         cmocka_unit_test(an_errno_already_in_curls_words_is_not_repeated),
