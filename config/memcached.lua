@@ -52,11 +52,10 @@ function iteration(user)
     local size = SIZES[brink.random(#SIZES)]
 
     -- set <key> <flags> <exptime> <bytes>, then the data; the reply,
-    -- "STORED\r\n", is one line, read up to its "\r\n" (until is a Lua
-    -- keyword, hence ["until"]).
+    -- "STORED\r\n", is one line, read up to and including its "\r\n".
     local key = "brink:" .. size .. ":" .. brink.random(KEYS)
     mc:send("set " .. key .. " 0 0 " .. size .. "\r\n" .. values[size] .. "\r\n")
-    local r = mc:receive{name = "set", ["until"] = "\r\n"}
+    local r = mc:receive{name = "set", upto = "\r\n"}
     if r.error then
         return -- counted in its class (refused, reset, timeout...) already
     end

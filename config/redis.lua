@@ -64,10 +64,9 @@ function iteration(user)
 
     local size = SIZES[brink.random(#SIZES)]
 
-    -- SET answers "+OK\r\n": one line, read up to its "\r\n" (until is a
-    -- Lua keyword, hence ["until"]).
+    -- SET answers "+OK\r\n": one line, read up to and including its "\r\n".
     redis:send(command("SET", "brink:" .. size .. ":" .. brink.random(KEYS), values[size]))
-    local r = redis:receive{name = "SET", ["until"] = "\r\n"}
+    local r = redis:receive{name = "SET", upto = "\r\n"}
     if r.error then
         return -- counted in its class (refused, reset, timeout...) already
     end

@@ -185,6 +185,14 @@ kind_requests() {
     echo "${n:-0}"
 }
 
+# run_requests REPORT: the run's requests in a text report ("duration 5.00s,
+# 1,234 requests, ..."), all kinds together (a run of one kind has no kind
+# lines); 0 if absent.
+run_requests() {
+    n=$(sed -n 's/^duration [^,]*, \([0-9,]*\) requests.*/\1/p' "$1" | tr -d ,)
+    echo "${n:-0}"
+}
+
 # check_counts REPORT NAME: a scenario check's passes and failures in a text
 # report ("  check:NAME: passed P, failed F"), as "P F"; empty if absent.
 check_counts() {
@@ -196,7 +204,7 @@ check_counts() {
 checks_held() {
     pf=$(check_counts "$2" "$3")
     case "$pf" in
-    [1-9]*" 0") ok "$1 (passed $pf failed)" ;;
+    [1-9]*" 0") ok "$1 (passed ${pf% 0}, failed 0)" ;;
     *) not_ok "$1" "check:$3 passed, failed: \"$pf\"; $(grep -F 'check:' "$2" | head -5)" ;;
     esac
 }

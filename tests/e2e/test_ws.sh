@@ -42,7 +42,7 @@ ws_run() {
     cp "$src/config/ws-echo.ini" "$tmp/$name.ini"
     sed "s|^local URL = \"ws://127.0.0.1:8765/echo\"\$|local URL = \"ws://127.0.0.1:$port/echo\"|" \
         "$src/config/ws-echo.lua" >"$tmp/ws-echo.lua"
-    headless_run "$name" "$tmp/$name.ini" "$@"
+    headless_run "$name" "$tmp/$name.ini" --record "$tmp/$name.jsonl" "$@"
 }
 
 # ---- 1. every message echoed and counted ----
@@ -53,8 +53,12 @@ check "config/ws-echo.lua names its URL on one line, local URL = \"ws://127.0.0.
     "$(grep -c "^local URL = \"ws://127.0.0.1:$port/echo\"\$" "$tmp/ws-echo.lua")"
 check "3 s at 16 users: exit 0" 0 "$status"
 check "3 s at 16 users: no request failed" "errors: none" "$(errors_line echo)"
-echoes=$(kind_requests "$tmp/echo.out" echo)
-check_ge "echo requests ran ($echoes)" 100 "$echoes"
+echoes=$(run_requests "$tmp/echo.out")
+check_ge "requests ran ($echoes)" 100 "$echoes"
+check "all of the kind echo (the session's only kind)" echo "$(python3 -c '
+import json, sys
+print(" ".join(sorted({k["name"] for line in open(sys.argv[1]) for t in [json.loads(line)]
+                       if t.get("type") == "tick" for k in t.get("kinds", [])})))' "$tmp/echo.jsonl")"
 check "brink's echo requests are the messages the server received" "$echoes" "$(received)"
 checks_held "every echo was the message sent" "$tmp/echo.out" "echo is the message sent"
 stop_target
@@ -63,7 +67,7 @@ stop_target
 start_server --cut
 ws_run cut --duration 2s
 check "cut mid-frame: exit 3, as a run over its error threshold" 3 "$status"
-cut=$(kind_requests "$tmp/cut.out" echo)
+cut=$(run_requests "$tmp/cut.out")
 check_ge "cut mid-frame: more requests than users: each connects again after its cut ($cut)" 32 "$cut"
 check "cut mid-frame: every one failed" "$cut $cut" \
     "$(errors_line cut | sed -n 's/^errors: \([0-9,]*\) of \([0-9,]*\) requests.*/\1 \2/p' | tr -d ,)"
