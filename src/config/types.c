@@ -191,7 +191,10 @@ void config__write_url(const struct config_key *k, const void *base, FILE *out)
         /* Only [target] url may be unset in a loaded config; a command
          * probe has no url, and nothing is written for it. */
         if (k->section == SECTION_TARGET)
-            fprintf(out, "; %s is not set: each [request NAME] has its own\n", k->name);
+            fprintf(
+                out,
+                "; %s is not set: each [request NAME] has its own, or the [scenario] script speaks no HTTP\n",
+                k->name);
         return;
     }
     /* Redaction only shortens or adds a few bytes per secret. */
