@@ -99,9 +99,9 @@ check_ge "killed mid-run: requests refused or reset (refused ${refused:-0}, rese
 # A failed exchange closes its connection and the next receive connects
 # again: each user's open connection fails once (reset, broken_pipe or
 # closed_early, by where its exchange stood), every later exchange is refused.
-failed=$(errors_line kill | sed -n 's/^errors: \([0-9,]*\) of.*/\1/p' | tr -d ,)
-holds "killed mid-run: one failure per user's connection, then refused ($((${failed:-0} - ${refused:-0})) not refused, 16 users)" \
-    "f > 0 && f - r <= 16" -v f="${failed:-0}" -v r="${refused:-0}"
+kill_failed=$(errors_line kill | sed -n 's/^errors: \([0-9,]*\) of.*/\1/p' | tr -d ,)
+holds "killed mid-run: one failure per user's connection, then refused ($((${kill_failed:-0} - ${refused:-0})) not refused, 16 users)" \
+    "f > 0 && f - r <= 16" -v f="${kill_failed:-0}" -v r="${refused:-0}"
 check "killed mid-run: the session's ticks count them too" 1 \
     "$(grep '"type":"tick"' "$tmp/kill.jsonl" 2>/dev/null | grep -cE '"errors":\{[^}]*"(refused|reset)":[1-9]' | awk '{ print ($1 > 0) }')"
 check "killed mid-run: the session is complete" 1 \
