@@ -4,7 +4,10 @@
 # config/ws-echo.lua (its URL's port changed to the test's):
 # - a 3 s run at 16 users: every message came back as sent (the script's
 #   check never failed, no request failed), and brink's echo requests
-#   equal the messages the server received, exactly;
+#   equal the messages the server received, exactly; the server's pings
+#   meanwhile were answered by brink's pongs;
+# - binary messages of every byte value and pings: each echoed or
+#   answered by its pong, the server counting the binary messages alone;
 # - against the server's --cut mode, which answers each message with half
 #   a frame and a TCP close: every request fails as closed_early, one per
 #   message the server received.
@@ -35,6 +38,11 @@ received() {
     curl -s --max-time 5 "http://127.0.0.1:$port/count"
 }
 
+# pongs: the pongs that answered the server's pings (its GET /pongs).
+pongs() {
+    curl -s --max-time 5 "http://127.0.0.1:$port/pongs"
+}
+
 # ws_run NAME ARGS...: the shipped experiment, the script's URL on $port.
 ws_run() {
     name=$1
@@ -46,7 +54,9 @@ ws_run() {
 }
 
 # ---- 1. every message echoed and counted ----
-start_server
+# The server pings every connection each 200 ms and closes one whose pong
+# is 1 s late: brink answers them by itself.
+start_server --ping 0.2
 check "the server counts from 0" 0 "$(received)"
 ws_run echo --duration 3s
 check "config/ws-echo.lua names its URL on one line, local URL = \"ws://127.0.0.1:8765/echo\"" 1 \
@@ -61,9 +71,45 @@ print(" ".join(sorted({k["name"] for line in open(sys.argv[1]) for t in [json.lo
                        if t.get("type") == "tick" for k in t.get("kinds", [])})))' "$tmp/echo.jsonl")"
 check "brink's echo requests are the messages the server received" "$echoes" "$(received)"
 checks_held "every echo was the message sent" "$tmp/echo.out" "echo is the message sent"
+check_ge "brink answered the server's pings ($(pongs) pongs)" 16 "$(pongs)"
+
+# ---- 2. binary messages and pings ----
+# Each iteration sends a binary message of every byte value (256 bytes,
+# its first the iteration's number, so it needs a 2-byte length), then a
+# ping; the server echoes the one and answers the other with its pong,
+# which it does not count as a message.
+cat >"$tmp/mixed.lua" <<LUA
+local bytes = {}
+for i = 0, 255 do bytes[#bytes + 1] = string.char(i) end
+local all = table.concat(bytes)
+function iteration(user)
+    user.ws = user.ws or brink.ws{url = "ws://127.0.0.1:$port/mixed"}
+    local message = string.char(user.iteration % 256) .. all:sub(2)
+    user.ws:send(message, "binary")
+    local r = user.ws:receive{name = "binary"}
+    if r.error then return end
+    brink.check(r.type == "binary" and r.data == message, "binary echo is the message sent")
+    user.ws:ping("ping " .. user.iteration)
+    r = user.ws:receive{name = "ping"}
+    if r.error then return end
+    brink.check(r.type == "pong" and r.data == "ping " .. user.iteration, "pong carries the ping's data")
+end
+LUA
+printf '[load]\nconcurrency = 4\nduration = 2s\n[scenario]\nscript = mixed.lua\n' >"$tmp/mixed.ini"
+before=$(received)
+headless_run mixed "$tmp/mixed.ini"
+check "binary and ping: exit 0" 0 "$status"
+check "binary and ping: no request failed" "errors: none" "$(errors_line mixed)"
+binary=$(kind_requests "$tmp/mixed.out" binary)
+check_ge "binary and ping: binary requests ran ($binary)" 50 "$binary"
+check_ge "binary and ping: a ping after each binary echo ($(kind_requests "$tmp/mixed.out" ping))" \
+    "$((binary - 4))" "$(kind_requests "$tmp/mixed.out" ping)"
+check "binary and ping: the server received the binary messages alone" "$binary" "$(($(received) - before))"
+checks_held "every binary echo was the message sent" "$tmp/mixed.out" "binary echo is the message sent"
+checks_held "every pong carried its ping's data" "$tmp/mixed.out" "pong carries the ping's data"
 stop_target
 
-# ---- 2. a server that closes in the middle of each echo ----
+# ---- 3. a server that closes in the middle of each echo ----
 start_server --cut
 ws_run cut --duration 2s
 check "cut mid-frame: exit 3, as a run over its error threshold" 3 "$status"

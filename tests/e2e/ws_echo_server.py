@@ -2,29 +2,49 @@
 of brink.ws's end-to-end test (test_ws.sh): it sends every message it
 receives back as it came (text or binary) and counts them.
 
-Usage: /usr/bin/python3 ws_echo_server.py PORTFILE [--cut]
+Usage: /usr/bin/python3 ws_echo_server.py PORTFILE [--cut] [--ping SECONDS]
 (Debian's interpreter: the one a version manager puts first on PATH may
 lack the package). Listens on 127.0.0.1, an ephemeral port, which it
 writes to PORTFILE once it listens (written whole: through a rename).
 
 - Any WebSocket path echoes; an HTTP GET of /count (no upgrade) answers
   the number of messages received so far, as a line of text: the ground
-  truth brink's request count is checked against.
+  truth brink's request count is checked against; /pongs the pongs that
+  answered the server's pings.
 - --cut: every message is counted, then answered by the first half of its
   echo's frame (header and half the payload) and a plain TCP close (FIN):
   a server that closes in the middle of a message, which brink must count
   as closed_early.
+- --ping SECONDS: pings each connection every SECONDS between its messages
+  and closes it (code 1011) when the pong is 1 s late: a client must
+  answer pings by itself.
 
 Runs until killed.
 """
+import argparse
 import asyncio
 import http
 import os
-import sys
 
 import websockets
 
 received = 0
+pongs = 0
+
+
+class Server(websockets.WebSocketServerProtocol):
+    """Counts the pongs that answered its pings (--ping)."""
+
+    async def ping(self, data=None):
+        waiter = await super().ping(data)
+        waiter.add_done_callback(pong)
+        return waiter
+
+
+def pong(waiter):
+    global pongs
+    if not waiter.cancelled() and waiter.exception() is None:
+        pongs += 1
 
 
 def frame_head(opcode, length):
@@ -55,15 +75,18 @@ async def echo(ws, path):
 
 
 async def count(path, headers):
-    """Answers GET /count without an upgrade; None lets the others upgrade."""
-    if path == "/count":
-        return http.HTTPStatus.OK, [("Content-Type", "text/plain")], b"%d\n" % received
+    """Answers GET /count and /pongs without an upgrade; None lets the
+    others upgrade."""
+    counts = {"/count": received, "/pongs": pongs}
+    if path in counts:
+        return http.HTTPStatus.OK, [("Content-Type", "text/plain")], b"%d\n" % counts[path]
     return None
 
 
-async def main(portfile):
-    async with websockets.serve(echo, "127.0.0.1", 0, process_request=count,
-                                max_size=None) as server:
+async def main(portfile, ping):
+    async with websockets.serve(echo, "127.0.0.1", 0, create_protocol=Server,
+                                process_request=count, max_size=None,
+                                ping_interval=ping, ping_timeout=1 if ping else None) as server:
         port = server.sockets[0].getsockname()[1]
         with open(portfile + ".new", "w") as f:
             f.write("%d\n" % port)
@@ -72,7 +95,10 @@ async def main(portfile):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3) or (len(sys.argv) == 3 and sys.argv[2] != "--cut"):
-        sys.exit("usage: ws_echo_server.py PORTFILE [--cut]")
-    CUT = len(sys.argv) == 3
-    asyncio.run(main(sys.argv[1]))
+    parser = argparse.ArgumentParser(prog="ws_echo_server.py")
+    parser.add_argument("portfile")
+    parser.add_argument("--cut", action="store_true")
+    parser.add_argument("--ping", type=float, default=None)
+    args = parser.parse_args()
+    CUT = args.cut
+    asyncio.run(main(args.portfile, args.ping))
