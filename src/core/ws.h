@@ -18,10 +18,10 @@ enum ws_opcode {
     WS_PONG = 0xA,
 };
 
-#define WS_HEAD_MAX 14        /* bytes of a frame's head, a mask key included */
-#define WS_CONTROL_MAX 125    /* bytes of a control frame's payload */
-#define WS_KEY_LEN 24         /* a Sec-WebSocket-Key: 16 bytes in base64 */
-#define WS_ACCEPT_LEN 28      /* a Sec-WebSocket-Accept: 20 bytes in base64 */
+#define WS_HEAD_MAX 14     /* bytes of a frame's head, a mask key included */
+#define WS_CONTROL_MAX 125 /* bytes of a control frame's payload */
+#define WS_KEY_LEN 24      /* a Sec-WebSocket-Key: 16 bytes in base64 */
+#define WS_ACCEPT_LEN 28   /* a Sec-WebSocket-Accept: 20 bytes in base64 */
 
 /* The head of a client's frame of opcode op carrying len bytes, masked
  * with mask, into out (WS_HEAD_MAX bytes): returns its length. */
@@ -34,8 +34,8 @@ void ws_mask(unsigned char *p, size_t n, const unsigned char mask[4], uint64_t o
 struct ws_frame {
     enum ws_opcode op;
     int is_fin;
-    uint64_t len;   /* of the payload */
-    size_t head;    /* bytes of the head */
+    uint64_t len; /* of the payload */
+    size_t head;  /* bytes of the head */
 };
 
 /* Reads the head of a server's frame at p (n bytes there): 1 and *f when

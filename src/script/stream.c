@@ -28,8 +28,8 @@ struct script_conn {
     uint32_t index;        /* in u->conns */
     struct script_conn_spec spec;
     char host[HOST_MAX + 1];
-    char *path;   /* brink.ws: the request target */
-    char **lines; /* brink.ws: the upgrade's extra header lines */
+    char *path;         /* brink.ws: the request target */
+    char **lines;       /* brink.ws: the upgrade's extra header lines */
     unsigned char *out; /* what send queued */
     size_t out_len, out_cap;
 };
@@ -120,8 +120,9 @@ static struct script_conn *conn_new(lua_State *L, struct script_user *u, const c
     while (i < SCRIPT_CONNS_MAX && u->conns[i])
         i++;
     if (i == SCRIPT_CONNS_MAX)
-        luaL_error(L, "%s: a user holds at most %d connections (keep one in the user table and "
-                      "use it again)",
+        luaL_error(L,
+                   "%s: a user holds at most %d connections (keep one in the user table and "
+                   "use it again)",
                    fn, SCRIPT_CONNS_MAX);
     c = lua_newuserdata(L, sizeof(*c));
     memset(c, 0, sizeof(*c));
@@ -281,8 +282,7 @@ static int l_ws(lua_State *L)
             k = lua_tolstring(L, -2, &kn);
             v = lua_tolstring(L, -1, &vn);
             if (!is_clean_line(k, kn, 1) || !is_clean_line(v, vn, 0) || kn + vn > 8192)
-                return luaL_error(L, "%s: header \"%s\": a name or value HTTP cannot carry", fn,
-                                  k);
+                return luaL_error(L, "%s: header \"%s\": a name or value HTTP cannot carry", fn, k);
             if (n == SCRIPT_HEADERS_MAX)
                 return luaL_error(L, "%s: more than %d headers", fn, SCRIPT_HEADERS_MAX);
             c->lines[n] = xmalloc(kn + vn + 3);
@@ -398,8 +398,8 @@ static size_t size_field(lua_State *L, const char *f, size_t max, int *is_set)
     lua_getfield(L, 2, f);
     *is_set = !lua_isnil(L, -1);
     v = lua_tonumber(L, -1);
-    if (*is_set && (lua_type(L, -1) != LUA_TNUMBER || !(v >= 0) || v > (double)max ||
-                    v != (double)(size_t)v))
+    if (*is_set &&
+        (lua_type(L, -1) != LUA_TNUMBER || !(v >= 0) || v > (double)max || v != (double)(size_t)v))
         luaL_error(L, "c:receive: %s must be a whole number of bytes from 0 to %u", f,
                    (unsigned)max);
     lua_pop(L, 1);
@@ -422,8 +422,9 @@ static void read_frame(lua_State *L, struct script_user *u, struct script_exchan
         lua_pop(L, 1);
     }
     if (given != 1)
-        luaL_error(L, "c:receive: say how the reply ends with one of upto = \"...\", bytes = N, "
-                      "pattern = \"...\" or complete = function(buf) (got %d)",
+        luaL_error(L,
+                   "c:receive: say how the reply ends with one of upto = \"...\", bytes = N, "
+                   "pattern = \"...\" or complete = function(buf) (got %d)",
                    given);
     switch (x->frame) {
     case SCRIPT_FRAME_UNTIL:
@@ -434,7 +435,9 @@ static void read_frame(lua_State *L, struct script_user *u, struct script_exchan
         /* Held with the exchange, like a pattern or a function. */
         u->frame_ref = luaL_ref(L, LUA_REGISTRYINDEX);
         break;
-    case SCRIPT_FRAME_BYTES: x->bytes = size_field(L, "bytes", SCRIPT_REPLY_MAX_MAX, &is_set); break;
+    case SCRIPT_FRAME_BYTES:
+        x->bytes = size_field(L, "bytes", SCRIPT_REPLY_MAX_MAX, &is_set);
+        break;
     case SCRIPT_FRAME_PATTERN:
         lua_getfield(L, 2, "pattern");
         if (lua_type(L, -1) != LUA_TSTRING)
@@ -513,8 +516,7 @@ static int l_receive(lua_State *L)
     if (!lua_isnil(L, -1)) {
         s = lua_tonumber(L, -1);
         if (lua_type(L, -1) != LUA_TNUMBER || !(s > 0) || s > 86400)
-            return luaL_error(L, "%s: timeout must be seconds, more than 0 and at most 86400",
-                              fn);
+            return luaL_error(L, "%s: timeout must be seconds, more than 0 and at most 86400", fn);
         u->req.timeout_us = s * 1e6 < 1 ? 1 : (uint64_t)(s * 1e6);
     }
     lua_pop(L, 1);
@@ -555,8 +557,7 @@ uint32_t script_user_take_closes(struct script_user *u)
     return closes;
 }
 
-long script_user_frame(struct script_user *u, const char *buf, size_t n, char *why,
-                       size_t why_len)
+long script_user_frame(struct script_user *u, const char *buf, size_t n, char *why, size_t why_len)
 {
     struct script *sc = u->sc;
     lua_State *L = sc->L;
@@ -614,8 +615,7 @@ long script_user_frame(struct script_user *u, const char *buf, size_t n, char *w
         len = 0;
     } else {
         v = lua_tonumber(L, -2);
-        if (lua_type(L, -2) != LUA_TNUMBER || !(v >= 1) || v > (double)n ||
-            v != (double)(long)v) {
+        if (lua_type(L, -2) != LUA_TNUMBER || !(v >= 1) || v > (double)n || v != (double)(long)v) {
             snprintf(why, why_len,
                      "complete: returned %s, expected nil or a length from 1 to %zu (the bytes "
                      "read)",

@@ -36,16 +36,17 @@ forbid "ramp is a pure state machine" "ramp" 'uv\.h|curl/|jansson\.h|pthread\.h'
 # a folder of its own (src/engine/h1, src/engine/curl) whose files include
 # of the engine transport.h alone, besides their own folder's headers; no
 # other file of the engine includes a transport's headers or its library
-# (libcurl, nghttp2, libhttp-parser, OpenSSL's TLS).
+# (libcurl, nghttp2, libhttp-parser, OpenSSL's TLS). The transports that
+# do their own I/O (h1, stream) share src/engine/tls/ (TLS on memory BIOs).
 hits=""
 for d in h1 curl stream; do
     [ -f src/engine/$d/transport.c ] || [ -f src/engine/$d/transfer.c ] || hits="${hits}no transport in src/engine/$d "
     h=$(grep -nE '#include *"engine/' src/engine/$d/*.[ch] |
-        grep -vE "#include *\"engine/(transport\.h|$d/[a-z0-9_]+\.h)\"")
+        grep -vE "#include *\"engine/(transport\.h|tls/tls\.h|$d/[a-z0-9_]+\.h)\"")
     hits="$hits$h"
 done
 if [ -z "$hits" ]; then ok "the transports include of the engine transport.h alone"; else not_ok "the transports include of the engine transport.h alone" "$hits"; fi
-hits=$(grep -nE '#include *[<"](curl/|nghttp2/|http_parser\.h|openssl/ssl\.h|engine/(h1|curl)/)' src/engine/*.[ch])
+hits=$(grep -nE '#include *[<"](curl/|nghttp2/|http_parser\.h|openssl/ssl\.h|engine/(h1|curl|stream|tls)/)' src/engine/*.[ch])
 if [ -z "$hits" ]; then ok "the engine's core includes no transport and no transport's library"; else not_ok "the engine's core includes no transport and no transport's library" "$hits"; fi
 # A transport sees its worker and slot through the views transport.h
 # defines (struct transport_worker, struct transport_slot), never the

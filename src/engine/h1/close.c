@@ -19,7 +19,7 @@ static void on_conn_closed(uv_handle_t *h)
     engine__h1_worker_of(h)->fds_used--;
     if (c->proto && c->proto->closed)
         c->proto->closed(c);
-    h1_tls_conn_free(c->tls);
+    tls_conn_free(c->tls);
     if (c->is_counted)
         engine__worker_conn_closed(engine__h1_worker_of(h));
     free(c->copy);
@@ -36,8 +36,8 @@ static void close_now(struct closing *x)
         const char *data;
         size_t n;
 
-        h1_tls_close_notify(c->tls);
-        n = h1_tls_out(c->tls, &data);
+        tls_close_notify(c->tls);
+        n = tls_out(c->tls, &data);
         if (n) {
             uv_buf_t b = uv_buf_init((char *)data, (unsigned)n);
 

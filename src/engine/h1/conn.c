@@ -1,6 +1,6 @@
 /*
  * An h1 connection apart from the protocol it carries: the TCP socket,
- * TLS on it (h1/tls.h: the handshake on the worker's loop after the
+ * TLS on it (tls/tls.h: the handshake on the worker's loop after the
  * connect, within the connect deadline; records through memory BIOs),
  * writes that keep their order, reads that land in the worker's one read
  * buffer (decrypted, with TLS); h1/close.c closes it. Once the connection
@@ -111,13 +111,13 @@ int engine__h1_write(struct h1_conn *c, const char *data, size_t n)
 }
 
 /* Writes what c's TLS has to send (engine__h1_write). */
-int engine__h1_tls_flush(struct h1_conn *c)
+int engine__tls_flush(struct h1_conn *c)
 {
     const char *data;
-    size_t n = h1_tls_out(c->tls, &data);
+    size_t n = tls_out(c->tls, &data);
     int rc = engine__h1_write(c, data, n);
 
-    h1_tls_out_taken(c->tls);
+    tls_out_taken(c->tls);
     return rc;
 }
 
@@ -128,10 +128,10 @@ int engine__h1_conn_send(struct h1_conn *c, const char *head, size_t len, const 
     int rc;
 
     if (c->tls) {
-        if (h1_tls_write(c->tls, head, len, why, why_len) < 0 ||
-            h1_tls_write(c->tls, body, body_len, why, why_len) < 0)
+        if (tls_write(c->tls, head, len, why, why_len) < 0 ||
+            tls_write(c->tls, body, body_len, why, why_len) < 0)
             return H1_SEND_TLS;
-        return engine__h1_tls_flush(c);
+        return engine__tls_flush(c);
     }
     bufs[0] = uv_buf_init((char *)head, (unsigned)len);
     bufs[1] = uv_buf_init((char *)body, (unsigned)body_len);
@@ -160,16 +160,16 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 void engine__h1_conn_deliver(struct h1_conn *c)
 {
     struct h1_worker *hw = h1_worker_of(engine__h1_worker_of((uv_handle_t *)&c->tcp));
-    char why[H1_TLS_WHY_MAX];
-    enum h1_tls_state st;
+    char why[TLS_WHY_MAX];
+    enum tls_state st;
     size_t got;
     int rc;
 
     do {
-        st = h1_tls_read(c->tls, hw->rbuf, READ_BUFFER, &got, why, sizeof(why));
+        st = tls_read(c->tls, hw->rbuf, READ_BUFFER, &got, why, sizeof(why));
         if (got)
             c->proto->data(c, hw->rbuf, got);
-    } while (st == H1_TLS_FULL && !c->is_let_go);
+    } while (st == TLS_FULL && !c->is_let_go);
     /* Even when the bytes lost the connection (a GOAWAY, a refused
      * stream): what they ended is completed. */
     if (c->proto->read_done)
@@ -177,13 +177,13 @@ void engine__h1_conn_deliver(struct h1_conn *c)
     if (c->is_let_go)
         return;
     switch (st) {
-    case H1_TLS_WANT:
+    case TLS_WANT:
         /* Reading may have written (a reply to a key update). */
-        rc = engine__h1_tls_flush(c);
+        rc = engine__tls_flush(c);
         if (rc < 0 && c->proto->write_failed)
             c->proto->write_failed(c, rc);
         return;
-    case H1_TLS_CLOSED: c->proto->ended(c, UV_EOF, NULL); return;
+    case TLS_CLOSED: c->proto->ended(c, UV_EOF, NULL); return;
     default: c->proto->ended(c, 0, why); return;
     }
 }
@@ -202,11 +202,11 @@ static void up(struct transport_slot *s, struct h1_conn *c)
 static void handshake_step(struct transport_slot *s)
 {
     struct h1_conn *c = h1_slot_of(s)->conn;
-    char why[H1_TLS_WHY_MAX];
-    enum h1_tls_state st = h1_tls_handshake(c->tls, why, sizeof(why));
+    char why[TLS_WHY_MAX];
+    enum tls_state st = tls_handshake(c->tls, why, sizeof(why));
     int rc;
 
-    if (st == H1_TLS_DONE) {
+    if (st == TLS_DONE) {
         c->is_tls_ready = 1;
         /* The handshake's duration, TCP connect excluded: the TLS phase. */
         c->tls_handshake_us = (uv_hrtime() - c->tls_start_ns) / 1000;
@@ -216,8 +216,8 @@ static void handshake_step(struct transport_slot *s)
         return;
     }
     /* The next flight, or the alert that says why brink gives up. */
-    rc = engine__h1_tls_flush(c);
-    if (st == H1_TLS_FAILED)
+    rc = engine__tls_flush(c);
+    if (st == TLS_FAILED)
         engine__h1_fail(s, TRANSFER_TLS, 0, why);
     else if (rc < 0)
         engine__h1_fail(s, TRANSFER_TLS, -rc, "write during the TLS handshake");
@@ -244,7 +244,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         return;
     if (c->tls) {
         if (nread > 0)
-            h1_tls_feed(c->tls, buf->base, (size_t)nread);
+            tls_feed(c->tls, buf->base, (size_t)nread);
         if (!c->is_tls_ready)
             handshake_read(c, nread);
         else if (nread > 0)
@@ -275,7 +275,7 @@ void engine__h1_connected(struct transport_slot *s, struct h1_conn *c)
     if (engine__h1_addr_of(s)->ss_family != AF_UNIX)
         uv_tcp_nodelay(&c->tcp, 1);
     if (h1_worker_of(s->w)->tls) {
-        c->tls = h1_tls_conn_new(h1_worker_of(s->w)->tls);
+        c->tls = tls_conn_new(h1_worker_of(s->w)->tls);
         c->tls_start_ns = uv_hrtime();
     }
     status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);

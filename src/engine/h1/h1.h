@@ -39,7 +39,7 @@ struct h1_setup {
      * worker. */
     char *connect_host; /* owned */
     uint16_t connect_port;
-    int is_tls;     /* https: every connection speaks TLS (h1/tls.h) */
+    int is_tls;     /* https: every connection speaks TLS (tls/tls.h) */
     char *tls_name; /* the name TLS sends and checks: server_name, else host; owned */
     int family;     /* the addresses used ([target] ip): AF_UNSPEC, AF_INET or AF_INET6 */
     int has_addrs;  /* connect_host is an address literal, already in addrs, or

@@ -24,7 +24,7 @@
 #include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/transport.h"
-#include "engine/h1/tls.h"
+#include "engine/tls/tls.h"
 #include "engine/h1/wire.h"
 
 #include "engine/h1/internal.h"
@@ -65,7 +65,7 @@ static void send_request(struct transport_slot *s)
 {
     struct h1_slot *h = h1_slot_of(s);
     struct h1_conn *c = h->conn;
-    char why[H1_TLS_WHY_MAX];
+    char why[TLS_WHY_MAX];
     const unsigned char *body;
     size_t len, body_len;
     const char *head;

@@ -554,7 +554,7 @@ int engine__h2_ready(struct transport_slot *s, struct h1_conn *c)
 {
     struct h1_slot *h = h1_slot_of(s);
     struct h2_conn *hc = h->h2;
-    int is_h2 = !c->tls || h1_tls_is_h2(c->tls);
+    int is_h2 = !c->tls || tls_is_h2(c->tls);
     struct dlist_node *x, *next;
 
     tell(s->w, is_h2);

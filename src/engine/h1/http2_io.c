@@ -98,7 +98,7 @@ static void flush(struct h2_conn *hc)
 {
     struct h2_worker *x = h1_worker_of(hc->w)->h2;
     struct h1_conn *c = hc->c;
-    char why[H1_TLS_WHY_MAX];
+    char why[TLS_WHY_MAX];
     size_t n = 0;
     int rc = 0;
 
@@ -121,11 +121,11 @@ static void flush(struct h2_conn *hc)
         n += (size_t)len;
     }
     if (n && c->tls) {
-        if (h1_tls_write(c->tls, x->out, n, why, sizeof(why)) < 0) {
+        if (tls_write(c->tls, x->out, n, why, sizeof(why)) < 0) {
             engine__h2_conn_lost(hc, TRANSFER_TLS, 0, why);
             return;
         }
-        rc = engine__h1_tls_flush(c);
+        rc = engine__tls_flush(c);
     } else if (n) {
         rc = engine__h1_write(c, x->out, n);
     }

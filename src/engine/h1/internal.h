@@ -1,7 +1,7 @@
 /*
  * The h1 transport's private state and the functions its files share.
  * Each file calls only those below it. Over h1/wire.c, h1/h2_head.c,
- * h1/tls.c, h1/lookup.c, h1/request.c (the head a request sends) and
+ * tls/tls.c, h1/lookup.c, h1/request.c (the head a request sends) and
  * h1/setup.c: h1/close.c (a connection's close); h1/slot.c (a request's
  * completion, failure and deadline); h1/conn.c (a connection: socket, TLS,
  * writes, reads, its protocol chosen once it is up); h1/connect.c (where a
@@ -24,7 +24,7 @@
 #include "core/container.h"
 #include "core/dlist.h"
 #include "engine/transport.h"
-#include "engine/h1/tls.h"
+#include "engine/tls/tls.h"
 #include "engine/h1/h1.h"
 #include "engine/h1/wire.h"
 #include "engine/h1/h2_head.h"
@@ -52,10 +52,10 @@ struct h1_worker {
     struct h1_slot *pending; /* those completions, newest first */
     char *head;              /* where heads with placeholders are filled in */
     size_t head_cap;
-    char *signed_head;  /* aws_sigv4: where a head gets its signature (at the first) */
-    char *rbuf;         /* every read of the worker lands here (decrypted, with TLS) */
-    struct h1_tls *tls; /* https: the worker's one TLS context, else NULL */
-    char *tls_in;       /* https: where reads land before decryption */
+    char *signed_head;       /* aws_sigv4: where a head gets its signature (at the first) */
+    char *rbuf;              /* every read of the worker lands here (decrypted, with TLS) */
+    struct tls_context *tls; /* https: the worker's one TLS context, else NULL */
+    char *tls_in;            /* https: where reads land before decryption */
     /* HTTP/2 (h1/http2.c): its connections and streams, while is_h2 (NULL
      * when http_version = 1.1); is_h2 ends when a server picks http/1.1. */
     struct h2_worker *h2;
@@ -113,7 +113,7 @@ struct h1_conn {
     struct closing closing;   /* its close, in the worker's closer (closer.h) */
     int is_connected;
     int is_writing;            /* writes in progress (TLS may queue several) */
-    struct h1_tls_conn *tls;   /* https, once connected, else NULL */
+    struct tls_conn *tls;      /* https, once connected, else NULL */
     int is_tls_ready;          /* its handshake completed */
     uint64_t tls_start_ns;     /* uv_hrtime when the handshake began */
     uint64_t tls_handshake_us; /* how long the handshake took, once ready */
@@ -222,7 +222,7 @@ void engine__h1_connected(struct transport_slot *s, struct h1_conn *c);
  * writes. Returns 0 or a UV error. */
 int engine__h1_write(struct h1_conn *c, const char *data, size_t n);
 /* Writes what c's TLS has to send (engine__h1_write). */
-int engine__h1_tls_flush(struct h1_conn *c);
+int engine__tls_flush(struct h1_conn *c);
 /* Sends a request's head and body on c (through its TLS, if any): 0, a
  * UV error, or H1_SEND_TLS with why when TLS refused them. */
 #define H1_SEND_TLS 1

@@ -4,7 +4,7 @@
  * server under test. Its operations (transport.h) are here; a connection
  * (h1/conn.c) goes where h1/connect.c says (a name looked up off the loop
  * by h1/lookup.c, connect_to, a unix socket, addresses in turn, within
- * each pass's connect budget), speaks TLS for https:// (h1/tls.c), and
+ * each pass's connect budget), speaks TLS for https:// (tls/tls.c), and
  * carries HTTP/1.1 (h1/http1.c: a connection per slot) or HTTP/2
  * (h1/http2.c, h1/http2_io.c: connections the worker's slots share),
  * chosen once it is up. What a request sends is made in h1/request.c from
@@ -132,7 +132,10 @@ static int h1_init(struct transport_worker *w, char *err, size_t err_len)
 
     /* First: a file that does not load leaves nothing to close. */
     if (p->is_tls) {
-        int rc = h1_tls_new(&w->config->target, p->tls_name, err, err_len, &hw->tls);
+        int rc = tls_context_new(&w->config->target, p->tls_name,
+                                 w->config->target.http_version == CONFIG_HTTP_2 ? TLS_ALPN_H2
+                                                                                 : TLS_ALPN_HTTP1,
+                                 err, err_len, &hw->tls);
 
         if (rc != 0) {
             free(hw);
@@ -188,7 +191,7 @@ static void h1_fini(struct transport_worker *w)
     free(h1_worker_of(w)->signed_head);
     free(h1_worker_of(w)->rbuf);
     free(h1_worker_of(w)->tls_in);
-    h1_tls_free(h1_worker_of(w)->tls);
+    tls_context_free(h1_worker_of(w)->tls);
     engine__h2_fini(w);
     free(h1_worker_of(w));
     w->priv = NULL;

@@ -1,7 +1,9 @@
 /*
  * A user's connection (brink.tcp, brink.ws), as a socket: its host's
- * lookup (address literals need none), its connect, its reads into a
- * buffer that keeps what no reply took yet, its writes and its close.
+ * lookup (address literals need none), its connect and TLS handshake
+ * (tls = true, wss://: [target]'s TLS keys, a context per server name),
+ * its reads into a buffer that keeps what no reply took yet (decrypted),
+ * its writes and its close.
  * What happens is told to the transport above through the up callback.
  */
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "config/config.h"
 #include "core/msg.h"
 #include "core/xalloc.h"
 #include "engine/stream/internal.h"
@@ -34,6 +37,7 @@ const char *stream__conn_name(const struct stream_conn *c, char *buf, size_t cap
 
 static void conn_free(struct stream_conn *c)
 {
+    tls_conn_free(c->tls);
     free(c->in);
     free(c);
 }
@@ -91,11 +95,9 @@ void stream__conn_take(struct stream_conn *c, size_t n)
 
 /* ---- Reads -------------------------------------------------------------- */
 
-static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+/* Room for STREAM_READ_MIN more bytes in c->in at least. */
+static void in_room(struct stream_conn *c)
 {
-    struct stream_conn *c = h->data;
-
-    (void)hint;
     if (c->in_cap - c->in_len < STREAM_READ_MIN) {
         size_t cap = c->in_cap ? c->in_cap : STREAM_READ_MIN;
 
@@ -104,14 +106,58 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
         c->in = xrealloc(c->in, cap);
         c->in_cap = cap;
     }
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+    struct stream_conn *c = h->data;
+    struct stream_worker *sw = stream_worker_of(c->w);
+
+    (void)hint;
+    if (c->tls) {
+        *buf = uv_buf_init(sw->tls_raw, STREAM_TLS_RAW);
+        return;
+    }
+    in_room(c);
     *buf = uv_buf_init(c->in + c->in_len, (unsigned)(c->in_cap - c->in_len));
+}
+
+static void tls_step(struct stream_conn *c);
+
+/* Decrypts what c's TLS was fed into c->in: the bytes it got (0 when c
+ * failed, or the server ended its side: then c is closing). */
+static size_t decrypt(struct stream_conn *c)
+{
+    char why[TLS_WHY_MAX];
+    size_t got, total = 0;
+    enum tls_state st;
+
+    /* Each pass fills the room it has: the loop ends with the bytes fed. */
+    do {
+        in_room(c);
+        st = tls_read(c->tls, c->in + c->in_len, c->in_cap - c->in_len, &got, why, sizeof(why));
+        c->in_len += got;
+        total += got;
+    } while (st == TLS_FULL);
+    if (st == TLS_CLOSED) {
+        c->n_read += total;
+        if (total && c->owner)
+            c->up(c, STREAM_DATA);
+        if (!c->is_closing)
+            stream__conn_fail(c, TRANSFER_CLOSED_EMPTY, 0, "the server closed the connection");
+        return 0;
+    }
+    if (st == TLS_FAILED) {
+        stream__conn_fail(c, TRANSFER_TLS, 0, "TLS: %s", why);
+        return 0;
+    }
+    return total;
 }
 
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
     struct stream_conn *c = st->data;
 
-    (void)buf;
     if (n == 0 || c->is_closing)
         return;
     if (n == UV_EOF) {
@@ -122,14 +168,24 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
         stream__conn_fail(c, TRANSFER_RECV, (int)-n, "read: %s", msg_errno((int)-n).text);
         return;
     }
-    c->in_len += (size_t)n;
+    if (c->tls) {
+        tls_feed(c->tls, buf->base, (size_t)n);
+        if (!c->is_tls_ready) {
+            tls_step(c);
+            return;
+        }
+        n = (ssize_t)decrypt(c);
+        if (n == 0)
+            return;
+    } else {
+        c->in_len += (size_t)n;
+    }
     c->n_read += (uint64_t)n;
     if (c->owner)
         c->up(c, STREAM_DATA);
     /* A server that talks while nobody listens is read up to a bound,
      * then waits for the next exchange. */
-    if (!c->is_closing && c->in_len >= STREAM_IDLE_MAX &&
-        (!c->owner || c->owner->c != c)) {
+    if (!c->is_closing && c->in_len >= STREAM_IDLE_MAX && (!c->owner || c->owner->c != c)) {
         uv_read_stop(st);
         c->is_reading = 0;
     }
@@ -160,15 +216,76 @@ static void on_written(uv_write_t *req, int status)
         c->up(c, STREAM_WROTE);
 }
 
+static void on_copy_written(uv_write_t *req, int status)
+{
+    (void)status; /* a failure shows in the next read or write */
+    free(req);
+}
+
+/* Writes a copy of n bytes as they are, behind the writes under way. */
+static void send_raw_copy(struct stream_conn *c, const void *p, size_t n)
+{
+    struct copy_write *cw;
+    uv_buf_t buf;
+
+    if (c->is_closing || !c->has_socket || n == 0)
+        return;
+    cw = xmalloc(sizeof(*cw) + n);
+    memcpy(cw->bytes, p, n);
+    buf = uv_buf_init(cw->bytes, (unsigned)n);
+    if (uv_write(&cw->req, (uv_stream_t *)&c->tcp, &buf, 1, on_copy_written) < 0)
+        free(cw);
+}
+
+/* Writes what c's TLS has to send. */
+static void flush_tls(struct stream_conn *c)
+{
+    const char *data;
+    size_t n = tls_out(c->tls, &data);
+
+    if (n) {
+        send_raw_copy(c, data, n);
+        tls_out_taken(c->tls);
+    }
+}
+
+/* Encrypts n bytes of plaintext and writes them: 0, or -1 when c's TLS
+ * failed (c then failed too). */
+static int send_tls(struct stream_conn *c, const void *p, size_t n)
+{
+    char why[TLS_WHY_MAX];
+
+    if (tls_write(c->tls, p, n, why, sizeof(why)) < 0) {
+        stream__conn_fail(c, TRANSFER_TLS, 0, "TLS: %s", why);
+        return -1;
+    }
+    flush_tls(c);
+    return 0;
+}
+
+void stream__conn_send_copy(struct stream_conn *c, const void *p, size_t n)
+{
+    if (c->is_closing)
+        return;
+    if (c->tls)
+        send_tls(c, p, n);
+    else
+        send_raw_copy(c, p, n);
+}
+
 void stream__conn_send(struct stream_conn *c, const void *p, size_t n)
 {
     uv_buf_t buf = uv_buf_init((char *)p, (unsigned)n);
     int rc;
 
-    if (c->is_writing) {
-        /* The last exchange's write is still under way (its reply came
-         * first): this one queues behind it. */
-        stream__conn_send_copy(c, p, n);
+    if (c->is_writing || c->tls) {
+        /* TLS writes what it encrypted from a copy; a plain write waits
+         * behind the last exchange's when that is still under way (its
+         * reply came first). */
+        if (c->tls && send_tls(c, p, n) < 0)
+            return;
+        if (!c->tls)
+            send_raw_copy(c, p, n);
         c->up(c, STREAM_WROTE);
         return;
     }
@@ -194,31 +311,68 @@ void stream__conn_send(struct stream_conn *c, const void *p, size_t n)
     }
 }
 
-static void on_copy_written(uv_write_t *req, int status)
-{
-    (void)status; /* a failure shows in the next read or write */
-    free(req);
-}
-
-void stream__conn_send_copy(struct stream_conn *c, const void *p, size_t n)
-{
-    struct copy_write *cw;
-    uv_buf_t buf;
-
-    if (c->is_closing || !c->has_socket)
-        return;
-    cw = xmalloc(sizeof(*cw) + n);
-    memcpy(cw->bytes, p, n);
-    buf = uv_buf_init(cw->bytes, (unsigned)n);
-    if (uv_write(&cw->req, (uv_stream_t *)&c->tcp, &buf, 1, on_copy_written) < 0)
-        free(cw);
-}
-
 /* ---- Connects ----------------------------------------------------------- */
+
+/* The worker's TLS context for c's server name, made at its first use;
+ * NULL when it cannot be made (c then failed). */
+static struct tls_context *context_for(struct stream_conn *c)
+{
+    struct stream_worker *sw = stream_worker_of(c->w);
+    enum tls_alpn alpn = c->spec->is_ws ? TLS_ALPN_HTTP1 : TLS_ALPN_NONE;
+    char err[320];
+    uint32_t i;
+
+    for (i = 0; i < sw->n_tls; i++) {
+        if (sw->tls[i].alpn == alpn && strcmp(sw->tls[i].name, c->spec->host) == 0)
+            return sw->tls[i].ctx;
+    }
+    if (i == STREAM_TLS_NAMES_MAX) {
+        stream__conn_fail(c, TRANSFER_TLS, 0, "TLS: more than %d server names on one worker",
+                          STREAM_TLS_NAMES_MAX);
+        return NULL;
+    }
+    if (tls_context_new(&c->w->config->target, c->spec->host, alpn, err, sizeof(err),
+                        &sw->tls[i].ctx) < 0) {
+        stream__conn_fail(c, TRANSFER_TLS, 0, "TLS: %s", err);
+        return NULL;
+    }
+    sw->tls[i].name = xstrdup(c->spec->host);
+    sw->tls[i].alpn = alpn;
+    sw->n_tls++;
+    return sw->tls[i].ctx;
+}
+
+/* Runs c's handshake as far as the bytes fed allow; once done, c is
+ * connected, and application bytes that came with it are read. */
+static void tls_step(struct stream_conn *c)
+{
+    char why[TLS_WHY_MAX];
+    enum tls_state st = tls_handshake(c->tls, why, sizeof(why));
+    size_t got;
+
+    flush_tls(c);
+    if (st == TLS_FAILED) {
+        stream__conn_fail(c, TRANSFER_TLS, 0, "TLS: %s", why);
+        return;
+    }
+    if (st != TLS_DONE)
+        return;
+    c->is_tls_ready = 1;
+    engine__worker_phase(c->w, PHASE_TLS, (uv_hrtime() - c->begun_ns) / 1000);
+    if (c->owner)
+        c->up(c, STREAM_CONNECTED);
+    if (c->is_closing)
+        return;
+    got = decrypt(c);
+    c->n_read += got;
+    if (got && c->owner)
+        c->up(c, STREAM_DATA);
+}
 
 static void on_connect(uv_connect_t *req, int status)
 {
     struct stream_conn *c = req->data;
+    struct tls_context *ctx;
 
     if (status == UV_ECANCELED || c->is_closing)
         return;
@@ -229,7 +383,16 @@ static void on_connect(uv_connect_t *req, int status)
     engine__worker_phase(c->w, PHASE_CONNECT, (uv_hrtime() - c->begun_ns) / 1000);
     uv_tcp_nodelay(&c->tcp, 1);
     stream__conn_read(c);
-    c->up(c, STREAM_CONNECTED);
+    if (!c->spec->is_tls) {
+        c->up(c, STREAM_CONNECTED);
+        return;
+    }
+    ctx = context_for(c);
+    if (!ctx)
+        return; /* it failed c */
+    c->tls = tls_conn_new(ctx);
+    c->begun_ns = uv_hrtime();
+    tls_step(c);
 }
 
 static void connect_to(struct stream_conn *c, const struct sockaddr *sa)
@@ -271,6 +434,7 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
         uv_freeaddrinfo(res);
         return;
     }
+    engine__worker_phase(c->w, PHASE_DNS, (uv_hrtime() - c->begun_ns) / 1000);
     connect_to(c, res->ai_addr);
     uv_freeaddrinfo(res);
 }
@@ -306,6 +470,7 @@ void stream__conn_begin(struct stream_conn *c)
     }
     snprintf(port, sizeof(port), "%u", (unsigned)spec->port);
     c->gai.data = c;
+    c->begun_ns = uv_hrtime();
     rc = uv_getaddrinfo(&c->w->loop, &c->gai, on_resolved, spec->host, port, &hints);
     if (rc < 0) {
         stream__conn_fail(c, TRANSFER_DNS, 0, "name lookup: %s", uv_strerror(rc));

@@ -16,13 +16,16 @@
 #include <uv.h>
 
 #include "core/ws.h"
+#include "engine/tls/tls.h"
 #include "engine/transport.h"
 #include "script/script.h"
 
-#define STREAM_READ_MIN (16u * 1024)  /* room a read gets at least */
-#define STREAM_IDLE_MAX (1u << 20)    /* bytes kept while no exchange waits: then reads pause */
-#define STREAM_HEAD_MAX (16u * 1024)  /* bytes of a WebSocket upgrade's reply head */
+#define STREAM_READ_MIN (16u * 1024) /* room a read gets at least */
+#define STREAM_IDLE_MAX (1u << 20)   /* bytes kept while no exchange waits: then reads pause */
+#define STREAM_HEAD_MAX (16u * 1024) /* bytes of a WebSocket upgrade's reply head */
 #define STREAM_WORDS_MAX 192
+#define STREAM_TLS_RAW (64u * 1024) /* a TLS connection's read, before decryption */
+#define STREAM_TLS_NAMES_MAX 16     /* server names a worker keeps a TLS context for */
 
 enum stream_state {
     CONN_LOOKUP,     /* its host's name is being looked up */
@@ -34,9 +37,9 @@ enum stream_state {
 /* What a connection tells the transport above it. */
 enum stream_event {
     STREAM_CONNECTED, /* the TCP connect succeeded (brink.ws: the upgrade is next) */
-    STREAM_DATA,   /* bytes were read into in */
-    STREAM_WROTE,  /* the exchange's bytes were all written */
-    STREAM_FAILED, /* it failed (outcome, os_errno, words): it is closing */
+    STREAM_DATA,      /* bytes were read into in */
+    STREAM_WROTE,     /* the exchange's bytes were all written */
+    STREAM_FAILED,    /* it failed (outcome, os_errno, words): it is closing */
 };
 
 struct stream_slot;
@@ -57,8 +60,10 @@ struct stream_conn {
     int is_counted; /* engine__worker_conn_opened counted it */
     int is_reading;
     int is_writing;
-    uint64_t begun_ns; /* uv_hrtime when the connect began */
-    char *in;          /* the server's bytes not yet taken by a reply */
+    struct tls_conn *tls; /* tls = true or wss://, once connected; else NULL */
+    int is_tls_ready;     /* its handshake completed */
+    uint64_t begun_ns;    /* uv_hrtime when the connect began */
+    char *in;             /* the server's bytes not yet taken by a reply */
     size_t in_len, in_cap;
     uint64_t n_read; /* bytes read in all */
     /* brink.ws: the upgrade's key, and the message being put together. */
@@ -99,6 +104,15 @@ struct stream_slot {
 struct stream_worker {
     uv_idle_t idle;              /* runs the pending completions */
     struct stream_slot *pending; /* newest first */
+    /* TLS: a context per server name (and ALPN), made at its first
+     * connection, and where TLS connections read before decryption. */
+    struct {
+        char *name;
+        enum tls_alpn alpn;
+        struct tls_context *ctx;
+    } tls[STREAM_TLS_NAMES_MAX];
+    uint32_t n_tls;
+    char *tls_raw;
 };
 
 static inline struct stream_worker *stream_worker_of(const struct transport_worker *w)

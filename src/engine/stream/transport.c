@@ -384,6 +384,7 @@ static int stream_init(struct transport_worker *w, char *err, size_t err_len)
     (void)err;
     (void)err_len;
     uv_idle_init(&w->loop, &sw->idle);
+    sw->tls_raw = xmalloc(STREAM_TLS_RAW);
     w->stream = sw;
     return 0;
 }
@@ -406,6 +407,13 @@ static void stream_close(struct transport_worker *w)
 
 static void stream_fini(struct transport_worker *w)
 {
+    struct stream_worker *sw = stream_worker_of(w);
+
+    for (uint32_t i = 0; i < sw->n_tls; i++) {
+        tls_context_free(sw->tls[i].ctx);
+        free(sw->tls[i].name);
+    }
+    free(sw->tls_raw);
     free(w->stream);
     w->stream = NULL;
 }

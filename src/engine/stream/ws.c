@@ -21,8 +21,7 @@
 
 /* Sends a control frame of op with payload p (n bytes, at most 125),
  * masked, behind what is being written. */
-static void send_control(struct stream_conn *c, enum ws_opcode op, const unsigned char *p,
-                         size_t n)
+static void send_control(struct stream_conn *c, enum ws_opcode op, const unsigned char *p, size_t n)
 {
     uint64_t r = rng_next(&c->w->rng);
     unsigned char mask[4] = {(unsigned char)r, (unsigned char)(r >> 8), (unsigned char)(r >> 16),
@@ -65,8 +64,8 @@ void stream__ws_upgrade(struct stream_conn *c)
                          "GET %s HTTP/1.1\r\nHost: %s%s%s:%u\r\nUpgrade: websocket\r\n"
                          "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
                          "Sec-WebSocket-Version: 13\r\n",
-                         sp->path, is_v6 ? "[" : "", sp->host, is_v6 ? "]" : "",
-                         (unsigned)sp->port, c->key);
+                         sp->path, is_v6 ? "[" : "", sp->host, is_v6 ? "]" : "", (unsigned)sp->port,
+                         c->key);
     for (size_t i = 0; i < sp->n_headers; i++)
         n += (size_t)snprintf(req + n, cap - n, "%s\r\n", sp->headers[i]);
     n += (size_t)snprintf(req + n, cap - n, "\r\n");

@@ -1,4 +1,4 @@
-#include "engine/h1/tls.h"
+#include "engine/tls/tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,17 +17,17 @@
 #include "core/xalloc.h"
 #include "engine/transport.h"
 
-struct h1_tls {
+struct tls_context {
     SSL_CTX *ctx;
     SSL_SESSION *session; /* the latest the server gave, owned; NULL: none yet */
     int is_resume;        /* tls_resume */
     int is_address;       /* name is an address literal: no SNI */
     char *name;           /* sent and checked, owned */
-    struct h1_tls_counts counts;
+    struct tls_counts counts;
 };
 
-struct h1_tls_conn {
-    struct h1_tls *tls;
+struct tls_conn {
+    struct tls_context *tls;
     SSL *ssl;
     BIO *in;  /* what the socket read, for OpenSSL (owned by ssl) */
     BIO *out; /* what OpenSSL wrote, for the socket (owned by ssl) */
@@ -57,7 +57,7 @@ static const char *reason_taken(char *buf, size_t len)
 
 /* Why the certificate check refused the server's certificate, in words
  * that say which of the usual causes it is. */
-static void verify_words(const struct h1_tls_conn *c, long v, char *why, size_t why_len)
+static void verify_words(const struct tls_conn *c, long v, char *why, size_t why_len)
 {
     const char *text = X509_verify_cert_error_string(v);
 
@@ -82,7 +82,7 @@ static void verify_words(const struct h1_tls_conn *c, long v, char *why, size_t 
  * handshake): the next connection offers it. */
 static int on_new_session(SSL *ssl, SSL_SESSION *session)
 {
-    struct h1_tls *tls = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
+    struct tls_context *tls = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
 
     SSL_SESSION_free(tls->session);
     tls->session = session;
@@ -102,7 +102,7 @@ static int readable(const char *key, const struct config_str *f, char *err, size
 static int fail_file(const char *key, const char *shown, const char *what, char *err,
                      size_t err_len)
 {
-    char r[H1_TLS_WHY_MAX];
+    char r[TLS_WHY_MAX];
 
     snprintf(err, err_len, "brink: [target] %s: %s: %s%s", key, shown, what,
              reason_taken(r, sizeof(r)));
@@ -114,7 +114,7 @@ static int fail_file(const char *key, const char *shown, const char *what, char 
 static int load_trust(SSL_CTX *ctx, const struct config_target *t, char *err, size_t err_len)
 {
     const char *env = getenv("SSL_CERT_FILE");
-    char r[H1_TLS_WHY_MAX];
+    char r[TLS_WHY_MAX];
 
     if (t->ca_file.value) {
         if (readable("ca_file", &t->ca_file, err, err_len) < 0)
@@ -187,11 +187,11 @@ static const int min_versions[] = {
     [CONFIG_TLS_1_3] = TLS1_3_VERSION,
 };
 
-int h1_tls_new(const struct config_target *t, const char *name, char *err, size_t err_len,
-               struct h1_tls **out)
+int tls_context_new(const struct config_target *t, const char *name, enum tls_alpn alpn, char *err,
+                    size_t err_len, struct tls_context **out)
 {
-    static const unsigned char alpn[] = "\x08http/1.1", alpn_h2[] = "\x02h2\x08http/1.1";
-    struct h1_tls *tls;
+    static const unsigned char http1[] = "\x08http/1.1", h2[] = "\x02h2\x08http/1.1";
+    struct tls_context *tls;
     SSL_CTX *ctx;
     int rc;
 
@@ -200,10 +200,10 @@ int h1_tls_new(const struct config_target *t, const char *name, char *err, size_
     if (!ctx)
         xalloc_die("OpenSSL");
     SSL_CTX_set_min_proto_version(ctx, min_versions[t->tls_min]);
-    if (t->http_version == CONFIG_HTTP_2)
-        SSL_CTX_set_alpn_protos(ctx, alpn_h2, sizeof(alpn_h2) - 1);
-    else
-        SSL_CTX_set_alpn_protos(ctx, alpn, sizeof(alpn) - 1);
+    if (alpn == TLS_ALPN_H2)
+        SSL_CTX_set_alpn_protos(ctx, h2, sizeof(h2) - 1);
+    else if (alpn == TLS_ALPN_HTTP1)
+        SSL_CTX_set_alpn_protos(ctx, http1, sizeof(http1) - 1);
     rc = t->insecure ? 0 : load_trust(ctx, t, err, err_len);
     if (rc == 0)
         rc = load_client(ctx, t, err, err_len);
@@ -232,7 +232,7 @@ int h1_tls_new(const struct config_target *t, const char *name, char *err, size_
     return 0;
 }
 
-void h1_tls_free(struct h1_tls *tls)
+void tls_context_free(struct tls_context *tls)
 {
     if (!tls)
         return;
@@ -242,16 +242,16 @@ void h1_tls_free(struct h1_tls *tls)
     free(tls);
 }
 
-struct h1_tls_counts h1_tls_counts(const struct h1_tls *tls)
+struct tls_counts tls_context_counts(const struct tls_context *tls)
 {
     return tls->counts;
 }
 
 /* ---- Connections ------------------------------------------------------ */
 
-struct h1_tls_conn *h1_tls_conn_new(struct h1_tls *tls)
+struct tls_conn *tls_conn_new(struct tls_context *tls)
 {
-    struct h1_tls_conn *c = xcalloc(1, sizeof(*c));
+    struct tls_conn *c = xcalloc(1, sizeof(*c));
 
     c->tls = tls;
     c->ssl = SSL_new(tls->ctx);
@@ -272,7 +272,7 @@ struct h1_tls_conn *h1_tls_conn_new(struct h1_tls *tls)
     return c;
 }
 
-void h1_tls_conn_free(struct h1_tls_conn *c)
+void tls_conn_free(struct tls_conn *c)
 {
     if (!c)
         return;
@@ -280,7 +280,7 @@ void h1_tls_conn_free(struct h1_tls_conn *c)
     free(c);
 }
 
-int h1_tls_is_h2(const struct h1_tls_conn *c)
+int tls_is_h2(const struct tls_conn *c)
 {
     const unsigned char *p = NULL;
     unsigned n = 0;
@@ -289,7 +289,7 @@ int h1_tls_is_h2(const struct h1_tls_conn *c)
     return n == 2 && memcmp(p, "h2", 2) == 0;
 }
 
-void h1_tls_feed(struct h1_tls_conn *c, const char *data, size_t n)
+void tls_feed(struct tls_conn *c, const char *data, size_t n)
 {
     if (BIO_write(c->in, data, (int)n) != (int)n)
         xalloc_die("OpenSSL");
@@ -298,8 +298,8 @@ void h1_tls_feed(struct h1_tls_conn *c, const char *data, size_t n)
 /* The words of a failed SSL call that returned rc. The verify result is
  * the reason only when the check stopped the handshake: with insecure,
  * OpenSSL records a failed check and goes on. */
-static enum h1_tls_state failed(struct h1_tls_conn *c, int rc, const char *what, char *why,
-                                size_t why_len)
+static enum tls_state failed(struct tls_conn *c, int rc, const char *what, char *why,
+                             size_t why_len)
 {
     unsigned long e = ERR_peek_error();
     long v = SSL_get_verify_result(c->ssl);
@@ -307,21 +307,21 @@ static enum h1_tls_state failed(struct h1_tls_conn *c, int rc, const char *what,
     c->is_failed = 1;
     if (SSL_get_error(c->ssl, rc) == SSL_ERROR_ZERO_RETURN) {
         ERR_clear_error();
-        return H1_TLS_CLOSED;
+        return TLS_CLOSED;
     }
     if (ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) == SSL_R_CERTIFICATE_VERIFY_FAILED &&
         v != X509_V_OK) {
         verify_words(c, v, why, why_len);
         ERR_clear_error();
     } else {
-        char r[H1_TLS_WHY_MAX];
+        char r[TLS_WHY_MAX];
 
         snprintf(why, why_len, "%s: %s", what, reason_taken(r, sizeof(r)));
     }
-    return H1_TLS_FAILED;
+    return TLS_FAILED;
 }
 
-enum h1_tls_state h1_tls_handshake(struct h1_tls_conn *c, char *why, size_t why_len)
+enum tls_state tls_handshake(struct tls_conn *c, char *why, size_t why_len)
 {
     int rc;
 
@@ -333,17 +333,17 @@ enum h1_tls_state h1_tls_handshake(struct h1_tls_conn *c, char *why, size_t why_
             c->tls->counts.resumed++;
         else
             c->tls->counts.full++;
-        return H1_TLS_DONE;
+        return TLS_DONE;
     }
     if (SSL_get_error(c->ssl, rc) == SSL_ERROR_WANT_READ)
-        return H1_TLS_WANT;
-    if (failed(c, rc, "TLS handshake", why, why_len) == H1_TLS_CLOSED)
+        return TLS_WANT;
+    if (failed(c, rc, "TLS handshake", why, why_len) == TLS_CLOSED)
         snprintf(why, why_len, "TLS handshake: the server ended TLS during the handshake");
-    return H1_TLS_FAILED;
+    return TLS_FAILED;
 }
 
-enum h1_tls_state h1_tls_read(struct h1_tls_conn *c, char *buf, size_t cap, size_t *got, char *why,
-                              size_t why_len)
+enum tls_state tls_read(struct tls_conn *c, char *buf, size_t cap, size_t *got, char *why,
+                        size_t why_len)
 {
     size_t n = 0;
 
@@ -357,14 +357,14 @@ enum h1_tls_state h1_tls_read(struct h1_tls_conn *c, char *buf, size_t cap, size
         }
         *got = n;
         if (SSL_get_error(c->ssl, rc) == SSL_ERROR_WANT_READ)
-            return H1_TLS_WANT;
+            return TLS_WANT;
         return failed(c, rc, "TLS", why, why_len);
     }
     *got = n;
-    return H1_TLS_FULL;
+    return TLS_FULL;
 }
 
-int h1_tls_write(struct h1_tls_conn *c, const void *data, size_t n, char *why, size_t why_len)
+int tls_write(struct tls_conn *c, const void *data, size_t n, char *why, size_t why_len)
 {
     int rc;
 
@@ -379,7 +379,7 @@ int h1_tls_write(struct h1_tls_conn *c, const void *data, size_t n, char *why, s
     return -EIO;
 }
 
-size_t h1_tls_out(struct h1_tls_conn *c, const char **data)
+size_t tls_out(struct tls_conn *c, const char **data)
 {
     char *p = NULL;
     long n = BIO_get_mem_data(c->out, &p);
@@ -388,12 +388,12 @@ size_t h1_tls_out(struct h1_tls_conn *c, const char **data)
     return n > 0 ? (size_t)n : 0;
 }
 
-void h1_tls_out_taken(struct h1_tls_conn *c)
+void tls_out_taken(struct tls_conn *c)
 {
     (void)BIO_reset(c->out);
 }
 
-void h1_tls_close_notify(struct h1_tls_conn *c)
+void tls_close_notify(struct tls_conn *c)
 {
     if (c->is_failed || !SSL_is_init_finished(c->ssl))
         return;
