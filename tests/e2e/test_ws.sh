@@ -8,6 +8,8 @@
 #   meanwhile were answered by brink's pongs;
 # - binary messages of every byte value and pings: each echoed or
 #   answered by its pong, the server counting the binary messages alone;
+# - wss://: the same echoes over TLS, with [target] ca_file; without it
+#   the server's certificate fails every exchange as tls;
 # - against the server's --cut mode, which answers each message with half
 #   a frame and a TCP close: every request fails as closed_early, one per
 #   message the server received.
@@ -16,8 +18,11 @@ brink=$1
 src=$2
 . "$src/tests/e2e/lib.sh"
 . "$src/tests/e2e/target_lib.sh"
+. "$src/tests/tls/lib.sh"
 
 target_setup
+scheme=ws
+target_lines=""
 # Debian's interpreter, which has python3-websockets: the python3 first on
 # PATH may be a version manager's, without it.
 ws_python=/usr/bin/python3
@@ -33,9 +38,14 @@ start_server() {
     port=$(wait_port "$tmp/ws.port" "$pid" ws_echo_server.py "$tmp/ws.log") || exit 1
 }
 
-# received: the messages the server received (its GET /count).
+# received: the messages the server received (its GET /count; over TLS
+# when $scheme is wss).
 received() {
-    curl -s --max-time 5 "http://127.0.0.1:$port/count"
+    if [ "$scheme" = wss ]; then
+        curl -s --max-time 5 --cacert "$tls_dir/ca.pem" "https://127.0.0.1:$port/count"
+    else
+        curl -s --max-time 5 "http://127.0.0.1:$port/count"
+    fi
 }
 
 # pongs: the pongs that answered the server's pings (its GET /pongs).
@@ -43,12 +53,13 @@ pongs() {
     curl -s --max-time 5 "http://127.0.0.1:$port/pongs"
 }
 
-# ws_run NAME ARGS...: the shipped experiment, the script's URL on $port.
+# ws_run NAME ARGS...: the shipped experiment, the script's URL on $port
+# (wss:// when $scheme says so, with the [target] lines of $target_lines).
 ws_run() {
     name=$1
     shift
-    cp "$src/config/ws-echo.ini" "$tmp/$name.ini"
-    sed "s|^local URL = \"ws://127.0.0.1:8765/echo\"\$|local URL = \"ws://127.0.0.1:$port/echo\"|" \
+    { [ -z "$target_lines" ] || printf '%s\n' "$target_lines"; cat "$src/config/ws-echo.ini"; } >"$tmp/$name.ini"
+    sed "s|^local URL = \"ws://127.0.0.1:8765/echo\"\$|local URL = \"$scheme://127.0.0.1:$port/echo\"|" \
         "$src/config/ws-echo.lua" >"$tmp/ws-echo.lua"
     headless_run "$name" "$tmp/$name.ini" --record "$tmp/$name.jsonl" "$@"
 }
@@ -109,7 +120,33 @@ checks_held "every binary echo was the message sent" "$tmp/mixed.out" "binary ec
 checks_held "every pong carried its ping's data" "$tmp/mixed.out" "pong carries the ping's data"
 stop_target
 
-# ---- 3. a server that closes in the middle of each echo ----
+# ---- 3. wss://: the same over TLS, the server's certificate checked ----
+# Certificates of the TLS fixture: good.pem names 127.0.0.1, signed by ca.pem.
+mkdir "$tmp/tls"
+tls_setup "$tmp/tls" "$src" && tls_make_certs || { not_ok "the TLS fixture's certificates"; finish; exit 1; }
+start_server --cert "$tls_dir/good.pem" --key "$tls_dir/good.key"
+scheme=wss
+target_lines=$(printf '[target]\nca_file = %s\n' "$tls_dir/ca.pem")
+ws_run wss --duration 2s
+check "wss://: exit 0" 0 "$status"
+check "wss://: no request failed" "errors: none" "$(errors_line wss)"
+wss=$(run_requests "$tmp/wss.out")
+check_ge "wss://: requests ran ($wss)" 100 "$wss"
+check "wss://: brink's requests are the messages the server received" "$wss" "$(received)"
+checks_held "wss://: every echo was the message sent" "$tmp/wss.out" "echo is the message sent"
+# Without the CA that signed it, the certificate is refused: class tls.
+target_lines=""
+ws_run untrusted --duration 1s
+untrusted=$(run_requests "$tmp/untrusted.out")
+check_ge "wss:// to an unknown CA: requests ran ($untrusted)" 1 "$untrusted"
+check "wss:// to an unknown CA: every one failed as tls" "$untrusted" \
+    "$(error_row untrusted tls | awk '{ gsub(",", "", $2); print $2 }')"
+check "wss:// to an unknown CA: the class's message says why ($(first_error untrusted tls))" 1 \
+    "$(first_error untrusted tls | grep -c 'unable to get local issuer certificate')"
+stop_target
+scheme=ws
+
+# ---- 4. a server that closes in the middle of each echo ----
 start_server --cut
 ws_run cut --duration 2s
 check "cut mid-frame: exit 3, as a run over its error threshold" 3 "$status"

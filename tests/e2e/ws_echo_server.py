@@ -3,6 +3,7 @@ of brink.ws's end-to-end test (test_ws.sh): it sends every message it
 receives back as it came (text or binary) and counts them.
 
 Usage: /usr/bin/python3 ws_echo_server.py PORTFILE [--cut] [--ping SECONDS]
+                                          [--cert CERT --key KEY]
 (Debian's interpreter: the one a version manager puts first on PATH may
 lack the package). Listens on 127.0.0.1, an ephemeral port, which it
 writes to PORTFILE once it listens (written whole: through a rename).
@@ -18,6 +19,7 @@ writes to PORTFILE once it listens (written whole: through a rename).
 - --ping SECONDS: pings each connection every SECONDS between its messages
   and closes it (code 1011) when the pong is 1 s late: a client must
   answer pings by itself.
+- --cert CERT --key KEY: wss:// (TLS) instead of ws://.
 
 Runs until killed.
 """
@@ -25,6 +27,7 @@ import argparse
 import asyncio
 import http
 import os
+import ssl
 
 import websockets
 
@@ -83,8 +86,8 @@ async def count(path, headers):
     return None
 
 
-async def main(portfile, ping):
-    async with websockets.serve(echo, "127.0.0.1", 0, create_protocol=Server,
+async def main(portfile, ping, tls):
+    async with websockets.serve(echo, "127.0.0.1", 0, create_protocol=Server, ssl=tls,
                                 process_request=count, max_size=None,
                                 ping_interval=ping, ping_timeout=1 if ping else None) as server:
         port = server.sockets[0].getsockname()[1]
@@ -99,6 +102,12 @@ if __name__ == "__main__":
     parser.add_argument("portfile")
     parser.add_argument("--cut", action="store_true")
     parser.add_argument("--ping", type=float, default=None)
+    parser.add_argument("--cert")
+    parser.add_argument("--key")
     args = parser.parse_args()
     CUT = args.cut
-    asyncio.run(main(args.portfile, args.ping))
+    tls = None
+    if args.cert:
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(args.cert, args.key)
+    asyncio.run(main(args.portfile, args.ping, tls))
