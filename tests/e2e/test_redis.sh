@@ -10,26 +10,30 @@
 #   report reads it back with the same totals);
 # - a [ramp] whose stop_when reads a command probe of Redis INFO
 #   (connected_clients: one per user, and the probe's own redis-cli) stops
-#   at the step whose users pass it, as against any other server.
+#   at the step whose users pass it, as against any other server;
+# - brink.tcp{tls = true} to Redis's TLS port, [target] ca_file the
+#   fixture's CA: the counts again equal Redis's.
 # Usage: sh test_redis.sh BRINK SRCDIR
 brink=$1
 src=$2
 . "$src/tests/e2e/lib.sh"
 . "$src/tests/e2e/target_lib.sh"
+. "$src/tests/tls/lib.sh"
 
 target_setup
 for tool in redis-server redis-cli; do
     command -v $tool >/dev/null 2>&1 || { echo "FAIL $tool missing: run scripts/install-deps"; exit 1; }
 done
 
-# start_redis: redis-server on a free port of 127.0.0.1, without
-# persistence, its files in $tmp/redis; its pid in $pid (stopped by
-# target_cleanup), its port in $port; waits (at most 10 s) for its PONG.
+# start_redis [ARGS...]: redis-server on a free port of 127.0.0.1, without
+# persistence, its files in $tmp/redis, ARGS added; its pid in $pid
+# (stopped by target_cleanup), its port in $port; waits (at most 10 s) for
+# its PONG.
 start_redis() {
     port=$(free_port)
     mkdir -p "$tmp/redis"
     redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
-        --daemonize no --dir "$tmp/redis" >"$tmp/redis.log" 2>&1 &
+        --daemonize no --dir "$tmp/redis" "$@" >"$tmp/redis.log" 2>&1 &
     pid=$!
     i=0
     until [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]; do
@@ -74,7 +78,7 @@ key=$(redis-cli -p "$port" --scan --pattern 'brink:10000:*' | head -n 1)
 check "Redis holds values of 10,000 bytes ($key)" 10000 "$(redis-cli -p "$port" strlen "${key:-none}")"
 
 # ---- 2. redis-server killed mid-run ----
-"$brink" run --headless --config "$tmp/redis.ini" --duration 4s --record "$tmp/kill.jsonl" \
+"$brink" run --headless --config "$tmp/redis.ini" --duration 3s --record "$tmp/kill.jsonl" \
     >"$tmp/kill.out" 2>"$tmp/kill.err" </dev/null &
 run_pid=$!
 # The first tick with GETs answered (completed and ok) in the session.
@@ -157,4 +161,30 @@ c=16*"FAIL: probe clients "*" > 10"*) ok "ramp: step 3/3 (c=16) failed on the pr
 esac
 check "ramp: the breaking point names the probe" 1 \
     "$(grep -c 'breaking point: step 3 (c=16) failed: probe clients' "$tmp/ramp.err")"
+stop_target
+
+# ---- 4. over TLS: brink.tcp{tls = true} to Redis's TLS port ----
+# (which speaks TLS alone: a command in clear there gets no reply)
+# Certificates of the TLS fixture: good.pem names 127.0.0.1, signed by ca.pem.
+mkdir "$tmp/tls"
+tls_setup "$tmp/tls" "$src" && tls_make_certs || { not_ok "the TLS fixture's certificates"; finish; exit 1; }
+tls_port=$(free_port)
+start_redis --tls-port "$tls_port" --tls-cert-file "$tls_dir/good.pem" \
+    --tls-key-file "$tls_dir/good.key" --tls-ca-cert-file "$tls_dir/ca.pem" --tls-auth-clients no
+sed -e "s/^local PORT = 6379\$/local PORT = $tls_port/" \
+    -e 's/brink.tcp{host = HOST, port = PORT}/brink.tcp{host = HOST, port = PORT, tls = true}/' \
+    "$src/config/redis.lua" >"$tmp/redis.lua"
+check "config/redis.lua opens its connection in one call, brink.tcp{host = HOST, port = PORT}" 1 \
+    "$(grep -c 'brink.tcp{host = HOST, port = PORT, tls = true}' "$tmp/redis.lua")"
+printf '[target]\nca_file = %s\n' "$tls_dir/ca.pem" | cat - "$src/config/redis.ini" >"$tmp/tls.ini"
+redis-cli -p "$port" config resetstat >/dev/null
+headless_run tls "$tmp/tls.ini" --duration 2s
+check "TLS: exit 0" 0 "$status"
+check "TLS: no request failed" "errors: none" "$(errors_line tls)"
+sets=$(kind_requests "$tmp/tls.out" SET)
+gets=$(kind_requests "$tmp/tls.out" GET)
+check_ge "TLS: SET and GET each ran ($sets, $gets)" 100 "$([ "$sets" -lt "$gets" ] && echo "$sets" || echo "$gets")"
+check "TLS: brink's SET requests are Redis's cmdstat_set calls" "$sets" "$(calls set)"
+check "TLS: brink's GET requests are Redis's cmdstat_get calls" "$gets" "$(calls get)"
+checks_held "TLS: every GET replied the value SET (or nil)" "$tmp/tls.out" "GET replied the value SET"
 finish
