@@ -61,7 +61,7 @@ struct script_conn_spec {
 
 /* How a receive knows its reply is whole. */
 enum script_frame {
-    SCRIPT_FRAME_UNTIL,    /* up to and including the first `until` */
+    SCRIPT_FRAME_UPTO,     /* up to and including the first `upto` */
     SCRIPT_FRAME_BYTES,    /* `bytes` bytes (0: none: the exchange only sends) */
     SCRIPT_FRAME_PATTERN,  /* what a Lua pattern matches at the start (script_user_frame) */
     SCRIPT_FRAME_FUNCTION, /* what the script's complete(buf) says (script_user_frame) */
@@ -76,8 +76,8 @@ struct script_exchange {
     const unsigned char *out; /* the bytes to write first (brink.ws: whole frames) */
     size_t out_len;
     enum script_frame frame;
-    const char *until; /* SCRIPT_FRAME_UNTIL: the delimiter */
-    size_t until_len;
+    const char *upto; /* SCRIPT_FRAME_UPTO: the delimiter */
+    size_t upto_len;
     size_t bytes; /* SCRIPT_FRAME_BYTES */
     size_t max;   /* the most bytes a reply may have */
 };

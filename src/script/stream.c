@@ -406,7 +406,7 @@ static size_t size_field(lua_State *L, const char *f, size_t max, int *is_set)
     return *is_set ? (size_t)v : 0;
 }
 
-/* Reads the framing of a brink.tcp receive: exactly one of until, bytes,
+/* Reads the framing of a brink.tcp receive: exactly one of upto, bytes,
  * pattern and complete. */
 static void read_frame(lua_State *L, struct script_user *u, struct script_exchange *x)
 {
@@ -427,11 +427,11 @@ static void read_frame(lua_State *L, struct script_user *u, struct script_exchan
                    "pattern = \"...\" or complete = function(buf) (got %d)",
                    given);
     switch (x->frame) {
-    case SCRIPT_FRAME_UNTIL:
+    case SCRIPT_FRAME_UPTO:
         lua_getfield(L, 2, "upto");
         if (lua_type(L, -1) != LUA_TSTRING || compat_rawlen(L, -1) == 0)
             luaL_error(L, "c:receive: upto must be a string of 1 byte or more");
-        x->until = lua_tolstring(L, -1, &x->until_len);
+        x->upto = lua_tolstring(L, -1, &x->upto_len);
         /* Held with the exchange, like a pattern or a function. */
         u->frame_ref = luaL_ref(L, LUA_REGISTRYINDEX);
         break;
@@ -455,8 +455,8 @@ static void read_frame(lua_State *L, struct script_user *u, struct script_exchan
     }
 }
 
-/* c:receive{...}: one exchange, a request of its kind (yields). Wrapped in
- * Lua (RECEIVE_WRAPPER): a refusal resumes it with (nil, why). */
+/* c:receive{...}: one exchange, a request of its kind (yields). The
+ * engine never refuses one: a failure is in the reply (r.error). */
 static int l_receive(lua_State *L)
 {
     static const char fn[] = "c:receive";
@@ -471,7 +471,7 @@ static int l_receive(lua_State *L)
     if (lua_isnoneornil(L, 2))
         lua_newtable(L);
     if (!lua_istable(L, 2))
-        return luaL_error(L, "%s: a table expected: {until = ..., name = ...}", fn);
+        return luaL_error(L, "%s: a table expected: {upto = ..., name = ...}", fn);
     lua_settop(L, 2);
     script__stream_done(u);
     memset(&u->req, 0, sizeof(u->req));
@@ -631,22 +631,11 @@ long script_user_frame(struct script_user *u, const char *buf, size_t n, char *w
 
 /* ---- The library -------------------------------------------------------- */
 
-/* c:receive around l_receive, as brink.request around l_request: a
- * refused exchange becomes an error at the script's line. */
-static const char receive_wrapper[] = "local raw, error = ...\n"
-                                      "return function(c, t)\n"
-                                      "  local r, why = raw(c, t)\n"
-                                      "  if why then error(why, 2) end\n"
-                                      "  return r\n"
-                                      "end\n";
-
 void script__stream_open(lua_State *L)
 {
     static const luaL_Reg methods[] = {
-        {"send", l_send},
-        {"ping", l_ping},
-        {"close", l_close},
-        {NULL, NULL},
+        {"send", l_send},       {"ping", l_ping}, {"close", l_close},
+        {"receive", l_receive}, {NULL, NULL},
     };
 
     luaL_newmetatable(L, CONN_META);
@@ -659,12 +648,6 @@ void script__stream_open(lua_State *L)
         lua_pushcfunction(L, m->func);
         lua_setfield(L, -2, m->name);
     }
-    if (luaL_loadbuffer(L, receive_wrapper, sizeof(receive_wrapper) - 1, "=c:receive") != 0)
-        lua_error(L);
-    lua_pushcfunction(L, l_receive);
-    lua_getglobal(L, "error");
-    lua_call(L, 2, 1);
-    lua_setfield(L, -2, "receive");
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
     lua_getglobal(L, "brink");

@@ -184,6 +184,173 @@ static void a_bad_request_is_an_error_at_the_scripts_line(void **state)
     close_script(&f);
 }
 
+/* brink.tcp: sends queue until a receive, which yields one exchange of
+ * its connection with its framing; the reply's data resumes the script;
+ * the connection stays the user's across iterations. */
+static void an_exchange_yields_what_send_queued_and_its_reply_resumes(void **state)
+{
+    struct fixture f = {0};
+    const struct script_request *q;
+    const struct script_exchange *x;
+    struct script_reply r = {.body = "+OK\r\n", .body_len = 5};
+
+    (void)state;
+    open_script(&f, "function iteration(user)\n"
+                    "  user.c = user.c or brink.tcp{host = '127.0.0.1', port = 6379}\n"
+                    "  user.c:send('PING')\n"
+                    "  user.c:send('\\r\\n')\n"
+                    "  local r = user.c:receive{upto = '\\r\\n', name = 'PING', timeout = 2}\n"
+                    "  brink.check(r.data == '+OK\\r\\n' and r.error == nil, 'ok')\n"
+                    "  local g = user.c:receive{bytes = 3}\n"
+                    "  brink.check(g.data == '' and g.error == 'reset', 'failed')\n"
+                    "end\n");
+    assert_int_equal(script_user_begin(f.u), SCRIPT_STEP_REQUEST);
+    q = script_user_request(f.u);
+    x = q->exchange;
+    assert_non_null(x);
+    assert_string_equal(q->name, "PING");
+    assert_int_equal(q->timeout_us, 2000000);
+    assert_int_equal(x->conn, 0);
+    assert_string_equal(x->spec->host, "127.0.0.1");
+    assert_int_equal(x->spec->port, 6379);
+    assert_false(x->spec->is_tls);
+    assert_int_equal(x->frame, SCRIPT_FRAME_UPTO);
+    assert_int_equal(x->upto_len, 2);
+    assert_memory_equal(x->out, "PING\r\n", 6);
+    assert_int_equal(x->out_len, 6);
+    assert_int_equal(x->max, SCRIPT_REPLY_MAX);
+    assert_int_equal(script_user_reply(f.u, &r), SCRIPT_STEP_REQUEST);
+    /* What was sent went with the exchange: the next one sends nothing. */
+    x = script_user_request(f.u)->exchange;
+    assert_int_equal(x->frame, SCRIPT_FRAME_BYTES);
+    assert_int_equal(x->bytes, 3);
+    assert_int_equal(x->out_len, 0);
+    assert_string_equal(script_user_request(f.u)->name, "tcp");
+    r = (struct script_reply){.error = "reset"};
+    assert_int_equal(script_user_reply(f.u, &r), SCRIPT_STEP_END);
+    /* The same connection in the next iteration. */
+    assert_int_equal(script_user_begin(f.u), SCRIPT_STEP_REQUEST);
+    assert_int_equal(script_user_request(f.u)->exchange->conn, 0);
+    assert_int_equal(script_user_take_closes(f.u), 0);
+    close_script(&f);
+}
+
+/* A complete function and a pattern frame the reply in the script. */
+static void framing_by_the_script_says_where_the_reply_ends(void **state)
+{
+    struct fixture f = {0};
+    char why[SCRIPT_WHY_MAX];
+    struct script_reply r = {.body = "x", .body_len = 1};
+
+    (void)state;
+    open_script(&f, "function iteration(user)\n"
+                    "  local c = brink.tcp{host = 'localhost', port = 1}\n"
+                    "  c:receive{complete = function(b)\n"
+                    "    local n = tonumber(b:match('^(%d+):'))\n"
+                    "    if n and #b >= #tostring(n) + 1 + n then return #tostring(n) + 1 + n end\n"
+                    "  end}\n"
+                    "  c:receive{pattern = 'END\\r\\n'}\n"
+                    "  c:receive{complete = function(b) return 99 end}\n"
+                    "  c:receive{complete = function(b) error('boom') end}\n"
+                    "end\n");
+    assert_int_equal(script_user_begin(f.u), SCRIPT_STEP_REQUEST);
+    assert_int_equal(script_user_request(f.u)->exchange->frame, SCRIPT_FRAME_FUNCTION);
+    assert_int_equal(script_user_frame(f.u, "5:ab", 4, why, sizeof(why)), 0);
+    assert_int_equal(script_user_frame(f.u, "5:abcdefg", 9, why, sizeof(why)), 7);
+    assert_int_equal(script_user_reply(f.u, &r), SCRIPT_STEP_REQUEST);
+    /* A pattern matches from the first byte, or not at all. */
+    assert_int_equal(script_user_frame(f.u, "VALUE\r\nEND\r\nmore", 16, why, sizeof(why)), 0);
+    assert_int_equal(script_user_frame(f.u, "END\r\nmore", 9, why, sizeof(why)), 5);
+    assert_int_equal(script_user_reply(f.u, &r), SCRIPT_STEP_REQUEST);
+    assert_int_equal(script_user_frame(f.u, "abc", 3, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "expected nil or a length from 1 to 3"));
+    assert_int_equal(script_user_reply(f.u, &r), SCRIPT_STEP_REQUEST);
+    assert_int_equal(script_user_frame(f.u, "abc", 3, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "t.lua:9: boom"));
+    assert_int_equal(script_user_reply(f.u, &r), SCRIPT_STEP_END);
+    close_script(&f);
+}
+
+/* Bad arguments are errors at the script's line, naming what is expected. */
+static void bad_connections_and_receives_are_errors_at_the_line(void **state)
+{
+    static const struct {
+        const char *code;
+        const char *want;
+    } cases[] = {
+        {"brink.tcp{host = '127.0.0.1', port = 0}", "t.lua:2: brink.tcp: port must be a whole"},
+        {"brink.tcp{port = 1}", "t.lua:2: brink.tcp: host must be a string"},
+        {"brink.tcp{host = 'a b', port = 1}", "has a character no host name has"},
+        {"brink.tcp{host = 'h', port = 1}:receive{}", "t.lua:2: c:receive: say how the reply ends"},
+        {"brink.tcp{host = 'h', port = 1}:receive{upto = 'x', bytes = 1}", "(got 2)"},
+        {"brink.tcp{host = 'h', port = 1}:receive{bytes = 10, max = 5}", "raise max"},
+        {"brink.tcp{host = 'h', port = 1}:ping()", "brink.tcp has no ping"},
+        {"brink.ws{url = 'http://h/'}", "brink.ws: url must be ws://"},
+        {"brink.ws{url = 'ws://h:99999/'}", "the port must be from 1 to 65535"},
+        {"brink.ws{url = 'ws://h/'}:receive{upto = 'x'}", "a brink.ws receive takes one message"},
+        {"brink.ws{url = 'ws://h/'}:send('x', 'json')", "the type must be \"text\" or \"binary\""},
+        {"for i = 1, 17 do user[i] = brink.tcp{host = 'h', port = 1} end",
+         "a user holds at most 16 connections"},
+    };
+    char text[512];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fixture f = {0};
+
+        snprintf(text, sizeof(text), "function iteration(user)\n  %s\nend\n", cases[i].code);
+        open_script(&f, text);
+        assert_int_equal(script_user_begin(f.u), SCRIPT_STEP_ERROR);
+        if (!strstr(script_user_error(f.u), cases[i].want))
+            fail_msg("%s: got \"%s\", expected \"%s\"", cases[i].code, script_user_error(f.u),
+                     cases[i].want);
+        close_script(&f);
+    }
+}
+
+/* close() and the collector close a connection before the next step;
+ * brink.ws frames each message masked, its upgrade target kept. */
+static void closes_are_told_and_websocket_messages_are_framed(void **state)
+{
+    struct fixture f = {0};
+    const struct script_exchange *x;
+    struct script_reply r = {.body = "hi", .body_len = 2, .type = "text"};
+
+    (void)state;
+    open_script(&f, "function iteration(user)\n"
+                    "  local a = brink.tcp{host = 'h', port = 1}\n"
+                    "  local b = brink.tcp{host = 'h', port = 2}\n"
+                    "  a:close()\n"
+                    "  local w = brink.ws{url = 'ws://[::1]:8080/echo?x=1', headers = {A = 'b'}}\n"
+                    "  w:send('hi')\n"
+                    "  local m = w:receive{name = 'echo'}\n"
+                    "  brink.check(m.type == 'text' and m.data == 'hi', 'echo')\n"
+                    "end\n");
+    assert_int_equal(script_user_begin(f.u), SCRIPT_STEP_REQUEST);
+    assert_int_equal(script_user_take_closes(f.u), 1u << 0);
+    assert_int_equal(script_user_take_closes(f.u), 0);
+    x = script_user_request(f.u)->exchange;
+    assert_int_equal(x->conn, 2);
+    assert_true(x->spec->is_ws);
+    assert_string_equal(x->spec->host, "::1");
+    assert_int_equal(x->spec->port, 8080);
+    assert_string_equal(x->spec->path, "/echo?x=1");
+    assert_int_equal(x->spec->n_headers, 1);
+    assert_string_equal(x->spec->headers[0], "A: b");
+    assert_int_equal(x->frame, SCRIPT_FRAME_MESSAGE);
+    /* A text frame, FIN, masked: 2 bytes of head, 4 of mask, 2 of data. */
+    assert_int_equal(x->out_len, 8);
+    assert_int_equal(x->out[0], 0x81);
+    assert_int_equal(x->out[1], 0x80 | 2);
+    assert_int_equal(x->out[6] ^ x->out[2], 'h');
+    assert_int_equal(x->out[7] ^ x->out[3], 'i');
+    assert_int_equal(script_user_reply(f.u, &r), SCRIPT_STEP_END);
+    /* a and b are garbage once collected: their connections close. */
+    assert_int_equal(script_user_begin(f.u), SCRIPT_STEP_REQUEST);
+    script_user_cancel(f.u);
+    close_script(&f);
+}
+
 static void cancel_drops_the_iteration(void **state)
 {
     struct fixture f = {0};
@@ -419,6 +586,10 @@ int main(void)
         cmocka_unit_test(a_sleep_yields_its_duration),
         cmocka_unit_test(a_lua_error_ends_the_iteration_with_its_line),
         cmocka_unit_test(a_bad_request_is_an_error_at_the_scripts_line),
+        cmocka_unit_test(an_exchange_yields_what_send_queued_and_its_reply_resumes),
+        cmocka_unit_test(framing_by_the_script_says_where_the_reply_ends),
+        cmocka_unit_test(bad_connections_and_receives_are_errors_at_the_line),
+        cmocka_unit_test(closes_are_told_and_websocket_messages_are_framed),
         cmocka_unit_test(cancel_drops_the_iteration),
         cmocka_unit_test(scripts_that_cannot_run_are_refused_at_load),
         cmocka_unit_test(checks_and_counters_are_taken_once_an_interval),

@@ -123,10 +123,10 @@ static long framed(struct stream_slot *h, struct stream_conn *c, char *words, si
     long len;
 
     switch (x->frame) {
-    case SCRIPT_FRAME_UNTIL:
-        at = find(c->in, n, x->until, x->until_len);
+    case SCRIPT_FRAME_UPTO:
+        at = find(c->in, n, x->upto, x->upto_len);
         if (at)
-            return (long)(at - c->in) + (long)x->until_len;
+            return (long)(at - c->in) + (long)x->upto_len;
         break;
     case SCRIPT_FRAME_BYTES:
         if (c->in_len >= x->bytes)
