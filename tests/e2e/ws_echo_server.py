@@ -1,5 +1,5 @@
 """A WebSocket echo server on Debian's python3-websockets, the counterpart
-of brink.ws's end-to-end test (test_ws.sh): it sends every message it
+of brink.ws's end-to-end test (test_ws_echo.sh): it sends every message it
 receives back as it came (text or binary) and counts them.
 
 Usage: /usr/bin/python3 ws_echo_server.py PORTFILE [--cut] [--ping SECONDS]

@@ -13,7 +13,7 @@
 # - against the server's --cut mode, which answers each message with half
 #   a frame and a TCP close: every request fails as closed_early, one per
 #   message the server received.
-# Usage: sh test_ws.sh BRINK SRCDIR
+# Usage: sh test_ws_echo.sh BRINK SRCDIR
 brink=$1
 src=$2
 . "$src/tests/e2e/lib.sh"
