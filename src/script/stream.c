@@ -25,7 +25,8 @@
 /* A connection object's state (the userdata's memory). */
 struct script_conn {
     struct script_user *u; /* NULL once its user is freed */
-    uint32_t index;        /* in u->conns */
+    uint32_t index;        /* in u->conns, unless closed */
+    int is_closed; /* c:close(): out of u->conns (u may then be freed) until its next receive */
     struct script_conn_spec spec;
     char host[HOST_MAX + 1];
     char *path;         /* brink.ws: the request target */
@@ -83,13 +84,15 @@ static int l_gc(lua_State *L)
 {
     struct script_conn *c = luaL_checkudata(L, 1, CONN_META);
 
-    if (c->u) {
+    /* A closed object is in no table of its user, who may be gone: it is
+     * never exchanging (a receive opens it first). */
+    if (c->u && !c->is_closed) {
         if (c->u->exchanging == c)
             c->u->exchanging = NULL;
         c->u->conns[c->index] = NULL;
         c->u->closes |= 1u << c->index;
-        c->u = NULL;
     }
+    c->u = NULL;
     conn_forget(c);
     return 0;
 }
@@ -111,19 +114,31 @@ static uint64_t seconds_field(lua_State *L, const char *fn, const char *f)
     return s * 1e6 < 1 ? 1 : (uint64_t)(s * 1e6);
 }
 
+/* The first free connection index of u: objects the script dropped are
+ * collected first when none is. */
+static uint32_t free_index(lua_State *L, struct script_user *u, const char *fn)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < SCRIPT_CONNS_MAX; i++) {
+            if (!u->conns[i])
+                return i;
+        }
+        if (pass == 0)
+            lua_gc(L, LUA_GCCOLLECT, 0);
+    }
+    luaL_error(L,
+               "%s: a user holds at most %d connections open (keep one in the user table and use "
+               "it again, or close() those done with)",
+               fn, SCRIPT_CONNS_MAX);
+    return 0;
+}
+
 /* A new object of u at its first free index, on top of L's stack. */
 static struct script_conn *conn_new(lua_State *L, struct script_user *u, const char *fn)
 {
     struct script_conn *c;
-    uint32_t i = 0;
+    uint32_t i = free_index(L, u, fn);
 
-    while (i < SCRIPT_CONNS_MAX && u->conns[i])
-        i++;
-    if (i == SCRIPT_CONNS_MAX)
-        luaL_error(L,
-                   "%s: a user holds at most %d connections (keep one in the user table and "
-                   "use it again)",
-                   fn, SCRIPT_CONNS_MAX);
     c = lua_newuserdata(L, sizeof(*c));
     memset(c, 0, sizeof(*c));
     c->u = u;
@@ -385,7 +400,11 @@ static int l_close(lua_State *L)
     struct script_user *u = owner(L, c, fn);
 
     c->out_len = 0;
-    u->closes |= 1u << c->index;
+    if (!c->is_closed) {
+        u->closes |= 1u << c->index;
+        u->conns[c->index] = NULL;
+        c->is_closed = 1;
+    }
     return 0;
 }
 
@@ -473,6 +492,12 @@ static int l_receive(lua_State *L)
     if (!lua_istable(L, 2))
         return luaL_error(L, "%s: a table expected: {upto = ..., name = ...}", fn);
     lua_settop(L, 2);
+    if (c->is_closed) {
+        /* Closed and used again: it takes a free index, and connects. */
+        c->index = free_index(L, u, fn);
+        u->conns[c->index] = c;
+        c->is_closed = 0;
+    }
     script__stream_done(u);
     memset(&u->req, 0, sizeof(u->req));
     memset(x, 0, sizeof(*x));

@@ -330,7 +330,8 @@ static void closes_are_told_and_websocket_messages_are_framed(void **state)
     assert_int_equal(script_user_take_closes(f.u), 1u << 0);
     assert_int_equal(script_user_take_closes(f.u), 0);
     x = script_user_request(f.u)->exchange;
-    assert_int_equal(x->conn, 2);
+    /* a's index was free again: the engine closes its socket first. */
+    assert_int_equal(x->conn, 0);
     assert_true(x->spec->is_ws);
     assert_string_equal(x->spec->host, "::1");
     assert_int_equal(x->spec->port, 8080);

@@ -74,12 +74,9 @@ static void heads_that_break_the_protocol_are_refused(void **state)
         unsigned char head[10];
         const char *want;
     } cases[] = {
-        {{0xc1, 0x00}, "reserved bits"},
-        {{0x83, 0x00}, "unknown opcode"},
-        {{0x81, 0x81}, "masked frame"},
-        {{0x09, 0x00}, "control frame fragmented"},
-        {{0x89, 0x7e}, "over 125 bytes"},
-        {{0x82, 0x7f, 0x80, 0, 0, 0, 0, 0, 0, 1}, "top bit"},
+        {{0xc1, 0x00}, "reserved bits"},  {{0x83, 0x00}, "unknown opcode"},
+        {{0x81, 0x81}, "masked frame"},   {{0x09, 0x00}, "control frame fragmented"},
+        {{0x89, 0x7e}, "over 125 bytes"}, {{0x82, 0x7f, 0x80, 0, 0, 0, 0, 0, 0, 1}, "top bit"},
     };
     struct ws_frame f;
 

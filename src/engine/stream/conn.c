@@ -82,6 +82,11 @@ void stream__conn_fail(struct stream_conn *c, enum transfer_outcome outcome, int
     c->outcome = outcome;
     c->os_errno = os_errno;
     msg_set(c->words, sizeof(c->words), "%s: %s", stream__conn_name(c, name, sizeof(name)), what);
+    /* Out of its owner's table before the owner hears: the exchange that
+     * fails resumes the script, whose next exchange over the same object
+     * (started from inside up) must connect anew, not reuse this one. */
+    if (c->owner && c->owner->conns[c->index] == c)
+        c->owner->conns[c->index] = NULL;
     if (c->owner)
         c->up(c, STREAM_FAILED);
     stream__conn_close(c);

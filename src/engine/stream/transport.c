@@ -293,7 +293,7 @@ static void stream_start(struct transport_slot *s, const struct transport_reques
     h->bytes_out = 0;
     h->q->reply_type = NULL;
     /* A connection an exchange left half open (none should) starts over. */
-    if (c && c->state != CONN_OPEN) {
+    if (c && (c->state != CONN_OPEN || c->is_closing)) {
         stream__conn_close(c);
         c = NULL;
     }

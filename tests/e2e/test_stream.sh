@@ -1,0 +1,128 @@
+#!/bin/sh
+# brink.tcp against a server of faults (stream_fault_server.py), each
+# connection choosing its own: every fault lands in its class (a flood
+# past max is malformed, silence a timeout, half a line then a FIN
+# closed_early, an RST reset, nothing listening refused) and the run ends
+# on time with its session complete; a script that mixes brink.request
+# (to brink target) with brink.tcp (echo lines) is counted exactly, each
+# kind against its server's own count.
+# Usage: sh test_stream.sh BRINK SRCDIR
+brink=$1
+src=$2
+. "$src/tests/e2e/lib.sh"
+. "$src/tests/e2e/target_lib.sh"
+
+target_setup
+python3 "$src/tests/e2e/stream_fault_server.py" "$tmp/port" 2>"$tmp/server.err" &
+server=$!
+trap 'kill $server 2>/dev/null; target_cleanup' EXIT
+port=$(wait_port "$tmp/port" "$server" "the fault server" "$tmp/server.err") || exit 1
+dead=$(free_port)
+
+# kind_block NAME KIND: the report's part about KIND, from its "kind
+# KIND:" line to the next kind's or the checks'.
+kind_block() {
+    awk -v k="kind $2: " 'index($0, k) == 1 { on = 1; print; next }
+        on && (/^kind / || /^checks and counters/) { on = 0 } on' "$tmp/$1.out"
+}
+
+# -- Faults ------------------------------------------------------------
+cat >"$tmp/faults.lua" <<LUA
+-- One connection per fault and iteration: a failure closes it anyway.
+local port = $port
+function iteration(user)
+    for _, mode in ipairs({"echo", "flood", "silent", "cut", "reset"}) do
+        local c = brink.tcp{host = "127.0.0.1", port = port}
+        c:send(mode .. "\r\n")
+        if mode == "echo" then c:send("ping\r\n") end
+        local r = c:receive{upto = "\r\n", name = mode, timeout = 0.3, max = 200000}
+        if mode == "echo" then brink.check(r.data == "ping\r\n", "echoed") end
+        c:close()
+    end
+    local d = brink.tcp{host = "127.0.0.1", port = $dead}
+    d:send("x")
+    local r = d:receive{bytes = 1, name = "dead"}
+    brink.check(r.error == "refused", "refused seen by the script")
+end
+LUA
+printf '[load]\nconcurrency = 4\nduration = 2s\n[thresholds]\nfail_on = none\n[scenario]\nscript = faults.lua\n' >"$tmp/faults.ini"
+start=$(now_ms)
+headless_run faults "$tmp/faults.ini" --record "$tmp/faults.jsonl"
+took=$(($(now_ms) - start))
+check "faults: the run ends with exit 0" 0 "$status"
+if [ "$took" -lt 30000 ]; then ok "faults: the run ends by itself"; else not_ok "faults: the run ends by itself" "took $took ms"; fi
+for pair in "echo:errors: none" "flood:malformed" "silent:timeout" "cut:closed_early" \
+    "reset:reset" "dead:refused"; do
+    kind=${pair%%:*} want=${pair#*:}
+    kind_block faults "$kind" >"$tmp/block"
+    case $want in
+    "errors: none") pat="^errors: none" ;;
+    *) pat="^errors: \([0-9,]*\) of \1 requests" ;;
+    esac
+    if grep -q "^kind $kind: [1-9]" "$tmp/block" && grep -q "$pat" "$tmp/block" &&
+        { [ "$want" = "errors: none" ] || grep -q "^  $want " "$tmp/block"; }; then
+        ok "faults: every $kind exchange is $want"
+    else
+        not_ok "faults: every $kind exchange is $want" "$(grep -E "^kind|^errors|^  [a-z_]+ +[0-9,]+ " "$tmp/block" | head -4)"
+    fi
+done
+if grep -q "^  check:echoed: passed [1-9][0-9,]*, failed 0$" "$tmp/faults.out" &&
+    grep -q "^  check:refused seen by the script: passed [1-9][0-9,]*, failed 0$" "$tmp/faults.out"; then
+    ok "faults: the script reads each reply and each failure's class"
+else
+    not_ok "faults: the script reads each reply and each failure's class" "$(grep check: "$tmp/faults.out")"
+fi
+"$brink" report "$tmp/faults.jsonl" >"$tmp/faults.report" 2>&1
+if [ $? -eq 0 ] && grep -q "^kind flood: " "$tmp/faults.report" &&
+    grep -q '"reason"' "$tmp/faults.jsonl"; then
+    ok "faults: the session is complete and reports"
+else
+    not_ok "faults: the session is complete and reports" "$(tail -c 300 "$tmp/faults.report")"
+fi
+
+# -- HTTP and TCP in one script -----------------------------------------
+must_start_target --listen 127.0.0.1:0
+cat >"$tmp/mixed.lua" <<LUA
+-- A PUT to brink target, then an echo over the user's own connection.
+function iteration(user)
+    brink.request{method = "PUT", url = "/kv/" .. user.id, body = "v", name = "put"}
+    user.c = user.c or brink.tcp{host = "127.0.0.1", port = $port}
+    if not user.said then user.c:send("echo\r\n"); user.said = true end
+    user.c:send(user.iteration .. "\r\n")
+    local r = user.c:receive{upto = "\r\n", name = "echo"}
+    brink.check(r.data == user.iteration .. "\r\n", "echo")
+    if r.error then user.c = nil; user.said = nil end
+end
+LUA
+printf '[target]\nurl = %s/\n[load]\nconcurrency = 8\nduration = 2s\n[thresholds]\nfail_on = none\n[scenario]\nscript = mixed.lua\n' \
+    "$url" >"$tmp/mixed.ini"
+before=$(printf 'count\r\n' | python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(sys.stdin.buffer.read())
+print(s.makefile().readline().strip())' "$port")
+headless_run mixed "$tmp/mixed.ini"
+after=$(printf 'count\r\n' | python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(sys.stdin.buffer.read())
+print(s.makefile().readline().strip())' "$port")
+echo_n=$(sed -n 's/^kind echo: \([0-9,]*\) requests.*/\1/p' "$tmp/mixed.out" | tr -d ,)
+put_n=$(sed -n 's/^kind put: \([0-9,]*\) requests.*/\1/p' "$tmp/mixed.out" | tr -d ,)
+puts=$(curl -s "$url/_control" | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["ground_truth"]["requests_by_endpoint"]["kv"])')
+check "mixed: the run ends with exit 0" 0 "$status"
+if [ -n "$echo_n" ] && [ "$echo_n" -gt 0 ] && [ $((after - before)) -eq "$echo_n" ]; then
+    ok "mixed: brink's echo exchanges ($echo_n) are the lines the server answered"
+else
+    not_ok "mixed: brink's echo exchanges are the lines the server answered" "brink $echo_n, server $((after - before)); $(errors_line mixed)"
+fi
+if [ -n "$put_n" ] && [ "$put_n" -gt 0 ] && [ "$puts" = "$put_n" ]; then
+    ok "mixed: brink's PUTs ($put_n) are the target's"
+else
+    not_ok "mixed: brink's PUTs are the target's" "brink $put_n, target $puts"
+fi
+grep -q "^  check:echo: passed [1-9][0-9,]*, failed 0$" "$tmp/mixed.out" &&
+    ok "mixed: every echo came back" || not_ok "mixed: every echo came back" "$(grep check: "$tmp/mixed.out")"
+finish
