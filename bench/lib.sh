@@ -56,7 +56,8 @@
 #                         caller sets limit), its stdout in $tmp/run.out and
 #                         stderr in $tmp/run.err; sets rc (its exit status),
 #                         el, us, sy (bench_times) and ngx: nginx's CPU use
-#                         over the run (nginx_pid), percent of one core
+#                         over the run (nginx_pid, or server_pid when that is
+#                         unset), percent of one core
 #   bench_brink_report KEY
 #                         reads the brink report in $tmp/run.out (after
 #                         bench_client ran brink): sets first (its first
@@ -81,6 +82,7 @@ tmp=""
 nginx_pid=""
 target_pid=""
 client_pid=""
+server_pid=""
 
 die() {
     echo "$prog: $*" >&2
@@ -110,6 +112,7 @@ cleanup() {
     stop_pid "$client_pid"
     stop_pid "$target_pid"
     stop_pid "$nginx_pid"
+    stop_pid "$server_pid"
     [ -n "$tmp" ] && rm -rf "$tmp"
 }
 
@@ -211,12 +214,13 @@ tls_bench_nginx() {
 
 bench_client() {
     bc_hz=$(getconf CLK_TCK)
-    bc_n0=$(proc_ticks "$nginx_pid")
+    bc_pid=${nginx_pid:-$server_pid}
+    bc_n0=$(proc_ticks "$bc_pid")
     timeout -k 5 "$limit" taskset -c 1 /usr/bin/time -o "$tmp/time" -f '%e %U %S' \
         "$@" >"$tmp/run.out" 2>"$tmp/run.err"
     rc=$?
     bench_times "$tmp/time"
-    ngx=$(awk -v a="$bc_n0" -v b="$(proc_ticks "$nginx_pid")" -v hz="$bc_hz" -v el="$el" 'BEGIN {
+    ngx=$(awk -v a="$bc_n0" -v b="$(proc_ticks "$bc_pid")" -v hz="$bc_hz" -v el="$el" 'BEGIN {
         printf "%.0f", (el > 0 ? (b - a) / hz / el * 100 : 0) }')
 }
 

@@ -397,6 +397,7 @@ void script__lib_open(lua_State *L, struct script_lib *lib)
     lua_pushlightuserdata(L, lib);
     luaL_setfuncs(L, bound_fns, 1);
     script__json_open(L);
+    script__pack_open(L);
     script__data_open(L, lib);
     lua_setglobal(L, "brink");
 

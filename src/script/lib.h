@@ -2,7 +2,7 @@
  * lib: what a scenario script may touch. script__sandbox strips a fresh Lua
  * state down to what a load script needs (no files, no processes, require
  * only from the script's own folder); script__lib_open adds the `brink`
- * table (JSON, base64, hex, SHA-256, HMAC, uuid, seeded random numbers,
+ * table (JSON, base64, hex, pack and unpack, SHA-256, HMAC, uuid, seeded random numbers,
  * checks, counters, gauges, setup data). Internal to the script module.
  * Threads: a lua_State and its struct script_lib belong to one thread (the
  * main thread for the setup state, a worker for its own); a loaded
@@ -162,6 +162,8 @@ int script__read_file(const char *path, size_t max, char **out, size_t *len, cha
  * table brink.json, data.c brink.load_lines, brink.load_csv and brink.data
  * (bound to lib). */
 void script__json_open(lua_State *L);
+/* pack.c: brink.pack and brink.unpack (Lua 5.3's string.pack, a subset). */
+void script__pack_open(lua_State *L);
 void script__data_open(lua_State *L, struct script_lib *lib);
 
 #endif

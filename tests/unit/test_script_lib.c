@@ -343,6 +343,145 @@ static void hex_round_trips_and_refuses_non_hex(void **state)
     lua_close(L);
 }
 
+/* ---- pack and unpack --------------------------------------------------- */
+
+static void pack_round_trips_in_both_byte_orders(void **state)
+{
+    struct script_lib lib;
+    lua_State *L = new_state(&lib, 1);
+
+    (void)state;
+    lua_ok(
+        L,
+        "local p, u = brink.pack, brink.unpack\n"
+        "assert(p('<I4', 0x01020304) == '\\4\\3\\2\\1' and p('>I4', 0x01020304) == '\\1\\2\\3\\4')\n"
+        "assert(p('>i2', -2) == '\\255\\254' and p('<h', -2) == '\\254\\255')\n"
+        "assert(p('b', -128) == '\\128' and p('B', 255) == '\\255' and p('>I3', 0x010203) == '\\1\\2\\3')\n"
+        "assert(p('>j', -1) == string.rep('\\255', 8) and p('<J', 2^53) == '\\0\\0\\0\\0\\0\\0\\32\\0')\n"
+        "assert(p('=I2', 1) == p('<I2', 1) or p('=I2', 1) == p('>I2', 1))\n"
+        "local a, b, n = u('>I4 i2', '\\1\\2\\3\\4\\255\\254')\n"
+        "assert(a == 0x01020304 and b == -2 and n == 7)\n"
+        "assert(select(2, u('>i3', '\\255\\127\\255')) == 4 and u('>i3', '\\255\\127\\255') == -32769)\n"
+        "assert(u('>j', string.rep('\\255', 8)) == -1 and u('<J', '\\0\\0\\0\\0\\0\\0\\32\\0') == 2^53)\n"
+        "assert(p('<s4', 'abc') == '\\3\\0\\0\\0abc' and p('>s', 'a') == '\\0\\0\\0\\0\\0\\0\\0\\1a')\n"
+        "assert(p('z', 'ab') == 'ab\\0' and p('x') == '\\0' and p('c5', 'ab') == 'ab\\0\\0\\0')\n"
+        "local s = p('>BHs2zxc3', 1, 2, 'xy', 'q', 'abc')\n"
+        "assert(s == '\\1\\0\\2\\0\\2xyq\\0\\0abc')\n"
+        "local r = {u('>BHs2zxc3', s)}\n"
+        "assert(#r == 6 and r[1] == 1 and r[2] == 2 and r[3] == 'xy' and r[4] == 'q'\n"
+        "       and r[5] == 'abc' and r[6] == #s + 1)\n"
+        "assert(select(1, u('>H', '\\0\\1\\0\\2', 3)) == 2 and select(2, u('>H', '\\0\\1\\0\\2', 3)) == 5)\n"
+        "assert(select('#', u('c0', '')) == 2 and u('c0', '') == '')\n"
+        /* Every size and both signs at the ends of their ranges. */
+        "for n = 1, 8 do\n"
+        "  local umax = math.min(2^(8 * n) - 1, 2^53)\n"
+        "  local smin, smax = math.max(-2^(8 * n - 1), -2^53), math.min(2^(8 * n - 1) - 1, 2^53)\n"
+        "  for _, v in ipairs({0, 1, umax}) do\n"
+        "    local le, be = p('<I' .. n, v), p('>I' .. n, v)\n"
+        "    assert(#le == n and le == be:reverse(), n)\n"
+        "    assert(u('<I' .. n, le) == v and u('>I' .. n, be) == v, n)\n"
+        "  end\n"
+        "  for _, v in ipairs({smin, -1, 0, smax}) do\n"
+        "    assert(u('<i' .. n, p('<i' .. n, v)) == v and u('>i' .. n, p('>i' .. n, v)) == v, n)\n"
+        "  end\n"
+        "end\n"
+        /* The Lua 5.4 build has string.pack: the same bytes both ways. */
+        "if string.pack then\n"
+        "  for _, f in ipairs({'<i3', '>I5', '<j', '>h', 'B'}) do\n"
+        "    assert(p(f, 77) == string.pack(f, 77), f)\n"
+        "  end\n"
+        "  assert(p('>s2zc4', 'ab', 'c', 'd') == string.pack('>s2zc4', 'ab', 'c', 'd'))\n"
+        "end");
+    lua_close(L);
+}
+
+static void pack_refuses_what_does_not_fit_and_says_where(void **state)
+{
+    struct script_lib lib;
+    lua_State *L = new_state(&lib, 1);
+
+    (void)state;
+    lua_fails(L, "brink.pack('<I4', 2^32)",
+              "brink.pack: format position 2 ('I4'): argument 2: 4294967296 does not fit: "
+              "expected 0 to 4294967295");
+    lua_fails(L, "brink.pack('B', -1)", "argument 2: -1 does not fit: expected 0 to 255");
+    lua_fails(L, "brink.pack('b', 128)", "expected -128 to 127");
+    lua_fails(L, "brink.pack('>h', -32769)", "expected -32768 to 32767");
+    lua_fails(L, "brink.pack('j', 2^53 + 2)",
+              "format position 1 ('j'): argument 2: 9007199254740994 is beyond 2^53");
+    lua_fails(L, "brink.pack('J', -1)", "expected 0 to 9007199254740992");
+    lua_fails(L, "brink.pack('I4', 1.5)", "argument 2: expected an integer, got 1.5");
+    lua_fails(L, "brink.pack('I4', 1/0)", "argument 2: inf is beyond 2^53");
+    lua_fails(L, "brink.pack('i4', 0/0)", "argument 2: expected an integer, got ");
+    /* Lua 5.4's integers are compared as integers, not rounded to 2^53. */
+    lua_ok(L, "if math.type then\n"
+              "  local ok, e = pcall(brink.pack, 'j', math.tointeger(2^53) + 1)\n"
+              "  assert(not ok and e:find('9007199254740993 is beyond 2^53', 1, true), e)\n"
+              "end");
+    lua_fails(L, "brink.pack('BI4', 1, '7')",
+              "format position 2 ('I4'): argument 3: expected an integer, got string");
+    lua_fails(L, "brink.pack('BI4', 1)",
+              "format position 2 ('I4'): argument 3: expected a value, got none");
+    lua_fails(L, "brink.pack('I4', 1, 2)", "brink.pack: the format takes 1 value, 2 given");
+    lua_fails(L, "brink.pack('<i9', 1)",
+              "format position 2 ('i9'): size out of range: expected 1 to 8");
+    lua_fails(L, "brink.pack('s0', '')", "('s0'): size out of range: expected 1 to 8");
+    lua_fails(L, "brink.pack('c', 'a')", "('c'): expected a size after 'c'");
+    lua_fails(L, "brink.pack('c2', 'abc')", "argument 2: a string of 3 bytes is longer than 2");
+    lua_fails(L, "brink.pack('z', 'a\\0b')",
+              "('z'): argument 2: expected a string without zero bytes");
+    lua_fails(L, "brink.pack('s1', string.rep('a', 256))",
+              "a string of 256 bytes is too long for a length of 1 bytes");
+    lua_fails(L, "brink.pack('s', {})", "argument 2: expected a string, got table");
+    lua_fails(L, "brink.pack('<!4', 1)", "format position 2 ('!'): unknown option");
+    lua_fails(L, "brink.pack(string.rep('x', 257))",
+              "brink.pack: a format of at most 256 characters, got 257");
+    lua_ok(L, "assert(#brink.pack(string.rep('x', 256)) == 256)");
+    lua_ok(L, "assert(#brink.pack('c16777216', '') == 16777216)");
+    lua_fails(L, "brink.pack('c16777216x', '')",
+              "format position 10 ('x'): the packed string would be longer than 16 MiB");
+    lua_fails(L, "brink.pack('c16777217', '')", "size out of range: expected 0 to 16777216");
+    lua_close(L);
+}
+
+static void unpack_says_how_short_the_data_is(void **state)
+{
+    struct script_lib lib;
+    lua_State *L = new_state(&lib, 1);
+
+    (void)state;
+    lua_fails(L, "brink.unpack('>I4', '\\1\\2')",
+              "brink.unpack: format position 2 ('I4'): data too short: need 4 bytes at position 1, "
+              "have 2");
+    lua_fails(L, "brink.unpack('>HI4', '\\0\\1\\2')", "need 4 bytes at position 3, have 1");
+    lua_fails(L, "brink.unpack('>s2', '\\0\\5abc')",
+              "('s2'): data too short: need 5 bytes at position 3, have 3");
+    lua_fails(L, "brink.unpack('<s', string.rep('\\255', 8))",
+              "need 18446744073709551615 bytes at position 9, have 0");
+    lua_fails(L, "brink.unpack('Bz', 'xabc')",
+              "format position 2 ('z'): data too short: no zero byte ends the string at position 2 "
+              "(3 bytes left)");
+    lua_fails(L, "brink.unpack('x', '')",
+              "('x'): data too short: need 1 bytes at position 1, have 0");
+    lua_fails(L, "brink.unpack('c3', 'ab')", "need 3 bytes at position 1, have 2");
+    lua_fails(L, "brink.unpack('>J', string.rep('\\255', 8))",
+              "('J'): 18446744073709551615 is beyond 2^53");
+    lua_fails(L, "brink.unpack('>j', '\\128' .. string.rep('\\0', 7))",
+              "('j'): -9223372036854775808 is beyond 2^53");
+    lua_fails(L, "brink.unpack('>J', '\\0\\32\\0\\0\\0\\0\\0\\1')",
+              "9007199254740993 is beyond 2^53");
+    lua_fails(L, "brink.unpack('I4', 'abcd', 6)",
+              "brink.unpack: argument 3: expected a position from 1 to 5");
+    lua_fails(L, "brink.unpack('I4', 'abcd', 0)", "expected a position from 1 to 5");
+    lua_fails(L, "brink.unpack('I4', 'abcd', 1.5)", "expected a position from 1 to 5");
+    lua_fails(L, "brink.unpack('q', '')", "brink.unpack: format position 1 ('q'): unknown option");
+    /* As many values as a format can hold, and the next position. */
+    lua_ok(
+        L,
+        "assert(select('#', brink.unpack(string.rep('B', 256), string.rep('\\1', 256))) == 257)");
+    lua_close(L);
+}
+
 static void sha256_and_hmac_match_published_vectors(void **state)
 {
     struct script_lib lib;
@@ -688,6 +827,9 @@ int main(void)
         cmocka_unit_test(json_errors_say_what_and_where),
         cmocka_unit_test(base64_matches_rfc4648),
         cmocka_unit_test(hex_round_trips_and_refuses_non_hex),
+        cmocka_unit_test(pack_round_trips_in_both_byte_orders),
+        cmocka_unit_test(pack_refuses_what_does_not_fit_and_says_where),
+        cmocka_unit_test(unpack_says_how_short_the_data_is),
         cmocka_unit_test(sha256_and_hmac_match_published_vectors),
         cmocka_unit_test(uuid_is_v4_and_repeats_per_seed),
         cmocka_unit_test(random_repeats_per_seed_and_keeps_its_bounds),
