@@ -5,8 +5,9 @@
 #   own, INFO commandstats' cmdstat_set and cmdstat_get calls, exactly; no
 #   request failed and the script's checks of the replies all held;
 # - redis-server killed (SIGKILL) once the session shows requests flowing:
-#   the requests after it fail as refused or reset, the run exits as a run
-#   over its error threshold does (3), and its session is complete (brink
+#   the requests after it fail as refused or reset (refused alone once the
+#   server is gone: each user connects again), the run exits as a run over
+#   its error threshold does (3), and its session is complete (brink
 #   report reads it back with the same totals);
 # - a [ramp] whose stop_when reads a command probe of Redis INFO
 #   (connected_clients: one per user, and the probe's own redis-cli) stops
@@ -73,7 +74,8 @@ check "brink's SET requests are Redis's cmdstat_set calls" "$sets" "$(calls set)
 check "brink's GET requests are Redis's cmdstat_get calls" "$gets" "$(calls get)"
 checks_held "every SET replied +OK" "$tmp/counts.out" "SET replied +OK"
 checks_held "every GET replied the value SET (or nil)" "$tmp/counts.out" "GET replied the value SET"
-# 10,000-byte values: a GET reply read in several pieces is still one request.
+# Values of 10,000 bytes went in whole (and each GET of one, read in
+# several pieces, counted once: the counts above).
 key=$(redis-cli -p "$port" --scan --pattern 'brink:10000:*' | head -n 1)
 check "Redis holds values of 10,000 bytes ($key)" 10000 "$(redis-cli -p "$port" strlen "${key:-none}")"
 

@@ -29,8 +29,9 @@ ws_python=/usr/bin/python3
 $ws_python -c 'import websockets' 2>/dev/null ||
     { echo "FAIL $ws_python cannot import websockets: run scripts/install-deps"; exit 1; }
 
-# start_server [--cut]: ws_echo_server.py on a free port of 127.0.0.1; its
-# pid in $pid (stopped by target_cleanup), its port in $port.
+# start_server [ARGS...]: ws_echo_server.py (--cut, --ping SECONDS,
+# --cert CERT --key KEY) on a free port of 127.0.0.1; its pid in $pid
+# (stopped by target_cleanup), its port in $port.
 start_server() {
     rm -f "$tmp/ws.port"
     $ws_python "$src/tests/e2e/ws_echo_server.py" "$tmp/ws.port" "$@" >"$tmp/ws.log" 2>&1 &
