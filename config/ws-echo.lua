@@ -5,8 +5,10 @@
 --
 --   brink run -f config/ws-echo.ini
 --
--- Any echo server will do (RFC 6455 servers answer pings by themselves);
--- tests/e2e/ws_echo_server.py is the one brink's tests count messages with.
+-- Point URL at any WebSocket echo server (the server's pings are answered
+-- by brink, never seen by the script); tests/e2e/ws_echo_server.py is the
+-- one brink's tests run it against, counting the messages it receives.
+-- For wss://, [target] ca_file names the CA that signed its certificate.
 
 local URL = "ws://127.0.0.1:8765/echo"
 
