@@ -7,6 +7,7 @@ for brink.tcp's faults and counts (tests/e2e/test_stream.sh):
   cut     sends half a line, then closes (a FIN)
   reset   closes at once with an RST (SO_LINGER 0)
   count   answers "N\\r\\n", the echo lines answered so far, then closes
+  open    answers "N\\r\\n", the echo connections open now, then closes
 
 Usage: python3 stream_fault_server.py PORTFILE. Listens on 127.0.0.1, an
 ephemeral port, which it writes to PORTFILE; runs until killed, one
@@ -19,6 +20,7 @@ import threading
 
 lock = threading.Lock()
 echoed = 0
+echoing = 0
 
 
 def lines(conn):
@@ -35,15 +37,21 @@ def lines(conn):
 
 
 def serve(conn):
-    global echoed
+    global echoed, echoing
     try:
         it = lines(conn)
         mode = next(it, None)
         if mode == b"echo":
-            for line in it:
-                conn.sendall(line + b"\r\n")
+            with lock:
+                echoing += 1
+            try:
+                for line in it:
+                    conn.sendall(line + b"\r\n")
+                    with lock:
+                        echoed += 1
+            finally:
                 with lock:
-                    echoed += 1
+                    echoing -= 1
         elif mode == b"flood":
             chunk = b"x" * 65536
             while True:
@@ -61,6 +69,9 @@ def serve(conn):
         elif mode == b"count":
             with lock:
                 conn.sendall(b"%d\r\n" % echoed)
+        elif mode == b"open":
+            with lock:
+                conn.sendall(b"%d\r\n" % echoing)
     except OSError:
         pass
     finally:

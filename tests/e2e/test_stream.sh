@@ -5,7 +5,8 @@
 # closed_early, an RST reset, nothing listening refused) and the run ends
 # on time with its session complete; a script that mixes brink.request
 # (to brink target) with brink.tcp (echo lines) is counted exactly, each
-# kind against its server's own count.
+# kind against its server's own count, alone and over two agents
+# (fake_ssh.sh), whose ticks merge into the same count.
 # Usage: sh test_stream.sh BRINK SRCDIR
 brink=$1
 src=$2
@@ -96,33 +97,97 @@ end
 LUA
 printf '[target]\nurl = %s/\n[load]\nconcurrency = 8\nduration = 2s\n[thresholds]\nfail_on = none\n[scenario]\nscript = mixed.lua\n' \
     "$url" >"$tmp/mixed.ini"
-before=$(printf 'count\r\n' | python3 -c '
+# ask WORD: the fault server's answer to WORD (count: the echo lines it
+# answered so far; open: its echo connections open now).
+ask() {
+    printf '%s\r\n' "$1" | python3 -c '
 import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
 s.sendall(sys.stdin.buffer.read())
-print(s.makefile().readline().strip())' "$port")
-headless_run mixed "$tmp/mixed.ini"
-after=$(printf 'count\r\n' | python3 -c '
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.sendall(sys.stdin.buffer.read())
-print(s.makefile().readline().strip())' "$port")
-echo_n=$(sed -n 's/^kind echo: \([0-9,]*\) requests.*/\1/p' "$tmp/mixed.out" | tr -d ,)
-put_n=$(sed -n 's/^kind put: \([0-9,]*\) requests.*/\1/p' "$tmp/mixed.out" | tr -d ,)
-puts=$(curl -s "$url/_control" | python3 -c '
+print(s.makefile().readline().strip())' "$port"
+}
+
+echoed() {
+    ask count
+}
+
+# kv_requests: the requests brink target's kv endpoint counted.
+kv_requests() {
+    curl -s "$url/_control" | python3 -c '
 import json, sys
-print(json.load(sys.stdin)["ground_truth"]["requests_by_endpoint"]["kv"])')
-check "mixed: the run ends with exit 0" 0 "$status"
-if [ -n "$echo_n" ] && [ "$echo_n" -gt 0 ] && [ $((after - before)) -eq "$echo_n" ]; then
-    ok "mixed: brink's echo exchanges ($echo_n) are the lines the server answered"
-else
-    not_ok "mixed: brink's echo exchanges are the lines the server answered" "brink $echo_n, server $((after - before)); $(errors_line mixed)"
-fi
-if [ -n "$put_n" ] && [ "$put_n" -gt 0 ] && [ "$puts" = "$put_n" ]; then
-    ok "mixed: brink's PUTs ($put_n) are the target's"
-else
-    not_ok "mixed: brink's PUTs are the target's" "brink $put_n, target $puts"
-fi
-grep -q "^  check:echo: passed [1-9][0-9,]*, failed 0$" "$tmp/mixed.out" &&
-    ok "mixed: every echo came back" || not_ok "mixed: every echo came back" "$(grep check: "$tmp/mixed.out")"
+print(json.load(sys.stdin)["ground_truth"]["requests_by_endpoint"]["kv"])'
+}
+
+# mixed_run NAME [INI LINES]: a run of mixed.lua, then each kind's count
+# against its server's.
+mixed_run() {
+    name=$1
+    cp "$tmp/mixed.ini" "$tmp/$name.ini"
+    [ -n "${2:-}" ] && printf '%s\n' "$2" >>"$tmp/$name.ini"
+    echo_before=$(echoed)
+    put_before=$(kv_requests)
+    headless_run "$name" "$tmp/$name.ini"
+    echo_after=$(echoed)
+    put_after=$(kv_requests)
+    echo_n=$(sed -n 's/^kind echo: \([0-9,]*\) requests.*/\1/p' "$tmp/$name.out" | tr -d ,)
+    put_n=$(sed -n 's/^kind put: \([0-9,]*\) requests.*/\1/p' "$tmp/$name.out" | tr -d ,)
+    check "$name: the run ends with exit 0" 0 "$status"
+    if [ -n "$echo_n" ] && [ "$echo_n" -gt 0 ] && [ $((echo_after - echo_before)) -eq "$echo_n" ]; then
+        ok "$name: brink's echo exchanges ($echo_n) are the lines the server answered"
+    else
+        not_ok "$name: brink's echo exchanges are the lines the server answered" \
+            "brink $echo_n, server $((echo_after - echo_before)); $(errors_line "$name")"
+    fi
+    if [ -n "$put_n" ] && [ "$put_n" -gt 0 ] && [ $((put_after - put_before)) -eq "$put_n" ]; then
+        ok "$name: brink's PUTs ($put_n) are the target's"
+    else
+        not_ok "$name: brink's PUTs are the target's" "brink $put_n, target $((put_after - put_before))"
+    fi
+    if grep -q "^  check:echo: passed [1-9][0-9,]*, failed 0$" "$tmp/$name.out"; then
+        ok "$name: every echo came back"
+    else
+        not_ok "$name: every echo came back" "$(grep check: "$tmp/$name.out")"
+    fi
+}
+
+mixed_run mixed
+mixed_run agents "$(printf '[agents]\nhosts = a1,a2\nssh = sh %s/tests/e2e/fake_ssh.sh\nbrink = %s' "$src" "$brink")"
+grep -q "^agents: 2, every tick whole" "$tmp/agents.out" &&
+    ok "agents: two agents, every tick whole" || not_ok "agents: two agents, every tick whole" "$(grep -i agent "$tmp/agents.out" | head -3)"
+
+# -- Fewer users, fewer connections --------------------------------------
+# 8 users hold an echo connection each; "concurrency 2" on stdin leaves
+# the server 2 (polled while the run goes on, at most 10 s).
+cat >"$tmp/fewer.lua" <<LUA
+function iteration(user)
+    if not user.c then
+        user.c = brink.tcp{host = "127.0.0.1", port = $port}
+        user.c:send("echo\r\n")
+    end
+    user.c:send("x\r\n")
+    if user.c:receive{upto = "\r\n", name = "echo"}.error then user.c = nil end
+    brink.sleep(0.01)
+end
+LUA
+printf '[load]\nconcurrency = 8\nduration = 30s\n[thresholds]\nfail_on = none\n[scenario]\nscript = fewer.lua\n' >"$tmp/fewer.ini"
+mkfifo "$tmp/fewer.in"
+"$brink" run --headless --config "$tmp/fewer.ini" <"$tmp/fewer.in" >"$tmp/fewer.out" 2>&1 &
+run_pid=$!
+exec 3>"$tmp/fewer.in"
+wait_open() {
+    i=0
+    while [ "$(ask open)" != "$1" ] && [ $i -lt 100 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    ask open
+}
+check "fewer: 8 users hold 8 connections" 8 "$(wait_open 8)"
+echo "concurrency 2" >&3
+check "fewer: down to 2 users, the server has 2 connections" 2 "$(wait_open 2)"
+echo "q" >&3
+exec 3>&-
+wait "$run_pid"
+run_pid=""
+check "fewer: no connection left after the run" 0 "$(wait_open 0)"
 finish
