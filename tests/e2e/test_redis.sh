@@ -121,10 +121,10 @@ check "killed mid-run: the session is complete" 1 \
 "$brink" report "$tmp/kill.jsonl" >"$tmp/kill.report" 2>"$tmp/kill.report.err"
 check "killed mid-run: brink report of the session exits as the run did" 3 "$?"
 totals=$(grep -m 1 '^duration ' "$tmp/kill.out")
-check "killed mid-run: its totals are the run's ($totals)" "${totals:-the run's totals}" \
+check "killed mid-run: its totals are the run's ($totals)" "${totals:-no totals in the run report}" \
     "$(grep -m 1 '^duration ' "$tmp/kill.report")"
 errors=$(errors_line kill)
-check "killed mid-run: its errors are the run's ($errors)" "${errors:-the run's errors}" \
+check "killed mid-run: its errors are the run's ($errors)" "${errors:-no errors line in the run report}" \
     "$(grep -m 1 '^errors:' "$tmp/kill.report")"
 
 # ---- 3. a ramp stopped by a command probe of Redis INFO ----
@@ -175,7 +175,11 @@ stop_target
 # (which speaks TLS alone: a command in clear there gets no reply)
 # Certificates of the TLS fixture: good.pem names 127.0.0.1, signed by ca.pem.
 mkdir "$tmp/tls"
-tls_setup "$tmp/tls" "$src" && tls_make_certs || { not_ok "the TLS fixture's certificates"; finish; exit 1; }
+if ! tls_setup "$tmp/tls" "$src" || ! tls_make_certs; then
+    not_ok "the TLS fixture makes its certificates"
+    finish
+    exit 1
+fi
 tls_port=$(free_port)
 start_redis --tls-port "$tls_port" --tls-cert-file "$tls_dir/good.pem" \
     --tls-key-file "$tls_dir/good.key" --tls-ca-cert-file "$tls_dir/ca.pem" --tls-auth-clients no
