@@ -20,6 +20,7 @@
 
 #include "config/config.h"
 #include "core/msg.h"
+#include "core/redact.h"
 #include "core/xalloc.h"
 #include "engine/classify.h"
 #include "engine/internal.h"
@@ -412,8 +413,12 @@ static void count_error(struct slot *s)
     iv->total.completed++;
     iv->total.errors[ERR_SCRIPT]++;
     if (!iv->first_error[ERR_SCRIPT][0]) {
-        snprintf(iv->first_error[ERR_SCRIPT], TICK_TEXT_MAX, "user %u: %s", s->view.vu + 1,
-                 script_user_error(s->user));
+        char text[TICK_TEXT_MAX];
+
+        /* A script's message may hold what it was given: a URL with its
+         * password, a token. Redacted before the screen and the session. */
+        snprintf(text, sizeof(text), "user %u: %s", s->view.vu + 1, script_user_error(s->user));
+        redact_text(text, iv->first_error[ERR_SCRIPT], TICK_TEXT_MAX);
         iv->first_error_ns[ERR_SCRIPT] = engine__now_ns(s->w);
     }
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/redact.h"
 #include "core/rng.h"
 #include "core/ws.h"
 #include "core/xalloc.h"
@@ -155,9 +156,13 @@ static void set_host(lua_State *L, struct script_conn *c, const char *fn, const 
 {
     if (n == 0 || n > HOST_MAX || memchr(host, '\0', n))
         luaL_error(L, "%s: host must be a name or an address of 1 to %d bytes", fn, HOST_MAX);
+    /* Not shown: a user:password@ would be. */
     for (size_t i = 0; i < n; i++) {
-        if ((unsigned char)host[i] <= ' ' || host[i] == '/' || host[i] == 127)
-            luaL_error(L, "%s: host \"%s\" has a character no host name has", fn, host);
+        if ((unsigned char)host[i] <= ' ' || host[i] == '/' || host[i] == '@' || host[i] == 127)
+            luaL_error(L,
+                       "%s: host: character %d is none a host name has (expected a name or an "
+                       "address, no user, no blank)",
+                       fn, (int)i + 1);
     }
     memcpy(c->host, host, n);
     c->host[n] = '\0';
@@ -194,14 +199,17 @@ static int l_tcp(lua_State *L)
     return 1;
 }
 
-/* Reads brink.ws's url ("ws://host[:port][/path]" or wss://) into c. */
+/* Reads brink.ws's url ("ws://host[:port][/path]" or wss://) into c.
+ * Messages show the URL redacted (a password or a token in it). */
 static void parse_ws_url(lua_State *L, struct script_conn *c, const char *url)
 {
     static const char fn[] = "brink.ws";
+    char shown[512];
     const char *p, *host, *end;
     size_t n;
     long port;
 
+    redact_url(url, shown, sizeof(shown));
     if (strncmp(url, "ws://", 5) == 0) {
         p = url + 5;
         c->spec.port = 80;
@@ -210,17 +218,22 @@ static void parse_ws_url(lua_State *L, struct script_conn *c, const char *url)
         c->spec.port = 443;
         c->spec.is_tls = 1;
     } else {
-        luaL_error(L, "%s: url must be ws://HOST[:PORT]/PATH or wss://..., got \"%s\"", fn, url);
+        luaL_error(L, "%s: url must be ws://HOST[:PORT]/PATH or wss://..., got \"%s\"", fn, shown);
         return;
     }
     n = strcspn(p, "/?#");
     end = p + n;
+    if (memchr(p, '@', n))
+        luaL_error(L,
+                   "%s: url \"%s\": no user or password in a WebSocket URL (send them in "
+                   "headers, e.g. Authorization)",
+                   fn, shown);
     host = p;
     if (*p == '[') {
         const char *close = memchr(p, ']', n);
 
         if (!close)
-            luaL_error(L, "%s: url \"%s\": an IPv6 address without its ]", fn, url);
+            luaL_error(L, "%s: url \"%s\": an IPv6 address without its ]", fn, shown);
         host = p + 1;
         set_host(L, c, fn, host, (size_t)(close - host));
         p = close + 1;
@@ -234,20 +247,20 @@ static void parse_ws_url(lua_State *L, struct script_conn *c, const char *url)
         char *stop;
 
         if (*p != ':')
-            luaL_error(L, "%s: url \"%s\": expected :PORT after the host", fn, url);
+            luaL_error(L, "%s: url \"%s\": expected :PORT after the host", fn, shown);
         port = strtol(p + 1, &stop, 10);
         if (stop != end || port < 1 || port > 65535)
-            luaL_error(L, "%s: url \"%s\": the port must be from 1 to 65535", fn, url);
+            luaL_error(L, "%s: url \"%s\": the port must be from 1 to 65535", fn, shown);
         c->spec.port = (uint16_t)port;
     }
     if (*end == '#')
-        luaL_error(L, "%s: url \"%s\": a WebSocket URL has no fragment", fn, url);
+        luaL_error(L, "%s: url \"%s\": a WebSocket URL has no fragment", fn, shown);
     n = strlen(end);
     if (n > PATH_MAX_WS)
         luaL_error(L, "%s: url: a path over %d bytes", fn, PATH_MAX_WS);
     for (size_t i = 0; i < n; i++) {
         if ((unsigned char)end[i] <= ' ' || end[i] == 127)
-            luaL_error(L, "%s: url \"%s\": a blank or control character in the path", fn, url);
+            luaL_error(L, "%s: url \"%s\": a blank or control character in the path", fn, shown);
     }
     c->path = xmalloc(n + 2);
     snprintf(c->path, n + 2, "%s%s", end[0] == '/' ? "" : "/", end);

@@ -40,6 +40,9 @@ function iteration(user)
         if mode == "echo" then brink.check(r.data == "ping\r\n", "echoed") end
         c:close()
     end
+    if user.id == 1 and user.iteration == 1 then
+        error("the server said token=s3cr3t-t0ken") -- a secret in a script's message
+    end
     local d = brink.tcp{host = "127.0.0.1", port = $dead}
     d:send("x")
     local r = d:receive{bytes = 1, name = "dead"}
@@ -72,6 +75,13 @@ if grep -q "^  check:echoed: passed [1-9][0-9,]*, failed 0$" "$tmp/faults.out" &
     ok "faults: the script reads each reply and each failure's class"
 else
     not_ok "faults: the script reads each reply and each failure's class" "$(grep check: "$tmp/faults.out")"
+fi
+if grep -q "^  script  *1 .*token=<redacted" "$tmp/faults.out" &&
+    ! grep -q "s3cr3t" "$tmp/faults.out" "$tmp/faults.err" "$tmp/faults.jsonl"; then
+    ok "faults: a script's message is redacted in the report and the session"
+else
+    not_ok "faults: a script's message is redacted in the report and the session" \
+        "$(grep -h "s3cr3t\|^  script" "$tmp/faults.out" "$tmp/faults.jsonl" | head -3)"
 fi
 "$brink" report "$tmp/faults.jsonl" >"$tmp/faults.report" 2>&1
 if [ $? -eq 0 ] && grep -q "^kind flood: " "$tmp/faults.report" &&

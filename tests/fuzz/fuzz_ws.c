@@ -24,8 +24,8 @@ static void check_prefixes(const uint8_t *p, size_t n, int rc, const struct ws_f
         int r = ws_head_read(p, k, &g, &why);
 
         /* Whole only from its last byte on, and then the same head. */
-        if (r == 1 && (rc != 1 || k < f->head || g.head != f->head || g.len != f->len ||
-                       g.op != f->op))
+        if (r == 1 &&
+            (rc != 1 || k < f->head || g.head != f->head || g.len != f->len || g.op != f->op))
             abort();
         if (r == -1 && (rc != -1 || !why))
             abort();

@@ -280,7 +280,10 @@ static void bad_connections_and_receives_are_errors_at_the_line(void **state)
     } cases[] = {
         {"brink.tcp{host = '127.0.0.1', port = 0}", "t.lua:2: brink.tcp: port must be a whole"},
         {"brink.tcp{port = 1}", "t.lua:2: brink.tcp: host must be a string"},
-        {"brink.tcp{host = 'a b', port = 1}", "has a character no host name has"},
+        {"brink.tcp{host = 'a b', port = 1}", "host: character 2 is none a host name has"},
+        {"brink.tcp{host = 'bob:pw@h', port = 1}", "host: character 7 is none"},
+        {"brink.ws{url = 'ws://bob:hunter2@h/'}",
+         "brink.ws: url \"ws://bob:<redacted len=7>@h/\": no user or password"},
         {"brink.tcp{host = 'h', port = 1}:receive{}", "t.lua:2: c:receive: say how the reply ends"},
         {"brink.tcp{host = 'h', port = 1}:receive{upto = 'x', bytes = 1}", "(got 2)"},
         {"brink.tcp{host = 'h', port = 1}:receive{bytes = 10, max = 5}", "raise max"},
