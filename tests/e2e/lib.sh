@@ -178,6 +178,37 @@ run_failed_as() {
     fi
 }
 
+# kind_requests REPORT KIND: the requests of one kind in a text report
+# ("kind GET: 1,234 requests ..."), 0 if absent.
+kind_requests() {
+    n=$(sed -n "s/^kind $2: \([0-9,]*\) requests.*/\1/p" "$1" | tr -d ,)
+    echo "${n:-0}"
+}
+
+# run_requests REPORT: the run's requests in a text report ("duration 5.00s,
+# 1,234 requests, ..."), all kinds together (a run of one kind has no kind
+# lines); 0 if absent.
+run_requests() {
+    n=$(sed -n 's/^duration [^,]*, \([0-9,]*\) requests.*/\1/p' "$1" | tr -d ,)
+    echo "${n:-0}"
+}
+
+# check_counts REPORT NAME: a scenario check's passes and failures in a text
+# report ("  check:NAME: passed P, failed F"), as "P F"; empty if absent.
+check_counts() {
+    grep -F "  check:$2: passed " "$1" | sed -n 's/.*: passed \([0-9,]*\), failed \([0-9,]*\)$/\1 \2/p' | tr -d ,
+}
+
+# checks_held NAME REPORT CHECK: a check that the scenario check CHECK
+# passed at least once and never failed.
+checks_held() {
+    pf=$(check_counts "$2" "$3")
+    case "$pf" in
+    [1-9]*" 0") ok "$1 (passed ${pf% 0}, failed 0)" ;;
+    *) not_ok "$1" "check:$3 passed, failed: \"$pf\"; $(grep -F 'check:' "$2" | head -5)" ;;
+    esac
+}
+
 # free_port: a TCP port of 127.0.0.1 free right now.
 free_port() {
     python3 -c 'import socket

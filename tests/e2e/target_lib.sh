@@ -83,9 +83,12 @@ holds() {
 
 # wait_count FILE PATTERN N SECONDS: polls until FILE has N lines matching
 # the grep -E PATTERN (or the run $run_pid is gone); fails after SECONDS.
+# A FILE not made yet has no line.
 wait_count() {
     deadline=$(($(now_ms) + $4 * 1000))
-    while [ "$(grep -Ec -- "$2" "$1" 2>/dev/null)" -lt "$3" ]; do
+    while :; do
+        wait_n=$(grep -Ec -- "$2" "$1" 2>/dev/null)
+        [ "${wait_n:-0}" -ge "$3" ] && return 0
         [ "$(now_ms)" -ge "$deadline" ] && return 1
         [ -n "$run_pid" ] && ! kill -0 "$run_pid" 2>/dev/null && return 1
         sleep 0.05

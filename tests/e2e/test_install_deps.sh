@@ -43,7 +43,7 @@ for set in test bench; do
 done
 has test "--list test has the tests' counterparts" chromium default-jre-headless libhdrhistogram-java \
     prometheus clang clang-format libclang-rt-14-dev nodejs npm nginx openssh-server tmux cppcheck \
-    python3-botocore strace nghttp2-client
+    python3-botocore strace nghttp2-client redis-server redis-tools memcached python3-websockets
 has bench "--list bench has the peers" wrk apache2-utils nghttp2-client nginx redis-server redis-tools
 
 # Every package of every set is known to apt (a typo would make a fresh

@@ -40,8 +40,7 @@ siblings() {
 
 # requests NAME KIND: the requests of one kind in a report (0 if absent).
 requests() {
-    n=$(sed -n "s/^kind $2: \([0-9,]*\) requests.*/\1/p" "$d/$1.out" | tr -d ,)
-    echo "${n:-0}"
+    kind_requests "$d/$1.out" "$2"
 }
 
 fresh_target() {
