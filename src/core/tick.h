@@ -244,7 +244,7 @@ struct tick {
     uint64_t duration_us; /* interval length, µs */
     enum run_state state;
     enum load_model model;
-    char transport[8];           /* the engine's transport: "curl" or "h1"; "" from other sources */
+    char transport[8]; /* the engine's transport: "curl", "h1" or "stream"; "" from other sources */
     char http_version[12];       /* of the latest replies, as ALPN says: "h2"; "" when unknown */
     uint32_t target_concurrency; /* what the operator or plan asked for */
     uint32_t actual_concurrency; /* virtual users active at the end */

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/cookies.h"
 #include "core/errclass.h"
@@ -297,13 +298,17 @@ static void print_phases(FILE *out, const struct summary *s)
             report__fmt_rate(tick_per_s(conn.opened, summary_duration_us(s)), rate), conn.max_open);
 }
 
-static void print_statuses(FILE *out, const struct summary *s)
+/* "HTTP statuses: 200=N ...", or "none"; nothing for a run that spoke no
+ * HTTP (a scenario's TCP and WebSocket exchanges alone: transport stream). */
+static void print_statuses(FILE *out, const struct summary *s, const struct summary_run *r)
 {
     char n[NUM_MAX];
     uint32_t n_status;
     const struct tick_status *status = summary_statuses(s, &n_status);
     uint64_t other = summary_statuses_other(s);
 
+    if (n_status == 0 && other == 0 && strncmp(r->transport, "stream", sizeof(r->transport)) == 0)
+        return;
     fputs("HTTP statuses:", out);
     if (n_status == 0 && other == 0)
         fputs(" none", out);
@@ -465,7 +470,7 @@ int summary_print(const struct summary *s, FILE *out)
     print_resent(out, conn.resent);
     print_failed_latency(out, s);
     print_schedule(out, s);
-    print_statuses(out, s);
+    print_statuses(out, s, &r);
     print_http_version(out, &r);
     print_counts(out, &r, conn.opened);
     if (r.cookies_dropped)

@@ -221,10 +221,10 @@ static void add_run_figures(struct summary *s, const struct tick *t)
     s->n_ticks++;
     s->duration_us += t->duration_us;
     s->connections_opened += t->connections_opened;
-    if (t->http_version[0]) {
+    if (t->http_version[0])
         memcpy(s->run.http_version, t->http_version, sizeof(s->run.http_version));
+    if (t->transport[0])
         memcpy(s->run.transport, t->transport, sizeof(s->run.transport));
-    }
     if (t->connections > s->max_connections)
         s->max_connections = t->connections;
     s->run.dropped += t->dropped;

@@ -83,6 +83,11 @@ else
     not_ok "faults: a script's message is redacted in the report and the session" \
         "$(grep -h "s3cr3t\|^  script" "$tmp/faults.out" "$tmp/faults.jsonl" | head -3)"
 fi
+if grep -q "^HTTP statuses" "$tmp/faults.out"; then
+    not_ok "faults: a run that spoke no HTTP has no HTTP statuses line" "$(grep "^HTTP" "$tmp/faults.out")"
+else
+    ok "faults: a run that spoke no HTTP has no HTTP statuses line"
+fi
 "$brink" report "$tmp/faults.jsonl" >"$tmp/faults.report" 2>&1
 if [ $? -eq 0 ] && grep -q "^kind flood: " "$tmp/faults.report" &&
     grep -q '"reason"' "$tmp/faults.jsonl"; then
