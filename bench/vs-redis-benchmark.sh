@@ -105,53 +105,28 @@ redis_calls() {
 }
 
 # --- brink's scenario, one per command ---------------------------------------------
+cp config/resp.lua "$tmp/" || die "no config/resp.lua"
 for cmd in $cmds; do
     cat >"$tmp/$cmd.lua" <<EOF
 -- $cmd only, of $size-byte values, keys from a range named as redis-benchmark
 -- -r names them (key: and 12 digits); written like config/redis.lua.
+local resp = require("resp") -- config/resp.lua
 local HOST, PORT, CMD, KEYS = "127.0.0.1", $port, "$cmd", $keys
 local value = string.rep("x", $size)
 local head = "\$" .. #value .. "\r\n"
 local bulk = head .. value .. "\r\n"
 
-local function command(...)
-    local parts = {"*" .. select("#", ...) .. "\r\n"}
-    for i = 1, select("#", ...) do
-        local arg = select(i, ...)
-        parts[#parts + 1] = "\$" .. #arg .. "\r\n" .. arg .. "\r\n"
-    end
-    return table.concat(parts)
-end
-
--- One whole reply at buf's start: a bulk string "\$N\r\n" and N bytes and
--- "\r\n", or one line; nil while more must be read.
-local function bulk_reply(buf)
-    local eol = buf:find("\r\n", 1, true)
-    if not eol then
-        return nil
-    end
-    local n = buf:sub(1, 1) == "\$" and tonumber(buf:sub(2, eol - 1))
-    if not n or n < 0 then
-        return eol + 1
-    end
-    local whole = eol + 1 + n + 2
-    if #buf < whole then
-        return nil
-    end
-    return whole
-end
-
 function iteration(user)
     user.redis = user.redis or brink.tcp{host = HOST, port = PORT}
     local key = string.format("key:%012d", brink.random(0, KEYS - 1))
     if CMD == "GET" then
-        user.redis:send(command("GET", key))
-        local r = user.redis:receive{name = "GET", complete = bulk_reply}
+        user.redis:send(resp.command("GET", key))
+        local r = user.redis:receive{name = "GET", complete = resp.reply}
         -- redis-benchmark's SET runs write other bytes of the same size.
         brink.check(r.error ~= nil or (#r.data == #bulk and r.data:sub(1, #head) == head),
                     "GET replied a value of $size bytes")
     else
-        user.redis:send(command("SET", key, value))
+        user.redis:send(resp.command("SET", key, value))
         local r = user.redis:receive{name = "SET", upto = "\r\n"}
         brink.check(r.error ~= nil or r.data == "+OK\r\n", "SET replied +OK")
     end

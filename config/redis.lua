@@ -23,38 +23,9 @@ for _, size in ipairs(SIZES) do
     values[size] = string.rep("v", size)
 end
 
--- A command as Redis reads it (RESP): an array of bulk strings,
--- "*2\r\n$3\r\nGET\r\n$11\r\nbrink:100:7\r\n".
-local function command(...)
-    local parts = {"*" .. select("#", ...) .. "\r\n"}
-    for i = 1, select("#", ...) do
-        local arg = select(i, ...)
-        parts[#parts + 1] = "$" .. #arg .. "\r\n" .. arg .. "\r\n"
-    end
-    return table.concat(parts)
-end
-
--- Frames one whole reply of GET at the start of buf: its length in bytes,
--- or nil while more must be read. GET answers a bulk string,
--- "$N\r\n" then N bytes and "\r\n", or "$-1\r\n" for a key never set; an
--- error ("-ERR ...\r\n") is one line. brink calls it each time bytes
--- arrive, so one GET, however many reads its 10,000 bytes take, is one
--- request.
-local function bulk_reply(buf)
-    local eol = buf:find("\r\n", 1, true)
-    if not eol then
-        return nil -- the first line is not whole yet
-    end
-    local n = buf:sub(1, 1) == "$" and tonumber(buf:sub(2, eol - 1))
-    if not n or n < 0 then
-        return eol + 1 -- a one-line reply: nil ("$-1"), an error, or anything else
-    end
-    local whole = eol + 1 + n + 2 -- the line, N bytes, "\r\n"
-    if #buf < whole then
-        return nil
-    end
-    return whole
-end
+-- RESP: commands as Redis reads them, and the framing of one whole reply
+-- (config/resp.lua, beside this script).
+local resp = require("resp")
 
 function iteration(user)
     -- The user's connection, kept in its own table between iterations: it
@@ -65,7 +36,7 @@ function iteration(user)
     local size = SIZES[brink.random(#SIZES)]
 
     -- SET answers "+OK\r\n": one line, read up to and including its "\r\n".
-    redis:send(command("SET", "brink:" .. size .. ":" .. brink.random(KEYS), values[size]))
+    redis:send(resp.command("SET", "brink:" .. size .. ":" .. brink.random(KEYS), values[size]))
     local r = redis:receive{name = "SET", upto = "\r\n"}
     if r.error then
         return -- counted in its class (refused, reset, timeout...) already
@@ -74,8 +45,8 @@ function iteration(user)
 
     -- GET of another key of the same size: its value, or nil while no
     -- iteration has SET it yet.
-    redis:send(command("GET", "brink:" .. size .. ":" .. brink.random(KEYS)))
-    r = redis:receive{name = "GET", complete = bulk_reply}
+    redis:send(resp.command("GET", "brink:" .. size .. ":" .. brink.random(KEYS)))
+    r = redis:receive{name = "GET", complete = resp.reply}
     if r.error then
         return
     end

@@ -57,7 +57,7 @@ calls() {
 
 # The shipped experiment as it is, the script's port the test's.
 start_redis
-cp "$src/config/redis.ini" "$tmp/redis.ini"
+cp "$src/config/redis.ini" "$src/config/resp.lua" "$tmp/"
 sed "s/^local PORT = 6379\$/local PORT = $port/" "$src/config/redis.lua" >"$tmp/redis.lua"
 check "config/redis.lua names its port on one line, local PORT = 6379" 1 \
     "$(grep -c "^local PORT = $port\$" "$tmp/redis.lua")"
