@@ -209,6 +209,25 @@ checks_held() {
     esac
 }
 
+# wait_up NAME PID LOG CMD...: polls CMD (every 50 ms, at most 10 s) until
+# it succeeds, for the server PID just started in the background; when PID
+# ends or the time runs out, the test fails there ("NAME starts", with
+# LOG's last lines).
+wait_up() {
+    up_name=$1 up_pid=$2 up_log=$3
+    shift 3
+    up_i=0
+    until "$@"; do
+        up_i=$((up_i + 1))
+        if [ $up_i -gt 200 ] || ! kill -0 "$up_pid" 2>/dev/null; then
+            not_ok "$up_name starts" "$(tail -5 "$up_log")"
+            finish
+            exit 1
+        fi
+        sleep 0.05
+    done
+}
+
 # free_port: a TCP port of 127.0.0.1 free right now.
 free_port() {
     python3 -c 'import socket

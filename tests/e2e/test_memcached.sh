@@ -40,16 +40,11 @@ PY
 port=$(free_port)
 memcached -l 127.0.0.1 -p "$port" -U 0 -u "$(id -un)" >"$tmp/memcached.log" 2>&1 &
 pid=$!
-i=0
-until [ -n "$(stat cmd_get)" ]; do
-    i=$((i + 1))
-    if [ $i -gt 200 ] || ! kill -0 "$pid" 2>/dev/null; then
-        not_ok "memcached starts on 127.0.0.1:$port" "$(tail -5 "$tmp/memcached.log")"
-        finish
-        exit 1
-    fi
-    sleep 0.05
-done
+# memcached_answers: whether memcached answers stats on $port.
+memcached_answers() {
+    [ -n "$(stat cmd_get)" ]
+}
+wait_up "memcached on 127.0.0.1:$port" "$pid" "$tmp/memcached.log" memcached_answers
 check "memcached starts with no command counted" "0 0" "$(stat cmd_set) $(stat cmd_get)"
 
 cp "$src/config/memcached.ini" "$tmp/memcached.ini"

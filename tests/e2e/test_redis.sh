@@ -36,16 +36,12 @@ start_redis() {
     redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
         --daemonize no --dir "$tmp/redis" "$@" >"$tmp/redis.log" 2>&1 &
     pid=$!
-    i=0
-    until [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]; do
-        i=$((i + 1))
-        if [ $i -gt 200 ] || ! kill -0 "$pid" 2>/dev/null; then
-            not_ok "redis-server starts on 127.0.0.1:$port" "$(tail -5 "$tmp/redis.log")"
-            finish
-            exit 1
-        fi
-        sleep 0.05
-    done
+    wait_up "redis-server on 127.0.0.1:$port" "$pid" "$tmp/redis.log" redis_answers
+}
+
+# redis_answers: whether redis-server answers PING on $port.
+redis_answers() {
+    [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]
 }
 
 # calls COMMAND: Redis's count of COMMAND since its last CONFIG RESETSTAT
@@ -174,12 +170,7 @@ stop_target
 # ---- 4. over TLS: brink.tcp{tls = true} to Redis's TLS port ----
 # (which speaks TLS alone: a command in clear there gets no reply)
 # Certificates of the TLS fixture: good.pem names 127.0.0.1, signed by ca.pem.
-mkdir "$tmp/tls"
-if ! tls_setup "$tmp/tls" "$src" || ! tls_make_certs; then
-    not_ok "the TLS fixture makes its certificates"
-    finish
-    exit 1
-fi
+tls_certs_in "$tmp/tls" "$src"
 tls_port=$(free_port)
 start_redis --tls-port "$tls_port" --tls-cert-file "$tls_dir/good.pem" \
     --tls-key-file "$tls_dir/good.key" --tls-ca-cert-file "$tls_dir/ca.pem" --tls-auth-clients no

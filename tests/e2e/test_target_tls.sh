@@ -10,11 +10,7 @@ src=$2
 . "$src/tests/tls/lib.sh"
 
 target_setup
-mkdir "$tmp/tls"
-if ! tls_setup "$tmp/tls" "$src" || ! tls_make_certs; then
-    echo "FAIL the certificates of tests/tls/lib.sh could not be made"
-    exit 1
-fi
+tls_certs_in "$tmp/tls" "$src"
 
 # get ARGS...: "STATUS SIZE" of one request; curl's exit status in $rc and
 # its message in $tmp/curl.err (not when called inside $(...)).

@@ -123,12 +123,7 @@ stop_target
 
 # ---- 3. wss://: the same over TLS, the server's certificate checked ----
 # Certificates of the TLS fixture: good.pem names 127.0.0.1, signed by ca.pem.
-mkdir "$tmp/tls"
-if ! tls_setup "$tmp/tls" "$src" || ! tls_make_certs; then
-    not_ok "the TLS fixture makes its certificates"
-    finish
-    exit 1
-fi
+tls_certs_in "$tmp/tls" "$src"
 start_server --cert "$tls_dir/good.pem" --key "$tls_dir/good.key"
 scheme=wss
 target_lines=$(printf '[target]\nca_file = %s\n' "$tls_dir/ca.pem")

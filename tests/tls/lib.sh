@@ -113,6 +113,18 @@ tls_setup() {
     [ -f "$tls_src/tests/tls/garbage_server.py" ] || { tls_fail "no $tls_src/tests/tls/garbage_server.py"; return 1; }
 }
 
+# tls_certs_in DIR SRC: DIR made, and the fixture's certificates in it
+# (tls_setup, tls_make_certs); else the test fails there (lib.sh's
+# not_ok and finish).
+tls_certs_in() {
+    mkdir -p "$1"
+    if ! tls_setup "$1" "$2" || ! tls_make_certs; then
+        not_ok "the certificates of tests/tls/lib.sh are made"
+        finish
+        exit 1
+    fi
+}
+
 tls_free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
