@@ -29,6 +29,8 @@
 struct slot *engine__slot_new(struct worker *w, uint32_t index)
 {
     struct slot *s = xcalloc(1, sizeof(*s));
+    const struct transport_ops *tp[2];
+    size_t n;
 
     s->w = w;
     s->view.w = &w->view;
@@ -38,20 +40,23 @@ struct slot *engine__slot_new(struct worker *w, uint32_t index)
     uv_timer_init(&w->view.loop, &s->think_timer);
     if (w->e->config->target.cookies)
         s->jar = cookie_jar_new();
-    w->e->tp->slot_init(&s->view);
-    if (w->e->sp && w->e->sp != w->e->tp)
-        w->e->sp->slot_init(&s->view);
+    n = engine__transports(w->e, tp);
+    for (size_t i = 0; i < n; i++)
+        tp[i]->slot_init(&s->view);
     engine__scene_slot_init(s);
     return s;
 }
 
 void engine__slot_free(struct slot *s)
 {
+    const struct transport_ops *tp[2];
+    size_t n;
+
     if (!s)
         return;
-    s->w->e->tp->slot_free(&s->view);
-    if (s->w->e->sp && s->w->e->sp != s->w->e->tp)
-        s->w->e->sp->slot_free(&s->view);
+    n = engine__transports(s->w->e, tp);
+    for (size_t i = 0; i < n; i++)
+        tp[i]->slot_free(&s->view);
     engine__scene_slot_free(s);
     cookie_jar_free(s->jar);
     free(s->redirect.url);

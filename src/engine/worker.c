@@ -491,7 +491,9 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
 {
     struct worker *w = xcalloc(1, sizeof(*w));
     size_t n_kinds = e->scene_kinds ? TICK_MAX_KINDS : workload_n_kinds(e->workload);
-    int rc, has_tp = 0;
+    const struct transport_ops *tp[2];
+    size_t n_tp, n_ready;
+    int rc;
 
     w->e = e;
     w->next = next;
@@ -522,21 +524,22 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
     rc = deadline_init(&w->view.loop, &w->sched_deadline, on_sched_deadline, err, err_len);
     if (rc == 0)
         rc = engine__scene_worker_init(w, err, err_len);
-    if (rc == 0)
-        rc = e->tp->init(&w->view, err, err_len);
-    if (rc == 0 && e->sp && e->sp != e->tp) {
-        rc = e->sp->init(&w->view, err, err_len);
-        /* The other's handles go with the worker's own. */
-        if (rc != 0)
-            e->tp->close(&w->view);
-        has_tp = rc != 0;
+    n_tp = engine__transports(e, tp);
+    n_ready = 0;
+    while (rc == 0 && n_ready < n_tp) {
+        rc = tp[n_ready]->init(&w->view, err, err_len);
+        if (rc == 0)
+            n_ready++;
     }
     if (rc != 0) {
-        /* Nothing has run: close the handles and let the loop finish them. */
+        /* Nothing has run: close the handles (those of the transports
+         * that are ready too) and let the loop finish them. */
+        for (size_t i = 0; i < n_ready; i++)
+            tp[i]->close(&w->view);
         close_own_handles(w);
         uv_run(&w->view.loop, UV_RUN_DEFAULT);
-        if (has_tp)
-            e->tp->fini(&w->view);
+        for (size_t i = 0; i < n_ready; i++)
+            tp[i]->fini(&w->view);
         uv_loop_close(&w->view.loop);
         engine__scene_worker_free(w);
         free(w);
@@ -566,10 +569,13 @@ void engine__worker_join(struct worker *w)
 
 void engine__worker_free(struct worker *w)
 {
+    const struct transport_ops *tp[2];
+    size_t n_tp;
     int rc;
 
     if (!w)
         return;
+    n_tp = engine__transports(w->e, tp);
     if (!w->has_run) {
         /* Its loop never ran: close its handles here, on this thread. */
         close_transports(w);
@@ -580,9 +586,8 @@ void engine__worker_free(struct worker *w)
         engine__slot_free(w->slots[i]);
     free(w->slots);
     engine__scene_worker_free(w);
-    w->e->tp->fini(&w->view);
-    if (w->e->sp && w->e->sp != w->e->tp)
-        w->e->sp->fini(&w->view);
+    for (size_t i = 0; i < n_tp; i++)
+        tp[i]->fini(&w->view);
     engine__interval_free(&w->iv);
     free(w->sigv4_out);
     rc = uv_loop_close(&w->view.loop);
