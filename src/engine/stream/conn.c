@@ -227,14 +227,24 @@ static void on_copy_written(uv_write_t *req, int status)
     free(req);
 }
 
-/* Writes a copy of n bytes as they are, behind the writes under way. */
+/* Writes n bytes as they are: at once when no write is under way (the
+ * usual case: no allocation per request), else from a copy behind them. */
 static void send_raw_copy(struct stream_conn *c, const void *p, size_t n)
 {
     struct copy_write *cw;
-    uv_buf_t buf;
+    uv_buf_t buf = uv_buf_init((char *)p, (unsigned)n);
+    int rc;
 
     if (c->is_closing || !c->has_socket || n == 0)
         return;
+    /* libuv refuses (EAGAIN) while writes wait in its queue: order holds. */
+    rc = uv_try_write((uv_stream_t *)&c->tcp, &buf, 1);
+    if (rc > 0) {
+        p = (const char *)p + rc;
+        n -= (size_t)rc;
+    }
+    if (n == 0 || (rc < 0 && rc != UV_EAGAIN))
+        return; /* a failure shows in the next read or write */
     cw = xmalloc(sizeof(*cw) + n);
     memcpy(cw->bytes, p, n);
     buf = uv_buf_init(cw->bytes, (unsigned)n);
