@@ -193,6 +193,24 @@ run_requests() {
     echo "${n:-0}"
 }
 
+# kinds_counted LABEL NAME TRUTH KIND...: checks that in run NAME's report
+# ($tmp/NAME.out) each KIND ran (100 requests at least) and that its count
+# is the server's own, which the command "TRUTH KIND" prints.
+kinds_counted() {
+    kc_label=$1 kc_name=$2 kc_truth=$3
+    shift 3
+    for kc_kind in "$@"; do
+        kc_n=$(kind_requests "$tmp/$kc_name.out" "$kc_kind")
+        kc_server=$($kc_truth "$kc_kind")
+        if [ "$kc_n" -ge 100 ] && [ "$kc_n" = "$kc_server" ]; then
+            ok "$kc_label: brink's $kc_kind requests ($kc_n) are the server's count"
+        else
+            not_ok "$kc_label: brink's $kc_kind requests are the server's count" \
+                "brink $kc_n, the server $kc_server (100 at least expected)"
+        fi
+    done
+}
+
 # check_counts REPORT NAME: a scenario check's passes and failures in a text
 # report ("  check:NAME: passed P, failed F"), as "P F"; empty if absent.
 check_counts() {
