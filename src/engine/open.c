@@ -14,8 +14,9 @@
 #include "engine/workload.h"
 
 /* An idle slot under the cap: hint when it is one, else the first idle one,
- * else a new one (the pool grows only as far as the load needs). */
-static struct slot *idle_slot(struct worker *w, struct slot *hint)
+ * else a new one when grow.h says so (the pool grows only as far as the
+ * load needs); NULL when the arrival due at at_ns waits. */
+static struct slot *idle_slot(struct worker *w, struct slot *hint, uint64_t now_ns, uint64_t at_ns)
 {
     if (hint && !hint->view.is_in_flight && !hint->is_sleeping && hint->view.index < w->cap)
         return hint;
@@ -25,22 +26,27 @@ static struct slot *idle_slot(struct worker *w, struct slot *hint)
         if (!w->slots[i]->view.is_in_flight && !w->slots[i]->is_sleeping)
             return w->slots[i];
     }
-    if (w->n_slots >= w->cap)
+    if (w->n_slots >= w->cap || !grow_may(&w->grow, w->n_slots, w->in_flight, now_ns, at_ns))
         return NULL;
+    grow_grew(&w->grow);
     engine__slot_grow(w, w->n_slots + 1);
     return w->slots[w->n_slots - 1];
 }
 
 /* Wakes the worker at the next intended start, to the microsecond (a
  * request that still goes late is charged from its time). now_ns is when
- * the caller counted what was due: anything due then has started or waits
- * for the cap. */
-static void arm(struct worker *w, uint64_t now_ns)
+ * the caller counted what was due: anything due then has started or
+ * waits, for the cap or for a connection to free. One that waits for a
+ * connection (waits_ns: when it may have a new one) is looked at again
+ * then, should no reply come first. */
+static void arm(struct worker *w, uint64_t now_ns, uint64_t waits_ns)
 {
     uint64_t next = schedule_next_ns(&w->sched);
 
-    if (next == SCHEDULE_NONE || next <= now_ns) {
-        /* Nothing coming, or owed and waiting for a slot: a reply pumps. */
+    if (next != SCHEDULE_NONE && next <= now_ns)
+        next = waits_ns;
+    if (next == SCHEDULE_NONE) {
+        /* Nothing coming, or owed and waiting for the cap: a reply pumps. */
         deadline_disarm(&w->sched_deadline);
         return;
     }
@@ -53,7 +59,7 @@ static void arm(struct worker *w, uint64_t now_ns)
 void engine__open_pump(struct worker *w, struct slot *hint)
 {
     uint64_t now = engine__now_ns(w), n;
-    uint64_t t0 = uv_hrtime();
+    uint64_t t0 = uv_hrtime(), waits = SCHEDULE_NONE;
     int is_capped = 0;
 
     if (!w->is_open || w->is_paused || w->is_stopping || w->is_done)
@@ -70,8 +76,13 @@ void engine__open_pump(struct worker *w, struct slot *hint)
             deadline_arm(&w->sched_deadline, w->e->start_ns + at);
             return;
         }
-        s = idle_slot(w, hint);
-        if (!s || engine__slot_start(s, at) != 0)
+        s = idle_slot(w, hint, now, at);
+        if (!s) {
+            if (w->n_slots < w->cap)
+                waits = grow_retry_ns(&w->grow, at);
+            break;
+        }
+        if (engine__slot_start(s, at) != 0)
             break;
         schedule_take(&w->sched);
         w->iv.sched_taken++;
@@ -85,7 +96,7 @@ void engine__open_pump(struct worker *w, struct slot *hint)
     }
     /* The same now as the count: with a later one, an arrival that came due
      * meanwhile would stop the timer although nothing is in flight to pump. */
-    arm(w, now);
+    arm(w, now, waits);
 }
 
 /*
@@ -162,6 +173,7 @@ void engine__open_apply(struct worker *w, const struct control *c, int was_pause
         deadline_disarm(&w->sched_deadline);
     w->is_open = is_open;
     w->rate_per_s = rate;
+    grow_set_rate(&w->grow, rate);
 }
 
 void engine__open_interval_end(struct worker *w, uint64_t now_ns)

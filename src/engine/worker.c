@@ -416,6 +416,7 @@ static void on_pace_pass(uv_prepare_t *p)
 {
     struct worker *w = container_of(p, struct worker, pace_pass);
 
+    grow_new_pass(&w->grow);
     pace_new_pass(&w->view.pace);
     closer_new_pass(&w->view.closer);
 }
@@ -517,6 +518,7 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
     uv_async_init(&w->view.loop, &w->wake, on_wake);
     /* Once per loop pass, before it polls; it does not keep the loop alive. */
     pace_init(&w->view.pace);
+    grow_init(&w->grow);
     closer_init(&w->view.loop, &w->view.closer);
     uv_prepare_init(&w->view.loop, &w->pace_pass);
     uv_prepare_start(&w->pace_pass, on_pace_pass);

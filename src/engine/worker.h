@@ -12,6 +12,7 @@
 #include <uv.h>
 
 #include "engine/deadline.h"
+#include "engine/grow.h"
 #include "engine/interval.h"
 #include "engine/schedule.h"
 #include "engine/sigv4.h"
@@ -62,6 +63,7 @@ struct worker {
     double rate_per_s;
     uint32_t cap;
     uint64_t owed_at_start; /* requests due and not started when the interval began */
+    struct grow grow;       /* when its pool takes one more connection */
     struct script *script;  /* a scenario run: this worker's Lua state */
     struct interval iv;
     /* aws_sigv4: the day's signing key, and where requests are signed
