@@ -1,10 +1,12 @@
 /*
  * deadline: a wake-up of a worker's loop at an absolute time, to the
  * microsecond, where libuv's own timers count whole ms: a timerfd on
- * CLOCK_MONOTONIC, watched by a uv_poll_t, armed early by the wake-up
- * latency it has seen (at most DEADLINE_LEAD_MAX_NS); over that last
- * stretch the loop polls without sleeping (a uv_idle_t). Linux only. One
- * deadline belongs to one loop and is used on its thread.
+ * CLOCK_MONOTONIC, watched by a uv_poll_t, armed early by the median
+ * wake-up latency it has seen (at most DEADLINE_LEAD_MAX_NS); over that
+ * last stretch, and over any wait shorter than a sleep costs, the loop
+ * polls without sleeping (a uv_idle_t, spinning in user space between
+ * looks at its sockets). Linux only. One deadline belongs to one loop and
+ * is used on its thread.
  */
 #ifndef BRINK_ENGINE_DEADLINE_H
 #define BRINK_ENGINE_DEADLINE_H
@@ -16,7 +18,7 @@
 #include <uv.h>
 
 #define DEADLINE_NONE UINT64_MAX       /* struct deadline.at_ns: not armed */
-#define DEADLINE_LEAD_MAX_NS 100000ULL /* the longest stretch polled without sleeping */
+#define DEADLINE_LEAD_MAX_NS 100000ULL /* the longest lead, and the longest sleep cost */
 
 struct deadline;
 typedef void deadline_fn(struct deadline *d);
@@ -28,6 +30,7 @@ struct deadline {
     uint64_t at_ns;        /* CLOCK_MONOTONIC time it is armed for, or DEADLINE_NONE */
     uint64_t woken_for_ns; /* the time the timerfd is set for (at_ns - lead_ns), or DEADLINE_NONE */
     uint64_t lead_ns;      /* how early it is set: the wake-up latency (deadline_lead_update) */
+    uint64_t sleep_cost_ns; /* what arming the timer takes (deadline_cost_update) */
     deadline_fn *fn;
 };
 
@@ -49,8 +52,13 @@ void deadline_close(struct deadline *d);
 /* ns as a struct timespec (pure; exposed for its test). */
 struct timespec deadline_timespec(uint64_t ns);
 /* The next lead after a wake-up that came latency_ns after the time the
- * timerfd was set for: it tracks the 90th percentile of the latencies, in
- * steps of at most 1 us, never above DEADLINE_LEAD_MAX_NS (pure). */
+ * timerfd was set for: it tracks the median of the latencies, in steps of
+ * half a us, never above DEADLINE_LEAD_MAX_NS (pure). */
 uint64_t deadline_lead_update(uint64_t lead_ns, uint64_t latency_ns);
+/* The next estimate of what a sleep costs, beside its latency, after
+ * arming the timer took took_ns: a moving average, never above
+ * DEADLINE_LEAD_MAX_NS (pure). A wait shorter than the lead and this
+ * together is polled for, not slept. */
+uint64_t deadline_cost_update(uint64_t cost_ns, uint64_t took_ns);
 
 #endif
