@@ -43,6 +43,16 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t deadline_spin(uint64_t until_ns, uint64_t slice_ns)
+{
+    uint64_t now = monotonic_ns();
+    uint64_t until = until_ns > now + slice_ns ? now + slice_ns : until_ns;
+
+    while (now < until)
+        now = monotonic_ns();
+    return now;
+}
+
 struct timespec deadline_timespec(uint64_t ns)
 {
     struct timespec ts;
@@ -118,17 +128,13 @@ static void fire(struct deadline *d)
 static void on_idle(uv_idle_t *i)
 {
     struct deadline *d = container_of(i, struct deadline, idle);
-    uint64_t now = monotonic_ns(), until;
+    uint64_t now;
 
     if (d->at_ns == DEADLINE_NONE) {
         uv_idle_stop(i);
         return;
     }
-    if (now < d->at_ns) {
-        until = d->at_ns - now < SPIN_SLICE_NS ? d->at_ns : now + SPIN_SLICE_NS;
-        while (now < until)
-            now = monotonic_ns();
-    }
+    now = deadline_spin(d->at_ns, SPIN_SLICE_NS);
     if (now >= d->at_ns)
         fire(d);
 }
