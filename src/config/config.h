@@ -69,6 +69,7 @@ enum config_load_key {
     CONFIG_LOAD_REQUESTS,
     CONFIG_LOAD_TICK,
     CONFIG_LOAD_THINK_TIME,
+    CONFIG_LOAD_BUSY_POLL,
     CONFIG_LOAD_STEP,
     CONFIG_LOAD_MODE,
     CONFIG_LOAD_RATE,
@@ -267,6 +268,7 @@ struct config_load {
     uint64_t requests;          /* 0: no limit */
     uint64_t tick_us;           /* statistics interval, default 1 s */
     uint64_t think_time_us;     /* pause of a user between requests, default 0 */
+    uint64_t busy_poll_us;      /* looking at the sockets without sleeping after a reply, 0: off */
     uint32_t step;              /* concurrency added or removed by one step, default 1 */
     enum config_load_mode mode; /* default closed */
     double rate_per_s;          /* mode = rate: arrivals per second; 0 when unset */

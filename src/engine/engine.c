@@ -152,6 +152,7 @@ int engine__build(const struct engine_params *p, char *err, size_t err_len, stru
     /* libuv's timers count whole milliseconds; the knee's Little's law
      * takes this figure too, so it reasons with the pause users take. */
     e->think_ms = (c->load.think_time_us + 999) / 1000;
+    e->busy_poll_ns = c->load.busy_poll_us * 1000;
     e->fds_limit = raise_fd_limit();
     e->max_concurrency = e->fds_limit > 2 * FD_RESERVE ? e->fds_limit - FD_RESERVE : FD_RESERVE;
     if (c->load.concurrency > e->max_concurrency) {

@@ -51,6 +51,7 @@ struct engine {
     uint32_t max_concurrency;
     uint64_t request_limit;       /* 0: none */
     uint64_t think_ms;            /* [load] think_time as applied: whole ms, rounded up */
+    uint64_t busy_poll_ns;        /* [load] busy_poll; 0: the loop sleeps when idle */
     atomic_uint_fast64_t tickets; /* requests started so far, all workers */
     /* Per request kind: requests of it started so far, all workers; {seq}
      * takes the next value, so no two requests of a kind share one. */

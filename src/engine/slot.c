@@ -220,6 +220,7 @@ void engine__slot_done(struct transport_slot *ts, const struct transfer_result *
     latency_us = (now_ns - s->intended_ns) / 1000;
     s->view.is_in_flight = 0;
     w->in_flight--;
+    w->replies++;
     if (s->is_scheduled)
         grow_replied(&w->grow, now_ns, now_ns - s->start_ns);
     cls = classify_transfer(r);

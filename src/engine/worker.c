@@ -19,6 +19,13 @@
 #include "engine/internal.h"
 #include "engine/workload.h"
 
+/* [load] busy_poll: the longest the loop spins in user space between looks
+ * at its sockets (an epoll_wait that does not sleep) while it keeps from
+ * sleeping after a reply: a reply is read at most this late, short beside
+ * its round trip on loopback (tens of us), and the loop makes about one
+ * system call a microsecond, not one after another. */
+#define BUSY_SLICE_NS 1000
+
 /* The worker whose view a transport handed back (transport.h). */
 static struct worker *worker_of(const struct transport_worker *tw)
 {
@@ -158,6 +165,7 @@ static void close_own_handles(struct worker *w)
     uv_close((uv_handle_t *)&w->end_timer, NULL);
     uv_close((uv_handle_t *)&w->filling, NULL);
     uv_close((uv_handle_t *)&w->pace_pass, NULL);
+    uv_close((uv_handle_t *)&w->busy, NULL);
     closer_close_all(&w->view.closer);
     deadline_close(&w->sched_deadline);
     uv_close((uv_handle_t *)&w->wake, NULL);
@@ -412,6 +420,33 @@ static void on_sched_deadline(struct deadline *d)
     check_finished(w);
 }
 
+/* Each pass while busy_poll lasts: a slice of spinning, then the loop
+ * polls its sockets without sleeping (an active idle handle makes libuv's
+ * poll timeout 0). */
+static void on_busy(uv_idle_t *i)
+{
+    struct worker *w = container_of(i, struct worker, busy);
+
+    if (w->is_done || uv_hrtime() >= w->busy_until_ns) {
+        uv_idle_stop(i);
+        return;
+    }
+    deadline_spin(w->busy_until_ns, BUSY_SLICE_NS);
+}
+
+/* [load] busy_poll: a pass that handled a reply keeps the loop from
+ * sleeping for busy_poll. A server that replies to a sleeping client pays
+ * for waking it (a cross-CPU wake-up, tens of us in a VM) on almost every
+ * reply; one that finds it awake does not, at the cost of brink's CPU. */
+static void keep_busy(struct worker *w)
+{
+    if (!w->e->busy_poll_ns || w->replies == w->replies_seen || w->is_done)
+        return;
+    w->replies_seen = w->replies;
+    w->busy_until_ns = uv_hrtime() + w->e->busy_poll_ns;
+    uv_idle_start(&w->busy, on_busy);
+}
+
 static void on_pace_pass(uv_prepare_t *p)
 {
     struct worker *w = container_of(p, struct worker, pace_pass);
@@ -419,6 +454,7 @@ static void on_pace_pass(uv_prepare_t *p)
     grow_new_pass(&w->grow);
     pace_new_pass(&w->view.pace);
     closer_new_pass(&w->view.closer);
+    keep_busy(w);
 }
 
 static void on_tick(uv_timer_t *t);
@@ -523,6 +559,10 @@ int engine__worker_new(struct engine *e, uint32_t id, char *err, size_t err_len,
     uv_prepare_init(&w->view.loop, &w->pace_pass);
     uv_prepare_start(&w->pace_pass, on_pace_pass);
     uv_unref((uv_handle_t *)&w->pace_pass);
+    /* Started by on_pace_pass; it does not keep the loop alive either (the
+     * loop ends once everything else has closed, busy_poll or not). */
+    uv_idle_init(&w->view.loop, &w->busy);
+    uv_unref((uv_handle_t *)&w->busy);
     rc = deadline_init(&w->view.loop, &w->sched_deadline, on_sched_deadline, err, err_len);
     if (rc == 0)
         rc = engine__scene_worker_init(w, err, err_len);

@@ -44,6 +44,12 @@ struct worker {
     uv_idle_t filling;      /* closed model: users a pass's slice left unstarted, next pass */
     uv_async_t wake;        /* control state changed */
     uv_prepare_t pace_pass; /* each loop pass: a new connect budget */
+    /* [load] busy_poll: after a pass that handled a reply, the loop keeps
+     * looking at its sockets without sleeping until busy_until_ns. */
+    uv_idle_t busy;
+    uint64_t busy_until_ns; /* uv_hrtime's clock (CLOCK_MONOTONIC, as deadline_spin's) */
+    uint64_t replies;       /* requests completed (slot.c counts them) */
+    uint64_t replies_seen;  /* replies when a pass last looked */
     struct slot **slots;
     uint32_t n_slots;
     uint32_t slots_cap; /* room in slots */

@@ -128,6 +128,7 @@ static void config_init_sets_every_default(void **state)
     assert_int_equal(c.load.requests, 0);
     assert_int_equal(c.load.tick_us, SECOND_US);
     assert_int_equal(c.load.think_time_us, 0);
+    assert_int_equal(c.load.busy_poll_us, 0);
     assert_int_equal(c.load.step, 1);
     assert_int_equal(c.load.mode, CONFIG_MODE_CLOSED);
     assert_true(c.load.rate_per_s == 0);
@@ -197,6 +198,7 @@ static void load_keys_are_read(void **state)
                        "requests = 2M\n"
                        "tick = 100ms\n"
                        "think_time = 50ms\n"
+                       "busy_poll = 20us\n"
                        "step = 25\n");
     assert_int_equal(c.load.concurrency, 10000);
     assert_int_equal(c.load.threads, 64);
@@ -204,6 +206,7 @@ static void load_keys_are_read(void **state)
     assert_int_equal(c.load.requests, 2000000);
     assert_int_equal(c.load.tick_us, 100000);
     assert_int_equal(c.load.think_time_us, 50000);
+    assert_int_equal(c.load.busy_poll_us, 20);
     assert_int_equal(c.load.step, 25);
     config_free(&c);
 }
@@ -704,6 +707,8 @@ static void bad_value_of_every_key_is_reported(void **state)
          "brink: t.ini:4: [load] tick: expected a duration from 100ms to 10s, got \"50ms\"\n"},
         {TARGET "[load]\nthink_time = 2h\n",
          "brink: t.ini:4: [load] think_time: expected a duration from 0 to 1h, got \"2h\"\n"},
+        {TARGET "[load]\nbusy_poll = 2ms\n",
+         "brink: t.ini:4: [load] busy_poll: expected a duration from 0 to 1ms, got \"2ms\"\n"},
         {TARGET "[load]\nstep = 0\n",
          "brink: t.ini:4: [load] step: expected a count from 1 to 100000, got \"0\"\n"},
         {TARGET "[load]\nmode = fast\n",
@@ -1066,7 +1071,7 @@ static void unprintable_text_in_messages_is_escaped(void **state)
         TARGET "[lo\x1b]ad]\n[load]\nc\x07 = 1\n",
         "brink: t.ini:3: [lo\\e]: text after the section name (expected a comment or nothing after ], got \"ad]\")\n"
         "brink: t.ini:3: [lo\\e]: unknown section (expected [target], [load], [request NAME], [probe NAME], [ramp] or [record])\n"
-        "brink: t.ini:5: [load] c\\x07: unknown key (expected one of concurrency, threads, duration, requests, tick, think_time, step, mode, rate, max_in_flight, rate_step)\n");
+        "brink: t.ini:5: [load] c\\x07: unknown key (expected one of concurrency, threads, duration, requests, tick, think_time, busy_poll, step, mode, rate, max_in_flight, rate_step)\n");
 }
 
 static void failed_load_leaves_the_config_as_config_init_did(void **state)
@@ -1184,7 +1189,7 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
 
     (void)state;
     load_ok(&c, "[target]\nurl = ${BASE}/\nmax_body = 1000000\ntimeout = 90s\n"
-                "[load]\nduration = 1m30s\ntick = 1500ms\nthink_time = 1500us\n"
+                "[load]\nduration = 1m30s\ntick = 1500ms\nthink_time = 1500us\nbusy_poll = 20us\n"
                 "[request put]\nmethod = PUT\nbody = random:13k\nheader = X: y\n"
                 "[record]\nenabled = no\n");
     first = write_to_string(&c);
@@ -1216,6 +1221,7 @@ static void write_prints_every_key_and_reads_back_the_same(void **state)
                         "requests = 0\n"
                         "tick = 1500ms\n"
                         "think_time = 1500us\n"
+                        "busy_poll = 20us\n"
                         "step = 1\n"
                         "mode = closed\n"
                         "rate = 0/s\n"
