@@ -46,7 +46,10 @@
 # BENCH_CONNS="16 64" and BENCH_FILES=13 to measure some points only;
 # BRINK_BEFORE=path to a second binary, measured in the same repetitions,
 # alternating with the first: its rows read "curl<" and "h1<", so that a
-# change is judged within one run, not across two a busy machine may part)
+# change is judged within one run, not across two a busy machine may part;
+# BENCH_BUSY_POLL=D (e.g. 20us) adds the rows "h1bp": brink h1 with
+# [load] busy_poll = D, which keeps its loop awake for D after each reply
+# (docs/config.md); BENCH_CLIENTS="h1 h1bp" measures those brink rows only)
 # The set-up it shares with the other benchmarks is in bench/lib.sh.
 set -u
 prog=vs-wrk
@@ -63,8 +66,18 @@ case "$seconds$reps" in
 '' | *[!0-9]*) die "BENCH_SECONDS and BENCH_REPS must be whole numbers, got '$seconds' and '$reps'" ;;
 esac
 [ -z "$before" ] || [ -x "$before" ] || die "BRINK_BEFORE: $before is no executable"
+busy=${BENCH_BUSY_POLL:-}
 clients="curl h1"
 [ -n "$before" ] && clients="curl curl< h1 h1<"
+[ -n "$busy" ] && clients="$clients h1bp"
+clients=${BENCH_CLIENTS:-$clients}
+for t in $clients; do
+    case $t in
+    curl | h1 | "curl<" | "h1<") ;;
+    h1bp) [ -n "$busy" ] || die "BENCH_CLIENTS: h1bp needs BENCH_BUSY_POLL" ;;
+    *) die "BENCH_CLIENTS: '$t' is none of curl, h1, curl<, h1<, h1bp" ;;
+    esac
+done
 
 scripts/install-deps bench || exit 1
 find_brink
@@ -154,6 +167,7 @@ echo "  (progress on stderr; expect about $((($(echo $clients | wc -w) + 1) * $(
 for t in curl h1; do
     printf '[target]\ntransport = %s\n' "$t" >"$tmp/$t.ini"
 done
+printf '[target]\ntransport = h1\n[load]\nbusy_poll = %s\n' "$busy" >"$tmp/h1bp.ini"
 
 for file in $files; do
     for c in $conns; do

@@ -27,8 +27,8 @@
 #include <stdint.h>
 
 struct grow {
-    double rate_per_s;      /* the worker's part of the rate */
-    uint64_t reply_avg_ns;  /* service time of the scheduled requests, averaged; 0: none yet */
+    double rate_per_s;     /* the worker's part of the rate */
+    uint64_t reply_avg_ns; /* service time of the scheduled requests, averaged; 0: none yet */
     /* The shortest of them in this second of the clock and in the one
      * before: a minimum over the last one to two seconds. */
     uint64_t low_now_ns, low_before_ns;
