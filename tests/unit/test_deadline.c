@@ -157,6 +157,31 @@ static void a_deadline_fires_once_never_before_its_time(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* A deadline on a new loop, armed in_ns from now with the lead and sleep
+ * cost given: what the timerfd holds then is in *its. */
+static void arm_new(uv_loop_t *loop, struct probe *p, uint64_t lead_ns, uint64_t cost_ns,
+                    uint64_t in_ns, struct itimerspec *its)
+{
+    char err[ERR_MAX];
+
+    assert_int_equal(uv_loop_init(loop), 0);
+    assert_int_equal(deadline_init(loop, &p->d, on_fire, err, sizeof(err)), 0);
+    p->d.lead_ns = lead_ns;
+    p->d.sleep_cost_ns = cost_ns;
+    p->armed_for_ns = monotonic_ns() + in_ns;
+    deadline_arm(&p->d, p->armed_for_ns);
+    assert_int_equal(timerfd_gettime(p->d.fd, its), 0);
+}
+
+/* Runs the loop to its end: the deadline fired once, not before its time. */
+static void run_fires_once_on_time(uv_loop_t *loop, struct probe *p)
+{
+    assert_int_equal(uv_run(loop, UV_RUN_DEFAULT), 0);
+    assert_int_equal(p->fired, 1);
+    assert_true(p->fired_at_ns >= p->armed_for_ns);
+    assert_int_equal(uv_loop_close(loop), 0);
+}
+
 /* With a lead the timerfd is set that much earlier and the loop polls the
  * rest of the way: the deadline still fires once, not before its time. */
 static void with_a_lead_it_wakes_early_and_still_fires_on_time(void **state)
@@ -164,21 +189,12 @@ static void with_a_lead_it_wakes_early_and_still_fires_on_time(void **state)
     uv_loop_t loop;
     struct probe p = {0};
     struct itimerspec its;
-    char err[ERR_MAX];
 
     (void)state;
-    assert_int_equal(uv_loop_init(&loop), 0);
-    assert_int_equal(deadline_init(&loop, &p.d, on_fire, err, sizeof(err)), 0);
-    p.d.lead_ns = DEADLINE_LEAD_MAX_NS;
-    p.armed_for_ns = monotonic_ns() + 20000000u;
-    deadline_arm(&p.d, p.armed_for_ns);
+    arm_new(&loop, &p, DEADLINE_LEAD_MAX_NS, 0, 20000000u, &its);
     assert_int_equal(p.d.woken_for_ns, p.armed_for_ns - DEADLINE_LEAD_MAX_NS);
-    assert_int_equal(timerfd_gettime(p.d.fd, &its), 0);
     assert_true(its.it_value.tv_sec > 0 || its.it_value.tv_nsec > 0);
-    assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
-    assert_int_equal(p.fired, 1);
-    assert_true(p.fired_at_ns >= p.armed_for_ns);
-    assert_int_equal(uv_loop_close(&loop), 0);
+    run_fires_once_on_time(&loop, &p);
 }
 
 /* A time nearer than the lead and what a sleep costs together is not
@@ -189,22 +205,13 @@ static void a_time_nearer_than_a_sleep_costs_is_polled_without_the_timer(void **
     uv_loop_t loop;
     struct probe p = {0};
     struct itimerspec its;
-    char err[ERR_MAX];
 
     (void)state;
-    assert_int_equal(uv_loop_init(&loop), 0);
-    assert_int_equal(deadline_init(&loop, &p.d, on_fire, err, sizeof(err)), 0);
-    p.d.sleep_cost_ns = DEADLINE_LEAD_MAX_NS;
-    p.armed_for_ns = monotonic_ns() + DEADLINE_LEAD_MAX_NS / 2;
-    deadline_arm(&p.d, p.armed_for_ns);
+    arm_new(&loop, &p, 0, DEADLINE_LEAD_MAX_NS, DEADLINE_LEAD_MAX_NS / 2, &its);
     assert_int_equal(p.d.woken_for_ns, DEADLINE_NONE);
-    assert_int_equal(timerfd_gettime(p.d.fd, &its), 0);
     assert_int_equal(its.it_value.tv_sec, 0);
     assert_int_equal(its.it_value.tv_nsec, 0);
-    assert_int_equal(uv_run(&loop, UV_RUN_DEFAULT), 0);
-    assert_int_equal(p.fired, 1);
-    assert_true(p.fired_at_ns >= p.armed_for_ns);
-    assert_int_equal(uv_loop_close(&loop), 0);
+    run_fires_once_on_time(&loop, &p);
 }
 
 static void a_time_already_past_fires_on_the_next_pass(void **state)
