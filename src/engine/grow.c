@@ -11,7 +11,6 @@
 
 void grow_init(struct grow *g)
 {
-    g->rate_per_s = 0;
     g->reply_avg_ns = 0;
     g->low_now_ns = UINT64_MAX;
     g->low_before_ns = UINT64_MAX;
@@ -19,11 +18,6 @@ void grow_init(struct grow *g)
     g->last_reply_ns = 0;
     g->pass = 0;
     g->grew_pass = UINT64_MAX;
-}
-
-void grow_set_rate(struct grow *g, double rate_per_s)
-{
-    g->rate_per_s = rate_per_s;
 }
 
 void grow_new_pass(struct grow *g)
@@ -59,15 +53,15 @@ static uint64_t waited_since(const struct grow *g, uint64_t at_ns)
 
 /* Connections the rate needs with replies of the shortest time: twice
  * Little's law's figure, and 2 more, for the replies' spread. */
-static double needed(const struct grow *g)
+static double needed(const struct grow *g, double rate_per_s)
 {
     uint64_t low = g->low_now_ns < g->low_before_ns ? g->low_now_ns : g->low_before_ns;
 
-    return 2 * g->rate_per_s * (double)low / 1e9 + 2;
+    return 2 * rate_per_s * (double)low / 1e9 + 2;
 }
 
-int grow_may(const struct grow *g, uint32_t n_conns, uint32_t in_flight, uint64_t now_ns,
-             uint64_t at_ns)
+int grow_may(const struct grow *g, double rate_per_s, uint32_t n_conns, uint32_t in_flight,
+             uint64_t now_ns, uint64_t at_ns)
 {
     uint64_t since = waited_since(g, at_ns);
 
@@ -80,7 +74,8 @@ int grow_may(const struct grow *g, uint32_t n_conns, uint32_t in_flight, uint64_
         return 1;
     if (g->grew_pass == g->pass)
         return 0;
-    return (double)n_conns < needed(g) || (now_ns >= since && now_ns - since >= g->reply_avg_ns);
+    return (double)n_conns < needed(g, rate_per_s) ||
+           (now_ns >= since && now_ns - since >= g->reply_avg_ns);
 }
 
 void grow_grew(struct grow *g)

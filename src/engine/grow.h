@@ -27,7 +27,6 @@
 #include <stdint.h>
 
 struct grow {
-    double rate_per_s;     /* the worker's part of the rate */
     uint64_t reply_avg_ns; /* service time of the scheduled requests, averaged; 0: none yet */
     /* The shortest of them in this second of the clock and in the one
      * before: a minimum over the last one to two seconds. */
@@ -40,17 +39,16 @@ struct grow {
 
 /* No reply seen, no growth yet. */
 void grow_init(struct grow *g);
-/* The worker's part of the rate is now rate_per_s. */
-void grow_set_rate(struct grow *g, double rate_per_s);
 /* A new pass of the worker's loop begins. */
 void grow_new_pass(struct grow *g);
 /* A scheduled request ended (reply or failure) at now_ns, service_ns after
  * it started. */
 void grow_replied(struct grow *g, uint64_t now_ns, uint64_t service_ns);
 /* Whether an arrival due at at_ns gets a new connection at now_ns, the
- * pool having n_conns, with in_flight requests on the busy ones. */
-int grow_may(const struct grow *g, uint32_t n_conns, uint32_t in_flight, uint64_t now_ns,
-             uint64_t at_ns);
+ * pool having n_conns, with in_flight requests on the busy ones, for the
+ * worker's part of the rate, rate_per_s. */
+int grow_may(const struct grow *g, double rate_per_s, uint32_t n_conns, uint32_t in_flight,
+             uint64_t now_ns, uint64_t at_ns);
 /* The pool grew by one connection in this pass. */
 void grow_grew(struct grow *g);
 /* When an arrival due at at_ns that may not grow now is to be looked at

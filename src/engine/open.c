@@ -26,7 +26,8 @@ static struct slot *idle_slot(struct worker *w, struct slot *hint, uint64_t now_
         if (!w->slots[i]->view.is_in_flight && !w->slots[i]->is_sleeping)
             return w->slots[i];
     }
-    if (w->n_slots >= w->cap || !grow_may(&w->grow, w->n_slots, w->in_flight, now_ns, at_ns))
+    if (w->n_slots >= w->cap ||
+        !grow_may(&w->grow, w->rate_per_s, w->n_slots, w->in_flight, now_ns, at_ns))
         return NULL;
     grow_grew(&w->grow);
     engine__slot_grow(w, w->n_slots + 1);
@@ -173,7 +174,6 @@ void engine__open_apply(struct worker *w, const struct control *c, int was_pause
         deadline_disarm(&w->sched_deadline);
     w->is_open = is_open;
     w->rate_per_s = rate;
-    grow_set_rate(&w->grow, rate);
 }
 
 void engine__open_interval_end(struct worker *w, uint64_t now_ns)

@@ -24,17 +24,17 @@ static void before_any_reply_the_pool_grows_as_arrivals_need(void **state)
     (void)state;
     grow_init(&g);
     for (uint32_t i = 0; i < 19000; i++) {
-        assert_true(grow_may(&g, i, i, 30 * US, 25 * US));
+        assert_true(grow_may(&g, 0, i, i, 30 * US, 25 * US));
         grow_grew(&g);
     }
     grow_replied(&g, 2 * MS, 1 * MS);
     grow_new_pass(&g);
-    assert_true(grow_may(&g, 19000, 19000, 4 * MS, 3 * MS));
+    assert_true(grow_may(&g, 0, 19000, 19000, 4 * MS, 3 * MS));
     grow_grew(&g);
-    assert_false(grow_may(&g, 19001, 19001, 4 * MS, 3 * MS));
+    assert_false(grow_may(&g, 0, 19001, 19001, 4 * MS, 3 * MS));
     assert_true(grow_retry_ns(&g, 3 * MS) <= 4 * MS); /* the next pass */
     grow_new_pass(&g);
-    assert_true(grow_may(&g, 19001, 19001, 4 * MS, 3 * MS));
+    assert_true(grow_may(&g, 0, 19001, 19001, 4 * MS, 3 * MS));
 }
 
 /* With nothing in flight no connection will come free: grow, whatever the
@@ -47,7 +47,7 @@ static void with_nothing_in_flight_the_pool_grows(void **state)
     grow_init(&g);
     grow_replied(&g, 1 * MS, 500 * US);
     grow_grew(&g);
-    assert_true(grow_may(&g, 8, 0, 1 * MS, 1 * MS));
+    assert_true(grow_may(&g, 0, 8, 0, 1 * MS, 1 * MS));
 }
 
 /* brink's own loop stalled 1 ms at 40,000/s: 40 arrivals owed, every one
@@ -61,13 +61,12 @@ static void while_replies_flow_owed_arrivals_wait_for_the_connections_they_free(
 
     (void)state;
     grow_init(&g);
-    grow_set_rate(&g, 40000);
     for (int i = 0; i < 64; i++)
         grow_replied(&g, now - 63 * 25 * US + (uint64_t)i * 25 * US, 45 * US);
     /* Replies every 25 us, the last one just now, 45 us each. */
     for (uint64_t at = now - 1 * MS; at < now; at += 25 * US) {
         grow_new_pass(&g);
-        assert_false(grow_may(&g, 8, 8, now, at));
+        assert_false(grow_may(&g, 40000, 8, 8, now, at));
     }
     /* The retry is one reply time after the last reply: by then another
      * reply has come, or the server is holding them. */
@@ -86,13 +85,13 @@ static void a_server_that_holds_its_requests_gets_more_connections(void **state)
     grow_replied(&g, 1 * MS, 2 * MS);
     grow_new_pass(&g);
     /* Due at 2 ms, the last reply at 1 ms, a reply takes 2 ms. */
-    assert_false(grow_may(&g, 5, 5, 3 * MS, 2 * MS));
+    assert_false(grow_may(&g, 0, 5, 5, 3 * MS, 2 * MS));
     assert_int_equal(grow_retry_ns(&g, 2 * MS), 4 * MS);
-    assert_true(grow_may(&g, 5, 5, 4 * MS, 2 * MS));
+    assert_true(grow_may(&g, 0, 5, 5, 4 * MS, 2 * MS));
     grow_grew(&g);
-    assert_false(grow_may(&g, 6, 6, 4 * MS, 2 * MS));
+    assert_false(grow_may(&g, 0, 6, 6, 4 * MS, 2 * MS));
     grow_new_pass(&g);
-    assert_true(grow_may(&g, 6, 6, 4 * MS, 2 * MS));
+    assert_true(grow_may(&g, 0, 6, 6, 4 * MS, 2 * MS));
 }
 
 /* A pool smaller than the rate needs (twice rate x shortest reply time,
@@ -107,28 +106,26 @@ static void a_pool_smaller_than_the_rate_needs_grows_without_waiting(void **stat
 
     (void)state;
     grow_init(&g);
-    grow_set_rate(&g, 40000);
     grow_replied(&g, now, 45 * US);
     for (uint32_t n = 1; n <= 5; n++) {
         grow_new_pass(&g);
-        assert_true(grow_may(&g, n, n, now, now));
+        assert_true(grow_may(&g, 40000, n, n, now, now));
         grow_grew(&g);
     }
     grow_new_pass(&g);
-    assert_false(grow_may(&g, 6, 6, now, now));
+    assert_false(grow_may(&g, 40000, 6, 6, now, now));
     for (int i = 0; i < 1000; i++)
         grow_replied(&g, now + (uint64_t)i * 25 * US, 2 * MS);
-    assert_false(grow_may(&g, 6, 6, now + 25 * MS, now + 25 * MS));
+    assert_false(grow_may(&g, 40000, 6, 6, now + 25 * MS, now + 25 * MS));
     /* Two seconds later the server's shortest reply is 2 ms: 2 x 40,000 x
      * 2 ms + 2 = 162 connections. */
     grow_replied(&g, now + 1000 * MS, 2 * MS);
     grow_replied(&g, now + 2000 * MS, 2 * MS);
     grow_new_pass(&g);
-    assert_true(grow_may(&g, 161, 161, now + 2000 * MS, now + 2000 * MS));
-    assert_false(grow_may(&g, 162, 162, now + 2000 * MS, now + 2000 * MS));
+    assert_true(grow_may(&g, 40000, 161, 161, now + 2000 * MS, now + 2000 * MS));
+    assert_false(grow_may(&g, 40000, 162, 162, now + 2000 * MS, now + 2000 * MS));
     /* Twice the rate needs twice the connections. */
-    grow_set_rate(&g, 80000);
-    assert_true(grow_may(&g, 6, 6, now, now));
+    assert_true(grow_may(&g, 80000, 6, 6, now, now));
 }
 
 /* The average follows the server: 16 replies of the new time move it most
