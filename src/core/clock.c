@@ -16,6 +16,16 @@ uint64_t clock_now_ns(void)
     return read_clock(CLOCK_MONOTONIC);
 }
 
+uint64_t clock_spin(uint64_t until_ns, uint64_t slice_ns)
+{
+    uint64_t now = clock_now_ns();
+    uint64_t until = until_ns > now + slice_ns ? now + slice_ns : until_ns;
+
+    while (now < until)
+        now = clock_now_ns();
+    return now;
+}
+
 uint64_t clock_wall_ms(void)
 {
     return read_clock(CLOCK_REALTIME) / 1000000u;

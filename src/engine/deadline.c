@@ -21,6 +21,7 @@
 
 #include <sys/timerfd.h>
 
+#include "core/clock.h"
 #include "core/container.h"
 #include "core/msg.h"
 
@@ -34,24 +35,6 @@
  * again (one epoll_wait that does not sleep): how late a reply can be read
  * while the loop waits for a start. */
 #define SPIN_SLICE_NS 3000
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t deadline_spin(uint64_t until_ns, uint64_t slice_ns)
-{
-    uint64_t now = monotonic_ns();
-    uint64_t until = until_ns > now + slice_ns ? now + slice_ns : until_ns;
-
-    while (now < until)
-        now = monotonic_ns();
-    return now;
-}
 
 struct timespec deadline_timespec(uint64_t ns)
 {
@@ -107,10 +90,10 @@ static void set_timer(struct deadline *d, uint64_t at_ns)
         its.it_value = deadline_timespec(at_ns);
     /* An absolute time: never late by the time it takes to get here. It
      * fails only on a bad fd or value. */
-    t0 = monotonic_ns();
+    t0 = clock_now_ns();
     timerfd_settime(d->fd, TFD_TIMER_ABSTIME, &its, NULL);
     if (at_ns != DEADLINE_NONE)
-        d->sleep_cost_ns = deadline_cost_update(d->sleep_cost_ns, monotonic_ns() - t0);
+        d->sleep_cost_ns = deadline_cost_update(d->sleep_cost_ns, clock_now_ns() - t0);
     d->woken_for_ns = at_ns;
 }
 
@@ -134,7 +117,7 @@ static void on_idle(uv_idle_t *i)
         uv_idle_stop(i);
         return;
     }
-    now = deadline_spin(d->at_ns, SPIN_SLICE_NS);
+    now = clock_spin(d->at_ns, SPIN_SLICE_NS);
     if (now >= d->at_ns)
         fire(d);
 }
@@ -153,7 +136,7 @@ static void on_ready(uv_poll_t *p, int status, int events)
     d->woken_for_ns = DEADLINE_NONE; /* it fired, so it is clear */
     if (d->at_ns == DEADLINE_NONE || woken_for == DEADLINE_NONE)
         return;
-    now = monotonic_ns();
+    now = clock_now_ns();
     d->lead_ns = deadline_lead_update(d->lead_ns, now - woken_for);
     if (now >= d->at_ns)
         fire(d);
@@ -199,7 +182,7 @@ void deadline_arm(struct deadline *d, uint64_t at_ns)
     if (at_ns == d->at_ns || !is_usable(d))
         return;
     d->at_ns = at_ns;
-    if (at_ns <= monotonic_ns() + d->lead_ns + d->sleep_cost_ns) {
+    if (at_ns <= clock_now_ns() + d->lead_ns + d->sleep_cost_ns) {
         /* Within the stretch a wake-up would take, or so near that the
          * sleep would cost more than the wait: poll the rest. */
         set_timer(d, DEADLINE_NONE);

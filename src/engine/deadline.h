@@ -49,11 +49,6 @@ void deadline_disarm(struct deadline *d);
  * for that. Safe on a d whose init failed, and twice; arming or disarming
  * d after it does nothing. */
 void deadline_close(struct deadline *d);
-/* Spins on CLOCK_MONOTONIC in user space (the vDSO clock: no system call)
- * until until_ns or for slice_ns, whichever comes first, and returns the
- * time it read last: what a loop that must not sleep does between looks at
- * its sockets (an epoll_wait that does not sleep). Any thread. */
-uint64_t deadline_spin(uint64_t until_ns, uint64_t slice_ns);
 /* ns as a struct timespec (pure; exposed for its test). */
 struct timespec deadline_timespec(uint64_t ns);
 /* The next lead after a wake-up that came latency_ns after the time the

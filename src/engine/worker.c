@@ -431,7 +431,7 @@ static void on_busy(uv_idle_t *i)
         uv_idle_stop(i);
         return;
     }
-    deadline_spin(w->busy_until_ns, BUSY_SLICE_NS);
+    clock_spin(w->busy_until_ns, BUSY_SLICE_NS);
 }
 
 /* [load] busy_poll: a pass that handled a reply keeps the loop from

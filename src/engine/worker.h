@@ -47,7 +47,7 @@ struct worker {
     /* [load] busy_poll: after a pass that handled a reply, the loop keeps
      * looking at its sockets without sleeping until busy_until_ns. */
     uv_idle_t busy;
-    uint64_t busy_until_ns; /* uv_hrtime's clock (CLOCK_MONOTONIC, as deadline_spin's) */
+    uint64_t busy_until_ns; /* uv_hrtime's clock (CLOCK_MONOTONIC, as clock_spin's) */
     uint64_t replies;       /* requests completed (slot.c counts them) */
     uint64_t replies_seen;  /* replies when a pass last looked */
     struct slot **slots;
