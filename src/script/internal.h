@@ -67,6 +67,15 @@ struct script_user {
 
 /* The struct script of L's state. */
 struct script *script__of(lua_State *L);
+/* The user whose coroutine L is, running now; NULL outside iteration(). */
+struct script_user *script__running(lua_State *L);
+/* Whether a header name (is_name) or value of n bytes can go on the wire as
+ * it is: no CR, LF or NUL; a name also no ':' or blank, and not empty. */
+int script__is_header_text(const char *s, size_t n, int is_name);
+/* The value at idx as seconds, more than 0 and at most a day: 1 and *us its
+ * µs (at least 1); nil: 0 and *us 0; anything else: -1. The caller raises
+ * its own error. */
+int script__seconds_us(lua_State *L, int idx, uint64_t *us);
 
 /* stream.c: brink.tcp and brink.ws. */
 /* Adds brink.tcp and brink.ws to the brink table of L. */

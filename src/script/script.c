@@ -89,8 +89,14 @@ static const char *keep_field(lua_State *L, struct script_user *u, const char *f
     return at;
 }
 
-/* Whether a header name or value can go on the wire as it is. */
-static int is_clean(const char *s, size_t n, int is_name)
+struct script_user *script__running(lua_State *L)
+{
+    struct script_user *u = script__of(L)->current;
+
+    return u && u->co == L ? u : NULL;
+}
+
+int script__is_header_text(const char *s, size_t n, int is_name)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -120,7 +126,7 @@ static void keep_headers(lua_State *L, struct script_user *u)
             fail(L, "brink.request: headers must be a table of name = value");
         k = lua_tolstring(L, -2, &kn);
         v = lua_tolstring(L, -1, &vn);
-        if (!is_clean(k, kn, 1) || !is_clean(v, vn, 0))
+        if (!script__is_header_text(k, kn, 1) || !script__is_header_text(v, vn, 0))
             fail(L, "brink.request: header \"%s\": a name or value that HTTP cannot carry", k);
         if (u->req.n_headers == SCRIPT_HEADERS_MAX)
             fail(L, "brink.request: more than %d headers", SCRIPT_HEADERS_MAX);
@@ -186,18 +192,28 @@ static void keep_body(lua_State *L, struct script_user *u)
     u->body_ref = luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
+int script__seconds_us(lua_State *L, int idx, uint64_t *us)
+{
+    double s = lua_tonumber(L, idx);
+
+    *us = 0;
+    if (lua_isnil(L, idx))
+        return 0;
+    if (lua_type(L, idx) != LUA_TNUMBER || !(s > 0) || s > 86400)
+        return -1;
+    *us = s * 1e6 < 1 ? 1 : (uint64_t)(s * 1e6);
+    return 1;
+}
+
 static void keep_timeout(lua_State *L, struct script_user *u)
 {
-    double s;
+    uint64_t us;
 
     lua_getfield(L, 1, "timeout");
-    if (!lua_isnil(L, -1)) {
-        s = lua_tonumber(L, -1);
-        if (lua_type(L, -1) != LUA_TNUMBER || !(s > 0) || s > 86400)
-            fail(L, "brink.request: timeout must be seconds, more than 0 and at most 86400");
-        u->req.timeout_us = (uint64_t)(s * 1e6);
-        if (!u->req.timeout_us)
-            u->req.timeout_us = 1;
+    switch (script__seconds_us(L, -1, &us)) {
+    case 1: u->req.timeout_us = us; break;
+    case -1: fail(L, "brink.request: timeout must be seconds, more than 0 and at most 86400");
+    default: break;
     }
     lua_pop(L, 1);
 }
@@ -234,9 +250,9 @@ static void release_body(struct script_user *u)
  * with the reply table. */
 static int l_request(lua_State *L)
 {
-    struct script_user *u = script__of(L)->current;
+    struct script_user *u = script__running(L);
 
-    if (!u || u->co != L)
+    if (!u)
         return fail(L, "brink.request: only inside iteration()");
     if (!lua_istable(L, 1))
         return fail(L, "brink.request: a table expected: {method = ..., url = ..., ...}");
@@ -269,10 +285,10 @@ static int l_request(lua_State *L)
 /* brink.sleep(seconds): think time, on the worker's timer. */
 static int l_sleep(lua_State *L)
 {
-    struct script_user *u = script__of(L)->current;
+    struct script_user *u = script__running(L);
     double s = luaL_checknumber(L, 1);
 
-    if (!u || u->co != L)
+    if (!u)
         return luaL_error(L, "brink.sleep: only inside iteration()");
     if (!(s >= 0) || s > 86400)
         return luaL_error(L, "brink.sleep: seconds from 0 to 86400 expected");
@@ -285,9 +301,9 @@ static int l_sleep(lua_State *L)
  * request (the engine holds the jar). */
 static int l_cookies_clear(lua_State *L)
 {
-    struct script_user *u = script__of(L)->current;
+    struct script_user *u = script__running(L);
 
-    if (!u || u->co != L)
+    if (!u)
         return luaL_error(L, "brink.cookies.clear: only inside iteration()");
     u->is_clear = 1;
     return 0;

@@ -56,9 +56,9 @@ static struct script_conn *check_conn(lua_State *L, int i, const char *fn)
 /* The user running now, who alone may use its connections. */
 static struct script_user *owner(lua_State *L, struct script_conn *c, const char *fn)
 {
-    struct script_user *u = script__of(L)->current;
+    struct script_user *u = script__running(L);
 
-    if (!u || u->co != L)
+    if (!u)
         luaL_error(L, "%s: only inside iteration()", fn);
     if (c && c->u != u)
         luaL_error(L, "%s: the connection belongs to another user", fn);
@@ -98,21 +98,16 @@ static int l_gc(lua_State *L)
     return 0;
 }
 
-/* Reads field f of the table at 1 as seconds (0 when absent). */
-static uint64_t seconds_field(lua_State *L, const char *fn, const char *f)
+/* Reads field f of the table at t as seconds, in µs (0 when absent). */
+static uint64_t seconds_field(lua_State *L, int t, const char *fn, const char *f)
 {
-    double s;
+    uint64_t us;
 
-    lua_getfield(L, 1, f);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    s = lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNUMBER || !(s > 0) || s > 86400)
+    lua_getfield(L, t, f);
+    if (script__seconds_us(L, -1, &us) < 0)
         luaL_error(L, "%s: %s must be seconds, more than 0 and at most 86400", fn, f);
     lua_pop(L, 1);
-    return s * 1e6 < 1 ? 1 : (uint64_t)(s * 1e6);
+    return us;
 }
 
 /* The first free connection index of u: objects the script dropped are
@@ -195,7 +190,7 @@ static int l_tcp(lua_State *L)
     lua_getfield(L, 1, "tls");
     c->spec.is_tls = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    c->spec.connect_timeout_us = seconds_field(L, fn, "connect_timeout");
+    c->spec.connect_timeout_us = seconds_field(L, 1, fn, "connect_timeout");
     return 1;
 }
 
@@ -266,17 +261,6 @@ static void parse_ws_url(lua_State *L, struct script_conn *c, const char *url)
     snprintf(c->path, n + 2, "%s%s", end[0] == '/' ? "" : "/", end);
 }
 
-static int is_clean_line(const char *s, size_t n, int is_name)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-
-        if (ch == '\r' || ch == '\n' || ch == 0 || (is_name && (ch == ':' || ch <= ' ')))
-            return 0;
-    }
-    return n > 0 || !is_name;
-}
-
 /* brink.ws{url =, headers =, connect_timeout =}: no yield. */
 static int l_ws(lua_State *L)
 {
@@ -294,7 +278,7 @@ static int l_ws(lua_State *L)
     c->spec.is_ws = 1;
     parse_ws_url(L, c, lua_tostring(L, -2));
     c->spec.path = c->path;
-    c->spec.connect_timeout_us = seconds_field(L, fn, "connect_timeout");
+    c->spec.connect_timeout_us = seconds_field(L, 1, fn, "connect_timeout");
     lua_getfield(L, 1, "headers");
     if (!lua_isnil(L, -1)) {
         if (!lua_istable(L, -1))
@@ -309,7 +293,8 @@ static int l_ws(lua_State *L)
                 return luaL_error(L, "%s: headers must be a table of name = value", fn);
             k = lua_tolstring(L, -2, &kn);
             v = lua_tolstring(L, -1, &vn);
-            if (!is_clean_line(k, kn, 1) || !is_clean_line(v, vn, 0) || kn + vn > 8192)
+            if (!script__is_header_text(k, kn, 1) || !script__is_header_text(v, vn, 0) ||
+                kn + vn > 8192)
                 return luaL_error(L, "%s: header \"%s\": a name or value HTTP cannot carry", fn, k);
             if (n == SCRIPT_HEADERS_MAX)
                 return luaL_error(L, "%s: more than %d headers", fn, SCRIPT_HEADERS_MAX);
@@ -498,7 +483,6 @@ static int l_receive(lua_State *L)
     const char *name;
     size_t n;
     int is_set;
-    double s;
 
     if (lua_isnoneornil(L, 2))
         lua_newtable(L);
@@ -550,14 +534,7 @@ static int l_receive(lua_State *L)
     memcpy(u->head, name, n + 1);
     u->req.name = u->head;
     lua_pop(L, 1);
-    lua_getfield(L, 2, "timeout");
-    if (!lua_isnil(L, -1)) {
-        s = lua_tonumber(L, -1);
-        if (lua_type(L, -1) != LUA_TNUMBER || !(s > 0) || s > 86400)
-            return luaL_error(L, "%s: timeout must be seconds, more than 0 and at most 86400", fn);
-        u->req.timeout_us = s * 1e6 < 1 ? 1 : (uint64_t)(s * 1e6);
-    }
-    lua_pop(L, 1);
+    u->req.timeout_us = seconds_field(L, 2, fn, "timeout");
     x->out = c->out;
     x->out_len = c->out_len;
     u->exchanging = c;
