@@ -1,5 +1,7 @@
 #include "core/ws.h"
 
+#include <string.h>
+
 size_t ws_head_write(unsigned char *out, enum ws_opcode op, int is_fin, uint64_t len,
                      const unsigned char mask[4])
 {
@@ -80,4 +82,15 @@ int ws_head_read(const unsigned char *p, size_t n, struct ws_frame *f, const cha
         }
     }
     return 1;
+}
+
+size_t ws_frame_write(unsigned char *out, enum ws_opcode op, const void *p, size_t n, uint64_t key)
+{
+    unsigned char mask[4] = {(unsigned char)key, (unsigned char)(key >> 8),
+                             (unsigned char)(key >> 16), (unsigned char)(key >> 24)};
+    size_t head = ws_head_write(out, op, 1, n, mask);
+
+    memcpy(out + head, p, n);
+    ws_mask(out + head, n, mask, 0);
+    return head + n;
 }

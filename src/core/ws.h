@@ -29,6 +29,10 @@ size_t ws_head_write(unsigned char *out, enum ws_opcode op, int is_fin, uint64_t
                      const unsigned char mask[4]);
 /* Masks (or unmasks) n bytes at p, the bytes from offset on of a payload. */
 void ws_mask(unsigned char *p, size_t n, const unsigned char mask[4], uint64_t offset);
+/* A client's whole (final) frame of opcode op carrying the n bytes at p,
+ * masked with the low 4 bytes of key (a random number), into out
+ * (WS_HEAD_MAX + n bytes): returns its length. */
+size_t ws_frame_write(unsigned char *out, enum ws_opcode op, const void *p, size_t n, uint64_t key);
 
 /* A frame's head, as read. */
 struct ws_frame {

@@ -330,19 +330,12 @@ static unsigned char *out_room(lua_State *L, struct script_conn *c, size_t n, co
 static void queue_frame(lua_State *L, struct script_conn *c, enum ws_opcode op, const char *p,
                         size_t n, const char *fn)
 {
-    uint64_t r = rng_next(&c->u->mask_rng);
-    unsigned char mask[4] = {(unsigned char)r, (unsigned char)(r >> 8), (unsigned char)(r >> 16),
-                             (unsigned char)(r >> 24)};
     unsigned char *at;
-    size_t head;
 
     if (n > SCRIPT_SEND_MAX)
         luaL_error(L, "%s: a message over %u bytes", fn, SCRIPT_SEND_MAX);
     at = out_room(L, c, n + WS_HEAD_MAX, fn);
-    head = ws_head_write(at, op, 1, n, mask);
-    memcpy(at + head, p, n);
-    ws_mask(at + head, n, mask, 0);
-    c->out_len += head + n;
+    c->out_len += ws_frame_write(at, op, p, n, rng_next(&c->u->mask_rng));
 }
 
 /* c:send(bytes) (brink.tcp) or c:send(message [, "binary"]) (brink.ws). */

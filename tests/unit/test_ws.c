@@ -40,6 +40,11 @@ static void heads_use_the_shortest_length_form(void **state)
         ws_mask(frame + n, 5, mask, 0);
         assert_int_equal(n + 5, sizeof(want));
         assert_memory_equal(frame, want, sizeof(want));
+        /* The same whole, the key's low 4 bytes the mask. */
+        memset(frame, 0, sizeof(frame));
+        assert_int_equal(ws_frame_write(frame, WS_TEXT, "Hello", 5, 0xdead3d21fa37ULL),
+                         sizeof(want));
+        assert_memory_equal(frame, want, sizeof(want));
     }
 }
 

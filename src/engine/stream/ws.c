@@ -23,15 +23,9 @@
  * masked, behind what is being written. */
 static void send_control(struct stream_conn *c, enum ws_opcode op, const unsigned char *p, size_t n)
 {
-    uint64_t r = rng_next(&c->w->rng);
-    unsigned char mask[4] = {(unsigned char)r, (unsigned char)(r >> 8), (unsigned char)(r >> 16),
-                             (unsigned char)(r >> 24)};
     unsigned char frame[WS_HEAD_MAX + WS_CONTROL_MAX];
-    size_t head = ws_head_write(frame, op, 1, n, mask);
 
-    memcpy(frame + head, p, n);
-    ws_mask(frame + head, n, mask, 0);
-    stream__conn_send_copy(c, frame, head + n);
+    stream__conn_send_copy(c, frame, ws_frame_write(frame, op, p, n, rng_next(&c->w->rng)));
 }
 
 void stream__ws_goodbye(struct stream_conn *c)
