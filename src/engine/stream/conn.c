@@ -493,3 +493,19 @@ void stream__conn_begin(struct stream_conn *c)
     }
     c->is_looking_up = 1;
 }
+
+const char *stream__find(const char *p, size_t n, const char *d, size_t dn)
+{
+    const char *end = p + n;
+
+    while ((size_t)(end - p) >= dn) {
+        const char *at = memchr(p, d[0], (size_t)(end - p) - dn + 1);
+
+        if (!at)
+            return NULL;
+        if (memcmp(at, d, dn) == 0)
+            return at;
+        p = at + 1;
+    }
+    return NULL;
+}

@@ -127,6 +127,8 @@ static inline struct stream_slot *stream_slot_of(const struct transport_slot *s)
 }
 
 /* stream/conn.c */
+/* The first d (dn bytes, at least 1) in p (n bytes), or NULL. */
+const char *stream__find(const char *p, size_t n, const char *d, size_t dn);
 /* A new connection of h at index i to spec, which up hears of; nothing
  * happens until stream__conn_begin starts its lookup or connect (a
  * failure there is told at once). */

@@ -23,6 +23,19 @@
 
 /* ---- Completion --------------------------------------------------------- */
 
+/* h has no exchange any more: its timer stops, and its connection closes
+ * when is_closing (a failure, or a reply after which the connection cannot
+ * go on). */
+static void let_go(struct stream_slot *h, int is_closing)
+{
+    uv_timer_stop(&h->timer);
+    if (h->c && is_closing)
+        stream__conn_close(h->c);
+    h->c = NULL;
+    h->q = NULL;
+    h->is_in_flight = 0;
+}
+
 static void on_pending(uv_idle_t *i);
 
 static void finish(struct stream_slot *h, enum transfer_outcome outcome, int os_errno, long status,
@@ -36,12 +49,7 @@ static void finish(struct stream_slot *h, enum transfer_outcome outcome, int os_
         .is_exchange = 1,
     };
 
-    uv_timer_stop(&h->timer);
-    if (h->c && (outcome != TRANSFER_OK || status != 0))
-        stream__conn_close(h->c);
-    h->c = NULL;
-    h->q = NULL;
-    h->is_in_flight = 0;
+    let_go(h, outcome != TRANSFER_OK || status != 0);
     engine__slot_done(h->s, &r, h->bytes_in, h->bytes_out, words);
 }
 
@@ -96,23 +104,6 @@ static void on_pending(uv_idle_t *i)
 
 /* ---- Framing ------------------------------------------------------------ */
 
-/* The first d (dn bytes, at least 1) in p (n bytes), or NULL. */
-static const char *find(const char *p, size_t n, const char *d, size_t dn)
-{
-    const char *end = p + n;
-
-    while ((size_t)(end - p) >= dn) {
-        const char *at = memchr(p, d[0], (size_t)(end - p) - dn + 1);
-
-        if (!at)
-            return NULL;
-        if (memcmp(at, d, dn) == 0)
-            return at;
-        p = at + 1;
-    }
-    return NULL;
-}
-
 /* Whether the reply is whole in c->in: its length (> 0), 0 while more is
  * needed, -1 when it cannot be (words say why). */
 static long framed(struct stream_slot *h, struct stream_conn *c, char *words, size_t cap)
@@ -126,7 +117,7 @@ static long framed(struct stream_slot *h, struct stream_conn *c, char *words, si
     case SCRIPT_FRAME_UPTO:
         /* From where the last search could not have found it: a server
          * that sends a byte at a time costs a pass over each byte once. */
-        at = find(c->in + h->scanned, n - h->scanned, x->upto, x->upto_len);
+        at = stream__find(c->in + h->scanned, n - h->scanned, x->upto, x->upto_len);
         if (at)
             return (long)(at - c->in) + (long)x->upto_len;
         if (n >= x->upto_len)
@@ -320,14 +311,9 @@ static void stream_abort(struct transport_slot *s)
 {
     struct stream_slot *h = stream_slot_of(s);
 
-    uv_timer_stop(&h->timer);
     if (h->is_pending)
         unlink_pending(h);
-    if (h->c)
-        stream__conn_close(h->c);
-    h->c = NULL;
-    h->q = NULL;
-    h->is_in_flight = 0;
+    let_go(h, 1);
 }
 
 static int stream_is_unsent(struct transport_slot *s)
@@ -339,14 +325,19 @@ static int stream_is_unsent(struct transport_slot *s)
 
 /* ---- Slots and workers -------------------------------------------------- */
 
+/* Closes c, saying goodbye first on a WebSocket. */
+static void close_conn(struct stream_conn *c)
+{
+    if (c->spec->is_ws)
+        stream__ws_goodbye(c);
+    stream__conn_close(c);
+}
+
 static void close_conns(struct stream_slot *h)
 {
     for (uint32_t i = 0; i < SCRIPT_CONNS_MAX; i++) {
-        if (h->conns[i]) {
-            if (h->conns[i]->spec->is_ws)
-                stream__ws_goodbye(h->conns[i]);
-            stream__conn_close(h->conns[i]);
-        }
+        if (h->conns[i])
+            close_conn(h->conns[i]);
     }
 }
 
@@ -375,11 +366,8 @@ static void stream_script_close(struct transport_slot *s, uint32_t conn)
     struct stream_slot *h = stream_slot_of(s);
     struct stream_conn *c = conn < SCRIPT_CONNS_MAX ? h->conns[conn] : NULL;
 
-    if (!c)
-        return;
-    if (c->spec->is_ws)
-        stream__ws_goodbye(c);
-    stream__conn_close(c);
+    if (c)
+        close_conn(c);
 }
 
 static int stream_init(struct transport_worker *w, char *err, size_t err_len)

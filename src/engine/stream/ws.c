@@ -99,7 +99,7 @@ static const char *header(const char *p, size_t len, const char *name, size_t *n
 
 int stream__ws_upgraded(struct stream_conn *c)
 {
-    const char *end = NULL;
+    const char *end = stream__find(c->in, c->in_len, "\r\n\r\n", 4);
     char accept[WS_ACCEPT_LEN + 1], keyed[WS_KEY_LEN + sizeof(WS_GUID)];
     unsigned char digest[SHA_DIGEST_LENGTH];
     const char *v;
@@ -107,10 +107,6 @@ int stream__ws_upgraded(struct stream_conn *c)
     int minor;
     long status;
 
-    for (size_t i = 3; i < c->in_len && !end; i++) {
-        if (memcmp(c->in + i - 3, "\r\n\r\n", 4) == 0)
-            end = c->in + i + 1;
-    }
     if (!end) {
         if (c->in_len < STREAM_HEAD_MAX)
             return 0;
@@ -119,7 +115,7 @@ int stream__ws_upgraded(struct stream_conn *c)
                  STREAM_HEAD_MAX);
         return -1;
     }
-    head = (size_t)(end - c->in);
+    head = (size_t)(end - c->in) + 4;
     if (sscanf(c->in, "HTTP/1.%d %3ld", &minor, &status) != 2 || status < 100 || status > 599) {
         c->outcome = TRANSFER_MALFORMED;
         snprintf(c->words, sizeof(c->words), "upgrade: the reply is not HTTP");
