@@ -23,7 +23,6 @@ struct tls_context {
     int is_resume;        /* tls_resume */
     int is_address;       /* name is an address literal: no SNI */
     char *name;           /* sent and checked, owned */
-    struct tls_counts counts;
 };
 
 struct tls_conn {
@@ -242,11 +241,6 @@ void tls_context_free(struct tls_context *tls)
     free(tls);
 }
 
-struct tls_counts tls_context_counts(const struct tls_context *tls)
-{
-    return tls->counts;
-}
-
 /* ---- Connections ------------------------------------------------------ */
 
 struct tls_conn *tls_conn_new(struct tls_context *tls)
@@ -328,13 +322,8 @@ enum tls_state tls_handshake(struct tls_conn *c, char *why, size_t why_len)
     /* SSL_get_error reads the thread's queue: it must hold no older error. */
     ERR_clear_error();
     rc = SSL_do_handshake(c->ssl);
-    if (rc == 1) {
-        if (SSL_session_reused(c->ssl))
-            c->tls->counts.resumed++;
-        else
-            c->tls->counts.full++;
+    if (rc == 1)
         return TLS_DONE;
-    }
     if (SSL_get_error(c->ssl, rc) == SSL_ERROR_WANT_READ)
         return TLS_WANT;
     if (failed(c, rc, "TLS handshake", why, why_len) == TLS_CLOSED)

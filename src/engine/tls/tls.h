@@ -19,12 +19,6 @@ struct tls_conn;
 
 #define TLS_WHY_MAX 160 /* bytes of a failure's words, NUL included */
 
-/* Handshakes a context completed, by kind: what tls_resume buys. */
-struct tls_counts {
-    uint64_t full;    /* handshakes with certificate exchange */
-    uint64_t resumed; /* abbreviated handshakes, from the latest session */
-};
-
 /*
  * Makes a worker's context from t's TLS keys: trust (ca_file, else the file
  * SSL_CERT_FILE names, else the system store; none with insecure), the
@@ -43,8 +37,6 @@ int tls_context_new(const struct config_target *t, const char *name, enum tls_al
                     size_t err_len, struct tls_context **out);
 /* Frees tls (NULL: nothing); its connections were freed before. */
 void tls_context_free(struct tls_context *tls);
-/* The handshakes completed so far. */
-struct tls_counts tls_context_counts(const struct tls_context *tls);
 
 /* What a step of a connection's TLS came to. */
 enum tls_state {
