@@ -200,14 +200,14 @@ for rate in $rates; do
         continue
     fi
     s=$tmp/open.$rate
-    python3 - "$s.json" "$rate" "$goal_us" "$cpu_s" >>"$tmp/rows" <<'EOF'
+    figures "open.$rate"
+    open_usreq=$f_usreq
+    python3 - "$s.json" "$rate" "$goal_us" "$cpu_s" "$open_usreq" >>"$tmp/rows" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
-rate, goal, cpu_s = sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+rate, goal, cpu_s, usreq = sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
 run_us = r.get("duration_us", 0)
 cpu = "%.0f%%" % (100 * cpu_s * 1e6 / run_us) if run_us else "-"
-n = r.get("total", {}).get("requests", 0)
-usreq = "%.1f" % (cpu_s * 1e6 / n) if n else "-"
 sc = r.get("schedule", {})
 kept = sc.get("ticks", 0) > 0 and sc.get("ticks_not_kept", 1) == 0
 corr = r["total"]["latency_us"]["p50"]
@@ -224,8 +224,6 @@ print(rate, "%.0f" % sc.get("achieved_per_s", 0),
       corr, svc, diff, "-" if lag50 is None else lag50, "-" if lag is None else lag, cpu, usreq,
       verdict)
 EOF
-    figures "open.$rate"
-    open_usreq=$f_usreq
 
     # The closed model at about the same rate: calibrate C, then measure.
     c0=$(awk -v r="$rate" 'BEGIN { c = int(r / 1000 + 0.5); print (c < 1 ? 1 : c) }')
