@@ -425,6 +425,9 @@ static void connect_to(struct stream_conn *c, const struct sockaddr *sa)
     c->connect.data = c;
     c->begun_ns = uv_hrtime();
     rc = uv_tcp_connect(&c->connect, &c->tcp, sa, on_connect);
+    /* The worker's connect budget counts these too, as h1's. */
+    pace_begun(&c->w->pace, 1);
+    pace_took(&c->w->pace, 1, uv_hrtime() - c->begun_ns);
     if (rc < 0) {
         stream__conn_fail(c, TRANSFER_CONNECT, -rc, "connect: %s", msg_errno(-rc).text);
         return;
