@@ -128,6 +128,7 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 }
 
 static void tls_step(struct stream_conn *c);
+static void flush_tls(struct stream_conn *c);
 
 /* Decrypts what c's TLS was fed into c->in: the bytes it got (0 when c
  * failed, or the server ended its side: then c is closing). */
@@ -144,6 +145,8 @@ static size_t decrypt(struct stream_conn *c)
         c->in_len += got;
         total += got;
     } while (st == TLS_FULL);
+    /* Reading may have written (a reply to a key update). */
+    flush_tls(c);
     if (st == TLS_CLOSED) {
         c->n_read += total;
         if (total && c->owner)
@@ -165,6 +168,16 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 
     if (n == 0 || c->is_closing)
         return;
+    /* During the handshake, the server that goes failed TLS, as h1 says. */
+    if (n == UV_EOF && c->tls && !c->is_tls_ready) {
+        stream__conn_fail(c, TRANSFER_TLS, 0, "TLS handshake: the server closed the connection");
+        return;
+    }
+    if (n < 0 && c->tls && !c->is_tls_ready) {
+        stream__conn_fail(c, TRANSFER_TLS, (int)-n, "TLS handshake: read: %s",
+                          msg_errno((int)-n).text);
+        return;
+    }
     if (n == UV_EOF) {
         stream__conn_fail(c, TRANSFER_CLOSED_EMPTY, 0, "the server closed the connection");
         return;
