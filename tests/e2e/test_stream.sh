@@ -188,6 +188,23 @@ while True:
 ' "$tmp/closer.port" 2>"$tmp/closer.err" &
 closer=$!
 closer_port=$(wait_port "$tmp/closer.port" "$closer" "the closing server" "$tmp/closer.err") || exit 1
+# A server on [::1] alone that says hello and closes: localhost's
+# 127.0.0.1 refuses, and the next address, ::1, answers (skipped without
+# IPv6 here).
+python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_INET6)
+s.bind(("::1", 0))
+s.listen(16)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    c = s.accept()[0]
+    c.sendall(b"hi\r\n")
+    c.close()
+' "$tmp/v6.port" 2>"$tmp/v6.err" &
+v6=$!
+v6_port=$(wait_port "$tmp/v6.port" "$v6" "the IPv6 server" "$tmp/v6.err" 2>/dev/null) || v6_port=""
 cat >"$tmp/names.lua" <<LUA
 function iteration(user)
     local c = brink.tcp{host = "localhost", port = $port}
@@ -200,11 +217,17 @@ function iteration(user)
     t:send("x")
     t:receive{bytes = 1, name = "handshake", timeout = 2}
     t:close()
+    if $([ -n "$v6_port" ] && echo true || echo false) then
+        local v = brink.tcp{host = "localhost", port = ${v6_port:-1}}
+        v:send("x")
+        v:receive{upto = "\r\n", name = "next_address", timeout = 2}
+        v:close()
+    end
 end
 LUA
 printf '[load]\nconcurrency = 1\nduration = 1s\n[thresholds]\nfail_on = none\n[scenario]\nscript = names.lua\n' >"$tmp/names.ini"
 headless_run names "$tmp/names.ini"
-kill "$closer" 2>/dev/null
+kill "$closer" $v6 2>/dev/null
 check "names: the run ends with exit 0" 0 "$status"
 kind_block names localhost >"$tmp/block"
 grep -q "^kind localhost: [1-9]" "$tmp/block" && grep -q "^errors: none" "$tmp/block" &&
@@ -215,6 +238,14 @@ grep -q "^kind handshake: [1-9]" "$tmp/block" && grep -q "^errors: \([0-9,]*\) o
     grep -q "^  tls " "$tmp/block" &&
     ok "names: a server that closes during the TLS handshake fails it as tls" ||
     not_ok "names: a server that closes during the TLS handshake fails it as tls" "$(grep -E "^kind|^errors|^  [a-z_]+ +[0-9,]+ " "$tmp/block" | head -4)"
+if [ -n "$v6_port" ]; then
+    kind_block names next_address >"$tmp/block"
+    grep -q "^kind next_address: [1-9]" "$tmp/block" && grep -q "^errors: none" "$tmp/block" &&
+        ok "names: localhost refused on 127.0.0.1 connects to ::1, its next address" ||
+        not_ok "names: localhost refused on 127.0.0.1 connects to ::1, its next address" "$(grep -E "^kind|^errors|^  [a-z_]+ +[0-9,]+ " "$tmp/block" | head -4)"
+else
+    ok "names: (skipped) no IPv6 loopback here for the next address"
+fi
 
 # -- Fewer users, fewer connections --------------------------------------
 # 8 users hold an echo connection each; "concurrency 2" on stdin leaves
