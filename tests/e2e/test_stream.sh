@@ -170,6 +170,83 @@ mixed_run agents "$(printf '[agents]\nhosts = a1,a2\nssh = sh %s/tests/e2e/fake_
 grep -q "^agents: 2, every tick whole" "$tmp/agents.out" &&
     ok "agents: two agents, every tick whole" || not_ok "agents: two agents, every tick whole" "$(grep -i agent "$tmp/agents.out" | head -3)"
 
+# -- Names and TLS handshakes --------------------------------------------
+# host = "localhost" reaches the fault server, which listens on 127.0.0.1
+# alone, whatever order the resolver has (localhost is the loopback, IPv4
+# first, as h1 and libcurl have it); and tls = true to a server that
+# closes every connection at once fails as tls (the handshake), not as
+# closed_empty.
+python3 -c '
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+__import__("os").rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    s.accept()[0].close()
+' "$tmp/closer.port" 2>"$tmp/closer.err" &
+closer=$!
+closer_port=$(wait_port "$tmp/closer.port" "$closer" "the closing server" "$tmp/closer.err") || exit 1
+# A server on [::1] alone that says hello and closes: localhost's
+# 127.0.0.1 refuses, and the next address, ::1, answers (skipped without
+# IPv6 here).
+python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_INET6)
+s.bind(("::1", 0))
+s.listen(16)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    c = s.accept()[0]
+    c.sendall(b"hi\r\n")
+    c.close()
+' "$tmp/v6.port" 2>"$tmp/v6.err" &
+v6=$!
+v6_port=$(wait_port "$tmp/v6.port" "$v6" "the IPv6 server" "$tmp/v6.err" 2>/dev/null) || v6_port=""
+cat >"$tmp/names.lua" <<LUA
+function iteration(user)
+    local c = brink.tcp{host = "localhost", port = $port}
+    c:send("echo\r\n")
+    c:send("ping\r\n")
+    local r = c:receive{upto = "\r\n", name = "localhost", timeout = 2}
+    brink.check(r.data == "ping\r\n", "echoed")
+    c:close()
+    local t = brink.tcp{host = "127.0.0.1", port = $closer_port, tls = true}
+    t:send("x")
+    t:receive{bytes = 1, name = "handshake", timeout = 2}
+    t:close()
+    if $([ -n "$v6_port" ] && echo true || echo false) then
+        local v = brink.tcp{host = "localhost", port = ${v6_port:-1}}
+        v:send("x")
+        v:receive{upto = "\r\n", name = "next_address", timeout = 2}
+        v:close()
+    end
+end
+LUA
+printf '[load]\nconcurrency = 1\nduration = 1s\n[thresholds]\nfail_on = none\n[scenario]\nscript = names.lua\n' >"$tmp/names.ini"
+headless_run names "$tmp/names.ini"
+kill "$closer" $v6 2>/dev/null
+check "names: the run ends with exit 0" 0 "$status"
+kind_block names localhost >"$tmp/block"
+grep -q "^kind localhost: [1-9]" "$tmp/block" && grep -q "^errors: none" "$tmp/block" &&
+    ok "names: localhost reaches a server on 127.0.0.1" ||
+    not_ok "names: localhost reaches a server on 127.0.0.1" "$(grep -E "^kind|^errors|^  [a-z_]+ +[0-9,]+ " "$tmp/block" | head -4)"
+kind_block names handshake >"$tmp/block"
+grep -q "^kind handshake: [1-9]" "$tmp/block" && grep -q "^errors: \([0-9,]*\) of \1 requests" "$tmp/block" &&
+    grep -q "^  tls " "$tmp/block" &&
+    ok "names: a server that closes during the TLS handshake fails it as tls" ||
+    not_ok "names: a server that closes during the TLS handshake fails it as tls" "$(grep -E "^kind|^errors|^  [a-z_]+ +[0-9,]+ " "$tmp/block" | head -4)"
+if [ -n "$v6_port" ]; then
+    kind_block names next_address >"$tmp/block"
+    grep -q "^kind next_address: [1-9]" "$tmp/block" && grep -q "^errors: none" "$tmp/block" &&
+        ok "names: localhost refused on 127.0.0.1 connects to ::1, its next address" ||
+        not_ok "names: localhost refused on 127.0.0.1 connects to ::1, its next address" "$(grep -E "^kind|^errors|^  [a-z_]+ +[0-9,]+ " "$tmp/block" | head -4)"
+else
+    ok "names: (skipped) no IPv6 loopback here for the next address"
+fi
+
 # -- Fewer users, fewer connections --------------------------------------
 # 8 users hold an echo connection each; "concurrency 2" on stdin leaves
 # the server 2 (polled while the run goes on, at most 10 s).

@@ -1,6 +1,6 @@
 /*
  * Where an h1 connection goes and how it gets there: the worker's one
- * lookup of the target's name (off the loop, h1/lookup.c), the connect budget
+ * lookup of the target's name (off the loop, engine/lookup.c), the connect budget
  * of each loop pass (pace.h), the target's addresses tried in turn while
  * nobody listens at one, and unix sockets, connected by hand. Once a
  * connection is established, h1/conn.c takes over (engine__h1_connected).
@@ -14,15 +14,6 @@
 
 #include "core/xalloc.h"
 #include "engine/h1/internal.h"
-
-/* Whether a connect that failed with err (a UV_E* code) may work on
- * another address of the target: nobody listens there, or it cannot be
- * reached from here (an IPv6 address on a host without IPv6, say). */
-static int is_address_error(int err)
-{
-    return err == UV_ECONNREFUSED || err == UV_ENETUNREACH || err == UV_EHOSTUNREACH ||
-           err == UV_EADDRNOTAVAIL || err == UV_EAFNOSUPPORT;
-}
 
 static void connect_from(struct transport_slot *s, uint32_t i);
 
@@ -48,7 +39,8 @@ static void on_connect(uv_connect_t *req, int status)
     if (status == UV_ECANCELED || !s)
         return;
     if (status < 0) {
-        if (is_address_error(status) && h1_slot_of(s)->n_tried < h1_worker_of(s->w)->addrs.n) {
+        if (engine__is_address_error(status) &&
+            h1_slot_of(s)->n_tried < h1_worker_of(s->w)->addrs.n) {
             engine__h1_conn_close(c);
             connect_from(s, h1_slot_of(s)->addr_i + 1);
             return;
@@ -127,7 +119,7 @@ static void connect_from(struct transport_slot *s, uint32_t i)
     while ((rc = conn_try(s, i % n)) < 0) {
         /* No socket (EMFILE) or no local port (EADDRNOTAVAIL on every
          * address) are brink's own limits, which classify.c shows apart. */
-        if (!is_address_error(rc) || h1_slot_of(s)->n_tried >= n) {
+        if (!engine__is_address_error(rc) || h1_slot_of(s)->n_tried >= n) {
             engine__h1_fail(s, TRANSFER_CONNECT, -rc, connect_what(s, what, sizeof(what)));
             return;
         }

@@ -1,7 +1,7 @@
 /*
  * The h1 transport's private state and the functions its files share.
  * Each file calls only those below it. Over h1/wire.c, h1/h2_head.c,
- * tls/tls.c, h1/lookup.c, h1/request.c (the head a request sends) and
+ * tls/tls.c, h1/request.c (the head a request sends) and
  * h1/setup.c: h1/close.c (a connection's close); h1/slot.c (a request's
  * completion, failure and deadline); h1/conn.c (a connection: socket, TLS,
  * writes, reads, its protocol chosen once it is up); h1/connect.c (where a
@@ -40,11 +40,11 @@
 struct h1_proto;
 
 struct h1_worker {
-    uv_idle_t idle;        /* completes what failed inside start, next pass */
-    uv_async_t resolved;   /* the lookup of the target's name ended */
-    struct lookup *lookup; /* that lookup while it runs, else NULL */
-    struct dlist waiting;  /* slots whose connect waits for it */
-    struct h1_addrs addrs; /* the target's addresses, once has_addrs */
+    uv_idle_t idle;            /* completes what failed inside start, next pass */
+    uv_async_t resolved;       /* the lookup of the target's name ended */
+    struct lookup *lookup;     /* that lookup while it runs, else NULL */
+    struct dlist waiting;      /* slots whose connect waits for it */
+    struct engine_addrs addrs; /* the target's addresses, once has_addrs */
     int has_addrs;
     uv_idle_t paced;         /* connects the pass's budget held back, next passes */
     struct dlist queued;     /* those connects, oldest first */

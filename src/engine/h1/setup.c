@@ -87,7 +87,7 @@ static void route(struct h1_setup *p, const struct config_target *t, const struc
 
 /* The one address of [target] unix_socket: the config checked that its
  * path fits. */
-static void unix_address(struct h1_addrs *a, const char *path)
+static void unix_address(struct engine_addrs *a, const char *path)
 {
     struct sockaddr_un *sun = (struct sockaddr_un *)&a->at[0];
 

@@ -3,7 +3,7 @@
  * for load on one origin where libcurl's generality costs more CPU than the
  * server under test. Its operations (transport.h) are here; a connection
  * (h1/conn.c) goes where h1/connect.c says (a name looked up off the loop
- * by h1/lookup.c, connect_to, a unix socket, addresses in turn, within
+ * by engine/lookup.c, connect_to, a unix socket, addresses in turn, within
  * each pass's connect budget), speaks TLS for https:// (tls/tls.c), and
  * carries HTTP/1.1 (h1/http1.c: a connection per slot) or HTTP/2
  * (h1/http2.c, h1/http2_io.c: connections the worker's slots share),

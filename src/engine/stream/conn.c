@@ -1,8 +1,9 @@
 /*
  * A user's connection (brink.tcp, brink.ws), as a socket: its host's
- * lookup (address literals need none), its connect and TLS handshake
- * (tls = true, wss://: [target]'s TLS keys, a context per server name),
- * its reads into a buffer that keeps what no reply took yet (decrypted),
+ * lookup (engine/lookup.c, off the loop; address literals and localhost
+ * need none), its connect (to the next address while one refuses) and
+ * TLS handshake (tls = true, wss://: [target]'s TLS keys, a context per
+ * server name), its reads into a buffer that keeps what no reply took yet (decrypted),
  * its writes and its close.
  * What happens is told to the transport above through the up callback.
  */
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -42,14 +44,35 @@ static void conn_free(struct stream_conn *c)
     free(c);
 }
 
+/* One of c's handles closed: the last frees c once it is closing. */
+static void handle_closed(struct stream_conn *c)
+{
+    if (--c->n_handles == 0 && c->is_closing)
+        conn_free(c);
+}
+
+static void connect_to(struct stream_conn *c, uint32_t i);
+
+/* c's socket closed: c closes, or connects to its next address. */
 static void on_closed(uv_handle_t *h)
 {
     struct stream_conn *c = h->data;
 
     if (c->is_counted)
         engine__worker_conn_closed(c->w);
+    c->is_counted = 0;
     c->w->fds_used--;
-    conn_free(c);
+    if (!c->is_closing) {
+        c->n_handles--;
+        connect_to(c, c->addr_i + 1);
+        return;
+    }
+    handle_closed(c);
+}
+
+static void on_wake_closed(uv_handle_t *h)
+{
+    handle_closed(h->data);
 }
 
 void stream__conn_close(struct stream_conn *c)
@@ -62,11 +85,19 @@ void stream__conn_close(struct stream_conn *c)
             c->owner->conns[c->index] = NULL;
         c->owner = NULL;
     }
-    if (c->has_socket)
+    if (c->has_socket) {
+        c->has_socket = 0;
         uv_close((uv_handle_t *)&c->tcp, on_closed);
-    else if (c->is_looking_up)
-        uv_cancel((uv_req_t *)&c->gai); /* its callback frees it */
-    else
+    }
+    if (c->has_wake) {
+        /* The lookup's thread lets go by itself when its name answers,
+         * or never: the worker's end waits for neither. */
+        engine__lookup_release(c->lookup);
+        c->lookup = NULL;
+        c->has_wake = 0;
+        uv_close((uv_handle_t *)&c->wake, on_wake_closed);
+    }
+    if (c->n_handles == 0)
         conn_free(c);
 }
 
@@ -128,6 +159,7 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
 }
 
 static void tls_step(struct stream_conn *c);
+static void flush_tls(struct stream_conn *c);
 
 /* Decrypts what c's TLS was fed into c->in: the bytes it got (0 when c
  * failed, or the server ended its side: then c is closing). */
@@ -144,6 +176,8 @@ static size_t decrypt(struct stream_conn *c)
         c->in_len += got;
         total += got;
     } while (st == TLS_FULL);
+    /* Reading may have written (a reply to a key update). */
+    flush_tls(c);
     if (st == TLS_CLOSED) {
         c->n_read += total;
         if (total && c->owner)
@@ -165,6 +199,16 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 
     if (n == 0 || c->is_closing)
         return;
+    /* During the handshake, the server that goes failed TLS, as h1 says. */
+    if (n == UV_EOF && c->tls && !c->is_tls_ready) {
+        stream__conn_fail(c, TRANSFER_TLS, 0, "TLS handshake: the server closed the connection");
+        return;
+    }
+    if (n < 0 && c->tls && !c->is_tls_ready) {
+        stream__conn_fail(c, TRANSFER_TLS, (int)-n, "TLS handshake: read: %s",
+                          msg_errno((int)-n).text);
+        return;
+    }
     if (n == UV_EOF) {
         stream__conn_fail(c, TRANSFER_CLOSED_EMPTY, 0, "the server closed the connection");
         return;
@@ -384,6 +428,8 @@ static void tls_step(struct stream_conn *c)
         c->up(c, STREAM_DATA);
 }
 
+static void connect_failed(struct stream_conn *c, int rc);
+
 static void on_connect(uv_connect_t *req, int status)
 {
     struct stream_conn *c = req->data;
@@ -392,7 +438,7 @@ static void on_connect(uv_connect_t *req, int status)
     if (status == UV_ECANCELED || c->is_closing)
         return;
     if (status < 0) {
-        stream__conn_fail(c, TRANSFER_CONNECT, -status, "connect: %s", msg_errno(-status).text);
+        connect_failed(c, status);
         return;
     }
     engine__worker_phase(c->w, PHASE_CONNECT, (uv_hrtime() - c->begun_ns) / 1000);
@@ -410,7 +456,20 @@ static void on_connect(uv_connect_t *req, int status)
     tls_step(c);
 }
 
-static void connect_to(struct stream_conn *c, const struct sockaddr *sa)
+/* c's connect failed with rc: c tries its next address when nobody
+ * listens at this one or it cannot be reached (as h1 does), else fails. */
+static void connect_failed(struct stream_conn *c, int rc)
+{
+    if (engine__is_address_error(rc) && c->n_tried < c->addrs.n) {
+        c->has_socket = 0;
+        uv_close((uv_handle_t *)&c->tcp, on_closed); /* which connects to the next */
+        return;
+    }
+    stream__conn_fail(c, TRANSFER_CONNECT, -rc, "connect: %s", msg_errno(-rc).text);
+}
+
+/* Connects c to its address i (modulo their number). */
+static void connect_to(struct stream_conn *c, uint32_t i)
 {
     int rc = uv_tcp_init(&c->w->loop, &c->tcp);
 
@@ -420,38 +479,49 @@ static void connect_to(struct stream_conn *c, const struct sockaddr *sa)
     }
     c->tcp.data = c;
     c->has_socket = 1;
+    c->n_handles++;
     c->w->fds_used++;
     c->state = CONN_CONNECTING;
+    c->addr_i = i % c->addrs.n;
+    c->n_tried++;
     c->connect.data = c;
     c->begun_ns = uv_hrtime();
-    rc = uv_tcp_connect(&c->connect, &c->tcp, sa, on_connect);
+    rc = uv_tcp_connect(&c->connect, &c->tcp, (const struct sockaddr *)&c->addrs.at[c->addr_i],
+                        on_connect);
+    /* The worker's connect budget counts these too, as h1's. */
+    pace_begun(&c->w->pace, 1);
+    pace_took(&c->w->pace, 1, uv_hrtime() - c->begun_ns);
     if (rc < 0) {
-        stream__conn_fail(c, TRANSFER_CONNECT, -rc, "connect: %s", msg_errno(-rc).text);
+        connect_failed(c, rc);
         return;
     }
     c->is_counted = 1;
     engine__worker_conn_opened(c->w);
 }
 
-static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
+/* The lookup of c's host ended: c connects to its first address, or
+ * fails as dns. */
+static void on_resolved(uv_async_t *a)
 {
-    struct stream_conn *c = req->data;
+    struct stream_conn *c = a->data;
+    char why[LOOKUP_WHY_MAX];
+    int rc;
 
-    c->is_looking_up = 0;
-    if (c->is_closing) {
-        uv_freeaddrinfo(res);
-        conn_free(c);
+    /* libuv coalesces sends, and one may come after the result was taken. */
+    if (!c->lookup ||
+        (rc = engine__lookup_result(c->lookup, &c->addrs, why, sizeof(why))) == -EAGAIN)
+        return;
+    if (rc == 0)
+        engine__worker_phase(c->w, PHASE_DNS, engine__lookup_took_us(c->lookup));
+    engine__lookup_release(c->lookup);
+    c->lookup = NULL;
+    c->has_wake = 0;
+    uv_close((uv_handle_t *)a, on_wake_closed);
+    if (rc < 0) {
+        stream__conn_fail(c, TRANSFER_DNS, 0, "name lookup: %s", why);
         return;
     }
-    if (status < 0 || !res) {
-        stream__conn_fail(c, TRANSFER_DNS, 0, "name lookup: %s",
-                          status < 0 ? uv_strerror(status) : "no address");
-        uv_freeaddrinfo(res);
-        return;
-    }
-    engine__worker_phase(c->w, PHASE_DNS, (uv_hrtime() - c->begun_ns) / 1000);
-    connect_to(c, res->ai_addr);
-    uv_freeaddrinfo(res);
+    connect_to(c, 0);
 }
 
 struct stream_conn *stream__conn_new(struct stream_slot *h, uint32_t i,
@@ -473,25 +543,26 @@ struct stream_conn *stream__conn_new(struct stream_slot *h, uint32_t i,
 void stream__conn_begin(struct stream_conn *c)
 {
     const struct script_conn_spec *spec = c->spec;
-    struct sockaddr_storage sa;
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-    char port[8];
+    char why[LOOKUP_WHY_MAX];
     int rc;
 
-    if (uv_ip4_addr(spec->host, spec->port, (struct sockaddr_in *)&sa) == 0 ||
-        uv_ip6_addr(spec->host, spec->port, (struct sockaddr_in6 *)&sa) == 0) {
-        connect_to(c, (const struct sockaddr *)&sa);
+    /* Address literals and localhost need no lookup. */
+    if (engine__lookup_resolve(spec->host, spec->port, AI_NUMERICHOST, AF_UNSPEC, &c->addrs, why,
+                               sizeof(why)) == 0) {
+        connect_to(c, 0);
         return;
     }
-    snprintf(port, sizeof(port), "%u", (unsigned)spec->port);
-    c->gai.data = c;
-    c->begun_ns = uv_hrtime();
-    rc = uv_getaddrinfo(&c->w->loop, &c->gai, on_resolved, spec->host, port, &hints);
+    rc = uv_async_init(&c->w->loop, &c->wake, on_resolved);
     if (rc < 0) {
-        stream__conn_fail(c, TRANSFER_DNS, 0, "name lookup: %s", uv_strerror(rc));
+        stream__conn_fail(c, TRANSFER_DNS, -rc, "name lookup: %s", msg_errno(-rc).text);
         return;
     }
-    c->is_looking_up = 1;
+    c->wake.data = c;
+    c->has_wake = 1;
+    c->n_handles++;
+    rc = engine__lookup_start(spec->host, spec->port, AF_UNSPEC, &c->wake, &c->lookup);
+    if (rc < 0)
+        stream__conn_fail(c, TRANSFER_DNS, -rc, "cannot start the name lookup");
 }
 
 const char *stream__find(const char *p, size_t n, const char *d, size_t dn)

@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "core/ws.h"
+#include "engine/lookup.h"
 #include "engine/tls/tls.h"
 #include "engine/transport.h"
 #include "script/script.h"
@@ -48,14 +49,19 @@ struct stream_conn {
     uv_tcp_t tcp;
     uv_connect_t connect;
     uv_write_t write; /* the exchange's bytes (at most one such write at a time) */
-    uv_getaddrinfo_t gai;
+    uv_async_t wake;  /* the lookup's result is in (engine/lookup.c) */
     struct transport_worker *w;
     struct stream_slot *owner; /* NULL once let go: it closes and frees itself */
     uint32_t index;            /* in its owner's conns */
     const struct script_conn_spec *spec;
     enum stream_state state;
-    int has_socket;    /* tcp was initialised: uv_close frees the connection */
-    int is_looking_up; /* gai is pending: its callback frees a connection let go */
+    int has_socket; /* tcp is open (initialised, not closing) */
+    int has_wake;   /* wake is open: lookup runs */
+    int n_handles;  /* tcp and wake, until their close: the last frees a closing connection */
+    struct lookup *lookup;
+    struct engine_addrs addrs; /* its host's, once looked up */
+    uint32_t addr_i;           /* the address connected to */
+    uint32_t n_tried;          /* addresses tried */
     int is_closing;
     int is_counted; /* engine__worker_conn_opened counted it */
     int is_reading;

@@ -1,6 +1,7 @@
 /*
- * The h1 transport's name lookups: getaddrinfo on a detached thread of its
- * own, so that a DNS server that never answers blocks neither a worker's
+ * The name lookups of the transports that connect by themselves (h1's
+ * target, stream's brink.tcp and brink.ws): getaddrinfo on a detached
+ * thread of its own, so that a DNS server that never answers blocks neither a worker's
  * loop nor its end. libuv's uv_getaddrinfo would not do: its request keeps
  * the loop alive until the lookup returns, and uv_cancel cannot stop one
  * that has begun. The result reaches the loop through the owner's async
@@ -19,29 +20,27 @@
 #include <strings.h>
 
 #include "core/xalloc.h"
-#include "engine/h1/wire.h"
-#include "engine/transport.h"
-#include "engine/h1/h1.h"
+#include "engine/lookup.h"
 
 struct lookup {
     pthread_mutex_t lock;
     int refs;         /* the thread's and the owner's */
     int is_done;      /* the thread filled rc, addrs and why */
     uv_async_t *wake; /* the owner's; NULL once it let go */
-    char host[H1_HOST_MAX];
+    char host[LOOKUP_HOST_MAX];
     char port[8];
     int family;       /* of the addresses kept: AF_UNSPEC, AF_INET or AF_INET6 */
     int rc;           /* 0, or a negative errno with why set */
     uint64_t took_us; /* how long getaddrinfo took */
-    struct h1_addrs addrs;
+    struct engine_addrs addrs;
     char why[LOOKUP_WHY_MAX];
 };
 
 /* Adds the IPv4 addresses of res to out, or all the others, in res's
  * order, as long as there is room. */
-static void keep(struct h1_addrs *out, const struct addrinfo *res, int is_v4)
+static void keep(struct engine_addrs *out, const struct addrinfo *res, int is_v4)
 {
-    for (const struct addrinfo *a = res; a && out->n < H1_ADDRS_MAX; a = a->ai_next) {
+    for (const struct addrinfo *a = res; a && out->n < ENGINE_ADDRS_MAX; a = a->ai_next) {
         if ((a->ai_family == AF_INET) != is_v4 || a->ai_addrlen > sizeof(out->at[0]))
             continue;
         memcpy(&out->at[out->n++], a->ai_addr, a->ai_addrlen);
@@ -61,7 +60,7 @@ static int is_localhost(const char *host)
 }
 
 /* The loopback addresses of family at port, 127.0.0.1 first, into out. */
-static void loopback(struct h1_addrs *out, uint16_t port, int family)
+static void loopback(struct engine_addrs *out, uint16_t port, int family)
 {
     out->n = 0;
     if (family != AF_INET6) {
@@ -83,7 +82,7 @@ static void loopback(struct h1_addrs *out, uint16_t port, int family)
 }
 
 int engine__lookup_resolve(const char *host, uint16_t port, int flags, int family,
-                           struct h1_addrs *out, char *why, size_t why_len)
+                           struct engine_addrs *out, char *why, size_t why_len)
 {
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV | flags};
     struct addrinfo *res;
@@ -118,7 +117,7 @@ int engine__lookup_resolve(const char *host, uint16_t port, int flags, int famil
         return -EHOSTUNREACH;
     }
     if (out->n == 0) {
-        snprintf(why, why_len, "%s has no address h1 can connect to", host);
+        snprintf(why, why_len, "%s has no address brink can connect to", host);
         return -EHOSTUNREACH;
     }
     return 0;
@@ -139,7 +138,7 @@ static int unref(struct lookup *l)
 static void *run(void *arg)
 {
     struct lookup *l = arg;
-    struct h1_addrs addrs = {0};
+    struct engine_addrs addrs = {0};
     char why[LOOKUP_WHY_MAX] = "";
     uint16_t port = (uint16_t)atoi(l->port);
     uint64_t t0 = uv_hrtime();
@@ -190,7 +189,7 @@ int engine__lookup_start(const char *host, uint16_t port, int family, uv_async_t
     return 0;
 }
 
-int engine__lookup_result(struct lookup *l, struct h1_addrs *addrs, char *why, size_t why_len)
+int engine__lookup_result(struct lookup *l, struct engine_addrs *addrs, char *why, size_t why_len)
 {
     int rc = -EAGAIN;
 
@@ -222,4 +221,10 @@ void engine__lookup_release(struct lookup *l)
     l->wake = NULL;
     if (!unref(l))
         pthread_mutex_unlock(&l->lock);
+}
+
+int engine__is_address_error(int err)
+{
+    return err == UV_ECONNREFUSED || err == UV_ENETUNREACH || err == UV_EHOSTUNREACH ||
+           err == UV_EADDRNOTAVAIL || err == UV_EAFNOSUPPORT;
 }
